@@ -1,0 +1,36 @@
+# The two commands of the README: `make run` and `make test`. Both install what is missing first.
+PRESET ?= $(if $(CI),ci,dev)
+BUILD_DIR := build/$(PRESET)
+JOBS ?= $(shell nproc)
+
+.PHONY: all setup configure build run test screenshots clean
+
+all: build
+
+setup:
+	@bash packaging/setup-debian.sh
+
+configure: setup
+	@test -f $(BUILD_DIR)/build.ninja || cmake --preset $(PRESET)
+
+build: configure
+	cmake --build --preset $(PRESET) -j $(JOBS)
+
+# Without a display (a fresh server, a container) the GUI runs under Xvfb so the command still works.
+run: build
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		$(BUILD_DIR)/app/rpcscope; \
+	else \
+		echo "make run: no display found, running the GUI under xvfb-run"; \
+		xvfb-run -a -s "-screen 0 1600x1000x24" $(BUILD_DIR)/app/rpcscope; \
+	fi
+
+test: build
+	ctest --preset $(PRESET) -j $(JOBS)
+
+# Regenerates the README's screenshots under Xvfb.
+screenshots: build
+	bash packaging/screenshots.sh $(BUILD_DIR)
+
+clean:
+	rm -rf build

@@ -1,0 +1,343 @@
+#include "cliapp.h"
+
+#include "engine/callsetup.h"
+#include "engine/loadengine.h"
+#include "report/textreport.h"
+#include "schema/schema.h"
+#include "server/builtingrpcserver.h"
+#include "transport/grpctransport.h"
+#include "util/units.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+#include <QTextStream>
+
+#include <csignal>
+#include <cstdio>
+#include <functional>
+#include <pthread.h>
+#include <thread>
+
+namespace rpcscope::cli {
+
+namespace {
+
+QTextStream &out()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
+QTextStream &err()
+{
+    static QTextStream stream(stderr);
+    return stream;
+}
+
+int usageError(const QString &command, const QString &message)
+{
+    err() << "rpcscope-cli " << command << ": " << message << '\n'
+          << "Try 'rpcscope-cli " << command << " --help'.\n";
+    err().flush();
+    return ExitUsage;
+}
+
+sigset_t terminationSignals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+}
+
+/// Runs @p onSignal on a helper thread when SIGINT or SIGTERM arrives; the signals are blocked everywhere else.
+class SignalWatcher
+{
+public:
+    explicit SignalWatcher(std::function<void(int)> onSignal)
+        : m_thread([onSignal = std::move(onSignal)] {
+            sigset_t set = terminationSignals();
+            sigaddset(&set, SIGUSR2);
+            int signal = 0;
+            while (sigwait(&set, &signal) == 0) {
+                if (signal == SIGUSR2) // our own wake-up: the watcher is being destroyed
+                    return;
+                onSignal(signal);
+            }
+        })
+    {
+    }
+    ~SignalWatcher()
+    {
+        pthread_kill(m_thread.native_handle(), SIGUSR2);
+        m_thread.join();
+    }
+
+private:
+    std::thread m_thread;
+};
+
+const char *const kGeneralHelp = R"(Usage: rpcscope-cli COMMAND [OPTIONS]
+
+Commands:
+  run      benchmark a method: latency histogram, percentiles, throughput, status codes
+  serve    run a built-in server (serve grpc)
+
+Run 'rpcscope-cli COMMAND --help' for a command's options.
+
+Exit codes: 0 success; 1 calls failed and --fail-on-error was given; 2 bad usage or input;
+3 the work could not be done (e.g. a server could not start).
+)";
+
+int serveCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Runs a built-in server for the bench service (rpcscope.bench.v1.Bench) until SIGINT or SIGTERM.\n"
+        "The first line printed is the bound address."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("kind"), QStringLiteral("grpc"));
+    parser.addOption({QStringLiteral("host"), QStringLiteral("Address to bind (default 127.0.0.1)."),
+                      QStringLiteral("HOST"), QStringLiteral("127.0.0.1")});
+    parser.addOption({QStringLiteral("port"), QStringLiteral("Port to bind (default 0: a free port)."),
+                      QStringLiteral("PORT"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("threads"), QStringLiteral("Serving threads (default 0: one per core)."),
+                      QStringLiteral("N"), QStringLiteral("0")});
+    if (!parser.parse(arguments))
+        return usageError(QStringLiteral("serve"), parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << parser.helpText();
+        return ExitOk;
+    }
+    const QStringList kinds = parser.positionalArguments().mid(1);
+    if (kinds.size() != 1 || kinds.first() != u"grpc")
+        return usageError(QStringLiteral("serve"), QStringLiteral("name the server: serve grpc"));
+    bool okPort = false;
+    const uint port = parser.value(QStringLiteral("port")).toUInt(&okPort);
+    if (!okPort || port > 65535)
+        return usageError(QStringLiteral("serve"), QStringLiteral("--port: \"%1\" is not a port number (0-65535)")
+                                                       .arg(parser.value(QStringLiteral("port"))));
+    bool okThreads = false;
+    const int threads = parser.value(QStringLiteral("threads")).toInt(&okThreads);
+    if (!okThreads || threads < 0)
+        return usageError(QStringLiteral("serve"), QStringLiteral("--threads: expected a number >= 0"));
+
+    BuiltinGrpcServer server;
+    QString error;
+    if (!server.start(parser.value(QStringLiteral("host")), static_cast<quint16>(port), threads, &error)) {
+        err() << "rpcscope-cli serve: " << error << '\n';
+        return ExitRuntime;
+    }
+    out() << server.address() << '\n';
+    out().flush();
+    const sigset_t set = terminationSignals();
+    int signal = 0;
+    sigwait(&set, &signal);
+    err() << "rpcscope-cli serve: stopping (" << (signal == SIGINT ? "SIGINT" : "SIGTERM") << "), served "
+          << server.callsServed() << " calls\n";
+    server.stop();
+    return ExitOk;
+}
+
+int runCommand(const QStringList &arguments)
+{
+    const QString cmd = QStringLiteral("run");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Benchmarks one unary gRPC method in a closed loop and prints ghz's summary shape.\n"
+        "Target: HOST:PORT, or --builtin to start the built-in server on a free loopback port.\n"
+        "A run in which calls fail exits 0 and shows the failures; add --fail-on-error to exit 1 instead."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("target"), QStringLiteral("HOST:PORT of the server."));
+    const QList<QCommandLineOption> options{
+        {QStringLiteral("proto"), QStringLiteral(".proto file with the service (repeatable)."), QStringLiteral("FILE")},
+        {{QStringLiteral("i"), QStringLiteral("import-paths")},
+         QStringLiteral("Import path for .proto files (repeatable; the well-known types are built in)."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("call"), QStringLiteral("Method to call: package.Service/Method."), QStringLiteral("METHOD")},
+        {{QStringLiteral("d"), QStringLiteral("data")}, QStringLiteral("Request as JSON (proto3 JSON mapping)."),
+         QStringLiteral("JSON")},
+        {{QStringLiteral("D"), QStringLiteral("data-file")}, QStringLiteral("Request as JSON, from a file."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("fill"),
+         QStringLiteral("Size knob: a bytes/string field to SIZE bytes (payload=1MiB) or a repeated field to SIZE "
+                        "elements (nums=1000). Repeatable."),
+         QStringLiteral("FIELD=SIZE")},
+        {{QStringLiteral("n"), QStringLiteral("total")},
+         QStringLiteral("Number of timed calls (default 200 unless -z is given)."), QStringLiteral("N")},
+        {{QStringLiteral("c"), QStringLiteral("concurrency")},
+         QStringLiteral("Concurrent callers, one call in flight each (default 50)."), QStringLiteral("C")},
+        {{QStringLiteral("z"), QStringLiteral("duration")},
+         QStringLiteral("Length of the timed phase, e.g. 10s; with -n too, whichever comes first ends the run."),
+         QStringLiteral("DURATION")},
+        {QStringLiteral("warmup"), QStringLiteral("Calls made first and left out of the statistics (default 0)."),
+         QStringLiteral("N")},
+        {{QStringLiteral("t"), QStringLiteral("timeout")},
+         QStringLiteral("Deadline of each call (default 20s; 0 = none)."), QStringLiteral("DURATION")},
+        {QStringLiteral("connections"),
+         QStringLiteral("HTTP/2 connections; callers are spread evenly over them (default 1)."), QStringLiteral("K")},
+        {QStringLiteral("discard-response"), QStringLiteral("Count reply bytes and status but do not decode replies.")},
+        {QStringLiteral("builtin"),
+         QStringLiteral("Start the built-in server for this run; uses the bundled bench proto unless --proto.")},
+        {QStringLiteral("insecure"), QStringLiteral("Plaintext connection (the default; accepted for ghz users).")},
+        {QStringLiteral("fail-on-error"), QStringLiteral("Exit 1 when any call did not end OK.")},
+    };
+    parser.addOptions(options);
+    if (!parser.parse(arguments))
+        return usageError(cmd, parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << parser.helpText();
+        return ExitOk;
+    }
+    const QStringList positional = parser.positionalArguments().mid(1);
+    const bool builtin = parser.isSet(QStringLiteral("builtin"));
+    if (positional.size() > 1)
+        return usageError(cmd, QStringLiteral("one target expected, got: %1").arg(positional.join(u' ')));
+    if (builtin && !positional.isEmpty())
+        return usageError(cmd, QStringLiteral("give either a target HOST:PORT or --builtin, not both"));
+    if (!builtin && positional.isEmpty())
+        return usageError(cmd, QStringLiteral("no target: give HOST:PORT or --builtin"));
+    if (!parser.isSet(QStringLiteral("call")))
+        return usageError(cmd, QStringLiteral("--call is required (package.Service/Method)"));
+
+    // Numbers and durations.
+    auto parseCount = [&](const QString &name, uint64_t fallback, uint64_t minimum, uint64_t *value) -> bool {
+        if (!parser.isSet(name)) {
+            *value = fallback;
+            return true;
+        }
+        bool ok = false;
+        *value = parser.value(name).toULongLong(&ok);
+        return ok && *value >= minimum;
+    };
+    LoadPlan plan;
+    uint64_t concurrency = 0;
+    uint64_t connections = 0;
+    if (!parseCount(QStringLiteral("c"), 50, 1, &concurrency) || concurrency > 100000)
+        return usageError(cmd, QStringLiteral("-c: expected a number from 1 to 100000, got \"%1\"")
+                                   .arg(parser.value(QStringLiteral("c"))));
+    plan.concurrency = static_cast<int>(concurrency);
+    if (parser.isSet(QStringLiteral("z"))) {
+        QString why;
+        const auto d = parseDuration(parser.value(QStringLiteral("z")), &why);
+        if (!d || d->count() <= 0)
+            return usageError(cmd, QStringLiteral("-z: %1").arg(d ? QStringLiteral("must be positive") : why));
+        plan.duration = *d;
+    }
+    if (!parseCount(QStringLiteral("n"), plan.duration.count() > 0 ? 0 : 200, 1, &plan.totalCalls))
+        return usageError(cmd, QStringLiteral("-n: expected a number >= 1, got \"%1\"").arg(parser.value(QStringLiteral("n"))));
+    if (!parseCount(QStringLiteral("warmup"), 0, 0, &plan.warmupCalls))
+        return usageError(cmd, QStringLiteral("--warmup: expected a number of calls, got \"%1\"")
+                                   .arg(parser.value(QStringLiteral("warmup"))));
+    if (!parseCount(QStringLiteral("connections"), 1, 1, &connections) || connections > 1000)
+        return usageError(cmd, QStringLiteral("--connections: expected a number from 1 to 1000, got \"%1\"")
+                                   .arg(parser.value(QStringLiteral("connections"))));
+    GrpcTarget target;
+    target.connections = static_cast<int>(connections);
+    target.timeout = std::chrono::seconds(20);
+    if (parser.isSet(QStringLiteral("t"))) {
+        const QString value = parser.value(QStringLiteral("t"));
+        QString why;
+        const auto d = value == u"0" ? std::optional(std::chrono::nanoseconds(0)) : parseDuration(value, &why);
+        if (!d)
+            return usageError(cmd, QStringLiteral("--timeout: %1").arg(why));
+        target.timeout = *d;
+    }
+
+    // Schema.
+    Schema schema;
+    const QStringList protos = parser.values(QStringLiteral("proto"));
+    if (!protos.isEmpty()) {
+        const SchemaLoadResult loaded = loadProtoFiles(protos, parser.values(QStringLiteral("i")));
+        if (!loaded.ok()) {
+            err() << loaded.errorText() << '\n';
+            return usageError(cmd, QStringLiteral("the schema has %1 error(s), see above").arg(loaded.errors.size()));
+        }
+        schema = loaded.schema;
+    } else if (builtin) {
+        schema = builtinBenchSchema();
+    } else {
+        return usageError(cmd, QStringLiteral("no schema: give --proto FILE (server reflection is not supported yet)"));
+    }
+
+    // Request.
+    RequestSpec spec;
+    spec.call = parser.value(QStringLiteral("call"));
+    spec.fills = parser.values(QStringLiteral("fill"));
+    spec.decodeResponse = !parser.isSet(QStringLiteral("discard-response"));
+    if (parser.isSet(QStringLiteral("d")) && parser.isSet(QStringLiteral("D")))
+        return usageError(cmd, QStringLiteral("give the request with -d or -D, not both"));
+    if (parser.isSet(QStringLiteral("d"))) {
+        spec.json = parser.value(QStringLiteral("d")).toUtf8();
+    } else if (parser.isSet(QStringLiteral("D"))) {
+        QFile file(parser.value(QStringLiteral("D")));
+        if (!file.open(QIODevice::ReadOnly))
+            return usageError(cmd, QStringLiteral("-D %1: %2").arg(file.fileName(), file.errorString()));
+        spec.json = file.readAll();
+    }
+    QString error;
+    const std::optional<GrpcCall> call = prepareGrpcCall(schema, spec, &error);
+    if (!call) {
+        const QString where = parser.isSet(QStringLiteral("D")) ? QStringLiteral("-D ") + parser.value(QStringLiteral("D")) + QStringLiteral(": ")
+                                                                 : QString();
+        return usageError(cmd, where + error);
+    }
+
+    BuiltinGrpcServer server;
+    if (builtin) {
+        if (!server.start(QStringLiteral("127.0.0.1"), 0, 0, &error)) {
+            err() << "rpcscope-cli run: built-in server: " << error << '\n';
+            return ExitRuntime;
+        }
+        target.address = server.address();
+    } else {
+        target.address = positional.first();
+        if (!target.address.contains(QLatin1Char(':')))
+            return usageError(cmd, QStringLiteral("target \"%1\" is not HOST:PORT").arg(target.address));
+    }
+
+    LoadEngine engine;
+    if (!engine.start(makeGrpcTransport(target, *call), plan, &error))
+        return usageError(cmd, error);
+    {
+        SignalWatcher watcher([&engine](int) { engine.stop(); });
+        engine.waitForFinished(std::chrono::hours(24 * 365));
+    }
+    const RunSnapshot result = engine.snapshot();
+    out() << formatTextSummary(result);
+    out().flush();
+    if (parser.isSet(QStringLiteral("fail-on-error")) && result.callsFailed() > 0)
+        return ExitFailedCalls;
+    return ExitOk;
+}
+
+} // namespace
+
+void blockTerminationSignals()
+{
+    sigset_t set = terminationSignals();
+    sigaddset(&set, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int run(const QStringList &arguments)
+{
+    const QString command = arguments.value(1);
+    if (command.isEmpty() || command == u"--help" || command == u"-h" || command == u"help") {
+        out() << kGeneralHelp;
+        return command.isEmpty() ? ExitUsage : ExitOk;
+    }
+    if (command == u"--version" || command == u"version") {
+        out() << "rpcscope-cli " << RPCSCOPE_VERSION << " (" << RPCSCOPE_GIT_REVISION << ")\n";
+        return ExitOk;
+    }
+    if (command == u"run")
+        return runCommand(arguments);
+    if (command == u"serve")
+        return serveCommand(arguments);
+    err() << "rpcscope-cli: unknown command \"" << command << "\"\n\n" << kGeneralHelp;
+    return ExitUsage;
+}
+
+} // namespace rpcscope::cli

@@ -1,0 +1,13 @@
+#include "cliapp.h"
+
+#include <QCoreApplication>
+
+int main(int argc, char *argv[])
+{
+    // Signals go to one waiting thread (see cliapp.cpp): block them before any thread exists.
+    rpcscope::cli::blockTerminationSignals();
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("rpcscope-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(RPCSCOPE_VERSION));
+    return rpcscope::cli::run(QCoreApplication::arguments());
+}

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "metrics/runsnapshot.h"
+
+#include <QObject>
+
+#include <chrono>
+#include <memory>
+
+namespace rpcscope {
+
+class Transport;
+
+/// What a closed-loop run does; a snapshot of the caller's settings, never read again from outside.
+struct LoadPlan
+{
+    int concurrency = 50; ///< callers, each with one call in flight (ghz -c)
+    uint64_t totalCalls = 200; ///< timed calls (ghz -n); 0 = bounded by duration only
+    std::chrono::nanoseconds duration{0}; ///< timed phase length (ghz -z); 0 = bounded by count only
+    uint64_t warmupCalls = 0; ///< made first, never counted in the statistics
+};
+
+/**
+ * The closed-loop load engine: `concurrency` callers each keep one call in flight until the plan is done.
+ * Calls run on the transport's threads, never on the thread that called start(). Results are read as snapshots
+ * (value copies) at any time; runFinished() is emitted once per run, from a transport thread.
+ *
+ * A run has two phases. Warm-up calls go first and are not measured; the timed phase starts when the last
+ * warm-up call is back, so its clock and statistics hold timed calls only. When both a count and a duration are
+ * set, whichever is reached first ends the run. Calls in flight when the run ends are waited for and counted.
+ */
+class LoadEngine : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LoadEngine(QObject *parent = nullptr);
+    ~LoadEngine() override;
+
+    /// Starts a run; false (with @p error) when the plan makes no sense or a run is still going.
+    bool start(std::unique_ptr<Transport> transport, const LoadPlan &plan, QString *error = nullptr);
+    /// Ends the run early: calls in flight are cancelled and not counted; everything finished so far is kept.
+    void stop();
+    bool isRunning() const;
+    /// Blocks until the run ends; false on timeout.
+    bool waitForFinished(std::chrono::milliseconds timeout) const;
+
+    /// A copy of the current measurements; cheap enough to call at 10-50 Hz. Thread-safe.
+    RunSnapshot snapshot() const;
+    /// Which run this is (increments with every start()).
+    uint64_t generation() const;
+
+Q_SIGNALS:
+    void runFinished();
+
+private:
+    class Run;
+    std::shared_ptr<Run> m_run;
+    uint64_t m_generation = 0;
+};
+
+} // namespace rpcscope

@@ -1,0 +1,117 @@
+#include "textreport.h"
+
+#include "util/units.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rpcscope {
+
+const QList<double> &reportPercentiles()
+{
+    static const QList<double> percentiles{10, 25, 50, 75, 90, 95, 99, 99.9, 99.99};
+    return percentiles;
+}
+
+namespace {
+
+QString pad(const QString &label, int width)
+{
+    return label.leftJustified(width);
+}
+
+QString percentileLabel(double p)
+{
+    return QString::number(p, 'g', 6);
+}
+
+/// ghz-style bars over log-spaced buckets between the fastest and the slowest call.
+QString histogramText(const LatencyHistogram &h)
+{
+    if (h.isEmpty())
+        return QStringLiteral("  (no successful calls)\n");
+    constexpr int kBuckets = 10;
+    constexpr int kBarWidth = 40;
+    const double low = std::max<double>(1.0, static_cast<double>(h.min()));
+    const double high = std::max<double>(low, static_cast<double>(h.max()));
+    std::vector<double> edges(kBuckets + 1);
+    for (int i = 0; i <= kBuckets; ++i)
+        edges[static_cast<size_t>(i)] = low * std::pow(high / low, static_cast<double>(i) / kBuckets);
+    std::vector<uint64_t> counts(kBuckets, 0);
+    for (const auto &bucket : h.buckets()) {
+        const double mid = std::clamp(0.5 * (static_cast<double>(bucket.lowNs) + static_cast<double>(bucket.highNs)),
+                                      low, high);
+        auto it = std::lower_bound(edges.begin() + 1, edges.end(), mid);
+        const auto index = std::min<ptrdiff_t>(it - edges.begin() - 1, kBuckets - 1);
+        counts[static_cast<size_t>(std::max<ptrdiff_t>(index, 0))] += bucket.count;
+    }
+    const uint64_t most = *std::max_element(counts.begin(), counts.end());
+    QString out;
+    for (int i = 0; i < kBuckets; ++i) {
+        const uint64_t c = counts[static_cast<size_t>(i)];
+        const int bar = most ? static_cast<int>(std::lround(static_cast<double>(c) * kBarWidth / static_cast<double>(most))) : 0;
+        out += QStringLiteral("  %1 [%2]\t|%3\n")
+                   .arg(pad(formatNanos(edges[static_cast<size_t>(i) + 1]), 10), QString::number(c),
+                        QString(bar, QChar(0x220E)));
+    }
+    return out;
+}
+
+} // namespace
+
+QString formatTextSummary(const RunSnapshot &run)
+{
+    QString out;
+    const LatencyHistogram &ok = run.latency;
+    LatencyHistogram all = run.latency;
+    all.merge(run.errorLatency);
+    out += QStringLiteral("\nSummary:\n");
+    out += QStringLiteral("  Count:\t%1\n").arg(run.callsCompleted());
+    out += QStringLiteral("  Total:\t%1\n").arg(formatDuration(run.elapsed));
+    out += QStringLiteral("  Slowest:\t%1\n").arg(formatNanos(static_cast<double>(all.max())));
+    out += QStringLiteral("  Fastest:\t%1\n").arg(formatNanos(static_cast<double>(all.min())));
+    out += QStringLiteral("  Average:\t%1\n").arg(formatNanos(all.mean()));
+    out += QStringLiteral("  Std dev:\t%1\n").arg(formatNanos(all.stddev()));
+    out += QStringLiteral("  Requests/sec:\t%1\n").arg(run.requestsPerSecond(), 0, 'f', 2);
+    if (run.warmupCalls)
+        out += QStringLiteral("  Warm-up:\t%1 calls (not counted)\n").arg(run.warmupCalls);
+    if (run.callsCompleted()) {
+        const double n = static_cast<double>(run.callsCompleted());
+        out += QStringLiteral("  Bytes/call:\t%1 sent, %2 received\n")
+                   .arg(formatBytes(static_cast<double>(run.bytesSent) / n),
+                        formatBytes(static_cast<double>(run.bytesReceived) / n));
+    }
+    if (run.state == RunState::Stopped)
+        out += QStringLiteral("  Stopped early:\tthe numbers cover the calls made until then\n");
+
+    out += QStringLiteral("\nResponse time histogram (OK calls):\n");
+    out += histogramText(ok);
+
+    out += QStringLiteral("\nLatency distribution (OK calls):\n");
+    if (ok.isEmpty()) {
+        out += QStringLiteral("  (no successful calls)\n");
+    } else {
+        for (double p : reportPercentiles())
+            out += QStringLiteral("  %1 % in %2\n").arg(percentileLabel(p), formatNanos(static_cast<double>(ok.percentile(p))));
+    }
+
+    out += QStringLiteral("\nStatus code distribution:\n");
+    for (int i = 0; i < CallStatus::SlotCount; ++i) {
+        const uint64_t c = run.statusCounts[static_cast<size_t>(i)];
+        if (c)
+            out += QStringLiteral("  [%1]\t%2 responses\n").arg(callStatusName(i)).arg(c);
+    }
+    if (run.callsCompleted() == 0)
+        out += QStringLiteral("  (no calls completed)\n");
+
+    if (!run.errors.isEmpty()) {
+        out += QStringLiteral("\nError distribution:\n");
+        for (const ErrorSample &e : run.errors)
+            out += QStringLiteral("  [%1]\t%2: %3\n").arg(e.count).arg(callStatusName(e.status), e.message);
+    }
+    return out;
+}
+
+} // namespace rpcscope

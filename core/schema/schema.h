@@ -1,0 +1,108 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace google::protobuf {
+class Descriptor;
+class DescriptorPool;
+class FileDescriptorSet;
+class Message;
+class MessageFactory;
+class MethodDescriptor;
+} // namespace google::protobuf
+
+namespace rpcscope {
+
+/// A problem in a schema source: `file:line:col: message` (line and column 1-based, 0 when not known).
+struct SchemaError
+{
+    QString file;
+    int line = 0;
+    int column = 0;
+    QString message;
+
+    QString toString() const;
+};
+
+struct MethodInfo
+{
+    QString service; ///< fully qualified, "rpcscope.bench.v1.Bench"
+    QString name; ///< "Echo"
+    QString inputType; ///< fully qualified message name
+    QString outputType;
+    bool clientStreaming = false;
+    bool serverStreaming = false;
+
+    QString fullName() const { return service + QLatin1Char('/') + name; } ///< ghz's --call spelling
+    QString path() const { return QLatin1Char('/') + fullName(); } ///< the HTTP/2 :path gRPC uses
+    QString kindName() const; ///< "unary", "server streaming", "client streaming", "bidi streaming"
+};
+
+struct ServiceInfo
+{
+    QString name; ///< fully qualified
+    QString file;
+    QList<MethodInfo> methods;
+};
+
+/**
+ * A loaded set of protobuf descriptors, whatever its source (.proto files, a protoset, server reflection): all of
+ * them end up as a FileDescriptorSet turned into one DescriptorPool. Cheap to copy (shared, immutable); messages
+ * made from it keep working as long as any copy is alive.
+ */
+class Schema
+{
+public:
+    Schema();
+
+    /// Builds a schema from serialized file descriptors; files may come in any order.
+    static Schema fromFileDescriptorSet(const google::protobuf::FileDescriptorSet &set, QList<SchemaError> *errors);
+
+    bool isEmpty() const;
+    QStringList fileNames() const;
+    QList<ServiceInfo> services() const;
+
+    /**
+     * Finds a method by "pkg.Service/Method" (ghz), "pkg.Service.Method" or "/pkg.Service/Method".
+     * On failure, @p error says what is missing and lists close candidates.
+     */
+    const google::protobuf::MethodDescriptor *findMethod(const QString &name, QString *error = nullptr) const;
+    const google::protobuf::Descriptor *findMessage(const QString &fullName) const;
+    static MethodInfo methodInfo(const google::protobuf::MethodDescriptor *method);
+
+    const google::protobuf::DescriptorPool *pool() const;
+    /// Makes an empty message of @p type (owned by the caller).
+    std::unique_ptr<google::protobuf::Message> newMessage(const google::protobuf::Descriptor *type) const;
+    /// The set this schema was built from.
+    const google::protobuf::FileDescriptorSet &fileDescriptorSet() const;
+
+private:
+    struct Data;
+    std::shared_ptr<const Data> d;
+};
+
+/// The result of loading schema sources: a schema, or every error found (all at once, not the first only).
+struct SchemaLoadResult
+{
+    Schema schema;
+    QList<SchemaError> errors;
+
+    bool ok() const { return errors.isEmpty(); }
+    QString errorText() const; ///< one error per line
+};
+
+/**
+ * Loads .proto files at run time, like protoc: @p importPaths are searched first, then the folder of each file, then
+ * the well-known types (google/protobuf/...) and rpcscope's own protos, which are built in so users never
+ * have to name their folder. Every syntax error, unknown type and missing import is reported.
+ */
+SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &importPaths = {});
+
+/// The bench service's schema, from the copy built into rpcscope.
+Schema builtinBenchSchema();
+
+} // namespace rpcscope

@@ -1,0 +1,279 @@
+#include "builtingrpcserver.h"
+
+#include "rpcscope/bench/v1/bench.grpc.pb.h"
+
+#include <grpcpp/alarm.h>
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace benchpb = ::rpcscope::bench::v1;
+
+namespace rpcscope {
+
+namespace {
+
+constexpr int kMaxMessageBytes = 512 * 1024 * 1024;
+constexpr int kPendingPerMethod = 16; // outstanding accepts per method and queue, to absorb bursts
+
+class Handler
+{
+public:
+    virtual ~Handler() = default;
+    virtual void proceed(bool ok) = 0;
+    virtual void cancelDelay() = 0;
+};
+
+/// What the handlers share: the served-call count, and the delayed answers that stop() must cut short.
+struct ServingState
+{
+    std::atomic<uint64_t> served{0};
+    std::mutex mutex;
+    bool stopping = false;
+    std::set<Handler *> delayed;
+};
+
+/// One unary call's life on a completion queue: accept, answer, done. Answering re-arms a fresh accept.
+template<typename Request, typename Reply, typename Logic>
+class UnaryHandler final : public Handler
+{
+public:
+    using RequestFn = void (benchpb::Bench::AsyncService::*)(grpc::ServerContext *, Request *,
+                                                           grpc::ServerAsyncResponseWriter<Reply> *,
+                                                           grpc::CompletionQueue *, grpc::ServerCompletionQueue *,
+                                                           void *);
+
+    UnaryHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, RequestFn request,
+                 ServingState *state)
+        : m_service(service)
+        , m_cq(cq)
+        , m_request(request)
+        , m_shared(state)
+        , m_responder(&m_context)
+    {
+        (m_service->*m_request)(&m_context, &m_requestMessage, &m_responder, m_cq, m_cq, this);
+    }
+
+    void proceed(bool ok) override
+    {
+        switch (m_state) {
+        case State::Accepting: {
+            if (!ok) { // shutting down
+                delete this;
+                return;
+            }
+            new UnaryHandler(m_service, m_cq, m_request, m_shared);
+            const std::chrono::microseconds delay = Logic()(m_requestMessage, m_reply);
+            if (delay.count() > 0) {
+                // Answer later from the queue, without holding the serving thread.
+                std::lock_guard lock(m_shared->mutex);
+                if (m_shared->stopping) {
+                    delete this;
+                    return;
+                }
+                m_state = State::Delayed;
+                m_shared->delayed.insert(this);
+                m_alarm.Set(m_cq, std::chrono::system_clock::now() + delay, this);
+                return;
+            }
+            finish();
+            return;
+        }
+        case State::Delayed: {
+            std::lock_guard lock(m_shared->mutex);
+            m_shared->delayed.erase(this);
+            if (!ok || m_shared->stopping) { // cut short by stop(): the queue is about to close
+                delete this;
+                return;
+            }
+            finish();
+            return;
+        }
+        case State::Finishing:
+            if (ok)
+                m_shared->served.fetch_add(1, std::memory_order_relaxed);
+            delete this;
+            return;
+        }
+    }
+
+    void cancelDelay() override { m_alarm.Cancel(); }
+
+private:
+    benchpb::Bench::AsyncService *m_service;
+    grpc::ServerCompletionQueue *m_cq;
+    RequestFn m_request;
+    ServingState *m_shared;
+    grpc::ServerContext m_context;
+    Request m_requestMessage;
+    grpc::ServerAsyncResponseWriter<Reply> m_responder;
+    Reply m_reply;
+    grpc::Alarm m_alarm;
+    enum class State { Accepting, Delayed, Finishing } m_state = State::Accepting;
+
+    void finish()
+    {
+        m_state = State::Finishing;
+        m_responder.Finish(m_reply, grpc::Status::OK, this);
+    }
+};
+
+struct EchoLogic
+{
+    std::chrono::microseconds operator()(benchpb::EchoRequest &request, benchpb::EchoResponse &reply) const
+    {
+        if (request.has_response_size())
+            reply.mutable_payload()->assign(request.response_size(), 'x');
+        else
+            reply.set_payload(std::move(*request.mutable_payload()));
+        return std::chrono::microseconds(request.delay_us());
+    }
+};
+
+struct SumLogic
+{
+    std::chrono::microseconds operator()(const benchpb::SumRequest &request, benchpb::SumResponse &reply) const
+    {
+        int64_t sum = 0;
+        for (int64_t n : request.nums())
+            sum += n;
+        reply.set_result(sum);
+        return std::chrono::microseconds(0);
+    }
+};
+
+using EchoHandler = UnaryHandler<benchpb::EchoRequest, benchpb::EchoResponse, EchoLogic>;
+using SumHandler = UnaryHandler<benchpb::SumRequest, benchpb::SumResponse, SumLogic>;
+
+} // namespace
+
+struct BuiltinGrpcServer::Impl
+{
+    benchpb::Bench::AsyncService service;
+    std::unique_ptr<grpc::Server> server;
+    std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> queues;
+    std::vector<std::thread> threads;
+    ServingState state;
+    QString host;
+    quint16 port = 0;
+};
+
+BuiltinGrpcServer::BuiltinGrpcServer() = default;
+
+BuiltinGrpcServer::~BuiltinGrpcServer()
+{
+    stop();
+}
+
+bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QString *error)
+{
+    if (d) {
+        if (error)
+            *error = QStringLiteral("the built-in gRPC server is already running");
+        return false;
+    }
+    static std::once_flag reflectionOnce;
+    std::call_once(reflectionOnce, [] { grpc::reflection::InitProtoReflectionServerBuilderPlugin(); });
+
+    auto impl = std::make_unique<Impl>();
+    const int threadCount = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+    const QString bindHost = host.contains(QLatin1Char(':')) && !host.startsWith(QLatin1Char('['))
+        ? QLatin1Char('[') + host + QLatin1Char(']')
+        : host;
+    int selectedPort = 0;
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(QString(bindHost + QLatin1Char(':') + QString::number(port)).toStdString(),
+                             grpc::InsecureServerCredentials(), &selectedPort);
+    builder.RegisterService(&impl->service);
+    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+    builder.SetMaxSendMessageSize(kMaxMessageBytes);
+    for (int i = 0; i < threadCount; ++i)
+        impl->queues.push_back(builder.AddCompletionQueue());
+    impl->server = builder.BuildAndStart();
+    if (!impl->server || selectedPort == 0) {
+        if (error)
+            *error = QStringLiteral("cannot listen on %1:%2 (address in use or not local?)").arg(host).arg(port);
+        if (impl->server)
+            impl->server->Shutdown();
+        for (auto &cq : impl->queues) {
+            cq->Shutdown();
+            void *tag;
+            bool ok;
+            while (cq->Next(&tag, &ok)) { }
+        }
+        return false;
+    }
+    impl->host = bindHost;
+    impl->port = static_cast<quint16>(selectedPort);
+    for (auto &queue : impl->queues) {
+        grpc::ServerCompletionQueue *cq = queue.get();
+        for (int i = 0; i < kPendingPerMethod; ++i) {
+            new EchoHandler(&impl->service, cq, &benchpb::Bench::AsyncService::RequestEcho, &impl->state);
+            new SumHandler(&impl->service, cq, &benchpb::Bench::AsyncService::RequestSum, &impl->state);
+        }
+        impl->threads.emplace_back([cq] {
+            void *tag;
+            bool ok;
+            while (cq->Next(&tag, &ok))
+                static_cast<Handler *>(tag)->proceed(ok);
+        });
+    }
+    d = std::move(impl);
+    return true;
+}
+
+void BuiltinGrpcServer::stop()
+{
+    if (!d)
+        return;
+    {
+        std::lock_guard lock(d->state.mutex);
+        d->state.stopping = true;
+        for (Handler *handler : d->state.delayed)
+            handler->cancelDelay();
+    }
+    d->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    // Cancelled alarms still pass through the queues: let them drain before the queues close.
+    for (int i = 0; i < 5000; ++i) {
+        {
+            std::lock_guard lock(d->state.mutex);
+            if (d->state.delayed.empty())
+                break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    for (auto &queue : d->queues)
+        queue->Shutdown();
+    for (auto &thread : d->threads)
+        thread.join();
+    d.reset();
+}
+
+bool BuiltinGrpcServer::isRunning() const
+{
+    return d != nullptr;
+}
+
+quint16 BuiltinGrpcServer::port() const
+{
+    return d ? d->port : 0;
+}
+
+QString BuiltinGrpcServer::address() const
+{
+    return d ? d->host + QLatin1Char(':') + QString::number(d->port) : QString();
+}
+
+uint64_t BuiltinGrpcServer::callsServed() const
+{
+    return d ? d->state.served.load() : 0;
+}
+
+} // namespace rpcscope

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+
+namespace rpcscope {
+
+/**
+ * The bench service (rpcscope.bench.v1.Bench) over gRPC, with server reflection. Asynchronous: one completion
+ * queue and one thread per core, so it is not the bottleneck when a client measures itself against it.
+ */
+class BuiltinGrpcServer
+{
+public:
+    BuiltinGrpcServer();
+    ~BuiltinGrpcServer();
+    BuiltinGrpcServer(const BuiltinGrpcServer &) = delete;
+    BuiltinGrpcServer &operator=(const BuiltinGrpcServer &) = delete;
+
+    /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per core.
+    bool start(const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0,
+               QString *error = nullptr);
+    /// Stops serving and joins the threads; calls in flight are cancelled.
+    void stop();
+    bool isRunning() const;
+
+    quint16 port() const;
+    QString address() const; ///< "host:port", ready to dial
+    /// Calls answered since start(), all methods together.
+    uint64_t callsServed() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace rpcscope

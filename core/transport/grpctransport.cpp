@@ -1,0 +1,143 @@
+#include "grpctransport.h"
+
+#include "metrics/callstatus.h"
+
+#include <google/protobuf/message.h>
+#include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/channel_arguments.h>
+#include <grpcpp/support/proto_buffer_reader.h>
+#include <grpcpp/support/stub_options.h>
+
+#include <mutex>
+#include <vector>
+
+namespace rpcscope {
+
+namespace {
+
+class GrpcTransport;
+
+class GrpcSlot final : public CallSlot
+{
+public:
+    GrpcSlot(GrpcTransport *transport, grpc::GenericStub *stub, int index, CallSink *sink);
+    void start() override;
+    void cancel() override;
+
+private:
+    void finished(const grpc::Status &status);
+
+    GrpcTransport *m_transport;
+    grpc::GenericStub *m_stub;
+    int m_index;
+    CallSink *m_sink;
+    grpc::ByteBuffer m_response;
+    std::unique_ptr<google::protobuf::Message> m_decoded;
+    // A ClientContext serves one call. Two alternate, so the one being replaced belongs to the call before the
+    // previous one and is certainly no longer touched by gRPC.
+    std::unique_ptr<grpc::ClientContext> m_contexts[2];
+    int m_current = 0;
+    std::mutex m_contextMutex; // guards m_contexts against cancel() from another thread
+};
+
+class GrpcTransport final : public Transport
+{
+public:
+    GrpcTransport(const GrpcTarget &target, const GrpcCall &call)
+        : m_target(target)
+        , m_call(call)
+    {
+        const grpc::Slice slice(m_call.request.data(), m_call.request.size());
+        m_request = grpc::ByteBuffer(&slice, 1);
+        const int connections = std::max(1, target.connections);
+        for (int i = 0; i < connections; ++i) {
+            grpc::ChannelArguments args;
+            // Separate subchannel pools give each channel its own TCP connection.
+            args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+            args.SetInt("rpcscope.connection_index", i);
+            if (target.maxReceiveBytes >= 0)
+                args.SetMaxReceiveMessageSize(target.maxReceiveBytes);
+            if (target.maxSendBytes >= 0)
+                args.SetMaxSendMessageSize(target.maxSendBytes);
+            auto channel = grpc::CreateCustomChannel(target.address.toStdString(),
+                                                     grpc::InsecureChannelCredentials(), args);
+            m_stubs.push_back(std::make_unique<grpc::GenericStub>(channel));
+        }
+    }
+
+    std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) override
+    {
+        return std::make_unique<GrpcSlot>(this, m_stubs[static_cast<size_t>(index) % m_stubs.size()].get(), index,
+                                          sink);
+    }
+
+    const GrpcTarget m_target;
+    const GrpcCall m_call;
+    grpc::ByteBuffer m_request;
+    std::vector<std::unique_ptr<grpc::GenericStub>> m_stubs;
+};
+
+GrpcSlot::GrpcSlot(GrpcTransport *transport, grpc::GenericStub *stub, int index, CallSink *sink)
+    : m_transport(transport)
+    , m_stub(stub)
+    , m_index(index)
+    , m_sink(sink)
+{
+    if (m_transport->m_call.responseType)
+        m_decoded = m_transport->m_call.schema.newMessage(m_transport->m_call.responseType);
+}
+
+void GrpcSlot::start()
+{
+    grpc::ClientContext *context;
+    {
+        std::lock_guard lock(m_contextMutex);
+        m_current ^= 1;
+        m_contexts[m_current] = std::make_unique<grpc::ClientContext>();
+        context = m_contexts[m_current].get();
+    }
+    if (m_transport->m_target.timeout.count() > 0)
+        context->set_deadline(std::chrono::system_clock::now() + m_transport->m_target.timeout);
+    m_response.Clear();
+    m_stub->UnaryCall(context, m_transport->m_call.methodPath, grpc::StubOptions(), &m_transport->m_request,
+                      &m_response, [this](const grpc::Status &status) { finished(status); });
+}
+
+void GrpcSlot::cancel()
+{
+    std::lock_guard lock(m_contextMutex);
+    if (m_contexts[m_current])
+        m_contexts[m_current]->TryCancel();
+}
+
+void GrpcSlot::finished(const grpc::Status &status)
+{
+    CallOutcome outcome;
+    outcome.bytesSent = m_transport->m_call.request.size();
+    outcome.bytesReceived = m_response.Length();
+    if (!status.ok()) {
+        outcome.status = static_cast<int>(status.error_code());
+        outcome.errorMessage = status.error_message();
+    } else if (m_decoded) {
+        grpc::ProtoBufferReader reader(&m_response);
+        if (!m_decoded->ParseFromZeroCopyStream(&reader)) {
+            outcome.status = CallStatus::DecodeError;
+            outcome.errorMessage = "reply does not parse as " + m_decoded->GetDescriptor()->full_name();
+        }
+    }
+    m_sink->callDone(m_index, outcome);
+}
+
+} // namespace
+
+std::unique_ptr<Transport> makeGrpcTransport(const GrpcTarget &target, const GrpcCall &call)
+{
+    return std::make_unique<GrpcTransport>(target, call);
+}
+
+} // namespace rpcscope

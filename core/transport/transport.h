@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace rpcscope {
+
+/// How one call ended, as the transport saw it.
+struct CallOutcome
+{
+    int status = 0; ///< a CallStatus value
+    uint64_t bytesSent = 0;
+    uint64_t bytesReceived = 0;
+    std::string errorMessage; ///< empty on success
+};
+
+/// Told when a slot's call ends; called on a transport thread.
+class CallSink
+{
+public:
+    virtual ~CallSink() = default;
+    virtual void callDone(int slot, CallOutcome &outcome) = 0;
+};
+
+/**
+ * One concurrent caller's handle on a transport: it has at most one call in flight. start() issues the next call
+ * and returns at once; the sink hears of its end on a transport thread, from where start() may be called again.
+ */
+class CallSlot
+{
+public:
+    virtual ~CallSlot() = default;
+    virtual void start() = 0;
+    /// Ends the call in flight, if any, as soon as possible. Thread-safe.
+    virtual void cancel() = 0;
+};
+
+/// A way of making calls to one target (gRPC, later HTTP/JSON, msgpack-rpc, in-process).
+class Transport
+{
+public:
+    virtual ~Transport() = default;
+    virtual std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) = 0;
+};
+
+} // namespace rpcscope

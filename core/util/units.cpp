@@ -1,0 +1,122 @@
+#include "units.h"
+
+#include <QRegularExpression>
+
+#include <cmath>
+
+namespace rpcscope {
+
+namespace {
+void setError(QString *error, const QString &message)
+{
+    if (error)
+        *error = message;
+}
+} // namespace
+
+std::optional<std::chrono::nanoseconds> parseDuration(QStringView text, QString *error)
+{
+    const QString s = text.trimmed().toString();
+    if (s.isEmpty()) {
+        setError(error, QStringLiteral("empty duration"));
+        return std::nullopt;
+    }
+    // A sequence of <number><unit> pairs, as Go's time.ParseDuration accepts.
+    static const QRegularExpression part(QStringLiteral("([0-9]*\\.?[0-9]+)(ns|us|µs|ms|s|m|h)"));
+    long double total = 0;
+    qsizetype pos = 0;
+    while (pos < s.size()) {
+        const auto match = part.match(s, pos, QRegularExpression::NormalMatch,
+                                      QRegularExpression::AnchorAtOffsetMatchOption);
+        if (!match.hasMatch()) {
+            setError(error, QStringLiteral("invalid duration \"%1\" (use e.g. 500ms, 10s, 1m30s)").arg(s));
+            return std::nullopt;
+        }
+        const long double number = match.captured(1).toDouble();
+        const QString unit = match.captured(2);
+        long double scale = 1;
+        if (unit == u"us" || unit == u"µs")
+            scale = 1e3;
+        else if (unit == u"ms")
+            scale = 1e6;
+        else if (unit == u"s")
+            scale = 1e9;
+        else if (unit == u"m")
+            scale = 60e9;
+        else if (unit == u"h")
+            scale = 3600e9;
+        total += number * scale;
+        pos += match.capturedLength(0);
+    }
+    if (total > 1e18L) {
+        setError(error, QStringLiteral("duration \"%1\" is too long").arg(s));
+        return std::nullopt;
+    }
+    return std::chrono::nanoseconds(static_cast<qint64>(std::llround(static_cast<double>(total))));
+}
+
+std::optional<qint64> parseByteSize(QStringView text, QString *error)
+{
+    const QString s = text.trimmed().toString();
+    static const QRegularExpression re(QStringLiteral("^([0-9]*\\.?[0-9]+)\\s*(B|KiB|MiB|GiB|kB|KB|MB|GB|k|K|M|G)?$"));
+    const auto match = re.match(s);
+    if (!match.hasMatch()) {
+        setError(error, QStringLiteral("invalid size \"%1\" (use e.g. 100, 1KiB, 10MiB, 1MB)").arg(s));
+        return std::nullopt;
+    }
+    const double number = match.captured(1).toDouble();
+    const QString unit = match.captured(2);
+    double scale = 1;
+    if (unit == u"KiB" || unit == u"K" || unit == u"k")
+        scale = 1024.0;
+    else if (unit == u"MiB" || unit == u"M")
+        scale = 1024.0 * 1024;
+    else if (unit == u"GiB" || unit == u"G")
+        scale = 1024.0 * 1024 * 1024;
+    else if (unit == u"kB" || unit == u"KB")
+        scale = 1e3;
+    else if (unit == u"MB")
+        scale = 1e6;
+    else if (unit == u"GB")
+        scale = 1e9;
+    const double value = number * scale;
+    if (value > 4.0 * 1024 * 1024 * 1024) {
+        setError(error, QStringLiteral("size \"%1\" is larger than 4 GiB").arg(s));
+        return std::nullopt;
+    }
+    return static_cast<qint64>(std::llround(value));
+}
+
+QString formatNanos(double nanos)
+{
+    const double a = std::fabs(nanos);
+    auto fmt = [](double v, const char *unit) -> QString {
+        const int decimals = v >= 100 ? 0 : (v >= 10 ? 1 : 2);
+        return QString::number(v, 'f', decimals) + QLatin1Char(' ') + QLatin1String(unit);
+    };
+    if (a < 1e3)
+        return QString::number(nanos, 'f', 0) + QStringLiteral(" ns");
+    if (a < 1e6)
+        return fmt(nanos / 1e3, "us");
+    if (a < 1e9)
+        return fmt(nanos / 1e6, "ms");
+    return fmt(nanos / 1e9, "s");
+}
+
+QString formatDuration(std::chrono::nanoseconds value)
+{
+    return formatNanos(static_cast<double>(value.count()));
+}
+
+QString formatBytes(double bytes)
+{
+    if (bytes < 1024)
+        return QString::number(bytes, 'f', bytes == std::floor(bytes) ? 0 : 1) + QStringLiteral(" B");
+    if (bytes < 1024.0 * 1024)
+        return QString::number(bytes / 1024, 'f', 1) + QStringLiteral(" KiB");
+    if (bytes < 1024.0 * 1024 * 1024)
+        return QString::number(bytes / (1024.0 * 1024), 'f', 1) + QStringLiteral(" MiB");
+    return QString::number(bytes / (1024.0 * 1024 * 1024), 'f', 2) + QStringLiteral(" GiB");
+}
+
+} // namespace rpcscope

@@ -1,0 +1,148 @@
+// rpcscope-cli as a user runs it: a real process, real servers on loopback.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <csignal>
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+    struct Result
+    {
+        int exitCode;
+        QString out;
+        QString err;
+    };
+
+    static Result cli(const QStringList &arguments, int timeoutMs = 60000)
+    {
+        QProcess process;
+        process.start(QStringLiteral(RPCSCOPE_CLI), arguments);
+        if (!process.waitForFinished(timeoutMs)) {
+            process.kill();
+            process.waitForFinished();
+            return {-1, QString(), QStringLiteral("timed out")};
+        }
+        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
+                QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    }
+
+private Q_SLOTS:
+    void builtinRunPrintsGhzSummary()
+    {
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
+                              QStringLiteral(R"({"payload":"aGVsbG8="})"), QStringLiteral("-n"), QStringLiteral("5000"),
+                              QStringLiteral("-c"), QStringLiteral("20")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        for (const char *section : {"Summary:", "Count:\t5000", "Total:", "Slowest:", "Fastest:", "Average:",
+                                    "Requests/sec:", "Response time histogram", "Latency distribution",
+                                    "99.9 % in", "99.99 % in", "Status code distribution:"})
+            QVERIFY2(r.out.contains(QLatin1String(section)), section);
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t5000 responses")), qPrintable(r.out));
+        QVERIFY(!r.out.contains(QStringLiteral("UNAVAILABLE")));
+    }
+
+    void brokenProtoGivesFileLineColumn()
+    {
+        const QString proto = QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto");
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--proto"), proto, QStringLiteral("--call"),
+                              QStringLiteral("test.broken.S/M"), QStringLiteral("127.0.0.1:1")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(proto + QStringLiteral(":6:3: Expected \";\"")), qPrintable(r.err));
+    }
+
+    void badUsageExitsTwoWithOneLine_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("mentions");
+        const QString call = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        QTest::newRow("unknown flag") << QStringList{QStringLiteral("run"), QStringLiteral("--bogus")} << QStringLiteral("bogus");
+        QTest::newRow("no target") << QStringList{QStringLiteral("run"), QStringLiteral("--call"), call} << QStringLiteral("no target");
+        QTest::newRow("bad -n") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                             QStringLiteral("-n"), QStringLiteral("many")} << QStringLiteral("-n");
+        QTest::newRow("bad -z") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                             QStringLiteral("-z"), QStringLiteral("10")} << QStringLiteral("-z");
+        QTest::newRow("bad json") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                               QStringLiteral("-d"), QStringLiteral("{\"payload\":")} << QStringLiteral("invalid JSON");
+        QTest::newRow("unknown field") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                    QStringLiteral("-d"), QStringLiteral("{\"pay\":1}")} << QStringLiteral("pay");
+        QTest::newRow("unknown method") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                                                     QStringLiteral("rpcscope.bench.v1.Bench/Nope")} << QStringLiteral("Nope");
+        QTest::newRow("missing -D file") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                      QStringLiteral("-D"), QStringLiteral("/no/such.json")} << QStringLiteral("/no/such.json");
+        QTest::newRow("bad fill") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                               QStringLiteral("--fill"), QStringLiteral("nums=3")} << QStringLiteral("nums");
+        QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("frobnicate");
+    }
+    void badUsageExitsTwoWithOneLine()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, mentions);
+        const Result r = cli(arguments);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty() || arguments.first() == u"frobnicate");
+    }
+
+    void failOnErrorIsAChoice()
+    {
+        const QStringList base{QStringLiteral("run"), QStringLiteral("--proto"),
+                               QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto"), QStringLiteral("--call"),
+                               QStringLiteral("rpcscope.bench.v1.Bench/Nope"), QStringLiteral("-n"), QStringLiteral("20"),
+                               QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("127.0.0.1:1")};
+        const Result shown = cli(base);
+        QCOMPARE(shown.exitCode, 0);
+        QVERIFY2(shown.out.contains(QStringLiteral("[UNAVAILABLE]\t20 responses")), qPrintable(shown.out));
+        QVERIFY(shown.out.contains(QStringLiteral("Error distribution")));
+        const Result failing = cli(base + QStringList{QStringLiteral("--fail-on-error")});
+        QCOMPARE(failing.exitCode, 1);
+    }
+
+    void serveThenRunAgainstIt()
+    {
+        QProcess server;
+        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0")});
+        QVERIFY(server.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
+        const QString address = QString::fromUtf8(server.readLine()).trimmed();
+        QVERIFY2(QRegularExpression(QStringLiteral("^127\\.0\\.0\\.1:[1-9][0-9]*$")).match(address).hasMatch(), qPrintable(address));
+
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--proto"),
+                              QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),
+                              QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+                              QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
+                              QStringLiteral("5"), QStringLiteral("--warmup"), QStringLiteral("30"), QStringLiteral("--insecure"), address});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t300 responses")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("Warm-up:\t30 calls")));
+
+        ::kill(static_cast<pid_t>(server.processId()), SIGTERM);
+        QVERIFY(server.waitForFinished(10000));
+        QCOMPARE(server.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(server.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(server.readAllStandardError()).contains(QStringLiteral("served 330 calls")));
+    }
+
+    void interruptedRunPrintsWhatItHas()
+    {
+        QProcess run;
+        run.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                                                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-z"),
+                                                 QStringLiteral("60s"), QStringLiteral("-c"), QStringLiteral("4")});
+        QVERIFY(run.waitForStarted());
+        QTest::qWait(800);
+        ::kill(static_cast<pid_t>(run.processId()), SIGINT);
+        QVERIFY(run.waitForFinished(10000));
+        QCOMPARE(run.exitCode(), 0);
+        const QString out = QString::fromUtf8(run.readAllStandardOutput());
+        QVERIFY2(out.contains(QStringLiteral("Stopped early")), qPrintable(out));
+        QVERIFY(out.contains(QStringLiteral("[OK]")));
+        QVERIFY(!out.contains(QStringLiteral("CANCELLED")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

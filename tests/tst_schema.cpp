@@ -1,0 +1,181 @@
+#include "codec/messagejson.h"
+#include "engine/callsetup.h"
+#include "schema/schema.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+
+using namespace rpcscope;
+
+class TestSchema : public QObject
+{
+    Q_OBJECT
+
+    const QString m_data = QStringLiteral(RPCSCOPE_TEST_DATA);
+
+    SchemaLoadResult loadShapes()
+    {
+        return loadProtoFiles({m_data + QStringLiteral("/imports/shapes.proto")}, {m_data + QStringLiteral("/imports")});
+    }
+
+private Q_SLOTS:
+    void importsAndWellKnownTypes()
+    {
+        const SchemaLoadResult result = loadShapes();
+        QVERIFY2(result.ok(), qPrintable(result.errorText()));
+        const QStringList files = result.schema.fileNames();
+        QVERIFY(files.contains(QStringLiteral("shapes.proto")));
+        QVERIFY(files.contains(QStringLiteral("common/types.proto")));
+        QVERIFY(files.contains(QStringLiteral("google/protobuf/timestamp.proto")));
+        const auto services = result.schema.services();
+        QCOMPARE(services.size(), 1);
+        QCOMPARE(services[0].name, QStringLiteral("test.shapes.Shapes"));
+        QStringList kinds;
+        for (const auto &m : services[0].methods)
+            kinds << m.name + QLatin1Char('=') + m.kindName();
+        QCOMPARE(kinds, (QStringList{QStringLiteral("Get=unary"), QStringLiteral("Clear=unary"),
+                                     QStringLiteral("Watch=server streaming"),
+                                     QStringLiteral("Upload=client streaming"), QStringLiteral("Chat=bidi streaming")}));
+        QCOMPARE(services[0].methods[0].inputType, QStringLiteral("test.shapes.Shape"));
+    }
+
+    void fileFoundWithoutImportPath()
+    {
+        // Like ghz: the file's own folder is an import root, so a file with no imports of its own loads alone.
+        const SchemaLoadResult result = loadProtoFiles({m_data + QStringLiteral("/imports/common/types.proto")});
+        QVERIFY2(result.ok(), qPrintable(result.errorText()));
+        QVERIFY(result.schema.findMessage(QStringLiteral("test.common.Point")));
+    }
+
+    void syntaxErrorHasLineAndColumn()
+    {
+        const QString file = m_data + QStringLiteral("/broken/syntax.proto");
+        const SchemaLoadResult result = loadProtoFiles({file});
+        QVERIFY(!result.ok());
+        QVERIFY(result.schema.isEmpty());
+        // "int32 a = 1" lacks its ';': protoc reports it where the next token starts (line 6, column 3).
+        QCOMPARE(result.errors.first().file, file);
+        QCOMPARE(result.errors.first().line, 6);
+        QCOMPARE(result.errors.first().column, 3);
+        QVERIFY(result.errors.first().toString().startsWith(file + QStringLiteral(":6:3: ")));
+        QVERIFY(result.errors.first().message.contains(QStringLiteral("Expected \";\"")));
+    }
+
+    void missingImportAndUnknownTypeReportedTogether()
+    {
+        const QString file = m_data + QStringLiteral("/broken/missing_import.proto");
+        const SchemaLoadResult result = loadProtoFiles({file});
+        QVERIFY(!result.ok());
+        const QString text = result.errorText();
+        QVERIFY2(text.contains(file + QStringLiteral(":4:1: Import \"nowhere/missing.proto\" was not found")), qPrintable(text));
+        QVERIFY2(text.contains(file + QStringLiteral(":7:3: \"Unknown\" is not defined.")), qPrintable(text));
+    }
+
+    void errorsFromSeveralFilesAtOnce()
+    {
+        const SchemaLoadResult result = loadProtoFiles({m_data + QStringLiteral("/broken/syntax.proto"),
+                                                        m_data + QStringLiteral("/broken/missing_import.proto"),
+                                                        m_data + QStringLiteral("/no/such/file.proto")});
+        const QString text = result.errorText();
+        QVERIFY2(text.contains(QStringLiteral("syntax.proto:6:3")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("missing_import.proto:7:3")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("no/such/file.proto: file not found")), qPrintable(text));
+    }
+
+    void findMethodSpellings()
+    {
+        const Schema schema = builtinBenchSchema();
+        QVERIFY(!schema.isEmpty());
+        for (const char *name : {"rpcscope.bench.v1.Bench/Echo", "rpcscope.bench.v1.Bench.Echo",
+                                 "/rpcscope.bench.v1.Bench/Echo"})
+            QVERIFY2(schema.findMethod(QString::fromLatin1(name)), name);
+        QString error;
+        QVERIFY(!schema.findMethod(QStringLiteral("rpcscope.bench.v1.Bench/Ech"), &error));
+        QVERIFY2(error.contains(QStringLiteral("\"Ech\" not found")) && error.contains(QStringLiteral("Bench/Echo")),
+                 qPrintable(error));
+        QVERIFY(!schema.findMethod(QStringLiteral("nope.Svc/M"), &error));
+        QVERIFY(error.contains(QStringLiteral("service \"nope.Svc\" not found")));
+    }
+
+    void exampleJsonParsesBack()
+    {
+        const SchemaLoadResult result = loadShapes();
+        QVERIFY(result.ok());
+        const auto *type = result.schema.findMessage(QStringLiteral("test.shapes.Shape"));
+        QVERIFY(type);
+        const QByteArray example = exampleJson(result.schema, type);
+        const QJsonObject object = QJsonDocument::fromJson(example).object();
+        for (const char *key : {"name", "points", "color", "blob", "weights", "radius", "version", "parent"})
+            QVERIFY2(object.contains(QLatin1String(key)), key);
+        QCOMPARE(object.value(QStringLiteral("color")).toString(), QStringLiteral("COLOR_UNSPECIFIED"));
+        QVERIFY(object.value(QStringLiteral("points")).isArray());
+        QVERIFY(!object.contains(QStringLiteral("side"))); // one member per oneof
+        QString error;
+        QVERIFY2(messageFromJson(result.schema, type, example, &error), qPrintable(error));
+    }
+
+    void jsonErrorsNameTheField()
+    {
+        const Schema schema = builtinBenchSchema();
+        const auto *sum = schema.findMessage(QStringLiteral("rpcscope.bench.v1.SumRequest"));
+        QString error;
+        QVERIFY(!messageFromJson(schema, sum, R"({"numz": [1]})", &error));
+        QVERIFY2(error.contains(QStringLiteral("numz")), qPrintable(error));
+        QVERIFY(!messageFromJson(schema, sum, R"({"nums": ["abc"]})", &error));
+        QVERIFY2(error.contains(QStringLiteral("nums")), qPrintable(error));
+        QVERIFY(!messageFromJson(schema, sum, "{\n  \"nums\": [1,\n}", &error));
+        QVERIFY2(error.contains(QStringLiteral("line 3")), qPrintable(error));
+        QVERIFY(!messageFromJson(schema, sum, "[1]", &error));
+        QVERIFY(error.contains(QStringLiteral("JSON object")));
+        auto message = messageFromJson(schema, sum, R"({"nums": [1, "2", 3]})", &error);
+        QVERIFY2(message, qPrintable(error));
+        QCOMPARE(QJsonDocument::fromJson(messageToJson(*message)).object().value(QStringLiteral("nums")).toArray().size(), 3);
+    }
+
+    void fillSizes()
+    {
+        const Schema schema = builtinBenchSchema();
+        QString error;
+        auto echo = schema.newMessage(schema.findMessage(QStringLiteral("rpcscope.bench.v1.EchoRequest")));
+        QVERIFY2(applyFill(echo.get(), QStringLiteral("payload=10MiB"), &error), qPrintable(error));
+        const auto *payload = echo->GetDescriptor()->FindFieldByName("payload");
+        QCOMPARE(echo->GetReflection()->GetString(*echo, payload).size(), size_t(10 * 1024 * 1024));
+
+        auto sum = schema.newMessage(schema.findMessage(QStringLiteral("rpcscope.bench.v1.SumRequest")));
+        QVERIFY(applyFill(sum.get(), QStringLiteral("nums=1000"), &error));
+        const auto *nums = sum->GetDescriptor()->FindFieldByName("nums");
+        QCOMPARE(sum->GetReflection()->FieldSize(*sum, nums), 1000);
+        QCOMPARE(sum->GetReflection()->GetRepeatedInt64(*sum, nums, 999), int64_t(1000));
+
+        QVERIFY(!applyFill(sum.get(), QStringLiteral("payload=10"), &error));
+        QVERIFY2(error.contains(QStringLiteral("no field \"payload\"")) && error.contains(QStringLiteral("nums")),
+                 qPrintable(error));
+        QVERIFY(!applyFill(echo.get(), QStringLiteral("response_size=10"), &error));
+        QVERIFY2(error.contains(QStringLiteral("response_size")) && error.contains(QStringLiteral("uint32")),
+                 qPrintable(error));
+        QVERIFY(!applyFill(echo.get(), QStringLiteral("payload=lots"), &error));
+        QVERIFY(error.contains(QStringLiteral("invalid size")));
+    }
+
+    void prepareRefusesStreaming()
+    {
+        const SchemaLoadResult result = loadShapes();
+        QString error;
+        QVERIFY(!prepareGrpcCall(result.schema, {QStringLiteral("test.shapes.Shapes/Watch"), {}, {}, true}, &error));
+        QVERIFY2(error.contains(QStringLiteral("server streaming")), qPrintable(error));
+        const auto call = prepareGrpcCall(result.schema, {QStringLiteral("test.shapes.Shapes/Get"),
+                                                          R"({"name":"sq"})", {QStringLiteral("blob=100")}, true},
+                                          &error);
+        QVERIFY2(call, qPrintable(error));
+        QCOMPARE(QString::fromStdString(call->methodPath), QStringLiteral("/test.shapes.Shapes/Get"));
+        QVERIFY(call->request.size() > 100);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSchema)
+#include "tst_schema.moc"

@@ -1,0 +1,1 @@
+namespace rpcscope { void uiPlaceholder() {} }
