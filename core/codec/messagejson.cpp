@@ -95,8 +95,9 @@ void fillExample(gp::Message *message, int depth)
             case gp::FieldDescriptor::CPPTYPE_MESSAGE:
                 break;
             }
-        } else if (field->has_presence() && !field->containing_type()->options().map_entry()) {
-            // proto3 `optional` and oneof members print only when set: set them to their default.
+        } else if (oneof) {
+            // A oneof member prints only when set: set the first one to its default. (proto3 `optional` fields
+            // stay unset: setting them changes what the request means, e.g. Echo's response_size.)
             switch (field->cpp_type()) {
             case gp::FieldDescriptor::CPPTYPE_INT32:
                 reflection->SetInt32(message, field, 0);

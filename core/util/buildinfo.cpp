@@ -1,0 +1,25 @@
+#include "buildinfo.h"
+
+#include <QSysInfo>
+#include <QtGlobal>
+
+#include <google/protobuf/stubs/common.h>
+#include <grpcpp/grpcpp.h>
+#include <msgpack/version.hpp>
+
+namespace rpcscope {
+
+QList<QPair<QString, QString>> buildInfo()
+{
+    return {
+        {QStringLiteral("rpcscope"), QStringLiteral(RPCSCOPE_VERSION " (" RPCSCOPE_GIT_REVISION ")")},
+        {QStringLiteral("Qt"), QString::fromLatin1(qVersion())},
+        {QStringLiteral("gRPC"), QString::fromStdString(grpc::Version())},
+        {QStringLiteral("protobuf"),
+         QString::fromStdString(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION))},
+        {QStringLiteral("msgpack-c"), QString::fromLatin1(msgpack_version())},
+        {QStringLiteral("OS"), QSysInfo::prettyProductName() + QStringLiteral(", kernel ") + QSysInfo::kernelVersion()},
+    };
+}
+
+} // namespace rpcscope

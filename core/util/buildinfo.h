@@ -1,0 +1,12 @@
+#pragma once
+
+#include <QList>
+#include <QPair>
+#include <QString>
+
+namespace rpcscope {
+
+/// rpcscope's version, git revision and the versions of the libraries it runs on (About box, run fingerprints).
+QList<QPair<QString, QString>> buildInfo();
+
+} // namespace rpcscope

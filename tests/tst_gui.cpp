@@ -1,0 +1,150 @@
+// The window offscreen, driven through its widgets as a user would; the built-in server is real.
+#include "mainwindow.h"
+#include "qcp.h"
+#include "runcontroller.h"
+#include "runpage.h"
+#include "scenariopage.h"
+#include "schemapanel.h"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace rpcscope;
+
+class TestGui : public QObject
+{
+    Q_OBJECT
+
+    std::unique_ptr<MainWindow> m_window;
+
+    template<typename T>
+    T *child(const char *name)
+    {
+        T *widget = m_window->findChild<T *>(QLatin1String(name));
+        if (!widget)
+            qFatal("no widget %s", name);
+        return widget;
+    }
+
+    QString summaryValue(const QString &metric)
+    {
+        QTableWidget *table = m_window->runPage()->summaryTable();
+        for (int row = 0; row < table->rowCount(); ++row) {
+            if (table->item(row, 0)->text() == metric)
+                return table->item(row, 1)->text();
+        }
+        return QString();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_window = std::make_unique<MainWindow>();
+        QString error;
+        QVERIFY2(m_window->startEmbeddedDefault(&error), qPrintable(error));
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void defaultScenarioIsReady()
+    {
+        QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        QCOMPARE(m_window->schemaPanel()->selectedMethod(), QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        QCOMPARE(child<QLineEdit>("fillEdit")->text(), QStringLiteral("payload=1KiB"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        QVERIFY(child<QPushButton>("runButton")->isEnabled());
+        QVERIFY(!child<QPushButton>("stopButton")->isEnabled());
+    }
+
+    void defaultRunFillsHistogramAndTables()
+    {
+        child<QSpinBox>("callsEdit")->setValue(500);
+        QTest::mouseClick(child<QPushButton>("runButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 500ULL);
+        QVERIFY(m_window->runPage()->histogramPlot()->graph(0)->dataCount() > 0);
+        QCOMPARE(summaryValue(QStringLiteral("Calls")), QStringLiteral("500"));
+        QVERIFY(summaryValue(QStringLiteral("p99.9")).endsWith(QStringLiteral("s"))); // a latency with its unit
+        QCOMPARE(summaryValue(QStringLiteral("Bytes/call received")), QStringLiteral("1.0 KiB"));
+        QTableWidget *status = m_window->runPage()->statusTable();
+        QCOMPARE(status->rowCount(), 1);
+        QCOMPARE(status->item(0, 0)->text(), QStringLiteral("OK"));
+        QCOMPARE(status->item(0, 1)->text(), QStringLiteral("500"));
+        QVERIFY(child<QPushButton>("runButton")->isEnabled());
+        QVERIFY(child<QLabel>("statusRate")->text().endsWith(QStringLiteral("req/s")));
+    }
+
+    void stopKeepsMeasurements()
+    {
+        child<QSpinBox>("callsEdit")->setValue(0);
+        child<QLineEdit>("durationEdit")->setText(QStringLiteral("60s"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        m_window->startRun();
+        QVERIFY(m_window->runController()->isRunning());
+        QVERIFY(child<QPushButton>("stopButton")->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->runController()->lastSnapshot().callsCompleted() > 50, 10000);
+        QTest::mouseClick(child<QPushButton>("stopButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 10000);
+        const RunSnapshot last = m_window->runController()->lastSnapshot();
+        QCOMPARE(last.state, RunState::Stopped);
+        QVERIFY(last.callsOk() > 50);
+        QCOMPARE(last.callsFailed(), 0ULL);
+        QCOMPARE(summaryValue(QStringLiteral("Calls")), QString::number(last.callsCompleted()));
+        child<QLineEdit>("durationEdit")->clear();
+        child<QSpinBox>("callsEdit")->setValue(500);
+    }
+
+    void invalidJsonDisablesRunWithReason()
+    {
+        auto *editor = child<QPlainTextEdit>("requestEditor");
+        const QString good = editor->toPlainText();
+        editor->setPlainText(QStringLiteral("{\"payload\": "));
+        QVERIFY(!m_window->scenarioPage()->validateNow());
+        QVERIFY(!child<QPushButton>("runButton")->isEnabled());
+        QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("invalid JSON")),
+                 qPrintable(child<QLabel>("requestStatus")->text()));
+        editor->setPlainText(QStringLiteral("{\"paylod\": \"\"}"));
+        QVERIFY(!m_window->scenarioPage()->validateNow());
+        QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("paylod")));
+        editor->setPlainText(good);
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        QVERIFY(child<QPushButton>("runButton")->isEnabled());
+    }
+
+    void badProtoShowsErrorsAndKeepsSchema()
+    {
+        const QString broken = QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto");
+        QVERIFY(!m_window->openProtoFiles({broken}));
+        QListWidget *errors = m_window->schemaPanel()->errorList();
+        QVERIFY(errors->isVisibleTo(m_window.get()));
+        QVERIFY(errors->count() >= 1);
+        QVERIFY2(errors->item(0)->text().startsWith(broken + QStringLiteral(":6:3:")), qPrintable(errors->item(0)->text()));
+        QTreeWidget *tree = m_window->schemaPanel()->tree();
+        QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("rpcscope.bench.v1.Bench"));
+    }
+
+    void loadProtoAndPickMethod()
+    {
+        QVERIFY(m_window->openProtoFiles({QStringLiteral(RPCSCOPE_TEST_DATA "/imports/shapes.proto")},
+                                         {QStringLiteral(RPCSCOPE_TEST_DATA "/imports")}));
+        QVERIFY(!m_window->schemaPanel()->errorList()->isVisibleTo(m_window.get()));
+        QTreeWidget *tree = m_window->schemaPanel()->tree();
+        QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("test.shapes.Shapes"));
+        QTreeWidgetItem *watch = tree->topLevelItem(0)->child(2);
+        QCOMPARE(watch->text(0), QStringLiteral("Watch"));
+        QVERIFY(watch->isDisabled()); // streaming: not runnable yet
+        QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("test.shapes.Shapes/Get")));
+        QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("test.shapes.Shapes/Get"));
+        QVERIFY(child<QPlainTextEdit>("requestEditor")->toPlainText().contains(QStringLiteral("\"points\"")));
+    }
+};
+
+QTEST_MAIN(TestGui)
+#include "tst_gui.moc"

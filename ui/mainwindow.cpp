@@ -1,0 +1,235 @@
+#include "mainwindow.h"
+
+#include "runcontroller.h"
+#include "runpage.h"
+#include "scenariopage.h"
+#include "schemapanel.h"
+#include "server/builtingrpcserver.h"
+#include "util/buildinfo.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDirIterator>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+
+namespace rpcscope {
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_schemaPanel(new SchemaPanel)
+    , m_scenario(new ScenarioPage)
+    , m_runPage(new RunPage)
+    , m_controller(new RunController(this))
+    , m_statusTarget(new QLabel)
+    , m_statusState(new QLabel)
+    , m_statusRate(new QLabel)
+{
+    setWindowTitle(tr("rpcscope"));
+    setObjectName(QStringLiteral("mainWindow"));
+    setAcceptDrops(true);
+
+    auto *schemaDock = new QDockWidget(tr("Schema"), this);
+    schemaDock->setObjectName(QStringLiteral("schemaDock"));
+    schemaDock->setWidget(m_schemaPanel);
+    addDockWidget(Qt::LeftDockWidgetArea, schemaDock);
+
+    auto *central = new QSplitter(Qt::Horizontal);
+    central->setObjectName(QStringLiteral("centralSplitter"));
+    central->addWidget(m_scenario);
+    central->addWidget(m_runPage);
+    central->setStretchFactor(0, 0);
+    central->setStretchFactor(1, 1);
+    m_scenario->setMinimumWidth(340);
+    setCentralWidget(central);
+
+    m_statusTarget->setObjectName(QStringLiteral("statusTarget"));
+    m_statusState->setObjectName(QStringLiteral("statusState"));
+    m_statusRate->setObjectName(QStringLiteral("statusRate"));
+    statusBar()->addWidget(m_statusTarget, 1);
+    statusBar()->addPermanentWidget(m_statusState);
+    statusBar()->addPermanentWidget(m_statusRate);
+    m_statusState->setText(tr("Idle"));
+
+    createMenus();
+
+    connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
+    connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
+    connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
+    connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
+    connect(m_controller, &RunController::runFinished, this, [this](const RunSnapshot &snapshot) {
+        showSnapshot(snapshot);
+        m_scenario->setRunning(false);
+        statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed").arg(runStateName(snapshot.state))
+                                     .arg(snapshot.callsCompleted()).arg(snapshot.callsFailed()), 10000);
+    });
+
+    resize(1400, 860);
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(tr("&Open .proto files…"), this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open .proto files"), QString(),
+                                                                tr("Protocol Buffers (*.proto);;All files (*)"));
+        if (!files.isEmpty())
+            openProtoFiles(files);
+    });
+    open->setShortcut(QKeySequence::Open);
+    open->setToolTip(tr("Load .proto files; imports are resolved from their folder and the well-known types."));
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu *run = menuBar()->addMenu(tr("&Run"));
+    QAction *start = run->addAction(tr("&Run"), this, &MainWindow::startRun);
+    start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    QAction *stop = run->addAction(tr("&Stop"), this, &MainWindow::stopRun);
+    stop->setShortcut(QKeySequence(Qt::Key_Escape));
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About rpcscope"), this, &MainWindow::showAbout);
+}
+
+bool MainWindow::startEmbeddedDefault(QString *error)
+{
+    m_builtin = std::make_unique<BuiltinGrpcServer>();
+    QString why;
+    if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why)) {
+        m_builtin.reset();
+        statusBar()->showMessage(tr("Built-in server failed to start: %1").arg(why));
+        if (error)
+            *error = why;
+        return false;
+    }
+    m_scenario->setTargets({m_builtin->address()});
+    m_statusTarget->setText(tr("Built-in gRPC server on %1").arg(m_builtin->address()));
+    setSchema(builtinBenchSchema(), tr("built in"));
+    m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+    m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+    m_scenario->setFills(QStringLiteral("payload=1KiB"));
+    return true;
+}
+
+QString MainWindow::builtinAddress() const
+{
+    return m_builtin ? m_builtin->address() : QString();
+}
+
+bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
+{
+    const SchemaLoadResult result = loadProtoFiles(files, importPaths);
+    m_schemaPanel->setErrors(result.errors);
+    if (!result.ok()) {
+        statusBar()->showMessage(tr("%n schema error(s); the previous schema stays loaded", nullptr,
+                                    static_cast<int>(result.errors.size())), 15000);
+        return false;
+    }
+    QStringList names;
+    for (const QString &f : files)
+        names << QFileInfo(f).fileName();
+    setSchema(result.schema, names.join(QStringLiteral(", ")));
+    statusBar()->showMessage(tr("Loaded %1").arg(names.join(QStringLiteral(", "))), 10000);
+    return true;
+}
+
+void MainWindow::setSchema(const Schema &schema, const QString &origin)
+{
+    m_schema = schema;
+    m_schemaPanel->setSchema(schema, origin);
+    m_scenario->setSchema(schema);
+}
+
+void MainWindow::startRun()
+{
+    if (m_controller->isRunning())
+        return;
+    QString error;
+    const auto prepared = m_scenario->prepare(&error);
+    if (!prepared || !m_controller->start(prepared->target, prepared->call, prepared->plan, &error)) {
+        statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
+        return;
+    }
+    m_runPage->clear();
+    m_scenario->setRunning(true);
+    m_statusTarget->setText(tr("%1 → %2").arg(m_scenario->method(), prepared->target.address));
+}
+
+void MainWindow::stopRun()
+{
+    m_controller->stop();
+}
+
+void MainWindow::showSnapshot(const RunSnapshot &snapshot)
+{
+    m_runPage->showSnapshot(snapshot);
+    QString state = runStateName(snapshot.state);
+    state[0] = state[0].toUpper();
+    m_statusState->setText(state);
+    m_statusRate->setText(tr("%1 req/s").arg(snapshot.requestsPerSecond(), 0, 'f', 0));
+}
+
+void MainWindow::showAbout()
+{
+    QString text = tr("<h3>rpcscope</h3><p>A workbench for RPC performance.</p><table>");
+    for (const auto &[name, version] : buildInfo())
+        text += QStringLiteral("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>").arg(name.toHtmlEscaped(), version.toHtmlEscaped());
+    text += QStringLiteral("</table>");
+    QMessageBox::about(this, tr("About rpcscope"), text);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    QStringList files;
+    QStringList importPaths;
+    for (const QUrl &url : event->mimeData()->urls()) {
+        const QFileInfo info(url.toLocalFile());
+        if (info.isDir()) {
+            // A dropped folder is an import root, and every .proto in it is loaded.
+            importPaths << info.absoluteFilePath();
+            QDirIterator it(info.absoluteFilePath(), {QStringLiteral("*.proto")}, QDir::Files, QDirIterator::Subdirectories);
+            while (it.hasNext())
+                files << it.next();
+        } else if (info.suffix() == u"proto") {
+            files << info.absoluteFilePath();
+        }
+    }
+    if (!files.isEmpty()) {
+        openProtoFiles(files, importPaths);
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    m_controller->stop();
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace rpcscope

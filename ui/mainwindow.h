@@ -1,0 +1,67 @@
+#pragma once
+
+#include "schema/schema.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QLabel;
+
+namespace rpcscope {
+
+class BuiltinGrpcServer;
+class RunController;
+class RunPage;
+class ScenarioPage;
+class SchemaPanel;
+struct RunSnapshot;
+
+/**
+ * The workbench window. It only wires the pages together: the schema dock, the scenario editor, the run page
+ * and the run controller each own their part.
+ */
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    /// The embedded default: built-in server up on a free loopback port, bench proto loaded, Echo with 1 KiB.
+    bool startEmbeddedDefault(QString *error = nullptr);
+    /// Loads .proto files (what File > Open and a drop do). Errors are listed and the previous schema is kept.
+    bool openProtoFiles(const QStringList &files, const QStringList &importPaths = {});
+
+    void startRun();
+    void stopRun();
+
+    SchemaPanel *schemaPanel() const { return m_schemaPanel; }
+    ScenarioPage *scenarioPage() const { return m_scenario; }
+    RunPage *runPage() const { return m_runPage; }
+    RunController *runController() const { return m_controller; }
+    QString builtinAddress() const;
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void setSchema(const Schema &schema, const QString &origin);
+    void createMenus();
+    void showSnapshot(const RunSnapshot &snapshot);
+    void showAbout();
+
+    std::unique_ptr<BuiltinGrpcServer> m_builtin;
+    Schema m_schema;
+    SchemaPanel *m_schemaPanel;
+    ScenarioPage *m_scenario;
+    RunPage *m_runPage;
+    RunController *m_controller;
+    QLabel *m_statusTarget;
+    QLabel *m_statusState;
+    QLabel *m_statusRate;
+};
+
+} // namespace rpcscope

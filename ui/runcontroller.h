@@ -1,0 +1,44 @@
+#pragma once
+
+#include "engine/loadengine.h"
+#include "transport/grpctransport.h"
+
+#include <QObject>
+#include <QTimer>
+
+namespace rpcscope {
+
+/**
+ * Runs the engine for the GUI: the engine works on gRPC's threads; a coalescing ~10 Hz timer on the GUI thread
+ * pulls value snapshots and hands them on. Snapshots of an earlier run (older generation) are dropped.
+ */
+class RunController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit RunController(QObject *parent = nullptr);
+
+    bool start(const GrpcTarget &target, const GrpcCall &call, const LoadPlan &plan, QString *error);
+    void stop();
+    bool isRunning() const;
+    RunSnapshot lastSnapshot() const { return m_last; }
+    /// Snapshot period in ms (default 100).
+    void setInterval(int ms) { m_timer.setInterval(ms); }
+
+Q_SIGNALS:
+    void snapshotAvailable(const rpcscope::RunSnapshot &snapshot);
+    void runStarted();
+    void runFinished(const rpcscope::RunSnapshot &snapshot);
+
+private:
+    void pull();
+    void engineFinished();
+
+    LoadEngine m_engine;
+    QTimer m_timer;
+    RunSnapshot m_last;
+    uint64_t m_generation = 0;
+    bool m_running = false;
+};
+
+} // namespace rpcscope

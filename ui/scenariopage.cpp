@@ -1,0 +1,255 @@
+#include "scenariopage.h"
+
+#include "codec/messagejson.h"
+#include "util/units.h"
+
+#include <google/protobuf/descriptor.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace rpcscope {
+
+namespace {
+QSpinBox *spin(const QString &name, int min, int max, int value, const QString &tip)
+{
+    auto *box = new QSpinBox;
+    box->setObjectName(name);
+    box->setRange(min, max);
+    box->setValue(value);
+    box->setGroupSeparatorShown(true);
+    box->setToolTip(tip);
+    return box;
+}
+
+QLineEdit *line(const QString &name, const QString &text, const QString &placeholder, const QString &tip)
+{
+    auto *edit = new QLineEdit(text);
+    edit->setObjectName(name);
+    edit->setPlaceholderText(placeholder);
+    edit->setToolTip(tip);
+    return edit;
+}
+} // namespace
+
+ScenarioPage::ScenarioPage(QWidget *parent)
+    : QWidget(parent)
+    , m_methodLabel(new QLabel(tr("(pick a method in the schema)")))
+    , m_target(new QComboBox)
+    , m_request(new QPlainTextEdit)
+    , m_requestStatus(new QLabel)
+    , m_fills(line(QStringLiteral("fillEdit"), {}, tr("e.g. payload=1KiB, nums=1000"),
+                   tr("Size knobs: a bytes/string field to N bytes, a repeated field to N elements; comma-separated.")))
+    , m_calls(spin(QStringLiteral("callsEdit"), 0, 2'000'000'000, 20'000,
+                   tr("Timed calls to make (0 = bounded by the duration only).")))
+    , m_concurrency(spin(QStringLiteral("concurrencyEdit"), 1, 100'000, 20,
+                         tr("Concurrent callers; each keeps one call in flight.")))
+    , m_duration(line(QStringLiteral("durationEdit"), {}, tr("e.g. 30s (empty = by count)"),
+                      tr("Length of the timed phase; with a call count too, whichever comes first ends the run.")))
+    , m_warmup(spin(QStringLiteral("warmupEdit"), 0, 100'000'000, 0,
+                    tr("Calls made before the timed phase and never counted in the statistics.")))
+    , m_timeout(line(QStringLiteral("timeoutEdit"), QStringLiteral("20s"), tr("0 = no deadline"),
+                     tr("Deadline of each call; a call past it counts as DEADLINE_EXCEEDED.")))
+    , m_connections(spin(QStringLiteral("connectionsEdit"), 1, 1000, 1,
+                         tr("HTTP/2 connections; callers are spread evenly over them.")))
+    , m_discard(new QCheckBox(tr("Discard responses")))
+    , m_run(new QPushButton(tr("Run")))
+    , m_stop(new QPushButton(tr("Stop")))
+{
+    m_methodLabel->setObjectName(QStringLiteral("methodLabel"));
+    m_methodLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_target->setObjectName(QStringLiteral("targetEdit"));
+    m_target->setEditable(true);
+    m_target->setToolTip(tr("HOST:PORT of the gRPC server; the built-in server is listed first."));
+    m_request->setObjectName(QStringLiteral("requestEditor"));
+    m_request->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_request->setToolTip(tr("The request in the proto3 JSON mapping; checked as you type."));
+    m_request->setTabStopDistance(2 * m_request->fontMetrics().horizontalAdvance(QLatin1Char(' ')));
+    m_requestStatus->setObjectName(QStringLiteral("requestStatus"));
+    m_requestStatus->setWordWrap(true);
+    m_discard->setObjectName(QStringLiteral("discardResponse"));
+    m_discard->setToolTip(tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
+    m_run->setObjectName(QStringLiteral("runButton"));
+    m_run->setToolTip(tr("Start the benchmark (Ctrl+R)."));
+    m_stop->setObjectName(QStringLiteral("stopButton"));
+    m_stop->setToolTip(tr("Stop the run and keep what was measured (Esc)."));
+    m_stop->setEnabled(false);
+    m_run->setDefault(true);
+
+    auto *example = new QPushButton(tr("Example request"));
+    example->setObjectName(QStringLiteral("exampleButton"));
+    example->setToolTip(tr("Replace the request with an example of the method's input message."));
+
+    auto *what = new QGroupBox(tr("Call"));
+    auto *whatForm = new QFormLayout(what);
+    whatForm->addRow(tr("Method:"), m_methodLabel);
+    whatForm->addRow(tr("Target:"), m_target);
+    auto *requestHeader = new QHBoxLayout;
+    requestHeader->addWidget(new QLabel(tr("Request (JSON):")));
+    requestHeader->addStretch();
+    requestHeader->addWidget(example);
+    whatForm->addRow(requestHeader);
+    whatForm->addRow(m_request);
+    whatForm->addRow(m_requestStatus);
+    whatForm->addRow(tr("Fill sizes:"), m_fills);
+
+    auto *load = new QGroupBox(tr("Load (closed loop)"));
+    auto *loadForm = new QFormLayout(load);
+    loadForm->addRow(tr("Calls (-n):"), m_calls);
+    loadForm->addRow(tr("Concurrency (-c):"), m_concurrency);
+    loadForm->addRow(tr("Duration (-z):"), m_duration);
+    loadForm->addRow(tr("Warm-up calls:"), m_warmup);
+    loadForm->addRow(tr("Timeout:"), m_timeout);
+    loadForm->addRow(tr("Connections:"), m_connections);
+    loadForm->addRow(m_discard);
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_run, 1);
+    buttons->addWidget(m_stop, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(what, 1);
+    layout->addWidget(load);
+    layout->addLayout(buttons);
+
+    m_validateTimer.setSingleShot(true);
+    m_validateTimer.setInterval(250);
+    connect(&m_validateTimer, &QTimer::timeout, this, &ScenarioPage::validateNow);
+    auto later = [this] { m_validateTimer.start(); };
+    connect(m_request, &QPlainTextEdit::textChanged, this, later);
+    connect(m_fills, &QLineEdit::textChanged, this, later);
+    connect(m_duration, &QLineEdit::textChanged, this, later);
+    connect(m_timeout, &QLineEdit::textChanged, this, later);
+    connect(m_target, &QComboBox::editTextChanged, this, later);
+    connect(m_calls, &QSpinBox::valueChanged, this, later);
+    connect(example, &QPushButton::clicked, this, &ScenarioPage::loadExample);
+    connect(m_run, &QPushButton::clicked, this, &ScenarioPage::runRequested);
+    connect(m_stop, &QPushButton::clicked, this, &ScenarioPage::stopRequested);
+    validateNow();
+}
+
+void ScenarioPage::setSchema(const Schema &schema)
+{
+    m_schema = schema;
+    m_validateTimer.start();
+}
+
+void ScenarioPage::setMethod(const QString &fullName)
+{
+    if (fullName == m_method)
+        return;
+    m_method = fullName;
+    m_methodLabel->setText(fullName);
+    m_fills->clear(); // size knobs name fields of the previous method's request
+    loadExample();
+}
+
+void ScenarioPage::setTargets(const QStringList &addresses)
+{
+    const QString current = m_target->currentText();
+    m_target->clear();
+    m_target->addItems(addresses);
+    if (!current.isEmpty() && !addresses.contains(current))
+        m_target->setEditText(current);
+}
+
+void ScenarioPage::setRequestJson(const QByteArray &json)
+{
+    m_request->setPlainText(QString::fromUtf8(json));
+    validateNow();
+}
+
+void ScenarioPage::setFills(const QString &fills)
+{
+    m_fills->setText(fills);
+    validateNow();
+}
+
+void ScenarioPage::loadExample()
+{
+    const google::protobuf::MethodDescriptor *method = m_schema.findMethod(m_method);
+    if (method)
+        setRequestJson(exampleJson(m_schema, method->input_type()));
+}
+
+void ScenarioPage::setRunning(bool running)
+{
+    m_running = running;
+    m_stop->setEnabled(running);
+    validateNow();
+}
+
+std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) const
+{
+    auto fail = [&](const QString &why) -> std::optional<Prepared> {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (m_method.isEmpty())
+        return fail(tr("Pick a method in the schema."));
+    Prepared p;
+    RequestSpec spec;
+    spec.call = m_method;
+    spec.json = m_request->toPlainText().toUtf8();
+    for (const QString &fill : m_fills->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        spec.fills << fill.trimmed();
+    spec.decodeResponse = !m_discard->isChecked();
+    QString why;
+    std::optional<GrpcCall> call = prepareGrpcCall(m_schema, spec, &why);
+    if (!call)
+        return fail(why);
+    p.call = std::move(*call);
+
+    p.target.address = m_target->currentText().trimmed();
+    if (!p.target.address.contains(QLatin1Char(':')))
+        return fail(tr("Target \"%1\" is not HOST:PORT.").arg(p.target.address));
+    p.target.connections = m_connections->value();
+    const QString timeout = m_timeout->text().trimmed();
+    if (!timeout.isEmpty() && timeout != u"0") {
+        const auto d = parseDuration(timeout, &why);
+        if (!d)
+            return fail(tr("Timeout: %1").arg(why));
+        p.target.timeout = *d;
+    }
+
+    p.plan.concurrency = m_concurrency->value();
+    p.plan.totalCalls = static_cast<uint64_t>(m_calls->value());
+    p.plan.warmupCalls = static_cast<uint64_t>(m_warmup->value());
+    const QString duration = m_duration->text().trimmed();
+    if (!duration.isEmpty()) {
+        const auto d = parseDuration(duration, &why);
+        if (!d)
+            return fail(tr("Duration: %1").arg(why));
+        p.plan.duration = *d;
+    }
+    if (p.plan.totalCalls == 0 && p.plan.duration.count() == 0)
+        return fail(tr("Set a number of calls or a duration."));
+    return p;
+}
+
+bool ScenarioPage::validateNow()
+{
+    m_validateTimer.stop();
+    QString why;
+    const bool ok = prepare(&why).has_value();
+    m_run->setEnabled(ok && !m_running);
+    m_run->setToolTip(ok ? tr("Start the benchmark (Ctrl+R).") : why);
+    m_requestStatus->setText(ok ? tr("✓ Ready to run") : QStringLiteral("✗ ") + why);
+    QPalette pal = m_requestStatus->palette();
+    pal.setColor(QPalette::WindowText, ok ? QColor(0x2e, 0x9d, 0x4f) : QColor(0xd0, 0x3b, 0x3b));
+    m_requestStatus->setPalette(pal);
+    return ok;
+}
+
+} // namespace rpcscope
