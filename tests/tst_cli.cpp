@@ -101,6 +101,26 @@ private Q_SLOTS:
         QCOMPARE(failing.exitCode, 1);
     }
 
+    void tenMegabyteReplyNeedsARaisedLimit()
+    {
+        // The reply echoes a 10 MiB payload: past gRPC's 4 MiB receive default unless the user raises it.
+        const QStringList base{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                               QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"),
+                               QStringLiteral("payload=10MiB"), QStringLiteral("-n"), QStringLiteral("3"),
+                               QStringLiteral("-c"), QStringLiteral("1")};
+        const Result refused = cli(base);
+        QCOMPARE(refused.exitCode, 0);
+        QVERIFY2(refused.out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]\t3 responses")), qPrintable(refused.out));
+        QVERIFY2(refused.out.contains(QStringLiteral("larger than max")), qPrintable(refused.out));
+        const Result raised = cli(base + QStringList{QStringLiteral("--max-recv-size"), QStringLiteral("16MiB")});
+        QCOMPARE(raised.exitCode, 0);
+        QVERIFY2(raised.out.contains(QStringLiteral("[OK]\t3 responses")), qPrintable(raised.out));
+        QVERIFY(raised.out.contains(QStringLiteral("10.0 MiB sent, 10.0 MiB received")));
+        const Result bad = cli(base + QStringList{QStringLiteral("--max-recv-size"), QStringLiteral("lots")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains(QStringLiteral("--max-recv-size")));
+    }
+
     void serveThenRunAgainstIt()
     {
         QProcess server;

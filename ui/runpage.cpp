@@ -40,8 +40,13 @@ void setLatencyTicks(QCPAxis *axis)
                 decades << v;
         ticks = decades;
     }
-    for (double v : std::as_const(ticks))
-        ticker->addTick(v, formatNanos(v * 1e6));
+    for (double v : std::as_const(ticks)) {
+        // Compact labels for round tick values: "200 us", "1 ms", "10 s".
+        const double ns = v * 1e6;
+        const auto [scale, unit] = ns < 1e3 ? std::pair(1.0, "ns") : ns < 1e6 ? std::pair(1e3, "us")
+                                 : ns < 1e9 ? std::pair(1e6, "ms") : std::pair(1e9, "s");
+        ticker->addTick(v, QString::number(ns / scale, 'g', 3) + QLatin1Char(' ') + QLatin1String(unit));
+    }
     axis->setTicker(ticker);
 }
 

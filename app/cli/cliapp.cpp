@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <pthread.h>
 #include <thread>
 
@@ -178,6 +179,12 @@ int runCommand(const QStringList &arguments)
         {QStringLiteral("connections"),
          QStringLiteral("HTTP/2 connections; callers are spread evenly over them (default 1)."), QStringLiteral("K")},
         {QStringLiteral("discard-response"), QStringLiteral("Count reply bytes and status but do not decode replies.")},
+        {QStringLiteral("max-recv-size"),
+         QStringLiteral("Largest reply accepted, e.g. 64MiB (default gRPC's 4 MiB; larger replies fail with "
+                        "RESOURCE_EXHAUSTED)."),
+         QStringLiteral("SIZE")},
+        {QStringLiteral("max-send-size"), QStringLiteral("Largest request sent, e.g. 64MiB (default unlimited)."),
+         QStringLiteral("SIZE")},
         {QStringLiteral("builtin"),
          QStringLiteral("Start the built-in server for this run; uses the bundled bench proto unless --proto.")},
         {QStringLiteral("insecure"), QStringLiteral("Plaintext connection (the default; accepted for ghz users).")},
@@ -235,6 +242,16 @@ int runCommand(const QStringList &arguments)
                                    .arg(parser.value(QStringLiteral("connections"))));
     GrpcTarget target;
     target.connections = static_cast<int>(connections);
+    for (const auto &[flag, field] : {std::pair(QStringLiteral("max-recv-size"), &target.maxReceiveBytes),
+                                      std::pair(QStringLiteral("max-send-size"), &target.maxSendBytes)}) {
+        if (!parser.isSet(flag))
+            continue;
+        QString why;
+        const auto size = parseByteSize(parser.value(flag), &why);
+        if (!size || *size > std::numeric_limits<int>::max())
+            return usageError(cmd, QStringLiteral("--%1: %2").arg(flag, size ? QStringLiteral("at most 2 GiB") : why));
+        *field = static_cast<int>(*size);
+    }
     target.timeout = std::chrono::seconds(20);
     if (parser.isSet(QStringLiteral("t"))) {
         const QString value = parser.value(QStringLiteral("t"));

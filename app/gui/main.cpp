@@ -18,7 +18,7 @@ int main(int argc, char *argv[])
     parser.addVersionOption();
     parser.addOption({QStringLiteral("run"), QStringLiteral("Start the default scenario right away.")});
     parser.addOption({QStringLiteral("screenshot"),
-                      QStringLiteral("With --run: save a picture of the window to FILE when the run ends, then quit."),
+                      QStringLiteral("Save a picture of the window to FILE and quit: after start-up, or with --run when the run ends."),
                       QStringLiteral("FILE")});
     parser.addPositionalArgument(QStringLiteral("protos"), QStringLiteral(".proto files to load."), QStringLiteral("[FILE...]"));
     parser.process(app);
@@ -29,16 +29,19 @@ int main(int argc, char *argv[])
         window.openProtoFiles(parser.positionalArguments());
     window.show();
 
+    const QString shot = parser.value(QStringLiteral("screenshot"));
+    auto saveAndQuit = [&window, shot] {
+        if (!window.grab().save(shot))
+            qWarning("cannot write %s", qPrintable(shot));
+        QApplication::quit();
+    };
+    if (!parser.isSet(QStringLiteral("run")) && !shot.isEmpty())
+        QTimer::singleShot(1000, &window, saveAndQuit);
     if (parser.isSet(QStringLiteral("run"))) {
         QTimer::singleShot(300, &window, &rpcscope::MainWindow::startRun);
-        const QString shot = parser.value(QStringLiteral("screenshot"));
         if (!shot.isEmpty()) {
-            QObject::connect(window.runController(), &rpcscope::RunController::runFinished, &window, [&window, shot] {
-                QTimer::singleShot(300, &window, [&window, shot] {
-                    window.grab().save(shot);
-                    QApplication::quit();
-                });
-            });
+            QObject::connect(window.runController(), &rpcscope::RunController::runFinished, &window,
+                             [&window, saveAndQuit] { QTimer::singleShot(300, &window, saveAndQuit); });
         }
     }
     return QApplication::exec();
