@@ -63,39 +63,9 @@ void fillExample(gp::Message *message, int depth)
             fillExample(child, depth + 1);
             continue;
         }
-        if (field->is_repeated()) {
-            switch (field->cpp_type()) {
-            case gp::FieldDescriptor::CPPTYPE_INT32:
-                reflection->AddInt32(message, field, 0);
-                break;
-            case gp::FieldDescriptor::CPPTYPE_INT64:
-                reflection->AddInt64(message, field, 0);
-                break;
-            case gp::FieldDescriptor::CPPTYPE_UINT32:
-                reflection->AddUInt32(message, field, 0);
-                break;
-            case gp::FieldDescriptor::CPPTYPE_UINT64:
-                reflection->AddUInt64(message, field, 0);
-                break;
-            case gp::FieldDescriptor::CPPTYPE_DOUBLE:
-                reflection->AddDouble(message, field, 0);
-                break;
-            case gp::FieldDescriptor::CPPTYPE_FLOAT:
-                reflection->AddFloat(message, field, 0);
-                break;
-            case gp::FieldDescriptor::CPPTYPE_BOOL:
-                reflection->AddBool(message, field, false);
-                break;
-            case gp::FieldDescriptor::CPPTYPE_ENUM:
-                reflection->AddEnumValue(message, field, field->enum_type()->value(0)->number());
-                break;
-            case gp::FieldDescriptor::CPPTYPE_STRING:
-                reflection->AddString(message, field, std::string());
-                break;
-            case gp::FieldDescriptor::CPPTYPE_MESSAGE:
-                break;
-            }
-        } else if (oneof) {
+        if (field->is_repeated())
+            continue; // printed as [] (always_print_primitive_fields)
+        if (oneof) {
             // A oneof member prints only when set: set the first one to its default. (proto3 `optional` fields
             // stay unset: setting them changes what the request means, e.g. Echo's response_size.)
             switch (field->cpp_type()) {
