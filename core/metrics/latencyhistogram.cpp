@@ -73,17 +73,6 @@ uint64_t LatencyHistogram::percentile(double p) const noexcept
     return m_max;
 }
 
-double LatencyHistogram::fractionAtOrBelow(uint64_t nanos) const noexcept
-{
-    if (m_count == 0)
-        return 0.0;
-    const int last = bucketIndex(nanos);
-    uint64_t seen = 0;
-    for (int i = 0; i <= last; ++i)
-        seen += m_counts[i];
-    return static_cast<double>(seen) / static_cast<double>(m_count);
-}
-
 std::vector<LatencyHistogram::Bucket> LatencyHistogram::buckets() const
 {
     std::vector<Bucket> out;

@@ -60,8 +60,6 @@ public:
      * less than or equal to it, reported as its bucket's midpoint clamped to [min, max]. 0 gives min, 100 max.
      */
     uint64_t percentile(double p) const noexcept;
-    /// Fraction of samples (0..1) at or below @p nanos, at bucket resolution.
-    double fractionAtOrBelow(uint64_t nanos) const noexcept;
 
     /// The non-empty buckets in increasing order.
     std::vector<Bucket> buckets() const;
