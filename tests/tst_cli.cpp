@@ -75,6 +75,16 @@ private Q_SLOTS:
                                                       QStringLiteral("-D"), QStringLiteral("/no/such.json")} << QStringLiteral("/no/such.json");
         QTest::newRow("bad fill") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
                                                QStringLiteral("--fill"), QStringLiteral("nums=3")} << QStringLiteral("nums");
+        QTest::newRow("bad rps") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                              QStringLiteral("--rps"), QStringLiteral("fast")} << QStringLiteral("--rps");
+        QTest::newRow("zero rps") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                               QStringLiteral("--rps"), QStringLiteral("0")} << QStringLiteral("rate must be positive");
+        QTest::newRow("bad schedule") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                   QStringLiteral("--load-schedule"), QStringLiteral("zigzag")} << QStringLiteral("zigzag");
+        QTest::newRow("step without start") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                         QStringLiteral("--load-schedule"), QStringLiteral("step")} << QStringLiteral("--load-start");
+        QTest::newRow("bad warmup") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                 QStringLiteral("--warmup"), QStringLiteral("soon")} << QStringLiteral("--warmup");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("frobnicate");
     }
     void badUsageExitsTwoWithOneLine()
@@ -85,6 +95,21 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
         QVERIFY(r.out.isEmpty() || arguments.first() == u"frobnicate");
+    }
+
+    void openLoopReportsBothLatencies()
+    {
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
+                              QStringLiteral(R"({"delayUs": 20000})"), QStringLiteral("--load-schedule"), QStringLiteral("step"),
+                              QStringLiteral("--load-start"), QStringLiteral("50"), QStringLiteral("--load-step"),
+                              QStringLiteral("50"), QStringLiteral("--load-step-duration"), QStringLiteral("200ms"),
+                              QStringLiteral("--load-max-duration"), QStringLiteral("1s"), QStringLiteral("-c"),
+                              QStringLiteral("2"), QStringLiteral("--interval"), QStringLiteral("250ms"), QStringLiteral("--warmup"), QStringLiteral("200ms")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        for (const char *text : {"Open loop", "from intended send", "from actual send", "Send lag:", "WARNING:",
+                                 "Time series:", "Client CPU:", "Server CPU:", "[OK]\t"})
+            QVERIFY2(r.out.contains(QLatin1String(text)), text);
     }
 
     void failOnErrorIsAChoice()

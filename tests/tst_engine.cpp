@@ -228,6 +228,96 @@ private Q_SLOTS:
         QVERIFY(s.errorLatency.max() < 300'000'000ULL);
     }
 
+    void openLoopKeepsTheRate()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 10;
+        plan.totalCalls = 200;
+        plan.rate = RateSchedule{};
+        plan.rate->start = 200; // 200 calls at 200/s: one second
+        const RunSnapshot s = runToEnd(engine, target(), echoCall(), plan);
+        QVERIFY(s.openLoop);
+        QCOMPARE(s.callsOk(), 200ULL);
+        QCOMPARE(s.callsSent, 200ULL);
+        QVERIFY2(s.elapsed >= 990ms && s.elapsed < 1500ms, qPrintable(QString::number(s.elapsed.count())));
+        // On time: the median call leaves within 1 ms of its intended time. (A few late wake-ups are the machine's,
+        // e.g. when ctest runs other tests beside this one, so no strict keptUp() here.)
+        QVERIFY2(s.sendLag.percentile(50) < 1'000'000, qPrintable(QString::number(s.sendLag.percentile(50))));
+        QVERIFY2(s.lateSends < 20, qPrintable(QString::number(s.lateSends)));
+        QCOMPARE(s.intendedCalls, 200.0);
+        // A fast server and a client that keeps up: latency from the intended time is close to the service time.
+        QVERIFY(s.latency.percentile(50) < s.serviceLatency.percentile(50) + 2'000'000);
+        QCOMPARE(s.serviceLatency.count(), 200ULL);
+    }
+
+    void coordinatedOmissionIsCorrected()
+    {
+        // Each call takes 50 ms and only 2 may be in flight: capacity 40/s against an intended 100/s. Calls queue
+        // for a free slot; measured from their intended send time they wait far longer than the 50 ms the server
+        // shows once a call is sent. A closed-loop tool would report ~50 ms.
+        QString error;
+        const auto call = prepareGrpcCall(builtinBenchSchema(),
+                                          {QStringLiteral("rpcscope.bench.v1.Bench/Echo"), R"({"delayUs": 50000})", {}, true},
+                                          &error);
+        QVERIFY2(call, qPrintable(error));
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 60;
+        plan.rate = RateSchedule{};
+        plan.rate->start = 100;
+        const RunSnapshot s = runToEnd(engine, target(), *call, plan);
+        QCOMPARE(s.callsOk(), 60ULL);
+        const uint64_t service = s.serviceLatency.percentile(50);
+        QVERIFY2(service >= 50'000'000 && service < 90'000'000, qPrintable(QString::number(service)));
+        // The last calls were due at 0.59 s but could only be sent at ~1.5 s: ~900 ms from intended to reply.
+        QVERIFY2(s.latency.percentile(99) > 600'000'000, qPrintable(QString::number(s.latency.percentile(99))));
+        QVERIFY(s.latency.percentile(50) > 2 * service);
+        QVERIFY(!s.keptUp());
+        QVERIFY(s.lateSends > 40);
+        QVERIFY(s.sendLag.max() > 500'000'000);
+    }
+
+    void timeSeriesCoversTheRun()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 4;
+        plan.totalCalls = 0;
+        plan.duration = 1100ms;
+        plan.interval = 200ms;
+        const RunSnapshot s = runToEnd(engine, target(), echoCall(), plan);
+        QVERIFY2(s.timeline.size() >= 6 && s.timeline.size() <= 7, qPrintable(QString::number(s.timeline.size())));
+        uint64_t calls = 0;
+        for (const IntervalPoint &point : s.timeline) {
+            calls += point.calls;
+            QVERIFY(point.seconds > 0 && point.seconds <= 0.25);
+            QVERIFY(point.calls > 0);
+            QVERIFY(point.p50 > 0 && point.p50 <= point.p90 && point.p90 <= point.p99);
+        }
+        QCOMPARE(calls, s.callsCompleted()); // every call lands in exactly one interval
+        QVERIFY(std::abs(s.timeline.last().endSeconds - std::chrono::duration<double>(s.elapsed).count()) < 0.01);
+        QVERIFY(s.clientCpuSeconds > 0);
+        QVERIFY(s.clientCpuPerCallUs() > 0);
+        QVERIFY(s.clientPeakRssBytes > 1'000'000);
+    }
+
+    void warmupByDuration()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 100;
+        plan.warmupDuration = 300ms;
+        QElapsedTimer timer;
+        timer.start();
+        const RunSnapshot s = runToEnd(engine, target(), echoCall(), plan);
+        QVERIFY(timer.elapsed() >= 300);
+        QVERIFY(s.warmupCalls > 10);
+        QCOMPARE(s.callsCompleted(), 100ULL);
+    }
+
     void invalidPlansAreRefused()
     {
         LoadEngine engine;
@@ -240,6 +330,10 @@ private Q_SLOTS:
         plan.concurrency = 0;
         QVERIFY(!engine.start(makeGrpcTransport(target(), echoCall()), plan, &error));
         QVERIFY(error.contains(QStringLiteral("concurrency")));
+        plan.concurrency = 1;
+        plan.rate = RateSchedule{};
+        QVERIFY(!engine.start(makeGrpcTransport(target(), echoCall()), plan, &error));
+        QVERIFY(error.contains(QStringLiteral("rate must be positive")));
     }
 };
 

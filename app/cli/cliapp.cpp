@@ -5,10 +5,12 @@
 #include "report/textreport.h"
 #include "schema/schema.h"
 #include "server/builtingrpcserver.h"
+#include "server/serverprocess.h"
 #include "transport/grpctransport.h"
 #include "util/units.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QFile>
 #include <QTextStream>
 
@@ -172,8 +174,25 @@ int runCommand(const QStringList &arguments)
         {{QStringLiteral("z"), QStringLiteral("duration")},
          QStringLiteral("Length of the timed phase, e.g. 10s; with -n too, whichever comes first ends the run."),
          QStringLiteral("DURATION")},
-        {QStringLiteral("warmup"), QStringLiteral("Calls made first and left out of the statistics (default 0)."),
-         QStringLiteral("N")},
+        {QStringLiteral("warmup"),
+         QStringLiteral("Warm-up made first and left out of the statistics: N calls or a duration like 5s (default 0)."),
+         QStringLiteral("N|DURATION")},
+        {QStringLiteral("rps"),
+         QStringLiteral("Open loop: send R calls per second whatever the replies do; -c caps the calls in flight. "
+                        "Latency counts from each call's intended send time."),
+         QStringLiteral("R")},
+        {QStringLiteral("load-schedule"), QStringLiteral("Open-loop rate schedule: const (with --rps), step or line."),
+         QStringLiteral("const|step|line")},
+        {QStringLiteral("load-start"), QStringLiteral("Schedule: starting rate (calls/s)."), QStringLiteral("R")},
+        {QStringLiteral("load-step"),
+         QStringLiteral("Schedule: rate added every --load-step-duration (step) or every second (line); may be negative."),
+         QStringLiteral("R")},
+        {QStringLiteral("load-end"), QStringLiteral("Schedule: the rate stays here once reached."), QStringLiteral("R")},
+        {QStringLiteral("load-step-duration"), QStringLiteral("Schedule (step): length of each step (default 1s)."),
+         QStringLiteral("DURATION")},
+        {QStringLiteral("load-max-duration"), QStringLiteral("Schedule: stop sending after this long."),
+         QStringLiteral("DURATION")},
+        {QStringLiteral("interval"), QStringLiteral("Time-series resolution (default 1s)."), QStringLiteral("DURATION")},
         {{QStringLiteral("t"), QStringLiteral("timeout")},
          QStringLiteral("Deadline of each call (default 20s; 0 = none)."), QStringLiteral("DURATION")},
         {QStringLiteral("connections"),
@@ -186,7 +205,7 @@ int runCommand(const QStringList &arguments)
         {QStringLiteral("max-send-size"), QStringLiteral("Largest request sent, e.g. 64MiB (default unlimited)."),
          QStringLiteral("SIZE")},
         {QStringLiteral("builtin"),
-         QStringLiteral("Start the built-in server for this run; uses the bundled bench proto unless --proto.")},
+         QStringLiteral("Start the built-in server (a child process) for this run; uses the bundled bench proto unless --proto.")},
         {QStringLiteral("insecure"), QStringLiteral("Plaintext connection (the default; accepted for ghz users).")},
         {QStringLiteral("fail-on-error"), QStringLiteral("Exit 1 when any call did not end OK.")},
     };
@@ -234,9 +253,73 @@ int runCommand(const QStringList &arguments)
     }
     if (!parseCount(QStringLiteral("n"), plan.duration.count() > 0 ? 0 : 200, 1, &plan.totalCalls))
         return usageError(cmd, QStringLiteral("-n: expected a number >= 1, got \"%1\"").arg(parser.value(QStringLiteral("n"))));
-    if (!parseCount(QStringLiteral("warmup"), 0, 0, &plan.warmupCalls))
-        return usageError(cmd, QStringLiteral("--warmup: expected a number of calls, got \"%1\"")
-                                   .arg(parser.value(QStringLiteral("warmup"))));
+    if (parser.isSet(QStringLiteral("warmup"))) {
+        const QString value = parser.value(QStringLiteral("warmup"));
+        bool isCount = false;
+        plan.warmupCalls = value.toULongLong(&isCount);
+        if (!isCount) {
+            QString why;
+            const auto d = parseDuration(value, &why);
+            if (!d)
+                return usageError(cmd, QStringLiteral("--warmup: expected a number of calls or a duration, got \"%1\"").arg(value));
+            plan.warmupDuration = *d;
+        }
+    }
+    auto durationFlag = [&](const QString &name, std::chrono::nanoseconds *into, QString *problem) {
+        if (!parser.isSet(name))
+            return true;
+        QString why;
+        const auto d = parseDuration(parser.value(name), &why);
+        if (!d || d->count() <= 0) {
+            *problem = QStringLiteral("--%1: %2").arg(name, d ? QStringLiteral("must be positive") : why);
+            return false;
+        }
+        *into = *d;
+        return true;
+    };
+    auto rateFlag = [&](const QString &name, double *into, QString *problem) {
+        if (!parser.isSet(name))
+            return true;
+        bool ok = false;
+        *into = parser.value(name).toDouble(&ok);
+        if (!ok) {
+            *problem = QStringLiteral("--%1: \"%2\" is not a number").arg(name, parser.value(name));
+            return false;
+        }
+        return true;
+    };
+    QString problem;
+    if (!durationFlag(QStringLiteral("interval"), &plan.interval, &problem))
+        return usageError(cmd, problem);
+    const QString schedule = parser.value(QStringLiteral("load-schedule"));
+    if (parser.isSet(QStringLiteral("rps")) || parser.isSet(QStringLiteral("load-schedule"))) {
+        RateSchedule rate;
+        if (schedule.isEmpty() || schedule == u"const") {
+            if (!parser.isSet(QStringLiteral("rps")))
+                return usageError(cmd, QStringLiteral("--load-schedule const needs --rps"));
+            if (!rateFlag(QStringLiteral("rps"), &rate.start, &problem))
+                return usageError(cmd, problem);
+        } else if (schedule == u"step" || schedule == u"line") {
+            rate.kind = schedule == u"step" ? RateSchedule::Kind::Step : RateSchedule::Kind::Line;
+            if (!parser.isSet(QStringLiteral("load-start")))
+                return usageError(cmd, QStringLiteral("--load-schedule %1 needs --load-start").arg(schedule));
+            if (!rateFlag(QStringLiteral("load-start"), &rate.start, &problem)
+                || !rateFlag(QStringLiteral("load-step"), &rate.step, &problem)
+                || !rateFlag(QStringLiteral("load-end"), &rate.end, &problem)
+                || !durationFlag(QStringLiteral("load-step-duration"), &rate.stepDuration, &problem))
+                return usageError(cmd, problem);
+        } else {
+            return usageError(cmd, QStringLiteral("--load-schedule: \"%1\" is not const, step or line").arg(schedule));
+        }
+        if (!durationFlag(QStringLiteral("load-max-duration"), &rate.maxDuration, &problem))
+            return usageError(cmd, problem);
+        if (const char *why = rate.problem())
+            return usageError(cmd, QStringLiteral("--rps/--load-*: %1").arg(QString::fromLatin1(why)));
+        // A schedule with its own end needs no default call count.
+        if (!parser.isSet(QStringLiteral("n")) && (rate.maxDuration.count() > 0 || plan.duration.count() > 0))
+            plan.totalCalls = 0;
+        plan.rate = rate;
+    }
     if (!parseCount(QStringLiteral("connections"), 1, 1, &connections) || connections > 1000)
         return usageError(cmd, QStringLiteral("--connections: expected a number from 1 to 1000, got \"%1\"")
                                    .arg(parser.value(QStringLiteral("connections"))));
@@ -301,13 +384,18 @@ int runCommand(const QStringList &arguments)
         return usageError(cmd, where + error);
     }
 
-    BuiltinGrpcServer server;
+    // The built-in server runs as a child process (this same program's `serve grpc`), so the client's CPU is
+    // measured alone and the server's can be measured too.
+    ServerProcess server;
     if (builtin) {
-        if (!server.start(QStringLiteral("127.0.0.1"), 0, 0, &error)) {
+        if (!server.start(QCoreApplication::applicationFilePath(),
+                          {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0")},
+                          QStringLiteral("^([0-9.]+:[0-9]+)$"), std::chrono::seconds(10), &error)) {
             err() << "rpcscope-cli run: built-in server: " << error << '\n';
             return ExitRuntime;
         }
-        target.address = server.address();
+        target.address = server.readyText();
+        plan.serverPid = server.pid();
     } else {
         target.address = positional.first();
         if (!target.address.contains(QLatin1Char(':')))

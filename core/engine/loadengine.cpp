@@ -1,5 +1,6 @@
 #include "loadengine.h"
 
+#include "metrics/processstats.h"
 #include "transport/transport.h"
 
 #include <algorithm>
@@ -7,15 +8,18 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace rpcscope {
 
 using Clock = std::chrono::steady_clock;
+using std::chrono::nanoseconds;
 
 namespace {
 constexpr int kShards = 16; // callers share a few locked accumulators; snapshots merge them
 constexpr size_t kMaxDistinctErrors = 64;
+constexpr nanoseconds kLateSend = std::chrono::milliseconds(1);
 
 enum Phase : int { WarmupPhase, TimedPhase, DonePhase };
 
@@ -24,11 +28,24 @@ struct alignas(64) Shard
     std::mutex mutex;
     LatencyHistogram ok;
     LatencyHistogram failed;
+    LatencyHistogram service; // open loop: OK calls from their actual send
+    LatencyHistogram lag; // open loop: actual minus intended send time
+    uint64_t lateSends = 0;
     StatusCounts status{};
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
     std::map<std::pair<int, std::string>, uint64_t> errors;
     uint64_t otherErrors = 0; // beyond kMaxDistinctErrors distinct messages
+    // The current time-series interval; the clock thread takes and resets these.
+    LatencyHistogram intervalOk;
+    uint64_t intervalErrors = 0;
+};
+
+/// Per slot, written before its call starts and read in its completion callback (ordered by the transport).
+struct SlotTiming
+{
+    Clock::time_point intended;
+    Clock::time_point sent;
 };
 } // namespace
 
@@ -41,17 +58,26 @@ public:
         , m_plan(plan)
         , m_generation(generation)
         , m_shards(kShards)
-        , m_callStart(static_cast<size_t>(plan.concurrency))
+        , m_timing(static_cast<size_t>(plan.concurrency))
     {
         for (int i = 0; i < plan.concurrency; ++i)
             m_slots.push_back(m_transport->makeSlot(i, this));
     }
 
+    ~Run() override
+    {
+        if (m_dispatcher.joinable())
+            m_dispatcher.join();
+        if (m_clock.joinable())
+            m_clock.join();
+    }
+
     void begin()
     {
-        if (m_plan.warmupCalls > 0) {
+        if (m_plan.warmupCalls > 0 || m_plan.warmupDuration.count() > 0) {
             m_phase.store(WarmupPhase);
             m_active.store(m_plan.concurrency);
+            m_warmupDeadline = Clock::now() + m_plan.warmupDuration;
             for (int i = 0; i < m_plan.concurrency; ++i)
                 issueNext(i, Clock::now());
         } else {
@@ -61,7 +87,11 @@ public:
 
     void stop()
     {
-        m_stopping.store(true);
+        {
+            std::lock_guard lock(m_slotMutex);
+            m_stopping.store(true);
+        }
+        m_slotCv.notify_all();
         for (auto &slot : m_slots)
             slot->cancel();
     }
@@ -69,15 +99,25 @@ public:
     void callDone(int slot, CallOutcome &outcome) override
     {
         const auto now = Clock::now();
-        if (m_phase.load(std::memory_order_acquire) == TimedPhase) {
-            // A call we cancelled ourselves on Stop is not a server's failure: leave it out.
-            const bool cancelledByUs = outcome.status == CallStatus::Cancelled && m_stopping.load();
-            if (!cancelledByUs)
-                record(slot, outcome, static_cast<uint64_t>((now - m_callStart[static_cast<size_t>(slot)]).count()));
-        } else {
+        if (m_phase.load(std::memory_order_acquire) != TimedPhase) {
             m_warmupDone.fetch_add(1, std::memory_order_relaxed);
+            issueNext(slot, now);
+            return;
         }
-        issueNext(slot, now);
+        // A call we cancelled ourselves on Stop is not a server's failure: leave it out.
+        const bool cancelledByUs = outcome.status == CallStatus::Cancelled && m_stopping.load();
+        if (!cancelledByUs)
+            record(slot, outcome, now);
+        if (!m_openLoop) {
+            issueNext(slot, now);
+            return;
+        }
+        {
+            std::lock_guard lock(m_slotMutex);
+            m_freeSlots.push_back(slot);
+        }
+        m_slotCv.notify_one();
+        idle();
     }
 
     RunSnapshot snapshot() const
@@ -87,12 +127,17 @@ public:
         s.plannedCalls = m_plan.totalCalls;
         s.plannedDuration = m_plan.duration;
         s.warmupCalls = m_warmupDone.load();
+        s.openLoop = m_openLoop;
+        s.callsSent = m_sent.load();
         std::map<std::pair<int, std::string>, uint64_t> errors;
         uint64_t otherErrors = 0;
         for (auto &shard : m_shards) {
             std::lock_guard lock(shard.mutex);
             s.latency.merge(shard.ok);
             s.errorLatency.merge(shard.failed);
+            s.serviceLatency.merge(shard.service);
+            s.sendLag.merge(shard.lag);
+            s.lateSends += shard.lateSends;
             for (int i = 0; i < CallStatus::SlotCount; ++i)
                 s.statusCounts[static_cast<size_t>(i)] += shard.status[static_cast<size_t>(i)];
             s.bytesSent += shard.bytesSent;
@@ -106,6 +151,12 @@ public:
         if (otherErrors)
             s.errors.append({CallStatus::Unknown, QStringLiteral("(other error messages)"), otherErrors});
         std::sort(s.errors.begin(), s.errors.end(), [](const auto &a, const auto &b) { return a.count > b.count; });
+        {
+            std::lock_guard lock(m_timelineMutex);
+            s.timeline = m_timeline;
+            s.clientPeakRssBytes = m_peakRss;
+            s.serverPeakRssBytes = m_serverPeakRss;
+        }
 
         std::lock_guard lock(m_stateMutex);
         s.state = m_state;
@@ -113,6 +164,18 @@ public:
             s.elapsed = Clock::now() - m_timedStart;
         else if (s.isFinal() && m_timedStarted)
             s.elapsed = m_timedEnd - m_timedStart;
+        if (m_timedStarted) {
+            s.clientCpuSeconds = (s.isFinal() ? m_cpuAtEnd : processCpuSeconds()) - m_cpuAtStart;
+            if (m_serverCpuAtStart >= 0) {
+                const double now = s.isFinal() ? m_serverCpuAtEnd : sampleProcess(static_cast<pid_t>(m_plan.serverPid)).cpuSeconds;
+                s.hasServerStats = now >= m_serverCpuAtStart;
+                s.serverCpuSeconds = s.hasServerStats ? now - m_serverCpuAtStart : 0;
+            }
+            if (m_openLoop) {
+                s.intendedRate = m_plan.rate->rateAt(s.elapsed);
+                s.intendedCalls = intendedCallsBy(s.elapsed);
+            }
+        }
         return s;
     }
 
@@ -142,19 +205,31 @@ public:
     }
 
 private:
-    void record(int slot, const CallOutcome &outcome, uint64_t nanos)
+    void record(int slot, const CallOutcome &outcome, Clock::time_point now)
     {
+        const SlotTiming &timing = m_timing[static_cast<size_t>(slot)];
+        const auto fromIntended = static_cast<uint64_t>((now - timing.intended).count());
         Shard &shard = m_shards[static_cast<size_t>(slot % kShards)];
         std::lock_guard lock(shard.mutex);
         const int status = std::clamp(outcome.status, 0, CallStatus::SlotCount - 1);
         ++shard.status[static_cast<size_t>(status)];
         shard.bytesSent += outcome.bytesSent;
         shard.bytesReceived += outcome.bytesReceived;
+        if (m_openLoop) {
+            const nanoseconds lag = timing.sent - timing.intended;
+            shard.lag.record(static_cast<uint64_t>(std::max<int64_t>(0, lag.count())));
+            if (lag > kLateSend)
+                ++shard.lateSends;
+        }
         if (status == CallStatus::Ok) {
-            shard.ok.record(nanos);
+            shard.ok.record(fromIntended);
+            shard.intervalOk.record(fromIntended);
+            if (m_openLoop)
+                shard.service.record(static_cast<uint64_t>((now - timing.sent).count()));
             return;
         }
-        shard.failed.record(nanos);
+        shard.failed.record(fromIntended);
+        ++shard.intervalErrors;
         auto key = std::make_pair(status, outcome.errorMessage);
         auto it = shard.errors.find(key);
         if (it != shard.errors.end())
@@ -165,24 +240,45 @@ private:
             ++shard.otherErrors;
     }
 
+    void startCall(int slot, Clock::time_point intended)
+    {
+        SlotTiming &timing = m_timing[static_cast<size_t>(slot)];
+        timing.intended = intended;
+        timing.sent = Clock::now();
+        if (m_openLoop)
+            timing.intended = std::min(timing.intended, timing.sent); // early wake-ups do not count as negative
+        else
+            timing.intended = timing.sent;
+        m_sent.fetch_add(1, std::memory_order_relaxed);
+        m_slots[static_cast<size_t>(slot)]->start();
+    }
+
+    // Closed loop (and warm-up): the slot that just finished makes the next call, if any is left.
     void issueNext(int slot, Clock::time_point now)
     {
         if (m_stopping.load(std::memory_order_relaxed))
             return idle();
         if (m_phase.load(std::memory_order_acquire) == WarmupPhase) {
-            if (m_tickets.fetch_add(1, std::memory_order_relaxed) >= m_plan.warmupCalls)
+            if (m_plan.warmupDuration.count() > 0) {
+                if (now >= m_warmupDeadline)
+                    return idle();
+            } else if (m_tickets.fetch_add(1, std::memory_order_relaxed) >= m_plan.warmupCalls) {
                 return idle();
-        } else {
-            if (m_plan.totalCalls > 0 && m_tickets.fetch_add(1, std::memory_order_relaxed) >= m_plan.totalCalls)
-                return idle();
-            if (m_plan.duration.count() > 0 && now >= m_deadline)
-                return idle();
+            }
+            SlotTiming &timing = m_timing[static_cast<size_t>(slot)];
+            timing.intended = timing.sent = Clock::now();
+            m_slots[static_cast<size_t>(slot)]->start();
+            return;
         }
-        m_callStart[static_cast<size_t>(slot)] = Clock::now();
-        m_slots[static_cast<size_t>(slot)]->start();
+        if (m_plan.totalCalls > 0 && m_tickets.fetch_add(1, std::memory_order_relaxed) >= m_plan.totalCalls)
+            return idle();
+        if (m_plan.duration.count() > 0 && now >= m_deadline)
+            return idle();
+        startCall(slot, now);
     }
 
-    // Every slot goes idle once per phase; the last one moves the run on.
+    // Closed loop: every slot goes idle once per phase. Open loop: every call and the dispatcher each hold one
+    // count. The last one out moves the run on.
     void idle()
     {
         if (m_active.fetch_sub(1, std::memory_order_acq_rel) != 1)
@@ -196,18 +292,125 @@ private:
     void beginTimed()
     {
         m_tickets.store(0);
-        m_active.store(m_plan.concurrency);
         const auto now = Clock::now();
         {
             std::lock_guard lock(m_stateMutex);
             m_timedStart = now;
             m_timedStarted = true;
             m_state = RunState::Running;
+            m_cpuAtStart = processCpuSeconds();
+            m_serverCpuAtStart = serverCpu();
         }
         m_deadline = now + m_plan.duration;
+        m_intervalStart = now;
+        m_openLoop = m_plan.rate.has_value();
+        m_clock = std::thread([this] { clockLoop(); });
+        if (m_openLoop) {
+            for (int i = m_plan.concurrency - 1; i >= 0; --i)
+                m_freeSlots.push_back(i);
+            m_active.store(1); // the dispatcher's own count
+            m_phase.store(TimedPhase, std::memory_order_release);
+            m_dispatcher = std::thread([this] { dispatch(); });
+            return;
+        }
+        m_active.store(m_plan.concurrency);
         m_phase.store(TimedPhase, std::memory_order_release);
         for (int i = 0; i < m_plan.concurrency; ++i)
             issueNext(i, now);
+    }
+
+    /// Open loop: sends call k at start + t_k, taking a free slot (waiting for one if all are busy: sent late).
+    void dispatch()
+    {
+        const RateSchedule &schedule = *m_plan.rate;
+        for (uint64_t k = 0;; ++k) {
+            if (m_plan.totalCalls > 0 && k >= m_plan.totalCalls)
+                break;
+            const PaceDecision decision = pace(schedule, Clock::now() - m_timedStart, k);
+            if (decision.stop || (m_plan.duration.count() > 0 && decision.due >= m_plan.duration))
+                break;
+            const Clock::time_point intended = m_timedStart + decision.due;
+            int slot = -1;
+            {
+                std::unique_lock lock(m_slotMutex);
+                m_slotCv.wait_until(lock, intended, [this] { return m_stopping.load(); });
+                m_slotCv.wait(lock, [this] { return m_stopping.load() || !m_freeSlots.empty(); });
+                if (m_stopping.load())
+                    break;
+                slot = m_freeSlots.back();
+                m_freeSlots.pop_back();
+            }
+            m_active.fetch_add(1, std::memory_order_acq_rel);
+            startCall(slot, intended);
+        }
+        idle();
+    }
+
+    double intendedCallsBy(nanoseconds elapsed) const
+    {
+        // Count of k with t_k <= elapsed: binary search on the monotonic intendedTime().
+        uint64_t low = 0;
+        uint64_t high = 1;
+        while (high < (uint64_t(1) << 40) && m_plan.rate->intendedTime(high) <= elapsed)
+            high *= 2;
+        while (low < high) {
+            const uint64_t mid = low + (high - low) / 2;
+            if (m_plan.rate->intendedTime(mid) <= elapsed)
+                low = mid + 1;
+            else
+                high = mid;
+        }
+        double count = static_cast<double>(low);
+        if (m_plan.totalCalls > 0)
+            count = std::min(count, static_cast<double>(m_plan.totalCalls));
+        return count;
+    }
+
+    /// Closes the current time-series interval at @p now.
+    void closeInterval(Clock::time_point now)
+    {
+        LatencyHistogram ok;
+        uint64_t errors = 0;
+        for (auto &shard : m_shards) {
+            std::lock_guard lock(shard.mutex);
+            ok.merge(shard.intervalOk);
+            shard.intervalOk.reset();
+            errors += shard.intervalErrors;
+            shard.intervalErrors = 0;
+        }
+        IntervalPoint point;
+        point.endSeconds = std::chrono::duration<double>(now - m_timedStart).count();
+        point.seconds = std::chrono::duration<double>(now - m_intervalStart).count();
+        point.calls = ok.count() + errors;
+        point.errors = errors;
+        point.p50 = ok.percentile(50);
+        point.p90 = ok.percentile(90);
+        point.p99 = ok.percentile(99);
+        m_intervalStart = now;
+        m_timeline.append(point);
+        m_peakRss = std::max(m_peakRss, processRssBytes());
+        if (m_plan.serverPid > 0)
+            m_serverPeakRss = std::max(m_serverPeakRss, sampleProcess(static_cast<pid_t>(m_plan.serverPid)).rssBytes);
+    }
+
+    double serverCpu() const
+    {
+        if (m_plan.serverPid <= 0)
+            return -1;
+        const ProcessSample sample = sampleProcess(static_cast<pid_t>(m_plan.serverPid));
+        return sample.valid ? sample.cpuSeconds : -1;
+    }
+
+    void clockLoop()
+    {
+        auto next = m_timedStart + m_plan.interval;
+        std::unique_lock lock(m_timelineMutex);
+        while (!m_clockStop) {
+            if (m_clockCv.wait_until(lock, next, [this] { return m_clockStop; }))
+                break;
+            closeInterval(next);
+            next += m_plan.interval;
+        }
     }
 
     void finish()
@@ -215,10 +418,19 @@ private:
         const auto now = Clock::now();
         m_phase.store(DonePhase);
         {
+            std::lock_guard lock(m_timelineMutex);
+            m_clockStop = true;
+            if (m_timedStarted && now > m_intervalStart)
+                closeInterval(now); // the last, partial interval
+        }
+        m_clockCv.notify_all();
+        {
             std::lock_guard lock(m_stateMutex);
             m_timedEnd = now;
             if (!m_timedStarted)
                 m_timedStart = now;
+            m_cpuAtEnd = processCpuSeconds();
+            m_serverCpuAtEnd = serverCpu();
             m_state = m_stopping.load() ? RunState::Stopped : RunState::Finished;
             m_finished = true;
             m_finishedCv.notify_all();
@@ -236,14 +448,33 @@ private:
     const uint64_t m_generation;
     std::vector<std::unique_ptr<CallSlot>> m_slots;
     mutable std::vector<Shard> m_shards;
-    std::vector<Clock::time_point> m_callStart; // per slot; written before start(), read in its callback
+    std::vector<SlotTiming> m_timing;
 
     std::atomic<int> m_phase{WarmupPhase};
     std::atomic<uint64_t> m_tickets{0};
     std::atomic<int> m_active{0};
     std::atomic<bool> m_stopping{false};
     std::atomic<uint64_t> m_warmupDone{0};
-    Clock::time_point m_deadline; // written before the timed phase is published
+    std::atomic<uint64_t> m_sent{0};
+    bool m_openLoop = false; // written before the timed phase is published
+    Clock::time_point m_deadline; // likewise
+    Clock::time_point m_warmupDeadline;
+
+    // Open loop: free slots for the dispatcher.
+    std::mutex m_slotMutex;
+    std::condition_variable m_slotCv;
+    std::vector<int> m_freeSlots;
+    std::thread m_dispatcher;
+
+    // Time series and resource samples, advanced by the clock thread.
+    mutable std::mutex m_timelineMutex;
+    std::condition_variable m_clockCv;
+    bool m_clockStop = false;
+    Clock::time_point m_intervalStart;
+    QList<IntervalPoint> m_timeline;
+    uint64_t m_peakRss = 0;
+    uint64_t m_serverPeakRss = 0;
+    std::thread m_clock;
 
     mutable std::mutex m_stateMutex;
     mutable std::condition_variable m_finishedCv;
@@ -253,6 +484,10 @@ private:
     bool m_quiescent = false;
     Clock::time_point m_timedStart;
     Clock::time_point m_timedEnd;
+    double m_cpuAtStart = 0;
+    double m_cpuAtEnd = 0;
+    double m_serverCpuAtStart = -1;
+    double m_serverCpuAtEnd = -1;
 };
 
 LoadEngine::LoadEngine(QObject *parent)
@@ -281,18 +516,27 @@ bool LoadEngine::start(std::unique_ptr<Transport> transport, const LoadPlan &pla
         return fail(QStringLiteral("no transport"));
     if (plan.concurrency < 1)
         return fail(QStringLiteral("concurrency must be at least 1"));
-    if (plan.totalCalls == 0 && plan.duration.count() <= 0)
+    const bool timeBound = plan.duration.count() > 0 || (plan.rate && plan.rate->maxDuration.count() > 0);
+    if (plan.totalCalls == 0 && !timeBound)
         return fail(QStringLiteral("a run needs a number of calls or a duration"));
-    if (plan.duration.count() < 0)
-        return fail(QStringLiteral("duration must not be negative"));
+    if (plan.duration.count() < 0 || plan.warmupDuration.count() < 0)
+        return fail(QStringLiteral("durations must not be negative"));
+    if (plan.interval < std::chrono::milliseconds(10))
+        return fail(QStringLiteral("the time-series interval must be at least 10 ms"));
+    if (plan.rate) {
+        if (const char *problem = plan.rate->problem())
+            return fail(QString::fromLatin1(problem));
+    }
     LoadPlan effective = plan;
     // No point in more callers than calls: -n smaller than -c still sends exactly n calls.
-    if (plan.duration.count() == 0)
-        effective.concurrency = static_cast<int>(std::min<uint64_t>(plan.concurrency, plan.totalCalls));
+    if (!timeBound && plan.warmupDuration.count() == 0)
+        effective.concurrency = static_cast<int>(std::min<uint64_t>(plan.concurrency, std::max(plan.totalCalls, plan.warmupCalls)));
     if (m_run)
         m_run->waitUntilQuiescent();
+    m_run.reset();
     m_run = std::make_shared<Run>(this, std::move(transport), effective, ++m_generation);
-    m_run->setState(effective.warmupCalls > 0 ? RunState::WarmingUp : RunState::Running);
+    const bool warmup = effective.warmupCalls > 0 || effective.warmupDuration.count() > 0;
+    m_run->setState(warmup ? RunState::WarmingUp : RunState::Running);
     m_run->begin();
     return true;
 }

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "load/pacer.h"
 #include "metrics/runsnapshot.h"
 
 #include <QObject>
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
 namespace rpcscope {
 
@@ -14,20 +16,32 @@ class Transport;
 /// What a closed-loop run does; a snapshot of the caller's settings, never read again from outside.
 struct LoadPlan
 {
-    int concurrency = 50; ///< callers, each with one call in flight (ghz -c)
+    /// Closed loop: callers, each with one call in flight (ghz -c). Open loop: the most calls in flight at once.
+    int concurrency = 50;
     uint64_t totalCalls = 200; ///< timed calls (ghz -n); 0 = bounded by duration only
     std::chrono::nanoseconds duration{0}; ///< timed phase length (ghz -z); 0 = bounded by count only
     uint64_t warmupCalls = 0; ///< made first, never counted in the statistics
+    std::chrono::nanoseconds warmupDuration{0}; ///< or warm up for this long (closed loop, `concurrency` callers)
+    /// Set: open loop, calls sent at the schedule's intended times whatever the replies do (--rps, --load-schedule).
+    std::optional<RateSchedule> rate;
+    std::chrono::nanoseconds interval{std::chrono::seconds(1)}; ///< time-series resolution
+    int64_t serverPid = 0; ///< a server process to sample for CPU and RSS (one rpcscope started); 0 = none
 };
 
 /**
- * The closed-loop load engine: `concurrency` callers each keep one call in flight until the plan is done.
+ * The load engine. Closed loop: `concurrency` callers each keep one call in flight until the plan is done.
+ * Open loop: a dispatcher sends call k at the schedule's intended time t_k, whatever the replies do (at most
+ * `concurrency` in flight; a call that must wait for a free slot is sent late). Latency is measured from the
+ * intended send time, so a stalling server cannot hide its stall (no coordinated omission); the latency from the
+ * actual send time is kept beside it, as is how late each call was sent.
+ *
  * Calls run on the transport's threads, never on the thread that called start(). Results are read as snapshots
  * (value copies) at any time; runFinished() is emitted once per run, from a transport thread.
  *
- * A run has two phases. Warm-up calls go first and are not measured; the timed phase starts when the last
- * warm-up call is back, so its clock and statistics hold timed calls only. When both a count and a duration are
- * set, whichever is reached first ends the run. Calls in flight when the run ends are waited for and counted.
+ * A run has two phases. Warm-up calls go first (closed loop, by count or duration) and are not measured; the
+ * timed phase starts when the last warm-up call is back, so its clock and statistics hold timed calls only. When
+ * both a count and a duration are set, whichever is reached first ends the run. Calls in flight when the run
+ * ends are waited for and counted.
  */
 class LoadEngine : public QObject
 {

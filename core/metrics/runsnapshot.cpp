@@ -27,6 +27,14 @@ double RunSnapshot::requestsPerSecond() const
     return seconds > 0 ? static_cast<double>(callsCompleted()) / seconds : 0.0;
 }
 
+bool RunSnapshot::keptUp() const
+{
+    if (!openLoop || callsSent == 0)
+        return true;
+    // More than 1% of calls sent over 1 ms late, or fewer than 95% of the intended calls sent.
+    return lateSends * 100 <= callsSent && static_cast<double>(callsSent) >= 0.95 * intendedCalls - 1;
+}
+
 double RunSnapshot::progress() const
 {
     if (isFinal())

@@ -28,6 +28,20 @@ struct ErrorSample
     uint64_t count = 0;
 };
 
+/// One interval of the time series (default 1 s): what completed in it.
+struct IntervalPoint
+{
+    double endSeconds = 0; ///< since the timed phase began
+    double seconds = 0; ///< length (the last one may be shorter)
+    uint64_t calls = 0;
+    uint64_t errors = 0;
+    uint64_t p50 = 0; ///< ns, OK calls
+    uint64_t p90 = 0;
+    uint64_t p99 = 0;
+
+    double requestsPerSecond() const { return seconds > 0 ? static_cast<double>(calls) / seconds : 0.0; }
+};
+
 /**
  * Everything a run has measured so far, as a plain value: the engine hands out copies, the GUI and the reports
  * read only these. Only the timed phase is in here; warm-up calls are counted in warmupCalls and nowhere else.
@@ -37,8 +51,25 @@ struct RunSnapshot
     uint64_t generation = 0; ///< which run of the engine this belongs to
     RunState state = RunState::Idle;
 
-    LatencyHistogram latency; ///< calls that ended OK
-    LatencyHistogram errorLatency; ///< calls that ended with any other status
+    /// Calls that ended OK, from their intended send time (in a closed loop that is their actual send time).
+    LatencyHistogram latency;
+    LatencyHistogram errorLatency; ///< calls that ended with any other status, likewise
+
+    // Open loop only.
+    bool openLoop = false;
+    LatencyHistogram serviceLatency; ///< OK calls from their actual send time (uncorrected)
+    LatencyHistogram sendLag; ///< how late each call was sent, against its intended time
+    uint64_t callsSent = 0;
+    uint64_t lateSends = 0; ///< sent more than 1 ms after their intended time
+    double intendedRate = 0; ///< the schedule's rate now (or at the end)
+    double intendedCalls = 0; ///< calls the schedule meant to send by now (or by the end)
+
+    QList<IntervalPoint> timeline;
+    double clientCpuSeconds = 0; ///< user + system CPU of this process during the timed phase
+    uint64_t clientPeakRssBytes = 0; ///< largest resident set sampled during the run
+    bool hasServerStats = false; ///< the server is a process rpcscope started and could sample
+    double serverCpuSeconds = 0;
+    uint64_t serverPeakRssBytes = 0;
     StatusCounts statusCounts{};
     QList<ErrorSample> errors; ///< distinct error messages with their counts (capped, most frequent kept)
 
@@ -58,6 +89,16 @@ struct RunSnapshot
     double progress() const;
     /// Remaining time estimated from the progress so far; negative when unknown.
     std::chrono::nanoseconds eta() const;
+    /// Open loop: false when the client could not send at the intended rate (the numbers then say so).
+    bool keptUp() const;
+    double clientCpuPerCallUs() const
+    {
+        return callsCompleted() ? clientCpuSeconds * 1e6 / static_cast<double>(callsCompleted()) : 0.0;
+    }
+    double serverCpuPerCallUs() const
+    {
+        return callsCompleted() ? serverCpuSeconds * 1e6 / static_cast<double>(callsCompleted()) : 0.0;
+    }
     bool isFinal() const { return state == RunState::Finished || state == RunState::Stopped; }
 };
 

@@ -83,8 +83,33 @@ QString formatTextSummary(const RunSnapshot &run)
                    .arg(formatBytes(static_cast<double>(run.bytesSent) / n),
                         formatBytes(static_cast<double>(run.bytesReceived) / n));
     }
+    if (run.callsCompleted())
+        out += QStringLiteral("  Client CPU:\t%1 us/call (%2 s in all), peak RSS %3\n")
+                   .arg(run.clientCpuPerCallUs(), 0, 'f', 1)
+                   .arg(run.clientCpuSeconds, 0, 'f', 2)
+                   .arg(formatBytes(static_cast<double>(run.clientPeakRssBytes)));
+    if (run.hasServerStats && run.callsCompleted())
+        out += QStringLiteral("  Server CPU:\t%1 us/call (%2 s in all), peak RSS %3\n")
+                   .arg(run.serverCpuPerCallUs(), 0, 'f', 1)
+                   .arg(run.serverCpuSeconds, 0, 'f', 2)
+                   .arg(formatBytes(static_cast<double>(run.serverPeakRssBytes)));
     if (run.state == RunState::Stopped)
         out += QStringLiteral("  Stopped early:\tthe numbers cover the calls made until then\n");
+
+    if (run.openLoop) {
+        const double seconds = std::chrono::duration<double>(run.elapsed).count();
+        out += QStringLiteral("\nOpen loop (latency counted from each call's intended send time):\n");
+        out += QStringLiteral("  Intended:\t%1 calls (rate now %2/s)\n").arg(run.intendedCalls, 0, 'f', 0).arg(run.intendedRate, 0, 'f', 1);
+        out += QStringLiteral("  Sent:\t%1 calls, %2/s achieved\n").arg(run.callsSent).arg(seconds > 0 ? static_cast<double>(run.callsSent) / seconds : 0.0, 0, 'f', 1);
+        out += QStringLiteral("  Send lag:\tp50 %1, p99 %2, max %3; %4 calls sent over 1 ms late\n")
+                   .arg(formatNanos(static_cast<double>(run.sendLag.percentile(50))),
+                        formatNanos(static_cast<double>(run.sendLag.percentile(99))),
+                        formatNanos(static_cast<double>(run.sendLag.max())))
+                   .arg(run.lateSends);
+        if (!run.keptUp())
+            out += QStringLiteral("  WARNING:\tthe client could not keep up with the intended rate (too few slots: raise -c, "
+                                  "or the server is too slow); latencies include the wait to be sent\n");
+    }
 
     out += QStringLiteral("\nResponse time histogram (OK calls):\n");
     out += histogramText(ok);
@@ -92,9 +117,28 @@ QString formatTextSummary(const RunSnapshot &run)
     out += QStringLiteral("\nLatency distribution (OK calls):\n");
     if (ok.isEmpty()) {
         out += QStringLiteral("  (no successful calls)\n");
+    } else if (run.openLoop) {
+        out += QStringLiteral("  %1 from intended send    from actual send\n").arg(QString(), 10);
+        for (double p : reportPercentiles())
+            out += QStringLiteral("  %1 % in %2 %3\n")
+                       .arg(percentileLabel(p), 5)
+                       .arg(formatNanos(static_cast<double>(ok.percentile(p))), -22)
+                       .arg(formatNanos(static_cast<double>(run.serviceLatency.percentile(p))));
     } else {
         for (double p : reportPercentiles())
             out += QStringLiteral("  %1 % in %2\n").arg(percentileLabel(p), formatNanos(static_cast<double>(ok.percentile(p))));
+    }
+
+    if (!run.timeline.isEmpty() && run.timeline.size() <= 120) {
+        out += QStringLiteral("\nTime series:\n  %1 %2 %3 %4 %5 %6\n")
+                   .arg(QStringLiteral("t (s)"), 8).arg(QStringLiteral("calls"), 9).arg(QStringLiteral("errors"), 7)
+                   .arg(QStringLiteral("req/s"), 10).arg(QStringLiteral("p50"), 9).arg(QStringLiteral("p99"), 9);
+        for (const IntervalPoint &point : run.timeline)
+            out += QStringLiteral("  %1 %2 %3 %4 %5 %6\n")
+                       .arg(point.endSeconds, 8, 'f', 2).arg(point.calls, 9).arg(point.errors, 7)
+                       .arg(point.requestsPerSecond(), 10, 'f', 1)
+                       .arg(formatNanos(static_cast<double>(point.p50)), 9)
+                       .arg(formatNanos(static_cast<double>(point.p99)), 9);
     }
 
     out += QStringLiteral("\nStatus code distribution:\n");
