@@ -1,6 +1,7 @@
 // rpcscope-cli as a user runs it: a real process, real servers on loopback.
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
@@ -110,6 +111,57 @@ private Q_SLOTS:
         for (const char *text : {"Open loop", "from intended send", "from actual send", "Send lag:", "WARNING:",
                                  "Time series:", "Client CPU:", "Server CPU:", "[OK]\t"})
             QVERIFY2(r.out.contains(QLatin1String(text)), text);
+    }
+
+    void metadataReachesTheServer()
+    {
+        // The built-in server answers a call carrying `rpcscope-status: 7` with PERMISSION_DENIED.
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-m"),
+                              QStringLiteral(R"({"rpcscope-status":"7"})"), QStringLiteral("-n"), QStringLiteral("30"),
+                              QStringLiteral("-c"), QStringLiteral("3")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("[PERMISSION_DENIED]\t30 responses")), qPrintable(r.out));
+        const Result bad = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-m"), QStringLiteral("[1]")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains(QStringLiteral("--metadata")));
+    }
+
+    void tlsServeAndRun()
+    {
+        QTemporaryDir dir;
+        QProcess make;
+        make.start(QStringLiteral("bash"), {QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), dir.path()});
+        QVERIFY(make.waitForFinished(60000) && make.exitCode() == 0);
+        QProcess server;
+        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--cert"),
+                                                    dir.filePath(QStringLiteral("server.crt")), QStringLiteral("--key"),
+                                                    dir.filePath(QStringLiteral("server.key"))});
+        QVERIFY(server.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
+        const QString port = QString::fromUtf8(server.readLine()).trimmed().section(QLatin1Char(':'), -1);
+        const QStringList base{QStringLiteral("run"), QStringLiteral("--proto"),
+                               QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),
+                               QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"),
+                               QStringLiteral("20"), QStringLiteral("-c"), QStringLiteral("2")};
+        const Result ok = cli(base + QStringList{QStringLiteral("--cacert"), dir.filePath(QStringLiteral("ca.crt")),
+                                                 QStringLiteral("--cname"), QStringLiteral("rpcscope.test"),
+                                                 QStringLiteral("127.0.0.1:") + port});
+        QVERIFY2(ok.out.contains(QStringLiteral("[OK]\t20 responses")), qPrintable(ok.out + ok.err));
+        const Result wrongCa = cli(base + QStringList{QStringLiteral("--cacert"), dir.filePath(QStringLiteral("other-ca.crt")),
+                                                      QStringLiteral("localhost:") + port});
+        QVERIFY2(wrongCa.out.contains(QStringLiteral("[UNAVAILABLE]\t20 responses")), qPrintable(wrongCa.out));
+        QVERIFY2(!wrongCa.err.contains(QStringLiteral("Handshake failed")), qPrintable(wrongCa.err)); // no gRPC log spam
+        const Result notPem = cli(base + QStringList{QStringLiteral("--cacert"), QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto"),
+                                                     QStringLiteral("localhost:") + port});
+        QCOMPARE(notPem.exitCode, 2);
+        QVERIFY(notPem.err.contains(QStringLiteral("--cacert")) && notPem.err.contains(QStringLiteral("not a PEM file")));
+        const Result contradiction = cli(base + QStringList{QStringLiteral("--insecure"), QStringLiteral("--skipTLS"),
+                                                            QStringLiteral("localhost:") + port});
+        QCOMPARE(contradiction.exitCode, 2);
+        ::kill(static_cast<pid_t>(server.processId()), SIGTERM);
+        QVERIFY(server.waitForFinished(10000));
     }
 
     void failOnErrorIsAChoice()

@@ -12,6 +12,9 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
 #include <QTextStream>
 
 #include <csignal>
@@ -43,6 +46,17 @@ int usageError(const QString &command, const QString &message)
           << "Try 'rpcscope-cli " << command << " --help'.\n";
     err().flush();
     return ExitUsage;
+}
+
+/// Loopback targets default to plaintext; anything else to TLS, as a user dialing a remote server expects.
+bool isLoopback(const QString &address)
+{
+    QString host = address;
+    if (host.startsWith(QLatin1Char('[')))
+        host = host.mid(1, host.indexOf(QLatin1Char(']')) - 1);
+    else if (host.count(QLatin1Char(':')) == 1)
+        host = host.left(host.indexOf(QLatin1Char(':')));
+    return host == u"localhost" || host.startsWith(QStringLiteral("127.")) || host == u"::1";
 }
 
 sigset_t terminationSignals()
@@ -107,6 +121,10 @@ int serveCommand(const QStringList &arguments)
                       QStringLiteral("PORT"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("threads"), QStringLiteral("Serving threads (default 0: one per core)."),
                       QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("cert"), QStringLiteral("Serve TLS with this certificate chain (PEM)."), QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("key"), QStringLiteral("Private key of --cert (PEM)."), QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("client-ca"),
+                      QStringLiteral("Mutual TLS: require client certificates signed by these CAs (PEM)."), QStringLiteral("FILE")});
     if (!parser.parse(arguments))
         return usageError(QStringLiteral("serve"), parser.errorText());
     if (parser.isSet(QStringLiteral("help"))) {
@@ -126,9 +144,25 @@ int serveCommand(const QStringList &arguments)
     if (!okThreads || threads < 0)
         return usageError(QStringLiteral("serve"), QStringLiteral("--threads: expected a number >= 0"));
 
+    std::optional<ServerTls> tls;
+    if (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key")) || parser.isSet(QStringLiteral("client-ca"))) {
+        if (!parser.isSet(QStringLiteral("cert")) || !parser.isSet(QStringLiteral("key")))
+            return usageError(QStringLiteral("serve"), QStringLiteral("TLS needs both --cert and --key"));
+        tls.emplace();
+        for (const auto &[flag, into] : {std::pair(QStringLiteral("cert"), &tls->certChain),
+                                         std::pair(QStringLiteral("key"), &tls->privateKey),
+                                         std::pair(QStringLiteral("client-ca"), &tls->clientCa)}) {
+            if (!parser.isSet(flag))
+                continue;
+            QFile file(parser.value(flag));
+            if (!file.open(QIODevice::ReadOnly))
+                return usageError(QStringLiteral("serve"), QStringLiteral("--%1 %2: %3").arg(flag, file.fileName(), file.errorString()));
+            *into = file.readAll().toStdString();
+        }
+    }
     BuiltinGrpcServer server;
     QString error;
-    if (!server.start(parser.value(QStringLiteral("host")), static_cast<quint16>(port), threads, &error)) {
+    if (!server.start(parser.value(QStringLiteral("host")), static_cast<quint16>(port), threads, &error, tls)) {
         err() << "rpcscope-cli serve: " << error << '\n';
         return ExitRuntime;
     }
@@ -206,7 +240,18 @@ int runCommand(const QStringList &arguments)
          QStringLiteral("SIZE")},
         {QStringLiteral("builtin"),
          QStringLiteral("Start the built-in server (a child process) for this run; uses the bundled bench proto unless --proto.")},
-        {QStringLiteral("insecure"), QStringLiteral("Plaintext connection (the default; accepted for ghz users).")},
+        {QStringLiteral("insecure"),
+         QStringLiteral("Plaintext connection (the default for loopback targets; remote ones use TLS unless this is given).")},
+        {QStringLiteral("cacert"), QStringLiteral("TLS: trust the CA certificates in this PEM file."), QStringLiteral("FILE")},
+        {QStringLiteral("cert"), QStringLiteral("TLS: client certificate (PEM) for mutual TLS; needs --key."), QStringLiteral("FILE")},
+        {QStringLiteral("key"), QStringLiteral("TLS: client private key (PEM)."), QStringLiteral("FILE")},
+        {QStringLiteral("cname"), QStringLiteral("TLS: check the server certificate against this name instead of the host."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("skipTLS"), QStringLiteral("TLS: accept any server certificate (encrypted, not verified).")},
+        {QStringLiteral("authority"), QStringLiteral("Value of the :authority header."), QStringLiteral("AUTHORITY")},
+        {{QStringLiteral("m"), QStringLiteral("metadata")},
+         QStringLiteral("Metadata sent with every call, as a JSON object of strings: '{\"key\":\"value\"}'."),
+         QStringLiteral("JSON")},
         {QStringLiteral("fail-on-error"), QStringLiteral("Exit 1 when any call did not end OK.")},
     };
     parser.addOptions(options);
@@ -344,6 +389,55 @@ int runCommand(const QStringList &arguments)
             return usageError(cmd, QStringLiteral("--timeout: %1").arg(why));
         target.timeout = *d;
     }
+
+    // Call options.
+    if (parser.isSet(QStringLiteral("authority")))
+        target.authority = parser.value(QStringLiteral("authority")).toStdString();
+    if (parser.isSet(QStringLiteral("m"))) {
+        QJsonParseError jsonError;
+        const QJsonDocument doc = QJsonDocument::fromJson(parser.value(QStringLiteral("m")).toUtf8(), &jsonError);
+        if (jsonError.error != QJsonParseError::NoError || !doc.isObject())
+            return usageError(cmd, QStringLiteral("-m/--metadata: expected a JSON object of strings, e.g. '{\"key\":\"value\"}'"));
+        const QJsonObject object = doc.object();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            if (!it.value().isString())
+                return usageError(cmd, QStringLiteral("-m/--metadata: the value of \"%1\" is not a string").arg(it.key()));
+            const QString key = it.key().toLower();
+            if (key.isEmpty() || key.startsWith(QLatin1Char(':')) || key.contains(QLatin1Char(' ')))
+                return usageError(cmd, QStringLiteral("-m/--metadata: \"%1\" is not a valid metadata key").arg(it.key()));
+            target.metadata.emplace_back(key.toStdString(), it.value().toString().toStdString());
+        }
+    }
+    const bool tlsFlags = parser.isSet(QStringLiteral("cacert")) || parser.isSet(QStringLiteral("cert"))
+        || parser.isSet(QStringLiteral("key")) || parser.isSet(QStringLiteral("cname")) || parser.isSet(QStringLiteral("skipTLS"));
+    if (tlsFlags && parser.isSet(QStringLiteral("insecure")))
+        return usageError(cmd, QStringLiteral("--insecure contradicts the TLS flags (--cacert, --cert, --key, --cname, --skipTLS)"));
+    if (parser.isSet(QStringLiteral("cert")) != parser.isSet(QStringLiteral("key")))
+        return usageError(cmd, QStringLiteral("--cert and --key go together"));
+    auto readPem = [&](const QString &flag, std::string *into) -> bool {
+        if (!parser.isSet(flag))
+            return true;
+        QFile file(parser.value(flag));
+        if (!file.open(QIODevice::ReadOnly)) {
+            usageError(cmd, QStringLiteral("--%1 %2: %3").arg(flag, file.fileName(), file.errorString()));
+            return false;
+        }
+        *into = file.readAll().toStdString();
+        if (into->find("-----BEGIN") == std::string::npos) {
+            usageError(cmd, QStringLiteral("--%1 %2: not a PEM file").arg(flag, file.fileName()));
+            return false;
+        }
+        return true;
+    };
+    if (!readPem(QStringLiteral("cacert"), &target.tls.rootCerts) || !readPem(QStringLiteral("cert"), &target.tls.certChain)
+        || !readPem(QStringLiteral("key"), &target.tls.privateKey))
+        return ExitUsage;
+    target.tls.serverNameOverride = parser.value(QStringLiteral("cname")).toStdString();
+    target.tls.skipVerify = parser.isSet(QStringLiteral("skipTLS"));
+    target.tls.enabled = tlsFlags
+        || (!builtin && !parser.isSet(QStringLiteral("insecure")) && !isLoopback(positional.value(0)));
+    if (builtin && tlsFlags)
+        return usageError(cmd, QStringLiteral("--builtin serves plaintext; run 'serve grpc --cert --key' for a TLS server"));
 
     // Schema.
     Schema schema;

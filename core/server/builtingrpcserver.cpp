@@ -9,6 +9,7 @@
 #include <grpcpp/server_builder.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -70,6 +71,17 @@ public:
                 return;
             }
             new UnaryHandler(m_service, m_cq, m_request, m_shared);
+            const auto &metadata = m_context.client_metadata();
+            if (const auto it = metadata.find("rpcscope-status"); it != metadata.end()) {
+                const int code = std::atoi(std::string(it->second.data(), it->second.size()).c_str());
+                if (code > 0 && code <= 16) {
+                    m_state = State::Finishing;
+                    m_responder.FinishWithError(grpc::Status(static_cast<grpc::StatusCode>(code),
+                                                             "status asked for by rpcscope-status metadata"),
+                                                this);
+                    return;
+                }
+            }
             const std::chrono::microseconds delay = Logic()(m_requestMessage, m_reply);
             if (delay.count() > 0) {
                 // Answer later from the queue, without holding the serving thread.
@@ -172,7 +184,8 @@ BuiltinGrpcServer::~BuiltinGrpcServer()
     stop();
 }
 
-bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QString *error)
+bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QString *error,
+                              const std::optional<ServerTls> &tls)
 {
     if (d) {
         if (error)
@@ -189,8 +202,17 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
         : host;
     int selectedPort = 0;
     grpc::ServerBuilder builder;
+    std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+    if (tls) {
+        grpc::SslServerCredentialsOptions options(
+            tls->clientCa.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                  : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+        options.pem_root_certs = tls->clientCa;
+        options.pem_key_cert_pairs.push_back({tls->privateKey, tls->certChain});
+        credentials = grpc::SslServerCredentials(options);
+    }
     builder.AddListeningPort(QString(bindHost + QLatin1Char(':') + QString::number(port)).toStdString(),
-                             grpc::InsecureServerCredentials(), &selectedPort);
+                             credentials, &selectedPort);
     builder.RegisterService(&impl->service);
     builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
     builder.SetMaxSendMessageSize(kMaxMessageBytes);
@@ -199,7 +221,7 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
     impl->server = builder.BuildAndStart();
     if (!impl->server || selectedPort == 0) {
         if (error)
-            *error = QStringLiteral("cannot listen on %1:%2 (address in use or not local?)").arg(host).arg(port);
+            *error = QStringLiteral("cannot listen on %1:%2 (address in use, not local, or a bad TLS certificate/key)").arg(host).arg(port);
         if (impl->server)
             impl->server->Shutdown();
         for (auto &cq : impl->queues) {

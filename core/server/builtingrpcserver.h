@@ -4,13 +4,24 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace rpcscope {
 
 /**
  * The bench service (rpcscope.bench.v1.Bench) over gRPC, with server reflection. Asynchronous: one completion
  * queue and one thread per core, so it is not the bottleneck when a client measures itself against it.
+ * A call carrying the metadata `rpcscope-status: N` is answered with status code N (for error-path tests).
  */
+/// TLS for the built-in server: PEM contents. With clientCa set, clients must present a certificate it signed.
+struct ServerTls
+{
+    std::string certChain;
+    std::string privateKey;
+    std::string clientCa;
+};
+
 class BuiltinGrpcServer
 {
 public:
@@ -21,7 +32,7 @@ public:
 
     /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per core.
     bool start(const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0,
-               QString *error = nullptr);
+               QString *error = nullptr, const std::optional<ServerTls> &tls = std::nullopt);
     /// Stops serving and joins the threads; calls in flight are cancelled.
     void stop();
     bool isRunning() const;

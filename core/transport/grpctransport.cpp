@@ -8,6 +8,9 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/security/credentials.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_certificate_verifier.h>
+#include <grpcpp/security/tls_credentials_options.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/channel_arguments.h>
 #include <grpcpp/support/proto_buffer_reader.h>
@@ -45,6 +48,30 @@ private:
     std::mutex m_contextMutex; // guards m_contexts against cancel() from another thread
 };
 
+std::shared_ptr<grpc::ChannelCredentials> credentials(const GrpcTls &tls)
+{
+    if (!tls.enabled)
+        return grpc::InsecureChannelCredentials();
+    if (!tls.skipVerify) {
+        grpc::SslCredentialsOptions options;
+        options.pem_root_certs = tls.rootCerts;
+        options.pem_cert_chain = tls.certChain;
+        options.pem_private_key = tls.privateKey;
+        return grpc::SslCredentials(options);
+    }
+    // --skipTLS: encrypted, but any server certificate is accepted.
+    grpc::experimental::TlsChannelCredentialsOptions options;
+    options.set_verify_server_certs(false);
+    options.set_check_call_host(false);
+    options.set_certificate_verifier(std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
+    if (!tls.certChain.empty()) {
+        options.set_certificate_provider(std::make_shared<grpc::experimental::StaticDataCertificateProvider>(
+            std::vector<grpc::experimental::IdentityKeyCertPair>{{tls.privateKey, tls.certChain}}));
+        options.watch_identity_key_cert_pairs();
+    }
+    return grpc::experimental::TlsCredentials(options);
+}
+
 class GrpcTransport final : public Transport
 {
 public:
@@ -64,8 +91,11 @@ public:
                 args.SetMaxReceiveMessageSize(target.maxReceiveBytes);
             if (target.maxSendBytes >= 0)
                 args.SetMaxSendMessageSize(target.maxSendBytes);
-            auto channel = grpc::CreateCustomChannel(target.address.toStdString(),
-                                                     grpc::InsecureChannelCredentials(), args);
+            if (!target.authority.empty())
+                args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target.authority);
+            if (!target.tls.serverNameOverride.empty())
+                args.SetSslTargetNameOverride(target.tls.serverNameOverride);
+            auto channel = grpc::CreateCustomChannel(target.address.toStdString(), credentials(target.tls), args);
             m_stubs.push_back(std::make_unique<grpc::GenericStub>(channel));
         }
     }
@@ -103,6 +133,8 @@ void GrpcSlot::start()
     }
     if (m_transport->m_target.timeout.count() > 0)
         context->set_deadline(std::chrono::system_clock::now() + m_transport->m_target.timeout);
+    for (const auto &[key, value] : m_transport->m_target.metadata)
+        context->AddMetadata(key, value);
     m_response.Clear();
     m_stub->UnaryCall(context, m_transport->m_call.methodPath, grpc::StubOptions(), &m_transport->m_request,
                       &m_response, [this](const grpc::Status &status) { finished(status); });
