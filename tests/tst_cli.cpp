@@ -1,4 +1,5 @@
 // rpcscope-cli as a user runs it: a real process, real servers on loopback.
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -111,6 +112,29 @@ private Q_SLOTS:
         for (const char *text : {"Open loop", "from intended send", "from actual send", "Send lag:", "WARNING:",
                                  "Time series:", "Client CPU:", "Server CPU:", "[OK]\t"})
             QVERIFY2(r.out.contains(QLatin1String(text)), text);
+    }
+
+    void binaryRequestFile()
+    {
+        QTemporaryDir dir;
+        QFile good(dir.filePath(QStringLiteral("hello.bin")));
+        QVERIFY(good.open(QIODevice::WriteOnly));
+        good.write(QByteArray("\x0a\x05hello", 7));
+        good.close();
+        const QStringList base{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                               QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("10")};
+        const Result r = cli(base + QStringList{QStringLiteral("-b"), good.fileName()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("[OK]\t10 responses")));
+        QVERIFY(r.out.contains(QStringLiteral("7 B sent, 7 B received")));
+        QFile bad(dir.filePath(QStringLiteral("bad.bin")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(QByteArray("\x0a\x7f", 2));
+        bad.close();
+        const Result refused = cli(base + QStringList{QStringLiteral("-b"), bad.fileName()});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("-b ") + bad.fileName()) && refused.err.contains(QStringLiteral("does not parse")),
+                 qPrintable(refused.err));
     }
 
     void metadataReachesTheServer()

@@ -318,6 +318,32 @@ private Q_SLOTS:
         QCOMPARE(s.callsCompleted(), 100ULL);
     }
 
+    void roundRobinAndTemplatesPerCall()
+    {
+        QString error;
+        // Round robin: payloads of 1, 2 and 3 bytes -> requests of 3, 4 and 5 bytes, in turn.
+        const auto rr = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                                                               R"([{"payload":"YQ=="}, {"payload":"YWI="}, {"payload":"YWJj"}])"},
+                                        &error);
+        QVERIFY2(rr, qPrintable(error));
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 3;
+        plan.totalCalls = 300;
+        RunSnapshot s = runToEnd(engine, target(), *rr, plan);
+        QCOMPARE(s.callsOk(), 300ULL);
+        QCOMPARE(s.bytesSent, 100ULL * (3 + 4 + 5));
+        // Template: call k sends nums [k]; packed int64 k takes 3 bytes below 128 and 4 up to 16383.
+        const auto t = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                                                              R"({"nums": [{{.RequestNumber}}]})"},
+                                       &error);
+        QVERIFY2(t, qPrintable(error));
+        plan.totalCalls = 200;
+        s = runToEnd(engine, target(), *t, plan);
+        QCOMPARE(s.callsOk(), 200ULL);
+        QCOMPARE(s.bytesSent, 128ULL * 3 + 72ULL * 4);
+    }
+
     void invalidPlansAreRefused()
     {
         LoadEngine engine;

@@ -1,4 +1,5 @@
 #include "codec/messagejson.h"
+#include "codec/requesttemplate.h"
 #include "engine/callsetup.h"
 #include "schema/schema.h"
 
@@ -163,6 +164,74 @@ private Q_SLOTS:
         QVERIFY(error.contains(QStringLiteral("invalid size")));
     }
 
+    void requestArraysAndBinary()
+    {
+        const Schema schema = builtinBenchSchema();
+        QString error;
+        // 2^53 + 1 does not survive a trip through double: the elements must be taken as written.
+        const auto arr = prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                                                  R"([{"nums": ["9007199254740993"]}, {"nums": [9007199254740993, 2]}, {}])"},
+                                         &error);
+        QVERIFY2(arr, qPrintable(error));
+        QCOMPARE(arr->requests.size(), size_t(3));
+        auto message = schema.newMessage(schema.findMessage(QStringLiteral("rpcscope.bench.v1.SumRequest")));
+        QVERIFY(message->ParseFromString(arr->requests[1]));
+        const auto *nums = message->GetDescriptor()->FindFieldByName("nums");
+        QCOMPARE(message->GetReflection()->GetRepeatedInt64(*message, nums, 0), int64_t(9007199254740993LL));
+        QVERIFY(arr->requests[2].empty());
+
+        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([{"nums": [1]}, {"numz": 1}])"}, &error));
+        QVERIFY2(error.contains(QStringLiteral("element 1")) && error.contains(QStringLiteral("numz")), qPrintable(error));
+        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([1])"}, &error));
+        QVERIFY(error.contains(QStringLiteral("not a JSON object")));
+        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([])"}, &error));
+
+        RequestSpec binary(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        binary.binary = QByteArray("\x0a\x05hello", 7);
+        const auto bin = prepareGrpcCall(schema, binary, &error);
+        QVERIFY2(bin, qPrintable(error));
+        QCOMPARE(bin->requests.front(), std::string("\x0a\x05hello", 7));
+        binary.binary = QByteArray("\x0a\x7fhello", 7); // length past the end
+        QVERIFY(!prepareGrpcCall(schema, binary, &error));
+        QVERIFY(error.contains(QStringLiteral("does not parse as rpcscope.bench.v1.EchoRequest")));
+    }
+
+    void templates()
+    {
+        const Schema schema = builtinBenchSchema();
+        QString error;
+        const auto call = prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                                                   R"({"nums": [{{.RequestNumber}}, {{.WorkerID}}, {{randomInt 5 9}}]})"},
+                                          &error);
+        QVERIFY2(call, qPrintable(error));
+        QVERIFY(call->perCall);
+        QVERIFY(call->requests.empty());
+        std::mt19937_64 rng(7);
+        std::string bytes;
+        std::string why;
+        QVERIFY(call->perCall->encode(300, 4, rng, &bytes, &why));
+        auto message = schema.newMessage(schema.findMessage(QStringLiteral("rpcscope.bench.v1.SumRequest")));
+        QVERIFY(message->ParseFromString(bytes));
+        const auto *nums = message->GetDescriptor()->FindFieldByName("nums");
+        QCOMPARE(message->GetReflection()->GetRepeatedInt64(*message, nums, 0), int64_t(300));
+        QCOMPARE(message->GetReflection()->GetRepeatedInt64(*message, nums, 1), int64_t(4));
+        const int64_t random = message->GetReflection()->GetRepeatedInt64(*message, nums, 2);
+        QVERIFY(random >= 5 && random <= 9);
+
+        RequestTemplate t = *RequestTemplate::parse("{{.UUID}} {{randomString 12}}", &error);
+        const std::string rendered = t.render({0, 0, &rng});
+        QCOMPARE(rendered.size(), size_t(36 + 1 + 12));
+        QCOMPARE(rendered[14], '4');
+
+        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": [{{.Nope}}]})"}, &error));
+        QVERIFY2(error.contains(QStringLiteral("{{.Nope}}")), qPrintable(error));
+        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": [{{.RequestNumber]})"}, &error));
+        QVERIFY(error.contains(QStringLiteral("never closed")));
+        // A template whose rendering is not a valid request fails when prepared, not mid-run.
+        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": ["{{randomString 3}}"]})"}, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("request template:")), qPrintable(error));
+    }
+
     void prepareRefusesStreaming()
     {
         const SchemaLoadResult result = loadShapes();
@@ -174,7 +243,8 @@ private Q_SLOTS:
                                           &error);
         QVERIFY2(call, qPrintable(error));
         QCOMPARE(QString::fromStdString(call->methodPath), QStringLiteral("/test.shapes.Shapes/Get"));
-        QVERIFY(call->request.size() > 100);
+        QCOMPARE(call->requests.size(), size_t(1));
+        QVERIFY(call->requests.front().size() > 100);
     }
 };
 

@@ -195,7 +195,9 @@ int runCommand(const QStringList &arguments)
         {QStringLiteral("call"), QStringLiteral("Method to call: package.Service/Method."), QStringLiteral("METHOD")},
         {{QStringLiteral("d"), QStringLiteral("data")}, QStringLiteral("Request as JSON (proto3 JSON mapping)."),
          QStringLiteral("JSON")},
-        {{QStringLiteral("D"), QStringLiteral("data-file")}, QStringLiteral("Request as JSON, from a file."),
+        {{QStringLiteral("D"), QStringLiteral("data-file")},
+         QStringLiteral("Request as JSON, from a file; an array of objects is sent round-robin."), QStringLiteral("FILE")},
+        {{QStringLiteral("b"), QStringLiteral("binary-file")}, QStringLiteral("Request as a serialized protobuf message, from a file."),
          QStringLiteral("FILE")},
         {QStringLiteral("fill"),
          QStringLiteral("Size knob: a bytes/string field to SIZE bytes (payload=1MiB) or a repeated field to SIZE "
@@ -460,8 +462,14 @@ int runCommand(const QStringList &arguments)
     spec.call = parser.value(QStringLiteral("call"));
     spec.fills = parser.values(QStringLiteral("fill"));
     spec.decodeResponse = !parser.isSet(QStringLiteral("discard-response"));
-    if (parser.isSet(QStringLiteral("d")) && parser.isSet(QStringLiteral("D")))
-        return usageError(cmd, QStringLiteral("give the request with -d or -D, not both"));
+    if (int(parser.isSet(QStringLiteral("d"))) + int(parser.isSet(QStringLiteral("D"))) + int(parser.isSet(QStringLiteral("b"))) > 1)
+        return usageError(cmd, QStringLiteral("give the request with one of -d, -D or -b"));
+    if (parser.isSet(QStringLiteral("b"))) {
+        QFile file(parser.value(QStringLiteral("b")));
+        if (!file.open(QIODevice::ReadOnly))
+            return usageError(cmd, QStringLiteral("-b %1: %2").arg(file.fileName(), file.errorString()));
+        spec.binary = file.readAll();
+    }
     if (parser.isSet(QStringLiteral("d"))) {
         spec.json = parser.value(QStringLiteral("d")).toUtf8();
     } else if (parser.isSet(QStringLiteral("D"))) {
@@ -473,8 +481,11 @@ int runCommand(const QStringList &arguments)
     QString error;
     const std::optional<GrpcCall> call = prepareGrpcCall(schema, spec, &error);
     if (!call) {
-        const QString where = parser.isSet(QStringLiteral("D")) ? QStringLiteral("-D ") + parser.value(QStringLiteral("D")) + QStringLiteral(": ")
-                                                                 : QString();
+        QString where;
+        if (parser.isSet(QStringLiteral("D")))
+            where = QStringLiteral("-D ") + parser.value(QStringLiteral("D")) + QStringLiteral(": ");
+        else if (parser.isSet(QStringLiteral("b")))
+            where = QStringLiteral("-b ") + parser.value(QStringLiteral("b")) + QStringLiteral(": ");
         return usageError(cmd, where + error);
     }
 

@@ -99,13 +99,15 @@ public:
     void callDone(int slot, CallOutcome &outcome) override
     {
         const auto now = Clock::now();
+        if (outcome.fatal)
+            stop(); // reported before anything was sent, from inside start(): no point in going on
         if (m_phase.load(std::memory_order_acquire) != TimedPhase) {
             m_warmupDone.fetch_add(1, std::memory_order_relaxed);
             issueNext(slot, now);
             return;
         }
         // A call we cancelled ourselves on Stop is not a server's failure: leave it out.
-        const bool cancelledByUs = outcome.status == CallStatus::Cancelled && m_stopping.load();
+        const bool cancelledByUs = outcome.status == CallStatus::Cancelled && m_stopping.load() && !outcome.fatal;
         if (!cancelledByUs)
             record(slot, outcome, now);
         if (!m_openLoop) {
@@ -249,8 +251,7 @@ private:
             timing.intended = std::min(timing.intended, timing.sent); // early wake-ups do not count as negative
         else
             timing.intended = timing.sent;
-        m_sent.fetch_add(1, std::memory_order_relaxed);
-        m_slots[static_cast<size_t>(slot)]->start();
+        m_slots[static_cast<size_t>(slot)]->start(m_sent.fetch_add(1, std::memory_order_relaxed));
     }
 
     // Closed loop (and warm-up): the slot that just finished makes the next call, if any is left.
@@ -267,7 +268,7 @@ private:
             }
             SlotTiming &timing = m_timing[static_cast<size_t>(slot)];
             timing.intended = timing.sent = Clock::now();
-            m_slots[static_cast<size_t>(slot)]->start();
+            m_slots[static_cast<size_t>(slot)]->start(m_warmupSent.fetch_add(1, std::memory_order_relaxed));
             return;
         }
         if (m_plan.totalCalls > 0 && m_tickets.fetch_add(1, std::memory_order_relaxed) >= m_plan.totalCalls)
@@ -456,6 +457,7 @@ private:
     std::atomic<bool> m_stopping{false};
     std::atomic<uint64_t> m_warmupDone{0};
     std::atomic<uint64_t> m_sent{0};
+    std::atomic<uint64_t> m_warmupSent{0};
     bool m_openLoop = false; // written before the timed phase is published
     Clock::time_point m_deadline; // likewise
     Clock::time_point m_warmupDeadline;

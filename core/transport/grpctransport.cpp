@@ -29,7 +29,7 @@ class GrpcSlot final : public CallSlot
 {
 public:
     GrpcSlot(GrpcTransport *transport, grpc::GenericStub *stub, int index, CallSink *sink);
-    void start() override;
+    void start(uint64_t callNumber) override;
     void cancel() override;
 
 private:
@@ -40,6 +40,11 @@ private:
     int m_index;
     CallSink *m_sink;
     grpc::ByteBuffer m_response;
+    grpc::ByteBuffer m_ownRequest; // this call's request, when encoded per call
+    const grpc::ByteBuffer *m_request = nullptr;
+    uint64_t m_requestBytes = 0;
+    std::string m_encodeError;
+    std::mt19937_64 m_rng;
     std::unique_ptr<google::protobuf::Message> m_decoded;
     // A ClientContext serves one call. Two alternate, so the one being replaced belongs to the call before the
     // previous one and is certainly no longer touched by gRPC.
@@ -79,8 +84,10 @@ public:
         : m_target(target)
         , m_call(call)
     {
-        const grpc::Slice slice(m_call.request.data(), m_call.request.size());
-        m_request = grpc::ByteBuffer(&slice, 1);
+        for (const std::string &request : m_call.requests) {
+            const grpc::Slice slice(request.data(), request.size());
+            m_requests.emplace_back(&slice, 1);
+        }
         const int connections = std::max(1, target.connections);
         for (int i = 0; i < connections; ++i) {
             grpc::ChannelArguments args;
@@ -108,7 +115,7 @@ public:
 
     const GrpcTarget m_target;
     const GrpcCall m_call;
-    grpc::ByteBuffer m_request;
+    std::vector<grpc::ByteBuffer> m_requests;
     std::vector<std::unique_ptr<grpc::GenericStub>> m_stubs;
 };
 
@@ -117,13 +124,36 @@ GrpcSlot::GrpcSlot(GrpcTransport *transport, grpc::GenericStub *stub, int index,
     , m_stub(stub)
     , m_index(index)
     , m_sink(sink)
+    , m_rng(std::random_device{}() ^ static_cast<uint64_t>(index))
 {
     if (m_transport->m_call.responseType)
         m_decoded = m_transport->m_call.schema.newMessage(m_transport->m_call.responseType);
 }
 
-void GrpcSlot::start()
+void GrpcSlot::start(uint64_t callNumber)
 {
+    const GrpcCall &call = m_transport->m_call;
+    if (call.perCall) {
+        std::string bytes;
+        m_encodeError.clear();
+        if (!call.perCall->encode(callNumber, m_index, m_rng, &bytes, &m_encodeError)) {
+            // Nothing was sent: report it as this call's outcome, from this thread, like any other ending.
+            CallOutcome outcome;
+            outcome.status = CallStatus::InvalidArgument;
+            outcome.errorMessage = "request template: " + m_encodeError + " (run stopped)";
+            outcome.fatal = true;
+            m_sink->callDone(m_index, outcome);
+            return;
+        }
+        const grpc::Slice slice(bytes.data(), bytes.size());
+        m_ownRequest = grpc::ByteBuffer(&slice, 1);
+        m_request = &m_ownRequest;
+        m_requestBytes = bytes.size();
+    } else {
+        const size_t which = static_cast<size_t>(callNumber % m_transport->m_requests.size());
+        m_request = &m_transport->m_requests[which];
+        m_requestBytes = call.requests[which].size();
+    }
     grpc::ClientContext *context;
     {
         std::lock_guard lock(m_contextMutex);
@@ -136,7 +166,7 @@ void GrpcSlot::start()
     for (const auto &[key, value] : m_transport->m_target.metadata)
         context->AddMetadata(key, value);
     m_response.Clear();
-    m_stub->UnaryCall(context, m_transport->m_call.methodPath, grpc::StubOptions(), &m_transport->m_request,
+    m_stub->UnaryCall(context, m_transport->m_call.methodPath, grpc::StubOptions(), m_request,
                       &m_response, [this](const grpc::Status &status) { finished(status); });
 }
 
@@ -150,7 +180,7 @@ void GrpcSlot::cancel()
 void GrpcSlot::finished(const grpc::Status &status)
 {
     CallOutcome outcome;
-    outcome.bytesSent = m_transport->m_call.request.size();
+    outcome.bytesSent = m_requestBytes;
     outcome.bytesReceived = m_response.Length();
     if (!status.ok()) {
         outcome.status = static_cast<int>(status.error_code());

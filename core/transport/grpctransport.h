@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,10 +41,22 @@ struct GrpcTarget
     GrpcTls tls;
 };
 
+/// Makes call number n's request when it changes from call to call (templates); thread-safe.
+class RequestEncoder
+{
+public:
+    virtual ~RequestEncoder() = default;
+    /// False with @p error when this call's request cannot be made.
+    virtual bool encode(uint64_t callNumber, int workerId, std::mt19937_64 &rng, std::string *out,
+                        std::string *error) const = 0;
+};
+
 struct GrpcCall
 {
     std::string methodPath; ///< "/pkg.Service/Method"
-    std::string request; ///< serialized once, reused by every call
+    /// Serialized once, reused: call n sends requests[n % size] (one entry unless -D gave an array).
+    std::vector<std::string> requests;
+    std::shared_ptr<const RequestEncoder> perCall; ///< set: encode each call's request anew instead
     Schema schema; ///< keeps the response type alive
     const google::protobuf::Descriptor *responseType = nullptr; ///< decode replies into this; nullptr = don't
 };

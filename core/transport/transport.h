@@ -13,6 +13,7 @@ struct CallOutcome
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
     std::string errorMessage; ///< empty on success
+    bool fatal = false; ///< the call could not even be made (a broken request): the run must stop
 };
 
 /// Told when a slot's call ends; called on a transport thread.
@@ -31,7 +32,8 @@ class CallSlot
 {
 public:
     virtual ~CallSlot() = default;
-    virtual void start() = 0;
+    /// Starts call number @p callNumber (0-based in sending order; picks the request when they vary).
+    virtual void start(uint64_t callNumber) = 0;
     /// Ends the call in flight, if any, as soon as possible. Thread-safe.
     virtual void cancel() = 0;
 };
