@@ -87,6 +87,13 @@ private Q_SLOTS:
                                                          QStringLiteral("--load-schedule"), QStringLiteral("step")} << QStringLiteral("--load-start");
         QTest::newRow("bad warmup") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
                                                  QStringLiteral("--warmup"), QStringLiteral("soon")} << QStringLiteral("--warmup");
+        QTest::newRow("bad concurrency schedule") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                               QStringLiteral("--concurrency-schedule"), QStringLiteral("zigzag"),
+                                                               QStringLiteral("--concurrency-start"), QStringLiteral("1")} << QStringLiteral("zigzag");
+        QTest::newRow("unbounded concurrency schedule") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                                     QStringLiteral("--concurrency-schedule"), QStringLiteral("line"),
+                                                                     QStringLiteral("--concurrency-start"), QStringLiteral("1"),
+                                                                     QStringLiteral("--concurrency-step"), QStringLiteral("1")} << QStringLiteral("ceiling");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("frobnicate");
     }
     void badUsageExitsTwoWithOneLine()

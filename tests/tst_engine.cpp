@@ -318,6 +318,40 @@ private Q_SLOTS:
         QCOMPARE(s.callsCompleted(), 100ULL);
     }
 
+    void concurrencyScheduleSteps()
+    {
+        // 1 caller, one more every 250 ms up to 4, for 1 s; each call takes ~5 ms.
+        QString error;
+        const auto call = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                                                                 R"({"delayUs": 5000})"},
+                                          &error);
+        QVERIFY2(call, qPrintable(error));
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 4;
+        plan.totalCalls = 0;
+        plan.interval = 250ms;
+        RateSchedule callers;
+        callers.kind = RateSchedule::Kind::Step;
+        callers.start = 1;
+        callers.step = 1;
+        callers.end = 4;
+        callers.stepDuration = 250ms;
+        callers.maxDuration = 1s;
+        plan.concurrencySchedule = callers;
+        QElapsedTimer timer;
+        timer.start();
+        const RunSnapshot s = runToEnd(engine, target(), *call, plan);
+        QVERIFY2(timer.elapsed() < 3000, "the schedule's max duration ends the run");
+        QVERIFY2(s.timeline.size() >= 4, qPrintable(QString::number(s.timeline.size())));
+        // Throughput follows the callers: about 4x as many calls in the last quarter as in the first.
+        const double first = static_cast<double>(s.timeline[0].calls);
+        const double fourth = static_cast<double>(s.timeline[3].calls);
+        QVERIFY2(first > 10 && fourth > 2.5 * first, qPrintable(QStringLiteral("%1 then %2").arg(first).arg(fourth)));
+        QVERIFY(s.timeline[0].concurrency <= 2);
+        QCOMPARE(s.callsFailed(), 0ULL);
+    }
+
     void roundRobinAndTemplatesPerCall()
     {
         QString error;

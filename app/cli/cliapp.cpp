@@ -17,6 +17,8 @@
 #include <QJsonParseError>
 #include <QTextStream>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <functional>
@@ -229,6 +231,18 @@ int runCommand(const QStringList &arguments)
         {QStringLiteral("load-max-duration"), QStringLiteral("Schedule: stop sending after this long."),
          QStringLiteral("DURATION")},
         {QStringLiteral("interval"), QStringLiteral("Time-series resolution (default 1s)."), QStringLiteral("DURATION")},
+        {QStringLiteral("concurrency-schedule"),
+         QStringLiteral("Closed loop with a changing number of callers: const, step or line (with --concurrency-*)."),
+         QStringLiteral("const|step|line")},
+        {QStringLiteral("concurrency-start"), QStringLiteral("Concurrency schedule: callers at the start."), QStringLiteral("N")},
+        {QStringLiteral("concurrency-step"),
+         QStringLiteral("Concurrency schedule: callers added every --concurrency-step-duration (step) or per second (line)."),
+         QStringLiteral("N")},
+        {QStringLiteral("concurrency-end"), QStringLiteral("Concurrency schedule: callers stay here once reached."), QStringLiteral("N")},
+        {QStringLiteral("concurrency-step-duration"), QStringLiteral("Concurrency schedule (step): length of each step (default 1s)."),
+         QStringLiteral("DURATION")},
+        {QStringLiteral("concurrency-max-duration"), QStringLiteral("Concurrency schedule: stop after this long."),
+         QStringLiteral("DURATION")},
         {{QStringLiteral("t"), QStringLiteral("timeout")},
          QStringLiteral("Deadline of each call (default 20s; 0 = none)."), QStringLiteral("DURATION")},
         {QStringLiteral("connections"),
@@ -366,6 +380,41 @@ int runCommand(const QStringList &arguments)
         if (!parser.isSet(QStringLiteral("n")) && (rate.maxDuration.count() > 0 || plan.duration.count() > 0))
             plan.totalCalls = 0;
         plan.rate = rate;
+    }
+    if (parser.isSet(QStringLiteral("concurrency-schedule"))) {
+        const QString kind = parser.value(QStringLiteral("concurrency-schedule"));
+        RateSchedule callers;
+        if (kind == u"step")
+            callers.kind = RateSchedule::Kind::Step;
+        else if (kind == u"line")
+            callers.kind = RateSchedule::Kind::Line;
+        else if (kind != u"const")
+            return usageError(cmd, QStringLiteral("--concurrency-schedule: \"%1\" is not const, step or line").arg(kind));
+        if (!parser.isSet(QStringLiteral("concurrency-start")))
+            return usageError(cmd, QStringLiteral("--concurrency-schedule needs --concurrency-start"));
+        if (!rateFlag(QStringLiteral("concurrency-start"), &callers.start, &problem)
+            || !rateFlag(QStringLiteral("concurrency-step"), &callers.step, &problem)
+            || !rateFlag(QStringLiteral("concurrency-end"), &callers.end, &problem)
+            || !durationFlag(QStringLiteral("concurrency-step-duration"), &callers.stepDuration, &problem)
+            || !durationFlag(QStringLiteral("concurrency-max-duration"), &callers.maxDuration, &problem))
+            return usageError(cmd, problem);
+        if (plan.rate)
+            return usageError(cmd, QStringLiteral("--concurrency-schedule is for closed-loop runs; drop --rps/--load-schedule"));
+        if (const char *why = callers.problem())
+            return usageError(cmd, QStringLiteral("--concurrency-*: %1").arg(QString::fromLatin1(why)));
+        // Callers are made up front: the schedule's highest point, bounded by -c when given.
+        double most = std::max(callers.start, callers.end);
+        if (callers.step > 0 && callers.end <= 0) {
+            if (callers.maxDuration.count() <= 0 && !parser.isSet(QStringLiteral("c")))
+                return usageError(cmd, QStringLiteral("a rising concurrency schedule needs --concurrency-end, "
+                                                      "--concurrency-max-duration or -c as its ceiling"));
+            most = callers.maxDuration.count() > 0 ? callers.rateAt(callers.maxDuration) : 1e9;
+        }
+        if (!parser.isSet(QStringLiteral("c")))
+            plan.concurrency = std::clamp(static_cast<int>(std::ceil(most)), 1, 100000);
+        if (!parser.isSet(QStringLiteral("n")) && (callers.maxDuration.count() > 0 || plan.duration.count() > 0))
+            plan.totalCalls = 0;
+        plan.concurrencySchedule = callers;
     }
     if (!parseCount(QStringLiteral("connections"), 1, 1, &connections) || connections > 1000)
         return usageError(cmd, QStringLiteral("--connections: expected a number from 1 to 1000, got \"%1\"")

@@ -118,6 +118,7 @@ public:
             std::lock_guard lock(m_slotMutex);
             m_freeSlots.push_back(slot);
         }
+        m_running.fetch_sub(1);
         m_slotCv.notify_one();
         idle();
     }
@@ -271,11 +272,66 @@ private:
             m_slots[static_cast<size_t>(slot)]->start(m_warmupSent.fetch_add(1, std::memory_order_relaxed));
             return;
         }
-        if (m_plan.totalCalls > 0 && m_tickets.fetch_add(1, std::memory_order_relaxed) >= m_plan.totalCalls)
+        if (m_plan.concurrencySchedule) {
+            // Too many callers for the schedule now: this one parks until the controller needs it again.
+            const int target = callersWanted(now);
+            int running = m_running.load();
+            while (running > target) {
+                if (m_running.compare_exchange_weak(running, running - 1)) {
+                    {
+                        std::lock_guard lock(m_slotMutex);
+                        m_parked.push_back(slot);
+                    }
+                    return idle();
+                }
+            }
+        }
+        if ((m_plan.totalCalls > 0 && m_tickets.fetch_add(1, std::memory_order_relaxed) >= m_plan.totalCalls)
+            || (m_plan.duration.count() > 0 && now >= m_deadline) || scheduleOver(now)) {
+            m_running.fetch_sub(1);
             return idle();
-        if (m_plan.duration.count() > 0 && now >= m_deadline)
-            return idle();
+        }
         startCall(slot, now);
+    }
+
+    int callersWanted(Clock::time_point now) const
+    {
+        const double wanted = m_plan.concurrencySchedule->rateAt(now - m_timedStart);
+        return std::clamp(static_cast<int>(std::floor(wanted + 1e-9)), 0, m_plan.concurrency);
+    }
+
+    bool scheduleOver(Clock::time_point now) const
+    {
+        return m_plan.concurrencySchedule && m_plan.concurrencySchedule->maxDuration.count() > 0
+            && now - m_timedStart >= m_plan.concurrencySchedule->maxDuration;
+    }
+
+    /// Closed loop with a concurrency schedule: every 10 ms, wakes parked callers while the schedule wants more.
+    void controlConcurrency()
+    {
+        while (!m_stopping.load()) {
+            const auto now = Clock::now();
+            const bool countDone = m_plan.totalCalls > 0 && m_tickets.load() >= m_plan.totalCalls;
+            if (countDone || (m_plan.duration.count() > 0 && now >= m_deadline) || scheduleOver(now))
+                break;
+            const int target = callersWanted(now);
+            while (m_running.load() < target) {
+                int slot = -1;
+                {
+                    std::lock_guard lock(m_slotMutex);
+                    if (m_parked.empty())
+                        break;
+                    slot = m_parked.back();
+                    m_parked.pop_back();
+                }
+                m_running.fetch_add(1);
+                m_active.fetch_add(1);
+                issueNext(slot, now);
+            }
+            std::unique_lock lock(m_slotMutex);
+            m_slotCv.wait_for(lock, std::chrono::milliseconds(10), [this] { return m_stopping.load(); });
+        }
+        idle();
     }
 
     // Closed loop: every slot goes idle once per phase. Open loop: every call and the dispatcher each hold one
@@ -314,7 +370,16 @@ private:
             m_dispatcher = std::thread([this] { dispatch(); });
             return;
         }
+        if (m_plan.concurrencySchedule) {
+            for (int i = m_plan.concurrency - 1; i >= 0; --i)
+                m_parked.push_back(i);
+            m_active.store(1); // the controller's own count
+            m_phase.store(TimedPhase, std::memory_order_release);
+            m_dispatcher = std::thread([this] { controlConcurrency(); });
+            return;
+        }
         m_active.store(m_plan.concurrency);
+        m_running.store(m_plan.concurrency);
         m_phase.store(TimedPhase, std::memory_order_release);
         for (int i = 0; i < m_plan.concurrency; ++i)
             issueNext(i, now);
@@ -342,6 +407,7 @@ private:
                 m_freeSlots.pop_back();
             }
             m_active.fetch_add(1, std::memory_order_acq_rel);
+            m_running.fetch_add(1);
             startCall(slot, intended);
         }
         idle();
@@ -387,6 +453,7 @@ private:
         point.p50 = ok.percentile(50);
         point.p90 = ok.percentile(90);
         point.p99 = ok.percentile(99);
+        point.concurrency = m_running.load();
         m_intervalStart = now;
         m_timeline.append(point);
         m_peakRss = std::max(m_peakRss, processRssBytes());
@@ -466,6 +533,8 @@ private:
     std::mutex m_slotMutex;
     std::condition_variable m_slotCv;
     std::vector<int> m_freeSlots;
+    std::vector<int> m_parked; // closed loop with a concurrency schedule: callers not wanted now
+    std::atomic<int> m_running{0}; // callers running (closed loop) or calls in flight (open loop)
     std::thread m_dispatcher;
 
     // Time series and resource samples, advanced by the clock thread.
@@ -518,7 +587,8 @@ bool LoadEngine::start(std::unique_ptr<Transport> transport, const LoadPlan &pla
         return fail(QStringLiteral("no transport"));
     if (plan.concurrency < 1)
         return fail(QStringLiteral("concurrency must be at least 1"));
-    const bool timeBound = plan.duration.count() > 0 || (plan.rate && plan.rate->maxDuration.count() > 0);
+    const bool timeBound = plan.duration.count() > 0 || (plan.rate && plan.rate->maxDuration.count() > 0)
+        || (plan.concurrencySchedule && plan.concurrencySchedule->maxDuration.count() > 0);
     if (plan.totalCalls == 0 && !timeBound)
         return fail(QStringLiteral("a run needs a number of calls or a duration"));
     if (plan.duration.count() < 0 || plan.warmupDuration.count() < 0)
@@ -528,6 +598,12 @@ bool LoadEngine::start(std::unique_ptr<Transport> transport, const LoadPlan &pla
     if (plan.rate) {
         if (const char *problem = plan.rate->problem())
             return fail(QString::fromLatin1(problem));
+    }
+    if (plan.concurrencySchedule) {
+        if (plan.rate)
+            return fail(QStringLiteral("a concurrency schedule is for closed-loop runs, not with a rate"));
+        if (const char *problem = plan.concurrencySchedule->problem())
+            return fail(QStringLiteral("concurrency schedule: ") + QString::fromLatin1(problem));
     }
     LoadPlan effective = plan;
     // No point in more callers than calls: -n smaller than -c still sends exactly n calls.

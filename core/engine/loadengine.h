@@ -24,6 +24,9 @@ struct LoadPlan
     std::chrono::nanoseconds warmupDuration{0}; ///< or warm up for this long (closed loop, `concurrency` callers)
     /// Set: open loop, calls sent at the schedule's intended times whatever the replies do (--rps, --load-schedule).
     std::optional<RateSchedule> rate;
+    /// Set (closed loop only): the number of callers follows this schedule (values are callers, not rates),
+    /// never more than `concurrency` (--concurrency-schedule).
+    std::optional<RateSchedule> concurrencySchedule;
     std::chrono::nanoseconds interval{std::chrono::seconds(1)}; ///< time-series resolution
     int64_t serverPid = 0; ///< a server process to sample for CPU and RSS (one rpcscope started); 0 = none
 };

@@ -38,6 +38,7 @@ struct IntervalPoint
     uint64_t p50 = 0; ///< ns, OK calls
     uint64_t p90 = 0;
     uint64_t p99 = 0;
+    int concurrency = 0; ///< callers running (closed loop) or calls in flight (open loop) at the interval's end
 
     double requestsPerSecond() const { return seconds > 0 ? static_cast<double>(calls) / seconds : 0.0; }
 };

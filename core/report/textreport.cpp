@@ -130,15 +130,17 @@ QString formatTextSummary(const RunSnapshot &run)
     }
 
     if (!run.timeline.isEmpty() && run.timeline.size() <= 120) {
-        out += QStringLiteral("\nTime series:\n  %1 %2 %3 %4 %5 %6\n")
+        out += QStringLiteral("\nTime series:\n  %1 %2 %3 %4 %5 %6 %7\n")
                    .arg(QStringLiteral("t (s)"), 8).arg(QStringLiteral("calls"), 9).arg(QStringLiteral("errors"), 7)
-                   .arg(QStringLiteral("req/s"), 10).arg(QStringLiteral("p50"), 9).arg(QStringLiteral("p99"), 9);
+                   .arg(QStringLiteral("req/s"), 10).arg(QStringLiteral("p50"), 9).arg(QStringLiteral("p99"), 9)
+                   .arg(run.openLoop ? QStringLiteral("in flight") : QStringLiteral("callers"), 9);
         for (const IntervalPoint &point : run.timeline)
-            out += QStringLiteral("  %1 %2 %3 %4 %5 %6\n")
+            out += QStringLiteral("  %1 %2 %3 %4 %5 %6 %7\n")
                        .arg(point.endSeconds, 8, 'f', 2).arg(point.calls, 9).arg(point.errors, 7)
                        .arg(point.requestsPerSecond(), 10, 'f', 1)
                        .arg(formatNanos(static_cast<double>(point.p50)), 9)
-                       .arg(formatNanos(static_cast<double>(point.p99)), 9);
+                       .arg(formatNanos(static_cast<double>(point.p99)), 9)
+                       .arg(point.concurrency, 9);
     }
 
     out += QStringLiteral("\nStatus code distribution:\n");
