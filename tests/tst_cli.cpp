@@ -144,6 +144,34 @@ private Q_SLOTS:
                  qPrintable(refused.err));
     }
 
+    void rawSamplesAsCsv()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("raw.csv"));
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
+                              QStringLiteral("-c"), QStringLiteral("5"), QStringLiteral("--raw-samples"), path});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 501);
+        QCOMPARE(lines.first(), QByteArray("sent_ns,latency_us,status"));
+        qulonglong previous = 0;
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const QList<QByteArray> fields = lines[i].split(',');
+            QCOMPARE(fields.size(), 3);
+            QVERIFY(fields[0].toULongLong() >= previous); // in send order
+            previous = fields[0].toULongLong();
+            QCOMPARE(fields[2], QByteArray("OK"));
+        }
+        const Result unwritable = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                                       QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("5"),
+                                       QStringLiteral("--raw-samples"), QStringLiteral("/no/such/dir/raw.csv")});
+        QCOMPARE(unwritable.exitCode, 2);
+        QVERIFY(unwritable.err.contains(QStringLiteral("/no/such/dir/raw.csv")));
+    }
+
     void metadataReachesTheServer()
     {
         // The built-in server answers a call carrying `rpcscope-status: 7` with PERMISSION_DENIED.

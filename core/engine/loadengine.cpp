@@ -39,6 +39,7 @@ struct alignas(64) Shard
     // The current time-series interval; the clock thread takes and resets these.
     LatencyHistogram intervalOk;
     uint64_t intervalErrors = 0;
+    std::vector<RawSample> raw; // only with LoadPlan::recordRawSamples
 };
 
 /// Per slot, written before its call starts and read in its completion callback (ordered by the transport).
@@ -195,6 +196,17 @@ public:
         m_finishedCv.wait(lock, [this] { return m_quiescent; });
     }
 
+    std::vector<RawSample> rawSamples() const
+    {
+        std::vector<RawSample> all;
+        for (auto &shard : m_shards) {
+            std::lock_guard lock(shard.mutex);
+            all.insert(all.end(), shard.raw.begin(), shard.raw.end());
+        }
+        std::sort(all.begin(), all.end(), [](const RawSample &a, const RawSample &b) { return a.sentNs < b.sentNs; });
+        return all;
+    }
+
     bool isFinished() const
     {
         std::lock_guard lock(m_stateMutex);
@@ -216,6 +228,10 @@ private:
         std::lock_guard lock(shard.mutex);
         const int status = std::clamp(outcome.status, 0, CallStatus::SlotCount - 1);
         ++shard.status[static_cast<size_t>(status)];
+        if (m_plan.recordRawSamples)
+            shard.raw.push_back({static_cast<uint64_t>(std::max<int64_t>(0, (timing.intended - m_timedStart).count())),
+                                 static_cast<uint32_t>(std::min<uint64_t>(fromIntended / 1000, UINT32_MAX)),
+                                 static_cast<uint32_t>(status)});
         shard.bytesSent += outcome.bytesSent;
         shard.bytesReceived += outcome.bytesReceived;
         if (m_openLoop) {
@@ -643,6 +659,11 @@ RunSnapshot LoadEngine::snapshot() const
 uint64_t LoadEngine::generation() const
 {
     return m_generation;
+}
+
+std::vector<RawSample> LoadEngine::rawSamples() const
+{
+    return m_run ? m_run->rawSamples() : std::vector<RawSample>();
 }
 
 } // namespace rpcscope

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace rpcscope {
 
@@ -29,6 +30,16 @@ struct LoadPlan
     std::optional<RateSchedule> concurrencySchedule;
     std::chrono::nanoseconds interval{std::chrono::seconds(1)}; ///< time-series resolution
     int64_t serverPid = 0; ///< a server process to sample for CPU and RSS (one rpcscope started); 0 = none
+    /// Keep every timed call (16 bytes each) for export; off by default so memory stays flat with run length.
+    bool recordRawSamples = false;
+};
+
+/// One timed call, kept only with LoadPlan::recordRawSamples.
+struct RawSample
+{
+    uint64_t sentNs; ///< intended send time, since the timed phase began
+    uint32_t latencyUs; ///< from the intended send time, in microseconds (saturates at ~71 minutes)
+    uint32_t status; ///< a CallStatus value
 };
 
 /**
@@ -65,6 +76,8 @@ public:
     RunSnapshot snapshot() const;
     /// Which run this is (increments with every start()).
     uint64_t generation() const;
+    /// The raw samples of the last run in send order (empty unless recorded). Call after it ended.
+    std::vector<RawSample> rawSamples() const;
 
 Q_SIGNALS:
     void runFinished();
