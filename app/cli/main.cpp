@@ -1,10 +1,16 @@
 #include "cliapp.h"
 
+#include <absl/synchronization/mutex.h>
+
 #include <QCoreApplication>
 
 int main(int argc, char *argv[])
 {
     // Signals go to one waiting thread (see cliapp.cpp): block them before any thread exists.
+    // Debian's abseil checks every mutex for lock-order cycles (graph bookkeeping on each lock, and on each of
+    // the many short-lived mutexes gRPC creates per call): measurable client CPU per call. Off, as in release
+    // builds of abseil.
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
     rpcscope::cli::blockTerminationSignals();
     // gRPC logs every failed TLS handshake or connection on stderr; the run's error table already counts them.
     if (qEnvironmentVariableIsEmpty("GRPC_VERBOSITY"))

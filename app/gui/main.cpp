@@ -2,11 +2,15 @@
 #include "runcontroller.h"
 
 #include <QApplication>
+
+#include <absl/synchronization/mutex.h>
 #include <QCommandLineParser>
 #include <QTimer>
 
 int main(int argc, char *argv[])
 {
+    // See app/cli/main.cpp: abseil's per-mutex deadlock bookkeeping costs client CPU on every gRPC call.
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("rpcscope"));
     QApplication::setOrganizationName(QStringLiteral("rpcscope"));
