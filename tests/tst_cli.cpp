@@ -94,6 +94,8 @@ private Q_SLOTS:
                                                                      QStringLiteral("--concurrency-schedule"), QStringLiteral("line"),
                                                                      QStringLiteral("--concurrency-start"), QStringLiteral("1"),
                                                                      QStringLiteral("--concurrency-step"), QStringLiteral("1")} << QStringLiteral("ceiling");
+        QTest::newRow("bad cpus") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                               QStringLiteral("--cpus"), QStringLiteral("0")} << QStringLiteral("--cpus");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("frobnicate");
     }
     void badUsageExitsTwoWithOneLine()

@@ -19,7 +19,9 @@ bool RunController::start(const GrpcTarget &target, const GrpcCall &call, const 
             *error = QStringLiteral("a run is going; stop it first");
         return false;
     }
-    if (!m_engine.start(makeGrpcTransport(target, call), plan, error))
+    GrpcTarget effective = target;
+    effective.clientThreads = autoClientThreads(plan.concurrency);
+    if (!m_engine.start(makeGrpcTransport(effective, call), plan, error))
         return false;
     m_generation = m_engine.generation();
     m_running = true;
