@@ -1,6 +1,7 @@
 #include "cliapp.h"
 
 #include <absl/synchronization/mutex.h>
+#include <malloc.h>
 
 #include <QCoreApplication>
 
@@ -11,6 +12,11 @@ int main(int argc, char *argv[])
     // the many short-lived mutexes gRPC creates per call): measurable client CPU per call. Off, as in release
     // builds of abseil.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+    // Keep freed message buffers instead of handing each one back to the kernel: with glibc's defaults every
+    // large reply is an mmap/munmap pair and its pages fault in again on the next call (1 MiB replies: client
+    // CPU 911 -> 368 us/call with --discard-response, 498 -> 433 decoded).
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
     rpcscope::cli::blockTerminationSignals();
     // gRPC logs every failed TLS handshake or connection on stderr; the run's error table already counts them.
     if (qEnvironmentVariableIsEmpty("GRPC_VERBOSITY"))

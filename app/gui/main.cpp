@@ -4,6 +4,7 @@
 #include <QApplication>
 
 #include <absl/synchronization/mutex.h>
+#include <malloc.h>
 #include <QCommandLineParser>
 #include <QTimer>
 
@@ -11,6 +12,11 @@ int main(int argc, char *argv[])
 {
     // See app/cli/main.cpp: abseil's per-mutex deadlock bookkeeping costs client CPU on every gRPC call.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+    // Keep freed message buffers instead of handing each one back to the kernel: with glibc's defaults every
+    // large reply is an mmap/munmap pair and its pages fault in again on the next call (1 MiB replies: client
+    // CPU 911 -> 368 us/call with --discard-response, 498 -> 433 decoded).
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("rpcscope"));
     QApplication::setOrganizationName(QStringLiteral("rpcscope"));
