@@ -101,6 +101,27 @@ private Q_SLOTS:
         child<QSpinBox>("callsEdit")->setValue(500);
     }
 
+    void openLoopRateShowsBothLatencies()
+    {
+        child<QLineEdit>("rateEdit")->setText(QStringLiteral("500"));
+        child<QSpinBox>("callsEdit")->setValue(250);
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        const RunSnapshot last = m_window->runController()->lastSnapshot();
+        QVERIFY(last.openLoop);
+        QCOMPARE(last.callsOk(), 250ULL);
+        QVERIFY(last.elapsed >= std::chrono::milliseconds(490)); // 250 calls at 500/s
+        QVERIFY(summaryValue(QStringLiteral("Intended rate")).startsWith(QStringLiteral("500")));
+        QVERIFY(!summaryValue(QStringLiteral("p99 from actual send")).isEmpty());
+        child<QLineEdit>("rateEdit")->setText(QStringLiteral("fast"));
+        QVERIFY(!m_window->scenarioPage()->validateNow());
+        QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("Rate")));
+        child<QLineEdit>("rateEdit")->clear();
+        child<QSpinBox>("callsEdit")->setValue(500);
+        QVERIFY(m_window->scenarioPage()->validateNow());
+    }
+
     void invalidJsonDisablesRunWithReason()
     {
         auto *editor = child<QPlainTextEdit>("requestEditor");

@@ -213,6 +213,20 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         setRow(row++, tr("Bytes/call sent"), formatBytes(static_cast<double>(s.bytesSent) / n));
         setRow(row++, tr("Bytes/call received"), formatBytes(static_cast<double>(s.bytesReceived) / n));
     }
+    if (s.openLoop) {
+        const double seconds = std::chrono::duration<double>(s.elapsed).count();
+        setRow(row++, tr("Intended rate"), QStringLiteral("%1/s").arg(s.intendedRate, 0, 'f', 1));
+        setRow(row++, tr("Achieved send rate"),
+               QStringLiteral("%1/s").arg(seconds > 0 ? static_cast<double>(s.callsSent) / seconds : 0.0, 0, 'f', 1));
+        setRow(row++, tr("Send lag p99"), formatNanos(static_cast<double>(s.sendLag.percentile(99))));
+        setRow(row++, tr("Client kept up"), s.keptUp() ? tr("yes") : tr("NO: latencies include the wait to be sent"));
+        setRow(row++, tr("p50 from actual send"), formatNanos(static_cast<double>(s.serviceLatency.percentile(50))));
+        setRow(row++, tr("p99 from actual send"), formatNanos(static_cast<double>(s.serviceLatency.percentile(99))));
+    }
+    if (s.callsCompleted()) {
+        setRow(row++, tr("Client CPU/call"), QStringLiteral("%1 us").arg(s.clientCpuPerCallUs(), 0, 'f', 1));
+        setRow(row++, tr("Client peak RSS"), formatBytes(static_cast<double>(s.clientPeakRssBytes)));
+    }
     if (s.warmupCalls)
         setRow(row++, tr("Warm-up calls (not counted)"), QString::number(s.warmupCalls));
     m_summary->setRowCount(row);

@@ -56,6 +56,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
                          tr("Concurrent callers; each keeps one call in flight.")))
     , m_duration(line(QStringLiteral("durationEdit"), {}, tr("e.g. 30s (empty = by count)"),
                       tr("Length of the timed phase; with a call count too, whichever comes first ends the run.")))
+    , m_rate(line(QStringLiteral("rateEdit"), {}, tr("empty = closed loop"),
+                  tr("Open loop: calls per second sent on schedule whatever the replies do; latency counts from each "
+                     "call's intended send time. Concurrency then caps the calls in flight.")))
     , m_warmup(spin(QStringLiteral("warmupEdit"), 0, 100'000'000, 0,
                     tr("Calls made before the timed phase and never counted in the statistics.")))
     , m_timeout(line(QStringLiteral("timeoutEdit"), QStringLiteral("20s"), tr("0 = no deadline"),
@@ -103,11 +106,12 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     whatForm->addRow(m_requestStatus);
     whatForm->addRow(tr("Fill sizes:"), m_fills);
 
-    auto *load = new QGroupBox(tr("Load (closed loop)"));
+    auto *load = new QGroupBox(tr("Load"));
     auto *loadForm = new QFormLayout(load);
     loadForm->addRow(tr("Calls (-n):"), m_calls);
     loadForm->addRow(tr("Concurrency (-c):"), m_concurrency);
     loadForm->addRow(tr("Duration (-z):"), m_duration);
+    loadForm->addRow(tr("Rate (--rps):"), m_rate);
     loadForm->addRow(tr("Warm-up calls:"), m_warmup);
     loadForm->addRow(tr("Timeout:"), m_timeout);
     loadForm->addRow(tr("Connections:"), m_connections);
@@ -130,6 +134,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_fills, &QLineEdit::textChanged, this, later);
     connect(m_duration, &QLineEdit::textChanged, this, later);
     connect(m_timeout, &QLineEdit::textChanged, this, later);
+    connect(m_rate, &QLineEdit::textChanged, this, later);
     connect(m_target, &QComboBox::editTextChanged, this, later);
     connect(m_calls, &QSpinBox::valueChanged, this, later);
     connect(example, &QPushButton::clicked, this, &ScenarioPage::loadExample);
@@ -232,6 +237,15 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) cons
         if (!d)
             return fail(tr("Duration: %1").arg(why));
         p.plan.duration = *d;
+    }
+    const QString rate = m_rate->text().trimmed();
+    if (!rate.isEmpty()) {
+        bool ok = false;
+        RateSchedule schedule;
+        schedule.start = rate.toDouble(&ok);
+        if (!ok || schedule.start <= 0)
+            return fail(tr("Rate: \"%1\" is not a positive number of calls per second.").arg(rate));
+        p.plan.rate = schedule;
     }
     if (p.plan.totalCalls == 0 && p.plan.duration.count() == 0)
         return fail(tr("Set a number of calls or a duration."));

@@ -66,6 +66,7 @@ private:
     QSpinBox *m_calls;
     QSpinBox *m_concurrency;
     QLineEdit *m_duration;
+    QLineEdit *m_rate;
     QSpinBox *m_warmup;
     QLineEdit *m_timeout;
     QSpinBox *m_connections;

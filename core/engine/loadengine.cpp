@@ -58,6 +58,7 @@ public:
         , m_transport(std::move(transport))
         , m_plan(plan)
         , m_generation(generation)
+        , m_openLoop(plan.rate.has_value())
         , m_shards(kShards)
         , m_timing(static_cast<size_t>(plan.concurrency))
     {
@@ -376,7 +377,6 @@ private:
         }
         m_deadline = now + m_plan.duration;
         m_intervalStart = now;
-        m_openLoop = m_plan.rate.has_value();
         m_clock = std::thread([this] { clockLoop(); });
         if (m_openLoop) {
             for (int i = m_plan.concurrency - 1; i >= 0; --i)
@@ -530,6 +530,7 @@ private:
     std::unique_ptr<Transport> m_transport;
     const LoadPlan m_plan;
     const uint64_t m_generation;
+    const bool m_openLoop;
     std::vector<std::unique_ptr<CallSlot>> m_slots;
     mutable std::vector<Shard> m_shards;
     std::vector<SlotTiming> m_timing;
@@ -541,7 +542,6 @@ private:
     std::atomic<uint64_t> m_warmupDone{0};
     std::atomic<uint64_t> m_sent{0};
     std::atomic<uint64_t> m_warmupSent{0};
-    bool m_openLoop = false; // written before the timed phase is published
     Clock::time_point m_deadline; // likewise
     Clock::time_point m_warmupDeadline;
 
