@@ -48,7 +48,7 @@ private Q_SLOTS:
     {
         m_window = std::make_unique<MainWindow>();
         QString error;
-        QVERIFY2(m_window->startEmbeddedDefault(&error), qPrintable(error));
+        QVERIFY2(m_window->startEmbeddedDefault(&error, QStringLiteral(RPCSCOPE_CLI)), qPrintable(error));
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     }
@@ -79,6 +79,9 @@ private Q_SLOTS:
         QCOMPARE(status->item(0, 1)->text(), QStringLiteral("500"));
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
         QVERIFY(child<QLabel>("statusRate")->text().endsWith(QStringLiteral("req/s")));
+        // The built-in server is a child process (rpcscope-cli next to the test's own build), sampled on its own.
+        QVERIFY(m_window->runController()->lastSnapshot().hasServerStats);
+        QVERIFY(!summaryValue(QStringLiteral("Server CPU/call")).isEmpty());
     }
 
     void stopKeepsMeasurements()

@@ -5,11 +5,14 @@
 #include "scenariopage.h"
 #include "schemapanel.h"
 #include "server/builtingrpcserver.h"
+#include "server/serverprocess.h"
 #include "util/buildinfo.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
 #include <QDirIterator>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -108,19 +111,36 @@ void MainWindow::createMenus()
     help->addAction(tr("&About rpcscope"), this, &MainWindow::showAbout);
 }
 
-bool MainWindow::startEmbeddedDefault(QString *error)
+bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgram)
 {
-    m_builtin = std::make_unique<BuiltinGrpcServer>();
     QString why;
-    if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why)) {
-        m_builtin.reset();
-        statusBar()->showMessage(tr("Built-in server failed to start: %1").arg(why));
-        if (error)
-            *error = why;
-        return false;
+    const QString cli = serverProgram.isEmpty()
+        ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
+        : serverProgram;
+    if (QFileInfo(cli).isExecutable()) {
+        m_builtinProcess = std::make_unique<ServerProcess>();
+        if (m_builtinProcess->start(cli, {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0")},
+                                    QStringLiteral("^([0-9.]+:[0-9]+)$"), std::chrono::seconds(10), &why)) {
+            m_builtinAddress = m_builtinProcess->readyText();
+            m_statusTarget->setText(tr("Built-in gRPC server on %1 (pid %2)").arg(m_builtinAddress).arg(m_builtinProcess->pid()));
+        } else {
+            m_builtinProcess.reset();
+        }
     }
-    m_scenario->setTargets({m_builtin->address()});
-    m_statusTarget->setText(tr("Built-in gRPC server on %1").arg(m_builtin->address()));
+    if (m_builtinAddress.isEmpty()) {
+        m_builtin = std::make_unique<BuiltinGrpcServer>();
+        if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why)) {
+            m_builtin.reset();
+            statusBar()->showMessage(tr("Built-in server failed to start: %1").arg(why));
+            if (error)
+                *error = why;
+            return false;
+        }
+        m_builtinAddress = m_builtin->address();
+        m_statusTarget->setText(tr("Built-in gRPC server on %1, in this process: client CPU includes the server's")
+                                    .arg(m_builtinAddress));
+    }
+    m_scenario->setTargets({m_builtinAddress});
     setSchema(builtinBenchSchema(), tr("built in"));
     m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
@@ -130,7 +150,7 @@ bool MainWindow::startEmbeddedDefault(QString *error)
 
 QString MainWindow::builtinAddress() const
 {
-    return m_builtin ? m_builtin->address() : QString();
+    return m_builtinAddress;
 }
 
 bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
@@ -162,7 +182,9 @@ void MainWindow::startRun()
     if (m_controller->isRunning())
         return;
     QString error;
-    const auto prepared = m_scenario->prepare(&error);
+    auto prepared = m_scenario->prepare(&error);
+    if (prepared && m_builtinProcess && prepared->target.address == m_builtinAddress)
+        prepared->plan.serverPid = m_builtinProcess->pid(); // sampled for the server's CPU and RSS
     if (!prepared || !m_controller->start(prepared->target, prepared->call, prepared->plan, &error)) {
         statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
         return;

@@ -11,6 +11,7 @@ class QLabel;
 namespace rpcscope {
 
 class BuiltinGrpcServer;
+class ServerProcess;
 class RunController;
 class RunPage;
 class ScenarioPage;
@@ -28,8 +29,11 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    /// The embedded default: built-in server up on a free loopback port, bench proto loaded, Echo with 1 KiB.
-    bool startEmbeddedDefault(QString *error = nullptr);
+    /**
+     * The embedded default: built-in server up on a free loopback port, bench proto loaded, Echo with 1 KiB.
+     * The server is @p serverProgram's `serve grpc` (default: rpcscope-cli next to this program), else in process.
+     */
+    bool startEmbeddedDefault(QString *error = nullptr, const QString &serverProgram = {});
     /// Loads .proto files (what File > Open and a drop do). Errors are listed and the previous schema is kept.
     bool openProtoFiles(const QStringList &files, const QStringList &importPaths = {});
 
@@ -53,7 +57,11 @@ private:
     void showSnapshot(const RunSnapshot &snapshot);
     void showAbout();
 
+    // The built-in server runs as a child process (rpcscope-cli serve grpc, next to this program) so the client's
+    // CPU is measured alone and the server's too; in process only when that program is missing.
+    std::unique_ptr<ServerProcess> m_builtinProcess;
     std::unique_ptr<BuiltinGrpcServer> m_builtin;
+    QString m_builtinAddress;
     Schema m_schema;
     SchemaPanel *m_schemaPanel;
     ScenarioPage *m_scenario;

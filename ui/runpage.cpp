@@ -226,6 +226,10 @@ void RunPage::showSnapshot(const RunSnapshot &s)
     if (s.callsCompleted()) {
         setRow(row++, tr("Client CPU/call"), QStringLiteral("%1 us").arg(s.clientCpuPerCallUs(), 0, 'f', 1));
         setRow(row++, tr("Client peak RSS"), formatBytes(static_cast<double>(s.clientPeakRssBytes)));
+        if (s.hasServerStats) {
+            setRow(row++, tr("Server CPU/call"), QStringLiteral("%1 us").arg(s.serverCpuPerCallUs(), 0, 'f', 1));
+            setRow(row++, tr("Server peak RSS"), formatBytes(static_cast<double>(s.serverPeakRssBytes)));
+        }
     }
     if (s.warmupCalls)
         setRow(row++, tr("Warm-up calls (not counted)"), QString::number(s.warmupCalls));

@@ -4,6 +4,7 @@
 #include <QRegularExpression>
 
 #include <csignal>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 namespace rpcscope {
@@ -25,6 +26,8 @@ bool ServerProcess::start(const QString &program, const QStringList &arguments, 
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setChildProcessModifier([] {
         ::setpgid(0, 0);
+        // A server must not outlive rpcscope, even when rpcscope is killed.
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
         // The parent may block termination signals for its own signal thread; the server must see them.
         sigset_t none;
         sigemptyset(&none);
