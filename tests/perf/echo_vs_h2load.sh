@@ -12,20 +12,8 @@ cli=$build/app/rpcscope-cli
 [[ -x $cli ]] || { echo "no $cli: run 'make build' first" >&2; exit 2; }
 command -v h2load >/dev/null || { echo "h2load missing: apt-get install nghttp2-client" >&2; exit 2; }
 
-pin_server=() pin_client=()
-if (($(nproc) >= 2)); then # server and client on different cores
-    pin_server=(taskset -c 1) pin_client=(taskset -c 0)
-fi
-tmp=$(mktemp -d)
-server_pid=
-cleanup() { [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-"${pin_server[@]}" "$cli" serve grpc --threads 1 >"$tmp/address" 2>/dev/null &
-server_pid=$!
-for _ in $(seq 100); do [[ -s $tmp/address ]] && break; sleep 0.05; done
-address=$(head -n1 "$tmp/address")
-[[ -n $address ]] || { echo "server did not start" >&2; exit 3; }
+# shellcheck source=server.sh
+source "$(dirname "$0")/server.sh"
 
 # A gRPC message: 1 byte "not compressed", 4 bytes length, then EchoRequest{payload: "hello"} (0a 05 hello).
 printf '\x00\x00\x00\x00\x07\x0a\x05hello' >"$tmp/body"

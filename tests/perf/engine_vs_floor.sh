@@ -34,20 +34,8 @@ proto=$(dirname "$0")/../../proto/rpcscope/bench/v1/bench.proto
 [[ -f $proto ]] || { echo "no $proto" >&2; exit 2; }
 method=rpcscope.bench.v1.Bench/Echo
 
-pin_server=() pin_client=()
-if (($(nproc) >= 2)); then # server and client on different cores
-    pin_server=(taskset -c 1) pin_client=(taskset -c 0)
-fi
-tmp=$(mktemp -d)
-server_pid=
-cleanup() { [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-"${pin_server[@]}" "$cli" serve grpc --threads 1 >"$tmp/address" 2>/dev/null &
-server_pid=$!
-for _ in $(seq 100); do [[ -s $tmp/address ]] && break; sleep 0.05; done
-address=$(head -n1 "$tmp/address")
-[[ -n $address ]] || { echo "server did not start" >&2; exit 3; }
+# shellcheck source=server.sh
+source "$(dirname "$0")/server.sh"
 
 unmeasured=0
 touch "$tmp"/{c2p50,c2p99,f2p50,f2p99,c3p50,f3p50} # one figure per round
