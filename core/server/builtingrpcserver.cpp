@@ -8,6 +8,7 @@
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -161,7 +162,26 @@ struct SumLogic
     }
 };
 
+struct ListLogic
+{
+    std::chrono::microseconds operator()(const benchpb::ListRequest &request, benchpb::ListResponse &reply) const
+    {
+        constexpr uint32_t kMaxItems = 10'000'000;
+        const uint32_t count = std::min(request.count(), kMaxItems);
+        const std::string name(std::min<uint32_t>(request.name_size(), 1'000'000), 'n');
+        reply.mutable_items()->Reserve(static_cast<int>(count));
+        for (uint32_t i = 0; i < count; ++i) {
+            benchpb::Item *item = reply.add_items();
+            item->set_id(i);
+            item->set_name(name);
+            item->set_score(i * 0.5);
+        }
+        return std::chrono::microseconds(0);
+    }
+};
+
 using EchoHandler = UnaryHandler<benchpb::EchoRequest, benchpb::EchoResponse, EchoLogic>;
+using ListHandler = UnaryHandler<benchpb::ListRequest, benchpb::ListResponse, ListLogic>;
 using SumHandler = UnaryHandler<benchpb::SumRequest, benchpb::SumResponse, SumLogic>;
 
 } // namespace
@@ -239,6 +259,7 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
         for (int i = 0; i < kPendingPerMethod; ++i) {
             new EchoHandler(&impl->service, cq, &benchpb::Bench::AsyncService::RequestEcho, &impl->state);
             new SumHandler(&impl->service, cq, &benchpb::Bench::AsyncService::RequestSum, &impl->state);
+            new ListHandler(&impl->service, cq, &benchpb::Bench::AsyncService::RequestList, &impl->state);
         }
         impl->threads.emplace_back([cq] {
             void *tag;
