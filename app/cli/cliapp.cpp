@@ -185,7 +185,9 @@ int runCommand(const QStringList &arguments)
     const QString cmd = QStringLiteral("run");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Benchmarks one unary gRPC method in a closed loop and prints ghz's summary shape.\n"
+        "Usage: rpcscope-cli run [options] (HOST:PORT | --builtin)\n"
+        "Benchmarks one unary gRPC method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
+        "shape plus the time series, client/server CPU and RSS.\n"
         "Target: HOST:PORT, or --builtin to start the built-in server on a free loopback port.\n"
         "A run in which calls fail exits 0 and shows the failures; add --fail-on-error to exit 1 instead."));
     parser.addHelpOption();
