@@ -185,7 +185,6 @@ int runCommand(const QStringList &arguments)
     const QString cmd = QStringLiteral("run");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Usage: rpcscope-cli run [options] (HOST:PORT | --builtin)\n"
         "Benchmarks one unary gRPC method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
         "shape plus the time series, client/server CPU and RSS.\n"
         "Target: HOST:PORT, or --builtin to start the built-in server on a free loopback port.\n"
