@@ -4,6 +4,7 @@
 #include "runcontroller.h"
 #include "runpage.h"
 #include "scenariopage.h"
+#include "scheduleeditor.h"
 #include "schemapanel.h"
 
 #include <QLabel>
@@ -121,6 +122,35 @@ private Q_SLOTS:
         QVERIFY(!m_window->scenarioPage()->validateNow());
         QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("Rate")));
         child<QLineEdit>("rateEdit")->clear();
+        child<QSpinBox>("callsEdit")->setValue(500);
+        QVERIFY(m_window->scenarioPage()->validateNow());
+    }
+
+    void concurrencyScheduleFromTheGui()
+    {
+        auto *schedule = m_window->findChild<ScheduleEditor *>(QStringLiteral("concurrencySchedule"));
+        QVERIFY(schedule);
+        QVERIFY(!child<QLineEdit>("concurrencyStart")->isVisibleTo(m_window.get())); // folded while off
+        schedule->setValues(QStringLiteral("step"), QStringLiteral("1"), QStringLiteral("1"), QStringLiteral("3"),
+                            QStringLiteral("bad"), QStringLiteral("600ms"));
+        QVERIFY(child<QLineEdit>("concurrencyStart")->isVisibleTo(m_window.get()));
+        QVERIFY(!m_window->scenarioPage()->validateNow());
+        QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("Step duration")),
+                 qPrintable(child<QLabel>("requestStatus")->text()));
+        child<QLineEdit>("concurrencyStepDuration")->setText(QStringLiteral("200ms"));
+        child<QSpinBox>("callsEdit")->setValue(0);
+        child<QLineEdit>("warmupEdit")->setText(QStringLiteral("100ms"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        const RunSnapshot last = m_window->runController()->lastSnapshot();
+        QCOMPARE(last.state, RunState::Finished);
+        QVERIFY(last.callsOk() > 0);
+        QVERIFY(last.warmupCalls > 0);
+        QVERIFY(last.elapsed >= std::chrono::milliseconds(600));
+        QVERIFY(last.elapsed < std::chrono::seconds(5));
+        schedule->setChecked(false);
+        child<QLineEdit>("warmupEdit")->setText(QStringLiteral("0"));
         child<QSpinBox>("callsEdit")->setValue(500);
         QVERIFY(m_window->scenarioPage()->validateNow());
     }

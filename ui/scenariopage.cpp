@@ -1,5 +1,7 @@
 #include "scenariopage.h"
 
+#include "scheduleeditor.h"
+
 #include "codec/messagejson.h"
 #include "util/units.h"
 
@@ -59,8 +61,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_rate(line(QStringLiteral("rateEdit"), {}, tr("empty = closed loop"),
                   tr("Open loop: calls per second sent on schedule whatever the replies do; latency counts from each "
                      "call's intended send time. Concurrency then caps the calls in flight.")))
-    , m_warmup(spin(QStringLiteral("warmupEdit"), 0, 100'000'000, 0,
-                    tr("Calls made before the timed phase and never counted in the statistics.")))
+    , m_warmup(line(QStringLiteral("warmupEdit"), QStringLiteral("0"), tr("calls, or a duration like 5s"),
+                    tr("Calls (a number) or time (a duration) spent before the timed phase, never counted.")))
+    , m_rateSchedule(new ScheduleEditor(tr("Rate schedule (open loop)"), tr("calls/s"), QStringLiteral("rate")))
+    , m_callerSchedule(new ScheduleEditor(tr("Concurrency schedule (closed loop)"), tr("callers"), QStringLiteral("concurrency")))
     , m_timeout(line(QStringLiteral("timeoutEdit"), QStringLiteral("20s"), tr("0 = no deadline"),
                      tr("Deadline of each call; a call past it counts as DEADLINE_EXCEEDED.")))
     , m_connections(spin(QStringLiteral("connectionsEdit"), 1, 1000, 1,
@@ -112,10 +116,15 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     loadForm->addRow(tr("Concurrency (-c):"), m_concurrency);
     loadForm->addRow(tr("Duration (-z):"), m_duration);
     loadForm->addRow(tr("Rate (--rps):"), m_rate);
-    loadForm->addRow(tr("Warm-up calls:"), m_warmup);
+    loadForm->addRow(tr("Warm-up:"), m_warmup);
     loadForm->addRow(tr("Timeout:"), m_timeout);
     loadForm->addRow(tr("Connections:"), m_connections);
     loadForm->addRow(m_discard);
+    loadForm->addRow(m_rateSchedule);
+    loadForm->addRow(m_callerSchedule);
+    m_rateSchedule->setToolTip(tr("Open loop with a changing rate (ghz's --load-schedule); replaces Rate."));
+    m_callerSchedule->setToolTip(tr("Closed loop with a changing number of callers (ghz's --concurrency-schedule), "
+                                    "at most Concurrency."));
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_run, 1);
@@ -135,6 +144,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_duration, &QLineEdit::textChanged, this, later);
     connect(m_timeout, &QLineEdit::textChanged, this, later);
     connect(m_rate, &QLineEdit::textChanged, this, later);
+    connect(m_warmup, &QLineEdit::textChanged, this, later);
+    connect(m_rateSchedule, &ScheduleEditor::edited, this, later);
+    connect(m_callerSchedule, &ScheduleEditor::edited, this, later);
+    connect(m_concurrency, &QSpinBox::valueChanged, this, later);
     connect(m_target, &QComboBox::editTextChanged, this, later);
     connect(m_calls, &QSpinBox::valueChanged, this, later);
     connect(example, &QPushButton::clicked, this, &ScenarioPage::loadExample);
@@ -230,7 +243,17 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) cons
 
     p.plan.concurrency = m_concurrency->value();
     p.plan.totalCalls = static_cast<uint64_t>(m_calls->value());
-    p.plan.warmupCalls = static_cast<uint64_t>(m_warmup->value());
+    const QString warmup = m_warmup->text().trimmed();
+    if (!warmup.isEmpty()) {
+        bool isCount = false;
+        p.plan.warmupCalls = warmup.toULongLong(&isCount);
+        if (!isCount) {
+            const auto d = parseDuration(warmup, &why);
+            if (!d)
+                return fail(tr("Warm-up: \"%1\" is neither a number of calls nor a duration.").arg(warmup));
+            p.plan.warmupDuration = *d;
+        }
+    }
     const QString duration = m_duration->text().trimmed();
     if (!duration.isEmpty()) {
         const auto d = parseDuration(duration, &why);
@@ -247,7 +270,25 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) cons
             return fail(tr("Rate: \"%1\" is not a positive number of calls per second.").arg(rate));
         p.plan.rate = schedule;
     }
-    if (p.plan.totalCalls == 0 && p.plan.duration.count() == 0)
+    const std::optional<RateSchedule> rateSchedule = m_rateSchedule->schedule(&why);
+    if (!rateSchedule && m_rateSchedule->isChecked())
+        return fail(why);
+    const std::optional<RateSchedule> callerSchedule = m_callerSchedule->schedule(&why);
+    if (!callerSchedule && m_callerSchedule->isChecked())
+        return fail(why);
+    if (rateSchedule) {
+        if (p.plan.rate)
+            return fail(tr("Give either a Rate or a rate schedule, not both."));
+        p.plan.rate = rateSchedule;
+    }
+    if (callerSchedule) {
+        if (p.plan.rate)
+            return fail(tr("A concurrency schedule is for closed loops: clear the Rate and the rate schedule."));
+        p.plan.concurrencySchedule = callerSchedule;
+    }
+    const bool scheduleEnds = (p.plan.rate && p.plan.rate->maxDuration.count() > 0)
+        || (p.plan.concurrencySchedule && p.plan.concurrencySchedule->maxDuration.count() > 0);
+    if (p.plan.totalCalls == 0 && p.plan.duration.count() == 0 && !scheduleEnds)
         return fail(tr("Set a number of calls or a duration."));
     return p;
 }

@@ -67,7 +67,9 @@ private:
     QSpinBox *m_concurrency;
     QLineEdit *m_duration;
     QLineEdit *m_rate;
-    QSpinBox *m_warmup;
+    QLineEdit *m_warmup;
+    class ScheduleEditor *m_rateSchedule;
+    class ScheduleEditor *m_callerSchedule;
     QLineEdit *m_timeout;
     QSpinBox *m_connections;
     QCheckBox *m_discard;

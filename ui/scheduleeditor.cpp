@@ -1,0 +1,124 @@
+#include "scheduleeditor.h"
+
+#include "util/units.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QVBoxLayout>
+
+namespace rpcscope {
+
+ScheduleEditor::ScheduleEditor(const QString &title, const QString &unit, const QString &objectPrefix, QWidget *parent)
+    : QGroupBox(title, parent)
+    , m_unit(unit)
+    , m_kind(new QComboBox)
+    , m_start(new QLineEdit)
+    , m_step(new QLineEdit)
+    , m_end(new QLineEdit)
+    , m_stepDuration(new QLineEdit(QStringLiteral("1s")))
+    , m_maxDuration(new QLineEdit)
+{
+    setObjectName(objectPrefix + QStringLiteral("Schedule"));
+    setCheckable(true);
+    setChecked(false);
+    m_kind->setObjectName(objectPrefix + QStringLiteral("Kind"));
+    m_kind->addItem(tr("Step"), QStringLiteral("step"));
+    m_kind->addItem(tr("Line"), QStringLiteral("line"));
+    m_kind->addItem(tr("Constant"), QStringLiteral("const"));
+    m_kind->setToolTip(tr("Step: add Step every Step duration. Line: add Step every second. Constant: Start throughout."));
+    const struct
+    {
+        QLineEdit *edit;
+        const char *name;
+        QString tip;
+    } fields[] = {
+        {m_start, "Start", tr("%1 at the start.").arg(unit)},
+        {m_step, "Step", tr("%1 added per step (or per second for Line); may be negative.").arg(unit)},
+        {m_end, "End", tr("The value stays here once reached (empty = no bound).")},
+        {m_stepDuration, "StepDuration", tr("Length of each step, e.g. 5s.")},
+        {m_maxDuration, "MaxDuration", tr("Stop after this long (empty = by the run's count or duration).")},
+    };
+    for (const auto &field : fields) {
+        field.edit->setObjectName(objectPrefix + QLatin1String(field.name));
+        field.edit->setToolTip(field.tip);
+        connect(field.edit, &QLineEdit::textChanged, this, &ScheduleEditor::edited);
+    }
+    m_end->setPlaceholderText(tr("no bound"));
+    m_maxDuration->setPlaceholderText(tr("e.g. 30s"));
+    // The fields show only while the schedule is on, so an unused schedule takes one line.
+    auto *body = new QWidget;
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(4, 4, 4, 4);
+    outer->addWidget(body);
+    body->setVisible(false);
+    connect(this, &QGroupBox::toggled, body, &QWidget::setVisible);
+    auto *form = new QFormLayout(body);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Shape:"), m_kind);
+    form->addRow(tr("Start (%1):").arg(unit), m_start);
+    form->addRow(tr("Step:"), m_step);
+    form->addRow(tr("End:"), m_end);
+    form->addRow(tr("Step duration:"), m_stepDuration);
+    form->addRow(tr("Max duration:"), m_maxDuration);
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &ScheduleEditor::edited);
+    connect(this, &QGroupBox::toggled, this, &ScheduleEditor::edited);
+}
+
+void ScheduleEditor::setValues(const QString &kind, const QString &start, const QString &step, const QString &end,
+                               const QString &stepDuration, const QString &maxDuration)
+{
+    setChecked(true);
+    m_kind->setCurrentIndex(std::max(0, m_kind->findData(kind)));
+    m_start->setText(start);
+    m_step->setText(step);
+    m_end->setText(end);
+    m_stepDuration->setText(stepDuration);
+    m_maxDuration->setText(maxDuration);
+}
+
+std::optional<RateSchedule> ScheduleEditor::schedule(QString *error) const
+{
+    if (!isChecked())
+        return std::nullopt;
+    auto fail = [&](const QString &why) -> std::optional<RateSchedule> {
+        if (error)
+            *error = title() + QStringLiteral(": ") + why;
+        return std::nullopt;
+    };
+    RateSchedule s;
+    const QString kind = m_kind->currentData().toString();
+    s.kind = kind == u"step" ? RateSchedule::Kind::Step : kind == u"line" ? RateSchedule::Kind::Line : RateSchedule::Kind::Constant;
+    auto number = [](QLineEdit *edit, double *into) {
+        const QString text = edit->text().trimmed();
+        if (text.isEmpty())
+            return true;
+        bool ok = false;
+        *into = text.toDouble(&ok);
+        return ok;
+    };
+    if (m_start->text().trimmed().isEmpty() || !number(m_start, &s.start))
+        return fail(tr("Start must be a number of %1.").arg(m_unit));
+    if (!number(m_step, &s.step))
+        return fail(tr("Step \"%1\" is not a number.").arg(m_step->text()));
+    if (!number(m_end, &s.end))
+        return fail(tr("End \"%1\" is not a number.").arg(m_end->text()));
+    QString why;
+    if (!m_stepDuration->text().trimmed().isEmpty()) {
+        const auto d = parseDuration(m_stepDuration->text(), &why);
+        if (!d)
+            return fail(tr("Step duration: %1").arg(why));
+        s.stepDuration = *d;
+    }
+    if (!m_maxDuration->text().trimmed().isEmpty()) {
+        const auto d = parseDuration(m_maxDuration->text(), &why);
+        if (!d)
+            return fail(tr("Max duration: %1").arg(why));
+        s.maxDuration = *d;
+    }
+    if (const char *problem = s.problem())
+        return fail(QString::fromLatin1(problem));
+    return s;
+}
+
+} // namespace rpcscope

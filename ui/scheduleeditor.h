@@ -1,0 +1,40 @@
+#pragma once
+
+#include "load/pacer.h"
+
+#include <QGroupBox>
+
+#include <optional>
+
+class QComboBox;
+class QLineEdit;
+
+namespace rpcscope {
+
+/// A checkable group that edits a schedule (a rate for open loops, a number of callers for closed loops).
+class ScheduleEditor : public QGroupBox
+{
+    Q_OBJECT
+public:
+    /// @p unit names the scheduled value in labels and errors ("calls/s", "callers").
+    ScheduleEditor(const QString &title, const QString &unit, const QString &objectPrefix, QWidget *parent = nullptr);
+
+    /// std::nullopt when unchecked; otherwise the schedule, or std::nullopt with @p error naming the field.
+    std::optional<RateSchedule> schedule(QString *error) const;
+    void setValues(const QString &kind, const QString &start, const QString &step, const QString &end,
+                   const QString &stepDuration, const QString &maxDuration);
+
+Q_SIGNALS:
+    void edited();
+
+private:
+    QString m_unit;
+    QComboBox *m_kind;
+    QLineEdit *m_start;
+    QLineEdit *m_step;
+    QLineEdit *m_end;
+    QLineEdit *m_stepDuration;
+    QLineEdit *m_maxDuration;
+};
+
+} // namespace rpcscope
