@@ -243,17 +243,8 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) cons
 
     p.plan.concurrency = m_concurrency->value();
     p.plan.totalCalls = static_cast<uint64_t>(m_calls->value());
-    const QString warmup = m_warmup->text().trimmed();
-    if (!warmup.isEmpty()) {
-        bool isCount = false;
-        p.plan.warmupCalls = warmup.toULongLong(&isCount);
-        if (!isCount) {
-            const auto d = parseDuration(warmup, &why);
-            if (!d)
-                return fail(tr("Warm-up: \"%1\" is neither a number of calls nor a duration.").arg(warmup));
-            p.plan.warmupDuration = *d;
-        }
-    }
+    if (!parseWarmup(m_warmup->text(), &p.plan, &why))
+        return fail(tr("Warm-up: %1").arg(why));
     const QString duration = m_duration->text().trimmed();
     if (!duration.isEmpty()) {
         const auto d = parseDuration(duration, &why);

@@ -323,18 +323,8 @@ int runCommand(const QStringList &arguments)
     }
     if (!parseCount(QStringLiteral("n"), plan.duration.count() > 0 ? 0 : 200, 1, &plan.totalCalls))
         return usageError(cmd, QStringLiteral("-n: expected a number >= 1, got \"%1\"").arg(parser.value(QStringLiteral("n"))));
-    if (parser.isSet(QStringLiteral("warmup"))) {
-        const QString value = parser.value(QStringLiteral("warmup"));
-        bool isCount = false;
-        plan.warmupCalls = value.toULongLong(&isCount);
-        if (!isCount) {
-            QString why;
-            const auto d = parseDuration(value, &why);
-            if (!d)
-                return usageError(cmd, QStringLiteral("--warmup: expected a number of calls or a duration, got \"%1\"").arg(value));
-            plan.warmupDuration = *d;
-        }
-    }
+    if (QString why; !parseWarmup(parser.value(QStringLiteral("warmup")), &plan, &why))
+        return usageError(cmd, QStringLiteral("--warmup: ") + why);
     auto durationFlag = [&](const QString &name, std::chrono::nanoseconds *into, QString *problem) {
         if (!parser.isSet(name))
             return true;

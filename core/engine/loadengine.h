@@ -34,6 +34,9 @@ struct LoadPlan
     bool recordRawSamples = false;
 };
 
+/// Reads a warm-up given as a number of calls ("100") or a duration ("5s") into @p plan; false with @p error.
+bool parseWarmup(const QString &text, LoadPlan *plan, QString *error);
+
 /// One timed call, kept only with LoadPlan::recordRawSamples.
 struct RawSample
 {
