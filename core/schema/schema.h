@@ -4,7 +4,11 @@
 #include <QString>
 #include <QStringList>
 
+#include <chrono>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace google::protobuf {
 class Descriptor;
@@ -101,6 +105,36 @@ struct SchemaLoadResult
  * have to name their folder. Every syntax error, unknown type and missing import is reported.
  */
 SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &importPaths = {});
+
+/**
+ * Loads FileDescriptorSet files, as `protoc --descriptor_set_out=FILE --include_imports` writes them, merged into
+ * one schema. The same .proto in several sets is fine when the copies are identical; differing copies are an error
+ * naming both sets. Every import must be in some set, except the well-known types (google/protobuf/...), which
+ * are built in.
+ */
+SchemaLoadResult loadProtoset(const QStringList &files);
+
+/// Where and how to ask a server for its schema by gRPC server reflection.
+struct ReflectionTarget
+{
+    QString address; ///< "host:port"
+    std::chrono::milliseconds timeout{10000}; ///< bounds the whole exchange, connecting included
+    bool tls = false;
+    std::string rootCerts; ///< PEM; empty = the system's roots
+    std::string certChain; ///< PEM client certificate, for mutual TLS
+    std::string privateKey;
+    std::string serverNameOverride;
+    bool skipVerify = false; ///< encrypted, but any server certificate is accepted
+    std::vector<std::pair<std::string, std::string>> metadata; ///< sent with the reflection call
+    QStringList services; ///< fully qualified; empty = every service except reflection itself
+};
+
+/**
+ * Asks the server at @p target for the files defining its services (and their imports) by gRPC server reflection,
+ * grpc.reflection.v1 first, then v1alpha, as grpcurl and ghz do. Never takes longer than target.timeout.
+ * Errors start with the address: "host:port: cannot connect (UNAVAILABLE: ...)".
+ */
+SchemaLoadResult loadSchemaFromReflection(const ReflectionTarget &target);
 
 /// The bench service's schema, from the copy built into rpcscope.
 Schema builtinBenchSchema();
