@@ -97,6 +97,25 @@ private Q_SLOTS:
         QTest::newRow("bad cpus") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
                                                QStringLiteral("--cpus"), QStringLiteral("0")} << QStringLiteral("--cpus");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("frobnicate");
+        QTest::newRow("bad transport") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                    QStringLiteral("--transport"), QStringLiteral("smoke")} << QStringLiteral("--transport");
+        QTest::newRow("bad codec") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                QStringLiteral("--codec"), QStringLiteral("xml")} << QStringLiteral("--codec");
+        QTest::newRow("grpc with json") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                                                     QStringLiteral("--codec"), QStringLiteral("json")} << QStringLiteral("protobuf only");
+        QTest::newRow("bad url") << QStringList{QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"),
+                                              QStringLiteral("--protoset"), QStringLiteral("/no/such.protoset"), QStringLiteral("--call"), call,
+                                              QStringLiteral("http://[::1")} << QStringLiteral("/no/such.protoset");
+        QTest::newRow("http without schema") << QStringList{QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"),
+                                                          QStringLiteral("--call"), call, QStringLiteral("http://127.0.0.1:1/")}
+                                             << QStringLiteral("--protoset");
+        QTest::newRow("none with target") << QStringList{QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("none"),
+                                                       QStringLiteral("--call"), call, QStringLiteral("127.0.0.1:1")} << QStringLiteral("drop the target");
+        QTest::newRow("bad msgpack params") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                                                         QStringLiteral("msgpack"), QStringLiteral("--call"), call,
+                                                         QStringLiteral("--msgpack-params"), QStringLiteral("tuple")} << QStringLiteral("--msgpack-params");
+        QTest::newRow("reflection refused") << QStringList{QStringLiteral("run"), QStringLiteral("--call"), call, QStringLiteral("-t"),
+                                                         QStringLiteral("2s"), QStringLiteral("127.0.0.1:1")} << QStringLiteral("cannot connect");
     }
     void badUsageExitsTwoWithOneLine()
     {
@@ -282,6 +301,107 @@ private Q_SLOTS:
         QCOMPARE(server.exitStatus(), QProcess::NormalExit);
         QCOMPARE(server.exitCode(), 0);
         QVERIFY(QString::fromUtf8(server.readAllStandardError()).contains(QStringLiteral("served 330 calls")));
+    }
+
+    void everyTransportAgainstItsBuiltinServer_data()
+    {
+        QTest::addColumn<QStringList>("flags");
+        QTest::newRow("http json") << QStringList{QStringLiteral("--transport"), QStringLiteral("http")};
+        QTest::newRow("http msgpack") << QStringList{QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--codec"),
+                                                     QStringLiteral("msgpack")};
+        QTest::newRow("msgpack-rpc") << QStringList{QStringLiteral("--transport"), QStringLiteral("msgpack")};
+        QTest::newRow("msgpack-rpc map") << QStringList{QStringLiteral("--transport"), QStringLiteral("msgpack"),
+                                                        QStringLiteral("--msgpack-params"), QStringLiteral("map")};
+        QTest::newRow("no rpc") << QStringList{QStringLiteral("--transport"), QStringLiteral("none"), QStringLiteral("--codec"),
+                                               QStringLiteral("json")};
+    }
+    void everyTransportAgainstItsBuiltinServer()
+    {
+        QFETCH(QStringList, flags);
+        const Result r = cli(QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                                         QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+                                         QStringLiteral("nums=100"), QStringLiteral("-n"), QStringLiteral("500"), QStringLiteral("-c"),
+                                         QStringLiteral("4")}
+                             + flags);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t500 responses")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("Transport: ") + flags.at(1)), qPrintable(r.out));
+    }
+
+    void schemaFromReflectionOrProtoset()
+    {
+        QProcess server;
+        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("all")});
+        QVERIFY(server.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
+        const QString line = QString::fromUtf8(server.readLine()).trimmed();
+        const QRegularExpressionMatch m = QRegularExpression(
+            QStringLiteral("^grpc=(127\\.0\\.0\\.1:\\d+) http=(http://127\\.0\\.0\\.1:\\d+) msgpack=(127\\.0\\.0\\.1:\\d+)$")).match(line);
+        QVERIFY2(m.hasMatch(), qPrintable(line));
+
+        // No --proto: the gRPC server's reflection service provides the schema.
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                              QStringLiteral("-d"), QStringLiteral(R"({"nums":[1,2]})"), QStringLiteral("-n"), QStringLiteral("50"),
+                              m.captured(1)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t50 responses")), qPrintable(r.out));
+
+        // A protoset written by protoc drives the HTTP and msgpack-rpc transports against the same server.
+        QTemporaryDir dir;
+        const QString protoset = dir.filePath(QStringLiteral("bench.protoset"));
+        QProcess protoc;
+        protoc.start(QStringLiteral("protoc"), {QStringLiteral("-I"), QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto"),
+                                                QStringLiteral("--include_imports"), QStringLiteral("--descriptor_set_out=") + protoset,
+                                                QStringLiteral("rpcscope/bench/v1/bench.proto")});
+        QVERIFY(protoc.waitForFinished(30000));
+        QCOMPARE(protoc.exitCode(), 0);
+        for (const auto &[transport, address] : {std::pair(QStringLiteral("http"), m.captured(2)),
+                                                  std::pair(QStringLiteral("msgpack"), m.captured(3))}) {
+            const Result t = cli({QStringLiteral("run"), QStringLiteral("--transport"), transport, QStringLiteral("--protoset"), protoset,
+                                  QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"),
+                                  QStringLiteral("payload=1KiB"), QStringLiteral("-n"), QStringLiteral("200"), address});
+            QVERIFY2(t.exitCode == 0, qPrintable(t.err));
+            QVERIFY2(t.out.contains(QStringLiteral("[OK]\t200 responses")), qPrintable(transport + t.out));
+        }
+        ::kill(static_cast<pid_t>(server.processId()), SIGTERM);
+        QVERIFY(server.waitForFinished(10000));
+        QVERIFY(QString::fromUtf8(server.readAllStandardError()).contains(QStringLiteral("served 450 calls")));
+    }
+
+    void matrixRunsEveryCellOnce()
+    {
+        const Result r = cli({QStringLiteral("matrix"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--payloads"),
+                              QStringLiteral("nums=2;nums=1000"), QStringLiteral("--transports=grpc,http,msgpack,none"),
+                              QStringLiteral("--codecs"), QStringLiteral("protobuf,json,msgpack"), QStringLiteral("-n"),
+                              QStringLiteral("100"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--format"),
+                              QStringLiteral("csv")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.trimmed().split(QLatin1Char('\n'));
+        // Per payload: grpc/protobuf, http x 3 codecs, msgpack/msgpack, none x 3 codecs = 8 cells.
+        QCOMPARE(lines.size(), 1 + 2 * 8);
+        QVERIFY(lines.first().startsWith(QStringLiteral("payload,transport,codec,calls,errors,mean_ns")));
+        int withShare = 0;
+        for (const QString &line : lines.mid(1)) {
+            const QStringList f = line.split(QLatin1Char(','));
+            QCOMPARE(f.size(), 15);
+            QCOMPARE(f.at(3), QStringLiteral("100")); // calls
+            QCOMPARE(f.at(4), QStringLiteral("0")); // errors
+            if (f.at(1) != u"none") {
+                QVERIFY2(!f.at(14).isEmpty(), qPrintable(line)); // every networked cell has its baseline
+                const double share = f.at(14).toDouble();
+                QVERIFY2(share > 0 && share < 1.5, qPrintable(line));
+                ++withShare;
+            }
+        }
+        QCOMPARE(withShare, 10);
+        // The bigger payload costs more bytes on every transport.
+        QVERIFY(lines.at(1).section(QLatin1Char(','), 10, 10).toDouble() < lines.at(9).section(QLatin1Char(','), 10, 10).toDouble());
+
+        const Result bad = cli({QStringLiteral("matrix"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                                QStringLiteral("--transports"), QStringLiteral("http")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("--http ADDRESS or --builtin")), qPrintable(bad.err));
     }
 
     void interruptedRunPrintsWhatItHas()

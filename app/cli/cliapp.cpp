@@ -1,12 +1,15 @@
 #include "cliapp.h"
+#include "codecscommand.h"
 
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
+#include "report/matrixreport.h"
 #include "report/textreport.h"
 #include "schema/schema.h"
 #include "server/builtingrpcserver.h"
+#include "server/builtinhttpserver.h"
 #include "server/serverprocess.h"
-#include "transport/grpctransport.h"
+#include "transport/transports.h"
 #include "util/units.h"
 
 #include <QCommandLineParser>
@@ -16,6 +19,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
+#include <QMap>
 #include <QTextStream>
 
 #include <algorithm>
@@ -28,8 +32,6 @@
 #include <thread>
 
 namespace rpcscope::cli {
-
-namespace {
 
 QTextStream &out()
 {
@@ -50,6 +52,8 @@ int usageError(const QString &command, const QString &message)
     err().flush();
     return ExitUsage;
 }
+
+namespace {
 
 /// Loopback targets default to plaintext; anything else to TLS, as a user dialing a remote server expects.
 bool isLoopback(const QString &address)
@@ -102,7 +106,9 @@ const char *const kGeneralHelp = R"(Usage: rpcscope-cli COMMAND [OPTIONS]
 
 Commands:
   run      benchmark a method: latency histogram, percentiles, throughput, status codes
-  serve    run a built-in server (serve grpc)
+  matrix   run one method over transports x codecs x payloads, one table with the codec's share
+  serve    run a built-in server (serve grpc|http|msgpack|all)
+  codecs   time encode/decode per codec for a message (no network)
 
 Run 'rpcscope-cli COMMAND --help' for a command's options.
 
@@ -114,13 +120,16 @@ int serveCommand(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Runs a built-in server for the bench service (rpcscope.bench.v1.Bench) until SIGINT or SIGTERM.\n"
-        "The first line printed is the bound address."));
+        "Runs a built-in server for the bench service (rpcscope.bench.v1.Bench: Echo, Sum, List) until SIGINT or\n"
+        "SIGTERM. grpc: gRPC with reflection; http: HTTP/1.1 POST /rpcscope.bench.v1.Bench/METHOD with JSON,\n"
+        "msgpack or protobuf bodies; msgpack: msgpack-rpc over TCP; all: the three, each on its own port.\n"
+        "The first line printed is the address (grpc, msgpack: HOST:PORT; http: a URL); for 'all' it is\n"
+        "grpc=HOST:PORT http=URL msgpack=HOST:PORT."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("kind"), QStringLiteral("grpc"));
+    parser.addPositionalArgument(QStringLiteral("kind"), QStringLiteral("grpc, http, msgpack or all"));
     parser.addOption({QStringLiteral("host"), QStringLiteral("Address to bind (default 127.0.0.1)."),
                       QStringLiteral("HOST"), QStringLiteral("127.0.0.1")});
-    parser.addOption({QStringLiteral("port"), QStringLiteral("Port to bind (default 0: a free port)."),
+    parser.addOption({QStringLiteral("port"), QStringLiteral("Port to bind (default 0: a free port; 'all' takes free ports)."),
                       QStringLiteral("PORT"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("threads"), QStringLiteral("Serving threads (default 0: one per core)."),
                       QStringLiteral("N"), QStringLiteral("0")});
@@ -135,8 +144,10 @@ int serveCommand(const QStringList &arguments)
         return ExitOk;
     }
     const QStringList kinds = parser.positionalArguments().mid(1);
-    if (kinds.size() != 1 || kinds.first() != u"grpc")
-        return usageError(QStringLiteral("serve"), QStringLiteral("name the server: serve grpc"));
+    const QString kind = kinds.value(0);
+    if (kinds.size() != 1 || (kind != u"grpc" && kind != u"http" && kind != u"msgpack" && kind != u"all"))
+        return usageError(QStringLiteral("serve"), QStringLiteral("name the server: serve grpc|http|msgpack|all"));
+    const bool wantGrpc = kind == u"grpc" || kind == u"all";
     bool okPort = false;
     const uint port = parser.value(QStringLiteral("port")).toUInt(&okPort);
     if (!okPort || port > 65535)
@@ -149,6 +160,8 @@ int serveCommand(const QStringList &arguments)
 
     std::optional<ServerTls> tls;
     if (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key")) || parser.isSet(QStringLiteral("client-ca"))) {
+        if (kind != u"grpc")
+            return usageError(QStringLiteral("serve"), QStringLiteral("TLS (--cert, --key, --client-ca) is for serve grpc only"));
         if (!parser.isSet(QStringLiteral("cert")) || !parser.isSet(QStringLiteral("key")))
             return usageError(QStringLiteral("serve"), QStringLiteral("TLS needs both --cert and --key"));
         tls.emplace();
@@ -163,36 +176,79 @@ int serveCommand(const QStringList &arguments)
             *into = file.readAll().toStdString();
         }
     }
-    BuiltinGrpcServer server;
+    const QString host = parser.value(QStringLiteral("host"));
+    const auto bindPort = static_cast<quint16>(kind == u"all" ? 0 : port);
+    BuiltinGrpcServer grpcServer;
+    BuiltinHttpServer httpServer;
+    BuiltinMsgpackServer msgpackServer;
     QString error;
-    if (!server.start(parser.value(QStringLiteral("host")), static_cast<quint16>(port), threads, &error, tls)) {
+    if ((wantGrpc && !grpcServer.start(host, bindPort, threads, &error, tls))
+        || ((kind == u"http" || kind == u"all") && !httpServer.start(host, bindPort, threads, &error))
+        || ((kind == u"msgpack" || kind == u"all") && !msgpackServer.start(host, bindPort, threads, &error))) {
         err() << "rpcscope-cli serve: " << error << '\n';
         return ExitRuntime;
     }
-    out() << server.address() << '\n';
+    if (kind == u"all")
+        out() << "grpc=" << grpcServer.address() << " http=" << httpServer.url() << " msgpack=" << msgpackServer.address()
+              << '\n';
+    else if (kind == u"grpc")
+        out() << grpcServer.address() << '\n';
+    else if (kind == u"http")
+        out() << httpServer.url() << '\n';
+    else
+        out() << msgpackServer.address() << '\n';
     out().flush();
     const sigset_t set = terminationSignals();
     int signal = 0;
     sigwait(&set, &signal);
     err() << "rpcscope-cli serve: stopping (" << (signal == SIGINT ? "SIGINT" : "SIGTERM") << "), served "
-          << server.callsServed() << " calls\n";
-    server.stop();
+          << grpcServer.callsServed() + httpServer.callsServed() + msgpackServer.callsServed() << " calls\n";
+    grpcServer.stop();
+    httpServer.stop();
+    msgpackServer.stop();
     return ExitOk;
 }
 
-int runCommand(const QStringList &arguments)
+/// What one run produced, for commands that run several (matrix).
+struct RunOutcome
 {
-    const QString cmd = QStringLiteral("run");
+    RunSnapshot snapshot;
+    QString transport;
+    QString codec;
+};
+
+/// `run`: parses @p arguments, runs, and prints the report; with @p outcome set, fills it instead of printing.
+int runOnce(const QStringList &arguments, RunOutcome *outcome)
+{
+    const QString cmd = outcome ? QStringLiteral("matrix") : QStringLiteral("run");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Benchmarks one unary gRPC method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
+        "Benchmarks one unary method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
         "shape plus the time series, client/server CPU and RSS.\n"
-        "Target: HOST:PORT, or --builtin to start the built-in server on a free loopback port.\n"
+        "Transports: grpc (default, target HOST:PORT), http (target a URL; POSTs the request as JSON, msgpack or\n"
+        "protobuf), msgpack (msgpack-rpc, target HOST:PORT), none (no RPC: only encode/decode, no target).\n"
+        "Or --builtin to start the built-in server for the transport on a free loopback port.\n"
+        "Schema: --proto or --protoset; without them the server's reflection service is asked (gRPC).\n"
         "A run in which calls fail exits 0 and shows the failures; add --fail-on-error to exit 1 instead."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("target"), QStringLiteral("HOST:PORT of the server."));
+    parser.addPositionalArgument(QStringLiteral("target"),
+                                 QStringLiteral("HOST:PORT of the server (grpc, msgpack), or a URL (http)."));
     const QList<QCommandLineOption> options{
         {QStringLiteral("proto"), QStringLiteral(".proto file with the service (repeatable)."), QStringLiteral("FILE")},
+        {QStringLiteral("protoset"),
+         QStringLiteral("Compiled descriptors (protoc --descriptor_set_out --include_imports), repeatable."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("transport"), QStringLiteral("grpc (default), http, msgpack or none (no RPC, codec only)."),
+         QStringLiteral("KIND")},
+        {QStringLiteral("codec"),
+         QStringLiteral("Body encoding: protobuf, json or msgpack (default: protobuf for grpc and none, json for http, "
+                        "msgpack for msgpack)."),
+         QStringLiteral("CODEC")},
+        {QStringLiteral("rpc-method"), QStringLiteral("msgpack-rpc: method name to call (default: the proto method's name)."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("msgpack-params"),
+         QStringLiteral("msgpack-rpc: params as the request's fields in order (positional, default) or one map."),
+         QStringLiteral("positional|map")},
         {{QStringLiteral("i"), QStringLiteral("import-paths")},
          QStringLiteral("Import path for .proto files (repeatable; the well-known types are built in)."),
          QStringLiteral("DIR")},
@@ -251,7 +307,9 @@ int runCommand(const QStringList &arguments)
         {{QStringLiteral("t"), QStringLiteral("timeout")},
          QStringLiteral("Deadline of each call (default 20s; 0 = none)."), QStringLiteral("DURATION")},
         {QStringLiteral("connections"),
-         QStringLiteral("HTTP/2 connections; callers are spread evenly over them (default 1)."), QStringLiteral("K")},
+         QStringLiteral("Connections; callers are spread evenly over them. grpc, msgpack: default 1, many calls each. "
+                        "http: default one per caller (HTTP/1.1 carries one call at a time)."),
+         QStringLiteral("K")},
         {QStringLiteral("cpus"),
          QStringLiteral("Client threads polling gRPC (default 1, one more per 64 callers up to the cores). One is "
                         "fastest when the client has a core to itself."),
@@ -287,13 +345,38 @@ int runCommand(const QStringList &arguments)
         return ExitOk;
     }
     const QStringList positional = parser.positionalArguments().mid(1);
-    const bool builtin = parser.isSet(QStringLiteral("builtin"));
+    TransportOptions transport;
+    if (parser.isSet(QStringLiteral("transport"))) {
+        const auto kind = parseTransport(parser.value(QStringLiteral("transport")));
+        if (!kind)
+            return usageError(cmd, QStringLiteral("--transport: \"%1\" is not grpc, http, msgpack or none")
+                                       .arg(parser.value(QStringLiteral("transport"))));
+        transport.kind = *kind;
+    }
+    if (parser.isSet(QStringLiteral("codec"))) {
+        transport.codec = parseCodec(parser.value(QStringLiteral("codec")));
+        if (!transport.codec)
+            return usageError(cmd, QStringLiteral("--codec: \"%1\" is not protobuf, json or msgpack")
+                                       .arg(parser.value(QStringLiteral("codec"))));
+    }
+    transport.rpcMethod = parser.value(QStringLiteral("rpc-method"));
+    if (parser.isSet(QStringLiteral("msgpack-params"))) {
+        const QString form = parser.value(QStringLiteral("msgpack-params"));
+        if (form != u"positional" && form != u"map")
+            return usageError(cmd, QStringLiteral("--msgpack-params: \"%1\" is not positional or map").arg(form));
+        transport.msgpackParamsMap = form == u"map";
+    }
+    const bool inProcess = transport.kind == TransportKind::InProcess;
+    const bool builtin = parser.isSet(QStringLiteral("builtin")) || (inProcess && positional.isEmpty());
+    const QString targetForm = transport.kind == TransportKind::Http ? QStringLiteral("a URL") : QStringLiteral("HOST:PORT");
     if (positional.size() > 1)
         return usageError(cmd, QStringLiteral("one target expected, got: %1").arg(positional.join(u' ')));
+    if (inProcess && !positional.isEmpty())
+        return usageError(cmd, QStringLiteral("--transport none calls nothing: drop the target \"%1\"").arg(positional.first()));
     if (builtin && !positional.isEmpty())
-        return usageError(cmd, QStringLiteral("give either a target HOST:PORT or --builtin, not both"));
+        return usageError(cmd, QStringLiteral("give either a target %1 or --builtin, not both").arg(targetForm));
     if (!builtin && positional.isEmpty())
-        return usageError(cmd, QStringLiteral("no target: give HOST:PORT or --builtin"));
+        return usageError(cmd, QStringLiteral("no target: give %1 or --builtin").arg(targetForm));
     if (!parser.isSet(QStringLiteral("call")))
         return usageError(cmd, QStringLiteral("--call is required (package.Service/Method)"));
 
@@ -415,8 +498,9 @@ int runCommand(const QStringList &arguments)
             plan.totalCalls = 0;
         plan.concurrencySchedule = callers;
     }
-    if (!parseCount(QStringLiteral("connections"), 1, 1, &connections) || connections > 1000)
-        return usageError(cmd, QStringLiteral("--connections: expected a number from 1 to 1000, got \"%1\"")
+    const uint64_t defaultConnections = transport.kind == TransportKind::Http ? 0 : 1; // 0: one per caller
+    if (!parseCount(QStringLiteral("connections"), defaultConnections, 1, &connections) || connections > 100000)
+        return usageError(cmd, QStringLiteral("--connections: expected a number from 1 to 100000, got \"%1\"")
                                    .arg(parser.value(QStringLiteral("connections"))));
     GrpcTarget target;
     target.connections = static_cast<int>(connections);
@@ -484,16 +568,23 @@ int runCommand(const QStringList &arguments)
         return ExitUsage;
     target.tls.serverNameOverride = parser.value(QStringLiteral("cname")).toStdString();
     target.tls.skipVerify = parser.isSet(QStringLiteral("skipTLS"));
+    if (tlsFlags && transport.kind != TransportKind::Grpc)
+        return usageError(cmd, QStringLiteral("the TLS flags are for --transport grpc"));
     target.tls.enabled = tlsFlags
-        || (!builtin && !parser.isSet(QStringLiteral("insecure")) && !isLoopback(positional.value(0)));
+        || (transport.kind == TransportKind::Grpc && !builtin && !parser.isSet(QStringLiteral("insecure"))
+            && !isLoopback(positional.value(0)));
     if (builtin && tlsFlags)
         return usageError(cmd, QStringLiteral("--builtin serves plaintext; run 'serve grpc --cert --key' for a TLS server"));
 
     // Schema.
     Schema schema;
     const QStringList protos = parser.values(QStringLiteral("proto"));
-    if (!protos.isEmpty()) {
-        const SchemaLoadResult loaded = loadProtoFiles(protos, parser.values(QStringLiteral("i")));
+    const QStringList protosets = parser.values(QStringLiteral("protoset"));
+    if (!protos.isEmpty() && !protosets.isEmpty())
+        return usageError(cmd, QStringLiteral("give --proto or --protoset, not both"));
+    if (!protos.isEmpty() || !protosets.isEmpty()) {
+        const SchemaLoadResult loaded
+            = protos.isEmpty() ? loadProtoset(protosets) : loadProtoFiles(protos, parser.values(QStringLiteral("i")));
         if (!loaded.ok()) {
             err() << loaded.errorText() << '\n';
             return usageError(cmd, QStringLiteral("the schema has %1 error(s), see above").arg(loaded.errors.size()));
@@ -501,8 +592,28 @@ int runCommand(const QStringList &arguments)
         schema = loaded.schema;
     } else if (builtin) {
         schema = builtinBenchSchema();
+    } else if (transport.kind == TransportKind::Grpc) {
+        // No schema given: ask the server, as ghz and grpcurl do.
+        ReflectionTarget reflection;
+        reflection.address = positional.first();
+        reflection.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+            target.timeout.count() > 0 ? std::min<std::chrono::nanoseconds>(target.timeout, std::chrono::seconds(10))
+                                       : std::chrono::seconds(10));
+        reflection.tls = target.tls.enabled;
+        reflection.rootCerts = target.tls.rootCerts;
+        reflection.certChain = target.tls.certChain;
+        reflection.privateKey = target.tls.privateKey;
+        reflection.serverNameOverride = target.tls.serverNameOverride;
+        reflection.skipVerify = target.tls.skipVerify;
+        reflection.metadata = target.metadata;
+        const SchemaLoadResult loaded = loadSchemaFromReflection(reflection);
+        if (!loaded.ok()) {
+            err() << loaded.errorText() << '\n';
+            return usageError(cmd, QStringLiteral("no schema: server reflection failed (see above); give --proto or --protoset"));
+        }
+        schema = loaded.schema;
     } else {
-        return usageError(cmd, QStringLiteral("no schema: give --proto FILE (server reflection is not supported yet)"));
+        return usageError(cmd, QStringLiteral("no schema: give --proto FILE or --protoset FILE (reflection is gRPC only)"));
     }
 
     // Request.
@@ -540,18 +651,21 @@ int runCommand(const QStringList &arguments)
     // The built-in server runs as a child process (this same program's `serve grpc`), so the client's CPU is
     // measured alone and the server's can be measured too.
     ServerProcess server;
-    if (builtin) {
+    if (builtin && !inProcess) {
+        const QString kind = transport.kind == TransportKind::Http ? QStringLiteral("http")
+            : transport.kind == TransportKind::Msgpack             ? QStringLiteral("msgpack")
+                                                                   : QStringLiteral("grpc");
         if (!server.start(QCoreApplication::applicationFilePath(),
-                          {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0")},
-                          QStringLiteral("^([0-9.]+:[0-9]+)$"), std::chrono::seconds(10), &error)) {
-            err() << "rpcscope-cli run: built-in server: " << error << '\n';
+                          {QStringLiteral("serve"), kind, QStringLiteral("--port"), QStringLiteral("0")},
+                          QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$"), std::chrono::seconds(10), &error)) {
+            err() << "rpcscope-cli " << cmd << ": built-in server: " << error << '\n';
             return ExitRuntime;
         }
         target.address = server.readyText();
         plan.serverPid = server.pid();
-    } else {
+    } else if (!inProcess) {
         target.address = positional.first();
-        if (!target.address.contains(QLatin1Char(':')))
+        if (transport.kind != TransportKind::Http && !target.address.contains(QLatin1Char(':')))
             return usageError(cmd, QStringLiteral("target \"%1\" is not HOST:PORT").arg(target.address));
     }
 
@@ -569,15 +683,27 @@ int runCommand(const QStringList &arguments)
     } else {
         target.clientThreads = autoClientThreads(plan.concurrency);
     }
-    if (!engine.start(makeGrpcTransport(target, *call), plan, &error))
+    std::unique_ptr<Transport> made = makeTransport(transport, target, *call, &error);
+    if (!made)
+        return usageError(cmd, error);
+    if (!engine.start(std::move(made), plan, &error))
         return usageError(cmd, error);
     {
         SignalWatcher watcher([&engine](int) { engine.stop(); });
         engine.waitForFinished(std::chrono::hours(24 * 365));
     }
     const RunSnapshot result = engine.snapshot();
-    out() << formatTextSummary(result);
-    out().flush();
+    if (outcome) {
+        outcome->snapshot = result;
+        outcome->transport = transportName(transport.kind);
+        outcome->codec = codecName(transport.codec.value_or(defaultCodec(transport.kind)));
+    } else {
+        out() << "Transport: " << transportName(transport.kind) << ", codec "
+              << codecName(transport.codec.value_or(defaultCodec(transport.kind)))
+              << (target.address.isEmpty() ? QString() : QStringLiteral(", target ") + target.address) << '\n';
+        out() << formatTextSummary(result);
+        out().flush();
+    }
     if (plan.recordRawSamples) {
         QSaveFile &file = rawFile;
         QByteArray text = "sent_ns,latency_us,status\n";
@@ -597,6 +723,125 @@ int runCommand(const QStringList &arguments)
     }
     if (parser.isSet(QStringLiteral("fail-on-error")) && result.callsFailed() > 0)
         return ExitFailedCalls;
+    return ExitOk;
+}
+
+const char *const kMatrixHelp = R"(Usage: rpcscope-cli matrix [RUN OPTIONS] [--transports LIST] [--codecs LIST] [--payloads LIST]
+
+Runs the same method over transports x codecs x payloads and prints one table: mean, p50, p99, req/s,
+bytes/call, client and server CPU per call, and which share of the mean is codec time (from the no-RPC
+baseline: the same payload and codec, encoded and decoded in process with one caller).
+
+  --transports LIST  grpc,http,msgpack,none (default: all four)
+  --codecs LIST      protobuf,json,msgpack (default: all three); each transport runs the codecs it carries:
+                     grpc protobuf, msgpack msgpack, http and none all of them
+  --payloads LIST    payload variants as --fill specs separated by ';', e.g. 'nums=2;nums=1000'
+                     (default: the request as given)
+  --grpc ADDR, --http URL, --msgpack ADDR
+                     targets per transport; or --builtin to start each built-in server
+  --format text|csv  (default text)
+Every other option is run's (see 'rpcscope-cli run --help'): --call, -d, --fill, -n, -z, -c, --warmup, ...
+)";
+
+int matrixCommand(const QStringList &arguments)
+{
+    const QString cmd = QStringLiteral("matrix");
+    QStringList rest{arguments.value(0), QStringLiteral("run")};
+    QString transports = QStringLiteral("grpc,http,msgpack,none");
+    QString codecs = QStringLiteral("protobuf,json,msgpack");
+    QString payloads;
+    QString format = QStringLiteral("text");
+    QMap<QString, QString> targets;
+    bool builtin = false;
+    for (qsizetype i = 2; i < arguments.size(); ++i) {
+        const QString &a = arguments.at(i);
+        auto value = [&](QString *into) {
+            if (i + 1 >= arguments.size())
+                return false;
+            *into = arguments.at(++i);
+            return true;
+        };
+        const QString name = a.startsWith(QStringLiteral("--")) ? a.mid(2).section(QLatin1Char('='), 0, 0) : QString();
+        if (a.startsWith(QStringLiteral("--")) && a.contains(QLatin1Char('='))) {
+            // --flag=value: split, then handle like --flag value.
+            const QString v = a.section(QLatin1Char('='), 1);
+            if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format" || name == u"grpc"
+                || name == u"http" || name == u"msgpack") {
+                QStringList again = arguments;
+                again.replace(i, QStringLiteral("--") + name);
+                again.insert(i + 1, v);
+                return matrixCommand(again);
+            }
+        }
+        if (a == u"-h" || a == u"--help") {
+            out() << kMatrixHelp;
+            return ExitOk;
+        }
+        if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format") {
+            QString *into = name == u"transports" ? &transports : name == u"codecs" ? &codecs : name == u"payloads" ? &payloads : &format;
+            if (!value(into))
+                return usageError(cmd, QStringLiteral("--%1 needs a value").arg(name));
+        } else if (name == u"grpc" || name == u"http" || name == u"msgpack") {
+            if (!value(&targets[name]))
+                return usageError(cmd, QStringLiteral("--%1 needs an address").arg(name));
+        } else if (a == u"--transport" || a == u"--codec" || a.startsWith(QStringLiteral("--transport="))
+                   || a.startsWith(QStringLiteral("--codec="))) {
+            return usageError(cmd, QStringLiteral("%1: the matrix sets it per cell; use --transports / --codecs").arg(a));
+        } else {
+            if (a == u"--builtin")
+                builtin = true;
+            rest << a;
+        }
+    }
+    QList<TransportKind> kinds;
+    for (const QString &t : transports.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const auto kind = parseTransport(t);
+        if (!kind)
+            return usageError(cmd, QStringLiteral("--transports: \"%1\" is not grpc, http, msgpack or none").arg(t));
+        kinds << *kind;
+    }
+    QList<Codec> codecList;
+    for (const QString &c : codecs.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const auto codec = parseCodec(c);
+        if (!codec)
+            return usageError(cmd, QStringLiteral("--codecs: \"%1\" is not protobuf, json or msgpack").arg(c));
+        codecList << *codec;
+    }
+    if (format != u"text" && format != u"csv")
+        return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or csv").arg(format));
+    for (TransportKind kind : std::as_const(kinds)) {
+        if (kind != TransportKind::InProcess && !builtin && !targets.contains(transportName(kind)))
+            return usageError(cmd, QStringLiteral("no target for %1: give --%1 ADDRESS or --builtin").arg(transportName(kind)));
+    }
+    const QList<MatrixCell> cells
+        = matrixCells(kinds, codecList, payloads.split(QLatin1Char(';'), Qt::SkipEmptyParts));
+    if (cells.isEmpty())
+        return usageError(cmd, QStringLiteral("no transport in --transports carries a codec in --codecs"));
+
+    QList<MatrixResult> results;
+    for (const MatrixCell &cell : cells) {
+        QStringList args = rest;
+        if (cell.transport == TransportKind::InProcess) {
+            args.removeAll(QStringLiteral("--builtin"));
+            args << QStringLiteral("-c") << QStringLiteral("1"); // the last -c wins: one caller, so mean = codec time
+        } else if (!builtin) {
+            args << targets.value(transportName(cell.transport));
+        }
+        args << QStringLiteral("--transport") << transportName(cell.transport) << QStringLiteral("--codec")
+             << codecName(cell.codec);
+        for (const QString &fill : cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            args << QStringLiteral("--fill") << fill.trimmed();
+        err() << "rpcscope-cli matrix: " << (cell.payload.isEmpty() ? QString() : cell.payload + QLatin1Char(' '))
+              << cell.label() << "...\n";
+        err().flush();
+        RunOutcome outcome;
+        const int code = runOnce(args, &outcome);
+        if (code != ExitOk)
+            return code;
+        results.append({cell, outcome.snapshot});
+    }
+    out() << (format == u"csv" ? formatMatrixCsv(results) : formatMatrixTable(results));
+    out().flush();
     return ExitOk;
 }
 
@@ -621,9 +866,13 @@ int run(const QStringList &arguments)
         return ExitOk;
     }
     if (command == u"run")
-        return runCommand(arguments);
+        return runOnce(arguments, nullptr);
     if (command == u"serve")
         return serveCommand(arguments);
+    if (command == u"matrix")
+        return matrixCommand(arguments);
+    if (command == u"codecs")
+        return codecsCommand(arguments);
     err() << "rpcscope-cli: unknown command \"" << command << "\"\n\n" << kGeneralHelp;
     return ExitUsage;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QStringList>
+#include <QTextStream>
 
 namespace rpcscope::cli {
 
@@ -13,6 +14,11 @@ enum ExitCode : int {
 };
 
 void blockTerminationSignals();
+/// The streams every command writes to (one each, so their buffers never interleave).
+QTextStream &out();
+QTextStream &err();
+/// Prints "rpcscope-cli COMMAND: MESSAGE" and a pointer to --help on stderr; returns ExitUsage.
+int usageError(const QString &command, const QString &message);
 int run(const QStringList &arguments);
 
 } // namespace rpcscope::cli

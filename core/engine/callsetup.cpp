@@ -115,6 +115,7 @@ std::optional<GrpcCall> prepareGrpcCall(const Schema &schema, const RequestSpec 
     call.methodPath = Schema::methodInfo(method).path().toStdString();
     call.schema = schema;
     call.responseType = spec.decodeResponse ? method->output_type() : nullptr;
+    call.method = method;
 
     if (spec.binary) {
         // Check that the bytes are a message of the input type; fills apply to it as to JSON.

@@ -1,5 +1,7 @@
 #include "builtingrpcserver.h"
 
+#include "benchlogic.h"
+
 #include "rpcscope/bench/v1/bench.grpc.pb.h"
 
 #include <grpcpp/alarm.h>
@@ -142,11 +144,7 @@ struct EchoLogic
 {
     std::chrono::microseconds operator()(benchpb::EchoRequest &request, benchpb::EchoResponse &reply) const
     {
-        if (request.has_response_size())
-            reply.mutable_payload()->assign(request.response_size(), 'x');
-        else
-            reply.set_payload(std::move(*request.mutable_payload()));
-        return std::chrono::microseconds(request.delay_us());
+        return runEcho(request, reply);
     }
 };
 
@@ -154,11 +152,7 @@ struct SumLogic
 {
     std::chrono::microseconds operator()(const benchpb::SumRequest &request, benchpb::SumResponse &reply) const
     {
-        int64_t sum = 0;
-        for (int64_t n : request.nums())
-            sum += n;
-        reply.set_result(sum);
-        return std::chrono::microseconds(0);
+        return runSum(request, reply);
     }
 };
 
@@ -166,17 +160,7 @@ struct ListLogic
 {
     std::chrono::microseconds operator()(const benchpb::ListRequest &request, benchpb::ListResponse &reply) const
     {
-        constexpr uint32_t kMaxItems = 10'000'000;
-        const uint32_t count = std::min(request.count(), kMaxItems);
-        const std::string name(std::min<uint32_t>(request.name_size(), 1'000'000), 'n');
-        reply.mutable_items()->Reserve(static_cast<int>(count));
-        for (uint32_t i = 0; i < count; ++i) {
-            benchpb::Item *item = reply.add_items();
-            item->set_id(i);
-            item->set_name(name);
-            item->set_score(i * 0.5);
-        }
-        return std::chrono::microseconds(0);
+        return runList(request, reply);
     }
 };
 

@@ -14,7 +14,8 @@
 
 namespace google::protobuf {
 class Descriptor;
-}
+class MethodDescriptor;
+} // namespace google::protobuf
 
 namespace rpcscope {
 
@@ -29,10 +30,13 @@ struct GrpcTls
     bool skipVerify = false; ///< --skipTLS: accept any server certificate
 };
 
+/// Where and how calls go; every transport reads the fields that apply to it.
 struct GrpcTarget
 {
-    QString address; ///< host:port
-    int connections = 1; ///< separate HTTP/2 connections; callers are spread evenly over them
+    QString address; ///< host:port (gRPC, msgpack-rpc) or a URL (HTTP)
+    /// gRPC: separate HTTP/2 connections, callers spread evenly over them; msgpack-rpc: TCP connections, each
+    /// carrying many calls; HTTP/1.1: keep-alive connections, each one call at a time (0 = one per caller).
+    int connections = 1;
     std::chrono::nanoseconds timeout{0}; ///< per-call deadline; 0 = none
     int maxReceiveBytes = -1; ///< -1 = gRPC's default (4 MiB)
     int maxSendBytes = -1; ///< -1 = gRPC's default (unlimited)
@@ -68,6 +72,7 @@ struct GrpcCall
     std::shared_ptr<const RequestEncoder> perCall; ///< set: encode each call's request anew instead
     Schema schema; ///< keeps the response type alive
     const google::protobuf::Descriptor *responseType = nullptr; ///< decode replies into this; nullptr = don't
+    const google::protobuf::MethodDescriptor *method = nullptr; ///< the method called
 };
 
 /// Unary calls through the generic stub on gRPC's completion queues: no generated code, no thread per call.

@@ -1,6 +1,6 @@
 # Sourced by the benchmarks in tests/perf: pins the server and the clients to different cores when there are
-# two, starts the built-in gRPC server (1 thread) and sets $address; stops it and removes $tmp on exit.
-# Expects $cli (the rpcscope-cli binary) to be set.
+# two, starts the built-in server (1 thread; gRPC unless $serve_kind says http or msgpack) and sets $address (a URL
+# for http); stops it and removes $tmp on exit. Expects $cli (the rpcscope-cli binary) to be set.
 pin_server=() pin_client=()
 if (($(nproc) >= 2)); then # server and client on different cores
     pin_server=(taskset -c 1) pin_client=(taskset -c 0)
@@ -10,7 +10,7 @@ server_pid=
 cleanup() { [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-"${pin_server[@]}" "$cli" serve grpc --threads 1 >"$tmp/address" 2>/dev/null &
+"${pin_server[@]}" "$cli" serve "${serve_kind:-grpc}" --threads 1 >"$tmp/address" 2>/dev/null &
 server_pid=$!
 for _ in $(seq 100); do [[ -s $tmp/address ]] && break; sleep 0.05; done
 address=$(head -n1 "$tmp/address")

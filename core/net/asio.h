@@ -1,0 +1,114 @@
+#pragma once
+
+// Internal to core: Boost.Asio and Beast (header-only in Debian's libboost-dev), compiled once in asioimpl.cpp
+// (BOOST_ASIO_SEPARATE_COMPILATION) so the HTTP and msgpack-rpc code stays quick to build.
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace rpcscope::net {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+/// Threads each running their own io_context: a connection lives on one thread, so it needs no locks, and the
+/// next call of a caller starts on the thread that read the previous reply (as the gRPC transport does).
+class IoThreads
+{
+public:
+    explicit IoThreads(int count)
+    {
+        for (int i = 0; i < std::max(1, count); ++i) {
+            auto context = std::make_unique<asio::io_context>(1);
+            m_guards.emplace_back(asio::make_work_guard(*context));
+            m_contexts.push_back(std::move(context));
+        }
+    }
+    ~IoThreads() { stop(); }
+    IoThreads(const IoThreads &) = delete;
+    IoThreads &operator=(const IoThreads &) = delete;
+
+    void start()
+    {
+        for (auto &context : m_contexts)
+            m_threads.emplace_back([c = context.get()] { c->run(); });
+    }
+    /// Lets the contexts run out of work, then joins (pending handlers still run).
+    void finish()
+    {
+        m_guards.clear();
+        for (auto &thread : m_threads)
+            thread.join();
+        m_threads.clear();
+    }
+    /// Stops at once and joins.
+    void stop()
+    {
+        for (auto &context : m_contexts)
+            context->stop();
+        for (auto &thread : m_threads)
+            thread.join();
+        m_threads.clear();
+        m_guards.clear();
+    }
+    int size() const { return static_cast<int>(m_contexts.size()); }
+    asio::io_context &context(size_t i) { return *m_contexts[i % m_contexts.size()]; }
+
+private:
+    std::vector<std::unique_ptr<asio::io_context>> m_contexts;
+    std::vector<asio::executor_work_guard<asio::io_context::executor_type>> m_guards;
+    std::vector<std::thread> m_threads;
+};
+
+/**
+ * Calls check(thread, now) every @p period on each I/O thread: the transports' deadline checks, one timer per
+ * thread instead of one armed and cancelled per call. Must be stopped before the threads are.
+ */
+class PeriodicSweep
+{
+public:
+    using Check = std::function<void(size_t thread, std::chrono::steady_clock::time_point now)>;
+
+    void start(IoThreads &threads, std::chrono::milliseconds period, Check check)
+    {
+        m_period = period;
+        m_check = std::move(check);
+        for (int i = 0; i < threads.size(); ++i)
+            m_timers.push_back(std::make_unique<asio::steady_timer>(threads.context(static_cast<size_t>(i))));
+        for (size_t i = 0; i < m_timers.size(); ++i)
+            arm(i);
+    }
+    void stop() { m_stopping = true; }
+
+private:
+    void arm(size_t i)
+    {
+        m_timers[i]->expires_after(m_period);
+        m_timers[i]->async_wait([this, i](boost::system::error_code ec) {
+            if (ec || m_stopping)
+                return;
+            m_check(i, std::chrono::steady_clock::now());
+            arm(i);
+        });
+    }
+
+    std::vector<std::unique_ptr<asio::steady_timer>> m_timers;
+    std::chrono::milliseconds m_period{5};
+    Check m_check;
+    std::atomic<bool> m_stopping{false};
+};
+
+} // namespace rpcscope::net

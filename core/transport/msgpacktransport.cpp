@@ -1,0 +1,396 @@
+#include "codec/msgpackcodec.h"
+#include "metrics/callstatus.h"
+#include "net/asio.h"
+
+#include <boost/asio/connect.hpp>
+#include "requestbodies.h"
+#include "transportfactories.h"
+
+#include <google/protobuf/descriptor.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+namespace rpcscope {
+
+namespace {
+
+namespace asio = boost::asio;
+using net::tcp;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kSweepPeriod = std::chrono::milliseconds(5);
+constexpr size_t kReadChunk = 64 * 1024;
+
+class MsgpackTransport;
+class MsgpackConnection;
+
+class MsgpackSlot final : public BodySlot
+{
+public:
+    MsgpackSlot(MsgpackTransport *transport, MsgpackConnection *connection, int index, CallSink *sink);
+    void start(uint64_t callNumber) override;
+    void cancel() override;
+    /// The reply's result (nullptr on failure) arrived; decodes it and reports.
+    void finished(CallOutcome &outcome, const msgpack::object *result);
+
+    MsgpackTransport *m_transport;
+    MsgpackConnection *m_connection;
+    uint32_t m_msgid = 0;
+    Clock::time_point m_deadline;
+};
+
+/**
+ * One TCP connection carrying many calls at once: requests are written back to back (batched while a write is on
+ * the wire) and replies matched to callers by msgid, in whatever order they come. Lives on one I/O thread.
+ */
+class MsgpackConnection
+{
+public:
+    MsgpackConnection(MsgpackTransport *transport, asio::io_context &context)
+        : m_transport(transport)
+        , m_context(context)
+        , m_socket(context)
+    {
+    }
+
+    asio::io_context &context() { return m_context; }
+
+    void submit(MsgpackSlot *slot, const std::string &method);
+    /// @p slot may be gone (the engine cancels on its way out): it is only compared until found in flight.
+    void cancel(MsgpackSlot *slot)
+    {
+        for (auto it = m_inFlight.begin(); it != m_inFlight.end(); ++it) {
+            if (it->second == slot)
+                return endCall(it, CallStatus::Cancelled, "cancelled");
+        }
+    }
+    void checkDeadlines(Clock::time_point now)
+    {
+        for (auto it = m_inFlight.begin(); it != m_inFlight.end();) {
+            auto current = it++;
+            if (now >= current->second->m_deadline)
+                endCall(current, CallStatus::DeadlineExceeded, "deadline exceeded");
+        }
+    }
+
+private:
+    using InFlight = std::unordered_map<uint32_t, MsgpackSlot *>;
+
+    void endCall(InFlight::iterator it, int status, std::string message)
+    {
+        // A late reply to this msgid, if it ever comes, is dropped as unknown... unless it arrives on a fresh msgid
+        // space: msgids grow, so it cannot be mistaken for a newer call.
+        MsgpackSlot *slot = it->second;
+        m_inFlight.erase(it);
+        CallOutcome outcome;
+        outcome.status = status;
+        outcome.errorMessage = std::move(message);
+        outcome.bytesSent = slot->m_body->size();
+        m_late.insert(slot->m_msgid);
+        slot->finished(outcome, nullptr);
+    }
+    void connect();
+    void flush();
+    void read();
+    void onReply(const msgpack::object &reply);
+    /// The connection is unusable: every call on it fails with @p message; the next call reconnects.
+    void breakConnection(int status, const std::string &message);
+
+    MsgpackTransport *m_transport;
+    asio::io_context &m_context;
+    tcp::socket m_socket;
+    enum class State { Closed, Connecting, Open } m_state = State::Closed;
+    uint32_t m_nextMsgid = 0;
+    InFlight m_inFlight;
+    struct LateSet
+    {
+        // msgids whose calls ended early (deadline, cancel): their replies may still come and are skipped.
+        std::unordered_map<uint32_t, char> ids;
+        void insert(uint32_t id)
+        {
+            if (ids.size() > 100000)
+                ids.clear();
+            ids.emplace(id, 0);
+        }
+        bool take(uint32_t id) { return ids.erase(id) > 0; }
+    } m_late;
+    std::string m_pending;
+    std::string m_sending;
+    bool m_writing = false;
+    msgpack::unpacker m_unpacker;
+    size_t m_replyBytes = 0; ///< size of the reply being handled
+};
+
+class MsgpackTransport final : public Transport
+{
+public:
+    MsgpackTransport(const GrpcTarget &target, const GrpcCall &call, tcp::resolver::results_type addresses,
+                     std::string method, bool paramsMap)
+        : m_target(target)
+        , m_call(call)
+        , m_addresses(std::move(addresses))
+        , m_method(std::move(method))
+        , m_paramsMap(paramsMap)
+        , m_threads(std::clamp(target.clientThreads, 1, 64))
+    {
+        const int connections = std::max(1, target.connections);
+        for (int i = 0; i < connections; ++i)
+            m_connections.push_back(
+                std::make_unique<MsgpackConnection>(this, m_threads.context(static_cast<size_t>(i))));
+        if (target.timeout.count() > 0) {
+            m_sweep.start(m_threads, kSweepPeriod, [this](size_t thread, Clock::time_point now) {
+                for (size_t c = thread; c < m_connections.size(); c += static_cast<size_t>(m_threads.size()))
+                    m_connections[c]->checkDeadlines(now);
+            });
+        }
+        m_threads.start();
+    }
+
+    ~MsgpackTransport() override
+    {
+        m_sweep.stop();
+        m_threads.stop();
+    }
+
+    bool initParams(std::string *error)
+    {
+        const bool map = m_paramsMap;
+        return m_params.init(
+            m_call,
+            [map](const google::protobuf::Message &message, std::string *out, std::string *) {
+                StringSink sink{out};
+                MsgpackPacker packer(sink);
+                if (map) {
+                    packer.pack_array(1);
+                    packMessage(packer, message);
+                } else {
+                    packMessageFields(packer, message);
+                }
+                return true;
+            },
+            error);
+    }
+
+    std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) override
+    {
+        MsgpackConnection *connection = m_connections[static_cast<size_t>(index) % m_connections.size()].get();
+        return std::make_unique<MsgpackSlot>(this, connection, index, sink);
+    }
+
+    const GrpcTarget m_target;
+    const GrpcCall m_call;
+    const tcp::resolver::results_type m_addresses;
+    const std::string m_method;
+    const bool m_paramsMap;
+    RequestBodies m_params;
+    net::IoThreads m_threads;
+    std::vector<std::unique_ptr<MsgpackConnection>> m_connections;
+    net::PeriodicSweep m_sweep;
+};
+
+void MsgpackConnection::submit(MsgpackSlot *slot, const std::string &method)
+{
+    // msgids are 32-bit in practice (many servers reject larger); wrapping after 4 billion calls is harmless
+    // because calls that old have long ended.
+    slot->m_msgid = m_nextMsgid++;
+    const auto timeout = m_transport->m_target.timeout;
+    slot->m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
+    m_inFlight[slot->m_msgid] = slot;
+    StringSink sink{&m_pending};
+    MsgpackPacker packer(sink);
+    packer.pack_array(4);
+    packer.pack_uint8(0);
+    packer.pack_uint32(slot->m_msgid);
+    packer.pack_str(static_cast<uint32_t>(method.size()));
+    packer.pack_str_body(method.data(), static_cast<uint32_t>(method.size()));
+    m_pending.append(*slot->m_body); // the params, encoded once
+    if (m_state == State::Closed)
+        connect();
+    else if (m_state == State::Open)
+        flush();
+}
+
+void MsgpackConnection::connect()
+{
+    m_state = State::Connecting;
+    asio::async_connect(m_socket, m_transport->m_addresses, [this](boost::system::error_code ec, const tcp::endpoint &) {
+        if (ec)
+            return breakConnection(CallStatus::Unavailable, "connect: " + ec.message());
+        m_socket.set_option(tcp::no_delay(true), ec);
+        m_state = State::Open;
+        read();
+        flush();
+    });
+}
+
+void MsgpackConnection::flush()
+{
+    if (m_writing || m_pending.empty())
+        return;
+    m_writing = true;
+    m_sending.swap(m_pending);
+    m_pending.clear();
+    asio::async_write(m_socket, asio::buffer(m_sending), [this](boost::system::error_code ec, size_t) {
+        m_writing = false;
+        m_sending.clear();
+        if (ec) {
+            if (m_state == State::Open)
+                breakConnection(CallStatus::Unavailable, "send: " + ec.message());
+            return;
+        }
+        flush();
+    });
+}
+
+void MsgpackConnection::read()
+{
+    m_unpacker.reserve_buffer(kReadChunk);
+    m_socket.async_read_some(asio::buffer(m_unpacker.buffer(), m_unpacker.buffer_capacity()),
+                             [this](boost::system::error_code ec, size_t n) {
+                                 if (ec) {
+                                     if (m_state == State::Open)
+                                         breakConnection(CallStatus::Unavailable,
+                                                         ec == asio::error::eof
+                                                             ? std::string("connection closed by the server")
+                                                             : "receive: " + ec.message());
+                                     return;
+                                 }
+                                 m_unpacker.buffer_consumed(n);
+                                 try {
+                                     msgpack::object_handle handle;
+                                     // (parsed_size() restarts at every message; what is left unparsed does not.)
+                                     size_t left = m_unpacker.nonparsed_size();
+                                     while (m_state == State::Open && m_unpacker.next(handle)) {
+                                         m_replyBytes = left - m_unpacker.nonparsed_size();
+                                         left = m_unpacker.nonparsed_size();
+                                         onReply(handle.get());
+                                     }
+                                 } catch (const std::exception &e) {
+                                     return breakConnection(CallStatus::Internal,
+                                                            std::string("not msgpack-rpc: ") + e.what());
+                                 }
+                                 if (m_state == State::Open)
+                                     read();
+                             });
+}
+
+void MsgpackConnection::onReply(const msgpack::object &reply)
+{
+    // [1, msgid, error, result]
+    if (reply.type != msgpack::type::ARRAY || reply.via.array.size != 4
+        || reply.via.array.ptr[0].type != msgpack::type::POSITIVE_INTEGER || reply.via.array.ptr[0].via.u64 != 1
+        || reply.via.array.ptr[1].type != msgpack::type::POSITIVE_INTEGER)
+        return breakConnection(CallStatus::Internal, "not a msgpack-rpc reply ([1, msgid, error, result])");
+    const uint64_t msgid = reply.via.array.ptr[1].via.u64;
+    const auto it = msgid <= UINT32_MAX ? m_inFlight.find(static_cast<uint32_t>(msgid)) : m_inFlight.end();
+    if (it == m_inFlight.end()) {
+        if (msgid <= UINT32_MAX && m_late.take(static_cast<uint32_t>(msgid)))
+            return; // the reply to a call that already ended (deadline, cancel)
+        return breakConnection(CallStatus::Internal,
+                               "msgpack-rpc reply with unknown msgid " + std::to_string(msgid));
+    }
+    MsgpackSlot *slot = it->second;
+    m_inFlight.erase(it);
+    CallOutcome outcome;
+    outcome.bytesSent = slot->m_body->size();
+    outcome.bytesReceived = m_replyBytes;
+    const msgpack::object &error = reply.via.array.ptr[2];
+    if (error.type != msgpack::type::NIL) {
+        outcome.status = CallStatus::Unknown;
+        if (error.type == msgpack::type::STR)
+            outcome.errorMessage.assign(error.via.str.ptr, error.via.str.size);
+        else {
+            std::ostringstream text;
+            text << error;
+            outcome.errorMessage = text.str();
+        }
+        outcome.errorMessage = "msgpack-rpc error: " + outcome.errorMessage;
+        slot->finished(outcome, nullptr);
+        return;
+    }
+    slot->finished(outcome, &reply.via.array.ptr[3]);
+}
+
+void MsgpackConnection::breakConnection(int status, const std::string &message)
+{
+    boost::system::error_code ignored;
+    m_socket.close(ignored);
+    m_state = State::Closed;
+    m_pending.clear();
+    m_unpacker.reset();
+    m_unpacker.remove_nonparsed_buffer();
+    InFlight calls;
+    calls.swap(m_inFlight);
+    for (const auto &[msgid, slot] : calls) {
+        CallOutcome outcome;
+        outcome.status = status;
+        outcome.errorMessage = message;
+        slot->finished(outcome, nullptr); // may submit again: that call goes on a new connection
+    }
+}
+
+MsgpackSlot::MsgpackSlot(MsgpackTransport *transport, MsgpackConnection *connection, int index, CallSink *sink)
+    : BodySlot(transport->m_call, transport->m_params, index, sink)
+    , m_transport(transport)
+    , m_connection(connection)
+{
+}
+
+void MsgpackSlot::start(uint64_t callNumber)
+{
+    if (!prepareBody(callNumber))
+        return;
+    asio::dispatch(m_connection->context(), [this] { m_connection->submit(this, m_transport->m_method); });
+}
+
+void MsgpackSlot::cancel()
+{
+    asio::post(m_connection->context(), [connection = m_connection, slot = this] { connection->cancel(slot); });
+}
+
+void MsgpackSlot::finished(CallOutcome &outcome, const msgpack::object *result)
+{
+    if (result && m_decoded) {
+        // A map fills the reply by field name; a bare value (a number, an array) is the reply's first field.
+        m_decoded->Clear();
+        std::string why;
+        bool ok;
+        if (result->type == msgpack::type::MAP)
+            ok = unpackMessage(*result, m_decoded.get(), &why, true);
+        else if (m_decoded->GetDescriptor()->field_count() > 0)
+            ok = unpackFieldValue(*result, m_decoded.get(), m_decoded->GetDescriptor()->field(0), &why);
+        else
+            ok = result->type == msgpack::type::NIL || (why = "the reply type has no fields", false);
+        if (!ok) {
+            outcome.status = CallStatus::DecodeError;
+            outcome.errorMessage = "result does not decode as " + m_decoded->GetDescriptor()->full_name() + ": " + why;
+        }
+    }
+    m_sink->callDone(m_index, outcome);
+}
+
+} // namespace
+
+std::unique_ptr<Transport> makeMsgpackTransport(const std::string &host, const std::string &port,
+                                                const GrpcTarget &target, const GrpcCall &call,
+                                                const std::string &method, bool paramsMap, std::string *error)
+{
+    asio::io_context context;
+    tcp::resolver resolver(context);
+    boost::system::error_code ec;
+    auto addresses = resolver.resolve(host, port, ec);
+    if (ec) {
+        *error = "cannot resolve " + host + ": " + ec.message();
+        return nullptr;
+    }
+    auto transport = std::make_unique<MsgpackTransport>(target, call, std::move(addresses), method, paramsMap);
+    if (!transport->initParams(error))
+        return nullptr;
+    return transport;
+}
+
+} // namespace rpcscope

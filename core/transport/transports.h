@@ -1,0 +1,43 @@
+#pragma once
+
+#include "codec/codec.h"
+#include "grpctransport.h"
+
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+namespace rpcscope {
+
+/// The ways rpcscope can carry a call.
+enum class TransportKind {
+    Grpc, ///< gRPC over HTTP/2, protobuf bodies
+    Http, ///< HTTP/1.1 POST with keep-alive; JSON, msgpack or protobuf bodies
+    Msgpack, ///< msgpack-rpc over TCP, many calls in flight per connection matched by msgid
+    InProcess, ///< no RPC: the method runs in this process on encoded and decoded messages (codec cost only)
+};
+
+QString transportName(TransportKind kind); ///< "grpc", "http", "msgpack", "none"
+/// "grpc", "http", "msgpack" (or "msgpack-rpc"), "none" (or "inprocess"); case-insensitive.
+std::optional<TransportKind> parseTransport(const QString &name);
+/// The codec a transport uses unless told otherwise: protobuf for gRPC, JSON for HTTP, msgpack for msgpack-rpc,
+/// protobuf for the in-process baseline.
+Codec defaultCodec(TransportKind kind);
+
+struct TransportOptions
+{
+    TransportKind kind = TransportKind::Grpc;
+    std::optional<Codec> codec; ///< unset = defaultCodec(kind); gRPC takes protobuf only, msgpack-rpc msgpack only
+    QString rpcMethod; ///< msgpack-rpc method name; empty = the proto method's name
+    bool msgpackParamsMap = false; ///< msgpack-rpc params as one map (true) or the fields in order (false)
+};
+
+/**
+ * Makes the transport @p options name for @p target and @p call; nullptr with @p error naming the problem (a URL
+ * that does not parse, a codec the transport cannot carry, an unresolvable host).
+ */
+std::unique_ptr<Transport> makeTransport(const TransportOptions &options, const GrpcTarget &target,
+                                         const GrpcCall &call, QString *error);
+
+} // namespace rpcscope

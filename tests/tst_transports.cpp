@@ -1,0 +1,336 @@
+// HTTP/JSON, msgpack-rpc and the in-process baseline, end to end against the real built-in servers on 127.0.0.1
+// port 0, and against deliberately broken servers (garbage, HTML, wrong msgid, truncated frames, silence).
+#include "engine/callsetup.h"
+#include "engine/loadengine.h"
+#include "metrics/callstatus.h"
+#include "server/builtinhttpserver.h"
+#include "transport/transports.h"
+
+#include <QTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+using namespace rpcscope;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A TCP server on 127.0.0.1:0 that answers every connection with @p reply: given what the client sent so far,
+/// returns bytes to send back (empty = keep reading) and whether to close afterwards.
+class RawServer
+{
+public:
+    using Reply = std::function<std::pair<std::string, bool>(const std::string &received)>;
+
+    explicit RawServer(Reply reply)
+        : m_reply(std::move(reply))
+    {
+        m_listen = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ::bind(m_listen, reinterpret_cast<sockaddr *>(&address), sizeof address);
+        ::listen(m_listen, 16);
+        socklen_t length = sizeof address;
+        ::getsockname(m_listen, reinterpret_cast<sockaddr *>(&address), &length);
+        m_port = ntohs(address.sin_port);
+        m_thread = std::thread([this] { serve(); });
+    }
+    ~RawServer()
+    {
+        m_stop = true;
+        ::shutdown(m_listen, SHUT_RDWR);
+        ::close(m_listen);
+        m_thread.join();
+    }
+    int port() const { return m_port; }
+
+private:
+    void serve()
+    {
+        while (!m_stop) {
+            const int client = ::accept(m_listen, nullptr, nullptr);
+            if (client < 0)
+                return;
+            std::string received;
+            char buffer[65536];
+            for (;;) {
+                const ssize_t n = ::recv(client, buffer, sizeof buffer, 0);
+                if (n <= 0)
+                    break;
+                received.append(buffer, static_cast<size_t>(n));
+                auto [bytes, close] = m_reply(received);
+                if (!bytes.empty()) {
+                    ::send(client, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+                    received.clear();
+                }
+                if (close)
+                    break;
+            }
+            ::close(client);
+        }
+    }
+
+    Reply m_reply;
+    int m_listen = -1;
+    int m_port = 0;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
+
+} // namespace
+
+class TestTransports : public QObject
+{
+    Q_OBJECT
+
+    BuiltinHttpServer m_http;
+    BuiltinMsgpackServer m_msgpack;
+
+    static GrpcCall call(const QString &method, const QByteArray &json, bool decode = true)
+    {
+        QString error;
+        auto prepared = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/") + method, json, {}, decode},
+                                        &error);
+        if (!prepared)
+            qFatal("%s", qPrintable(error));
+        return *prepared;
+    }
+
+    static RunSnapshot run(TransportKind kind, const QString &address, const GrpcCall &c, uint64_t calls = 200,
+                           int concurrency = 4, std::optional<Codec> codec = {}, GrpcTarget target = {},
+                           TransportOptions options = {})
+    {
+        options.kind = kind;
+        options.codec = codec;
+        target.address = address;
+        if (target.timeout.count() == 0)
+            target.timeout = 5s;
+        QString error;
+        std::unique_ptr<Transport> transport = makeTransport(options, target, c, &error);
+        if (!transport)
+            qFatal("makeTransport: %s", qPrintable(error));
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = concurrency;
+        plan.totalCalls = calls;
+        if (!engine.start(std::move(transport), plan, &error))
+            qFatal("start: %s", qPrintable(error));
+        if (!engine.waitForFinished(30s))
+            qFatal("run did not end in 30 s");
+        return engine.snapshot();
+    }
+
+    static QString firstError(const RunSnapshot &s) { return s.errors.isEmpty() ? QString() : s.errors.first().message; }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString error;
+        QVERIFY2(m_http.start(QStringLiteral("127.0.0.1"), 0, 2, &error), qPrintable(error));
+        QVERIFY2(m_msgpack.start(QStringLiteral("127.0.0.1"), 0, 2, &error), qPrintable(error));
+        QVERIFY(m_http.url().startsWith(QStringLiteral("http://127.0.0.1:")));
+    }
+
+    void httpEveryCodec_data()
+    {
+        QTest::addColumn<Codec>("codec");
+        QTest::newRow("json") << Codec::Json;
+        QTest::newRow("msgpack") << Codec::Msgpack;
+        QTest::newRow("protobuf") << Codec::Protobuf;
+    }
+    void httpEveryCodec()
+    {
+        QFETCH(Codec, codec);
+        const uint64_t before = m_http.callsServed();
+        const RunSnapshot s = run(TransportKind::Http, m_http.url(), call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 300, 4, codec);
+        QCOMPARE(s.callsOk(), 300ULL);
+        QCOMPARE(m_http.callsServed() - before, 300ULL);
+        QVERIFY(s.bytesSent > 0 && s.bytesReceived > 0);
+    }
+
+    void httpConnectionsAreSharedWhenFewer()
+    {
+        // 8 callers over 2 keep-alive connections: calls queue for a connection, all succeed.
+        GrpcTarget target;
+        target.connections = 2;
+        const RunSnapshot s = run(TransportKind::Http, m_http.url(), call(QStringLiteral("Echo"), R"({"payload":"aGVsbG8="})"),
+                                  400, 8, {}, target);
+        QCOMPARE(s.callsOk(), 400ULL);
+        QCOMPARE(s.bytesSent, 400ULL * QByteArray(R"({"payload":"aGVsbG8="})").size());
+    }
+
+    void httpReplyIsDecoded()
+    {
+        // The List reply must decode; the wrong reply type would be a decode error. Checked with a URL whose
+        // path is another method than the one named, so the body does not fit the expected type.
+        const RunSnapshot ok = run(TransportKind::Http, m_http.url(), call(QStringLiteral("List"), R"({"count":3,"name_size":4})"), 50);
+        QCOMPARE(ok.callsOk(), 50ULL);
+        const RunSnapshot wrong = run(TransportKind::Http, m_http.url() + QStringLiteral("/rpcscope.bench.v1.Bench/Echo"),
+                                      call(QStringLiteral("Sum"), R"({"nums":[1]})"), 20);
+        QCOMPARE(wrong.callsOk(), 0ULL);
+        QCOMPARE(wrong.statusCounts[CallStatus::Internal], 20ULL); // HTTP 400: the Sum body is no EchoRequest
+        QVERIFY2(firstError(wrong).startsWith(QStringLiteral("HTTP 400")), qPrintable(firstError(wrong)));
+    }
+
+    void httpStatusCodesAreCounted()
+    {
+        GrpcTarget target;
+        target.metadata = {{"rpcscope-http-status", "503"}};
+        const RunSnapshot s = run(TransportKind::Http, m_http.url(), call(QStringLiteral("Sum"), "{}"), 30, 2, {}, target);
+        QCOMPARE(s.statusCounts[CallStatus::Unavailable], 30ULL);
+        QVERIFY2(firstError(s).startsWith(QStringLiteral("HTTP 503")), qPrintable(firstError(s)));
+        const RunSnapshot missing
+            = run(TransportKind::Http, m_http.url() + QStringLiteral("/no/such"), call(QStringLiteral("Sum"), "{}"), 10, 1);
+        QCOMPARE(missing.statusCounts[CallStatus::Unimplemented], 10ULL);
+    }
+
+    void httpGarbageAndHtmlAreCountedFailures()
+    {
+        RawServer html([](const std::string &received) -> std::pair<std::string, bool> {
+            if (received.find("\r\n\r\n") == std::string::npos)
+                return {{}, false};
+            return {"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n<html></html>", false};
+        });
+        const RunSnapshot s = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(html.port()),
+                                  call(QStringLiteral("Sum"), "{}"), 20, 1);
+        QCOMPARE(s.statusCounts[CallStatus::DecodeError], 20ULL);
+
+        RawServer garbage([](const std::string &) -> std::pair<std::string, bool> { return {"\x01\x02garbage\r\n\r\n", true}; });
+        const RunSnapshot g = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(garbage.port()),
+                                  call(QStringLiteral("Sum"), "{}"), 10, 1);
+        QCOMPARE(g.callsOk(), 0ULL);
+        QCOMPARE(g.callsCompleted(), 10ULL);
+        QVERIFY2(firstError(g).contains(QStringLiteral("not an HTTP reply")), qPrintable(firstError(g)));
+    }
+
+    void silentServersHitTheDeadline()
+    {
+        RawServer silent([](const std::string &) -> std::pair<std::string, bool> { return {{}, false}; });
+        GrpcTarget target;
+        target.timeout = 200ms;
+        QElapsedTimer timer;
+        timer.start();
+        const RunSnapshot h = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(silent.port()),
+                                  call(QStringLiteral("Sum"), "{}"), 1, 1, {}, target);
+        QCOMPARE(h.statusCounts[CallStatus::DeadlineExceeded], 1ULL);
+        const RunSnapshot m = run(TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(silent.port()),
+                                  call(QStringLiteral("Sum"), "{}"), 1, 1, {}, target);
+        QCOMPARE(m.statusCounts[CallStatus::DeadlineExceeded], 1ULL);
+        QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void refusedConnectionsAreUnavailable()
+    {
+        int port;
+        {
+            RawServer gone([](const std::string &) -> std::pair<std::string, bool> { return {{}, true}; });
+            port = gone.port();
+        }
+        const RunSnapshot h = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(port), call(QStringLiteral("Sum"), "{}"), 5, 1);
+        QCOMPARE(h.statusCounts[CallStatus::Unavailable], 5ULL);
+        const RunSnapshot m = run(TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(port), call(QStringLiteral("Sum"), "{}"), 5, 1);
+        QCOMPARE(m.statusCounts[CallStatus::Unavailable], 5ULL);
+    }
+
+    void msgpackManyInFlightOnOneConnection()
+    {
+        const uint64_t before = m_msgpack.callsServed();
+        const RunSnapshot s = run(TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 5000, 64);
+        QCOMPARE(s.callsOk(), 5000ULL);
+        QCOMPARE(m_msgpack.callsServed() - before, 5000ULL);
+    }
+
+    void msgpackParamsAsMapAndStructuredReplies()
+    {
+        TransportOptions options;
+        options.msgpackParamsMap = true;
+        const RunSnapshot s = run(TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("List"), R"({"count":5,"name_size":3})"),
+                                  100, 2, {}, {}, options);
+        QCOMPARE(s.callsOk(), 100ULL);
+        QVERIFY(s.bytesReceived > 100 * 5 * 3);
+    }
+
+    void msgpackServerErrorsAreCountedWithTheirText()
+    {
+        TransportOptions options;
+        options.rpcMethod = QStringLiteral("NoSuchMethod");
+        const RunSnapshot s = run(TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("Sum"), "{}"), 10, 1, {}, {}, options);
+        QCOMPARE(s.statusCounts[CallStatus::Unknown], 10ULL);
+        QVERIFY2(firstError(s).contains(QStringLiteral("no such method: NoSuchMethod")), qPrintable(firstError(s)));
+    }
+
+    void msgpackBrokenReplies_data()
+    {
+        QTest::addColumn<QByteArray>("reply");
+        QTest::addColumn<QString>("expected");
+        // [1, 999, nil, 3]: a msgid nobody sent.
+        QTest::newRow("wrong msgid") << QByteArray("\x94\x01\xcd\x03\xe7\xc0\x03", 7) << QStringLiteral("unknown msgid 999");
+        // [1, 0, nil, "abc..." cut short], then the server closes.
+        QTest::newRow("truncated") << QByteArray("\x94\x01\x00\xc0\xa5" "ab", 7) << QStringLiteral("closed");
+        QTest::newRow("not an array") << QByteArray("\x03", 1) << QStringLiteral("not a msgpack-rpc reply");
+        QTest::newRow("not msgpack") << QByteArray("\xc1", 1) << QStringLiteral("not msgpack-rpc");
+    }
+    void msgpackBrokenReplies()
+    {
+        QFETCH(QByteArray, reply);
+        QFETCH(QString, expected);
+        const std::string bytes = reply.toStdString();
+        const bool close = expected == u"closed";
+        RawServer server([&](const std::string &) -> std::pair<std::string, bool> { return {bytes, close}; });
+        const RunSnapshot s = run(TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(server.port()),
+                                  call(QStringLiteral("Sum"), R"({"nums":[1]})"), 3, 1);
+        QCOMPARE(s.callsOk(), 0ULL);
+        QCOMPARE(s.callsCompleted(), 3ULL);
+        QVERIFY2(firstError(s).contains(expected), qPrintable(firstError(s)));
+    }
+
+    void inProcessBaselineEveryCodec_data() { httpEveryCodec_data(); }
+    void inProcessBaselineEveryCodec()
+    {
+        QFETCH(Codec, codec);
+        const RunSnapshot s = run(TransportKind::InProcess, {}, call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 1000, 2, codec);
+        QCOMPARE(s.callsOk(), 1000ULL);
+        QVERIFY(s.bytesSent > 0);
+        QVERIFY(s.latency.max() < s.latency.min() + 1'000'000'000ULL);
+    }
+
+    void badTargetsAreClearErrors()
+    {
+        const GrpcCall c = call(QStringLiteral("Sum"), "{}");
+        QString error;
+        GrpcTarget target;
+        TransportOptions options;
+        options.kind = TransportKind::Http;
+        target.address = QStringLiteral("not a url");
+        QVERIFY(!makeTransport(options, target, c, &error));
+        QVERIFY2(error.contains(QStringLiteral("is not a URL")), qPrintable(error));
+        target.address = QStringLiteral("https://127.0.0.1:1/");
+        QVERIFY(!makeTransport(options, target, c, &error));
+        QVERIFY2(error.contains(QStringLiteral("only http://")), qPrintable(error));
+        target.address = QStringLiteral("http://no-such-host.invalid/");
+        QVERIFY(!makeTransport(options, target, c, &error));
+        QVERIFY2(error.contains(QStringLiteral("cannot resolve")), qPrintable(error));
+        options.kind = TransportKind::Msgpack;
+        target.address = QStringLiteral("127.0.0.1");
+        QVERIFY(!makeTransport(options, target, c, &error));
+        QVERIFY2(error.contains(QStringLiteral("HOST:PORT")), qPrintable(error));
+        options.codec = Codec::Json;
+        target.address = QStringLiteral("127.0.0.1:1");
+        QVERIFY(!makeTransport(options, target, c, &error));
+        QVERIFY2(error.contains(QStringLiteral("msgpack only")), qPrintable(error));
+        options.kind = TransportKind::Grpc;
+        QVERIFY(!makeTransport(options, target, c, &error));
+        QVERIFY2(error.contains(QStringLiteral("protobuf only")), qPrintable(error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTransports)
+#include "tst_transports.moc"
