@@ -1,0 +1,161 @@
+// rpcscope-cli against servers nobody here wrote, from Debian's packages: a FastAPI/uvicorn JSON endpoint, a
+// Python grpcio server, a Python msgpack-rpc server (python3-msgpack) and Neovim's msgpack-rpc API. Started on
+// 127.0.0.1 port 0 by the scripts in tests/peers (the setup script installs what they need).
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <csignal>
+
+class TestPeers : public QObject
+{
+    Q_OBJECT
+
+    struct Result
+    {
+        int exitCode;
+        QString out;
+        QString err;
+    };
+
+    static Result cli(const QStringList &arguments)
+    {
+        QProcess process;
+        process.start(QStringLiteral(RPCSCOPE_CLI), arguments);
+        if (!process.waitForFinished(60000)) {
+            process.kill();
+            process.waitForFinished();
+            return {-1, QString(), QStringLiteral("timed out")};
+        }
+        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
+                QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    }
+
+    /// A peer process, stopped with SIGTERM when the test ends.
+    struct Peer
+    {
+        QProcess process;
+        QString address;
+        ~Peer()
+        {
+            if (process.state() != QProcess::NotRunning) {
+                ::kill(static_cast<pid_t>(process.processId()), SIGTERM);
+                if (!process.waitForFinished(5000))
+                    process.kill();
+                process.waitForFinished();
+            }
+        }
+    };
+
+    static bool start(Peer *peer, const QString &program, const QStringList &arguments)
+    {
+        peer->process.start(program, arguments);
+        if (!peer->process.waitForStarted(10000))
+            return false;
+        for (int i = 0; i < 300 && !peer->process.canReadLine(); ++i) {
+            if (peer->process.state() == QProcess::NotRunning)
+                break;
+            peer->process.waitForReadyRead(100);
+        }
+        if (!peer->process.canReadLine()) {
+            qWarning("%s did not start: %s", qPrintable(arguments.value(0, program)),
+                     peer->process.readAllStandardError().constData());
+            return false;
+        }
+        peer->address = QString::fromUtf8(peer->process.readLine()).trimmed();
+        return !peer->address.isEmpty();
+    }
+
+    static QString peerScript(const char *name) { return QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/") + QLatin1String(name); }
+    static QString benchProto() { return QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"); }
+    static QString python() { return QStringLiteral("/usr/bin/python3"); }
+
+    static void expectAllOk(const Result &r, int calls)
+    {
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t%1 responses").arg(calls)), qPrintable(r.out));
+    }
+
+private Q_SLOTS:
+    void fastapiJsonEndpoint()
+    {
+        Peer peer;
+        QVERIFY(start(&peer, python(), {peerScript("fastapi_server.py"), QStringLiteral("--port"), QStringLiteral("0")}));
+        QVERIFY2(peer.address.startsWith(QStringLiteral("http://127.0.0.1:")), qPrintable(peer.address));
+        // The bench route, and a plain FastAPI route a user would write (POST /sum).
+        for (const QString &path : {QStringLiteral("/rpcscope.bench.v1.Bench/Sum"), QStringLiteral("/sum")}) {
+            const Result r = cli({QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--proto"),
+                                  benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                                  QStringLiteral("--fill"), QStringLiteral("nums=100"), QStringLiteral("-n"), QStringLiteral("300"),
+                                  QStringLiteral("-c"), QStringLiteral("4"), QStringLiteral("--fail-on-error"), peer.address + path});
+            expectAllOk(r, 300);
+        }
+        // A route that does not exist: counted as UNIMPLEMENTED (HTTP 404), not a crash.
+        const Result missing = cli({QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--proto"),
+                                    benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                                    QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("-c"), QStringLiteral("1"),
+                                    peer.address + QStringLiteral("/nope")});
+        QCOMPARE(missing.exitCode, 0);
+        QVERIFY2(missing.out.contains(QStringLiteral("[UNIMPLEMENTED]\t20 responses")), qPrintable(missing.out));
+        QVERIFY(missing.out.contains(QStringLiteral("HTTP 404")));
+    }
+
+    void grpcioServer()
+    {
+        Peer peer;
+        QVERIFY(start(&peer, python(), {peerScript("grpcio_server.py"), QStringLiteral("--port"), QStringLiteral("0")}));
+        QVERIFY2(QRegularExpression(QStringLiteral("^127\\.0\\.0\\.1:\\d+$")).match(peer.address).hasMatch(), qPrintable(peer.address));
+        const Result sum = cli({QStringLiteral("run"), QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=1000"),
+                                QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"), QStringLiteral("4"),
+                                QStringLiteral("--fail-on-error"), peer.address});
+        expectAllOk(sum, 300);
+        const Result list = cli({QStringLiteral("run"), QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                                 QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
+                                 QStringLiteral(R"({"count":50,"name_size":10})"), QStringLiteral("-n"), QStringLiteral("100"),
+                                 QStringLiteral("--fail-on-error"), peer.address});
+        expectAllOk(list, 100);
+    }
+
+    void pythonMsgpackRpcServer()
+    {
+        Peer peer;
+        QVERIFY(start(&peer, python(), {peerScript("msgpackrpc_server.py"), QStringLiteral("--port"), QStringLiteral("0")}));
+        // sum_nums(list) -> int, as a Python user names it; then the map form.
+        const Result positional = cli({QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"),
+                                       QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                                       QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--rpc-method"),
+                                       QStringLiteral("sum_nums"), QStringLiteral("--fill"), QStringLiteral("nums=1000"),
+                                       QStringLiteral("-n"), QStringLiteral("500"), QStringLiteral("-c"), QStringLiteral("16"),
+                                       QStringLiteral("--fail-on-error"), peer.address});
+        expectAllOk(positional, 500);
+        const Result map = cli({QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"), QStringLiteral("--proto"),
+                                benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                                QStringLiteral("--msgpack-params"), QStringLiteral("map"), QStringLiteral("--fill"),
+                                QStringLiteral("payload=4KiB"), QStringLiteral("-n"), QStringLiteral("200"),
+                                QStringLiteral("--fail-on-error"), peer.address});
+        expectAllOk(map, 200);
+    }
+
+    void neovimMsgpackRpcApi()
+    {
+        Peer peer;
+        QVERIFY(start(&peer, QStringLiteral("bash"), {peerScript("nvim_server.sh")}));
+        const QString proto = QStringLiteral(RPCSCOPE_TEST_DATA "/nvim.proto");
+        const QStringList common{QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"), QStringLiteral("--proto"),
+                                 proto, QStringLiteral("--call"), QStringLiteral("test.nvim.Nvim/Eval"), QStringLiteral("--rpc-method"),
+                                 QStringLiteral("nvim_eval"), QStringLiteral("-n"), QStringLiteral("200"), QStringLiteral("-c"),
+                                 QStringLiteral("4")};
+        expectAllOk(cli(common + QStringList{QStringLiteral("-d"), QStringLiteral(R"({"expr":"1+2"})"), QStringLiteral("--fail-on-error"),
+                                             peer.address}),
+                    200);
+        // nvim's error element is counted with its text.
+        const Result error = cli(common + QStringList{QStringLiteral("-d"), QStringLiteral(R"j({"expr":"nosuchfunc()"})j"), peer.address});
+        QCOMPARE(error.exitCode, 0);
+        QVERIFY2(error.out.contains(QStringLiteral("[UNKNOWN]\t200 responses")), qPrintable(error.out));
+        QVERIFY2(error.out.contains(QStringLiteral("E117")), qPrintable(error.out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPeers)
+#include "tst_peers.moc"
