@@ -7,6 +7,7 @@
 #include "scheduleeditor.h"
 #include "schemapanel.h"
 
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -83,6 +84,49 @@ private Q_SLOTS:
         // The built-in server is a child process (rpcscope-cli next to the test's own build), sampled on its own.
         QVERIFY(m_window->runController()->lastSnapshot().hasServerStats);
         QVERIFY(!summaryValue(QStringLiteral("Server CPU/call")).isEmpty());
+    }
+
+    void everyTransportRunsFromTheGui_data()
+    {
+        QTest::addColumn<int>("transport");
+        QTest::addColumn<QString>("codec");
+        QTest::addColumn<QString>("targetPrefix");
+        QTest::newRow("http json") << int(TransportKind::Http) << QStringLiteral("json") << QStringLiteral("http://127.0.0.1:");
+        QTest::newRow("http msgpack") << int(TransportKind::Http) << QStringLiteral("msgpack") << QStringLiteral("http://127.0.0.1:");
+        QTest::newRow("msgpack-rpc") << int(TransportKind::Msgpack) << QStringLiteral("msgpack") << QStringLiteral("127.0.0.1:");
+        QTest::newRow("no rpc") << int(TransportKind::InProcess) << QStringLiteral("json") << QString();
+        QTest::newRow("grpc again") << int(TransportKind::Grpc) << QStringLiteral("protobuf") << QStringLiteral("127.0.0.1:");
+    }
+    void everyTransportRunsFromTheGui()
+    {
+        QFETCH(int, transport);
+        QFETCH(QString, codec);
+        QFETCH(QString, targetPrefix);
+        auto *transports = child<QComboBox>("transportCombo");
+        auto *codecs = child<QComboBox>("codecCombo");
+        transports->setCurrentIndex(transports->findData(transport));
+        codecs->setCurrentIndex(codecs->findText(codec));
+        // The target follows the transport to the matching built-in server.
+        auto *target = child<QComboBox>("targetEdit");
+        if (targetPrefix.isEmpty())
+            QVERIFY(!target->isEnabled());
+        else
+            QVERIFY2(target->currentText().startsWith(targetPrefix), qPrintable(target->currentText()));
+        child<QSpinBox>("callsEdit")->setValue(300);
+        QVERIFY2(m_window->scenarioPage()->validateNow(), qPrintable(child<QLabel>("requestStatus")->text()));
+        QTest::mouseClick(child<QPushButton>("runButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 300ULL);
+        QCOMPARE(summaryValue(QStringLiteral("Calls")), QStringLiteral("300"));
+        QVERIFY(m_window->runPage()->histogramPlot()->graph(0)->dataCount() > 0);
+        // gRPC carries protobuf only: the other codecs are disabled there.
+        if (transport == int(TransportKind::Grpc)) {
+            codecs->setCurrentIndex(codecs->findText(QStringLiteral("json")));
+            QVERIFY(!m_window->scenarioPage()->validateNow());
+            QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("protobuf only")));
+            codecs->setCurrentIndex(codecs->findText(QStringLiteral("protobuf")));
+            QVERIFY(m_window->scenarioPage()->validateNow());
+        }
     }
 
     void stopKeepsMeasurements()

@@ -5,6 +5,7 @@
 #include "scenariopage.h"
 #include "schemapanel.h"
 #include "server/builtingrpcserver.h"
+#include "server/builtinhttpserver.h"
 #include "server/serverprocess.h"
 #include "util/buildinfo.h"
 
@@ -117,30 +118,53 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     const QString cli = serverProgram.isEmpty()
         ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
         : serverProgram;
+    // The three built-in servers in a child process (rpcscope-cli serve all), so the client's CPU is measured
+    // alone and the servers' can be measured too; in this process only when the CLI is missing.
     if (QFileInfo(cli).isExecutable()) {
         m_builtinProcess = std::make_unique<ServerProcess>();
-        if (m_builtinProcess->start(cli, {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0")},
-                                    QStringLiteral("^([0-9.]+:[0-9]+)$"), std::chrono::seconds(10), &why)) {
-            m_builtinAddress = m_builtinProcess->readyText();
-            m_statusTarget->setText(tr("Built-in gRPC server on %1 (pid %2)").arg(m_builtinAddress).arg(m_builtinProcess->pid()));
+        if (m_builtinProcess->start(cli, {QStringLiteral("serve"), QStringLiteral("all")},
+                                    QStringLiteral("^(grpc=\\S+ http=\\S+ msgpack=\\S+)$"), std::chrono::seconds(10), &why)) {
+            for (const QString &part : m_builtinProcess->readyText().split(QLatin1Char(' '))) {
+                const QString value = part.section(QLatin1Char('='), 1);
+                if (part.startsWith(QStringLiteral("grpc=")))
+                    m_builtinTargets.insert(TransportKind::Grpc, value);
+                else if (part.startsWith(QStringLiteral("http=")))
+                    m_builtinTargets.insert(TransportKind::Http, value);
+                else if (part.startsWith(QStringLiteral("msgpack=")))
+                    m_builtinTargets.insert(TransportKind::Msgpack, value);
+            }
+            m_builtinAddress = m_builtinTargets.value(TransportKind::Grpc);
+            m_statusTarget->setText(tr("Built-in servers (pid %1): gRPC %2, HTTP %3, msgpack-rpc %4")
+                                        .arg(m_builtinProcess->pid())
+                                        .arg(m_builtinAddress, m_builtinTargets.value(TransportKind::Http),
+                                             m_builtinTargets.value(TransportKind::Msgpack)));
         } else {
             m_builtinProcess.reset();
         }
     }
     if (m_builtinAddress.isEmpty()) {
         m_builtin = std::make_unique<BuiltinGrpcServer>();
-        if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why)) {
+        m_builtinHttp = std::make_unique<BuiltinHttpServer>();
+        m_builtinMsgpack = std::make_unique<BuiltinMsgpackServer>();
+        if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why) || !m_builtinHttp->start(QStringLiteral("127.0.0.1"), 0, 0, &why)
+            || !m_builtinMsgpack->start(QStringLiteral("127.0.0.1"), 0, 0, &why)) {
             m_builtin.reset();
-            statusBar()->showMessage(tr("Built-in server failed to start: %1").arg(why));
+            m_builtinHttp.reset();
+            m_builtinMsgpack.reset();
+            statusBar()->showMessage(tr("Built-in servers failed to start: %1").arg(why));
             if (error)
                 *error = why;
             return false;
         }
         m_builtinAddress = m_builtin->address();
-        m_statusTarget->setText(tr("Built-in gRPC server on %1, in this process: client CPU includes the server's")
-                                    .arg(m_builtinAddress));
+        m_builtinTargets = {{TransportKind::Grpc, m_builtinAddress},
+                            {TransportKind::Http, m_builtinHttp->url()},
+                            {TransportKind::Msgpack, m_builtinMsgpack->address()}};
+        m_statusTarget->setText(tr("Built-in servers in this process (client CPU includes theirs): gRPC %1, HTTP %2, "
+                                   "msgpack-rpc %3")
+                                    .arg(m_builtinAddress, m_builtinHttp->url(), m_builtinMsgpack->address()));
     }
-    m_scenario->setTargets({m_builtinAddress});
+    m_scenario->setBuiltinTargets(m_builtinTargets);
     setSchema(builtinBenchSchema(), tr("built in"));
     m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
@@ -183,15 +207,20 @@ void MainWindow::startRun()
         return;
     QString error;
     auto prepared = m_scenario->prepare(&error);
-    if (prepared && m_builtinProcess && prepared->target.address == m_builtinAddress)
+    if (prepared && m_builtinProcess && m_builtinTargets.values().contains(prepared->target.address))
         prepared->plan.serverPid = m_builtinProcess->pid(); // sampled for the server's CPU and RSS
-    if (!prepared || !m_controller->start(prepared->target, prepared->call, prepared->plan, &error)) {
+    if (!prepared
+        || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &error)) {
         statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
         return;
     }
     m_runPage->clear();
     m_scenario->setRunning(true);
-    m_statusTarget->setText(tr("%1 → %2").arg(m_scenario->method(), prepared->target.address));
+    m_statusTarget->setText(prepared->transport.kind == TransportKind::InProcess
+                                ? tr("%1, no RPC (%2 codec only)").arg(m_scenario->method(), codecName(*prepared->transport.codec))
+                                : tr("%1 → %2 (%3/%4)")
+                                      .arg(m_scenario->method(), prepared->target.address,
+                                           transportName(prepared->transport.kind), codecName(*prepared->transport.codec)));
 }
 
 void MainWindow::stopRun()

@@ -1,5 +1,9 @@
 #pragma once
 
+#include "transport/transports.h"
+
+#include <QMap>
+
 #include "schema/schema.h"
 
 #include <QMainWindow>
@@ -11,6 +15,8 @@ class QLabel;
 namespace rpcscope {
 
 class BuiltinGrpcServer;
+class BuiltinHttpServer;
+class BuiltinMsgpackServer;
 class ServerProcess;
 class RunController;
 class RunPage;
@@ -61,7 +67,10 @@ private:
     // CPU is measured alone and the server's too; in process only when that program is missing.
     std::unique_ptr<ServerProcess> m_builtinProcess;
     std::unique_ptr<BuiltinGrpcServer> m_builtin;
-    QString m_builtinAddress;
+    std::unique_ptr<BuiltinHttpServer> m_builtinHttp;
+    std::unique_ptr<BuiltinMsgpackServer> m_builtinMsgpack;
+    QString m_builtinAddress; ///< the gRPC one
+    QMap<TransportKind, QString> m_builtinTargets;
     Schema m_schema;
     SchemaPanel *m_schemaPanel;
     ScenarioPage *m_scenario;

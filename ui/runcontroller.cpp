@@ -12,7 +12,8 @@ RunController::RunController(QObject *parent)
     connect(&m_engine, &LoadEngine::runFinished, this, &RunController::engineFinished, Qt::QueuedConnection);
 }
 
-bool RunController::start(const GrpcTarget &target, const GrpcCall &call, const LoadPlan &plan, QString *error)
+bool RunController::start(const TransportOptions &transport, const GrpcTarget &target, const GrpcCall &call,
+                          const LoadPlan &plan, QString *error)
 {
     if (m_running) {
         if (error)
@@ -21,7 +22,8 @@ bool RunController::start(const GrpcTarget &target, const GrpcCall &call, const 
     }
     GrpcTarget effective = target;
     effective.clientThreads = autoClientThreads(plan.concurrency);
-    if (!m_engine.start(makeGrpcTransport(effective, call), plan, error))
+    std::unique_ptr<Transport> made = makeTransport(transport, effective, call, error);
+    if (!made || !m_engine.start(std::move(made), plan, error))
         return false;
     m_generation = m_engine.generation();
     m_running = true;

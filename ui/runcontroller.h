@@ -1,7 +1,7 @@
 #pragma once
 
 #include "engine/loadengine.h"
-#include "transport/grpctransport.h"
+#include "transport/transports.h"
 
 #include <QObject>
 #include <QTimer>
@@ -9,7 +9,7 @@
 namespace rpcscope {
 
 /**
- * Runs the engine for the GUI: the engine works on gRPC's threads; a coalescing ~10 Hz timer on the GUI thread
+ * Runs the engine for the GUI: the engine works on the transport's threads; a coalescing ~10 Hz timer on the GUI thread
  * pulls value snapshots and hands them on. Snapshots of an earlier run (older generation) are dropped.
  */
 class RunController : public QObject
@@ -18,7 +18,8 @@ class RunController : public QObject
 public:
     explicit RunController(QObject *parent = nullptr);
 
-    bool start(const GrpcTarget &target, const GrpcCall &call, const LoadPlan &plan, QString *error);
+    bool start(const TransportOptions &transport, const GrpcTarget &target, const GrpcCall &call, const LoadPlan &plan,
+               QString *error);
     void stop();
     bool isRunning() const;
     RunSnapshot lastSnapshot() const { return m_last; }

@@ -18,6 +18,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace rpcscope {
@@ -47,6 +49,13 @@ QLineEdit *line(const QString &name, const QString &text, const QString &placeho
 ScenarioPage::ScenarioPage(QWidget *parent)
     : QWidget(parent)
     , m_methodLabel(new QLabel(tr("(pick a method in the schema)")))
+    , m_transport(new QComboBox)
+    , m_codec(new QComboBox)
+    , m_rpcMethod(line(QStringLiteral("rpcMethodEdit"), {}, tr("default: the proto method's name"),
+                       tr("msgpack-rpc: the method name sent on the wire, e.g. sum_nums.")))
+    , m_msgpackParams(new QComboBox)
+    , m_rpcMethodLabel(new QLabel(tr("RPC method:")))
+    , m_msgpackParamsLabel(new QLabel(tr("Params:")))
     , m_target(new QComboBox)
     , m_request(new QPlainTextEdit)
     , m_requestStatus(new QLabel)
@@ -67,17 +76,35 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_callerSchedule(new ScheduleEditor(tr("Concurrency schedule (closed loop)"), tr("callers"), QStringLiteral("concurrency")))
     , m_timeout(line(QStringLiteral("timeoutEdit"), QStringLiteral("20s"), tr("0 = no deadline"),
                      tr("Deadline of each call; a call past it counts as DEADLINE_EXCEEDED.")))
-    , m_connections(spin(QStringLiteral("connectionsEdit"), 1, 1000, 1,
-                         tr("HTTP/2 connections; callers are spread evenly over them.")))
+    , m_connections(spin(QStringLiteral("connectionsEdit"), 0, 100'000, 1,
+                         tr("Connections; callers are spread evenly over them. gRPC and msgpack-rpc carry many calls "
+                            "on one; HTTP/1.1 one at a time (0 = one per caller).")))
     , m_discard(new QCheckBox(tr("Discard responses")))
     , m_run(new QPushButton(tr("Run")))
     , m_stop(new QPushButton(tr("Stop")))
 {
     m_methodLabel->setObjectName(QStringLiteral("methodLabel"));
     m_methodLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_transport->setObjectName(QStringLiteral("transportCombo"));
+    m_transport->setToolTip(tr("How calls travel: gRPC, HTTP/1.1 POST, msgpack-rpc over TCP, or no RPC at all "
+                               "(only encode/decode and the method, in process: the codec's share)."));
+    m_transport->addItem(tr("gRPC"), QVariant::fromValue(static_cast<int>(TransportKind::Grpc)));
+    m_transport->addItem(tr("HTTP/JSON"), QVariant::fromValue(static_cast<int>(TransportKind::Http)));
+    m_transport->addItem(tr("msgpack-rpc"), QVariant::fromValue(static_cast<int>(TransportKind::Msgpack)));
+    m_transport->addItem(tr("No RPC (codec only)"), QVariant::fromValue(static_cast<int>(TransportKind::InProcess)));
+    m_codec->setObjectName(QStringLiteral("codecCombo"));
+    m_codec->setToolTip(tr("How messages become bytes: protobuf, the proto3 JSON mapping, or msgpack (a map by field "
+                           "name). gRPC carries protobuf, msgpack-rpc msgpack; HTTP and no-RPC take any."));
+    for (Codec c : {Codec::Protobuf, Codec::Json, Codec::Msgpack})
+        m_codec->addItem(codecName(c), QVariant::fromValue(static_cast<int>(c)));
+    m_msgpackParams->setObjectName(QStringLiteral("msgpackParamsCombo"));
+    m_msgpackParams->addItem(tr("positional (fields in order)"));
+    m_msgpackParams->addItem(tr("one map by field name"));
+    m_msgpackParams->setToolTip(tr("msgpack-rpc: send the request's fields as positional params, or as one map."));
     m_target->setObjectName(QStringLiteral("targetEdit"));
     m_target->setEditable(true);
-    m_target->setToolTip(tr("HOST:PORT of the gRPC server; the built-in server is listed first."));
+    m_target->setToolTip(tr("Where calls go: HOST:PORT for gRPC and msgpack-rpc, a URL for HTTP; the built-in "
+                            "servers are listed first."));
     m_request->setObjectName(QStringLiteral("requestEditor"));
     m_request->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_request->setToolTip(tr("The request in the proto3 JSON mapping; checked as you type."));
@@ -100,7 +127,14 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     auto *what = new QGroupBox(tr("Call"));
     auto *whatForm = new QFormLayout(what);
     whatForm->addRow(tr("Method:"), m_methodLabel);
+    auto *stack = new QHBoxLayout;
+    stack->addWidget(m_transport, 2);
+    stack->addWidget(new QLabel(tr("Codec:")));
+    stack->addWidget(m_codec, 1);
+    whatForm->addRow(tr("Transport:"), stack);
     whatForm->addRow(tr("Target:"), m_target);
+    whatForm->addRow(m_rpcMethodLabel, m_rpcMethod);
+    whatForm->addRow(m_msgpackParamsLabel, m_msgpackParams);
     auto *requestHeader = new QHBoxLayout;
     requestHeader->addWidget(new QLabel(tr("Request (JSON):")));
     requestHeader->addStretch();
@@ -149,11 +183,64 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_callerSchedule, &ScheduleEditor::edited, this, later);
     connect(m_concurrency, &QSpinBox::valueChanged, this, later);
     connect(m_target, &QComboBox::editTextChanged, this, later);
+    connect(m_transport, &QComboBox::currentIndexChanged, this, &ScenarioPage::transportChanged);
+    connect(m_codec, &QComboBox::currentIndexChanged, this, later);
+    connect(m_rpcMethod, &QLineEdit::textChanged, this, later);
     connect(m_calls, &QSpinBox::valueChanged, this, later);
     connect(example, &QPushButton::clicked, this, &ScenarioPage::loadExample);
     connect(m_run, &QPushButton::clicked, this, &ScenarioPage::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ScenarioPage::stopRequested);
+    transportChanged();
     validateNow();
+}
+
+TransportKind ScenarioPage::transport() const
+{
+    return static_cast<TransportKind>(m_transport->currentData().toInt());
+}
+
+void ScenarioPage::setTransport(TransportKind kind)
+{
+    m_transport->setCurrentIndex(m_transport->findData(static_cast<int>(kind)));
+}
+
+void ScenarioPage::transportChanged()
+{
+    const TransportKind kind = transport();
+    // Only the codecs this transport can carry; keep the choice when it still fits.
+    const Codec current = static_cast<Codec>(m_codec->currentData().toInt());
+    const bool any = kind == TransportKind::Http || kind == TransportKind::InProcess;
+    for (int i = 0; i < m_codec->count(); ++i) {
+        const auto codec = static_cast<Codec>(m_codec->itemData(i).toInt());
+        auto *model = qobject_cast<QStandardItemModel *>(m_codec->model());
+        if (model)
+            model->item(i)->setEnabled(any || codec == defaultCodec(kind));
+    }
+    // Coming from gRPC to HTTP, JSON is what a user means; any explicit choice for HTTP is theirs to make after.
+    if (!any || (kind == TransportKind::Http && current == Codec::Protobuf))
+        m_codec->setCurrentIndex(m_codec->findData(static_cast<int>(defaultCodec(kind))));
+    const bool msgpack = kind == TransportKind::Msgpack;
+    m_rpcMethod->setVisible(msgpack);
+    m_rpcMethodLabel->setVisible(msgpack);
+    m_msgpackParams->setVisible(msgpack);
+    m_msgpackParamsLabel->setVisible(msgpack);
+    m_target->setEnabled(kind != TransportKind::InProcess);
+    // The target follows the transport while it is a built-in server (or empty); a typed address stays.
+    const QString text = m_target->currentText().trimmed();
+    const bool builtin = text.isEmpty() || m_builtinTargets.values().contains(text);
+    m_target->clear();
+    if (m_builtinTargets.contains(kind))
+        m_target->addItem(m_builtinTargets.value(kind));
+    if (builtin)
+        m_target->setEditText(m_builtinTargets.value(kind));
+    else
+        m_target->setEditText(text);
+    // HTTP/1.1 carries one call per connection at a time: default to one per caller.
+    if (kind == TransportKind::Http && m_connections->value() == 1)
+        m_connections->setValue(0);
+    else if (kind != TransportKind::Http && m_connections->value() == 0)
+        m_connections->setValue(1);
+    m_validateTimer.start();
 }
 
 void ScenarioPage::setSchema(const Schema &schema)
@@ -172,13 +259,10 @@ void ScenarioPage::setMethod(const QString &fullName)
     loadExample();
 }
 
-void ScenarioPage::setTargets(const QStringList &addresses)
+void ScenarioPage::setBuiltinTargets(const QMap<TransportKind, QString> &addresses)
 {
-    const QString current = m_target->currentText();
-    m_target->clear();
-    m_target->addItems(addresses);
-    if (!current.isEmpty() && !addresses.contains(current))
-        m_target->setEditText(current);
+    m_builtinTargets = addresses;
+    transportChanged();
 }
 
 void ScenarioPage::setRequestJson(const QByteArray &json)
@@ -229,9 +313,23 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) cons
         return fail(why);
     p.call = std::move(*call);
 
-    p.target.address = m_target->currentText().trimmed();
-    if (!p.target.address.contains(QLatin1Char(':')))
-        return fail(tr("Target \"%1\" is not HOST:PORT.").arg(p.target.address));
+    p.transport.kind = transport();
+    p.transport.codec = static_cast<Codec>(m_codec->currentData().toInt());
+    p.transport.rpcMethod = m_rpcMethod->text().trimmed();
+    p.transport.msgpackParamsMap = m_msgpackParams->currentIndex() == 1;
+    if (p.transport.kind != TransportKind::Http && p.transport.kind != TransportKind::InProcess
+        && p.transport.codec != defaultCodec(p.transport.kind))
+        return fail(tr("%1 carries %2 only.").arg(m_transport->currentText(), codecName(defaultCodec(p.transport.kind))));
+    if (p.transport.kind != TransportKind::InProcess) {
+        p.target.address = m_target->currentText().trimmed();
+        if (p.transport.kind == TransportKind::Http) {
+            const QUrl url(p.target.address, QUrl::StrictMode);
+            if (!url.isValid() || url.scheme() != u"http" || url.host().isEmpty())
+                return fail(tr("Target \"%1\" is not an http:// URL.").arg(p.target.address));
+        } else if (!p.target.address.contains(QLatin1Char(':'))) {
+            return fail(tr("Target \"%1\" is not HOST:PORT.").arg(p.target.address));
+        }
+    }
     p.target.connections = m_connections->value();
     const QString timeout = m_timeout->text().trimmed();
     if (!timeout.isEmpty() && timeout != u"0") {

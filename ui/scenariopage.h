@@ -3,7 +3,9 @@
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "schema/schema.h"
-#include "transport/grpctransport.h"
+#include "transport/transports.h"
+
+#include <QMap>
 
 #include <QTimer>
 #include <QWidget>
@@ -30,7 +32,10 @@ public:
     void setSchema(const Schema &schema);
     void setMethod(const QString &fullName);
     QString method() const { return m_method; }
-    void setTargets(const QStringList &addresses);
+    /// The built-in servers' addresses per transport; the target follows the transport while it is one of them.
+    void setBuiltinTargets(const QMap<TransportKind, QString> &addresses);
+    void setTransport(TransportKind kind);
+    TransportKind transport() const;
     void setRequestJson(const QByteArray &json);
     void setFills(const QString &fills);
     void setRunning(bool running);
@@ -38,6 +43,7 @@ public:
     /// Everything needed to start a run, or std::nullopt with the reason (also shown next to Run).
     struct Prepared
     {
+        TransportOptions transport;
         GrpcTarget target;
         GrpcCall call;
         LoadPlan plan;
@@ -52,6 +58,7 @@ Q_SIGNALS:
 
 private:
     void loadExample();
+    void transportChanged();
 
     Schema m_schema;
     QString m_method;
@@ -59,7 +66,14 @@ private:
     QTimer m_validateTimer;
 
     QLabel *m_methodLabel;
+    QComboBox *m_transport;
+    QComboBox *m_codec;
+    QLineEdit *m_rpcMethod;
+    QComboBox *m_msgpackParams;
+    QLabel *m_rpcMethodLabel;
+    QLabel *m_msgpackParamsLabel;
     QComboBox *m_target;
+    QMap<TransportKind, QString> m_builtinTargets;
     QPlainTextEdit *m_request;
     QLabel *m_requestStatus;
     QLineEdit *m_fills;
