@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the README's screenshots under Xvfb: the window as it starts, and after one click on Run.
+# Regenerates the README's screenshots under Xvfb: the window as it starts, after one click on Run, and the
+# stack comparison of Sum at three sizes.
 set -euo pipefail
 build=${1:-build/dev}
 out=resources/screenshots
@@ -7,4 +8,6 @@ mkdir -p "$out"
 export QT_QPA_PLATFORMTHEME=
 xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" --screenshot "$out/start.png"
 xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" --run --screenshot "$out/run-finished.png"
-echo "wrote $out/start.png $out/run-finished.png"
+xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" --method rpcscope.bench.v1.Bench/Sum --calls 2000 \
+    --matrix 'nums=2;nums=100;nums=1000' --screenshot "$out/compare-stacks.png"
+echo "wrote $out/start.png $out/run-finished.png $out/compare-stacks.png"

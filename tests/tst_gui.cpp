@@ -1,5 +1,6 @@
 // The window offscreen, driven through its widgets as a user would; the built-in server is real.
 #include "mainwindow.h"
+#include "matrixpage.h"
 #include "qcp.h"
 #include "runcontroller.h"
 #include "runpage.h"
@@ -7,7 +8,9 @@
 #include "scheduleeditor.h"
 #include "schemapanel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QSignalSpy>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -127,6 +130,41 @@ private Q_SLOTS:
             codecs->setCurrentIndex(codecs->findText(QStringLiteral("protobuf")));
             QVERIFY(m_window->scenarioPage()->validateNow());
         }
+    }
+
+    void stackComparisonDrawsBarsCurvesAndTable()
+    {
+        m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
+        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
+        child<QSpinBox>("callsEdit")->setValue(200);
+        child<QCheckBox>("matrix_json")->setChecked(false); // keep it short: protobuf and msgpack only
+        child<QLineEdit>("matrixPayloads")->setText(QStringLiteral("nums=2; nums=500"));
+        MatrixPage *page = m_window->matrixPage();
+        QSignalSpy finished(page, &MatrixPage::finished);
+        QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
+        QVERIFY(page->isRunning());
+        QVERIFY(finished.wait(60000));
+        // Per payload: grpc/protobuf, http/protobuf, http/msgpack, msgpack/msgpack, none/protobuf, none/msgpack.
+        QCOMPARE(page->results().size(), 12);
+        for (const MatrixResult &r : page->results())
+            QVERIFY2(r.run.callsOk() == 200, qPrintable(r.cell.payload + r.cell.label()));
+        QCOMPARE(page->barChart()->plottableCount(), 6);
+        QCOMPARE(page->barChart()->plottable(0)->interface1D()->dataCount(), 2);
+        QVERIFY(!page->sizeChart()->isHidden()); // two sizes of one field: a size sweep
+        QCOMPARE(page->sizeChart()->graphCount(), 6);
+        QCOMPARE(page->table()->rowCount(), 12);
+        QCOMPARE(page->table()->item(0, 1)->text(), QStringLiteral("grpc/protobuf"));
+        QVERIFY(page->table()->item(0, 8)->text().endsWith(QLatin1Char('%'))); // its codec share
+        // A payload that does not fit the request is refused before anything runs.
+        child<QLineEdit>("matrixPayloads")->setText(QStringLiteral("nope=3"));
+        QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
+        QVERIFY(!page->isRunning());
+        QVERIFY2(child<QLabel>("matrixProgress")->text().contains(QStringLiteral("nope")),
+                 qPrintable(child<QLabel>("matrixProgress")->text()));
+        child<QCheckBox>("matrix_json")->setChecked(true);
+        m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        m_window->scenarioPage()->setFills(QStringLiteral("payload=1KiB"));
     }
 
     void stopKeepsMeasurements()

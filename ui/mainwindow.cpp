@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "matrixpage.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "scenariopage.h"
@@ -27,6 +28,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 
 namespace rpcscope {
 
@@ -35,6 +37,17 @@ MainWindow::MainWindow(QWidget *parent)
     , m_schemaPanel(new SchemaPanel)
     , m_scenario(new ScenarioPage)
     , m_runPage(new RunPage)
+    , m_matrix(new MatrixPage([this](const ScenarioPage::Variation &variation, QString *error) {
+        if (m_controller->isRunning()) {
+            *error = tr("a single run is going; stop it first");
+            return std::optional<ScenarioPage::Prepared>();
+        }
+        auto prepared = m_scenario->prepare(error, &variation);
+        if (prepared && m_builtinProcess && m_builtinTargets.values().contains(prepared->target.address))
+            prepared->plan.serverPid = m_builtinProcess->pid();
+        return prepared;
+    }))
+    , m_results(new QTabWidget)
     , m_controller(new RunController(this))
     , m_statusTarget(new QLabel)
     , m_statusState(new QLabel)
@@ -52,7 +65,12 @@ MainWindow::MainWindow(QWidget *parent)
     auto *central = new QSplitter(Qt::Horizontal);
     central->setObjectName(QStringLiteral("centralSplitter"));
     central->addWidget(m_scenario);
-    central->addWidget(m_runPage);
+    m_results->setObjectName(QStringLiteral("resultTabs"));
+    m_results->addTab(m_runPage, tr("Run"));
+    m_results->addTab(m_matrix, tr("Compare stacks"));
+    m_results->setTabToolTip(1, tr("The method over transports x codecs x payloads: how much protobuf/gRPC gains over "
+                                   "JSON/HTTP or msgpack-rpc, and how much of it is the codec."));
+    central->addWidget(m_results);
     central->setStretchFactor(0, 0);
     central->setStretchFactor(1, 1);
     m_scenario->setMinimumWidth(340);
@@ -205,6 +223,10 @@ void MainWindow::startRun()
 {
     if (m_controller->isRunning())
         return;
+    if (m_matrix->isRunning()) {
+        statusBar()->showMessage(tr("Cannot run: the stack comparison is running; stop it first"), 10000);
+        return;
+    }
     QString error;
     auto prepared = m_scenario->prepare(&error);
     if (prepared && m_builtinProcess && m_builtinTargets.values().contains(prepared->target.address))
@@ -215,6 +237,7 @@ void MainWindow::startRun()
         return;
     }
     m_runPage->clear();
+    m_results->setCurrentWidget(m_runPage);
     m_scenario->setRunning(true);
     m_statusTarget->setText(prepared->transport.kind == TransportKind::InProcess
                                 ? tr("%1, no RPC (%2 codec only)").arg(m_scenario->method(), codecName(*prepared->transport.codec))

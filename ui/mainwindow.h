@@ -18,6 +18,7 @@ class BuiltinGrpcServer;
 class BuiltinHttpServer;
 class BuiltinMsgpackServer;
 class ServerProcess;
+class MatrixPage;
 class RunController;
 class RunPage;
 class ScenarioPage;
@@ -50,6 +51,7 @@ public:
     ScenarioPage *scenarioPage() const { return m_scenario; }
     RunPage *runPage() const { return m_runPage; }
     RunController *runController() const { return m_controller; }
+    MatrixPage *matrixPage() const { return m_matrix; }
     QString builtinAddress() const;
 
 protected:
@@ -75,6 +77,8 @@ private:
     SchemaPanel *m_schemaPanel;
     ScenarioPage *m_scenario;
     RunPage *m_runPage;
+    MatrixPage *m_matrix;
+    class QTabWidget *m_results;
     RunController *m_controller;
     QLabel *m_statusTarget;
     QLabel *m_statusState;

@@ -291,7 +291,7 @@ void ScenarioPage::setRunning(bool running)
     validateNow();
 }
 
-std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) const
+std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, const Variation *variation) const
 {
     auto fail = [&](const QString &why) -> std::optional<Prepared> {
         if (error)
@@ -306,6 +306,8 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) cons
     spec.json = m_request->toPlainText().toUtf8();
     for (const QString &fill : m_fills->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
         spec.fills << fill.trimmed();
+    if (variation)
+        spec.fills += variation->fills;
     spec.decodeResponse = !m_discard->isChecked();
     QString why;
     std::optional<GrpcCall> call = prepareGrpcCall(m_schema, spec, &why);
@@ -313,15 +315,16 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) cons
         return fail(why);
     p.call = std::move(*call);
 
-    p.transport.kind = transport();
-    p.transport.codec = static_cast<Codec>(m_codec->currentData().toInt());
+    p.transport.kind = variation ? variation->transport : transport();
+    p.transport.codec = variation ? variation->codec : static_cast<Codec>(m_codec->currentData().toInt());
     p.transport.rpcMethod = m_rpcMethod->text().trimmed();
     p.transport.msgpackParamsMap = m_msgpackParams->currentIndex() == 1;
     if (p.transport.kind != TransportKind::Http && p.transport.kind != TransportKind::InProcess
         && p.transport.codec != defaultCodec(p.transport.kind))
         return fail(tr("%1 carries %2 only.").arg(m_transport->currentText(), codecName(defaultCodec(p.transport.kind))));
     if (p.transport.kind != TransportKind::InProcess) {
-        p.target.address = m_target->currentText().trimmed();
+        p.target.address = variation && variation->transport != transport() ? m_builtinTargets.value(variation->transport)
+                                                                            : m_target->currentText().trimmed();
         if (p.transport.kind == TransportKind::Http) {
             const QUrl url(p.target.address, QUrl::StrictMode);
             if (!url.isValid() || url.scheme() != u"http" || url.host().isEmpty())
@@ -331,6 +334,8 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error) cons
         }
     }
     p.target.connections = m_connections->value();
+    if (variation && variation->transport != transport()) // the connection default that suits that transport
+        p.target.connections = variation->transport == TransportKind::Http ? 0 : 1;
     const QString timeout = m_timeout->text().trimmed();
     if (!timeout.isEmpty() && timeout != u"0") {
         const auto d = parseDuration(timeout, &why);

@@ -48,7 +48,16 @@ public:
         GrpcCall call;
         LoadPlan plan;
     };
-    std::optional<Prepared> prepare(QString *error) const;
+    /// A variation of the scenario for one cell of a matrix: another transport and codec, extra size knobs.
+    struct Variation
+    {
+        TransportKind transport = TransportKind::Grpc;
+        Codec codec = Codec::Protobuf;
+        QStringList fills; ///< applied after the scenario's own
+    };
+    /// With @p variation, the target is the built-in server for its transport (or the scenario's target when the
+    /// transport is the scenario's own).
+    std::optional<Prepared> prepare(QString *error, const Variation *variation = nullptr) const;
     /// Re-checks the scenario now (normally done 250 ms after the last edit).
     bool validateNow();
 

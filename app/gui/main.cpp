@@ -1,4 +1,7 @@
 #include "mainwindow.h"
+#include "matrixpage.h"
+#include "scenariopage.h"
+#include "schemapanel.h"
 #include "runcontroller.h"
 
 #include <QApplication>
@@ -6,6 +9,9 @@
 #include <absl/synchronization/mutex.h>
 #include <malloc.h>
 #include <QCommandLineParser>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QTabWidget>
 #include <QTimer>
 
 int main(int argc, char *argv[])
@@ -30,6 +36,12 @@ int main(int argc, char *argv[])
     parser.addOption({QStringLiteral("screenshot"),
                       QStringLiteral("Save a picture of the window to FILE and quit: after start-up, or with --run when the run ends."),
                       QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("method"), QStringLiteral("Pick this method (package.Service/Method) at start."),
+                      QStringLiteral("METHOD")});
+    parser.addOption({QStringLiteral("matrix"),
+                      QStringLiteral("Run the stack comparison right away with these payloads ('nums=2;nums=1000')."),
+                      QStringLiteral("PAYLOADS")});
+    parser.addOption({QStringLiteral("calls"), QStringLiteral("Calls per run (default: the scenario's)."), QStringLiteral("N")});
     parser.addPositionalArgument(QStringLiteral("protos"), QStringLiteral(".proto files to load."), QStringLiteral("[FILE...]"));
     parser.process(app);
 
@@ -37,6 +49,12 @@ int main(int argc, char *argv[])
     window.startEmbeddedDefault();
     if (!parser.positionalArguments().isEmpty())
         window.openProtoFiles(parser.positionalArguments());
+    if (parser.isSet(QStringLiteral("method"))) {
+        window.schemaPanel()->selectMethod(parser.value(QStringLiteral("method")));
+        window.scenarioPage()->setMethod(parser.value(QStringLiteral("method")));
+    }
+    if (parser.isSet(QStringLiteral("calls")))
+        window.scenarioPage()->findChild<QSpinBox *>(QStringLiteral("callsEdit"))->setValue(parser.value(QStringLiteral("calls")).toInt());
     window.show();
 
     const QString shot = parser.value(QStringLiteral("screenshot"));
@@ -45,7 +63,14 @@ int main(int argc, char *argv[])
             qWarning("cannot write %s", qPrintable(shot));
         QApplication::quit();
     };
-    if (!parser.isSet(QStringLiteral("run")) && !shot.isEmpty())
+    if (parser.isSet(QStringLiteral("matrix"))) {
+        window.matrixPage()->findChild<QLineEdit *>(QStringLiteral("matrixPayloads"))->setText(parser.value(QStringLiteral("matrix")));
+        window.findChild<QTabWidget *>(QStringLiteral("resultTabs"))->setCurrentWidget(window.matrixPage());
+        QTimer::singleShot(300, window.matrixPage(), &rpcscope::MatrixPage::start);
+        if (!shot.isEmpty())
+            QObject::connect(window.matrixPage(), &rpcscope::MatrixPage::finished, &window,
+                             [&window, saveAndQuit] { QTimer::singleShot(500, &window, saveAndQuit); });
+    } else if (!parser.isSet(QStringLiteral("run")) && !shot.isEmpty())
         QTimer::singleShot(1000, &window, saveAndQuit);
     if (parser.isSet(QStringLiteral("run"))) {
         QTimer::singleShot(300, &window, &rpcscope::MainWindow::startRun);

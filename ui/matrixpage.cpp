@@ -1,0 +1,406 @@
+#include "matrixpage.h"
+
+#include "charts.h"
+#include "qcp.h"
+#include "runcontroller.h"
+#include "util/units.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace rpcscope {
+
+namespace {
+
+/// One colour per transport/codec, the same in both charts; readable on light and dark backgrounds.
+QColor cellColor(const MatrixCell &cell)
+{
+    static const QMap<QString, QColor> colors{
+        {QStringLiteral("grpc/protobuf"), QColor(0x1f, 0x77, 0xb4)}, {QStringLiteral("http/json"), QColor(0xff, 0x7f, 0x0e)},
+        {QStringLiteral("http/msgpack"), QColor(0xd6, 0x27, 0x28)},  {QStringLiteral("http/protobuf"), QColor(0x94, 0x67, 0xbd)},
+        {QStringLiteral("msgpack/msgpack"), QColor(0x2c, 0xa0, 0x2c)}, {QStringLiteral("none/protobuf"), QColor(0x7f, 0x7f, 0x7f)},
+        {QStringLiteral("none/json"), QColor(0xbc, 0xbd, 0x22)},     {QStringLiteral("none/msgpack"), QColor(0x17, 0xbe, 0xcf)},
+    };
+    return colors.value(cell.label(), QColor(0x8c, 0x56, 0x4b));
+}
+
+/// The size in a payload variant "field=SIZE[,field=SIZE]": the first SIZE, for the x axis of a size sweep.
+std::optional<double> payloadSize(const QString &payload)
+{
+    const QString first = payload.section(QLatin1Char(','), 0, 0);
+    const QString size = first.section(QLatin1Char('='), 1).trimmed();
+    if (size.isEmpty())
+        return std::nullopt;
+    const auto bytes = parseByteSize(size);
+    if (!bytes)
+        return std::nullopt;
+    return static_cast<double>(*bytes);
+}
+
+} // namespace
+
+MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
+    : QWidget(parent)
+    , m_preparer(std::move(preparer))
+    , m_controller(new RunController(this))
+    , m_payloads(new QLineEdit)
+    , m_metric(new QComboBox)
+    , m_run(new QPushButton(tr("Run matrix")))
+    , m_stop(new QPushButton(tr("Stop")))
+    , m_progress(new QLabel)
+    , m_bars(new QCustomPlot)
+    , m_curves(new QCustomPlot)
+    , m_table(new QTableWidget)
+{
+    auto *choose = new QHBoxLayout;
+    auto addBoxes = [&](const QString &title, const QList<QPair<QString, QString>> &items, QList<QCheckBox *> *into) {
+        choose->addWidget(new QLabel(title));
+        for (const auto &[name, text] : items) {
+            auto *box = new QCheckBox(text);
+            box->setObjectName(QStringLiteral("matrix_") + name);
+            box->setChecked(true);
+            box->setProperty("key", name);
+            choose->addWidget(box);
+            into->append(box);
+        }
+        choose->addSpacing(16);
+    };
+    addBoxes(tr("Transports:"),
+             {{QStringLiteral("grpc"), tr("gRPC")}, {QStringLiteral("http"), tr("HTTP")},
+              {QStringLiteral("msgpack"), tr("msgpack-rpc")}, {QStringLiteral("none"), tr("no RPC")}},
+             &m_transports);
+    addBoxes(tr("Codecs:"),
+             {{QStringLiteral("protobuf"), QStringLiteral("protobuf")}, {QStringLiteral("json"), QStringLiteral("json")},
+              {QStringLiteral("msgpack"), QStringLiteral("msgpack")}},
+             &m_codecs);
+    choose->addStretch();
+    for (QCheckBox *box : std::as_const(m_transports))
+        box->setToolTip(tr("Run the method over this transport (against its built-in server unless it is the "
+                           "scenario's own transport and target)."));
+    for (QCheckBox *box : std::as_const(m_codecs))
+        box->setToolTip(tr("Encode with this codec where the transport can carry it."));
+
+    m_payloads->setObjectName(QStringLiteral("matrixPayloads"));
+    m_payloads->setPlaceholderText(tr("e.g. nums=2; nums=1000 (empty: the scenario's request as it is)"));
+    m_payloads->setToolTip(tr("Payload variants, separated by ';': size knobs applied on top of the scenario's. "
+                              "Several sizes of one field draw latency-vs-size curves."));
+    m_metric->setObjectName(QStringLiteral("matrixMetric"));
+    m_metric->addItems({tr("mean"), tr("p50"), tr("p99"), tr("requests/s"), tr("client CPU/call")});
+    m_metric->setToolTip(tr("What the bars and curves show."));
+    m_run->setObjectName(QStringLiteral("matrixRun"));
+    m_run->setToolTip(tr("Run every cell in turn with the scenario's load settings (the no-RPC baseline with one "
+                         "caller, so its mean is the codec's time per call)."));
+    m_stop->setObjectName(QStringLiteral("matrixStop"));
+    m_stop->setEnabled(false);
+    m_progress->setObjectName(QStringLiteral("matrixProgress"));
+
+    auto *form = new QFormLayout;
+    form->addRow(choose);
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_payloads, 1);
+    row->addWidget(new QLabel(tr("Show:")));
+    row->addWidget(m_metric);
+    row->addWidget(m_run);
+    row->addWidget(m_stop);
+    form->addRow(tr("Payloads:"), row);
+    form->addRow(m_progress);
+
+    m_bars->setObjectName(QStringLiteral("matrixBars"));
+    m_curves->setObjectName(QStringLiteral("matrixCurves"));
+    for (QCustomPlot *plot : {m_bars, m_curves}) {
+        plot->setMinimumHeight(220);
+        plot->legend->setVisible(true);
+        plot->legend->setFont(font());
+        // The legend below the chart, in rows of four, so it never covers a bar or a point.
+        plot->axisRect()->insetLayout()->take(plot->legend);
+        plot->plotLayout()->addElement(1, 0, plot->legend);
+        plot->plotLayout()->setRowStretchFactor(1, 0.001);
+        plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        plot->legend->setWrap(4);
+        plot->legend->setBorderPen(Qt::NoPen);
+        plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        plot->axisRect()->setRangeZoom(Qt::Vertical);
+        plot->axisRect()->setRangeDrag(Qt::Vertical);
+    }
+    m_curves->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    m_curves->xAxis->setLabel(tr("payload size (bytes or elements, log scale)"));
+    m_curves->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    m_curves->setVisible(false);
+
+    m_table->setObjectName(QStringLiteral("matrixTable"));
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setColumnCount(10);
+    m_table->setHorizontalHeaderLabels({tr("Payload"), tr("Transport/codec"), tr("Mean"), tr("p50"), tr("p99"),
+                                        tr("Req/s"), tr("Bytes/call"), tr("Client CPU/call"), tr("Codec share"),
+                                        tr("Errors")});
+
+    auto *charts = new QSplitter(Qt::Vertical);
+    charts->addWidget(m_bars);
+    charts->addWidget(m_curves);
+    charts->addWidget(m_table);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(charts, 1);
+
+    connect(m_run, &QPushButton::clicked, this, &MatrixPage::start);
+    connect(m_stop, &QPushButton::clicked, this, &MatrixPage::stop);
+    connect(m_metric, &QComboBox::currentIndexChanged, this, &MatrixPage::redraw);
+    connect(m_controller, &RunController::runFinished, this, &MatrixPage::cellFinished);
+    redraw();
+}
+
+bool MatrixPage::isRunning() const
+{
+    return m_running;
+}
+
+void MatrixPage::start()
+{
+    if (m_running)
+        return;
+    QList<TransportKind> transports;
+    for (QCheckBox *box : std::as_const(m_transports)) {
+        if (box->isChecked())
+            transports << *parseTransport(box->property("key").toString());
+    }
+    QList<Codec> codecs;
+    for (QCheckBox *box : std::as_const(m_codecs)) {
+        if (box->isChecked())
+            codecs << *parseCodec(box->property("key").toString());
+    }
+    QStringList payloads;
+    for (const QString &p : m_payloads->text().split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        payloads << p.trimmed();
+    m_cells = matrixCells(transports, codecs, payloads);
+    if (m_cells.isEmpty()) {
+        m_progress->setText(tr("Nothing to run: no chosen transport carries a chosen codec."));
+        return;
+    }
+    // Every cell must be runnable before the first starts: a bad payload is reported now, not half-way.
+    for (const MatrixCell &cell : std::as_const(m_cells)) {
+        QString why;
+        ScenarioPage::Variation variation{cell.transport, cell.codec, cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts)};
+        if (!m_preparer(variation, &why)) {
+            m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
+            return;
+        }
+    }
+    m_results.clear();
+    m_next = 0;
+    m_running = true;
+    m_run->setEnabled(false);
+    m_stop->setEnabled(true);
+    redraw();
+    runNext();
+}
+
+void MatrixPage::stop()
+{
+    if (!m_running)
+        return;
+    m_next = m_cells.size(); // no further cell; the one running keeps what it measured
+    m_controller->stop();
+}
+
+void MatrixPage::runNext()
+{
+    if (m_next >= m_cells.size()) {
+        m_running = false;
+        m_run->setEnabled(true);
+        m_stop->setEnabled(false);
+        m_progress->setText(tr("%n cell(s) done.", nullptr, static_cast<int>(m_results.size())));
+        Q_EMIT finished();
+        return;
+    }
+    const MatrixCell &cell = m_cells.at(m_next);
+    QString why;
+    ScenarioPage::Variation variation{cell.transport, cell.codec, cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts)};
+    std::optional<ScenarioPage::Prepared> prepared = m_preparer(variation, &why);
+    if (prepared && cell.transport == TransportKind::InProcess)
+        prepared->plan.concurrency = 1; // its mean is then one call's codec time
+    if (!prepared || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &why)) {
+        m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
+        m_next = m_cells.size();
+        runNext();
+        return;
+    }
+    m_progress->setText(tr("Running %1 of %2: %3 %4…")
+                            .arg(m_next + 1)
+                            .arg(m_cells.size())
+                            .arg(cell.payload.isEmpty() ? QString() : cell.payload, cell.label()));
+}
+
+void MatrixPage::cellFinished(const RunSnapshot &snapshot)
+{
+    if (!m_running)
+        return;
+    m_results.append({m_cells.at(m_next), snapshot});
+    ++m_next;
+    redraw();
+    runNext();
+}
+
+bool MatrixPage::metricIsLatency() const
+{
+    return m_metric->currentIndex() <= 2;
+}
+
+double MatrixPage::metric(const MatrixResult &result) const
+{
+    const RunSnapshot &run = result.run;
+    switch (m_metric->currentIndex()) {
+    case 0:
+        return run.latency.count() ? run.latency.mean() / 1e6 : 0.0; // ms
+    case 1:
+        return static_cast<double>(run.latency.percentile(50)) / 1e6;
+    case 2:
+        return static_cast<double>(run.latency.percentile(99)) / 1e6;
+    case 3:
+        return run.requestsPerSecond();
+    default:
+        return run.clientCpuPerCallUs();
+    }
+}
+
+void MatrixPage::redraw()
+{
+    // Groups: payloads in order; bars: transport/codec labels in order of first appearance.
+    QStringList payloads;
+    QList<MatrixCell> series;
+    QStringList seriesLabels;
+    for (const MatrixCell &cell : std::as_const(m_cells)) {
+        if (!payloads.contains(cell.payload))
+            payloads << cell.payload;
+        if (!seriesLabels.contains(cell.label())) {
+            seriesLabels << cell.label();
+            series << cell;
+        }
+    }
+    const QString metricName = m_metric->currentText();
+
+    m_bars->clearPlottables();
+    auto *group = new QCPBarsGroup(m_bars);
+    group->setSpacing(1);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (qsizetype i = 0; i < payloads.size(); ++i)
+        ticker->addTick(static_cast<double>(i + 1), payloads.at(i).isEmpty() ? tr("(as given)") : payloads.at(i));
+    m_bars->xAxis->setTicker(ticker);
+    m_bars->xAxis->setRange(0.4, static_cast<double>(payloads.size()) + 0.6);
+    const double width = 0.8 / std::max<qsizetype>(1, series.size());
+    double top = 0;
+    double bottom = std::numeric_limits<double>::max();
+    for (const MatrixCell &s : std::as_const(series)) {
+        auto *bars = new QCPBars(m_bars->xAxis, m_bars->yAxis);
+        bars->setName(s.label());
+        bars->setWidth(width);
+        bars->setBarsGroup(group);
+        const QColor color = cellColor(s);
+        bars->setPen(color.darker(130));
+        bars->setBrush(color);
+        for (const MatrixResult &r : std::as_const(m_results)) {
+            if (r.cell.label() != s.label())
+                continue;
+            const double v = metric(r);
+            bars->addData(static_cast<double>(payloads.indexOf(r.cell.payload) + 1), v);
+            top = std::max(top, v);
+            if (v > 0)
+                bottom = std::min(bottom, v);
+        }
+    }
+    // Latencies span decades between the no-RPC baseline and a slow stack: a log axis keeps both readable.
+    if (metricIsLatency() && top > 0) {
+        m_bars->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        m_bars->yAxis->setRange(bottom / 2, top * 2);
+        setLatencyTicks(m_bars->yAxis);
+        m_bars->yAxis->setLabel(metricName + tr(" latency (log scale)"));
+    } else {
+        m_bars->yAxis->setScaleType(QCPAxis::stLinear);
+        m_bars->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        m_bars->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
+        m_bars->yAxis->setLabel(m_metric->currentIndex() == 3 ? tr("requests/s") : tr("client CPU per call (us)"));
+    }
+    m_bars->legend->setVisible(!series.isEmpty());
+    m_bars->replot(QCustomPlot::rpQueuedReplot);
+
+    // A size sweep: the same field at several sizes. Curves of the metric against size, one per transport/codec.
+    m_curves->clearGraphs();
+    bool sweep = payloads.size() >= 2;
+    for (const QString &p : std::as_const(payloads))
+        sweep = sweep && payloadSize(p).has_value();
+    m_curves->setVisible(sweep);
+    if (sweep) {
+        double lo = std::numeric_limits<double>::max(), hi = 0, ylo = std::numeric_limits<double>::max(), yhi = 0;
+        for (const MatrixCell &s : std::as_const(series)) {
+            QCPGraph *graph = m_curves->addGraph();
+            graph->setName(s.label());
+            graph->setPen(QPen(cellColor(s), 2));
+            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
+            for (const MatrixResult &r : std::as_const(m_results)) {
+                if (r.cell.label() != s.label())
+                    continue;
+                const double x = *payloadSize(r.cell.payload);
+                const double y = metric(r);
+                graph->addData(x, y);
+                lo = std::min(lo, x);
+                hi = std::max(hi, x);
+                if (y > 0)
+                    ylo = std::min(ylo, y);
+                yhi = std::max(yhi, y);
+            }
+        }
+        if (hi > 0) {
+            m_curves->xAxis->setRange(lo / 1.5, hi * 1.5);
+            if (metricIsLatency()) {
+                m_curves->yAxis->setScaleType(QCPAxis::stLogarithmic);
+                m_curves->yAxis->setRange(ylo / 2, yhi * 2);
+                setLatencyTicks(m_curves->yAxis);
+            } else {
+                m_curves->yAxis->setScaleType(QCPAxis::stLinear);
+                m_curves->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+                m_curves->yAxis->setRange(0, yhi * 1.15);
+            }
+        }
+        m_curves->yAxis->setLabel(metricName);
+        m_curves->replot(QCustomPlot::rpQueuedReplot);
+    }
+
+    m_table->setRowCount(static_cast<int>(m_results.size()));
+    for (qsizetype i = 0; i < m_results.size(); ++i) {
+        const MatrixResult &r = m_results.at(i);
+        const double calls = std::max<double>(1, static_cast<double>(r.run.callsCompleted()));
+        const double share = codecShare(m_results, i);
+        const QStringList cells{
+            r.cell.payload.isEmpty() ? tr("(as given)") : r.cell.payload,
+            r.cell.label() + (r.cell.transport == TransportKind::InProcess ? tr(" (c=1)") : QString()),
+            formatNanos(r.run.latency.count() ? r.run.latency.mean() : 0.0),
+            formatNanos(static_cast<double>(r.run.latency.percentile(50))),
+            formatNanos(static_cast<double>(r.run.latency.percentile(99))),
+            QString::number(r.run.requestsPerSecond(), 'f', 0),
+            formatBytes(static_cast<double>(r.run.bytesSent + r.run.bytesReceived) / calls),
+            QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + tr(" us"),
+            share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
+            QString::number(r.run.callsFailed())};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto *item = new QTableWidgetItem(cells.at(c));
+            if (c >= 2)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_table->setItem(static_cast<int>(i), c, item);
+        }
+    }
+    m_table->resizeColumnsToContents();
+}
+
+} // namespace rpcscope
