@@ -10,6 +10,9 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QSignalSpy>
 #include <QLabel>
 #include <QLineEdit>
@@ -165,6 +168,38 @@ private Q_SLOTS:
         m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         m_window->scenarioPage()->setFills(QStringLiteral("payload=1KiB"));
+    }
+
+    void schemaFromReflectionAndProtoset()
+    {
+        // Reflection runs on a worker thread: the GUI thread keeps serving events meanwhile.
+        QSignalSpy loaded(m_window.get(), &MainWindow::schemaLoaded);
+        QSignalSpy failed(m_window.get(), &MainWindow::schemaFailed);
+        m_window->loadFromReflection(m_window->builtinAddress());
+        QVERIFY(loaded.wait(15000));
+        QVERIFY(loaded.first().first().toString().contains(QStringLiteral("reflection")));
+        QVERIFY(m_window->schemaPanel()->findChild<QTreeWidget *>()->findItems(QStringLiteral("rpcscope.bench.v1.Bench"),
+                                                                              Qt::MatchExactly).size() == 1);
+        // A server that is not there: an error listed, the schema kept, within the deadline.
+        m_window->loadFromReflection(QStringLiteral("127.0.0.1:1"));
+        QVERIFY(failed.wait(15000));
+        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("127.0.0.1:1")), qPrintable(failed.first().first().toString()));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+
+        QTemporaryDir dir;
+        const QString protoset = dir.filePath(QStringLiteral("bench.protoset"));
+        QProcess protoc;
+        protoc.start(QStringLiteral("protoc"), {QStringLiteral("-I"), QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto"),
+                                                QStringLiteral("--include_imports"), QStringLiteral("--descriptor_set_out=") + protoset,
+                                                QStringLiteral("rpcscope/bench/v1/bench.proto")});
+        QVERIFY(protoc.waitForFinished(30000));
+        QVERIFY(m_window->openProtosets({protoset}));
+        QFile garbage(dir.filePath(QStringLiteral("garbage.protoset")));
+        QVERIFY(garbage.open(QIODevice::WriteOnly));
+        garbage.write("not a protoset");
+        garbage.close();
+        QVERIFY(!m_window->openProtosets({garbage.fileName()}));
+        QVERIFY(m_window->scenarioPage()->validateNow()); // the previous schema stays
     }
 
     void stopKeepsMeasurements()

@@ -27,7 +27,10 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QSplitter>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QStatusBar>
+#include <QThread>
 #include <QTabWidget>
 
 namespace rpcscope {
@@ -114,8 +117,24 @@ void MainWindow::createMenus()
         if (!files.isEmpty())
             openProtoFiles(files);
     });
-    open->setShortcut(QKeySequence::Open);
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     open->setToolTip(tr("Load .proto files; imports are resolved from their folder and the well-known types."));
+    file->addAction(tr("Open &protoset…"), this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Open protosets"), QString(),
+            tr("Protosets (*.protoset *.pb *.desc *.bin);;All files (*)"));
+        if (!files.isEmpty())
+            openProtosets(files);
+    })->setToolTip(tr("Load compiled descriptors, as protoc --descriptor_set_out --include_imports writes them."));
+    file->addAction(tr("Schema from &server reflection…"), this, [this] {
+        bool ok = false;
+        const QString address = QInputDialog::getText(this, tr("Server reflection"),
+                                                      tr("gRPC server address (HOST:PORT):"), QLineEdit::Normal,
+                                                      m_builtinAddress, &ok)
+                                    .trimmed();
+        if (ok && !address.isEmpty())
+            loadFromReflection(address);
+    })->setToolTip(tr("Ask a running gRPC server for its services and messages (grpc.reflection v1 or v1alpha)."));
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -195,21 +214,51 @@ QString MainWindow::builtinAddress() const
     return m_builtinAddress;
 }
 
-bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
+bool MainWindow::applyLoaded(const SchemaLoadResult &result, const QString &origin)
 {
-    const SchemaLoadResult result = loadProtoFiles(files, importPaths);
     m_schemaPanel->setErrors(result.errors);
     if (!result.ok()) {
         statusBar()->showMessage(tr("%n schema error(s); the previous schema stays loaded", nullptr,
                                     static_cast<int>(result.errors.size())), 15000);
+        Q_EMIT schemaFailed(result.errorText());
         return false;
     }
+    setSchema(result.schema, origin);
+    statusBar()->showMessage(tr("Loaded %1").arg(origin), 10000);
+    Q_EMIT schemaLoaded(origin);
+    return true;
+}
+
+bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
+{
     QStringList names;
     for (const QString &f : files)
         names << QFileInfo(f).fileName();
-    setSchema(result.schema, names.join(QStringLiteral(", ")));
-    statusBar()->showMessage(tr("Loaded %1").arg(names.join(QStringLiteral(", "))), 10000);
-    return true;
+    return applyLoaded(loadProtoFiles(files, importPaths), names.join(QStringLiteral(", ")));
+}
+
+bool MainWindow::openProtosets(const QStringList &files)
+{
+    QStringList names;
+    for (const QString &f : files)
+        names << QFileInfo(f).fileName();
+    return applyLoaded(loadProtoset(files), names.join(QStringLiteral(", ")));
+}
+
+void MainWindow::loadFromReflection(const QString &address)
+{
+    statusBar()->showMessage(tr("Asking %1 for its schema (server reflection)…").arg(address));
+    ReflectionTarget target;
+    target.address = address;
+    target.timeout = std::chrono::seconds(10);
+    // Reflection waits on the network: never on the GUI thread. The result comes back as a queued call.
+    auto result = std::make_shared<SchemaLoadResult>();
+    QThread *worker = QThread::create([target, result] { *result = loadSchemaFromReflection(target); });
+    connect(worker, &QThread::finished, this, [this, worker, result, address] {
+        worker->deleteLater();
+        applyLoaded(*result, tr("reflection at %1").arg(address));
+    });
+    worker->start();
 }
 
 void MainWindow::setSchema(const Schema &schema, const QString &origin)
@@ -279,6 +328,7 @@ void MainWindow::dropEvent(QDropEvent *event)
 {
     QStringList files;
     QStringList importPaths;
+    QStringList protosets;
     for (const QUrl &url : event->mimeData()->urls()) {
         const QFileInfo info(url.toLocalFile());
         if (info.isDir()) {
@@ -289,9 +339,14 @@ void MainWindow::dropEvent(QDropEvent *event)
                 files << it.next();
         } else if (info.suffix() == u"proto") {
             files << info.absoluteFilePath();
+        } else if (info.suffix() == u"protoset" || info.suffix() == u"pb" || info.suffix() == u"desc") {
+            protosets << info.absoluteFilePath();
         }
     }
-    if (!files.isEmpty()) {
+    if (!protosets.isEmpty()) {
+        openProtosets(protosets);
+        event->acceptProposedAction();
+    } else if (!files.isEmpty()) {
         openProtoFiles(files, importPaths);
         event->acceptProposedAction();
     }

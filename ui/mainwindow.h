@@ -43,6 +43,13 @@ public:
     bool startEmbeddedDefault(QString *error = nullptr, const QString &serverProgram = {});
     /// Loads .proto files (what File > Open and a drop do). Errors are listed and the previous schema is kept.
     bool openProtoFiles(const QStringList &files, const QStringList &importPaths = {});
+    /// Loads protosets (FileDescriptorSet files); errors are listed and the previous schema is kept.
+    bool openProtosets(const QStringList &files);
+    /**
+     * Asks the gRPC server at @p address for its schema by reflection, on a worker thread (the window stays live;
+     * bounded by a 10 s deadline). schemaLoaded() or a listed error follows.
+     */
+    void loadFromReflection(const QString &address);
 
     void startRun();
     void stopRun();
@@ -54,6 +61,12 @@ public:
     MatrixPage *matrixPage() const { return m_matrix; }
     QString builtinAddress() const;
 
+Q_SIGNALS:
+    /// A schema replaced the previous one (from any source); @p origin says from where.
+    void schemaLoaded(const QString &origin);
+    /// Loading a schema failed; the errors are listed in the schema dock.
+    void schemaFailed(const QString &why);
+
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -61,6 +74,7 @@ protected:
 
 private:
     void setSchema(const Schema &schema, const QString &origin);
+    bool applyLoaded(const SchemaLoadResult &result, const QString &origin);
     void createMenus();
     void showSnapshot(const RunSnapshot &snapshot);
     void showAbout();
