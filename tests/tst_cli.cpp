@@ -404,6 +404,32 @@ private Q_SLOTS:
         QVERIFY2(bad.err.contains(QStringLiteral("--http ADDRESS or --builtin")), qPrintable(bad.err));
     }
 
+    void scenarioDocumentRunsAndFlagsOverrideIt()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("sum.rpcscope.json"));
+        QVERIFY(QFile::copy(QStringLiteral(RPCSCOPE_TEST_DATA "/sum-msgpack.rpcscope.json"), path));
+        QFile file(path);
+        QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--scenario"), path});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("Transport: msgpack")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t300 responses")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("Warm-up:\t10 calls")));
+        // A flag given too wins over the document.
+        const Result o = cli({QStringLiteral("run"), QStringLiteral("--scenario=") + path, QStringLiteral("-n"), QStringLiteral("50"),
+                              QStringLiteral("--transport"), QStringLiteral("http")});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        QVERIFY2(o.out.contains(QStringLiteral("Transport: http")) && o.out.contains(QStringLiteral("[OK]\t50 responses")), qPrintable(o.out));
+
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write("{\"rpcscope_scenario\": 1, \"load\": {\"concurrency\": \"many\"}}");
+        file.close();
+        const Result bad = cli({QStringLiteral("run"), QStringLiteral("--scenario"), path});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(path + QStringLiteral(": load.concurrency")), qPrintable(bad.err));
+    }
+
     void interruptedRunPrintsWhatItHas()
     {
         QProcess run;

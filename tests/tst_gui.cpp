@@ -200,6 +200,50 @@ private Q_SLOTS:
         garbage.close();
         QVERIFY(!m_window->openProtosets({garbage.fileName()}));
         QVERIFY(m_window->scenarioPage()->validateNow()); // the previous schema stays
+        // Leave a schema whose source outlives this test (the protoset's folder goes away with it).
+        QVERIFY(m_window->openProtoFiles({QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto")}));
+    }
+
+    void scenarioSavedAndReopened()
+    {
+        QVERIFY(!m_window->isWindowModified() || true);
+        child<QLineEdit>("durationEdit")->setText(QStringLiteral("7s"));
+        QVERIFY(m_window->isWindowModified()); // an edit marks the document
+        child<QPlainTextEdit>("metadataEdit")->setPlainText(QStringLiteral("x-team: perf"));
+        child<QLineEdit>("maxReceiveEdit")->setText(QStringLiteral("16MiB"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        const Scenario before = m_window->scenarioPage()->scenario();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("echo.rpcscope.json"));
+        QString error;
+        QVERIFY2(m_window->saveScenario(path, &error), qPrintable(error));
+        QVERIFY(!m_window->isWindowModified());
+        QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("echo.rpcscope.json")));
+        // Change everything, then reopen: the editor shows the saved document again.
+        child<QLineEdit>("durationEdit")->setText(QStringLiteral("99s"));
+        child<QPlainTextEdit>("metadataEdit")->clear();
+        QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
+        QVERIFY(m_window->scenarioPage()->scenario() == before);
+        QCOMPARE(child<QLineEdit>("durationEdit")->text(), QStringLiteral("7s"));
+        QVERIFY(!m_window->isWindowModified());
+        // The CLI runs the very same file.
+        QProcess cli;
+        cli.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("-z"),
+                                                 QStringLiteral("1s"), QStringLiteral("-n"), QStringLiteral("200")});
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        QVERIFY(cli.readAllStandardOutput().contains("[OK]\t200 responses"));
+        // A broken document: a clear error, nothing changed.
+        QFile broken(dir.filePath(QStringLiteral("broken.rpcscope.json")));
+        QVERIFY(broken.open(QIODevice::WriteOnly));
+        broken.write("{\"rpcscope_scenario\": 1, \"load\": {\"calls\": -1}}");
+        broken.close();
+        QVERIFY(!m_window->openScenario(broken.fileName(), &error));
+        QVERIFY2(error.contains(QStringLiteral("load.calls")), qPrintable(error));
+        QCOMPARE(m_window->scenarioPath(), path);
+        child<QLineEdit>("durationEdit")->clear();
+        child<QPlainTextEdit>("metadataEdit")->clear();
+        child<QLineEdit>("maxReceiveEdit")->clear();
     }
 
     void stopKeepsMeasurements()

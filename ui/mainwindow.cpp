@@ -4,6 +4,7 @@
 #include "runcontroller.h"
 #include "runpage.h"
 #include "scenariopage.h"
+#include "scenario/scenario.h"
 #include "schemapanel.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
@@ -56,7 +57,6 @@ MainWindow::MainWindow(QWidget *parent)
     , m_statusState(new QLabel)
     , m_statusRate(new QLabel)
 {
-    setWindowTitle(tr("rpcscope"));
     setObjectName(QStringLiteral("mainWindow"));
     setAcceptDrops(true);
 
@@ -90,6 +90,7 @@ MainWindow::MainWindow(QWidget *parent)
     createMenus();
 
     connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
+    connect(m_scenario, &ScenarioPage::edited, this, [this] { setWindowModified(true); });
     connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
     connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
     connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
@@ -100,6 +101,7 @@ MainWindow::MainWindow(QWidget *parent)
                                      .arg(snapshot.callsCompleted()).arg(snapshot.callsFailed()), 10000);
     });
 
+    setWindowTitle(tr("untitled[*] — rpcscope"));
     resize(1400, 860);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -111,6 +113,39 @@ MainWindow::~MainWindow() = default;
 void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New scenario"), this, [this] {
+        if (maybeSave())
+            newScenario();
+    })->setShortcut(QKeySequence::New);
+    file->addAction(tr("&Open scenario…"), this, [this] {
+        if (!maybeSave())
+            return;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(),
+                                                          tr("rpcscope scenarios (*.rpcscope.json);;JSON (*.json);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !openScenario(path, &error))
+            QMessageBox::warning(this, tr("Open scenario"), error);
+    })->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Save scenario"), this, [this] {
+        QString error;
+        const QString path = m_scenarioPath.isEmpty()
+            ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
+                                           tr("rpcscope scenarios (*.rpcscope.json)"))
+            : m_scenarioPath;
+        if (!path.isEmpty() && !saveScenario(path, &error))
+            QMessageBox::warning(this, tr("Save scenario"), error);
+    })->setShortcut(QKeySequence::Save);
+    file->addAction(tr("Save scenario &as…"), this, [this] {
+        QString error;
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"),
+                                                          m_scenarioPath.isEmpty() ? tr("scenario.rpcscope.json") : m_scenarioPath,
+                                                          tr("rpcscope scenarios (*.rpcscope.json)"));
+        if (!path.isEmpty() && !saveScenario(path, &error))
+            QMessageBox::warning(this, tr("Save scenario"), error);
+    })->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    updateRecentMenu();
     QAction *open = file->addAction(tr("&Open .proto files…"), this, [this] {
         const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open .proto files"), QString(),
                                                                 tr("Protocol Buffers (*.proto);;All files (*)"));
@@ -206,6 +241,7 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setFills(QStringLiteral("payload=1KiB"));
+    setWindowModified(false); // the default is not the user's edit
     return true;
 }
 
@@ -234,7 +270,14 @@ bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &imp
     QStringList names;
     for (const QString &f : files)
         names << QFileInfo(f).fileName();
-    return applyLoaded(loadProtoFiles(files, importPaths), names.join(QStringLiteral(", ")));
+    if (!applyLoaded(loadProtoFiles(files, importPaths), names.join(QStringLiteral(", "))))
+        return false;
+    m_schemaProtos.clear();
+    for (const QString &f : files)
+        m_schemaProtos << QFileInfo(f).absoluteFilePath();
+    m_schemaImportPaths = importPaths;
+    m_schemaProtosets.clear();
+    return true;
 }
 
 bool MainWindow::openProtosets(const QStringList &files)
@@ -242,7 +285,14 @@ bool MainWindow::openProtosets(const QStringList &files)
     QStringList names;
     for (const QString &f : files)
         names << QFileInfo(f).fileName();
-    return applyLoaded(loadProtoset(files), names.join(QStringLiteral(", ")));
+    if (!applyLoaded(loadProtoset(files), names.join(QStringLiteral(", "))))
+        return false;
+    m_schemaProtos.clear();
+    m_schemaImportPaths.clear();
+    m_schemaProtosets.clear();
+    for (const QString &f : files)
+        m_schemaProtosets << QFileInfo(f).absoluteFilePath();
+    return true;
 }
 
 void MainWindow::loadFromReflection(const QString &address)
@@ -256,9 +306,129 @@ void MainWindow::loadFromReflection(const QString &address)
     QThread *worker = QThread::create([target, result] { *result = loadSchemaFromReflection(target); });
     connect(worker, &QThread::finished, this, [this, worker, result, address] {
         worker->deleteLater();
-        applyLoaded(*result, tr("reflection at %1").arg(address));
+        if (applyLoaded(*result, tr("reflection at %1").arg(address))) {
+            // A document then names no schema source: rpcscope-cli asks the server by reflection too.
+            m_schemaProtos.clear();
+            m_schemaImportPaths.clear();
+            m_schemaProtosets.clear();
+        }
     });
     worker->start();
+}
+
+bool MainWindow::openScenario(const QString &path, QString *error)
+{
+    const std::optional<Scenario> scenario = Scenario::load(path, error);
+    if (!scenario)
+        return false;
+    // Its schema first, so its method can be picked; a schema that does not load leaves everything as it was.
+    bool schemaOk = true;
+    if (!scenario->protos.isEmpty())
+        schemaOk = openProtoFiles(scenario->protos, scenario->importPaths);
+    else if (!scenario->protosets.isEmpty())
+        schemaOk = openProtosets(scenario->protosets);
+    else {
+        setSchema(builtinBenchSchema(), tr("built in"));
+        m_schemaProtos.clear();
+        m_schemaImportPaths.clear();
+        m_schemaProtosets.clear();
+    }
+    if (!schemaOk) {
+        if (error)
+            *error = tr("%1: its schema does not load (see the schema dock)").arg(path);
+        return false;
+    }
+    m_schemaPanel->selectMethod(scenario->method);
+    m_scenario->setScenario(*scenario);
+    setScenarioPath(path);
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 10000);
+    return true;
+}
+
+bool MainWindow::saveScenario(const QString &path, QString *error)
+{
+    Scenario scenario = m_scenario->scenario();
+    scenario.protos = m_schemaProtos;
+    scenario.importPaths = m_schemaImportPaths;
+    scenario.protosets = m_schemaProtosets;
+    if (!scenario.save(path, error))
+        return false;
+    setScenarioPath(path);
+    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 10000);
+    return true;
+}
+
+void MainWindow::newScenario()
+{
+    setSchema(builtinBenchSchema(), tr("built in"));
+    m_schemaProtos.clear();
+    m_schemaImportPaths.clear();
+    m_schemaProtosets.clear();
+    Scenario fresh;
+    fresh.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+    fresh.fills = {QStringLiteral("payload=1KiB")};
+    fresh.calls = 20000;
+    fresh.concurrency = 20;
+    m_schemaPanel->selectMethod(fresh.method);
+    m_scenario->setScenario(fresh);
+    setScenarioPath(QString());
+}
+
+void MainWindow::setScenarioPath(const QString &path)
+{
+    m_scenarioPath = path;
+    setWindowModified(false);
+    setWindowTitle((path.isEmpty() ? tr("untitled") : QFileInfo(path).fileName()) + QStringLiteral("[*] — rpcscope"));
+    if (path.isEmpty())
+        return;
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("scenarios/recent")).toStringList();
+    recent.removeAll(QFileInfo(path).absoluteFilePath());
+    recent.prepend(QFileInfo(path).absoluteFilePath());
+    settings.setValue(QStringLiteral("scenarios/recent"), recent.mid(0, 10));
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("scenarios/recent")).toStringList();
+    for (const QString &path : recent) {
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            QString error;
+            if (maybeSave() && !openScenario(path, &error))
+                QMessageBox::warning(this, tr("Open scenario"), error);
+        })->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!isWindowModified())
+        return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved scenario"),
+                                              tr("The scenario has unsaved changes. Save them?"),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                              QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Discard)
+        return true;
+    QString error;
+    const QString path = m_scenarioPath.isEmpty()
+        ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
+                                       tr("rpcscope scenarios (*.rpcscope.json)"))
+        : m_scenarioPath;
+    if (path.isEmpty())
+        return false;
+    if (!saveScenario(path, &error)) {
+        QMessageBox::warning(this, tr("Save scenario"), error);
+        return false;
+    }
+    return true;
 }
 
 void MainWindow::setSchema(const Schema &schema, const QString &origin)
@@ -354,6 +524,10 @@ void MainWindow::dropEvent(QDropEvent *event)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
     m_controller->stop();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());

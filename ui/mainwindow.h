@@ -54,6 +54,13 @@ public:
     void startRun();
     void stopRun();
 
+    /// Scenario documents (*.rpcscope.json, the format `rpcscope-cli run --scenario` reads).
+    bool openScenario(const QString &path, QString *error = nullptr);
+    bool saveScenario(const QString &path, QString *error = nullptr);
+    QString scenarioPath() const { return m_scenarioPath; }
+    /// Asks to save unsaved changes: true when it is fine to go on (saved, discarded, or nothing to save).
+    bool maybeSave();
+
     SchemaPanel *schemaPanel() const { return m_schemaPanel; }
     ScenarioPage *scenarioPage() const { return m_scenario; }
     RunPage *runPage() const { return m_runPage; }
@@ -74,6 +81,9 @@ protected:
 
 private:
     void setSchema(const Schema &schema, const QString &origin);
+    void newScenario();
+    void setScenarioPath(const QString &path);
+    void updateRecentMenu();
     bool applyLoaded(const SchemaLoadResult &result, const QString &origin);
     void createMenus();
     void showSnapshot(const RunSnapshot &snapshot);
@@ -88,6 +98,11 @@ private:
     QString m_builtinAddress; ///< the gRPC one
     QMap<TransportKind, QString> m_builtinTargets;
     Schema m_schema;
+    QStringList m_schemaProtos; ///< where the loaded schema came from, for the scenario document
+    QStringList m_schemaImportPaths;
+    QStringList m_schemaProtosets;
+    QString m_scenarioPath;
+    class QMenu *m_recentMenu = nullptr;
     SchemaPanel *m_schemaPanel;
     ScenarioPage *m_scenario;
     RunPage *m_runPage;

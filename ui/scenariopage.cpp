@@ -22,6 +22,9 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <limits>
+#include <tuple>
+
 namespace rpcscope {
 
 namespace {
@@ -79,6 +82,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_connections(spin(QStringLiteral("connectionsEdit"), 0, 100'000, 1,
                          tr("Connections; callers are spread evenly over them. gRPC and msgpack-rpc carry many calls "
                             "on one; HTTP/1.1 one at a time (0 = one per caller).")))
+    , m_metadata(new QPlainTextEdit)
+    , m_maxReceive(line(QStringLiteral("maxReceiveEdit"), {}, tr("default (gRPC: 4 MiB)"),
+                        tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
+    , m_maxSend(line(QStringLiteral("maxSendEdit"), {}, tr("default (unlimited)"), tr("Largest request sent, e.g. 64MiB.")))
     , m_discard(new QCheckBox(tr("Discard responses")))
     , m_run(new QPushButton(tr("Run")))
     , m_stop(new QPushButton(tr("Stop")))
@@ -111,6 +118,11 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_request->setTabStopDistance(2 * m_request->fontMetrics().horizontalAdvance(QLatin1Char(' ')));
     m_requestStatus->setObjectName(QStringLiteral("requestStatus"));
     m_requestStatus->setWordWrap(true);
+    m_metadata->setObjectName(QStringLiteral("metadataEdit"));
+    m_metadata->setPlaceholderText(tr("key: value, one per line"));
+    m_metadata->setToolTip(tr("Sent with every call: gRPC metadata, or HTTP headers. One \"key: value\" per line."));
+    m_metadata->setFixedHeight(m_metadata->fontMetrics().lineSpacing() * 3 + 12);
+    m_metadata->setTabChangesFocus(true);
     m_discard->setObjectName(QStringLiteral("discardResponse"));
     m_discard->setToolTip(tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
     m_run->setObjectName(QStringLiteral("runButton"));
@@ -143,6 +155,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     whatForm->addRow(m_request);
     whatForm->addRow(m_requestStatus);
     whatForm->addRow(tr("Fill sizes:"), m_fills);
+    whatForm->addRow(tr("Metadata:"), m_metadata);
 
     auto *load = new QGroupBox(tr("Load"));
     auto *loadForm = new QFormLayout(load);
@@ -153,6 +166,11 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     loadForm->addRow(tr("Warm-up:"), m_warmup);
     loadForm->addRow(tr("Timeout:"), m_timeout);
     loadForm->addRow(tr("Connections:"), m_connections);
+    auto *sizes = new QHBoxLayout;
+    sizes->addWidget(m_maxReceive);
+    sizes->addWidget(new QLabel(tr("send:")));
+    sizes->addWidget(m_maxSend);
+    loadForm->addRow(tr("Max receive:"), sizes);
     loadForm->addRow(m_discard);
     loadForm->addRow(m_rateSchedule);
     loadForm->addRow(m_callerSchedule);
@@ -172,7 +190,11 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_validateTimer.setSingleShot(true);
     m_validateTimer.setInterval(250);
     connect(&m_validateTimer, &QTimer::timeout, this, &ScenarioPage::validateNow);
-    auto later = [this] { m_validateTimer.start(); };
+    auto later = [this] {
+        m_validateTimer.start();
+        if (!m_loading)
+            Q_EMIT edited();
+    };
     connect(m_request, &QPlainTextEdit::textChanged, this, later);
     connect(m_fills, &QLineEdit::textChanged, this, later);
     connect(m_duration, &QLineEdit::textChanged, this, later);
@@ -186,11 +208,86 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ScenarioPage::transportChanged);
     connect(m_codec, &QComboBox::currentIndexChanged, this, later);
     connect(m_rpcMethod, &QLineEdit::textChanged, this, later);
+    connect(m_metadata, &QPlainTextEdit::textChanged, this, later);
+    connect(m_maxReceive, &QLineEdit::textChanged, this, later);
+    connect(m_maxSend, &QLineEdit::textChanged, this, later);
+    connect(m_connections, &QSpinBox::valueChanged, this, later);
+    connect(m_discard, &QCheckBox::toggled, this, later);
+    connect(m_msgpackParams, &QComboBox::currentIndexChanged, this, later);
     connect(m_calls, &QSpinBox::valueChanged, this, later);
     connect(example, &QPushButton::clicked, this, &ScenarioPage::loadExample);
     connect(m_run, &QPushButton::clicked, this, &ScenarioPage::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ScenarioPage::stopRequested);
     transportChanged();
+    validateNow();
+}
+
+Scenario ScenarioPage::scenario() const
+{
+    Scenario s;
+    s.method = m_method;
+    s.transport = transportName(transport());
+    s.codec = codecName(static_cast<Codec>(m_codec->currentData().toInt()));
+    s.rpcMethod = m_rpcMethod->text().trimmed();
+    s.msgpackParamsMap = m_msgpackParams->currentIndex() == 1;
+    const QString target = m_target->currentText().trimmed();
+    s.target = transport() == TransportKind::InProcess || target == m_builtinTargets.value(transport())
+        ? QStringLiteral("builtin")
+        : target;
+    s.request = m_request->toPlainText().toUtf8();
+    for (const QString &fill : m_fills->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        s.fills << fill.trimmed();
+    for (const QString &line : m_metadata->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const qsizetype colon = line.indexOf(QLatin1Char(':'));
+        if (colon > 0)
+            s.metadata.append({line.left(colon).trimmed(), line.mid(colon + 1).trimmed()});
+    }
+    s.calls = static_cast<quint64>(m_calls->value());
+    s.concurrency = m_concurrency->value();
+    s.duration = m_duration->text().trimmed();
+    s.rate = m_rate->text().trimmed();
+    s.warmup = m_warmup->text().trimmed();
+    s.timeout = m_timeout->text().trimmed();
+    s.connections = m_connections->value();
+    s.discardResponse = m_discard->isChecked();
+    s.maxReceiveSize = m_maxReceive->text().trimmed();
+    s.maxSendSize = m_maxSend->text().trimmed();
+    s.rateSchedule = m_rateSchedule->text();
+    s.concurrencySchedule = m_callerSchedule->text();
+    return s;
+}
+
+void ScenarioPage::setScenario(const Scenario &s)
+{
+    m_loading = true;
+    setMethod(s.method);
+    if (const auto kind = parseTransport(s.transport))
+        setTransport(*kind);
+    if (const auto codec = parseCodec(s.codec))
+        m_codec->setCurrentIndex(m_codec->findData(static_cast<int>(*codec)));
+    m_rpcMethod->setText(s.rpcMethod);
+    m_msgpackParams->setCurrentIndex(s.msgpackParamsMap ? 1 : 0);
+    m_target->setEditText(s.target == u"builtin" ? m_builtinTargets.value(transport()) : s.target);
+    m_request->setPlainText(QString::fromUtf8(s.request));
+    m_fills->setText(s.fills.join(QStringLiteral(", ")));
+    QStringList metadata;
+    for (const auto &[key, value] : s.metadata)
+        metadata << key + QStringLiteral(": ") + value;
+    m_metadata->setPlainText(metadata.join(QLatin1Char('\n')));
+    m_calls->setValue(static_cast<int>(std::min<quint64>(s.calls, static_cast<quint64>(m_calls->maximum()))));
+    m_concurrency->setValue(s.concurrency);
+    m_duration->setText(s.duration);
+    m_rate->setText(s.rate);
+    m_warmup->setText(s.warmup);
+    m_timeout->setText(s.timeout);
+    if (s.connections >= 0)
+        m_connections->setValue(s.connections);
+    m_discard->setChecked(s.discardResponse);
+    m_maxReceive->setText(s.maxReceiveSize);
+    m_maxSend->setText(s.maxSendSize);
+    m_rateSchedule->setText(s.rateSchedule);
+    m_callerSchedule->setText(s.concurrencySchedule);
+    m_loading = false;
     validateNow();
 }
 
@@ -332,6 +429,23 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
         } else if (!p.target.address.contains(QLatin1Char(':'))) {
             return fail(tr("Target \"%1\" is not HOST:PORT.").arg(p.target.address));
         }
+    }
+    for (const QString &line : m_metadata->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const qsizetype colon = line.indexOf(QLatin1Char(':'));
+        const QString key = line.left(colon).trimmed().toLower();
+        if (colon <= 0 || key.isEmpty() || key.contains(QLatin1Char(' ')))
+            return fail(tr("Metadata: \"%1\" is not \"key: value\".").arg(line.trimmed()));
+        p.target.metadata.emplace_back(key.toStdString(), line.mid(colon + 1).trimmed().toStdString());
+    }
+    for (const auto &[edit, field, name] : {std::tuple(m_maxReceive, &p.target.maxReceiveBytes, tr("Max receive")),
+                                            std::tuple(m_maxSend, &p.target.maxSendBytes, tr("Max send"))}) {
+        const QString text = edit->text().trimmed();
+        if (text.isEmpty())
+            continue;
+        const auto size = parseByteSize(text, &why);
+        if (!size || *size > std::numeric_limits<int>::max())
+            return fail(tr("%1: %2").arg(name, size ? tr("at most 2 GiB") : why));
+        *field = static_cast<int>(*size);
     }
     p.target.connections = m_connections->value();
     if (variation && variation->transport != transport()) // the connection default that suits that transport

@@ -2,6 +2,7 @@
 
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
+#include "scenario/scenario.h"
 #include "schema/schema.h"
 #include "transport/transports.h"
 
@@ -61,7 +62,15 @@ public:
     /// Re-checks the scenario now (normally done 250 ms after the last edit).
     bool validateNow();
 
+    /// The editor's content as a document (schema sources are the window's business and left empty).
+    Scenario scenario() const;
+    /// Shows @p scenario (its method must be in the schema set before); emits no edited().
+    void setScenario(const Scenario &scenario);
+
 Q_SIGNALS:
+    /// The user changed something in the scenario (for the document's modified state).
+    void edited();
+
     void runRequested();
     void stopRequested();
 
@@ -95,6 +104,10 @@ private:
     class ScheduleEditor *m_callerSchedule;
     QLineEdit *m_timeout;
     QSpinBox *m_connections;
+    QPlainTextEdit *m_metadata;
+    QLineEdit *m_maxReceive;
+    QLineEdit *m_maxSend;
+    bool m_loading = false; ///< setScenario() at work: no edited()
     QCheckBox *m_discard;
     QPushButton *m_run;
     QPushButton *m_stop;

@@ -77,6 +77,23 @@ void ScheduleEditor::setValues(const QString &kind, const QString &start, const 
     m_maxDuration->setText(maxDuration);
 }
 
+std::optional<ScheduleText> ScheduleEditor::text() const
+{
+    if (!isChecked())
+        return std::nullopt;
+    return ScheduleText{m_kind->currentData().toString(), m_start->text(), m_step->text(), m_end->text(),
+                        m_stepDuration->text(), m_maxDuration->text()};
+}
+
+void ScheduleEditor::setText(const std::optional<ScheduleText> &text)
+{
+    if (!text) {
+        setChecked(false);
+        return;
+    }
+    setValues(text->kind, text->start, text->step, text->end, text->stepDuration, text->maxDuration);
+}
+
 std::optional<RateSchedule> ScheduleEditor::schedule(QString *error) const
 {
     if (!isChecked())

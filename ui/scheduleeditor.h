@@ -1,6 +1,7 @@
 #pragma once
 
 #include "load/pacer.h"
+#include "scenario/scenario.h"
 
 #include <QGroupBox>
 
@@ -23,6 +24,11 @@ public:
     std::optional<RateSchedule> schedule(QString *error) const;
     void setValues(const QString &kind, const QString &start, const QString &step, const QString &end,
                    const QString &stepDuration, const QString &maxDuration);
+
+    /// The fields as typed (for scenario documents); unset when unchecked.
+    std::optional<ScheduleText> text() const;
+    /// Fills the fields and checks the group; std::nullopt unchecks it.
+    void setText(const std::optional<ScheduleText> &text);
 
 Q_SIGNALS:
     void edited();

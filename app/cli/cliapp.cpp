@@ -5,6 +5,7 @@
 #include "engine/loadengine.h"
 #include "report/matrixreport.h"
 #include "report/textreport.h"
+#include "scenario/scenario.h"
 #include "schema/schema.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
@@ -209,6 +210,70 @@ int serveCommand(const QStringList &arguments)
     return ExitOk;
 }
 
+/// A scenario document as `run` flags (values as the user wrote them, so the flags' own checks apply).
+QStringList scenarioArguments(const Scenario &s, bool withTarget)
+{
+    QStringList args;
+    auto flag = [&args](const char *name, const QString &value) {
+        if (!value.isEmpty())
+            args << QLatin1String(name) << value;
+    };
+    for (const QString &p : s.protos)
+        flag("--proto", p);
+    for (const QString &p : s.importPaths)
+        flag("-i", p);
+    for (const QString &p : s.protosets)
+        flag("--protoset", p);
+    flag("--call", s.method);
+    flag("--transport", s.transport);
+    flag("--codec", s.codec);
+    flag("--rpc-method", s.rpcMethod);
+    if (s.msgpackParamsMap)
+        flag("--msgpack-params", QStringLiteral("map"));
+    if (!s.request.trimmed().isEmpty())
+        flag("-d", QString::fromUtf8(s.request));
+    for (const QString &f : s.fills)
+        flag("--fill", f);
+    if (!s.metadata.isEmpty()) {
+        QJsonObject metadata;
+        for (const auto &[key, value] : s.metadata)
+            metadata.insert(key, value);
+        flag("-m", QString::fromUtf8(QJsonDocument(metadata).toJson(QJsonDocument::Compact)));
+    }
+    if (s.calls > 0)
+        flag("-n", QString::number(s.calls));
+    flag("-c", QString::number(s.concurrency));
+    flag("-z", s.duration);
+    flag("--rps", s.rate);
+    flag("--warmup", s.warmup);
+    flag("-t", s.timeout);
+    if (s.connections > 0)
+        flag("--connections", QString::number(s.connections));
+    if (s.discardResponse)
+        args << QStringLiteral("--discard-response");
+    flag("--max-recv-size", s.maxReceiveSize);
+    flag("--max-send-size", s.maxSendSize);
+    auto schedule = [&flag](const QString &prefix, const std::optional<ScheduleText> &t) {
+        if (!t)
+            return;
+        flag(qPrintable(prefix + QStringLiteral("-schedule")), t->kind);
+        flag(qPrintable(prefix + QStringLiteral("-start")), t->start);
+        flag(qPrintable(prefix + QStringLiteral("-step")), t->step);
+        flag(qPrintable(prefix + QStringLiteral("-end")), t->end);
+        flag(qPrintable(prefix + QStringLiteral("-step-duration")), t->stepDuration);
+        flag(qPrintable(prefix + QStringLiteral("-max-duration")), t->maxDuration);
+    };
+    schedule(QStringLiteral("--load"), s.rateSchedule);
+    schedule(QStringLiteral("--concurrency"), s.concurrencySchedule);
+    if (withTarget && s.transport != u"none") {
+        if (s.target.isEmpty() || s.target == u"builtin")
+            args << QStringLiteral("--builtin");
+        else
+            args << s.target;
+    }
+    return args;
+}
+
 /// What one run produced, for commands that run several (matrix).
 struct RunOutcome
 {
@@ -336,6 +401,10 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
          QStringLiteral("Metadata sent with every call, as a JSON object of strings: '{\"key\":\"value\"}'."),
          QStringLiteral("JSON")},
         {QStringLiteral("fail-on-error"), QStringLiteral("Exit 1 when any call did not end OK.")},
+        {QStringLiteral("scenario"),
+         QStringLiteral("Run a scenario document (*.rpcscope.json, as the GUI saves it); flags given too override "
+                        "its values (repeatable ones such as --fill add to them)."),
+         QStringLiteral("FILE")},
     };
     parser.addOptions(options);
     if (!parser.parse(arguments))
@@ -345,6 +414,25 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
         return ExitOk;
     }
     const QStringList positional = parser.positionalArguments().mid(1);
+    if (parser.isSet(QStringLiteral("scenario"))) {
+        // The document becomes flags ahead of the user's own, so one parser checks both and later flags win.
+        QString why;
+        const std::optional<Scenario> scenario = Scenario::load(parser.value(QStringLiteral("scenario")), &why);
+        if (!scenario)
+            return usageError(cmd, QStringLiteral("--scenario ") + why);
+        const bool userTarget = !positional.isEmpty() || parser.isSet(QStringLiteral("builtin"));
+        QStringList combined{arguments.value(0), arguments.value(1)};
+        combined += scenarioArguments(*scenario, !userTarget);
+        for (qsizetype i = 2; i < arguments.size(); ++i) {
+            if (arguments.at(i) == u"--scenario") {
+                ++i;
+                continue;
+            }
+            if (!arguments.at(i).startsWith(QStringLiteral("--scenario=")))
+                combined << arguments.at(i);
+        }
+        return runOnce(combined, outcome);
+    }
     TransportOptions transport;
     if (parser.isSet(QStringLiteral("transport"))) {
         const auto kind = parseTransport(parser.value(QStringLiteral("transport")));

@@ -1,0 +1,379 @@
+#include "scenario.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+namespace rpcscope {
+
+namespace {
+
+QJsonArray stringArray(const QStringList &list)
+{
+    QJsonArray array;
+    for (const QString &s : list)
+        array.append(s);
+    return array;
+}
+
+QJsonObject scheduleJson(const ScheduleText &s)
+{
+    return QJsonObject{{QStringLiteral("kind"), s.kind},
+                       {QStringLiteral("start"), s.start},
+                       {QStringLiteral("step"), s.step},
+                       {QStringLiteral("end"), s.end},
+                       {QStringLiteral("step_duration"), s.stepDuration},
+                       {QStringLiteral("max_duration"), s.maxDuration}};
+}
+
+/// Line and column (1-based) of a byte offset, for syntax errors.
+QString position(const QByteArray &text, qsizetype offset)
+{
+    int line = 1;
+    qsizetype lineStart = 0;
+    for (qsizetype i = 0; i < std::min(offset, text.size()); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            lineStart = i + 1;
+        }
+    }
+    return QStringLiteral("line %1, column %2").arg(line).arg(offset - lineStart + 1);
+}
+
+/// Reads typed fields out of an object, remembering the first problem with its path.
+class Reader
+{
+public:
+    Reader(QJsonObject object, QString path, QString *error)
+        : m_object(std::move(object))
+        , m_path(std::move(path))
+        , m_error(error)
+    {
+    }
+
+    bool ok() const { return m_ok; }
+    QString where(const QString &key) const { return m_path.isEmpty() ? key : m_path + QLatin1Char('.') + key; }
+
+    void fail(const QString &key, const QString &what)
+    {
+        if (m_ok && m_error)
+            *m_error = where(key) + QStringLiteral(": ") + what;
+        m_ok = false;
+    }
+
+    void string(const QString &key, QString *into)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined() || v.isNull())
+            return;
+        if (!v.isString())
+            return fail(key, QStringLiteral("expected a string"));
+        *into = v.toString();
+    }
+
+    void boolean(const QString &key, bool *into)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined() || v.isNull())
+            return;
+        if (!v.isBool())
+            return fail(key, QStringLiteral("expected true or false"));
+        *into = v.toBool();
+    }
+
+    template<typename T>
+    void integer(const QString &key, T *into, double min, double max)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined() || v.isNull())
+            return;
+        const double d = v.toDouble(-1e300);
+        if (!v.isDouble() || d != std::floor(d) || d < min || d > max)
+            return fail(key, QStringLiteral("expected a whole number from %1 to %2").arg(min, 0, 'f', 0).arg(max, 0, 'f', 0));
+        *into = static_cast<T>(d);
+    }
+
+    void strings(const QString &key, QStringList *into)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined() || v.isNull())
+            return;
+        if (!v.isArray())
+            return fail(key, QStringLiteral("expected an array of strings"));
+        QStringList list;
+        const QJsonArray array = v.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i) {
+            if (!array[i].isString())
+                return fail(QStringLiteral("%1[%2]").arg(key).arg(i), QStringLiteral("expected a string"));
+            list << array[i].toString();
+        }
+        *into = list;
+    }
+
+    std::optional<QJsonObject> object(const QString &key)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined() || v.isNull())
+            return std::nullopt;
+        if (!v.isObject()) {
+            fail(key, QStringLiteral("expected an object"));
+            return std::nullopt;
+        }
+        return v.toObject();
+    }
+
+    /// Keys this reader does not know: a typo would otherwise be silently ignored.
+    void rejectUnknown(const QStringList &known)
+    {
+        for (auto it = m_object.begin(); it != m_object.end(); ++it) {
+            if (!known.contains(it.key()))
+                return fail(it.key(), QStringLiteral("unknown field (known: %1)").arg(known.join(QStringLiteral(", "))));
+        }
+    }
+
+    std::optional<ScheduleText> schedule(const QString &key)
+    {
+        const std::optional<QJsonObject> o = object(key);
+        if (!o)
+            return std::nullopt;
+        QString error;
+        Reader r(*o, where(key), &error);
+        ScheduleText s;
+        r.rejectUnknown({QStringLiteral("kind"), QStringLiteral("start"), QStringLiteral("step"), QStringLiteral("end"),
+                         QStringLiteral("step_duration"), QStringLiteral("max_duration")});
+        r.string(QStringLiteral("kind"), &s.kind);
+        r.string(QStringLiteral("start"), &s.start);
+        r.string(QStringLiteral("step"), &s.step);
+        r.string(QStringLiteral("end"), &s.end);
+        r.string(QStringLiteral("step_duration"), &s.stepDuration);
+        r.string(QStringLiteral("max_duration"), &s.maxDuration);
+        if (r.ok() && s.kind != u"const" && s.kind != u"step" && s.kind != u"line")
+            r.fail(QStringLiteral("kind"), QStringLiteral("\"%1\" is not const, step or line").arg(s.kind));
+        if (!r.ok()) {
+            if (m_ok && m_error)
+                *m_error = error;
+            m_ok = false;
+            return std::nullopt;
+        }
+        return s;
+    }
+
+    Reader child(const QJsonObject &object, const QString &key) const { return Reader(object, where(key), m_error); }
+    void adopt(const Reader &child)
+    {
+        m_ok = m_ok && child.ok();
+    }
+
+private:
+    QJsonObject m_object;
+    QString m_path;
+    QString *m_error;
+    bool m_ok = true;
+};
+
+} // namespace
+
+QByteArray Scenario::toJson() const
+{
+    QJsonObject schema{{QStringLiteral("protos"), stringArray(protos)},
+                       {QStringLiteral("import_paths"), stringArray(importPaths)},
+                       {QStringLiteral("protosets"), stringArray(protosets)}};
+    QJsonObject meta;
+    QJsonArray metadataArray;
+    for (const auto &[key, value] : metadata)
+        metadataArray.append(QJsonArray{key, value});
+    QJsonObject load{{QStringLiteral("calls"), static_cast<double>(calls)},
+                     {QStringLiteral("concurrency"), concurrency},
+                     {QStringLiteral("duration"), duration},
+                     {QStringLiteral("rate"), rate},
+                     {QStringLiteral("warmup"), warmup},
+                     {QStringLiteral("timeout"), timeout},
+                     {QStringLiteral("discard_response"), discardResponse},
+                     {QStringLiteral("max_receive_size"), maxReceiveSize},
+                     {QStringLiteral("max_send_size"), maxSendSize}};
+    if (connections >= 0)
+        load.insert(QStringLiteral("connections"), connections);
+    if (rateSchedule)
+        load.insert(QStringLiteral("rate_schedule"), scheduleJson(*rateSchedule));
+    if (concurrencySchedule)
+        load.insert(QStringLiteral("concurrency_schedule"), scheduleJson(*concurrencySchedule));
+    const QJsonObject root{{QStringLiteral("rpcscope_scenario"), kFormatVersion},
+                           {QStringLiteral("schema"), schema},
+                           {QStringLiteral("method"), method},
+                           {QStringLiteral("transport"), transport},
+                           {QStringLiteral("codec"), codec},
+                           {QStringLiteral("rpc_method"), rpcMethod},
+                           {QStringLiteral("msgpack_params"), msgpackParamsMap ? QStringLiteral("map") : QStringLiteral("positional")},
+                           {QStringLiteral("target"), target},
+                           {QStringLiteral("request"), QString::fromUtf8(request)},
+                           {QStringLiteral("fills"), stringArray(fills)},
+                           {QStringLiteral("metadata"), metadataArray},
+                           {QStringLiteral("load"), load}};
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *error)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        if (error)
+            *error = position(json, parseError.offset) + QStringLiteral(": ") + parseError.errorString();
+        return std::nullopt;
+    }
+    if (!doc.isObject()) {
+        if (error)
+            *error = QStringLiteral("not a scenario: expected a JSON object");
+        return std::nullopt;
+    }
+    const QJsonObject root = doc.object();
+    if (!root.contains(QStringLiteral("rpcscope_scenario"))) {
+        if (error)
+            *error = QStringLiteral("not a scenario: no \"rpcscope_scenario\" version field");
+        return std::nullopt;
+    }
+    Scenario s;
+    Reader r(root, QString(), error);
+    int version = 0;
+    r.integer(QStringLiteral("rpcscope_scenario"), &version, 1, 1000);
+    if (r.ok() && version > kFormatVersion) {
+        if (error)
+            *error = QStringLiteral("rpcscope_scenario: version %1 is newer than this rpcscope understands (%2)")
+                         .arg(version)
+                         .arg(kFormatVersion);
+        return std::nullopt;
+    }
+    r.rejectUnknown({QStringLiteral("rpcscope_scenario"), QStringLiteral("schema"), QStringLiteral("method"),
+                     QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"),
+                     QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"),
+                     QStringLiteral("fills"), QStringLiteral("metadata"), QStringLiteral("load")});
+    if (const auto schema = r.object(QStringLiteral("schema"))) {
+        Reader sr = r.child(*schema, QStringLiteral("schema"));
+        sr.rejectUnknown({QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets")});
+        sr.strings(QStringLiteral("protos"), &s.protos);
+        sr.strings(QStringLiteral("import_paths"), &s.importPaths);
+        sr.strings(QStringLiteral("protosets"), &s.protosets);
+        r.adopt(sr);
+    }
+    r.string(QStringLiteral("method"), &s.method);
+    r.string(QStringLiteral("transport"), &s.transport);
+    r.string(QStringLiteral("codec"), &s.codec);
+    r.string(QStringLiteral("rpc_method"), &s.rpcMethod);
+    QString params = QStringLiteral("positional");
+    r.string(QStringLiteral("msgpack_params"), &params);
+    if (r.ok() && params != u"positional" && params != u"map")
+        r.fail(QStringLiteral("msgpack_params"), QStringLiteral("\"%1\" is not positional or map").arg(params));
+    s.msgpackParamsMap = params == u"map";
+    r.string(QStringLiteral("target"), &s.target);
+    QString request;
+    const QJsonValue requestValue = root.value(QStringLiteral("request"));
+    if (requestValue.isObject() || requestValue.isArray()) // hand-written documents may give the JSON itself
+        request = QString::fromUtf8(requestValue.isObject() ? QJsonDocument(requestValue.toObject()).toJson(QJsonDocument::Compact)
+                                                            : QJsonDocument(requestValue.toArray()).toJson(QJsonDocument::Compact));
+    else
+        r.string(QStringLiteral("request"), &request);
+    s.request = request.toUtf8();
+    r.strings(QStringLiteral("fills"), &s.fills);
+    const QJsonValue metadata = root.value(QStringLiteral("metadata"));
+    if (metadata.isArray()) {
+        const QJsonArray pairs = metadata.toArray();
+        for (qsizetype i = 0; i < pairs.size(); ++i) {
+            const QJsonArray pair = pairs[i].toArray();
+            if (!pairs[i].isArray() || pair.size() != 2 || !pair[0].isString() || !pair[1].isString()) {
+                r.fail(QStringLiteral("metadata[%1]").arg(i), QStringLiteral("expected [\"key\", \"value\"]"));
+                break;
+            }
+            s.metadata.append({pair[0].toString(), pair[1].toString()});
+        }
+    } else if (metadata.isObject()) {
+        const QJsonObject object = metadata.toObject();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            if (!it.value().isString()) {
+                r.fail(QStringLiteral("metadata.") + it.key(), QStringLiteral("expected a string"));
+                break;
+            }
+            s.metadata.append({it.key(), it.value().toString()});
+        }
+    } else if (!metadata.isUndefined() && !metadata.isNull()) {
+        r.fail(QStringLiteral("metadata"), QStringLiteral("expected an array of [key, value] pairs"));
+    }
+    if (const auto load = r.object(QStringLiteral("load"))) {
+        Reader lr = r.child(*load, QStringLiteral("load"));
+        lr.rejectUnknown({QStringLiteral("calls"), QStringLiteral("concurrency"), QStringLiteral("duration"),
+                          QStringLiteral("rate"), QStringLiteral("warmup"), QStringLiteral("timeout"),
+                          QStringLiteral("connections"), QStringLiteral("discard_response"),
+                          QStringLiteral("max_receive_size"), QStringLiteral("max_send_size"),
+                          QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule")});
+        lr.integer(QStringLiteral("calls"), &s.calls, 0, 9e15);
+        lr.integer(QStringLiteral("concurrency"), &s.concurrency, 1, 100000);
+        lr.string(QStringLiteral("duration"), &s.duration);
+        lr.string(QStringLiteral("rate"), &s.rate);
+        lr.string(QStringLiteral("warmup"), &s.warmup);
+        lr.string(QStringLiteral("timeout"), &s.timeout);
+        lr.integer(QStringLiteral("connections"), &s.connections, 0, 100000);
+        lr.boolean(QStringLiteral("discard_response"), &s.discardResponse);
+        lr.string(QStringLiteral("max_receive_size"), &s.maxReceiveSize);
+        lr.string(QStringLiteral("max_send_size"), &s.maxSendSize);
+        s.rateSchedule = lr.schedule(QStringLiteral("rate_schedule"));
+        s.concurrencySchedule = lr.schedule(QStringLiteral("concurrency_schedule"));
+        r.adopt(lr);
+    }
+    if (r.ok() && !QStringList{QStringLiteral("grpc"), QStringLiteral("http"), QStringLiteral("msgpack"), QStringLiteral("none")}
+                       .contains(s.transport))
+        r.fail(QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(s.transport));
+    if (r.ok() && !s.codec.isEmpty()
+        && !QStringList{QStringLiteral("protobuf"), QStringLiteral("json"), QStringLiteral("msgpack")}.contains(s.codec))
+        r.fail(QStringLiteral("codec"), QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(s.codec));
+    if (!r.ok())
+        return std::nullopt;
+    return s;
+}
+
+std::optional<Scenario> Scenario::load(const QString &path, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = path + QStringLiteral(": ") + file.errorString();
+        return std::nullopt;
+    }
+    QString why;
+    std::optional<Scenario> s = fromJson(file.readAll(), &why);
+    if (!s) {
+        if (error)
+            *error = path + QStringLiteral(": ") + why;
+        return std::nullopt;
+    }
+    const QDir folder = QFileInfo(path).absoluteDir();
+    for (QStringList *list : {&s->protos, &s->importPaths, &s->protosets}) {
+        for (QString &p : *list)
+            p = QDir::cleanPath(folder.absoluteFilePath(p));
+    }
+    return s;
+}
+
+bool Scenario::save(const QString &path, QString *error) const
+{
+    Scenario relative = *this;
+    const QDir folder = QFileInfo(path).absoluteDir();
+    for (QStringList *list : {&relative.protos, &relative.importPaths, &relative.protosets}) {
+        for (QString &p : *list) {
+            const QString rel = folder.relativeFilePath(p);
+            if (!rel.startsWith(QStringLiteral("..")) && !QDir::isAbsolutePath(rel))
+                p = rel; // the document and its protos move together (a repository)
+        }
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(relative.toJson()) < 0 || !file.commit()) {
+        if (error)
+            *error = path + QStringLiteral(": ") + file.errorString();
+        return false;
+    }
+    return true;
+}
+
+} // namespace rpcscope

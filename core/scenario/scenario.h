@@ -1,0 +1,80 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace rpcscope {
+
+/// A schedule as the user wrote it (CLI flags, GUI fields): values are text, checked when a run is prepared.
+struct ScheduleText
+{
+    QString kind = QStringLiteral("step"); ///< const, step or line
+    QString start;
+    QString step;
+    QString end;
+    QString stepDuration;
+    QString maxDuration;
+    bool operator==(const ScheduleText &) const = default;
+};
+
+/**
+ * A benchmark scenario as a document (`*.rpcscope.json`): what the GUI's scenario editor holds and what
+ * `rpcscope-cli run --scenario FILE` runs. Values are kept as the user wrote them (durations like "10s", sizes
+ * like "4MiB"), so a document round-trips exactly; they are checked when a run is prepared, by the same code as
+ * the CLI's flags. The request is kept as text, never re-serialized (64-bit integers and templates survive).
+ */
+struct Scenario
+{
+    static constexpr int kFormatVersion = 1;
+
+    // Schema: .proto files (with import paths) or protosets; none = the built-in bench schema, or the server's
+    // reflection for a gRPC target that is not built in. Relative paths are relative to the document's folder.
+    QStringList protos;
+    QStringList importPaths;
+    QStringList protosets;
+
+    QString method; ///< "package.Service/Method"
+    QString transport = QStringLiteral("grpc"); ///< grpc, http, msgpack, none
+    QString codec; ///< empty = the transport's default
+    QString rpcMethod; ///< msgpack-rpc method name; empty = the proto method's name
+    bool msgpackParamsMap = false;
+    QString target = QStringLiteral("builtin"); ///< "builtin" (the built-in server for the transport) or an address/URL
+
+    QByteArray request; ///< JSON text (an object, an array, or a template)
+    QStringList fills; ///< "payload=1KiB"
+    QList<QPair<QString, QString>> metadata; ///< sent with every call (gRPC metadata, HTTP headers)
+
+    // Load.
+    quint64 calls = 200; ///< 0 = bounded by duration only
+    int concurrency = 50;
+    QString duration; ///< empty = by count
+    QString rate; ///< empty = closed loop
+    QString warmup = QStringLiteral("0"); ///< calls or a duration
+    QString timeout = QStringLiteral("20s");
+    int connections = -1; ///< -1 = the transport's default
+    bool discardResponse = false;
+    QString maxReceiveSize; ///< empty = default
+    QString maxSendSize;
+    std::optional<ScheduleText> rateSchedule;
+    std::optional<ScheduleText> concurrencySchedule;
+
+    bool operator==(const Scenario &) const = default;
+
+    QByteArray toJson() const;
+    /// Parses a document; std::nullopt with @p error naming the line/column of a syntax error or the field
+    /// ("load.concurrency: expected a whole number from 1 to 100000").
+    static std::optional<Scenario> fromJson(const QByteArray &json, QString *error);
+
+    /// Reads @p path; relative schema paths are resolved against its folder. Errors start with the path.
+    static std::optional<Scenario> load(const QString &path, QString *error);
+    /// Writes @p path atomically (a temporary file renamed over it: never half-written); schema paths under the
+    /// document's folder are stored relative to it. False with @p error naming the path.
+    bool save(const QString &path, QString *error) const;
+};
+
+} // namespace rpcscope
