@@ -7,6 +7,7 @@
 #include "scenariopage.h"
 #include "scheduleeditor.h"
 #include "schemapanel.h"
+#include "targetspanel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -244,6 +245,26 @@ private Q_SLOTS:
         child<QLineEdit>("durationEdit")->clear();
         child<QPlainTextEdit>("metadataEdit")->clear();
         child<QLineEdit>("maxReceiveEdit")->clear();
+    }
+
+    void targetsDockPointsTheScenario()
+    {
+        QTreeWidget *tree = m_window->targetsPanel()->tree();
+        QTreeWidgetItem *builtin = tree->topLevelItem(0);
+        QCOMPARE(builtin->childCount(), 3);
+        QTreeWidgetItem *http = nullptr;
+        for (int i = 0; i < builtin->childCount(); ++i) {
+            QVERIFY2(builtin->child(i)->text(2).startsWith(QStringLiteral("running (pid")), qPrintable(builtin->child(i)->text(2)));
+            if (builtin->child(i)->text(1).startsWith(QStringLiteral("http://")))
+                http = builtin->child(i);
+        }
+        QVERIFY(http);
+        Q_EMIT tree->itemActivated(http, 0);
+        QCOMPARE(m_window->scenarioPage()->transport(), TransportKind::Http);
+        QCOMPARE(child<QComboBox>("targetEdit")->currentText(), http->text(1));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        m_window->scenarioPage()->setTransport(TransportKind::Grpc);
+        QVERIFY(m_window->scenarioPage()->validateNow());
     }
 
     void stopKeepsMeasurements()

@@ -6,6 +6,7 @@
 #include "scenariopage.h"
 #include "scenario/scenario.h"
 #include "schemapanel.h"
+#include "targetspanel.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
 #include "server/serverprocess.h"
@@ -32,6 +33,7 @@
 #include <QLineEdit>
 #include <QStatusBar>
 #include <QThread>
+#include <QTimer>
 #include <QTabWidget>
 
 namespace rpcscope {
@@ -39,6 +41,7 @@ namespace rpcscope {
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
     , m_schemaPanel(new SchemaPanel)
+    , m_targets(new TargetsPanel)
     , m_scenario(new ScenarioPage)
     , m_runPage(new RunPage)
     , m_matrix(new MatrixPage([this](const ScenarioPage::Variation &variation, QString *error) {
@@ -64,6 +67,21 @@ MainWindow::MainWindow(QWidget *parent)
     schemaDock->setObjectName(QStringLiteral("schemaDock"));
     schemaDock->setWidget(m_schemaPanel);
     addDockWidget(Qt::LeftDockWidgetArea, schemaDock);
+    auto *targetsDock = new QDockWidget(tr("Targets"), this);
+    targetsDock->setObjectName(QStringLiteral("targetsDock"));
+    targetsDock->setWidget(m_targets);
+    addDockWidget(Qt::LeftDockWidgetArea, targetsDock);
+    connect(m_targets, &TargetsPanel::targetActivated, this, [this](TransportKind kind, const QString &address) {
+        m_scenario->setTransport(kind);
+        m_scenario->setTarget(address);
+    });
+    // The built-in servers' process can die (killed, crashed): say so where they are listed.
+    auto *watch = new QTimer(this);
+    connect(watch, &QTimer::timeout, this, [this] {
+        if (m_builtinProcess)
+            m_targets->setBuiltinRunning(m_builtinProcess->isRunning());
+    });
+    watch->start(1000);
 
     auto *central = new QSplitter(Qt::Horizontal);
     central->setObjectName(QStringLiteral("centralSplitter"));
@@ -237,6 +255,7 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
                                     .arg(m_builtinAddress, m_builtinHttp->url(), m_builtinMsgpack->address()));
     }
     m_scenario->setBuiltinTargets(m_builtinTargets);
+    m_targets->setBuiltin(m_builtinTargets, m_builtinProcess ? m_builtinProcess->pid() : 0);
     setSchema(builtinBenchSchema(), tr("built in"));
     m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
@@ -455,6 +474,8 @@ void MainWindow::startRun()
         statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
         return;
     }
+    if (prepared->transport.kind != TransportKind::InProcess && !m_builtinTargets.values().contains(prepared->target.address))
+        m_targets->addRecent(prepared->transport.kind, prepared->target.address);
     m_runPage->clear();
     m_results->setCurrentWidget(m_runPage);
     m_scenario->setRunning(true);

@@ -23,6 +23,7 @@ class RunController;
 class RunPage;
 class ScenarioPage;
 class SchemaPanel;
+class TargetsPanel;
 struct RunSnapshot;
 
 /**
@@ -62,6 +63,7 @@ public:
     bool maybeSave();
 
     SchemaPanel *schemaPanel() const { return m_schemaPanel; }
+    TargetsPanel *targetsPanel() const { return m_targets; }
     ScenarioPage *scenarioPage() const { return m_scenario; }
     RunPage *runPage() const { return m_runPage; }
     RunController *runController() const { return m_controller; }
@@ -104,6 +106,7 @@ private:
     QString m_scenarioPath;
     class QMenu *m_recentMenu = nullptr;
     SchemaPanel *m_schemaPanel;
+    TargetsPanel *m_targets;
     ScenarioPage *m_scenario;
     RunPage *m_runPage;
     MatrixPage *m_matrix;

@@ -1,5 +1,6 @@
 #include "scenariopage.h"
 
+#include "jsonhighlighter.h"
 #include "scheduleeditor.h"
 
 #include "codec/messagejson.h"
@@ -115,6 +116,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_request->setObjectName(QStringLiteral("requestEditor"));
     m_request->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_request->setToolTip(tr("The request in the proto3 JSON mapping; checked as you type."));
+    new JsonHighlighter(m_request->document()); // owned by the document
     m_request->setTabStopDistance(2 * m_request->fontMetrics().horizontalAdvance(QLatin1Char(' ')));
     m_requestStatus->setObjectName(QStringLiteral("requestStatus"));
     m_requestStatus->setWordWrap(true);
@@ -299,6 +301,12 @@ TransportKind ScenarioPage::transport() const
 void ScenarioPage::setTransport(TransportKind kind)
 {
     m_transport->setCurrentIndex(m_transport->findData(static_cast<int>(kind)));
+}
+
+void ScenarioPage::setTarget(const QString &address)
+{
+    m_target->setEditText(address);
+    validateNow();
 }
 
 void ScenarioPage::transportChanged()

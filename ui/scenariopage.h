@@ -36,6 +36,7 @@ public:
     /// The built-in servers' addresses per transport; the target follows the transport while it is one of them.
     void setBuiltinTargets(const QMap<TransportKind, QString> &addresses);
     void setTransport(TransportKind kind);
+    void setTarget(const QString &address);
     TransportKind transport() const;
     void setRequestJson(const QByteArray &json);
     void setFills(const QString &fills);

@@ -5,6 +5,7 @@
 
 #include <google/protobuf/stubs/common.h>
 #include <grpcpp/grpcpp.h>
+#include <boost/version.hpp>
 #include <msgpack/version.hpp>
 
 namespace rpcscope {
@@ -18,6 +19,7 @@ QList<QPair<QString, QString>> buildInfo()
         {QStringLiteral("protobuf"),
          QString::fromStdString(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION))},
         {QStringLiteral("msgpack-c"), QString::fromLatin1(msgpack_version())},
+        {QStringLiteral("Boost (Asio, Beast)"), QString::fromLatin1(BOOST_LIB_VERSION).replace(QLatin1Char('_'), QLatin1Char('.'))},
         {QStringLiteral("OS"), QSysInfo::prettyProductName() + QStringLiteral(", kernel ") + QSysInfo::kernelVersion()},
     };
 }
