@@ -64,6 +64,8 @@ private Q_SLOTS:
 
     void defaultScenarioIsReady()
     {
+        QVERIFY(!m_window->windowIcon().isNull()); // the SVG icon from the resources
+        QVERIFY(!m_window->windowIcon().pixmap(256, 256).isNull());
         QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         QCOMPARE(m_window->schemaPanel()->selectedMethod(), QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         QCOMPARE(child<QLineEdit>("fillEdit")->text(), QStringLiteral("payload=1KiB"));

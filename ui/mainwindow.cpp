@@ -23,6 +23,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QIcon>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -120,6 +121,7 @@ MainWindow::MainWindow(QWidget *parent)
     });
 
     setWindowTitle(tr("untitled[*] — rpcscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/rpcscope/icons/rpcscope.svg")));
     resize(1400, 860);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
