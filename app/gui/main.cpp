@@ -3,6 +3,7 @@
 #include "scenariopage.h"
 #include "schemapanel.h"
 #include "runcontroller.h"
+#include "stallwatchdog.h"
 
 #include <QApplication>
 
@@ -13,6 +14,8 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
+
+#include <memory>
 
 int main(int argc, char *argv[])
 {
@@ -42,6 +45,16 @@ int main(int argc, char *argv[])
                       QStringLiteral("Run the stack comparison right away with these payloads ('nums=2;nums=1000')."),
                       QStringLiteral("PAYLOADS")});
     parser.addOption({QStringLiteral("calls"), QStringLiteral("Calls per run (default: the scenario's)."), QStringLiteral("N")});
+    parser.addOption({QStringLiteral("concurrency"), QStringLiteral("Concurrent callers (default: the scenario's)."),
+                      QStringLiteral("N")});
+    parser.addOption({QStringLiteral("duration"), QStringLiteral("Length of a run, e.g. 10s (default: by count)."),
+                      QStringLiteral("D")});
+    parser.addOption({QStringLiteral("quit-when-done"),
+                      QStringLiteral("With --run or --matrix: quit when it ends (--screenshot does too).")});
+    parser.addOption({QStringLiteral("stall-report"),
+                      QStringLiteral("Measure how long the GUI thread stalls (a 5 ms timer) and write it, with the "
+                                     "last run's requests/s, to FILE at quit. Also RPCSCOPE_STALL_REPORT=FILE."),
+                      QStringLiteral("FILE")});
     parser.addPositionalArgument(QStringLiteral("protos"), QStringLiteral(".proto files to load."), QStringLiteral("[FILE...]"));
     parser.process(app);
 
@@ -53,13 +66,24 @@ int main(int argc, char *argv[])
         window.schemaPanel()->selectMethod(parser.value(QStringLiteral("method")));
         window.scenarioPage()->setMethod(parser.value(QStringLiteral("method")));
     }
+    QWidget *scenario = window.scenarioPage();
     if (parser.isSet(QStringLiteral("calls")))
-        window.scenarioPage()->findChild<QSpinBox *>(QStringLiteral("callsEdit"))->setValue(parser.value(QStringLiteral("calls")).toInt());
+        scenario->findChild<QSpinBox *>(QStringLiteral("callsEdit"))
+            ->setValue(parser.value(QStringLiteral("calls")).toInt());
+    if (parser.isSet(QStringLiteral("concurrency")))
+        scenario->findChild<QSpinBox *>(QStringLiteral("concurrencyEdit"))
+            ->setValue(parser.value(QStringLiteral("concurrency")).toInt());
+    if (parser.isSet(QStringLiteral("duration")))
+        scenario->findChild<QLineEdit *>(QStringLiteral("durationEdit"))
+            ->setText(parser.value(QStringLiteral("duration")));
+    // Options are not edits to save: without this, quitting after the run would stop at the unsaved-changes prompt.
+    window.setWindowModified(false);
     window.show();
 
     const QString shot = parser.value(QStringLiteral("screenshot"));
+    const bool quitWhenDone = parser.isSet(QStringLiteral("quit-when-done")) || !shot.isEmpty();
     auto saveAndQuit = [&window, shot] {
-        if (!window.grab().save(shot))
+        if (!shot.isEmpty() && !window.grab().save(shot))
             qWarning("cannot write %s", qPrintable(shot));
         QApplication::quit();
     };
@@ -67,17 +91,40 @@ int main(int argc, char *argv[])
         window.matrixPage()->findChild<QLineEdit *>(QStringLiteral("matrixPayloads"))->setText(parser.value(QStringLiteral("matrix")));
         window.findChild<QTabWidget *>(QStringLiteral("resultTabs"))->setCurrentWidget(window.matrixPage());
         QTimer::singleShot(300, window.matrixPage(), &rpcscope::MatrixPage::start);
-        if (!shot.isEmpty())
+        if (quitWhenDone)
             QObject::connect(window.matrixPage(), &rpcscope::MatrixPage::finished, &window,
                              [&window, saveAndQuit] { QTimer::singleShot(500, &window, saveAndQuit); });
     } else if (!parser.isSet(QStringLiteral("run")) && !shot.isEmpty())
         QTimer::singleShot(1000, &window, saveAndQuit);
     if (parser.isSet(QStringLiteral("run"))) {
         QTimer::singleShot(300, &window, &rpcscope::MainWindow::startRun);
-        if (!shot.isEmpty()) {
+        // The wait lets the final snapshot paint before the picture or the stall report is taken.
+        if (quitWhenDone)
             QObject::connect(window.runController(), &rpcscope::RunController::runFinished, &window,
                              [&window, saveAndQuit] { QTimer::singleShot(300, &window, saveAndQuit); });
-        }
+    }
+
+    QString stallReport = parser.value(QStringLiteral("stall-report"));
+    if (stallReport.isEmpty())
+        stallReport = qEnvironmentVariable("RPCSCOPE_STALL_REPORT");
+    std::unique_ptr<rpcscope::StallWatchdog> watchdog;
+    if (!stallReport.isEmpty()) {
+        watchdog = std::make_unique<rpcscope::StallWatchdog>();
+        rpcscope::StallWatchdog *dog = watchdog.get();
+        rpcscope::RunController *controller = window.runController();
+        // The window is the (last) run, up to when its final snapshot has painted.
+        QObject::connect(controller, &rpcscope::RunController::runStarted, dog, &rpcscope::StallWatchdog::beginWindow);
+        QObject::connect(controller, &rpcscope::RunController::runFinished, dog,
+                         [dog] { QTimer::singleShot(250, dog, &rpcscope::StallWatchdog::endWindow); });
+        QObject::connect(&app, &QCoreApplication::aboutToQuit, dog, [dog, controller, stallReport] {
+            dog->stop();
+            QString why;
+            if (!dog->writeReport(stallReport, rpcscope::StallWatchdog::runLines(controller->lastSnapshot()), &why))
+                qWarning("--stall-report %s: %s", qPrintable(stallReport), qPrintable(why));
+        });
+        // Started last, so the gap before the event loop's first turn (server start-up, building the window)
+        // is not counted as a stall of the loop.
+        dog->start();
     }
     return QApplication::exec();
 }
