@@ -105,6 +105,11 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_statusState);
     statusBar()->addPermanentWidget(m_statusRate);
     m_statusState->setText(tr("Idle"));
+    // Fixed sizes: they change text at every snapshot; see RunPage's progress label for why that matters.
+    m_statusState->setFixedSize(m_statusState->fontMetrics().horizontalAdvance(tr("Warming up · 100%")) + 16,
+                                m_statusState->sizeHint().height());
+    m_statusRate->setFixedSize(m_statusRate->fontMetrics().horizontalAdvance(QStringLiteral("9,999,999 req/s")) + 16,
+                               m_statusRate->sizeHint().height());
 
     createMenus();
 
