@@ -39,6 +39,9 @@ int main(int argc, char *argv[])
     parser.addOption({QStringLiteral("screenshot"),
                       QStringLiteral("Save a picture of the window to FILE and quit: after start-up, or with --run when the run ends."),
                       QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("screenshot-after"),
+                      QStringLiteral("With --run and --screenshot: take the picture MS milliseconds after the start, mid-run."),
+                      QStringLiteral("MS")});
     parser.addOption({QStringLiteral("method"), QStringLiteral("Pick this method (package.Service/Method) at start."),
                       QStringLiteral("METHOD")});
     parser.addOption({QStringLiteral("matrix"),
@@ -60,8 +63,6 @@ int main(int argc, char *argv[])
 
     rpcscope::MainWindow window;
     window.startEmbeddedDefault();
-    if (!parser.positionalArguments().isEmpty())
-        window.openProtoFiles(parser.positionalArguments());
     if (parser.isSet(QStringLiteral("method"))) {
         window.schemaPanel()->selectMethod(parser.value(QStringLiteral("method")));
         window.scenarioPage()->setMethod(parser.value(QStringLiteral("method")));
@@ -79,6 +80,10 @@ int main(int argc, char *argv[])
     // Options are not edits to save: without this, quitting after the run would stop at the unsaved-changes prompt.
     window.setWindowModified(false);
     window.show();
+    // After show(): a status-bar message from a failed load shown before the bar is visible would be painted over
+    // the bar's own label instead of hiding it.
+    if (!parser.positionalArguments().isEmpty())
+        window.openProtoFiles(parser.positionalArguments());
 
     const QString shot = parser.value(QStringLiteral("screenshot"));
     const bool quitWhenDone = parser.isSet(QStringLiteral("quit-when-done")) || !shot.isEmpty();
@@ -99,7 +104,12 @@ int main(int argc, char *argv[])
     if (parser.isSet(QStringLiteral("run"))) {
         QTimer::singleShot(300, &window, &rpcscope::MainWindow::startRun);
         // The wait lets the final snapshot paint before the picture or the stall report is taken.
-        if (quitWhenDone)
+        if (parser.isSet(QStringLiteral("screenshot-after")) && !shot.isEmpty())
+            QTimer::singleShot(300 + parser.value(QStringLiteral("screenshot-after")).toInt(), &window, [&window, saveAndQuit] {
+                window.stopRun();
+                saveAndQuit();
+            });
+        else if (quitWhenDone)
             QObject::connect(window.runController(), &rpcscope::RunController::runFinished, &window,
                              [&window, saveAndQuit] { QTimer::singleShot(300, &window, saveAndQuit); });
     }
