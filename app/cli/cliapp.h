@@ -1,5 +1,7 @@
 #pragma once
 
+#include "metrics/runsnapshot.h"
+
 #include <QStringList>
 #include <QTextStream>
 
@@ -17,6 +19,16 @@ void blockTerminationSignals();
 /// The streams every command writes to (one each, so their buffers never interleave).
 QTextStream &out();
 QTextStream &err();
+/// What one run produced, for commands that run several (matrix).
+struct RunOutcome
+{
+    RunSnapshot snapshot;
+    QString transport;
+    QString codec;
+};
+
+/// `run`: parses @p arguments, runs, and prints the report; with @p outcome set, fills it instead of printing.
+int runOnce(const QStringList &arguments, RunOutcome *outcome);
 /// Prints "rpcscope-cli COMMAND: MESSAGE" and a pointer to --help on stderr; returns ExitUsage.
 int usageError(const QString &command, const QString &message);
 int run(const QStringList &arguments);

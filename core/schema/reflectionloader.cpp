@@ -5,6 +5,7 @@
 // our binaries would register the same file twice in protobuf's generated pool, which aborts at start-up. The
 // messages are small, wire-identical between v1 and v1alpha, and frozen.
 #include "filesetbuilder.h"
+#include "net/grpctls.h"
 #include "metrics/callstatus.h"
 #include "schema.h"
 #include "util/units.h"
@@ -151,28 +152,16 @@ bool decodeReply(const std::string &bytes, ReflectionReply *reply)
     });
 }
 
-// The same choices as the transport's credentials(), so reflection reaches every server a run can.
+/// The transport's channel security, so reflection reaches every server a run can.
 std::shared_ptr<grpc::ChannelCredentials> credentials(const ReflectionTarget &target)
 {
-    if (!target.tls)
-        return grpc::InsecureChannelCredentials();
-    if (!target.skipVerify) {
-        grpc::SslCredentialsOptions options;
-        options.pem_root_certs = target.rootCerts;
-        options.pem_cert_chain = target.certChain;
-        options.pem_private_key = target.privateKey;
-        return grpc::SslCredentials(options);
-    }
-    grpc::experimental::TlsChannelCredentialsOptions options;
-    options.set_verify_server_certs(false);
-    options.set_check_call_host(false);
-    options.set_certificate_verifier(std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
-    if (!target.certChain.empty()) {
-        options.set_certificate_provider(std::make_shared<grpc::experimental::StaticDataCertificateProvider>(
-            std::vector<grpc::experimental::IdentityKeyCertPair> { { target.privateKey, target.certChain } }));
-        options.watch_identity_key_cert_pairs();
-    }
-    return grpc::experimental::TlsCredentials(options);
+    GrpcTls tls;
+    tls.enabled = target.tls;
+    tls.rootCerts = target.rootCerts;
+    tls.certChain = target.certChain;
+    tls.privateKey = target.privateKey;
+    tls.skipVerify = target.skipVerify;
+    return grpcChannelCredentials(tls);
 }
 
 /// One ServerReflectionInfo stream: requests answered one at a time, all under the one deadline.

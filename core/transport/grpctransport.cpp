@@ -59,30 +59,6 @@ private:
     std::mutex m_contextMutex; // guards m_contexts against cancel() from another thread
 };
 
-std::shared_ptr<grpc::ChannelCredentials> credentials(const GrpcTls &tls)
-{
-    if (!tls.enabled)
-        return grpc::InsecureChannelCredentials();
-    if (!tls.skipVerify) {
-        grpc::SslCredentialsOptions options;
-        options.pem_root_certs = tls.rootCerts;
-        options.pem_cert_chain = tls.certChain;
-        options.pem_private_key = tls.privateKey;
-        return grpc::SslCredentials(options);
-    }
-    // --skipTLS: encrypted, but any server certificate is accepted.
-    grpc::experimental::TlsChannelCredentialsOptions options;
-    options.set_verify_server_certs(false);
-    options.set_check_call_host(false);
-    options.set_certificate_verifier(std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
-    if (!tls.certChain.empty()) {
-        options.set_certificate_provider(std::make_shared<grpc::experimental::StaticDataCertificateProvider>(
-            std::vector<grpc::experimental::IdentityKeyCertPair>{{tls.privateKey, tls.certChain}}));
-        options.watch_identity_key_cert_pairs();
-    }
-    return grpc::experimental::TlsCredentials(options);
-}
-
 class GrpcTransport final : public Transport
 {
 public:
@@ -108,7 +84,7 @@ public:
                 args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target.authority);
             if (!target.tls.serverNameOverride.empty())
                 args.SetSslTargetNameOverride(target.tls.serverNameOverride);
-            auto channel = grpc::CreateCustomChannel(target.address.toStdString(), credentials(target.tls), args);
+            auto channel = grpc::CreateCustomChannel(target.address.toStdString(), grpcChannelCredentials(target.tls), args);
             m_stubs.push_back(std::make_unique<grpc::GenericStub>(channel));
         }
         // Completion queues, each drained by its own thread, rather than gRPC's callback API: a reply is handled,

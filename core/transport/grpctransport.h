@@ -1,5 +1,6 @@
 #pragma once
 
+#include "net/grpctls.h"
 #include "schema/schema.h"
 #include "transport.h"
 
@@ -18,17 +19,6 @@ class MethodDescriptor;
 } // namespace google::protobuf
 
 namespace rpcscope {
-
-/// TLS settings in ghz's terms. The PEM contents are read by the caller (so file errors name the flag).
-struct GrpcTls
-{
-    bool enabled = false;
-    std::string rootCerts; ///< --cacert: trust these CAs (empty = the system's)
-    std::string certChain; ///< --cert: our certificate, for mutual TLS
-    std::string privateKey; ///< --key
-    std::string serverNameOverride; ///< --cname: the name checked against the server's certificate
-    bool skipVerify = false; ///< --skipTLS: accept any server certificate
-};
 
 /// Where and how calls go; every transport reads the fields that apply to it.
 struct GrpcTarget
