@@ -1,13 +1,24 @@
 // The window offscreen, driven through its widgets as a user would; the built-in server is real.
 #include "mainwindow.h"
 #include "matrixpage.h"
+#include "metadataeditor.h"
 #include "qcp.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "scenariopage.h"
 #include "scheduleeditor.h"
 #include "schemapanel.h"
+#include "sourceviewer.h"
 #include "targetspanel.h"
+
+#include <QAction>
+#include <QMessageBox>
+#include <QDir>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTextBlock>
+
+#include <csignal>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -42,6 +53,29 @@ class TestGui : public QObject
         return widget;
     }
 
+    /// Fills the metadata table through its Add button and cells, as a user would.
+    void setMetadata(const QList<QPair<QString, QString>> &pairs)
+    {
+        auto *table = child<QTableWidget>("metadataTable");
+        for (int guard = 0; table->rowCount() > 0 && guard < 100; ++guard) {
+            table->selectRow(0);
+            QTest::mouseClick(child<QPushButton>("metadataRemove"), Qt::LeftButton);
+        }
+        QCOMPARE(table->rowCount(), 0);
+        for (const auto &[key, value] : pairs) {
+            QTest::mouseClick(child<QPushButton>("metadataAdd"), Qt::LeftButton);
+            const int row = table->rowCount() - 1;
+            table->item(row, 0)->setText(key);
+            table->item(row, 1)->setText(value);
+        }
+    }
+
+    void selectSecurity(const char *mode)
+    {
+        auto *combo = child<QComboBox>("securityCombo");
+        combo->setCurrentIndex(combo->findData(QLatin1String(mode)));
+    }
+
     QString summaryValue(const QString &metric)
     {
         QTableWidget *table = m_window->runPage()->summaryTable();
@@ -56,6 +90,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_window = std::make_unique<MainWindow>();
+        child<QTabWidget>("scenarioTabs")->setCurrentIndex(0); // the tab is remembered across sessions
+        // No modal question may block the suite: unsaved changes are discarded unless a test says otherwise.
+        m_window->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
         QString error;
         QVERIFY2(m_window->startEmbeddedDefault(&error, QStringLiteral(RPCSCOPE_CLI)), qPrintable(error));
         m_window->show();
@@ -212,8 +249,10 @@ private Q_SLOTS:
         QVERIFY(!m_window->isWindowModified() || true);
         child<QLineEdit>("durationEdit")->setText(QStringLiteral("7s"));
         QVERIFY(m_window->isWindowModified()); // an edit marks the document
-        child<QPlainTextEdit>("metadataEdit")->setPlainText(QStringLiteral("x-team: perf"));
+        setMetadata({{QStringLiteral("x-team"), QStringLiteral("perf")}});
         child<QLineEdit>("maxReceiveEdit")->setText(QStringLiteral("16MiB"));
+        child<QLineEdit>("intervalEdit")->setText(QStringLiteral("500ms"));
+        child<QComboBox>("securityCombo")->setCurrentIndex(child<QComboBox>("securityCombo")->findData(QStringLiteral("plaintext")));
         QVERIFY(m_window->scenarioPage()->validateNow());
         const Scenario before = m_window->scenarioPage()->scenario();
         QTemporaryDir dir;
@@ -224,9 +263,13 @@ private Q_SLOTS:
         QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("echo.rpcscope.json")));
         // Change everything, then reopen: the editor shows the saved document again.
         child<QLineEdit>("durationEdit")->setText(QStringLiteral("99s"));
-        child<QPlainTextEdit>("metadataEdit")->clear();
+        setMetadata({});
+        child<QLineEdit>("intervalEdit")->clear();
         QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
         QVERIFY(m_window->scenarioPage()->scenario() == before);
+        QCOMPARE(before.metadata.size(), 1);
+        QCOMPARE(before.security, QStringLiteral("plaintext"));
+        QCOMPARE(before.interval, QStringLiteral("500ms"));
         QCOMPARE(child<QLineEdit>("durationEdit")->text(), QStringLiteral("7s"));
         QVERIFY(!m_window->isWindowModified());
         // The CLI runs the very same file.
@@ -245,8 +288,10 @@ private Q_SLOTS:
         QVERIFY2(error.contains(QStringLiteral("load.calls")), qPrintable(error));
         QCOMPARE(m_window->scenarioPath(), path);
         child<QLineEdit>("durationEdit")->clear();
-        child<QPlainTextEdit>("metadataEdit")->clear();
+        setMetadata({});
         child<QLineEdit>("maxReceiveEdit")->clear();
+        child<QLineEdit>("intervalEdit")->clear();
+        child<QComboBox>("securityCombo")->setCurrentIndex(0);
     }
 
     void targetsDockPointsTheScenario()
@@ -381,6 +426,341 @@ private Q_SLOTS:
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("test.shapes.Shapes/Get")));
         QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("test.shapes.Shapes/Get"));
         QVERIFY(child<QPlainTextEdit>("requestEditor")->toPlainText().contains(QStringLiteral("\"points\"")));
+    }
+
+    void importPathEditorFeedsProtoLoading()
+    {
+        // A .proto whose import lives in another folder: it loads only once that folder is an import path.
+        QTemporaryDir dir;
+        QFile proto(dir.filePath(QStringLiteral("uses_common.proto")));
+        QVERIFY(proto.open(QIODevice::WriteOnly));
+        proto.write("syntax = \"proto3\";\npackage test.uses;\nimport \"common/types.proto\";\n"
+                    "service Uses { rpc Move(test.common.Point) returns (test.common.Point); }\n");
+        proto.close();
+        SchemaPanel *panel = m_window->schemaPanel();
+        panel->setImportPaths({});
+        QVERIFY(!m_window->openProtoFiles({proto.fileName()}));
+        QVERIFY(panel->errorList()->isVisibleTo(m_window.get()));
+        QVERIFY2(panel->errorList()->item(0)->text().contains(QStringLiteral("common/types.proto")),
+                 qPrintable(panel->errorList()->item(0)->text()));
+        const QString imports = QStringLiteral(RPCSCOPE_TEST_DATA "/imports");
+        panel->setFolderAsker([&imports] { return imports; });
+        QSignalSpy loaded(m_window.get(), &MainWindow::schemaLoaded);
+        QTest::mouseClick(child<QPushButton>("addImportPath"), Qt::LeftButton);
+        QCOMPARE(panel->importPaths(), QStringList{imports});
+        QCOMPARE(loaded.size(), 1); // added folder: the .proto files are loaded again, now with their import
+        QVERIFY(!panel->errorList()->isVisibleTo(m_window.get()));
+        QCOMPARE(panel->tree()->topLevelItem(0)->text(0), QStringLiteral("test.uses.Uses"));
+        // The document names the paths the schema loaded with.
+        QTemporaryDir docs;
+        QString error;
+        QVERIFY(m_window->saveScenario(docs.filePath(QStringLiteral("p.rpcscope.json")), &error));
+        const auto saved = Scenario::load(docs.filePath(QStringLiteral("p.rpcscope.json")), &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->importPaths, QStringList{imports});
+        // Removing it: loaded again, the import is missing again, the schema stays.
+        panel->importPathList()->item(0)->setSelected(true);
+        QVERIFY(child<QPushButton>("removeImportPath")->isEnabled());
+        QTest::mouseClick(child<QPushButton>("removeImportPath"), Qt::LeftButton);
+        QVERIFY(panel->importPaths().isEmpty());
+        QVERIFY(panel->errorList()->isVisibleTo(m_window.get()));
+        QCOMPARE(panel->tree()->topLevelItem(0)->text(0), QStringLiteral("test.uses.Uses"));
+    }
+
+    void doubleClickedSchemaErrorOpensTheLine()
+    {
+        const QString broken = QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto");
+        QVERIFY(!m_window->openProtoFiles({broken}));
+        QListWidget *errors = m_window->schemaPanel()->errorList();
+        QVERIFY2(errors->item(0)->text().startsWith(broken + QStringLiteral(":6:3:")), qPrintable(errors->item(0)->text()));
+        const QRect rect = errors->visualItemRect(errors->item(0));
+        QTest::mouseClick(errors->viewport(), Qt::LeftButton, {}, rect.center());
+        QTest::mouseDClick(errors->viewport(), Qt::LeftButton, {}, rect.center());
+        SourceViewer *viewer = m_window->schemaPanel()->sourceViewer();
+        QVERIFY(viewer);
+        QVERIFY(viewer->isVisible());
+        QCOMPARE(viewer->path(), broken);
+        QCOMPARE(viewer->currentLine(), 6);
+        QCOMPARE(viewer->editor()->textCursor().positionInBlock(), 2); // column 3
+        QCOMPARE(viewer->editor()->textCursor().block().text(), QStringLiteral("  int32 b = 2;"));
+        QVERIFY(viewer->editor()->isReadOnly());
+        const QList<QTextEdit::ExtraSelection> marks = viewer->editor()->extraSelections();
+        QCOMPARE(marks.size(), 1); // the line is highlighted
+        QCOMPARE(marks.first().cursor.blockNumber(), 5);
+        viewer->close();
+        // A file that is gone: the viewer says so instead of showing stale text.
+        QTemporaryDir dir;
+        QFile gone(dir.filePath(QStringLiteral("gone.proto")));
+        QVERIFY(gone.open(QIODevice::WriteOnly));
+        gone.write("syntax = \"proto3\";\nmessage {\n");
+        gone.close();
+        QVERIFY(!m_window->openProtoFiles({gone.fileName()}));
+        QVERIFY(gone.remove());
+        QVERIFY(!m_window->schemaPanel()->showError(0));
+        QVERIFY(viewer->editor()->toPlainText().isEmpty());
+        viewer->close();
+    }
+
+    void fileNewAndOpenThroughTheMenu()
+    {
+        auto *newAction = m_window->findChild<QAction *>(QStringLiteral("actionNewScenario"));
+        auto *openAction = m_window->findChild<QAction *>(QStringLiteral("actionOpenScenario"));
+        QVERIFY(newAction && openAction);
+        QVERIFY(!newAction->text().isEmpty() && openAction->shortcut() == QKeySequence(QKeySequence::Open));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("menu.rpcscope.json"));
+        newAction->trigger(); // from a known state: the built-in schema, Echo
+        QVERIFY(!m_window->isWindowModified());
+        // Unsaved changes are asked about first; Cancel keeps them.
+        int questions = 0;
+        int reply = QMessageBox::Cancel;
+        m_window->setUnsavedChangesAsker([&] {
+            ++questions;
+            return reply;
+        });
+        child<QLineEdit>("durationEdit")->setText(QStringLiteral("9s"));
+        QVERIFY(m_window->isWindowModified());
+        newAction->trigger();
+        QCOMPARE(questions, 1);
+        QCOMPARE(child<QLineEdit>("durationEdit")->text(), QStringLiteral("9s"));
+        reply = QMessageBox::Discard;
+        newAction->trigger();
+        QCOMPARE(questions, 2);
+        QVERIFY(child<QLineEdit>("durationEdit")->text().isEmpty());
+        QVERIFY(!m_window->isWindowModified());
+        child<QLineEdit>("durationEdit")->setText(QStringLiteral("3s"));
+        setMetadata({{QStringLiteral("x-menu"), QStringLiteral("1")}});
+        child<QSpinBox>("clientThreadsEdit")->setValue(2);
+        QString error;
+        QVERIFY2(m_window->saveScenario(path, &error), qPrintable(error));
+
+        newAction->trigger();
+        QVERIFY(m_window->scenarioPath().isEmpty());
+        QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("untitled")));
+        QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        QVERIFY(child<QLineEdit>("durationEdit")->text().isEmpty());
+        QCOMPARE(child<QTableWidget>("metadataTable")->rowCount(), 0);
+        QCOMPARE(child<QSpinBox>("clientThreadsEdit")->value(), 0);
+
+        QStringList asked;
+        QString answer; // cancelled first
+        QString askedFilter;
+        m_window->setOpenPathAsker([&](const QString &caption, const QString &filter) {
+            asked << caption;
+            askedFilter = filter;
+            return answer;
+        });
+        openAction->trigger();
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(askedFilter.contains(QStringLiteral("*.rpcscope.json")), qPrintable(askedFilter));
+        QVERIFY(m_window->scenarioPath().isEmpty()); // cancelling changes nothing
+        answer = path;
+        openAction->trigger();
+        QCOMPARE(asked.size(), 2);
+        QCOMPARE(m_window->scenarioPath(), path);
+        QCOMPARE(child<QLineEdit>("durationEdit")->text(), QStringLiteral("3s"));
+        QCOMPARE(child<QTableWidget>("metadataTable")->item(0, 0)->text(), QStringLiteral("x-menu"));
+        QCOMPARE(child<QSpinBox>("clientThreadsEdit")->value(), 2);
+        QVERIFY(!m_window->isWindowModified());
+        newAction->trigger();
+        m_window->setOpenPathAsker([](const QString &, const QString &) { return QString(); });
+        m_window->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
+    }
+
+    void metadataTableRoundTrip()
+    {
+        ScenarioPage *page = m_window->scenarioPage();
+        Scenario s = page->scenario();
+        s.metadata = {{QStringLiteral("authorization"), QStringLiteral("Bearer x")}, {QStringLiteral("x-b"), QStringLiteral("2")}};
+        page->setScenario(s);
+        auto *table = child<QTableWidget>("metadataTable");
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("authorization"));
+        QCOMPARE(table->item(1, 1)->text(), QStringLiteral("2"));
+        QCOMPARE(child<QTabWidget>("scenarioTabs")->tabText(1), QStringLiteral("Metadata (2)"));
+        QVERIFY(page->scenario().metadata == s.metadata);
+        // A row just added and still empty is nothing to send.
+        QTest::mouseClick(child<QPushButton>("metadataAdd"), Qt::LeftButton);
+        QCOMPARE(table->rowCount(), 3);
+        QCOMPARE(page->scenario().metadata.size(), 2);
+        QVERIFY(page->validateNow());
+        table->item(2, 0)->setText(QStringLiteral("X-Trace"));
+        table->item(2, 1)->setText(QStringLiteral(" abc "));
+        QCOMPARE(page->scenario().metadata.last(), qMakePair(QStringLiteral("X-Trace"), QStringLiteral("abc")));
+        QString error;
+        const auto prepared = page->prepare(&error);
+        QVERIFY2(prepared, qPrintable(error));
+        QCOMPARE(prepared->target.metadata.size(), size_t(3));
+        QCOMPARE(prepared->target.metadata[2].first, std::string("x-trace")); // keys go lowercase on the wire
+        QCOMPARE(prepared->target.metadata[2].second, std::string("abc"));
+        // A value without a key, or a key gRPC cannot send, is named and blocks Run.
+        table->item(2, 0)->setText(QString());
+        QVERIFY(!page->validateNow());
+        QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("no key")),
+                 qPrintable(child<QLabel>("requestStatus")->text()));
+        table->item(2, 0)->setText(QStringLiteral("bad key"));
+        QVERIFY(!page->validateNow());
+        QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("bad key")));
+        // Remove: the selected row goes, the others keep their order.
+        table->selectRow(0);
+        QTest::mouseClick(child<QPushButton>("metadataRemove"), Qt::LeftButton);
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("x-b"));
+        QVERIFY(m_window->isWindowModified());
+        setMetadata({});
+        QVERIFY(page->validateNow());
+        QCOMPARE(child<QTabWidget>("scenarioTabs")->tabText(1), QStringLiteral("Metadata"));
+    }
+
+    void tlsAndAdvancedSettingsReachTheRun()
+    {
+        QTemporaryDir dir;
+        QProcess make;
+        make.start(QStringLiteral("bash"), {QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), dir.path()});
+        QVERIFY(make.waitForFinished(60000) && make.exitCode() == 0);
+        // A mutual-TLS server: it refuses clients without a certificate signed by ca.crt.
+        QProcess server;
+        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--cert"),
+                                                    dir.filePath(QStringLiteral("server.crt")), QStringLiteral("--key"),
+                                                    dir.filePath(QStringLiteral("server.key")), QStringLiteral("--client-ca"),
+                                                    dir.filePath(QStringLiteral("ca.crt"))});
+        QVERIFY(server.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
+        const QString address = QString::fromUtf8(server.readLine()).trimmed();
+
+        ScenarioPage *page = m_window->scenarioPage();
+        auto *tabs = child<QTabWidget>("scenarioTabs");
+        tabs->setCurrentIndex(2);
+        QVERIFY(!child<QLineEdit>("caCertEdit")->isEnabled()); // automatic: the TLS fields mean nothing yet
+        selectSecurity("tls");
+        QVERIFY(child<QLineEdit>("caCertEdit")->isEnabled());
+        child<QLineEdit>("caCertEdit")->setText(dir.filePath(QStringLiteral("ca.crt")));
+        child<QLineEdit>("clientCertEdit")->setText(dir.filePath(QStringLiteral("client.crt")));
+        QVERIFY(!page->validateNow());
+        QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("go together")),
+                 qPrintable(child<QLabel>("requestStatus")->text()));
+        child<QLineEdit>("clientKeyEdit")->setText(dir.filePath(QStringLiteral("client.key")));
+        child<QLineEdit>("serverNameEdit")->setText(QStringLiteral("rpcscope.test"));
+        QVERIFY(!page->validateNow()); // still the built-in (plaintext) server
+        QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("plaintext")));
+        page->setTarget(address);
+        QVERIFY2(page->validateNow(), qPrintable(child<QLabel>("requestStatus")->text()));
+        tabs->setCurrentIndex(3);
+        child<QSpinBox>("clientThreadsEdit")->setValue(2);
+        child<QLineEdit>("intervalEdit")->setText(QStringLiteral("250ms"));
+
+        const Scenario s = page->scenario();
+        QCOMPARE(s.security, QStringLiteral("tls"));
+        QCOMPARE(s.caCert, dir.filePath(QStringLiteral("ca.crt")));
+        QCOMPARE(s.clientCert, dir.filePath(QStringLiteral("client.crt")));
+        QCOMPARE(s.clientKey, dir.filePath(QStringLiteral("client.key")));
+        QCOMPARE(s.serverName, QStringLiteral("rpcscope.test"));
+        QVERIFY(!s.skipVerify);
+        QCOMPARE(s.clientThreads, 2);
+        QCOMPARE(s.interval, QStringLiteral("250ms"));
+        QVERIFY(s.toRunArguments(false).contains(QStringLiteral("--cacert")));
+        QString error;
+        auto prepared = page->prepare(&error);
+        QVERIFY2(prepared, qPrintable(error));
+        QVERIFY(prepared->target.tls.enabled);
+        QVERIFY(prepared->target.tls.rootCerts.find("-----BEGIN CERTIFICATE") != std::string::npos);
+        QVERIFY(!prepared->target.tls.privateKey.empty());
+        QCOMPARE(prepared->target.tls.serverNameOverride, std::string("rpcscope.test"));
+        QCOMPARE(prepared->target.clientThreads, 2);
+        QCOMPARE(prepared->plan.interval, std::chrono::nanoseconds(std::chrono::milliseconds(250)));
+
+        // The run itself: mutual TLS end to end, from the GUI.
+        child<QSpinBox>("callsEdit")->setValue(200);
+        m_window->startRun();
+        QVERIFY(m_window->runController()->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 200ULL);
+
+        // Without the client certificate the server refuses every call (so the one above was really sent).
+        child<QLineEdit>("clientCertEdit")->clear();
+        child<QLineEdit>("clientKeyEdit")->clear();
+        QVERIFY(page->validateNow());
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 0ULL);
+        QVERIFY(m_window->runController()->lastSnapshot().callsFailed() > 0);
+
+        // Bad values are named.
+        child<QLineEdit>("caCertEdit")->setText(QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto"));
+        QVERIFY(!page->validateNow());
+        QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("not a PEM file")));
+        child<QLineEdit>("caCertEdit")->setText(dir.filePath(QStringLiteral("ca.crt")));
+        child<QLineEdit>("intervalEdit")->setText(QStringLiteral("often"));
+        QVERIFY(!page->validateNow());
+        QVERIFY(child<QLabel>("requestStatus")->text().startsWith(QStringLiteral("✗ Interval")));
+        child<QLineEdit>("intervalEdit")->clear();
+
+        // Plaintext and automatic, and the authority.
+        selectSecurity("plaintext");
+        QVERIFY(!child<QLineEdit>("caCertEdit")->isEnabled());
+        child<QLineEdit>("authorityEdit")->setText(QStringLiteral("bench.internal"));
+        QCOMPARE(page->scenario().security, QStringLiteral("plaintext"));
+        QVERIFY(page->scenario().caCert.isEmpty()); // a plaintext document carries no TLS file
+        prepared = page->prepare(&error);
+        QVERIFY2(prepared, qPrintable(error));
+        QVERIFY(!prepared->target.tls.enabled);
+        QCOMPARE(prepared->target.authority, std::string("bench.internal"));
+        selectSecurity("auto");
+        page->setTarget(QStringLiteral("bench.example.com:443"));
+        prepared = page->prepare(&error);
+        QVERIFY2(prepared, qPrintable(error));
+        QVERIFY(prepared->target.tls.enabled); // remote: TLS, as the CLI
+        page->setTarget(address);
+        prepared = page->prepare(&error);
+        QVERIFY(prepared && !prepared->target.tls.enabled); // loopback: plaintext
+        QCOMPARE(prepared->target.clientThreads, 2);
+        child<QSpinBox>("clientThreadsEdit")->setValue(0);
+        prepared = page->prepare(&error);
+        QVERIFY2(prepared, qPrintable(error));
+        QCOMPARE(prepared->target.clientThreads, autoClientThreads(prepared->plan.concurrency));
+
+        // TLS is gRPC's: another transport hides it and the document carries none of it.
+        selectSecurity("tls");
+        m_window->scenarioPage()->setTransport(TransportKind::Http);
+        QVERIFY(!child<QComboBox>("securityCombo")->isEnabled());
+        QCOMPARE(page->scenario().security, QStringLiteral("auto"));
+        QVERIFY(!page->scenario().hasTlsSettings());
+        m_window->scenarioPage()->setTransport(TransportKind::Grpc);
+
+        ::kill(static_cast<pid_t>(server.processId()), SIGTERM);
+        QVERIFY(server.waitForFinished(10000));
+        m_window->findChild<QAction *>(QStringLiteral("actionNewScenario"))->trigger();
+        QCOMPARE(child<QComboBox>("securityCombo")->currentData().toString(), QStringLiteral("auto"));
+        QVERIFY(child<QLineEdit>("caCertEdit")->text().isEmpty());
+        tabs->setCurrentIndex(0);
+    }
+
+    void rawSamplesWrittenWhenTheRunEnds()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("raw.csv"));
+        child<QLineEdit>("rawSamplesEdit")->setText(path);
+        child<QSpinBox>("callsEdit")->setValue(300);
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        m_window->startRun();
+        QVERIFY(m_window->runController()->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 301);
+        QCOMPARE(lines.first(), QByteArray("sent_ns,latency_us,status"));
+        QVERIFY2(lines.at(1).endsWith(",OK") && lines.at(1).count(',') == 2, lines.at(1).constData());
+        QVERIFY(m_window->statusBar()->currentMessage().contains(path));
+        // An unwritable file is found before any call is sent.
+        child<QLineEdit>("rawSamplesEdit")->setText(QStringLiteral("/no/such/dir/raw.csv"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        m_window->startRun();
+        QVERIFY(!m_window->runController()->isRunning());
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("/no/such/dir/raw.csv")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        child<QLineEdit>("rawSamplesEdit")->clear();
+        QVERIFY(m_window->scenarioPage()->validateNow());
     }
 };
 

@@ -42,6 +42,25 @@ class TestScenario : public QObject
         return s;
     }
 
+    /// A gRPC document with every connection and advanced setting (TLS is refused for other transports).
+    static Scenario tlsGrpc()
+    {
+        Scenario s;
+        s.method = QStringLiteral("pkg.Service/Method");
+        s.target = QStringLiteral("bench.example.com:443");
+        s.security = QStringLiteral("tls");
+        s.caCert = QStringLiteral("/abs/ca.crt");
+        s.clientCert = QStringLiteral("/abs/client.crt");
+        s.clientKey = QStringLiteral("/abs/client.key");
+        s.serverName = QStringLiteral("rpcscope.test");
+        s.skipVerify = true;
+        s.authority = QStringLiteral("bench.internal");
+        s.clientThreads = 3;
+        s.interval = QStringLiteral("250ms");
+        s.rawSamples = QStringLiteral("/abs/raw.csv");
+        return s;
+    }
+
 private Q_SLOTS:
     void roundTripsEveryField()
     {
@@ -54,6 +73,105 @@ private Q_SLOTS:
         QVERIFY(!back->concurrencySchedule);
         const std::optional<Scenario> defaults = Scenario::fromJson(Scenario().toJson(), &error);
         QVERIFY(defaults && *defaults == Scenario());
+    }
+
+    void roundTripsConnectionAndAdvancedFields()
+    {
+        const Scenario s = tlsGrpc();
+        QString error;
+        const std::optional<Scenario> back = Scenario::fromJson(s.toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(*back == s);
+        QCOMPARE(back->caCert, QStringLiteral("/abs/ca.crt"));
+        QCOMPARE(back->clientThreads, 3);
+        QCOMPARE(back->interval, QStringLiteral("250ms"));
+        QCOMPARE(back->rawSamples, QStringLiteral("/abs/raw.csv"));
+        Scenario plain;
+        plain.security = QStringLiteral("plaintext");
+        const auto plainBack = Scenario::fromJson(plain.toJson(), &error);
+        QVERIFY2(plainBack, qPrintable(error));
+        QCOMPARE(plainBack->security, QStringLiteral("plaintext"));
+    }
+
+    void documentsWithoutTheNewFieldsStillOpenBothWays()
+    {
+        // Version 1 documents written before these fields existed read with the defaults...
+        QString error;
+        const auto old = Scenario::load(QFINDTESTDATA("data/sum-msgpack.rpcscope.json"), &error);
+        QVERIFY2(old, qPrintable(error));
+        QCOMPARE(old->security, QStringLiteral("auto"));
+        QVERIFY(!old->hasTlsSettings());
+        QCOMPARE(old->clientThreads, 0);
+        QVERIFY(old->interval.isEmpty() && old->rawSamples.isEmpty() && old->authority.isEmpty());
+        // ...and a document that uses none of them writes none of them, so older builds still open it.
+        const QByteArray json = Scenario().toJson();
+        QVERIFY2(!json.contains("connection") && !json.contains("raw_samples") && !json.contains("client_threads")
+                     && !json.contains("interval"),
+                 json.constData());
+    }
+
+    void badConnectionValuesNameTheField_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("security") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"security":"maybe"}})")
+                                  << QStringLiteral("connection.security: \"maybe\" is not auto, plaintext or tls");
+        QTest::newRow("plaintext and tls") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"security":"plaintext","cacert":"ca.crt"}})")
+                                           << QStringLiteral("connection.security: plaintext contradicts");
+        QTest::newRow("cert without key") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"cert":"c.crt"}})")
+                                          << QStringLiteral("connection.key: a client certificate and its key go together");
+        QTest::newRow("key without cert") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"key":"c.key"}})")
+                                          << QStringLiteral("connection.cert:");
+        QTest::newRow("skip not bool") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"skip_verify":"yes"}})")
+                                       << QStringLiteral("connection.skip_verify: expected true or false");
+        QTest::newRow("unknown") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"cafile":"x"}})")
+                                 << QStringLiteral("connection.cafile: unknown field");
+        QTest::newRow("tls over http") << QByteArray(R"({"rpcscope_scenario":1,"transport":"http","connection":{"skip_verify":true}})")
+                                       << QStringLiteral("connection: the TLS settings are for the grpc transport");
+        QTest::newRow("threads") << QByteArray(R"({"rpcscope_scenario":1,"load":{"client_threads":65}})")
+                                 << QStringLiteral("load.client_threads: expected a whole number from 0 to 64");
+        QTest::newRow("interval type") << QByteArray(R"({"rpcscope_scenario":1,"load":{"interval":5}})")
+                                       << QStringLiteral("load.interval: expected a string");
+        QTest::newRow("raw samples type") << QByteArray(R"({"rpcscope_scenario":1,"raw_samples":["a.csv"]})")
+                                          << QStringLiteral("raw_samples: expected a string");
+    }
+    void badConnectionValuesNameTheField()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, expected);
+        QString error;
+        QVERIFY(!Scenario::fromJson(json, &error));
+        QVERIFY2(error.contains(expected), qPrintable(error));
+    }
+
+    void connectionAndAdvancedFieldsBecomeRunFlags()
+    {
+        const QStringList args = tlsGrpc().toRunArguments(true);
+        auto valueOf = [&args](const QString &flag) {
+            const qsizetype i = args.indexOf(flag);
+            return i >= 0 ? args.value(i + 1) : QStringLiteral("<missing>");
+        };
+        QCOMPARE(valueOf(QStringLiteral("--cacert")), QStringLiteral("/abs/ca.crt"));
+        QCOMPARE(valueOf(QStringLiteral("--cert")), QStringLiteral("/abs/client.crt"));
+        QCOMPARE(valueOf(QStringLiteral("--key")), QStringLiteral("/abs/client.key"));
+        QCOMPARE(valueOf(QStringLiteral("--cname")), QStringLiteral("rpcscope.test"));
+        QCOMPARE(valueOf(QStringLiteral("--authority")), QStringLiteral("bench.internal"));
+        QCOMPARE(valueOf(QStringLiteral("--cpus")), QStringLiteral("3"));
+        QCOMPARE(valueOf(QStringLiteral("--interval")), QStringLiteral("250ms"));
+        QCOMPARE(valueOf(QStringLiteral("--raw-samples")), QStringLiteral("/abs/raw.csv"));
+        QVERIFY(args.contains(QStringLiteral("--skipTLS")));
+        QVERIFY(!args.contains(QStringLiteral("--insecure")));
+        QCOMPARE(args.last(), QStringLiteral("bench.example.com:443"));
+
+        Scenario plain;
+        plain.security = QStringLiteral("plaintext");
+        const QStringList plainArgs = plain.toRunArguments(false);
+        QVERIFY(plainArgs.contains(QStringLiteral("--insecure")));
+        // Defaults add no flag: the CLI's own defaults (automatic threads, 1 s, no samples) apply.
+        const QStringList defaults = Scenario().toRunArguments(false);
+        for (const char *flag : {"--insecure", "--cacert", "--cert", "--key", "--cname", "--skipTLS", "--authority", "--cpus",
+                                 "--interval", "--raw-samples"})
+            QVERIFY2(!defaults.contains(QLatin1String(flag)), flag);
     }
 
     void errorsNameTheField_data()
@@ -108,6 +226,38 @@ private Q_SLOTS:
         const auto back = Scenario::load(path, &error);
         QVERIFY2(back, qPrintable(error));
         QCOMPARE(back->protos, s.protos);
+    }
+
+    void tlsFilesAndRawSamplesAreRelativeToTheDocument()
+    {
+        QTemporaryDir dir;
+        Scenario s = tlsGrpc();
+        s.caCert = dir.filePath(QStringLiteral("pki/ca.crt"));
+        s.clientCert = dir.filePath(QStringLiteral("pki/client.crt"));
+        s.clientKey = QStringLiteral("/elsewhere/client.key");
+        s.rawSamples = dir.filePath(QStringLiteral("out/raw.csv"));
+        const QString path = dir.filePath(QStringLiteral("tls.rpcscope.json"));
+        QString error;
+        QVERIFY2(s.save(path, &error), qPrintable(error));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY2(text.contains("\"pki/ca.crt\"") && text.contains("\"pki/client.crt\"") && text.contains("\"out/raw.csv\""),
+                 text.constData());
+        QVERIFY(text.contains("\"/elsewhere/client.key\""));
+        const auto back = Scenario::load(path, &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(*back == s);
+        // A relative path written by hand is read against the document's folder, not the current directory.
+        QFile hand(dir.filePath(QStringLiteral("hand.rpcscope.json")));
+        QVERIFY(hand.open(QIODevice::WriteOnly));
+        hand.write(R"({"rpcscope_scenario":1,"connection":{"cacert":"ca.pem"},"raw_samples":"samples.csv"})");
+        hand.close();
+        const auto handBack = Scenario::load(hand.fileName(), &error);
+        QVERIFY2(handBack, qPrintable(error));
+        QCOMPARE(handBack->caCert, QDir::cleanPath(dir.filePath(QStringLiteral("ca.pem"))));
+        QCOMPARE(handBack->rawSamples, QDir::cleanPath(dir.filePath(QStringLiteral("samples.csv"))));
+        QVERIFY(handBack->clientCert.isEmpty()); // unset stays unset, not the folder
     }
 
     void unwritableAndUnreadablePathsAreClearErrors()

@@ -6,6 +6,7 @@
 #include "scenariopage.h"
 #include "scenario/scenario.h"
 #include "schemapanel.h"
+#include "report/rawsamples.h"
 #include "targetspanel.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
@@ -28,6 +29,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QSaveFile>
 #include <QSettings>
 #include <QSplitter>
 #include <QInputDialog>
@@ -114,6 +116,14 @@ MainWindow::MainWindow(QWidget *parent)
     createMenus();
 
     connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
+    connect(m_schemaPanel, &SchemaPanel::importPathsChanged, this, [this](const QStringList &paths) {
+        if (m_pendingProtos.isEmpty())
+            return; // no .proto files in use: the paths serve the next load
+        if (loadProtos(m_pendingProtos, paths)) {
+            m_schemaPanel->selectMethod(m_scenario->method());
+            setWindowModified(true); // the document names its import paths
+        }
+    });
     connect(m_scenario, &ScenarioPage::edited, this, [this] { setWindowModified(true); });
     connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
     connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
@@ -123,7 +133,16 @@ MainWindow::MainWindow(QWidget *parent)
         m_scenario->setRunning(false);
         statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed").arg(runStateName(snapshot.state))
                                      .arg(snapshot.callsCompleted()).arg(snapshot.callsFailed()), 10000);
+        writeRawSamples();
     });
+    m_askOpenPath = [this](const QString &caption, const QString &filter) {
+        return QFileDialog::getOpenFileName(this, caption, QString(), filter);
+    };
+    m_askUnsaved = [this] {
+        return static_cast<int>(
+            QMessageBox::question(this, tr("Unsaved scenario"), tr("The scenario has unsaved changes. Save them?"),
+                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save));
+    };
 
     setWindowTitle(tr("untitled[*] — rpcscope"));
     setWindowIcon(QIcon(QStringLiteral(":/rpcscope/icons/rpcscope.svg")));
@@ -138,21 +157,26 @@ MainWindow::~MainWindow() = default;
 void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&New scenario"), this, [this] {
+    // Actions are named so tests (and scripts) find them without depending on their translated text.
+    auto named = [](QAction *action, const char *name) {
+        action->setObjectName(QLatin1String(name));
+        return action;
+    };
+    named(file->addAction(tr("&New scenario"), this, [this] {
         if (maybeSave())
             newScenario();
-    })->setShortcut(QKeySequence::New);
-    file->addAction(tr("&Open scenario…"), this, [this] {
+    }), "actionNewScenario")->setShortcut(QKeySequence::New);
+    named(file->addAction(tr("&Open scenario…"), this, [this] {
         if (!maybeSave())
             return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(),
-                                                          tr("rpcscope scenarios (*.rpcscope.json);;JSON (*.json);;All files (*)"));
+        const QString path = m_askOpenPath(
+            tr("Open scenario"), tr("rpcscope scenarios (*.rpcscope.json);;JSON (*.json);;All files (*)"));
         QString error;
         if (!path.isEmpty() && !openScenario(path, &error))
             QMessageBox::warning(this, tr("Open scenario"), error);
-    })->setShortcut(QKeySequence::Open);
+    }), "actionOpenScenario")->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addAction(tr("&Save scenario"), this, [this] {
+    named(file->addAction(tr("&Save scenario"), this, [this] {
         QString error;
         const QString path = m_scenarioPath.isEmpty()
             ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
@@ -160,15 +184,15 @@ void MainWindow::createMenus()
             : m_scenarioPath;
         if (!path.isEmpty() && !saveScenario(path, &error))
             QMessageBox::warning(this, tr("Save scenario"), error);
-    })->setShortcut(QKeySequence::Save);
-    file->addAction(tr("Save scenario &as…"), this, [this] {
+    }), "actionSaveScenario")->setShortcut(QKeySequence::Save);
+    named(file->addAction(tr("Save scenario &as…"), this, [this] {
         QString error;
         const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"),
                                                           m_scenarioPath.isEmpty() ? tr("scenario.rpcscope.json") : m_scenarioPath,
                                                           tr("rpcscope scenarios (*.rpcscope.json)"));
         if (!path.isEmpty() && !saveScenario(path, &error))
             QMessageBox::warning(this, tr("Save scenario"), error);
-    })->setShortcut(QKeySequence::SaveAs);
+    }), "actionSaveScenarioAs")->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     updateRecentMenu();
     QAction *open = file->addAction(tr("&Open .proto files…"), this, [this] {
@@ -177,6 +201,7 @@ void MainWindow::createMenus()
         if (!files.isEmpty())
             openProtoFiles(files);
     });
+    open->setObjectName(QStringLiteral("actionOpenProtos"));
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     open->setToolTip(tr("Load .proto files; imports are resolved from their folder and the well-known types."));
     file->addAction(tr("Open &protoset…"), this, [this] {
@@ -293,14 +318,27 @@ bool MainWindow::applyLoaded(const SchemaLoadResult &result, const QString &orig
 
 bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
 {
+    QStringList paths = m_schemaPanel->importPaths();
+    for (const QString &p : importPaths) {
+        if (!paths.contains(p))
+            paths << p;
+    }
+    return loadProtos(files, paths);
+}
+
+bool MainWindow::loadProtos(const QStringList &files, const QStringList &importPaths)
+{
     QStringList names;
-    for (const QString &f : files)
+    QStringList absolute;
+    for (const QString &f : files) {
         names << QFileInfo(f).fileName();
+        absolute << QFileInfo(f).absoluteFilePath();
+    }
+    m_pendingProtos = absolute;
+    m_schemaPanel->setImportPaths(importPaths);
     if (!applyLoaded(loadProtoFiles(files, importPaths), names.join(QStringLiteral(", "))))
         return false;
-    m_schemaProtos.clear();
-    for (const QString &f : files)
-        m_schemaProtos << QFileInfo(f).absoluteFilePath();
+    m_schemaProtos = absolute;
     m_schemaImportPaths = importPaths;
     m_schemaProtosets.clear();
     return true;
@@ -313,6 +351,7 @@ bool MainWindow::openProtosets(const QStringList &files)
         names << QFileInfo(f).fileName();
     if (!applyLoaded(loadProtoset(files), names.join(QStringLiteral(", "))))
         return false;
+    m_pendingProtos.clear();
     m_schemaProtos.clear();
     m_schemaImportPaths.clear();
     m_schemaProtosets.clear();
@@ -334,6 +373,7 @@ void MainWindow::loadFromReflection(const QString &address)
         worker->deleteLater();
         if (applyLoaded(*result, tr("reflection at %1").arg(address))) {
             // A document then names no schema source: rpcscope-cli asks the server by reflection too.
+            m_pendingProtos.clear();
             m_schemaProtos.clear();
             m_schemaImportPaths.clear();
             m_schemaProtosets.clear();
@@ -349,17 +389,24 @@ bool MainWindow::openScenario(const QString &path, QString *error)
         return false;
     // Its schema first, so its method can be picked; a schema that does not load leaves everything as it was.
     bool schemaOk = true;
-    if (!scenario->protos.isEmpty())
-        schemaOk = openProtoFiles(scenario->protos, scenario->importPaths);
-    else if (!scenario->protosets.isEmpty())
+    const QStringList previousPaths = m_schemaPanel->importPaths();
+    const QStringList previousPending = m_pendingProtos;
+    if (!scenario->protos.isEmpty()) {
+        schemaOk = loadProtos(scenario->protos, scenario->importPaths); // the document's paths, not the last one's
+    } else if (!scenario->protosets.isEmpty()) {
         schemaOk = openProtosets(scenario->protosets);
-    else {
+    } else {
         setSchema(builtinBenchSchema(), tr("built in"));
+        m_pendingProtos.clear();
         m_schemaProtos.clear();
         m_schemaImportPaths.clear();
         m_schemaProtosets.clear();
     }
+    if (schemaOk && scenario->protos.isEmpty())
+        m_schemaPanel->setImportPaths(scenario->importPaths);
     if (!schemaOk) {
+        m_schemaPanel->setImportPaths(previousPaths);
+        m_pendingProtos = previousPending;
         if (error)
             *error = tr("%1: its schema does not load (see the schema dock)").arg(path);
         return false;
@@ -387,6 +434,9 @@ bool MainWindow::saveScenario(const QString &path, QString *error)
 void MainWindow::newScenario()
 {
     setSchema(builtinBenchSchema(), tr("built in"));
+    m_schemaPanel->setErrors({});
+    m_schemaPanel->setImportPaths({});
+    m_pendingProtos.clear();
     m_schemaProtos.clear();
     m_schemaImportPaths.clear();
     m_schemaProtosets.clear();
@@ -435,10 +485,7 @@ bool MainWindow::maybeSave()
 {
     if (!isWindowModified())
         return true;
-    const auto answer = QMessageBox::question(this, tr("Unsaved scenario"),
-                                              tr("The scenario has unsaved changes. Save them?"),
-                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
-                                              QMessageBox::Save);
+    const int answer = m_askUnsaved();
     if (answer == QMessageBox::Cancel)
         return false;
     if (answer == QMessageBox::Discard)
@@ -476,11 +523,22 @@ void MainWindow::startRun()
     auto prepared = m_scenario->prepare(&error);
     if (prepared && m_builtinProcess && m_builtinTargets.values().contains(prepared->target.address))
         prepared->plan.serverPid = m_builtinProcess->pid(); // sampled for the server's CPU and RSS
+    std::unique_ptr<QSaveFile> rawFile;
+    if (prepared && !prepared->rawSamplesPath.isEmpty()) {
+        // Opened before the run, as the CLI does: an unwritable path is known before any load is sent.
+        rawFile = std::make_unique<QSaveFile>(prepared->rawSamplesPath);
+        if (!rawFile->open(QIODevice::WriteOnly)) {
+            statusBar()->showMessage(
+                tr("Cannot run: raw samples %1: %2").arg(prepared->rawSamplesPath, rawFile->errorString()), 10000);
+            return;
+        }
+    }
     if (!prepared
         || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &error)) {
         statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
         return;
     }
+    m_rawSamplesFile = std::move(rawFile);
     if (prepared->transport.kind != TransportKind::InProcess && !m_builtinTargets.values().contains(prepared->target.address))
         m_targets->addRecent(prepared->transport.kind, prepared->target.address);
     m_runPage->clear();
@@ -491,6 +549,19 @@ void MainWindow::startRun()
                                 : tr("%1 → %2 (%3/%4)")
                                       .arg(m_scenario->method(), prepared->target.address,
                                            transportName(prepared->transport.kind), codecName(*prepared->transport.codec)));
+}
+
+void MainWindow::writeRawSamples()
+{
+    if (!m_rawSamplesFile)
+        return;
+    const std::unique_ptr<QSaveFile> file = std::move(m_rawSamplesFile);
+    const std::vector<RawSample> samples = m_controller->rawSamples();
+    if (writeRawSamplesCsv(*file, samples) && file->commit())
+        statusBar()->showMessage(
+            tr("Wrote %n raw sample(s) to %1", nullptr, static_cast<int>(samples.size())).arg(file->fileName()), 15000);
+    else
+        statusBar()->showMessage(tr("Raw samples %1: %2").arg(file->fileName(), file->errorString()), 15000);
 }
 
 void MainWindow::stopRun()

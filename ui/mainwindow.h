@@ -8,9 +8,11 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
 class QLabel;
+class QSaveFile;
 
 namespace rpcscope {
 
@@ -42,7 +44,10 @@ public:
      * The server is @p serverProgram's `serve grpc` (default: rpcscope-cli next to this program), else in process.
      */
     bool startEmbeddedDefault(QString *error = nullptr, const QString &serverProgram = {});
-    /// Loads .proto files (what File > Open and a drop do). Errors are listed and the previous schema is kept.
+    /**
+     * Loads .proto files (what File > Open and a drop do) with @p importPaths added to the schema dock's. Errors
+     * are listed and the previous schema is kept; the files are loaded again when the dock's import paths change.
+     */
     bool openProtoFiles(const QStringList &files, const QStringList &importPaths = {});
     /// Loads protosets (FileDescriptorSet files); errors are listed and the previous schema is kept.
     bool openProtosets(const QStringList &files);
@@ -61,6 +66,13 @@ public:
     QString scenarioPath() const { return m_scenarioPath; }
     /// Asks to save unsaved changes: true when it is fine to go on (saved, discarded, or nothing to save).
     bool maybeSave();
+
+    /// Asks the user for a file to open, given a dialog caption and a name filter; empty = cancelled.
+    using PathAsker = std::function<QString(const QString &caption, const QString &filter)>;
+    /// Replaces the file dialog of File > Open scenario (tests drive the menu with it).
+    void setOpenPathAsker(PathAsker ask) { m_askOpenPath = std::move(ask); }
+    /// Replaces the "save unsaved changes?" question; @p ask returns QMessageBox::Save, Discard or Cancel.
+    void setUnsavedChangesAsker(std::function<int()> ask) { m_askUnsaved = std::move(ask); }
 
     SchemaPanel *schemaPanel() const { return m_schemaPanel; }
     TargetsPanel *targetsPanel() const { return m_targets; }
@@ -87,6 +99,9 @@ private:
     void setScenarioPath(const QString &path);
     void updateRecentMenu();
     bool applyLoaded(const SchemaLoadResult &result, const QString &origin);
+    /// Loads @p files with exactly @p importPaths (shown in the schema dock).
+    bool loadProtos(const QStringList &files, const QStringList &importPaths);
+    void writeRawSamples();
     void createMenus();
     void showSnapshot(const RunSnapshot &snapshot);
     void showAbout();
@@ -103,6 +118,12 @@ private:
     QStringList m_schemaProtos; ///< where the loaded schema came from, for the scenario document
     QStringList m_schemaImportPaths;
     QStringList m_schemaProtosets;
+    /// The .proto files last asked for, loaded or not: loaded again when the import paths change, since a missing
+    /// import is usually fixed by adding its folder.
+    QStringList m_pendingProtos;
+    std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
+    PathAsker m_askOpenPath;
+    std::function<int()> m_askUnsaved;
     QString m_scenarioPath;
     class QMenu *m_recentMenu = nullptr;
     SchemaPanel *m_schemaPanel;

@@ -20,9 +20,7 @@ bool RunController::start(const TransportOptions &transport, const GrpcTarget &t
             *error = QStringLiteral("a run is going; stop it first");
         return false;
     }
-    GrpcTarget effective = target;
-    effective.clientThreads = autoClientThreads(plan.concurrency);
-    std::unique_ptr<Transport> made = makeTransport(transport, effective, call, error);
+    std::unique_ptr<Transport> made = makeTransport(transport, target, call, error);
     if (!made || !m_engine.start(std::move(made), plan, error))
         return false;
     m_generation = m_engine.generation();

@@ -18,11 +18,14 @@ class RunController : public QObject
 public:
     explicit RunController(QObject *parent = nullptr);
 
+    /// Starts a run; @p target's clientThreads is used as given (ScenarioPage::prepare() picks it).
     bool start(const TransportOptions &transport, const GrpcTarget &target, const GrpcCall &call, const LoadPlan &plan,
                QString *error);
     void stop();
     bool isRunning() const;
     RunSnapshot lastSnapshot() const { return m_last; }
+    /// Every timed call of the last run, when its plan recorded them; call after runFinished().
+    std::vector<RawSample> rawSamples() const { return m_engine.rawSamples(); }
     /// Snapshot period in ms (default 100).
     void setInterval(int ms) { m_timer.setInterval(ms); }
 

@@ -1,6 +1,7 @@
 #include "scenariopage.h"
 
 #include "jsonhighlighter.h"
+#include "metadataeditor.h"
 #include "scheduleeditor.h"
 
 #include "codec/messagejson.h"
@@ -10,6 +11,9 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -18,8 +22,11 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QTabWidget>
+#include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -83,7 +90,29 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_connections(spin(QStringLiteral("connectionsEdit"), 0, 100'000, 1,
                          tr("Connections; callers are spread evenly over them. gRPC and msgpack-rpc carry many calls "
                             "on one; HTTP/1.1 one at a time (0 = one per caller).")))
-    , m_metadata(new QPlainTextEdit)
+    , m_metadata(new MetadataEditor)
+    , m_tabs(new QTabWidget)
+    , m_security(new QComboBox)
+    , m_caCert(line(QStringLiteral("caCertEdit"), {}, tr("empty = the system's CAs"),
+                    tr("Trust the CA certificates in this PEM file (--cacert).")))
+    , m_clientCert(line(QStringLiteral("clientCertEdit"), {}, tr("none"),
+                        tr("Client certificate (PEM) for mutual TLS, with its key (--cert).")))
+    , m_clientKey(line(QStringLiteral("clientKeyEdit"), {}, tr("none"),
+                       tr("Private key (PEM) of the client certificate (--key).")))
+    , m_serverName(line(QStringLiteral("serverNameEdit"), {}, tr("default: the target's host"),
+                        tr("Check the server's certificate against this name instead of the target's host (--cname).")))
+    , m_skipVerify(new QCheckBox(tr("Skip certificate verification")))
+    , m_authority(line(QStringLiteral("authorityEdit"), {}, tr("default: the target"),
+                       tr("Value of the :authority header, e.g. for a proxy routing by host (--authority).")))
+    , m_connectionNote(new QLabel)
+    , m_clientThreads(spin(QStringLiteral("clientThreadsEdit"), 0, 64, 0,
+                           tr("Client threads polling gRPC's completion queues (--cpus); automatic is one, plus one "
+                              "per 64 callers.")))
+    , m_interval(line(QStringLiteral("intervalEdit"), {}, tr("default 1s"),
+                      tr("Resolution of the time series: calls, errors and percentiles per interval (--interval).")))
+    , m_rawSamples(line(QStringLiteral("rawSamplesEdit"), {}, tr("none"),
+                        tr("Write every timed call (send time, latency, status) to this CSV file when the run ends "
+                           "(--raw-samples).")))
     , m_maxReceive(line(QStringLiteral("maxReceiveEdit"), {}, tr("default (gRPC: 4 MiB)"),
                         tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
     , m_maxSend(line(QStringLiteral("maxSendEdit"), {}, tr("default (unlimited)"), tr("Largest request sent, e.g. 64MiB.")))
@@ -120,11 +149,19 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_request->setTabStopDistance(2 * m_request->fontMetrics().horizontalAdvance(QLatin1Char(' ')));
     m_requestStatus->setObjectName(QStringLiteral("requestStatus"));
     m_requestStatus->setWordWrap(true);
-    m_metadata->setObjectName(QStringLiteral("metadataEdit"));
-    m_metadata->setPlaceholderText(tr("key: value, one per line"));
-    m_metadata->setToolTip(tr("Sent with every call: gRPC metadata, or HTTP headers. One \"key: value\" per line."));
-    m_metadata->setFixedHeight(m_metadata->fontMetrics().lineSpacing() * 3 + 12);
-    m_metadata->setTabChangesFocus(true);
+    m_metadata->setObjectName(QStringLiteral("metadataEditor"));
+    m_security->setObjectName(QStringLiteral("securityCombo"));
+    m_security->addItem(tr("Automatic (TLS unless loopback)"), QStringLiteral("auto"));
+    m_security->addItem(tr("Plaintext"), QStringLiteral("plaintext"));
+    m_security->addItem(tr("TLS"), QStringLiteral("tls"));
+    m_security->setToolTip(tr("How the gRPC connection is secured; Automatic is the CLI's default (--insecure forces "
+                              "plaintext)."));
+    m_skipVerify->setObjectName(QStringLiteral("skipVerifyCheck"));
+    m_skipVerify->setToolTip(tr("Accept any server certificate: encrypted but not verified (--skipTLS)."));
+    m_clientThreads->setSpecialValueText(tr("automatic"));
+    m_connectionNote->setObjectName(QStringLiteral("connectionNote"));
+    m_connectionNote->setWordWrap(true);
+    m_connectionNote->setText(tr("TLS settings apply to gRPC; the built-in servers serve plaintext."));
     m_discard->setObjectName(QStringLiteral("discardResponse"));
     m_discard->setToolTip(tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
     m_run->setObjectName(QStringLiteral("runButton"));
@@ -157,9 +194,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     whatForm->addRow(m_request);
     whatForm->addRow(m_requestStatus);
     whatForm->addRow(tr("Fill sizes:"), m_fills);
-    whatForm->addRow(tr("Metadata:"), m_metadata);
 
-    auto *load = new QGroupBox(tr("Load"));
+    auto *load = new QWidget;
     auto *loadForm = new QFormLayout(load);
     loadForm->addRow(tr("Calls (-n):"), m_calls);
     loadForm->addRow(tr("Concurrency (-c):"), m_concurrency);
@@ -168,11 +204,6 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     loadForm->addRow(tr("Warm-up:"), m_warmup);
     loadForm->addRow(tr("Timeout:"), m_timeout);
     loadForm->addRow(tr("Connections:"), m_connections);
-    auto *sizes = new QHBoxLayout;
-    sizes->addWidget(m_maxReceive);
-    sizes->addWidget(new QLabel(tr("send:")));
-    sizes->addWidget(m_maxSend);
-    loadForm->addRow(tr("Max receive:"), sizes);
     loadForm->addRow(m_discard);
     loadForm->addRow(m_rateSchedule);
     loadForm->addRow(m_callerSchedule);
@@ -180,13 +211,58 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_callerSchedule->setToolTip(tr("Closed loop with a changing number of callers (ghz's --concurrency-schedule), "
                                     "at most Concurrency."));
 
+    // Connection: TLS in ghz's terms. The TLS fields only mean something when TLS is chosen.
+    // One form for all rows, so every field starts at the same x.
+    auto *connection = new QWidget;
+    m_connectionForm = new QFormLayout(connection);
+    m_connectionForm->addRow(tr("Security:"), m_security);
+    const QString pem = tr("PEM files (*.pem *.crt *.cer *.key);;All files (*)");
+    m_tlsFields = {fileRow(m_caCert, QStringLiteral("caCertBrowse"), false, tr("CA certificates"), pem),
+                   fileRow(m_clientCert, QStringLiteral("clientCertBrowse"), false, tr("Client certificate"), pem),
+                   fileRow(m_clientKey, QStringLiteral("clientKeyBrowse"), false, tr("Client key"), pem), m_serverName,
+                   m_skipVerify};
+    m_connectionForm->addRow(tr("CA file:"), m_tlsFields[0]);
+    m_connectionForm->addRow(tr("Client cert:"), m_tlsFields[1]);
+    m_connectionForm->addRow(tr("Client key:"), m_tlsFields[2]);
+    m_connectionForm->addRow(tr("Server name:"), m_tlsFields[3]);
+    m_connectionForm->addRow(QString(), m_skipVerify);
+    m_connectionForm->addRow(tr("Authority:"), m_authority);
+    m_connectionForm->addRow(m_connectionNote);
+
+    auto *advanced = new QWidget;
+    auto *advancedForm = new QFormLayout(advanced);
+    advancedForm->addRow(tr("Client threads:"), m_clientThreads);
+    advancedForm->addRow(tr("Interval:"), m_interval);
+    advancedForm->addRow(tr("Raw samples:"), fileRow(m_rawSamples, QStringLiteral("rawSamplesBrowse"), true,
+                                                     tr("Raw samples CSV"), tr("CSV (*.csv);;All files (*)")));
+    advancedForm->addRow(tr("Max receive:"), m_maxReceive);
+    advancedForm->addRow(tr("Max send:"), m_maxSend);
+
+    m_tabs->setObjectName(QStringLiteral("scenarioTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(load, tr("Load"));
+    auto *metadataPage = new QWidget; // the margins the form tabs have
+    (new QVBoxLayout(metadataPage))->addWidget(m_metadata);
+    m_tabs->addTab(metadataPage, tr("Metadata"));
+    m_tabs->addTab(connection, tr("Connection"));
+    m_tabs->addTab(advanced, tr("Advanced"));
+    m_tabs->setTabToolTip(0, tr("How many calls, how fast, for how long."));
+    m_tabs->setTabToolTip(1, tr("Key/value pairs sent with every call (gRPC metadata, HTTP headers)."));
+    m_tabs->setTabToolTip(2, tr("TLS (CA, client certificate, server name) and the :authority header."));
+    m_tabs->setTabToolTip(3, tr("Client threads, time-series interval, raw samples export, message size limits."));
+    // The tab a user works in (often Connection for a TLS server) is where the next session starts.
+    const int savedTab = QSettings().value(QStringLiteral("scenario/tab")).toInt();
+    m_tabs->setCurrentIndex(std::clamp(savedTab, 0, m_tabs->count() - 1));
+    connect(m_tabs, &QTabWidget::currentChanged, this,
+            [](int index) { QSettings().setValue(QStringLiteral("scenario/tab"), index); });
+
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_run, 1);
     buttons->addWidget(m_stop, 1);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(what, 1);
-    layout->addWidget(load);
+    layout->addWidget(m_tabs);
     layout->addLayout(buttons);
 
     m_validateTimer.setSingleShot(true);
@@ -210,7 +286,16 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ScenarioPage::transportChanged);
     connect(m_codec, &QComboBox::currentIndexChanged, this, later);
     connect(m_rpcMethod, &QLineEdit::textChanged, this, later);
-    connect(m_metadata, &QPlainTextEdit::textChanged, this, later);
+    connect(m_metadata, &MetadataEditor::edited, this, later);
+    connect(m_metadata, &MetadataEditor::edited, this, [this] {
+        const int rows = static_cast<int>(m_metadata->pairs().size());
+        m_tabs->setTabText(1, rows > 0 ? tr("Metadata (%1)").arg(rows) : tr("Metadata"));
+    });
+    connect(m_security, &QComboBox::currentIndexChanged, this, &ScenarioPage::securityChanged);
+    for (QLineEdit *edit : {m_caCert, m_clientCert, m_clientKey, m_serverName, m_authority, m_interval, m_rawSamples})
+        connect(edit, &QLineEdit::textChanged, this, later);
+    connect(m_skipVerify, &QCheckBox::toggled, this, later);
+    connect(m_clientThreads, &QSpinBox::valueChanged, this, later);
     connect(m_maxReceive, &QLineEdit::textChanged, this, later);
     connect(m_maxSend, &QLineEdit::textChanged, this, later);
     connect(m_connections, &QSpinBox::valueChanged, this, later);
@@ -221,7 +306,43 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_run, &QPushButton::clicked, this, &ScenarioPage::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ScenarioPage::stopRequested);
     transportChanged();
+    securityChanged();
     validateNow();
+}
+
+QWidget *ScenarioPage::fileRow(QLineEdit *edit, const QString &browseName, bool save, const QString &caption,
+                               const QString &filter)
+{
+    auto *row = new QWidget;
+    auto *layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(edit, 1);
+    auto *browse = new QToolButton;
+    browse->setObjectName(browseName);
+    browse->setText(QStringLiteral("…"));
+    browse->setToolTip(tr("Choose the file."));
+    layout->addWidget(browse);
+    connect(browse, &QToolButton::clicked, this, [this, edit, save, caption, filter] {
+        const QString start = edit->text().trimmed();
+        const QString path = save ? QFileDialog::getSaveFileName(this, caption, start, filter)
+                                  : QFileDialog::getOpenFileName(this, caption, start, filter);
+        if (!path.isEmpty())
+            edit->setText(path);
+    });
+    return row;
+}
+
+void ScenarioPage::securityChanged()
+{
+    const bool tls = m_security->currentData().toString() == u"tls";
+    for (QWidget *field : std::as_const(m_tlsFields)) {
+        field->setEnabled(tls);
+        if (QWidget *label = m_connectionForm->labelForField(field))
+            label->setEnabled(tls);
+    }
+    m_validateTimer.start();
+    if (!m_loading)
+        Q_EMIT edited();
 }
 
 Scenario ScenarioPage::scenario() const
@@ -239,11 +360,7 @@ Scenario ScenarioPage::scenario() const
     s.request = m_request->toPlainText().toUtf8();
     for (const QString &fill : m_fills->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
         s.fills << fill.trimmed();
-    for (const QString &line : m_metadata->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-        const qsizetype colon = line.indexOf(QLatin1Char(':'));
-        if (colon > 0)
-            s.metadata.append({line.left(colon).trimmed(), line.mid(colon + 1).trimmed()});
-    }
+    s.metadata = m_metadata->pairs();
     s.calls = static_cast<quint64>(m_calls->value());
     s.concurrency = m_concurrency->value();
     s.duration = m_duration->text().trimmed();
@@ -256,6 +373,21 @@ Scenario ScenarioPage::scenario() const
     s.maxSendSize = m_maxSend->text().trimmed();
     s.rateSchedule = m_rateSchedule->text();
     s.concurrencySchedule = m_callerSchedule->text();
+    // TLS is gRPC's: for other transports the document carries none of it (the CLI would refuse it).
+    if (transport() == TransportKind::Grpc) {
+        s.security = m_security->currentData().toString();
+        if (s.security == u"tls") {
+            s.caCert = m_caCert->text().trimmed();
+            s.clientCert = m_clientCert->text().trimmed();
+            s.clientKey = m_clientKey->text().trimmed();
+            s.serverName = m_serverName->text().trimmed();
+            s.skipVerify = m_skipVerify->isChecked();
+        }
+    }
+    s.authority = m_authority->text().trimmed();
+    s.clientThreads = m_clientThreads->value();
+    s.interval = m_interval->text().trimmed();
+    s.rawSamples = m_rawSamples->text().trimmed();
     return s;
 }
 
@@ -272,10 +404,8 @@ void ScenarioPage::setScenario(const Scenario &s)
     m_target->setEditText(s.target == u"builtin" ? m_builtinTargets.value(transport()) : s.target);
     m_request->setPlainText(QString::fromUtf8(s.request));
     m_fills->setText(s.fills.join(QStringLiteral(", ")));
-    QStringList metadata;
-    for (const auto &[key, value] : s.metadata)
-        metadata << key + QStringLiteral(": ") + value;
-    m_metadata->setPlainText(metadata.join(QLatin1Char('\n')));
+    m_metadata->setPairs(s.metadata);
+    m_tabs->setTabText(1, s.metadata.isEmpty() ? tr("Metadata") : tr("Metadata (%1)").arg(s.metadata.size()));
     m_calls->setValue(static_cast<int>(std::min<quint64>(s.calls, static_cast<quint64>(m_calls->maximum()))));
     m_concurrency->setValue(s.concurrency);
     m_duration->setText(s.duration);
@@ -289,6 +419,18 @@ void ScenarioPage::setScenario(const Scenario &s)
     m_maxSend->setText(s.maxSendSize);
     m_rateSchedule->setText(s.rateSchedule);
     m_callerSchedule->setText(s.concurrencySchedule);
+    // A TLS setting asks for TLS by itself, as its CLI flag does.
+    const QString security = s.security == u"auto" && s.hasTlsSettings() ? QStringLiteral("tls") : s.security;
+    m_security->setCurrentIndex(std::max(0, m_security->findData(security)));
+    m_caCert->setText(s.caCert);
+    m_clientCert->setText(s.clientCert);
+    m_clientKey->setText(s.clientKey);
+    m_serverName->setText(s.serverName);
+    m_skipVerify->setChecked(s.skipVerify);
+    m_authority->setText(s.authority);
+    m_clientThreads->setValue(s.clientThreads);
+    m_interval->setText(s.interval);
+    m_rawSamples->setText(s.rawSamples);
     m_loading = false;
     validateNow();
 }
@@ -330,6 +472,9 @@ void ScenarioPage::transportChanged()
     m_msgpackParams->setVisible(msgpack);
     m_msgpackParamsLabel->setVisible(msgpack);
     m_target->setEnabled(kind != TransportKind::InProcess);
+    m_security->setEnabled(kind == TransportKind::Grpc);
+    for (QWidget *field : std::as_const(m_tlsFields))
+        m_connectionForm->setRowVisible(field, kind == TransportKind::Grpc);
     // The target follows the transport while it is a built-in server (or empty); a typed address stays.
     const QString text = m_target->currentText().trimmed();
     const bool builtin = text.isEmpty() || m_builtinTargets.values().contains(text);
@@ -438,13 +583,16 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
             return fail(tr("Target \"%1\" is not HOST:PORT.").arg(p.target.address));
         }
     }
-    for (const QString &line : m_metadata->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-        const qsizetype colon = line.indexOf(QLatin1Char(':'));
-        const QString key = line.left(colon).trimmed().toLower();
-        if (colon <= 0 || key.isEmpty() || key.contains(QLatin1Char(' ')))
-            return fail(tr("Metadata: \"%1\" is not \"key: value\".").arg(line.trimmed()));
-        p.target.metadata.emplace_back(key.toStdString(), line.mid(colon + 1).trimmed().toStdString());
+    for (const auto &[rawKey, value] : m_metadata->pairs()) {
+        const QString key = rawKey.toLower();
+        if (key.isEmpty())
+            return fail(tr("Metadata: the value \"%1\" has no key.").arg(value));
+        if (key.startsWith(QLatin1Char(':')) || key.contains(QLatin1Char(' ')))
+            return fail(tr("Metadata: \"%1\" is not a valid key.").arg(rawKey));
+        p.target.metadata.emplace_back(key.toStdString(), value.toStdString());
     }
+    if (const std::optional<QString> problem = prepareConnection(&p, variation))
+        return fail(*problem);
     for (const auto &[edit, field, name] : {std::tuple(m_maxReceive, &p.target.maxReceiveBytes, tr("Max receive")),
                                             std::tuple(m_maxSend, &p.target.maxSendBytes, tr("Max send"))}) {
         const QString text = edit->text().trimmed();
@@ -506,7 +654,66 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
         || (p.plan.concurrencySchedule && p.plan.concurrencySchedule->maxDuration.count() > 0);
     if (p.plan.totalCalls == 0 && p.plan.duration.count() == 0 && !scheduleEnds)
         return fail(tr("Set a number of calls or a duration."));
+
+    p.target.clientThreads
+        = m_clientThreads->value() > 0 ? m_clientThreads->value() : autoClientThreads(p.plan.concurrency);
+    const QString interval = m_interval->text().trimmed();
+    if (!interval.isEmpty()) {
+        const auto d = parseDuration(interval, &why);
+        if (!d || d->count() <= 0)
+            return fail(tr("Interval: %1").arg(d ? tr("must be positive") : why));
+        p.plan.interval = *d;
+    }
+    // A matrix makes many runs: one file of samples would be overwritten by each, so only single runs write it.
+    if (!variation) {
+        p.rawSamplesPath = m_rawSamples->text().trimmed();
+        p.plan.recordRawSamples = !p.rawSamplesPath.isEmpty();
+    }
     return p;
+}
+
+std::optional<QString> ScenarioPage::prepareConnection(Prepared *p, const Variation *variation) const
+{
+    p->target.authority = m_authority->text().trimmed().toStdString();
+    // TLS belongs to the scenario's own gRPC target; a matrix cell on another transport goes to a built-in server.
+    if (p->transport.kind != TransportKind::Grpc || transport() != TransportKind::Grpc
+        || (variation && variation->transport != transport()))
+        return std::nullopt;
+    const QString mode = m_security->currentData().toString();
+    if (mode == u"plaintext")
+        return std::nullopt;
+    if (mode == u"auto") {
+        p->target.tls.enabled = !isLoopbackAddress(p->target.address);
+        return std::nullopt;
+    }
+    const bool hasCert = !m_clientCert->text().trimmed().isEmpty();
+    if (hasCert != !m_clientKey->text().trimmed().isEmpty())
+        return tr("TLS: a client certificate and its key go together.");
+    if (m_builtinTargets.values().contains(p->target.address))
+        return tr("TLS: the built-in servers serve plaintext; choose Automatic or Plaintext.");
+    const bool anySetting = !m_caCert->text().trimmed().isEmpty() || hasCert
+        || !m_serverName->text().trimmed().isEmpty() || m_skipVerify->isChecked();
+    // A document says TLS through these settings (as the CLI's flags do); with none, a loopback target would
+    // run in plaintext from the CLI. Such a server's certificate needs a CA file or a name anyway.
+    if (!anySetting && isLoopbackAddress(p->target.address))
+        return tr("TLS to a loopback target: give the CA file, the server name or skip verification.");
+    for (const auto &[edit, into, name] : {std::tuple(m_caCert, &p->target.tls.rootCerts, tr("CA file")),
+                                           std::tuple(m_clientCert, &p->target.tls.certChain, tr("Client cert")),
+                                           std::tuple(m_clientKey, &p->target.tls.privateKey, tr("Client key"))}) {
+        const QString path = edit->text().trimmed();
+        if (path.isEmpty())
+            continue;
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return tr("%1 %2: %3").arg(name, path, file.errorString());
+        *into = file.readAll().toStdString();
+        if (into->find("-----BEGIN") == std::string::npos)
+            return tr("%1 %2: not a PEM file").arg(name, path);
+    }
+    p->target.tls.serverNameOverride = m_serverName->text().trimmed().toStdString();
+    p->target.tls.skipVerify = m_skipVerify->isChecked();
+    p->target.tls.enabled = true;
+    return std::nullopt;
 }
 
 bool ScenarioPage::validateNow()

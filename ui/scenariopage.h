@@ -15,11 +15,13 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 
 namespace rpcscope {
 
@@ -49,6 +51,7 @@ public:
         GrpcTarget target;
         GrpcCall call;
         LoadPlan plan;
+        QString rawSamplesPath; ///< write the raw samples here when the run ends (plan.recordRawSamples is set)
     };
     /// A variation of the scenario for one cell of a matrix: another transport and codec, extra size knobs.
     struct Variation
@@ -68,6 +71,9 @@ public:
     /// Shows @p scenario (its method must be in the schema set before); emits no edited().
     void setScenario(const Scenario &scenario);
 
+    /// The tabs under the call: Load, Metadata, Connection, Advanced.
+    QTabWidget *settingsTabs() const { return m_tabs; }
+
 Q_SIGNALS:
     /// The user changed something in the scenario (for the document's modified state).
     void edited();
@@ -78,6 +84,11 @@ Q_SIGNALS:
 private:
     void loadExample();
     void transportChanged();
+    void securityChanged();
+    /// TLS, authority: fills @p p's target, or the reason it cannot.
+    std::optional<QString> prepareConnection(Prepared *p, const Variation *variation) const;
+    QWidget *fileRow(
+        QLineEdit *edit, const QString &browseName, bool save, const QString &caption, const QString &filter);
 
     Schema m_schema;
     QString m_method;
@@ -105,7 +116,21 @@ private:
     class ScheduleEditor *m_callerSchedule;
     QLineEdit *m_timeout;
     QSpinBox *m_connections;
-    QPlainTextEdit *m_metadata;
+    class MetadataEditor *m_metadata;
+    QTabWidget *m_tabs;
+    QComboBox *m_security;
+    QFormLayout *m_connectionForm = nullptr;
+    QList<QWidget *> m_tlsFields; ///< fields of the TLS rows: enabled in TLS mode, shown for gRPC
+    QLineEdit *m_caCert;
+    QLineEdit *m_clientCert;
+    QLineEdit *m_clientKey;
+    QLineEdit *m_serverName;
+    QCheckBox *m_skipVerify;
+    QLineEdit *m_authority;
+    QLabel *m_connectionNote;
+    QSpinBox *m_clientThreads;
+    QLineEdit *m_interval;
+    QLineEdit *m_rawSamples;
     QLineEdit *m_maxReceive;
     QLineEdit *m_maxSend;
     bool m_loading = false; ///< setScenario() at work: no edited()

@@ -201,7 +201,24 @@ QByteArray Scenario::toJson() const
         load.insert(QStringLiteral("rate_schedule"), scheduleJson(*rateSchedule));
     if (concurrencySchedule)
         load.insert(QStringLiteral("concurrency_schedule"), scheduleJson(*concurrencySchedule));
-    const QJsonObject root{{QStringLiteral("rpcscope_scenario"), kFormatVersion},
+    // Fields added after the first release are written only when set, so such documents still open in it.
+    if (clientThreads > 0)
+        load.insert(QStringLiteral("client_threads"), clientThreads);
+    if (!interval.isEmpty())
+        load.insert(QStringLiteral("interval"), interval);
+    QJsonObject connection;
+    if (security != u"auto")
+        connection.insert(QStringLiteral("security"), security);
+    for (const auto &[key, value] :
+         {std::pair(QStringLiteral("cacert"), &caCert), std::pair(QStringLiteral("cert"), &clientCert),
+          std::pair(QStringLiteral("key"), &clientKey), std::pair(QStringLiteral("cname"), &serverName),
+          std::pair(QStringLiteral("authority"), &authority)}) {
+        if (!value->isEmpty())
+            connection.insert(key, *value);
+    }
+    if (skipVerify)
+        connection.insert(QStringLiteral("skip_verify"), true);
+    QJsonObject root{{QStringLiteral("rpcscope_scenario"), kFormatVersion},
                            {QStringLiteral("schema"), schema},
                            {QStringLiteral("method"), method},
                            {QStringLiteral("transport"), transport},
@@ -213,6 +230,10 @@ QByteArray Scenario::toJson() const
                            {QStringLiteral("fills"), stringArray(fills)},
                            {QStringLiteral("metadata"), metadataArray},
                            {QStringLiteral("load"), load}};
+    if (!connection.isEmpty())
+        root.insert(QStringLiteral("connection"), connection);
+    if (!rawSamples.isEmpty())
+        root.insert(QStringLiteral("raw_samples"), rawSamples);
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -250,7 +271,8 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     r.rejectUnknown({QStringLiteral("rpcscope_scenario"), QStringLiteral("schema"), QStringLiteral("method"),
                      QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"),
                      QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"),
-                     QStringLiteral("fills"), QStringLiteral("metadata"), QStringLiteral("load")});
+                     QStringLiteral("fills"), QStringLiteral("metadata"), QStringLiteral("load"),
+                     QStringLiteral("connection"), QStringLiteral("raw_samples")});
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
         sr.rejectUnknown({QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets")});
@@ -307,7 +329,8 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                           QStringLiteral("rate"), QStringLiteral("warmup"), QStringLiteral("timeout"),
                           QStringLiteral("connections"), QStringLiteral("discard_response"),
                           QStringLiteral("max_receive_size"), QStringLiteral("max_send_size"),
-                          QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule")});
+                          QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule"),
+                          QStringLiteral("client_threads"), QStringLiteral("interval")});
         lr.integer(QStringLiteral("calls"), &s.calls, 0, 9e15);
         lr.integer(QStringLiteral("concurrency"), &s.concurrency, 1, 100000);
         lr.string(QStringLiteral("duration"), &s.duration);
@@ -320,17 +343,74 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         lr.string(QStringLiteral("max_send_size"), &s.maxSendSize);
         s.rateSchedule = lr.schedule(QStringLiteral("rate_schedule"));
         s.concurrencySchedule = lr.schedule(QStringLiteral("concurrency_schedule"));
+        lr.integer(QStringLiteral("client_threads"), &s.clientThreads, 0, 64);
+        lr.string(QStringLiteral("interval"), &s.interval);
         r.adopt(lr);
     }
+    if (const auto connection = r.object(QStringLiteral("connection"))) {
+        Reader cr = r.child(*connection, QStringLiteral("connection"));
+        cr.rejectUnknown({QStringLiteral("security"), QStringLiteral("cacert"), QStringLiteral("cert"),
+                          QStringLiteral("key"), QStringLiteral("cname"), QStringLiteral("skip_verify"),
+                          QStringLiteral("authority")});
+        cr.string(QStringLiteral("security"), &s.security);
+        cr.string(QStringLiteral("cacert"), &s.caCert);
+        cr.string(QStringLiteral("cert"), &s.clientCert);
+        cr.string(QStringLiteral("key"), &s.clientKey);
+        cr.string(QStringLiteral("cname"), &s.serverName);
+        cr.boolean(QStringLiteral("skip_verify"), &s.skipVerify);
+        cr.string(QStringLiteral("authority"), &s.authority);
+        // The CLI refuses the same combinations; caught here so the document names the field.
+        if (cr.ok() && s.security != u"auto" && s.security != u"plaintext" && s.security != u"tls")
+            cr.fail(QStringLiteral("security"), QStringLiteral("\"%1\" is not auto, plaintext or tls").arg(s.security));
+        if (cr.ok() && s.security == u"plaintext" && s.hasTlsSettings())
+            cr.fail(QStringLiteral("security"),
+                    QStringLiteral("plaintext contradicts the TLS settings (cacert, cert, key, cname, skip_verify)"));
+        if (cr.ok() && s.clientCert.isEmpty() != s.clientKey.isEmpty())
+            cr.fail(s.clientKey.isEmpty() ? QStringLiteral("key") : QStringLiteral("cert"),
+                    QStringLiteral("a client certificate and its key go together"));
+        r.adopt(cr);
+    }
+    r.string(QStringLiteral("raw_samples"), &s.rawSamples);
     if (r.ok() && !QStringList{QStringLiteral("grpc"), QStringLiteral("http"), QStringLiteral("msgpack"), QStringLiteral("none")}
                        .contains(s.transport))
         r.fail(QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(s.transport));
     if (r.ok() && !s.codec.isEmpty()
         && !QStringList{QStringLiteral("protobuf"), QStringLiteral("json"), QStringLiteral("msgpack")}.contains(s.codec))
         r.fail(QStringLiteral("codec"), QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(s.codec));
+    if (r.ok() && s.transport != u"grpc" && (s.hasTlsSettings() || s.security == u"tls"))
+        r.fail(QStringLiteral("connection"), QStringLiteral("the TLS settings are for the grpc transport"));
     if (!r.ok())
         return std::nullopt;
     return s;
+}
+
+bool isLoopbackAddress(const QString &address)
+{
+    QString host = address;
+    if (host.startsWith(QLatin1Char('[')))
+        host = host.mid(1, host.indexOf(QLatin1Char(']')) - 1);
+    else if (host.count(QLatin1Char(':')) == 1)
+        host = host.left(host.indexOf(QLatin1Char(':')));
+    return host == u"localhost" || host.startsWith(QStringLiteral("127.")) || host == u"::1";
+}
+
+bool Scenario::hasTlsSettings() const
+{
+    return !caCert.isEmpty() || !clientCert.isEmpty() || !clientKey.isEmpty() || !serverName.isEmpty() || skipVerify;
+}
+
+QList<QString *> Scenario::filePaths()
+{
+    QList<QString *> paths;
+    for (QStringList *list : {&protos, &importPaths, &protosets}) {
+        for (QString &p : *list)
+            paths << &p;
+    }
+    for (QString *p : {&caCert, &clientCert, &clientKey, &rawSamples}) {
+        if (!p->isEmpty()) // empty means unset, not the document's folder
+            paths << p;
+    }
+    return paths;
 }
 
 std::optional<Scenario> Scenario::load(const QString &path, QString *error)
@@ -349,10 +429,8 @@ std::optional<Scenario> Scenario::load(const QString &path, QString *error)
         return std::nullopt;
     }
     const QDir folder = QFileInfo(path).absoluteDir();
-    for (QStringList *list : {&s->protos, &s->importPaths, &s->protosets}) {
-        for (QString &p : *list)
-            p = QDir::cleanPath(folder.absoluteFilePath(p));
-    }
+    for (QString *p : s->filePaths())
+        *p = QDir::cleanPath(folder.absoluteFilePath(*p));
     return s;
 }
 
@@ -360,12 +438,10 @@ bool Scenario::save(const QString &path, QString *error) const
 {
     Scenario relative = *this;
     const QDir folder = QFileInfo(path).absoluteDir();
-    for (QStringList *list : {&relative.protos, &relative.importPaths, &relative.protosets}) {
-        for (QString &p : *list) {
-            const QString rel = folder.relativeFilePath(p);
-            if (!rel.startsWith(QStringLiteral("..")) && !QDir::isAbsolutePath(rel))
-                p = rel; // the document and its protos move together (a repository)
-        }
+    for (QString *p : relative.filePaths()) {
+        const QString rel = folder.relativeFilePath(*p);
+        if (!rel.startsWith(QStringLiteral("..")) && !QDir::isAbsolutePath(rel))
+            *p = rel; // the document and its protos move together (a repository)
     }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(relative.toJson()) < 0 || !file.commit()) {
@@ -374,6 +450,85 @@ bool Scenario::save(const QString &path, QString *error) const
         return false;
     }
     return true;
+}
+
+QStringList Scenario::toRunArguments(bool withTarget) const
+{
+    const Scenario &s = *this;
+    QStringList args;
+    auto flag = [&args](const char *name, const QString &value) {
+        if (!value.isEmpty())
+            args << QLatin1String(name) << value;
+    };
+    for (const QString &p : s.protos)
+        flag("--proto", p);
+    for (const QString &p : s.importPaths)
+        flag("-i", p);
+    for (const QString &p : s.protosets)
+        flag("--protoset", p);
+    flag("--call", s.method);
+    flag("--transport", s.transport);
+    flag("--codec", s.codec);
+    flag("--rpc-method", s.rpcMethod);
+    if (s.msgpackParamsMap)
+        flag("--msgpack-params", QStringLiteral("map"));
+    if (!s.request.trimmed().isEmpty())
+        flag("-d", QString::fromUtf8(s.request));
+    for (const QString &f : s.fills)
+        flag("--fill", f);
+    if (!s.metadata.isEmpty()) {
+        QJsonObject metadata;
+        for (const auto &[key, value] : s.metadata)
+            metadata.insert(key, value);
+        flag("-m", QString::fromUtf8(QJsonDocument(metadata).toJson(QJsonDocument::Compact)));
+    }
+    if (s.calls > 0)
+        flag("-n", QString::number(s.calls));
+    flag("-c", QString::number(s.concurrency));
+    flag("-z", s.duration);
+    flag("--rps", s.rate);
+    flag("--warmup", s.warmup);
+    flag("-t", s.timeout);
+    if (s.connections > 0)
+        flag("--connections", QString::number(s.connections));
+    if (s.discardResponse)
+        args << QStringLiteral("--discard-response");
+    flag("--max-recv-size", s.maxReceiveSize);
+    flag("--max-send-size", s.maxSendSize);
+    auto schedule = [&flag](const QString &prefix, const std::optional<ScheduleText> &t) {
+        if (!t)
+            return;
+        flag(qPrintable(prefix + QStringLiteral("-schedule")), t->kind);
+        flag(qPrintable(prefix + QStringLiteral("-start")), t->start);
+        flag(qPrintable(prefix + QStringLiteral("-step")), t->step);
+        flag(qPrintable(prefix + QStringLiteral("-end")), t->end);
+        flag(qPrintable(prefix + QStringLiteral("-step-duration")), t->stepDuration);
+        flag(qPrintable(prefix + QStringLiteral("-max-duration")), t->maxDuration);
+    };
+    schedule(QStringLiteral("--load"), s.rateSchedule);
+    schedule(QStringLiteral("--concurrency"), s.concurrencySchedule);
+    if (s.security == u"plaintext") {
+        args << QStringLiteral("--insecure");
+    } else {
+        flag("--cacert", s.caCert);
+        flag("--cert", s.clientCert);
+        flag("--key", s.clientKey);
+        flag("--cname", s.serverName);
+        if (s.skipVerify)
+            args << QStringLiteral("--skipTLS");
+    }
+    flag("--authority", s.authority);
+    if (s.clientThreads > 0)
+        flag("--cpus", QString::number(s.clientThreads));
+    flag("--interval", s.interval);
+    flag("--raw-samples", s.rawSamples);
+    if (withTarget && s.transport != u"none") {
+        if (s.target.isEmpty() || s.target == u"builtin")
+            args << QStringLiteral("--builtin");
+        else
+            args << s.target;
+    }
+    return args;
 }
 
 } // namespace rpcscope

@@ -63,6 +63,25 @@ struct Scenario
     std::optional<ScheduleText> rateSchedule;
     std::optional<ScheduleText> concurrencySchedule;
 
+    // Connection (gRPC). TLS in ghz's terms; file paths are relative to the document's folder, like the protos.
+    /// "auto" (loopback targets plaintext, others TLS, as the CLI), "plaintext" (--insecure) or "tls". Any TLS
+    /// setting below means TLS, as its flag does.
+    QString security = QStringLiteral("auto");
+    QString caCert; ///< --cacert: trust these CAs (PEM); empty = the system's
+    QString clientCert; ///< --cert: mutual TLS; needs clientKey
+    QString clientKey; ///< --key
+    QString serverName; ///< --cname: the name checked against the server's certificate
+    bool skipVerify = false; ///< --skipTLS
+    QString authority; ///< --authority: the :authority header; empty = from the target
+
+    // Advanced.
+    int clientThreads = 0; ///< --cpus: gRPC client threads; 0 = automatic
+    QString interval; ///< --interval: time-series resolution; empty = 1s
+    QString rawSamples; ///< --raw-samples: CSV of every timed call, written when the run ends; empty = none
+
+    /// True when any TLS setting is given (which alone asks for TLS, as the CLI's flags do).
+    bool hasTlsSettings() const;
+
     bool operator==(const Scenario &) const = default;
 
     QByteArray toJson() const;
@@ -75,6 +94,17 @@ struct Scenario
     /// Writes @p path atomically (a temporary file renamed over it: never half-written); schema paths under the
     /// document's folder are stored relative to it. False with @p error naming the path.
     bool save(const QString &path, QString *error) const;
+
+    /// The document as `rpcscope-cli run` flags (values as the user wrote them, so the flags' own checks apply);
+    /// with @p withTarget, the target too ("--builtin" or the address).
+    QStringList toRunArguments(bool withTarget) const;
+
+private:
+    /// Every file path the document holds (schema, TLS files, raw samples), for making them relative and back.
+    QList<QString *> filePaths();
 };
+
+/// True for localhost, 127.x.x.x and ::1 (with or without a port): what "auto" security dials in plaintext.
+bool isLoopbackAddress(const QString &address);
 
 } // namespace rpcscope
