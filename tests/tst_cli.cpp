@@ -1,4 +1,5 @@
 // rpcscope-cli as a user runs it: a real process, real servers on loopback.
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -445,6 +446,127 @@ private Q_SLOTS:
         QVERIFY2(out.contains(QStringLiteral("Stopped early")), qPrintable(out));
         QVERIFY(out.contains(QStringLiteral("[OK]")));
         QVERIFY(!out.contains(QStringLiteral("CANCELLED")));
+    }
+
+    void historyAndCompare()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        const QStringList run{QStringLiteral("run"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                              QStringLiteral("-n"), QStringLiteral("3000"), QStringLiteral("-c"), QStringLiteral("4"),
+                              QStringLiteral("--db"), db, QStringLiteral("--insecure")};
+        QStringList builtinRun = run;
+        builtinRun.last() = QStringLiteral("--builtin");
+        Result r = cli(builtinRun << QStringLiteral("--label") << QStringLiteral("fast"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("Saved as run #1")), qPrintable(r.err));
+        // B: a server that answers every call 1 ms later.
+        QProcess slow;
+        slow.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--delay"),
+                                                  QStringLiteral("1ms")});
+        QVERIFY(slow.waitForReadyRead(10000));
+        const QString address = QString::fromUtf8(slow.readLine()).trimmed();
+        r = cli(QStringList(run) << address << QStringLiteral("--name") << QStringLiteral("slow one"));
+        slow.terminate();
+        slow.waitForFinished(5000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
+        r = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("slow one")) && r.out.contains(QStringLiteral("fast")), qPrintable(r.out));
+        r = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db, QStringLiteral("--label"),
+                 QStringLiteral("fast")});
+        QVERIFY2(!r.out.contains(QStringLiteral("slow one")), qPrintable(r.out));
+        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("2"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("Count:\t3000")) && r.out.contains(address), qPrintable(r.out));
+        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("7"), QStringLiteral("--db"), db});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("no run #7")), qPrintable(r.err));
+
+        // B is slower: a regression, exit 4, with the interval; the other way round an improvement, exit 0.
+        r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
+        QVERIFY2(QRegularExpression(QStringLiteral("regression: p50 \\+[0-9.]+% \\(95% CI \\+")).match(r.out).hasMatch(),
+                 qPrintable(r.out));
+        r = cli({QStringLiteral("compare"), QStringLiteral("2"), QStringLiteral("1"), QStringLiteral("--db"), db,
+                 QStringLiteral("--format"), QStringLiteral("markdown")});
+        // The p50 row decides here: on a loaded machine the fast run's own tail may be the longer one.
+        QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.out + r.err));
+        QVERIFY2(QRegularExpression(QStringLiteral("\\| p50 \\|[^\\n]*improvement")).match(r.out).hasMatch(), qPrintable(r.out));
+        // A JSON report on one side, a history ID on the other.
+        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--json"),
+                 QStringLiteral("--db"), db});
+        QFile report(dir.filePath(QStringLiteral("a.json")));
+        QVERIFY(report.open(QIODevice::WriteOnly));
+        report.write(r.out.toUtf8());
+        report.close();
+        r = cli({QStringLiteral("compare"), report.fileName(), QStringLiteral("1"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("no significant change")), qPrintable(r.out + r.err));
+        r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("--db"), db});
+        QCOMPARE(r.exitCode, 2);
+        r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--threshold"),
+                 QStringLiteral("abc"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("--threshold")), qPrintable(r.err));
+
+        r = cli({QStringLiteral("history"), QStringLiteral("delete"), QStringLiteral("2"), QStringLiteral("--db"), db});
+        QCOMPARE(r.exitCode, 0);
+        r = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db});
+        QVERIFY(!r.out.contains(QStringLiteral("slow one")));
+    }
+
+    void abFlagsTheSlowerServer_data()
+    {
+        QTest::addColumn<bool>("bSlower");
+        QTest::newRow("B slower") << true;
+        QTest::newRow("A slower") << false;
+    }
+
+    void abFlagsTheSlowerServer()
+    {
+        // One server command (ready when its port accepts) and one built-in server; the slower one gets a 1 ms
+        // delay through an environment variable, as a version switch would come in.
+        QFETCH(bool, bSlower);
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        const QString command = QStringLiteral("'%1' serve grpc --port {port}").arg(QStringLiteral(RPCSCOPE_CLI));
+        const Result r = cli({QStringLiteral("ab"), QStringLiteral("--a"), command, QStringLiteral("--b"), QStringLiteral("builtin"),
+                              bSlower ? QStringLiteral("--b-env") : QStringLiteral("--a-env"),
+                              QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("2000"),
+                              QStringLiteral("-c"), QStringLiteral("4"), QStringLiteral("--db"), db, QStringLiteral("--label"),
+                              QStringLiteral("ab test")});
+        if (bSlower) {
+            QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
+            QVERIFY2(r.out.contains(QStringLiteral("regression: p50 +")), qPrintable(r.out));
+        } else {
+            // B is faster at the median; its tail may still be longer on a loaded machine (then exit 4 names p99).
+            QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.out + r.err));
+            QVERIFY2(QRegularExpression(QStringLiteral("\\np50 [^\\n]*improvement")).match(r.out).hasMatch(), qPrintable(r.out));
+            QVERIFY(!r.out.contains(QStringLiteral("regression: p50")));
+        }
+        QVERIFY2(r.err.contains(QStringLiteral("round 10 B")), qPrintable(r.err)); // ABAB..., 200 calls per block
+        QVERIFY2(r.out.contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms")), qPrintable(r.out)); // what differs
+        const Result list = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db});
+        QVERIFY2(list.out.contains(QStringLiteral("A, ab test")) && list.out.contains(QStringLiteral("B, ab test")),
+                 qPrintable(list.out));
+        QVERIFY2(list.out.count(QStringLiteral(" 2000 ")) == 2, qPrintable(list.out));
+    }
+
+    void abServerThatNeverGetsReady()
+    {
+        QElapsedTimer timer;
+        timer.start();
+        const Result r = cli({QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+                              QStringLiteral("sh -c 'echo booting the {port} server; sleep 30'"), QStringLiteral("--ready"),
+                              QStringLiteral("listening"), QStringLiteral("--ready-timeout"), QStringLiteral("700ms"),
+                              QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--no-save")});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains(QStringLiteral("server B did not start")) && r.err.contains(QStringLiteral("booting the")),
+                 qPrintable(r.err));
+        QVERIFY(timer.elapsed() < 15000);
+        const Result usage = cli({QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--call"),
+                                  QStringLiteral("x.Y/Z")});
+        QVERIFY2(usage.exitCode == 2 && usage.err.contains(QStringLiteral("--a and --b are required")), qPrintable(usage.err));
     }
 };
 

@@ -1,4 +1,5 @@
 #include "metrics/latencyhistogram.h"
+#include "metrics/runsnapshot.h"
 
 #include <QTest>
 
@@ -149,6 +150,53 @@ private Q_SLOTS:
         QCOMPARE(h.percentile(50), 12345ULL); // clamped to min/max: one sample is exact
         QCOMPARE(h.percentile(100), 12345ULL);
         QCOMPARE(h.stddev(), 0.0);
+    }
+
+    void restoreChecksItsParts()
+    {
+        LatencyHistogram h;
+        for (uint64_t v : {5ULL, 700ULL, 123456ULL, 99999999ULL})
+            h.record(v);
+        LatencyHistogram back;
+        QVERIFY(LatencyHistogram::restore(h.bucketCounts(), h.min(), h.max(), h.exactSum(), h.exactSumOfSquares(), &back));
+        QVERIFY(back == h);
+        QVERIFY(!LatencyHistogram::restore({{LatencyHistogram::kBucketCount, 1}}, 1, 1, 1, 1, &back));
+        QVERIFY(!LatencyHistogram::restore(h.bucketCounts(), h.max(), h.min(), 0, 0, &back)); // min > max
+        QVERIFY(!LatencyHistogram::restore(h.bucketCounts(), 6, h.max(), 0, 0, &back)); // min outside its bucket
+    }
+
+    void appendRunAddsBlocks()
+    {
+        rpcscope::RunSnapshot a;
+        rpcscope::RunSnapshot b;
+        a.latency.record(1000);
+        a.statusCounts[0] = 1;
+        a.elapsed = std::chrono::seconds(2);
+        a.timeline.append({1.0, 1.0, 1, 0, 1000, 1000, 1000, 1});
+        a.errors.append({14, QStringLiteral("refused"), 2});
+        a.clientPeakRssBytes = 10;
+        b.latency.record(3000);
+        b.latency.record(5000);
+        b.statusCounts[0] = 2;
+        b.elapsed = std::chrono::seconds(1);
+        b.timeline.append({0.5, 0.5, 2, 0, 3000, 5000, 5000, 1});
+        b.errors.append({14, QStringLiteral("refused"), 3});
+        b.errors.append({4, QStringLiteral("deadline"), 1});
+        b.clientPeakRssBytes = 7;
+        b.state = rpcscope::RunState::Finished;
+        rpcscope::RunSnapshot total;
+        rpcscope::appendRun(total, a);
+        rpcscope::appendRun(total, b);
+        QCOMPARE(total.latency.count(), 3ULL);
+        QCOMPARE(total.statusCounts[0], 3ULL);
+        QCOMPARE(total.elapsed, std::chrono::nanoseconds(std::chrono::seconds(3)));
+        QCOMPARE(total.timeline.size(), 2);
+        QCOMPARE(total.timeline.at(1).endSeconds, 2.5); // continues after the first block's 2 s
+        QCOMPARE(total.errors.size(), 2);
+        QCOMPARE(total.errors.at(0).count, 5ULL);
+        QCOMPARE(total.clientPeakRssBytes, 10ULL);
+        QCOMPARE(total.state, rpcscope::RunState::Finished);
+        QCOMPARE(total.latency.max(), 5000ULL);
     }
 };
 

@@ -1,22 +1,33 @@
 #include "cliapp.h"
+#include "abcommand.h"
 #include "codecscommand.h"
+#include "comparecommand.h"
+#include "exportcommand.h"
+#include "historycommand.h"
 #include "matrixcommand.h"
 
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
+#include "export/exporter.h"
+#include "report/rawsamples.h"
 #include "report/textreport.h"
 #include "scenario/scenario.h"
 #include "schema/schema.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
 #include "server/serverprocess.h"
+#include "store/environment.h"
+#include "store/runstore.h"
 #include "transport/transports.h"
 #include "util/units.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QSaveFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
@@ -24,6 +35,7 @@
 #include <QTextStream>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -46,6 +58,18 @@ QTextStream &err()
     return stream;
 }
 
+bool parseRunId(const QString &text, qint64 *id)
+{
+    bool ok = false;
+    *id = (text.startsWith(QLatin1Char('#')) ? text.mid(1) : text).toLongLong(&ok);
+    return ok && *id > 0;
+}
+
+QString historyPath(const QCommandLineParser &parser)
+{
+    return parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();
+}
+
 int usageError(const QString &command, const QString &message)
 {
     err() << "rpcscope-cli " << command << ": " << message << '\n'
@@ -55,17 +79,6 @@ int usageError(const QString &command, const QString &message)
 }
 
 namespace {
-
-/// Loopback targets default to plaintext; anything else to TLS, as a user dialing a remote server expects.
-bool isLoopback(const QString &address)
-{
-    QString host = address;
-    if (host.startsWith(QLatin1Char('[')))
-        host = host.mid(1, host.indexOf(QLatin1Char(']')) - 1);
-    else if (host.count(QLatin1Char(':')) == 1)
-        host = host.left(host.indexOf(QLatin1Char(':')));
-    return host == u"localhost" || host.startsWith(QStringLiteral("127.")) || host == u"::1";
-}
 
 sigset_t terminationSignals()
 {
@@ -110,11 +123,16 @@ Commands:
   matrix   run one method over transports x codecs x payloads, one table with the codec's share
   serve    run a built-in server (serve grpc|http|msgpack|all)
   codecs   time encode/decode per codec for a message (no network)
+  history  the saved runs: list, show, delete, rename, label
+  ab       one scenario against two servers (commands, addresses or builtin) in alternating blocks, with a verdict
+  export   write a saved run as csv, json, ghz-json, hgrm, markdown, ... (export ID -O FORMAT -o FILE)
+  import   add ghz JSON reports or rpcscope JSON reports to the history
+  compare  compare two runs (history IDs or JSON reports): delta table and a verdict with a confidence interval
 
 Run 'rpcscope-cli COMMAND --help' for a command's options.
 
 Exit codes: 0 success; 1 calls failed and --fail-on-error was given; 2 bad usage or input;
-3 the work could not be done (e.g. a server could not start).
+3 the work could not be done (e.g. a server could not start); 4 compare/ab found a regression.
 )";
 
 int serveCommand(const QStringList &arguments)
@@ -134,6 +152,10 @@ int serveCommand(const QStringList &arguments)
                       QStringLiteral("PORT"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("threads"), QStringLiteral("Serving threads (default 0: one per core)."),
                       QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("delay"),
+                      QStringLiteral("Answer every call this much later, e.g. 2ms (default: $RPCSCOPE_SERVE_DELAY, else 0): "
+                                     "a server made slower on purpose, for trying A/B comparisons."),
+                      QStringLiteral("DURATION")});
     parser.addOption({QStringLiteral("cert"), QStringLiteral("Serve TLS with this certificate chain (PEM)."), QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("key"), QStringLiteral("Private key of --cert (PEM)."), QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("client-ca"),
@@ -177,11 +199,26 @@ int serveCommand(const QStringList &arguments)
             *into = file.readAll().toStdString();
         }
     }
+    std::chrono::microseconds extraDelay{0};
+    const QString delayText = parser.isSet(QStringLiteral("delay")) ? parser.value(QStringLiteral("delay"))
+                                                                     : qEnvironmentVariable("RPCSCOPE_SERVE_DELAY");
+    if (!delayText.isEmpty()) {
+        QString why;
+        const auto delay = delayText == u"0" ? std::optional(std::chrono::nanoseconds(0)) : parseDuration(delayText, &why);
+        if (!delay)
+            return usageError(QStringLiteral("serve"), (parser.isSet(QStringLiteral("delay")) ? QStringLiteral("--delay: ")
+                                                                                             : QStringLiteral("RPCSCOPE_SERVE_DELAY: "))
+                                                       + why);
+        extraDelay = std::chrono::duration_cast<std::chrono::microseconds>(*delay);
+    }
     const QString host = parser.value(QStringLiteral("host"));
     const auto bindPort = static_cast<quint16>(kind == u"all" ? 0 : port);
     BuiltinGrpcServer grpcServer;
     BuiltinHttpServer httpServer;
     BuiltinMsgpackServer msgpackServer;
+    grpcServer.setExtraDelay(extraDelay);
+    httpServer.setExtraDelay(extraDelay);
+    msgpackServer.setExtraDelay(extraDelay);
     QString error;
     if ((wantGrpc && !grpcServer.start(host, bindPort, threads, &error, tls))
         || ((kind == u"http" || kind == u"all") && !httpServer.start(host, bindPort, threads, &error))
@@ -210,76 +247,12 @@ int serveCommand(const QStringList &arguments)
     return ExitOk;
 }
 
-/// A scenario document as `run` flags (values as the user wrote them, so the flags' own checks apply).
-QStringList scenarioArguments(const Scenario &s, bool withTarget)
-{
-    QStringList args;
-    auto flag = [&args](const char *name, const QString &value) {
-        if (!value.isEmpty())
-            args << QLatin1String(name) << value;
-    };
-    for (const QString &p : s.protos)
-        flag("--proto", p);
-    for (const QString &p : s.importPaths)
-        flag("-i", p);
-    for (const QString &p : s.protosets)
-        flag("--protoset", p);
-    flag("--call", s.method);
-    flag("--transport", s.transport);
-    flag("--codec", s.codec);
-    flag("--rpc-method", s.rpcMethod);
-    if (s.msgpackParamsMap)
-        flag("--msgpack-params", QStringLiteral("map"));
-    if (!s.request.trimmed().isEmpty())
-        flag("-d", QString::fromUtf8(s.request));
-    for (const QString &f : s.fills)
-        flag("--fill", f);
-    if (!s.metadata.isEmpty()) {
-        QJsonObject metadata;
-        for (const auto &[key, value] : s.metadata)
-            metadata.insert(key, value);
-        flag("-m", QString::fromUtf8(QJsonDocument(metadata).toJson(QJsonDocument::Compact)));
-    }
-    if (s.calls > 0)
-        flag("-n", QString::number(s.calls));
-    flag("-c", QString::number(s.concurrency));
-    flag("-z", s.duration);
-    flag("--rps", s.rate);
-    flag("--warmup", s.warmup);
-    flag("-t", s.timeout);
-    if (s.connections > 0)
-        flag("--connections", QString::number(s.connections));
-    if (s.discardResponse)
-        args << QStringLiteral("--discard-response");
-    flag("--max-recv-size", s.maxReceiveSize);
-    flag("--max-send-size", s.maxSendSize);
-    auto schedule = [&flag](const QString &prefix, const std::optional<ScheduleText> &t) {
-        if (!t)
-            return;
-        flag(qPrintable(prefix + QStringLiteral("-schedule")), t->kind);
-        flag(qPrintable(prefix + QStringLiteral("-start")), t->start);
-        flag(qPrintable(prefix + QStringLiteral("-step")), t->step);
-        flag(qPrintable(prefix + QStringLiteral("-end")), t->end);
-        flag(qPrintable(prefix + QStringLiteral("-step-duration")), t->stepDuration);
-        flag(qPrintable(prefix + QStringLiteral("-max-duration")), t->maxDuration);
-    };
-    schedule(QStringLiteral("--load"), s.rateSchedule);
-    schedule(QStringLiteral("--concurrency"), s.concurrencySchedule);
-    if (withTarget && s.transport != u"none") {
-        if (s.target.isEmpty() || s.target == u"builtin")
-            args << QStringLiteral("--builtin");
-        else
-            args << s.target;
-    }
-    return args;
-}
-
 } // namespace
 
 /// `run`: parses @p arguments, runs, and prints the report; with @p outcome set, fills it instead of printing.
-int runOnce(const QStringList &arguments, RunOutcome *outcome)
+int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prepared)
 {
-    const QString cmd = outcome ? QStringLiteral("matrix") : QStringLiteral("run");
+    const QString cmd = prepared ? QStringLiteral("ab") : outcome ? QStringLiteral("matrix") : QStringLiteral("run");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Benchmarks one unary method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
@@ -395,6 +368,19 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
          QStringLiteral("Metadata sent with every call, as a JSON object of strings: '{\"key\":\"value\"}'."),
          QStringLiteral("JSON")},
         {QStringLiteral("fail-on-error"), QStringLiteral("Exit 1 when any call did not end OK.")},
+        {{QStringLiteral("O"), QStringLiteral("output-format")},
+         QStringLiteral("Also write the run as FORMAT to the -o that follows (repeatable): summary, csv, csv-histogram, "
+                        "csv-timeline, csv-raw, json, ghz-json, hgrm, markdown."),
+         QStringLiteral("FORMAT")},
+        {{QStringLiteral("o"), QStringLiteral("output")},
+         QStringLiteral("File for the -O before it ('-' = standard output). Written whole or not at all."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("save"), QStringLiteral("Save the run in the history (also implied by --db, --label, --name).")},
+        {QStringLiteral("db"), QStringLiteral("Run history database (default ~/.local/share/rpcscope/runs.sqlite)."),
+         QStringLiteral("PATH")},
+        {QStringLiteral("label"), QStringLiteral("Label for the saved run, e.g. \"protobuf 4.25.8\" (repeatable)."),
+         QStringLiteral("TEXT")},
+        {QStringLiteral("name"), QStringLiteral("Name of the saved run."), QStringLiteral("NAME")},
         {QStringLiteral("scenario"),
          QStringLiteral("Run a scenario document (*.rpcscope.json, as the GUI saves it); flags given too override "
                         "its values (repeatable ones such as --fill add to them)."),
@@ -416,7 +402,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
             return usageError(cmd, QStringLiteral("--scenario ") + why);
         const bool userTarget = !positional.isEmpty() || parser.isSet(QStringLiteral("builtin"));
         QStringList combined{arguments.value(0), arguments.value(1)};
-        combined += scenarioArguments(*scenario, !userTarget);
+        combined += scenario->toRunArguments(!userTarget);
         for (qsizetype i = 2; i < arguments.size(); ++i) {
             if (arguments.at(i) == u"--scenario") {
                 ++i;
@@ -425,7 +411,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
             if (!arguments.at(i).startsWith(QStringLiteral("--scenario=")))
                 combined << arguments.at(i);
         }
-        return runOnce(combined, outcome);
+        return runOnce(combined, outcome, prepared);
     }
     TransportOptions transport;
     if (parser.isSet(QStringLiteral("transport"))) {
@@ -654,7 +640,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
         return usageError(cmd, QStringLiteral("the TLS flags are for --transport grpc"));
     target.tls.enabled = tlsFlags
         || (transport.kind == TransportKind::Grpc && !builtin && !parser.isSet(QStringLiteral("insecure"))
-            && !isLoopback(positional.value(0)));
+            && !isLoopbackAddress(positional.value(0)));
     if (builtin && tlsFlags)
         return usageError(cmd, QStringLiteral("--builtin serves plaintext; run 'serve grpc --cert --key' for a TLS server"));
 
@@ -672,7 +658,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
             return usageError(cmd, QStringLiteral("the schema has %1 error(s), see above").arg(loaded.errors.size()));
         }
         schema = loaded.schema;
-    } else if (builtin) {
+    } else if (builtin || (prepared && prepared->builtinSchema)) {
         schema = builtinBenchSchema();
     } else if (transport.kind == TransportKind::Grpc) {
         // No schema given: ask the server, as ghz and grpcurl do.
@@ -733,6 +719,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
     // The built-in server runs as a child process (this same program's `serve grpc`), so the client's CPU is
     // measured alone and the server's can be measured too.
     ServerProcess server;
+    if (prepared && builtin && !inProcess)
+        return usageError(cmd, QStringLiteral("--builtin: say --a builtin or --b builtin instead"));
     if (builtin && !inProcess) {
         const QString kind = transport.kind == TransportKind::Http ? QStringLiteral("http")
             : transport.kind == TransportKind::Msgpack             ? QStringLiteral("msgpack")
@@ -756,6 +744,54 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
     QSaveFile rawFile(parser.value(QStringLiteral("raw-samples")));
     if (plan.recordRawSamples && !rawFile.open(QIODevice::WriteOnly))
         return usageError(cmd, QStringLiteral("--raw-samples %1: %2").arg(rawFile.fileName(), rawFile.errorString()));
+    // Exports: checked before any load is sent, so a typo in a format or an unwritable folder costs no run.
+    QList<QPair<ExportFormat, QString>> exports;
+    {
+        const QStringList formats = parser.values(QStringLiteral("O"));
+        QStringList files = parser.values(QStringLiteral("o"));
+        if (formats.size() == 1 && files.isEmpty())
+            files << QStringLiteral("-");
+        if (formats.size() != files.size())
+            return usageError(cmd, QStringLiteral("-O/-o: give them in pairs (-O csv -o run.csv), got %1 -O and %2 -o")
+                                       .arg(formats.size())
+                                       .arg(files.size()));
+        for (qsizetype i = 0; i < formats.size(); ++i) {
+            const std::optional<ExportFormat> format = parseExportFormat(formats[i]);
+            if (!format)
+                return usageError(cmd, QStringLiteral("-O: \"%1\" is not one of %2").arg(formats[i], exportFormatNames().join(QStringLiteral(", "))));
+            if (!isTextFormat(*format))
+                return usageError(cmd, QStringLiteral("-O %1: charts and HTML are written by 'rpcscope-cli export' and the GUI").arg(formats[i]));
+            if (*format == ExportFormat::CsvRawSamples && !parser.isSet(QStringLiteral("raw-samples")))
+                plan.recordRawSamples = true;
+            const QFileInfo file(files[i]);
+            if (files[i] != u"-" && !QFileInfo(file.absolutePath()).isWritable())
+                return usageError(cmd, QStringLiteral("-o %1: the folder %2 is not writable or does not exist").arg(files[i], file.absolutePath()));
+            exports.append({*format, files[i]});
+        }
+    }
+    // Opened before any load is sent, so a bad --db is a usage error, not a lost run.
+    const bool save = !outcome && !prepared
+        && (parser.isSet(QStringLiteral("save")) || parser.isSet(QStringLiteral("db")) || parser.isSet(QStringLiteral("label"))
+            || parser.isSet(QStringLiteral("name")));
+    RunStore store;
+    RunRecord record;
+    if (save) {
+        const QString path = parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();
+        if (!store.open(path, &error))
+            return usageError(cmd, QStringLiteral("--db ") + error);
+    }
+    {
+        record.name = parser.value(QStringLiteral("name"));
+        record.labels = parser.values(QStringLiteral("label"));
+        record.method = spec.call;
+        record.transport = transportName(transport.kind);
+        record.codec = codecName(transport.codec.value_or(defaultCodec(transport.kind)));
+        record.target = builtin ? QStringLiteral("builtin") : target.address;
+        record.scenario = QJsonObject{{QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2))}};
+        record.environment = environmentFingerprint();
+        if (builtin && !inProcess)
+            record.server = QJsonObject{{QStringLiteral("command"), QString(QStringLiteral("rpcscope-cli serve ") + record.transport)}};
+    }
     LoadEngine engine;
     if (parser.isSet(QStringLiteral("cpus"))) {
         bool ok = false;
@@ -765,16 +801,45 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
     } else {
         target.clientThreads = autoClientThreads(plan.concurrency);
     }
+    if (prepared) {
+        prepared->transport = transport;
+        prepared->target = target;
+        prepared->call = call;
+        prepared->plan = plan;
+        prepared->method = spec.call;
+        return ExitOk;
+    }
     std::unique_ptr<Transport> made = makeTransport(transport, target, *call, &error);
     if (!made)
         return usageError(cmd, error);
     if (!engine.start(std::move(made), plan, &error))
         return usageError(cmd, error);
-    {
-        SignalWatcher watcher([&engine](int) { engine.stop(); });
-        engine.waitForFinished(std::chrono::hours(24 * 365));
+    record.startedAt = QDateTime::currentDateTimeUtc();
+    if (save && !store.beginRun(&record, &error)) {
+        engine.stop();
+        err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
+        return ExitRuntime;
     }
+    // Saved every interval while it runs, so a crash or kill leaves all but the last interval.
+    waitForEngine(engine,
+                  save ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::max<std::chrono::nanoseconds>(plan.interval, std::chrono::milliseconds(100)))
+                       : std::chrono::hours(24 * 365),
+                  [&] {
+                      if (save && !store.updateRun(record.id, engine.snapshot(), &error))
+                          err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
+                  });
     const RunSnapshot result = engine.snapshot();
+    if (save) {
+        const QString status = result.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
+                                                                 : QString::fromUtf16(RunStatus::Finished);
+        if (!store.finishRun(record.id, result, plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>(),
+                             status, &error)) {
+            err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
+            return ExitRuntime;
+        }
+        err() << "Saved as run #" << record.id << " in " << store.path() << '\n';
+    }
     if (outcome) {
         outcome->snapshot = result;
         outcome->transport = transportName(transport.kind);
@@ -786,26 +851,57 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome)
         out() << formatTextSummary(result);
         out().flush();
     }
-    if (plan.recordRawSamples) {
+    if (parser.isSet(QStringLiteral("raw-samples"))) {
         QSaveFile &file = rawFile;
-        QByteArray text = "sent_ns,latency_us,status\n";
-        for (const RawSample &sample : engine.rawSamples()) {
-            text += QByteArray::number(static_cast<qulonglong>(sample.sentNs)) + ',' + QByteArray::number(sample.latencyUs) + ','
-                + callStatusName(static_cast<int>(sample.status)).toLatin1() + '\n';
-            if (text.size() > (1 << 20)) {
-                file.write(text);
-                text.clear();
-            }
-        }
-        file.write(text);
-        if (!file.commit()) {
+        if (!writeRawSamplesCsv(file, engine.rawSamples()) || !file.commit()) {
             err() << "rpcscope-cli run: --raw-samples " << file.fileName() << ": " << file.errorString() << '\n';
             return ExitRuntime;
+        }
+    }
+    if (!exports.isEmpty()) {
+        record.snapshot = result;
+        record.endedAt = QDateTime::currentDateTimeUtc();
+        record.status = result.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
+                                                          : QString::fromUtf16(RunStatus::Finished);
+        if (plan.recordRawSamples)
+            record.rawSamples = engine.rawSamples();
+        for (const auto &[format, file] : exports) {
+            const QByteArray data = exportRun(record, format, &error);
+            if (data.isEmpty() && !error.isEmpty()) {
+                err() << "rpcscope-cli " << cmd << ": -O " << exportFormatName(format) << ": " << error << '\n';
+                return ExitRuntime;
+            }
+            if (file == u"-") {
+                out() << QString::fromUtf8(data);
+                out().flush();
+            } else if (!writeFileAtomically(file, data, &error)) {
+                err() << "rpcscope-cli " << cmd << ": -o " << error << '\n';
+                return ExitRuntime;
+            }
         }
     }
     if (parser.isSet(QStringLiteral("fail-on-error")) && result.callsFailed() > 0)
         return ExitFailedCalls;
     return ExitOk;
+}
+
+bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,
+                       std::chrono::milliseconds every, const std::function<void()> &tick)
+{
+    std::atomic<bool> signalled{false};
+    SignalWatcher watcher([&stop, &signalled](int) {
+        signalled = true;
+        stop();
+    });
+    while (!wait(every))
+        tick();
+    return signalled;
+}
+
+bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const std::function<void()> &tick)
+{
+    return waitForEngineLike([&engine](std::chrono::milliseconds t) { return engine.waitForFinished(t); },
+                             [&engine] { engine.stop(); }, every, tick);
 }
 
 void blockTerminationSignals()
@@ -834,6 +930,16 @@ int run(const QStringList &arguments)
         return matrixCommand(arguments);
     if (command == u"codecs")
         return codecsCommand(arguments);
+    if (command == u"history")
+        return historyCommand(arguments);
+    if (command == u"compare")
+        return compareCommand(arguments);
+    if (command == u"ab")
+        return abCommand(arguments);
+    if (command == u"export")
+        return exportCommand(arguments);
+    if (command == u"import")
+        return importCommand(arguments);
     err() << "rpcscope-cli: unknown command \"" << command << "\"\n\n" << kGeneralHelp;
     return ExitUsage;
 }

@@ -1,9 +1,15 @@
 #pragma once
 
+#include "engine/loadengine.h"
 #include "metrics/runsnapshot.h"
+#include "transport/grpctransport.h"
+#include "transport/transports.h"
 
+#include <QCommandLineParser>
 #include <QStringList>
 #include <QTextStream>
+
+#include <functional>
 
 namespace rpcscope::cli {
 
@@ -13,6 +19,7 @@ enum ExitCode : int {
     ExitFailedCalls = 1, ///< only with --fail-on-error: some calls did not end OK
     ExitUsage = 2, ///< bad flags or bad input (files, JSON, schema)
     ExitRuntime = 3, ///< could not do the work (e.g. a server could not start)
+    ExitRegression = 4, ///< compare/ab: B regressed beyond the threshold
 };
 
 void blockTerminationSignals();
@@ -27,8 +34,32 @@ struct RunOutcome
     QString codec;
 };
 
-/// `run`: parses @p arguments, runs, and prints the report; with @p outcome set, fills it instead of printing.
-int runOnce(const QStringList &arguments, RunOutcome *outcome);
+/// What `run`'s flags describe, checked and ready to start: for commands that run it their own way (ab).
+struct PreparedRun
+{
+    TransportOptions transport;
+    GrpcTarget target;
+    std::optional<GrpcCall> call;
+    LoadPlan plan;
+    QString method;
+    bool builtinSchema = false; ///< in: without --proto/--protoset, use the bench schema (a built-in target)
+};
+
+/// `run`: parses @p arguments, runs, and prints the report; with @p outcome set, fills it instead of printing;
+/// with @p prepared set, only checks the flags and fills it (the target must be an address, not --builtin).
+int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prepared = nullptr);
+/**
+ * Waits for @p engine's run to end, calling @p tick every @p every meanwhile (e.g. to save progress); SIGINT and
+ * SIGTERM stop the run (what was measured is kept). True when a signal stopped it.
+ */
+bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const std::function<void()> &tick);
+/// The same for anything that can wait (@p wait returns true when done) and be stopped.
+bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,
+                       std::chrono::milliseconds every, const std::function<void()> &tick);
+/// "12" or "#12" as a run ID (> 0).
+bool parseRunId(const QString &text, qint64 *id);
+/// The run history database: --db when @p parser has it set, else RunStore::defaultPath().
+QString historyPath(const QCommandLineParser &parser);
 /// Prints "rpcscope-cli COMMAND: MESSAGE" and a pointer to --help on stderr; returns ExitUsage.
 int usageError(const QString &command, const QString &message);
 int run(const QStringList &arguments);

@@ -37,13 +37,6 @@ struct LoadPlan
 /// Reads a warm-up given as a number of calls ("100") or a duration ("5s") into @p plan; false with @p error.
 bool parseWarmup(const QString &text, LoadPlan *plan, QString *error);
 
-/// One timed call, kept only with LoadPlan::recordRawSamples.
-struct RawSample
-{
-    uint64_t sentNs; ///< intended send time, since the timed phase began
-    uint32_t latencyUs; ///< from the intended send time, in microseconds (saturates at ~71 minutes)
-    uint32_t status; ///< a CallStatus value
-};
 
 /**
  * The load engine. Closed loop: `concurrency` callers each keep one call in flight until the plan is done.

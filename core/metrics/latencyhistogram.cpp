@@ -83,6 +83,42 @@ std::vector<LatencyHistogram::Bucket> LatencyHistogram::buckets() const
     return out;
 }
 
+std::vector<std::pair<int, uint64_t>> LatencyHistogram::bucketCounts() const
+{
+    std::vector<std::pair<int, uint64_t>> out;
+    for (int i = 0; i < kBucketCount; ++i) {
+        if (m_counts[i])
+            out.emplace_back(i, m_counts[i]);
+    }
+    return out;
+}
+
+bool LatencyHistogram::restore(const std::vector<std::pair<int, uint64_t>> &bucketCounts, uint64_t min, uint64_t max,
+                               Wide sum, Wide sumOfSquares, LatencyHistogram *into)
+{
+    LatencyHistogram h;
+    int lowest = kBucketCount;
+    int highest = -1;
+    for (const auto &[index, count] : bucketCounts) {
+        if (index < 0 || index >= kBucketCount || count == 0)
+            return false;
+        h.m_counts[index] += count;
+        h.m_count += count;
+        lowest = std::min(lowest, index);
+        highest = std::max(highest, index);
+    }
+    if (h.m_count > 0) {
+        if (min > max || bucketIndex(min) != lowest || bucketIndex(max) != highest)
+            return false;
+        h.m_min = min;
+        h.m_max = max;
+        h.m_sum = sum;
+        h.m_sumSquares = sumOfSquares;
+    }
+    *into = h;
+    return true;
+}
+
 bool LatencyHistogram::operator==(const LatencyHistogram &other) const noexcept
 {
     return m_counts == other.m_counts && m_count == other.m_count && min() == other.min() && m_max == other.m_max

@@ -80,8 +80,21 @@ public:
 
     bool operator==(const LatencyHistogram &other) const noexcept;
 
-private:
+    /// Exact sums of values and of their squares, kept so a stored histogram gives the same mean and stddev.
     __extension__ typedef unsigned __int128 Wide;
+    Wide exactSum() const noexcept { return m_sum; }
+    Wide exactSumOfSquares() const noexcept { return m_sumSquares; }
+    /**
+     * Rebuilds a histogram from its stored parts (bucket index -> count, min, max, the exact sums). False when
+     * the parts cannot come from one histogram: an index out of range, min > max, or min/max outside the
+     * buckets that hold samples.
+     */
+    static bool restore(const std::vector<std::pair<int, uint64_t>> &bucketCounts, uint64_t min, uint64_t max,
+                        Wide sum, Wide sumOfSquares, LatencyHistogram *into);
+    /// The non-empty buckets as (index, count), in increasing order: what restore() takes.
+    std::vector<std::pair<int, uint64_t>> bucketCounts() const;
+
+private:
 
     std::array<uint64_t, kBucketCount> m_counts{};
     uint64_t m_count = 0;

@@ -21,6 +21,47 @@ QString runStateName(RunState state)
     return {};
 }
 
+void appendRun(RunSnapshot &total, const RunSnapshot &block)
+{
+    const double offset = std::chrono::duration<double>(total.elapsed).count();
+    total.state = block.state;
+    total.latency.merge(block.latency);
+    total.errorLatency.merge(block.errorLatency);
+    total.openLoop = total.openLoop || block.openLoop;
+    total.serviceLatency.merge(block.serviceLatency);
+    total.sendLag.merge(block.sendLag);
+    total.callsSent += block.callsSent;
+    total.lateSends += block.lateSends;
+    total.intendedRate = block.intendedRate;
+    total.intendedCalls += block.intendedCalls;
+    for (IntervalPoint point : block.timeline) {
+        point.endSeconds += offset;
+        total.timeline.append(point);
+    }
+    total.clientCpuSeconds += block.clientCpuSeconds;
+    total.clientPeakRssBytes = std::max(total.clientPeakRssBytes, block.clientPeakRssBytes);
+    total.hasServerStats = total.hasServerStats || block.hasServerStats;
+    total.serverCpuSeconds += block.serverCpuSeconds;
+    total.serverPeakRssBytes = std::max(total.serverPeakRssBytes, block.serverPeakRssBytes);
+    for (size_t i = 0; i < total.statusCounts.size(); ++i)
+        total.statusCounts[i] += block.statusCounts[i];
+    for (const ErrorSample &e : block.errors) {
+        auto same = std::find_if(total.errors.begin(), total.errors.end(), [&e](const ErrorSample &t) {
+            return t.status == e.status && t.message == e.message;
+        });
+        if (same != total.errors.end())
+            same->count += e.count;
+        else
+            total.errors.append(e);
+    }
+    total.warmupCalls += block.warmupCalls;
+    total.bytesSent += block.bytesSent;
+    total.bytesReceived += block.bytesReceived;
+    total.elapsed += block.elapsed;
+    total.plannedCalls += block.plannedCalls;
+    total.plannedDuration += block.plannedDuration;
+}
+
 double RunSnapshot::requestsPerSecond() const
 {
     const double seconds = std::chrono::duration<double>(elapsed).count();

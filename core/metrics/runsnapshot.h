@@ -21,6 +21,21 @@ enum class RunState {
 
 QString runStateName(RunState state);
 
+struct RunSnapshot;
+/**
+ * Adds @p block, a run that followed the ones already in @p total, to it: histograms and counts add up, the time
+ * series continues after @p total's elapsed time, peaks take the larger. For runs made of blocks (A/B mode).
+ */
+void appendRun(RunSnapshot &total, const RunSnapshot &block);
+
+/// One timed call, kept only when the run records raw samples (LoadPlan::recordRawSamples).
+struct RawSample
+{
+    uint64_t sentNs; ///< intended send time, since the timed phase began
+    uint32_t latencyUs; ///< from the intended send time, in microseconds (saturates at ~71 minutes)
+    uint32_t status; ///< a CallStatus value
+};
+
 struct ErrorSample
 {
     int status = 0;

@@ -42,6 +42,7 @@ struct ServingState
     std::mutex mutex;
     bool stopping = false;
     std::set<Handler *> delayed;
+    std::chrono::microseconds extraDelay{0};
 };
 
 /// One unary call's life on a completion queue: accept, answer, done. Answering re-arms a fresh accept.
@@ -85,7 +86,7 @@ public:
                     return;
                 }
             }
-            const std::chrono::microseconds delay = Logic()(m_requestMessage, m_reply);
+            const std::chrono::microseconds delay = Logic()(m_requestMessage, m_reply) + m_shared->extraDelay;
             if (delay.count() > 0) {
                 // Answer later from the queue, without holding the serving thread.
                 std::lock_guard lock(m_shared->mutex);
@@ -200,6 +201,7 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
     std::call_once(reflectionOnce, [] { grpc::reflection::InitProtoReflectionServerBuilderPlugin(); });
 
     auto impl = std::make_unique<Impl>();
+    impl->state.extraDelay = m_extraDelay;
     const int threadCount = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
     const QString bindHost = host.contains(QLatin1Char(':')) && !host.startsWith(QLatin1Char('['))
         ? QLatin1Char('[') + host + QLatin1Char(']')

@@ -2,6 +2,7 @@
 
 #include <QString>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,6 +31,10 @@ public:
     BuiltinGrpcServer(const BuiltinGrpcServer &) = delete;
     BuiltinGrpcServer &operator=(const BuiltinGrpcServer &) = delete;
 
+    /// Every reply waits this much longer (without holding a thread): a server made slower on purpose, for A/B
+    /// tests and demos. Set before start().
+    void setExtraDelay(std::chrono::microseconds delay) { m_extraDelay = delay; }
+
     /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per core.
     bool start(const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0,
                QString *error = nullptr, const std::optional<ServerTls> &tls = std::nullopt);
@@ -45,6 +50,7 @@ public:
 private:
     struct Impl;
     std::unique_ptr<Impl> d;
+    std::chrono::microseconds m_extraDelay{0};
 };
 
 } // namespace rpcscope

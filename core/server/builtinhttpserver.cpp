@@ -39,10 +39,11 @@ std::optional<Codec> codecOfContentType(std::string_view type)
 class HttpSession : public std::enable_shared_from_this<HttpSession>
 {
 public:
-    HttpSession(tcp::socket socket, std::atomic<uint64_t> *served)
+    HttpSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay)
         : m_socket(std::move(socket))
         , m_timer(m_socket.get_executor())
         , m_served(served)
+        , m_extraDelay(extraDelay)
     {
     }
 
@@ -118,7 +119,7 @@ private:
         std::string why;
         if (!decodeMessage(*codec, request.body(), m_messages.request(*method), &why))
             return fail(http::status::bad_request, "request does not decode: " + why, keepAlive);
-        const std::chrono::microseconds delay = m_messages.run(*method);
+        const std::chrono::microseconds delay = m_messages.run(*method) + m_extraDelay;
         if (!encodeMessage(*codec, *m_messages.reply(*method), &m_response.body(), &why))
             return fail(http::status::internal_server_error, "reply does not encode: " + why, keepAlive);
         m_response.set(http::field::content_type, codecContentType(*codec));
@@ -153,6 +154,7 @@ private:
     tcp::socket m_socket;
     asio::steady_timer m_timer;
     std::atomic<uint64_t> *m_served;
+    std::chrono::microseconds m_extraDelay;
     boost::beast::flat_buffer m_buffer;
     std::optional<http::request_parser<http::string_body>> m_parser;
     http::response<http::string_body> m_response;
@@ -161,9 +163,11 @@ private:
 
 } // namespace
 
-net::TcpListener::SessionFactory httpSessions(std::atomic<uint64_t> *served)
+net::TcpListener::SessionFactory httpSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay)
 {
-    return [served](tcp::socket socket) { std::make_shared<HttpSession>(std::move(socket), served)->read(); };
+    return [served, extraDelay](tcp::socket socket) {
+        std::make_shared<HttpSession>(std::move(socket), served, extraDelay)->read();
+    };
 }
 
 struct BuiltinTcpServer::Impl
@@ -192,7 +196,7 @@ bool BuiltinTcpServer::start(const QString &host, quint16 port, int threads, QSt
     auto impl = std::make_unique<Impl>();
     auto *served = &impl->served;
     if (!impl->listener.listen(host, port, threads,
-                               m_protocol == Protocol::Http ? httpSessions(served) : msgpackSessions(served), error))
+                               m_protocol == Protocol::Http ? httpSessions(served, m_extraDelay) : msgpackSessions(served, m_extraDelay), error))
         return false;
     d = std::move(impl);
     return true;

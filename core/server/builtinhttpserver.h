@@ -2,6 +2,7 @@
 
 #include <QString>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -14,6 +15,10 @@ public:
     virtual ~BuiltinTcpServer();
     BuiltinTcpServer(const BuiltinTcpServer &) = delete;
     BuiltinTcpServer &operator=(const BuiltinTcpServer &) = delete;
+
+    /// Every reply waits this much longer (a timer, no thread held): a server made slower on purpose, for A/B
+    /// tests and demos. Set before start().
+    void setExtraDelay(std::chrono::microseconds delay) { m_extraDelay = delay; }
 
     /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per core.
     bool start(const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0,
@@ -32,6 +37,7 @@ private:
     struct Impl;
     const Protocol m_protocol;
     std::unique_ptr<Impl> d;
+    std::chrono::microseconds m_extraDelay{0};
 };
 
 /**

@@ -32,9 +32,10 @@ void packResult(MsgpackPacker &packer, const google::protobuf::Message &reply)
 class MsgpackSession : public std::enable_shared_from_this<MsgpackSession>
 {
 public:
-    MsgpackSession(tcp::socket socket, std::atomic<uint64_t> *served)
+    MsgpackSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay)
         : m_socket(std::move(socket))
         , m_served(served)
+        , m_extraDelay(extraDelay)
     {
     }
 
@@ -103,7 +104,7 @@ private:
             ok = (why = "params must be an array", false);
         if (!ok)
             return replyError(msgid, "bad params: " + why);
-        const std::chrono::microseconds delay = m_messages.run(*method);
+        const std::chrono::microseconds delay = m_messages.run(*method) + m_extraDelay;
         m_served->fetch_add(1, std::memory_order_relaxed);
         if (delay.count() > 0) {
             // Answer later without holding up the calls behind it.
@@ -168,6 +169,7 @@ private:
 
     tcp::socket m_socket;
     std::atomic<uint64_t> *m_served;
+    std::chrono::microseconds m_extraDelay;
     msgpack::unpacker m_unpacker;
     std::string m_pending;
     std::string m_sending;
@@ -177,9 +179,11 @@ private:
 
 } // namespace
 
-net::TcpListener::SessionFactory msgpackSessions(std::atomic<uint64_t> *served)
+net::TcpListener::SessionFactory msgpackSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay)
 {
-    return [served](tcp::socket socket) { std::make_shared<MsgpackSession>(std::move(socket), served)->read(); };
+    return [served, extraDelay](tcp::socket socket) {
+        std::make_shared<MsgpackSession>(std::move(socket), served, extraDelay)->read();
+    };
 }
 
 } // namespace rpcscope

@@ -1,15 +1,272 @@
 #include "serverprocess.h"
 
-#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcessEnvironment>
 #include <QRegularExpression>
+#include <QStandardPaths>
 
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
 #include <csignal>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
 
 namespace rpcscope {
 
-ServerProcess::ServerProcess() = default;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr int errorTailLines = 40;
+// A line longer than this (a server printing a binary blob without newlines) is cut so memory stays bounded.
+constexpr qsizetype maxLineBytes = 16 * 1024;
+
+QString quoteForDisplay(const QString &argument)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./{}-]+$"));
+    if (plain.match(argument).hasMatch())
+        return argument;
+    QString quoted = argument;
+    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
+QString displayCommand(const QString &program, const QStringList &arguments)
+{
+    QStringList parts { quoteForDisplay(program) };
+    for (const QString &argument : arguments)
+        parts << quoteForDisplay(argument);
+    return parts.join(QLatin1Char(' '));
+}
+
+/// A non-blocking connect to 127.0.0.1:@p port, waiting at most @p timeout for the handshake.
+bool loopbackAccepts(quint16 port, std::chrono::milliseconds timeout)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool connected = ::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0;
+    if (!connected && errno == EINPROGRESS) {
+        pollfd waiting { fd, POLLOUT, 0 };
+        if (::poll(&waiting, 1, static_cast<int>(timeout.count())) == 1) {
+            int soError = 0;
+            socklen_t length = sizeof soError;
+            connected = ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 && soError == 0;
+        }
+    }
+    ::close(fd);
+    return connected;
+}
+
+QString signalName(int signal)
+{
+    const char *abbreviation = ::sigabbrev_np(signal);
+    return abbreviation ? QStringLiteral("SIG") + QString::fromLatin1(abbreviation) : QString::number(signal);
+}
+
+// What a failed child writes to the parent before _exit: which step failed and errno.
+struct ChildFailure
+{
+    int step; // 1: chdir, 2: execve
+    int error;
+};
+
+} // namespace
+
+struct ServerProcess::State
+{
+    pid_t pid = 0;
+    bool reaped = true;
+    bool lost = false;
+    ExitStatus exit;
+    ProcessSample final;
+    ProcessSample beforeStop;
+    QString readyText;
+
+    int readFd = -1;
+    int wakeFd = -1;
+    std::thread reader;
+
+    // Guarded by mutex: filled by the reader thread.
+    mutable std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<QByteArray> lines;
+    QByteArray partial;
+    std::vector<QByteArray> unmatched; // lines start() has not looked at yet
+    bool collectUnmatched = false;
+    bool eof = false;
+
+    void addLine(QByteArray line) // with mutex held
+    {
+        if (line.endsWith('\r'))
+            line.chop(1);
+        if (collectUnmatched)
+            unmatched.push_back(line);
+        lines.push_back(std::move(line));
+        while (lines.size() > static_cast<size_t>(ServerProcess::outputLineLimit))
+            lines.pop_front();
+    }
+
+    void readLoop()
+    {
+        pollfd fds[2] = { { readFd, POLLIN, 0 }, { wakeFd, POLLIN, 0 } };
+        char buffer[16384];
+        for (;;) {
+            if (::poll(fds, 2, -1) < 0) {
+                if (errno == EINTR)
+                    continue;
+                break;
+            }
+            if (fds[1].revents != 0)
+                break;
+            if (fds[0].revents == 0)
+                continue;
+            const ssize_t n = ::read(readFd, buffer, sizeof buffer);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (n <= 0)
+                break;
+            const std::lock_guard lock(mutex);
+            partial.append(buffer, n);
+            qsizetype newline;
+            while ((newline = partial.indexOf('\n')) >= 0 || partial.size() > maxLineBytes) {
+                const qsizetype cut = newline >= 0 ? newline : maxLineBytes;
+                addLine(partial.left(cut));
+                partial.remove(0, newline >= 0 ? cut + 1 : cut);
+            }
+            changed.notify_all();
+        }
+        const std::lock_guard lock(mutex);
+        if (!partial.isEmpty())
+            addLine(std::exchange(partial, {}));
+        eof = true;
+        changed.notify_all();
+    }
+
+    /// True once the process has exited. It stays a zombie until reap(), so its pid, and the process group id,
+    /// cannot be reused by an unrelated process while we may still signal the group.
+    bool exited()
+    {
+        if (reaped || exit.valid)
+            return true;
+        siginfo_t info {};
+        int result;
+        do {
+            result = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+        } while (result < 0 && errno == EINTR);
+        if (result < 0) { // not our child any more (reaped elsewhere): nothing to wait for, nothing to signal
+            lost = true;
+            return true;
+        }
+        if (info.si_pid != pid)
+            return false;
+        exit.valid = true;
+        exit.code = info.si_code == CLD_EXITED ? info.si_status : -1;
+        exit.signal = info.si_code == CLD_EXITED ? 0 : info.si_status;
+        return true;
+    }
+
+    /// Collects an exited process and its CPU time.
+    void reap()
+    {
+        int status = 0;
+        rusage usage {};
+        pid_t got;
+        do {
+            got = ::wait4(pid, &status, 0, &usage);
+        } while (got < 0 && errno == EINTR);
+        reaped = true;
+        if (got != pid)
+            return;
+        auto seconds
+            = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+        final.valid = true;
+        final.cpuSeconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+        final.rssBytes = beforeStop.valid ? beforeStop.rssBytes : static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+    }
+
+    /// Waits up to @p timeout for the process to exit, polling: waiting for a child with a timeout otherwise needs
+    /// a SIGCHLD handler, which core must not install.
+    bool exitedWithin(std::chrono::milliseconds timeout)
+    {
+        const auto deadline = Clock::now() + timeout;
+        while (!exited()) {
+            if (Clock::now() >= deadline)
+                return false;
+            std::this_thread::sleep_for(5ms);
+        }
+        return true;
+    }
+
+    void closeReader(std::chrono::milliseconds drain)
+    {
+        if (reader.joinable()) {
+            {
+                // The rest of the output is in the pipe once every writer is gone; wait a little for it.
+                std::unique_lock lock(mutex);
+                changed.wait_for(lock, drain, [this] { return eof; });
+            }
+            // A descendant that left the process group may still hold the pipe open: stop reading anyway.
+            const uint64_t one = 1;
+            [[maybe_unused]] const ssize_t written = ::write(wakeFd, &one, sizeof one);
+            reader.join();
+        }
+        for (int *fd : { &readFd, &wakeFd }) {
+            if (*fd >= 0)
+                ::close(*fd);
+            *fd = -1;
+        }
+    }
+
+    QString tail(int count) const
+    {
+        const std::lock_guard lock(mutex);
+        QStringList out;
+        const auto first = lines.size() > static_cast<size_t>(count) ? lines.end() - count : lines.begin();
+        for (auto it = first; it != lines.end(); ++it)
+            out << QString::fromLocal8Bit(*it);
+        if (!partial.isEmpty())
+            out << QString::fromLocal8Bit(partial);
+        return out.join(QLatin1Char('\n'));
+    }
+};
+
+QString ServerProcess::ExitStatus::toString() const
+{
+    if (!valid)
+        return QStringLiteral("exit status unknown");
+    if (signal != 0)
+        return QStringLiteral("killed by signal %1 (%2)").arg(signal).arg(signalName(signal));
+    return QStringLiteral("exit code %1").arg(code);
+}
+
+ServerProcess::ServerProcess() : m_state(std::make_unique<State>()) { }
 
 ServerProcess::~ServerProcess()
 {
@@ -17,86 +274,294 @@ ServerProcess::~ServerProcess()
 }
 
 bool ServerProcess::start(const QString &program, const QStringList &arguments, const QString &readyPattern,
-                          std::chrono::milliseconds timeout, QString *error)
+    std::chrono::milliseconds timeout, QString *error)
+{
+    Launch launch;
+    launch.program = program;
+    launch.arguments = arguments;
+    launch.readyPattern = readyPattern;
+    launch.readyTimeout = timeout;
+    return start(launch, error);
+}
+
+QString ServerProcess::resolveProgram(
+    const QString &program, const QString &workingDirectory, const QList<QPair<QString, QString>> &environment)
+{
+    if (program.isEmpty())
+        return {};
+    if (program.contains(QLatin1Char('/'))) {
+        const QString path = QDir::isAbsolutePath(program) || workingDirectory.isEmpty()
+            ? program
+            : QDir(workingDirectory).filePath(program);
+        const QFileInfo info(path);
+        return info.isFile() && info.isExecutable() ? info.absoluteFilePath() : QString();
+    }
+    // As a shell would: the PATH the child gets, which may be one of the added variables.
+    QString path = qEnvironmentVariable("PATH");
+    for (const auto &[name, value] : environment) {
+        if (name == u"PATH")
+            path = value;
+    }
+    return QStandardPaths::findExecutable(program, path.split(QLatin1Char(':'), Qt::SkipEmptyParts));
+}
+
+bool ServerProcess::start(const Launch &launch, QString *error)
 {
     stop();
-    m_output.clear();
-    m_readyText.clear();
-    m_process = std::make_unique<QProcess>();
-    m_process->setProcessChannelMode(QProcess::MergedChannels);
-    m_process->setChildProcessModifier([] {
+    m_state = std::make_unique<State>();
+    State &s = *m_state;
+    const QString shown = displayCommand(launch.program, launch.arguments);
+    auto setError = [&](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+
+    const QRegularExpression ready(launch.readyPattern);
+    if (!ready.isValid())
+        return setError(QStringLiteral("ready pattern \"%1\": %2").arg(launch.readyPattern, ready.errorString()));
+    const QString path = resolveProgram(launch.program, launch.workingDirectory, launch.environment);
+    if (path.isEmpty()) {
+        return setError(
+            QStringLiteral("cannot start %1: %2")
+                .arg(shown,
+                    launch.program.contains(QLatin1Char('/')) ? QStringLiteral("no such executable file")
+                                                              : QStringLiteral("program not found in PATH")));
+    }
+    if (!launch.workingDirectory.isEmpty() && !QFileInfo(launch.workingDirectory).isDir()) {
+        return setError(
+            QStringLiteral("cannot start %1: working directory %2 does not exist").arg(shown, launch.workingDirectory));
+    }
+
+    // Everything the child needs is built before fork(): after it, only async-signal-safe calls are allowed.
+    std::vector<QByteArray> argvBytes { QFile::encodeName(launch.program) };
+    for (const QString &argument : launch.arguments)
+        argvBytes.push_back(QFile::encodeName(argument));
+    std::vector<char *> argv;
+    for (QByteArray &bytes : argvBytes)
+        argv.push_back(bytes.data());
+    argv.push_back(nullptr);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const auto &[name, value] : launch.environment)
+        environment.insert(name, value);
+    std::vector<QByteArray> envBytes;
+    for (const QString &entry : environment.toStringList())
+        envBytes.push_back(entry.toLocal8Bit());
+    std::vector<char *> envp;
+    for (QByteArray &bytes : envBytes)
+        envp.push_back(bytes.data());
+    envp.push_back(nullptr);
+    QByteArray pathBytes = QFile::encodeName(path);
+    const QByteArray directory = QFile::encodeName(launch.workingDirectory);
+
+    int output[2] = { -1, -1 };
+    int failure[2] = { -1, -1 };
+    const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    s.wakeFd = ::eventfd(0, EFD_CLOEXEC);
+    if (devNull < 0 || s.wakeFd < 0 || ::pipe2(output, O_CLOEXEC) != 0 || ::pipe2(failure, O_CLOEXEC) != 0) {
+        const QString why = QString::fromLocal8Bit(std::strerror(errno));
+        for (int fd : { devNull, output[0], output[1], failure[0], failure[1] }) {
+            if (fd >= 0)
+                ::close(fd);
+        }
+        return setError(QStringLiteral("cannot start %1: %2").arg(shown, why));
+    }
+
+    // Signals stay blocked across fork so no handler of ours runs in the child before execve.
+    sigset_t all;
+    sigset_t previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    const pid_t parent = ::getpid();
+    const pid_t child = ::fork();
+    if (child == 0) {
         ::setpgid(0, 0);
         // A server must not outlive rpcscope, even when rpcscope is killed.
         ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-        // The parent may block termination signals for its own signal thread; the server must see them.
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, nullptr);
-    });
-    m_process->start(program, arguments);
-    auto fail = [&](const QString &why) {
-        if (error) {
-            *error = why;
-            const QString out = m_output.trimmed();
-            if (!out.isEmpty())
-                *error += QStringLiteral("\n--- server output ---\n") + out;
+        if (::getppid() != parent)
+            ::_exit(127);
+        struct sigaction defaults = {};
+        defaults.sa_handler = SIG_DFL;
+        for (int signal = 1; signal < NSIG; ++signal) {
+            if (signal != SIGKILL && signal != SIGSTOP)
+                ::sigaction(signal, &defaults, nullptr);
         }
-        stop(std::chrono::milliseconds(500));
-        return false;
-    };
-    if (!m_process->waitForStarted(static_cast<int>(timeout.count())))
-        return fail(QStringLiteral("cannot start %1: %2").arg(program, m_process->errorString()));
-    const QRegularExpression ready(readyPattern);
-    QDeadlineTimer deadline(timeout);
-    QByteArray pending;
-    while (!deadline.hasExpired()) {
-        if (m_process->state() == QProcess::NotRunning || !m_process->waitForReadyRead(static_cast<int>(std::min<qint64>(deadline.remainingTime(), 100)))) {
-            if (m_process->state() == QProcess::NotRunning) {
-                m_output += QString::fromLocal8Bit(m_process->readAll());
-                return fail(QStringLiteral("%1 exited (code %2) before it was ready").arg(program).arg(m_process->exitCode()));
-            }
-            continue;
+        ::dup2(devNull, STDIN_FILENO);
+        ::dup2(output[1], STDOUT_FILENO);
+        ::dup2(output[1], STDERR_FILENO);
+        ChildFailure failed { 0, 0 };
+        if (!directory.isEmpty() && ::chdir(directory.constData()) != 0) {
+            failed = { 1, errno };
+        } else {
+            // Descriptors rpcscope opened without O_CLOEXEC (its own listening sockets) stay out of the server.
+            ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+            sigset_t none;
+            sigemptyset(&none);
+            ::sigprocmask(SIG_SETMASK, &none, nullptr);
+            ::execve(pathBytes.constData(), argv.data(), envp.data());
+            failed = { 2, errno };
         }
-        pending += m_process->readAll();
-        qsizetype newline;
-        while ((newline = pending.indexOf('\n')) >= 0) {
-            const QString line = QString::fromLocal8Bit(pending.left(newline)).trimmed();
-            pending.remove(0, newline + 1);
-            m_output += line + QLatin1Char('\n');
-            const auto match = ready.match(line);
-            if (match.hasMatch()) {
-                m_readyText = match.lastCapturedIndex() >= 1 ? match.captured(1) : line;
-                return true;
-            }
-        }
+        [[maybe_unused]] const ssize_t written = ::write(failure[1], &failed, sizeof failed);
+        ::_exit(127);
     }
-    m_output += QString::fromLocal8Bit(pending);
-    return fail(QStringLiteral("%1 was not ready after %2 ms").arg(program).arg(timeout.count()));
+    const int forkErrno = errno;
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    ::close(devNull);
+    ::close(output[1]);
+    ::close(failure[1]);
+    if (child < 0) {
+        ::close(output[0]);
+        ::close(failure[0]);
+        return setError(
+            QStringLiteral("cannot start %1: fork: %2").arg(shown, QString::fromLocal8Bit(std::strerror(forkErrno))));
+    }
+    ::setpgid(child, child); // also here, so the group exists whichever of the two runs first
+    s.pid = child;
+    s.reaped = false;
+    s.readFd = output[0];
+
+    // The failure pipe closes on a successful execve; otherwise it carries the reason.
+    ChildFailure failed { 0, 0 };
+    ssize_t got;
+    do {
+        got = ::read(failure[0], &failed, sizeof failed);
+    } while (got < 0 && errno == EINTR);
+    ::close(failure[0]);
+    if (got == static_cast<ssize_t>(sizeof failed)) {
+        s.reap();
+        s.pid = 0;
+        ::close(s.readFd);
+        s.readFd = -1;
+        const QString why = QString::fromLocal8Bit(std::strerror(failed.error));
+        return setError(failed.step == 1
+                ? QStringLiteral("cannot start %1: working directory %2: %3").arg(shown, launch.workingDirectory, why)
+                : QStringLiteral("cannot start %1: %2").arg(shown, why));
+    }
+
+    {
+        const std::lock_guard lock(s.mutex);
+        s.collectUnmatched = !launch.readyPattern.isEmpty();
+    }
+    s.reader = std::thread([&s] { s.readLoop(); });
+
+    auto fail = [&](const QString &why) {
+        stop(std::chrono::milliseconds(500));
+        QString message = why;
+        const QString out = s.tail(errorTailLines);
+        if (out.trimmed().isEmpty())
+            message += QStringLiteral("\n(no output)");
+        else
+            message += QStringLiteral("\n--- last lines of its output (stdout and stderr) ---\n") + out;
+        return setError(message);
+    };
+
+    const auto deadline = Clock::now() + launch.readyTimeout;
+    auto nextProbe = Clock::now();
+    for (;;) {
+        std::vector<QByteArray> fresh;
+        {
+            const std::lock_guard lock(s.mutex);
+            fresh.swap(s.unmatched);
+        }
+        if (!launch.readyPattern.isEmpty()) {
+            for (const QByteArray &bytes : fresh) {
+                const QString line = QString::fromLocal8Bit(bytes).trimmed();
+                const QRegularExpressionMatch match = ready.match(line);
+                if (match.hasMatch()) {
+                    s.readyText = match.lastCapturedIndex() >= 1 ? match.captured(1) : line;
+                    const std::lock_guard lock(s.mutex);
+                    s.collectUnmatched = false;
+                    s.unmatched.clear();
+                    return true;
+                }
+            }
+        }
+        if (s.exited()) {
+            {
+                // Its last words are usually why it exited: let the reader catch up with the pipe.
+                std::unique_lock lock(s.mutex);
+                s.changed.wait_for(lock, 300ms, [&s] { return s.eof; });
+            }
+            return fail(QStringLiteral("%1 exited before it was ready (%2)").arg(shown, s.exit.toString()));
+        }
+        if (launch.readyPattern.isEmpty()) {
+            if (launch.readyPort == 0)
+                return true;
+            if (Clock::now() >= nextProbe) {
+                nextProbe = Clock::now() + 50ms;
+                if (loopbackAccepts(launch.readyPort, 50ms))
+                    return true;
+            }
+        }
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            const QString waitedFor = launch.readyPattern.isEmpty()
+                ? QStringLiteral("127.0.0.1:%1 accepted no TCP connection").arg(launch.readyPort)
+                : QStringLiteral("no output line matched \"%1\"").arg(launch.readyPattern);
+            return fail(QStringLiteral("%1 was not ready after the %2 ms timeout (%3); stopped it")
+                            .arg(shown)
+                            .arg(launch.readyTimeout.count())
+                            .arg(waitedFor));
+        }
+        std::unique_lock lock(s.mutex);
+        s.changed.wait_until(lock, std::min(deadline, now + 20ms), [&s] { return !s.unmatched.empty(); });
+    }
 }
 
 void ServerProcess::stop(std::chrono::milliseconds grace)
 {
-    if (!m_process)
-        return;
-    if (m_process->state() != QProcess::NotRunning) {
-        m_process->terminate();
-        if (!m_process->waitForFinished(static_cast<int>(grace.count()))) {
-            m_process->kill();
-            m_process->waitForFinished(2000);
+    State &s = *m_state;
+    if (s.pid > 0 && !s.reaped) {
+        if (!s.exited()) {
+            s.beforeStop = sampleProcess(s.pid);
+            ::kill(-s.pid, SIGTERM);
+            s.exitedWithin(grace);
         }
+        // Whatever is left in its group (still the server, or what it started and did not stop) is killed now.
+        // Safe: the leader is a zombie or alive until reap(), so the group id is still ours.
+        if (!s.lost)
+            ::kill(-s.pid, SIGKILL);
+        if (s.exitedWithin(std::chrono::seconds(10)))
+            s.reap();
     }
-    m_output += QString::fromLocal8Bit(m_process->readAll());
-    m_process.reset();
+    if (s.reaped)
+        s.pid = 0;
+    s.closeReader(200ms);
 }
 
 bool ServerProcess::isRunning() const
 {
-    return m_process && m_process->state() == QProcess::Running;
+    return m_state->pid > 0 && !m_state->exited();
 }
 
 qint64 ServerProcess::pid() const
 {
-    return m_process ? m_process->processId() : 0;
+    return isRunning() ? m_state->pid : 0;
+}
+
+QString ServerProcess::readyText() const
+{
+    return m_state->readyText;
+}
+
+QString ServerProcess::output() const
+{
+    return m_state->tail(outputLineLimit);
+}
+
+QString ServerProcess::outputTail(int lines) const
+{
+    return m_state->tail(lines);
+}
+
+ServerProcess::ExitStatus ServerProcess::exitStatus() const
+{
+    return m_state->exit;
+}
+
+ProcessSample ServerProcess::finalSample() const
+{
+    return m_state->final;
 }
 
 } // namespace rpcscope

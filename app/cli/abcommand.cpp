@@ -1,0 +1,359 @@
+#include "abcommand.h"
+
+#include "cliapp.h"
+#include "comparecommand.h"
+#include "engine/abrunner.h"
+#include "scenario/scenario.h"
+#include "server/servercommand.h"
+#include "store/environment.h"
+#include "store/runstore.h"
+#include "util/units.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rpcscope::cli {
+
+namespace {
+
+const char *const kAbHelp = R"HELP(Usage: rpcscope-cli ab --a TARGET --b TARGET [AB OPTIONS] [RUN OPTIONS]
+
+Runs one scenario against two targets, alternating blocks of calls between them (A B A B ...) so that
+whatever drifts on the machine meanwhile hits both alike, saves both runs in the history and prints the
+comparison of B against A with its verdict (as 'compare' does).
+
+A target is one of:
+  builtin              the built-in server for the transport (started as a child process)
+  HOST:PORT or URL     a server that is already running
+  a command            any command line holding a space or {port}; rpcscope starts it with {port} replaced by
+                       a free port, waits until it is ready, samples its CPU and memory, and stops it at the end
+                       (SIGTERM, then SIGKILL). Its output is shown when it fails to start.
+
+AB options:
+  --a TARGET, --b TARGET     the two targets (required)
+  --a-env NAME=VALUE         environment variable for command A (repeatable); --b-env likewise
+  --a-dir DIR, --b-dir DIR   working directory of a command
+  --ready REGEX              a command is ready when an output line matches (default: when its port accepts
+                             connections)
+  --ready-timeout DURATION   how long a command may take to get ready (default 10s)
+  --block N|DURATION         calls (or time) per block (default: a tenth of -n, at least 4 per caller; or a
+                             tenth of -z, at least 1s)
+  --threshold T              smallest change that counts as a regression (default 5%)
+  --format text|markdown     of the comparison
+  --db PATH, --label TEXT, --name NAME
+                             where and how both runs are saved (labels go on both; each also gets "A" or "B")
+  --no-save                  do not save the runs
+  --trust                    allow server commands read from a --scenario file (commands given here always run)
+RUN OPTIONS are run's: --call, --proto, --protoset, --transport, --codec, -d, -D, --fill, -n, -z, -c, --rps,
+--warmup, --timeout, -m, ... or --scenario FILE (see 'rpcscope-cli run --help'); not --builtin or a target.
+
+Exit codes: 0 no regression; 4 B regressed beyond the threshold; 2 bad usage; 3 a server could not start.
+)HELP";
+
+struct Side
+{
+    QString name; ///< "A" or "B"
+    QString spec; ///< as given
+    bool builtin = false;
+    bool command = false;
+    ServerCommand server;
+    RunningServer running;
+    QString address;
+    PreparedRun prepared;
+    RunSnapshot total;
+    std::vector<RawSample> raw;
+    RunRecord record;
+};
+
+QString transportFromArguments(const QStringList &args, QString *error)
+{
+    QString transport = QStringLiteral("grpc");
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args.at(i);
+        if (a == u"--scenario" && i + 1 < args.size()) {
+            const auto scenario = Scenario::load(args.at(i + 1), error);
+            if (!scenario)
+                return {};
+            transport = scenario->transport;
+        } else if (a.startsWith(QStringLiteral("--scenario="))) {
+            const auto scenario = Scenario::load(a.section(u'=', 1), error);
+            if (!scenario)
+                return {};
+            transport = scenario->transport;
+        }
+    }
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        if (args.at(i) == u"--transport" && i + 1 < args.size())
+            transport = args.at(i + 1);
+        else if (args.at(i).startsWith(QStringLiteral("--transport=")))
+            transport = args.at(i).section(u'=', 1);
+    }
+    return transport;
+}
+
+} // namespace
+
+int abCommand(const QStringList &arguments)
+{
+    const QString cmd = QStringLiteral("ab");
+    Side sides[2];
+    sides[0].name = QStringLiteral("A");
+    sides[1].name = QStringLiteral("B");
+    QStringList runArgs{arguments.value(0), QStringLiteral("run")};
+    QString ready;
+    QString readyTimeout = QStringLiteral("10s");
+    QString block;
+    QString threshold = QStringLiteral("5%");
+    QString format = QStringLiteral("text");
+    QString db;
+    QString name;
+    QStringList labels;
+    bool save = true;
+    for (qsizetype i = 2; i < arguments.size(); ++i) {
+        QString a = arguments.at(i);
+        QString inlineValue;
+        bool hasInline = false;
+        if (a.startsWith(QStringLiteral("--")) && a.contains(u'=')) {
+            inlineValue = a.section(u'=', 1);
+            a = a.section(u'=', 0, 0);
+            hasInline = true;
+        }
+        auto value = [&](QString *into) {
+            if (hasInline) {
+                *into = inlineValue;
+                return true;
+            }
+            if (i + 1 >= arguments.size())
+                return false;
+            *into = arguments.at(++i);
+            return true;
+        };
+        QString v;
+        if (a == u"--help" || a == u"-h") {
+            out() << kAbHelp;
+            return ExitOk;
+        }
+        const bool isA = a.startsWith(QStringLiteral("--a")), isB = a.startsWith(QStringLiteral("--b-")) || a == u"--b";
+        Side *side = isA ? &sides[0] : isB ? &sides[1] : nullptr;
+        const QString key = side ? a.mid(3) : a; // "", "-env", "-dir"
+        if (side && (key.isEmpty() || key == u"-env" || key == u"-dir")) {
+            if (!value(&v))
+                return usageError(cmd, a + QStringLiteral(" needs a value"));
+            if (key.isEmpty()) {
+                side->spec = v;
+            } else if (key == u"-env") {
+                const qsizetype eq = v.indexOf(u'=');
+                if (eq <= 0)
+                    return usageError(cmd, QStringLiteral("%1: expected NAME=VALUE, got \"%2\"").arg(a, v));
+                side->server.environment.append({v.left(eq), v.mid(eq + 1)});
+            } else {
+                side->server.workingDirectory = v;
+            }
+            continue;
+        }
+        if (a == u"--ready" || a == u"--ready-timeout" || a == u"--block" || a == u"--threshold" || a == u"--format"
+            || a == u"--db" || a == u"--name" || a == u"--label") {
+            if (!value(&v))
+                return usageError(cmd, a + QStringLiteral(" needs a value"));
+            if (a == u"--ready")
+                ready = v;
+            else if (a == u"--ready-timeout")
+                readyTimeout = v;
+            else if (a == u"--block")
+                block = v;
+            else if (a == u"--threshold")
+                threshold = v;
+            else if (a == u"--format")
+                format = v;
+            else if (a == u"--db")
+                db = v;
+            else if (a == u"--name")
+                name = v;
+            else
+                labels << v;
+            continue;
+        }
+        if (a == u"--no-save") {
+            save = false;
+            continue;
+        }
+        if (a == u"--trust")
+            continue; // commands come from this command line; a scenario's own server commands are not run by ab
+        runArgs << arguments.at(i);
+    }
+    for (const Side &side : sides) {
+        if (side.spec.isEmpty())
+            return usageError(cmd, QStringLiteral("--a and --b are required (builtin, HOST:PORT, a URL or a command)"));
+    }
+    CompareOptions options;
+    QString error;
+    if (!parseThreshold(threshold, &options.threshold, &error))
+        return usageError(cmd, QStringLiteral("--threshold: ") + error);
+    if (format != u"text" && format != u"markdown")
+        return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or markdown").arg(format));
+    const auto timeout = parseDuration(readyTimeout, &error);
+    if (!timeout)
+        return usageError(cmd, QStringLiteral("--ready-timeout: ") + error);
+    const QString transport = transportFromArguments(runArgs, &error);
+    if (transport.isEmpty())
+        return usageError(cmd, QStringLiteral("--scenario ") + error);
+    if (transport == u"none")
+        return usageError(cmd, QStringLiteral("--transport none calls no server: there is nothing to compare A/B"));
+
+    // Targets: commands and built-in servers are started first, so the schema can come from their reflection.
+    for (Side &side : sides) {
+        side.builtin = side.spec == u"builtin";
+        side.command = side.builtin || looksLikeCommand(side.spec);
+        if (!side.command) {
+            if (!side.server.environment.isEmpty() || !side.server.workingDirectory.isEmpty())
+                return usageError(cmd, QStringLiteral("--%1-env/--%1-dir are for commands; \"%2\" is an address")
+                                           .arg(side.name.toLower(), side.spec));
+            side.address = side.spec;
+            continue;
+        }
+        if (side.builtin) {
+            side.server.command = QStringLiteral("'%1' serve %2 --port {port}").arg(QCoreApplication::applicationFilePath(), transport);
+            side.server.readyPattern = QStringLiteral("^(?:http://)?[0-9.]+:[0-9]+$");
+        } else {
+            side.server.command = side.spec;
+            side.server.readyPattern = ready;
+        }
+        side.server.readyTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
+        if (!side.server.check(&error))
+            return usageError(cmd, QStringLiteral("--%1: ").arg(side.name.toLower()) + error);
+        err() << "Starting " << side.name << ": " << (side.builtin ? QStringLiteral("built-in %1 server").arg(transport) : side.spec)
+              << '\n';
+        err().flush();
+        side.address = side.running.start(side.server, &error);
+        if (side.address.isEmpty()) {
+            err() << "rpcscope-cli ab: server " << side.name << " did not start: " << error << '\n';
+            return ExitRuntime;
+        }
+        if (transport == u"http" && !side.address.startsWith(QStringLiteral("http")))
+            side.address = QStringLiteral("http://") + side.address;
+    }
+
+    for (Side &side : sides) {
+        side.prepared.builtinSchema = side.builtin;
+        const int code = runOnce(runArgs + QStringList{side.address}, nullptr, &side.prepared);
+        if (code != ExitOk)
+            return code;
+        side.prepared.plan.serverPid = side.command ? side.running.pid() : 0;
+    }
+
+    // Blocks: by calls when the run is bounded by a count, by time otherwise.
+    const LoadPlan &plan = sides[0].prepared.plan;
+    const bool byCount = plan.totalCalls > 0;
+    if (!byCount && plan.duration.count() <= 0)
+        return usageError(cmd, QStringLiteral("give -n or -z: an A/B run needs an end"));
+    AbBlocks blocks = AbBlocks::defaultFor(plan);
+    if (!block.isEmpty()) {
+        bool isNumber = false;
+        const uint64_t calls = block.toULongLong(&isNumber);
+        if (isNumber != byCount)
+            return usageError(cmd, QStringLiteral("--block: the run is %1, so give %2 (got \"%3\")")
+                                       .arg(byCount ? QStringLiteral("counted (-n)") : QStringLiteral("timed (-z)"),
+                                            byCount ? QStringLiteral("a number of calls") : QStringLiteral("a duration"), block));
+        if (isNumber) {
+            if (calls == 0)
+                return usageError(cmd, QStringLiteral("--block: must be at least 1"));
+            blocks.calls = calls;
+        } else {
+            const auto d = parseDuration(block, &error);
+            if (!d || d->count() <= 0)
+                return usageError(cmd, QStringLiteral("--block: ") + (d ? QStringLiteral("must be positive") : error));
+            blocks.time = *d;
+        }
+    }
+
+    RunStore store;
+    if (save) {
+        if (!store.open(db.isEmpty() ? RunStore::defaultPath() : db, &error))
+            return usageError(cmd, QStringLiteral("--db ") + error);
+        const QJsonObject environment = environmentFingerprint();
+        for (Side &side : sides) {
+            RunRecord &r = side.record;
+            r.name = name.isEmpty() ? (side.spec.size() > 40 ? side.spec.left(39) + QChar(0x2026) : side.spec)
+                                    : name + u' ' + side.name;
+            r.labels = labels;
+            r.labels << side.name;
+            r.method = side.prepared.method;
+            r.transport = transportName(side.prepared.transport.kind);
+            r.codec = codecName(side.prepared.transport.codec.value_or(defaultCodec(side.prepared.transport.kind)));
+            r.target = side.spec;
+            r.scenario = QJsonObject{{QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2))},
+                                     {QStringLiteral("ab_side"), side.name}};
+            r.environment = environment;
+            if (side.command) {
+                r.server = side.server.describe();
+                if (side.builtin)
+                    r.server.insert(QStringLiteral("command"), QString(QStringLiteral("rpcscope-cli serve ") + transport));
+            }
+            if (!store.beginRun(&r, &error)) {
+                err() << "rpcscope-cli ab: --db " << store.path() << ": " << error << '\n';
+                return ExitRuntime;
+            }
+        }
+    }
+
+    std::array<AbSide, 2> abSides;
+    for (int i = 0; i < 2; ++i)
+        abSides[i] = {sides[i].prepared.transport, sides[i].prepared.target, *sides[i].prepared.call, sides[i].prepared.plan};
+    AbRunner runner;
+    if (!runner.start(abSides, blocks, &error))
+        return usageError(cmd, error);
+    int shown = 0;
+    auto report = [&] {
+        // Progress and saving happen here, on the thread that owns the run store.
+        const std::vector<AbBlockResult> done = runner.completedBlocks();
+        bool changed[2] = {false, false};
+        for (; shown < static_cast<int>(done.size()); ++shown) {
+            const AbBlockResult &b = done[static_cast<size_t>(shown)];
+            err() << "round " << b.round << ' ' << sides[b.side].name << ": " << b.calls << " calls, p50 "
+                  << formatNanos(static_cast<double>(b.p50Ns)) << ", " << b.failed << " failed\n";
+            changed[b.side] = true;
+        }
+        err().flush();
+        for (int side = 0; side < 2; ++side) {
+            if (save && changed[side] && !store.updateRun(sides[side].record.id, runner.snapshot(side), &error))
+                err() << "rpcscope-cli ab: --db " << store.path() << ": " << error << '\n';
+        }
+    };
+    const bool interrupted = waitForEngineLike([&runner](std::chrono::milliseconds t) { return runner.waitForFinished(t); },
+                                               [&runner] { runner.stop(); }, std::chrono::milliseconds(100), report);
+    report();
+    if (!runner.error().isEmpty())
+        err() << "rpcscope-cli ab: " << runner.error() << '\n';
+    for (int i = 0; i < 2; ++i) {
+        sides[i].total = runner.snapshot(i);
+        sides[i].raw = runner.rawSamples(i);
+    }
+    const bool stopped = interrupted || runner.wasStopped();
+    for (Side &side : sides) {
+        if (side.command)
+            side.running.stop();
+        side.record.snapshot = side.total;
+        side.record.rawSamples = side.raw;
+        if (save) {
+            if (!store.finishRun(side.record.id, side.total, side.raw,
+                                 stopped ? QString::fromUtf16(RunStatus::Stopped) : QString::fromUtf16(RunStatus::Finished),
+                                 &error))
+                err() << "rpcscope-cli ab: --db " << store.path() << ": " << error << '\n';
+        }
+    }
+    if (save)
+        err() << "Saved as runs #" << sides[0].record.id << " (A) and #" << sides[1].record.id << " (B) in " << store.path()
+              << '\n';
+    err().flush();
+    const std::vector<AbBlockResult> done = runner.completedBlocks();
+    out() << "A: " << sides[0].spec << "\nB: " << sides[1].spec << '\n' << (done.empty() ? 0 : done.back().round) << " rounds, "
+          << (byCount ? QStringLiteral("%1 calls").arg(blocks.calls) : formatDuration(blocks.time)) << " per block"
+          << (stopped ? QStringLiteral(", stopped early") : QString()) << "\n\n";
+    const Comparison c = printComparison(sides[0].record, sides[1].record, options, format == u"markdown");
+    return c.overall == Verdict::Regression ? ExitRegression : ExitOk;
+}
+
+} // namespace rpcscope::cli

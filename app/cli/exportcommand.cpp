@@ -1,0 +1,230 @@
+#include "exportcommand.h"
+
+#include "cliapp.h"
+#include "export/exporter.h"
+#include "store/runstore.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+
+namespace rpcscope::cli {
+
+namespace {
+
+const char *const kExportHelp
+    = R"(Usage: rpcscope-cli export ID... [--db PATH] -O FORMAT -o FILE [-O FORMAT -o FILE ...]
+
+Writes runs from the history as files; each -O FORMAT goes to the -o FILE given with it (pairs in order), and
+"-o -" (or a single -O without -o) writes a text format to standard output. Every file is written whole or
+not at all.
+Formats:
+  summary        the text report (as 'run' prints it)
+  csv            summary table, one row per run (several IDs give several rows)
+  csv-histogram  the OK calls' latency histogram buckets (low_ns, high_ns, count, cumulative_fraction)
+  csv-timeline   the time series (end_s, seconds, calls, errors, rps, p50_ms, p90_ms, p99_ms, concurrency)
+  csv-raw        every call (sent_ns, latency_us, status); only for runs recorded with --raw-samples
+  json           rpcscope's lossless JSON report ('import' reads it back)
+  ghz-json       ghz's JSON report (-O json in ghz)
+  hgrm           HdrHistogram percentile distribution in milliseconds (HdrHistogram plotter, hdr-plot)
+  markdown       a table to paste into an issue (two IDs: with the comparison of the second against the first)
+  html, png, pdf, svg  charts and reports (not available in this build yet)
+Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
+)";
+
+const char *const kImportHelp = R"(Usage: rpcscope-cli import FILE|DIR... [--db PATH] [--label TEXT]...
+
+Adds runs to the history from JSON reports: ghz's ('ghz -O json') or rpcscope's own ('export -O json',
+'history show --json'), told apart by their content. A DIR imports every *.json file in it (not its
+subfolders). A ghz report without "details" is imported with an approximate histogram (labelled "approximate").
+A file that cannot be read is reported and skipped; the exit code is then 2.
+Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
+)";
+
+QStringList textFormatNames()
+{
+    QStringList names;
+    for (const QString &name : exportFormatNames()) {
+        if (isTextFormat(*parseExportFormat(name)))
+            names << name;
+    }
+    return names;
+}
+
+} // namespace
+
+int exportCommand(const QStringList &arguments)
+{
+    const QString cmd = QStringLiteral("export");
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("ID"), QStringLiteral("Runs to export (see 'history list')."));
+    parser.addOptions({
+        { QStringLiteral("db"), QStringLiteral("Run history database."), QStringLiteral("PATH") },
+        { { QStringLiteral("O"), QStringLiteral("format") }, QStringLiteral("Output format (repeatable)."),
+            QStringLiteral("FORMAT") },
+        { { QStringLiteral("o"), QStringLiteral("output") },
+            QStringLiteral("Output file for the -O before it; - for stdout."), QStringLiteral("FILE") },
+    });
+    if (!parser.parse(arguments))
+        return usageError(cmd, parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << kExportHelp;
+        out().flush();
+        return ExitOk;
+    }
+    const QStringList ids = parser.positionalArguments().mid(1);
+    const QStringList formatNames = parser.values(QStringLiteral("O"));
+    QStringList outputs = parser.values(QStringLiteral("o"));
+    if (outputs.isEmpty() && formatNames.size() == 1)
+        outputs << QStringLiteral("-"); // one format and no file: standard output, as ghz does
+    if (ids.isEmpty())
+        return usageError(cmd, QStringLiteral("expected a run ID (see 'history list')"));
+    if (formatNames.isEmpty())
+        return usageError(cmd,
+            QStringLiteral("expected -O FORMAT -o FILE (formats: %1)")
+                .arg(exportFormatNames().join(QStringLiteral(", "))));
+    if (formatNames.size() != outputs.size())
+        return usageError(cmd,
+            QStringLiteral("each -O FORMAT needs its -o FILE (%1 formats, %2 files; -o - is stdout)")
+                .arg(formatNames.size())
+                .arg(outputs.size()));
+
+    // Every format and ID is checked before anything is written: a typo in the last pair must not leave half
+    // the files behind.
+    QList<ExportFormat> formats;
+    for (qsizetype i = 0; i < formatNames.size(); ++i) {
+        const std::optional<ExportFormat> format = parseExportFormat(formatNames.at(i));
+        if (!format)
+            return usageError(cmd,
+                QStringLiteral("-O %1: unknown format (%2)")
+                    .arg(formatNames.at(i), exportFormatNames().join(QStringLiteral(", "))));
+        if (!isTextFormat(*format))
+            return usageError(cmd,
+                QStringLiteral("-O %1: not available in this build yet (text formats: %2)")
+                    .arg(exportFormatName(*format), textFormatNames().join(QStringLiteral(", "))));
+        if (ids.size() > 1 && !supportsSeveralRuns(*format))
+            return usageError(cmd,
+                QStringLiteral("-O %1 holds one run; %2 IDs given (csv and markdown take several)")
+                    .arg(exportFormatName(*format))
+                    .arg(ids.size()));
+        if (outputs.at(i).isEmpty())
+            return usageError(cmd, QStringLiteral("-o: expected a file name (or - for stdout)"));
+        formats << *format;
+    }
+
+    RunStore store;
+    QString error;
+    if (!store.open(historyPath(parser), &error))
+        return usageError(cmd, QStringLiteral("--db ") + error);
+    QList<RunRecord> runs;
+    for (const QString &text : ids) {
+        qint64 id = 0;
+        if (!parseRunId(text, &id))
+            return usageError(cmd, QStringLiteral("expected a run ID (see 'history list'), got \"%1\"").arg(text));
+        std::optional<RunRecord> run = store.load(id, &error);
+        if (!run)
+            return usageError(cmd, error);
+        runs << std::move(*run);
+    }
+
+    // Everything is rendered before the first file is written, so a format that cannot take these runs (csv-raw
+    // without raw samples) leaves no files behind either.
+    QList<QByteArray> rendered;
+    for (const ExportFormat format : formats) {
+        error.clear();
+        rendered << exportRuns(runs, format, &error);
+        if (!error.isEmpty())
+            return usageError(cmd, error);
+    }
+    for (qsizetype i = 0; i < formats.size(); ++i) {
+        const QString &path = outputs.at(i);
+        if (path == u"-") {
+            out() << QString::fromUtf8(rendered.at(i)); // text formats only: UTF-8 in, UTF-8 out
+            out().flush();
+            continue;
+        }
+        if (!writeFileAtomically(path, rendered.at(i), &error)) {
+            // Exit 2 as for any unusable file argument (run --raw-samples does the same).
+            err() << "rpcscope-cli export: " << error << '\n';
+            err().flush();
+            return ExitUsage;
+        }
+        err() << "Wrote " << path << " (" << exportFormatName(formats.at(i)) << ")\n";
+    }
+    err().flush();
+    return ExitOk;
+}
+
+int importCommand(const QStringList &arguments)
+{
+    const QString cmd = QStringLiteral("import");
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    parser.addPositionalArgument(
+        QStringLiteral("FILE"), QStringLiteral("ghz or rpcscope-run JSON reports, or folders of them."));
+    parser.addOptions({
+        { QStringLiteral("db"), QStringLiteral("Run history database."), QStringLiteral("PATH") },
+        { QStringLiteral("label"), QStringLiteral("Add a label to every imported run (repeatable)."),
+            QStringLiteral("TEXT") },
+    });
+    if (!parser.parse(arguments))
+        return usageError(cmd, parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << kImportHelp;
+        out().flush();
+        return ExitOk;
+    }
+    const QStringList inputs = parser.positionalArguments().mid(1);
+    if (inputs.isEmpty())
+        return usageError(cmd, QStringLiteral("expected FILE or DIR"));
+
+    bool failed = false;
+    QStringList files;
+    for (const QString &input : inputs) {
+        const QFileInfo info(input);
+        if (info.isDir()) {
+            const QStringList names
+                = QDir(input).entryList({ QStringLiteral("*.json") }, QDir::Files | QDir::Readable, QDir::Name);
+            if (names.isEmpty()) {
+                err() << "rpcscope-cli import: " << input << ": no *.json files in this folder\n";
+                failed = true;
+            }
+            for (const QString &name : names)
+                files << QDir(input).filePath(name);
+        } else {
+            files << input; // a missing file is reported when it is read, in order with the others
+        }
+    }
+
+    RunStore store;
+    QString error;
+    const QString path = historyPath(parser);
+    if (!store.open(path, &error))
+        return usageError(cmd, QStringLiteral("--db ") + error);
+    const QStringList labels = parser.values(QStringLiteral("label"));
+    for (const QString &file : files) {
+        std::optional<RunRecord> run = importRunFile(file, &error);
+        if (!run) {
+            err() << "rpcscope-cli import: " << file << ": " << error << '\n';
+            failed = true;
+            continue;
+        }
+        for (const QString &label : labels) {
+            if (!run->labels.contains(label))
+                run->labels << label;
+        }
+        const qint64 id = store.addRun(*run, &error);
+        if (id == 0) {
+            err() << "rpcscope-cli import: " << file << ": --db " << path << ": " << error << '\n';
+            err().flush();
+            return ExitRuntime;
+        }
+        out() << "imported " << file << " as run #" << id << '\n';
+        out().flush();
+    }
+    err().flush();
+    return failed ? ExitUsage : ExitOk;
+}
+
+} // namespace rpcscope::cli

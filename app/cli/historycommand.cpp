@@ -1,0 +1,176 @@
+#include "historycommand.h"
+
+#include "cliapp.h"
+#include "report/textreport.h"
+#include "store/runjson.h"
+#include "store/runstore.h"
+#include "util/units.h"
+
+#include <QCommandLineParser>
+#include <QJsonDocument>
+
+namespace rpcscope::cli {
+
+namespace {
+
+const char *const kHistoryHelp = R"(Usage: rpcscope-cli history SUBCOMMAND [OPTIONS]
+
+The run history (runs saved by 'run --save', the GUI, 'ab' and 'import').
+  list                 newest first; filters: --method TEXT, --target TEXT, --label TEXT, --filter TEXT
+                       (name, method, target or label), --limit N
+  show ID              one run: what was run, where, the environment, and the report (--json: the JSON report)
+  delete ID...         remove runs
+  rename ID NAME       give a run a name
+  label ID [LABEL...]  set a run's labels (none: remove them)
+Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
+)";
+
+QString cell(QString text, int width)
+{
+    if (text.size() > width)
+        text = text.left(width - 1) + QChar(0x2026);
+    return text.leftJustified(width);
+}
+
+} // namespace
+
+int historyCommand(const QStringList &arguments)
+{
+    const QString cmd = QStringLiteral("history");
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("subcommand"), QStringLiteral("list, show, delete, rename, label"));
+    parser.addOptions({
+        {QStringLiteral("db"), QStringLiteral("Run history database."), QStringLiteral("PATH")},
+        {QStringLiteral("method"), QStringLiteral("list: runs whose method contains TEXT."), QStringLiteral("TEXT")},
+        {QStringLiteral("target"), QStringLiteral("list: runs whose target contains TEXT."), QStringLiteral("TEXT")},
+        {QStringLiteral("label"), QStringLiteral("list: runs with a label containing TEXT."), QStringLiteral("TEXT")},
+        {QStringLiteral("filter"), QStringLiteral("list: TEXT in the name, method, target or a label."), QStringLiteral("TEXT")},
+        {QStringLiteral("limit"), QStringLiteral("list: at most N runs."), QStringLiteral("N")},
+        {QStringLiteral("json"), QStringLiteral("show: print the run as rpcscope's JSON report.")},
+    });
+    if (!parser.parse(arguments))
+        return usageError(cmd, parser.errorText());
+    const QStringList positional = parser.positionalArguments().mid(1);
+    if (parser.isSet(QStringLiteral("help")) || positional.isEmpty()) {
+        out() << kHistoryHelp;
+        return positional.isEmpty() && !parser.isSet(QStringLiteral("help")) ? ExitUsage : ExitOk;
+    }
+    const QString sub = positional.first();
+    const QStringList args = positional.mid(1);
+    RunStore store;
+    QString error;
+    const QString path = historyPath(parser);
+    if (!store.open(path, &error))
+        return usageError(cmd, QStringLiteral("--db ") + error);
+
+    if (sub == u"list") {
+        if (!args.isEmpty())
+            return usageError(cmd, QStringLiteral("list takes no arguments (filters are --method, --target, --label, --filter)"));
+        RunFilter filter;
+        filter.method = parser.value(QStringLiteral("method"));
+        filter.target = parser.value(QStringLiteral("target"));
+        filter.label = parser.value(QStringLiteral("label"));
+        filter.text = parser.value(QStringLiteral("filter"));
+        if (parser.isSet(QStringLiteral("limit"))) {
+            bool ok = false;
+            filter.limit = parser.value(QStringLiteral("limit")).toInt(&ok);
+            if (!ok || filter.limit < 1)
+                return usageError(cmd, QStringLiteral("--limit: expected a number >= 1, got \"%1\"").arg(parser.value(QStringLiteral("limit"))));
+        }
+        const std::vector<RunListEntry> rows = store.list(filter, &error);
+        if (!error.isEmpty()) {
+            err() << "rpcscope-cli history: " << path << ": " << error << '\n';
+            return ExitRuntime;
+        }
+        out() << cell(QStringLiteral("ID"), 6) << cell(QStringLiteral("STARTED"), 17) << cell(QStringLiteral("STATUS"), 12)
+              << cell(QStringLiteral("NAME"), 22) << cell(QStringLiteral("METHOD"), 18) << cell(QStringLiteral("STACK"), 15)
+              << cell(QStringLiteral("CALLS"), 9) << cell(QStringLiteral("REQ/S"), 10) << cell(QStringLiteral("P50"), 10)
+              << cell(QStringLiteral("P99"), 10) << QStringLiteral("LABELS") << '\n';
+        for (const RunListEntry &e : rows) {
+            out() << cell(QString::number(e.id), 6)
+                  << cell(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")), 17) << cell(e.status, 12)
+                  << cell(e.name.isEmpty() ? QStringLiteral("-") : e.name, 22) << cell(e.method.section(u'/', -1), 18)
+                  << cell(e.transport + u'/' + e.codec, 15) << cell(QString::number(e.calls), 9)
+                  << cell(QString::number(e.rps, 'f', 0), 10) << cell(formatNanos(static_cast<double>(e.p50Ns)), 10)
+                  << cell(formatNanos(static_cast<double>(e.p99Ns)), 10) << e.labels.join(QStringLiteral(", ")) << '\n';
+        }
+        out().flush();
+        return ExitOk;
+    }
+
+    auto needId = [&](qint64 *id) {
+        if (args.isEmpty() || !parseRunId(args.first(), id)) {
+            usageError(cmd, QStringLiteral("%1: expected a run ID (see 'history list'), got \"%2\"").arg(sub, args.value(0)));
+            return false;
+        }
+        return true;
+    };
+    qint64 id = 0;
+    if (sub == u"show") {
+        if (!needId(&id))
+            return ExitUsage;
+        const auto run = store.load(id, &error);
+        if (!run)
+            return usageError(cmd, error);
+        if (parser.isSet(QStringLiteral("json"))) {
+            out() << QJsonDocument(runToJson(*run)).toJson(QJsonDocument::Indented);
+            out().flush();
+            return ExitOk;
+        }
+        out() << "Run #" << run->id << (run->name.isEmpty() ? QString() : QStringLiteral(" \"%1\"").arg(run->name)) << ", "
+              << run->status << '\n';
+        out() << "  Started:     " << run->startedAt.toLocalTime().toString(Qt::ISODate) << '\n';
+        out() << "  Method:      " << run->method << '\n';
+        out() << "  Stack:       " << run->transport << " / " << run->codec << '\n';
+        out() << "  Target:      " << run->target << '\n';
+        if (!run->labels.isEmpty())
+            out() << "  Labels:      " << run->labels.join(QStringLiteral(", ")) << '\n';
+        if (run->origin != u"rpcscope")
+            out() << "  Origin:      " << run->origin << '\n';
+        if (!run->server.isEmpty())
+            out() << "  Server:      " << QJsonDocument(run->server).toJson(QJsonDocument::Compact) << '\n';
+        const QJsonObject env = run->environment;
+        if (!env.isEmpty()) {
+            out() << "  Environment: rpcscope " << env.value(QStringLiteral("rpcscope")).toString() << ", gRPC "
+                  << env.value(QStringLiteral("grpc")).toString() << ", protobuf " << env.value(QStringLiteral("protobuf")).toString()
+                  << ", " << env.value(QStringLiteral("os")).toString() << ", " << env.value(QStringLiteral("cpu_model")).toString()
+                  << " x" << env.value(QStringLiteral("cores")).toInt() << ", host " << env.value(QStringLiteral("hostname")).toString()
+                  << '\n';
+        }
+        out() << '\n' << formatTextSummary(run->snapshot);
+        out().flush();
+        return ExitOk;
+    }
+    if (sub == u"delete") {
+        if (args.isEmpty())
+            return usageError(cmd, QStringLiteral("delete: expected run IDs"));
+        QList<qint64> ids;
+        for (const QString &a : args) {
+            if (!parseRunId(a, &id))
+                return usageError(cmd, QStringLiteral("delete: \"%1\" is not a run ID").arg(a));
+            ids << id;
+        }
+        for (const qint64 each : ids) {
+            if (!store.remove(each, &error))
+                return usageError(cmd, error);
+            out() << "Deleted run #" << each << '\n';
+        }
+        return ExitOk;
+    }
+    if (sub == u"rename") {
+        if (!needId(&id))
+            return ExitUsage;
+        if (args.size() != 2)
+            return usageError(cmd, QStringLiteral("rename: expected ID NAME"));
+        return store.rename(id, args.at(1), &error) ? ExitOk : usageError(cmd, error);
+    }
+    if (sub == u"label") {
+        if (!needId(&id))
+            return ExitUsage;
+        return store.setLabels(id, args.mid(1), &error) ? ExitOk : usageError(cmd, error);
+    }
+    return usageError(cmd, QStringLiteral("unknown subcommand \"%1\" (list, show, delete, rename, label)").arg(sub));
+}
+
+} // namespace rpcscope::cli

@@ -1,0 +1,202 @@
+#include "abrunner.h"
+
+#include <algorithm>
+
+namespace rpcscope {
+
+AbBlocks AbBlocks::defaultFor(const LoadPlan &plan)
+{
+    AbBlocks b;
+    if (plan.totalCalls > 0)
+        b.calls = std::max<uint64_t>((plan.totalCalls + 9) / 10, static_cast<uint64_t>(plan.concurrency) * 4);
+    else
+        b.time = std::max<std::chrono::nanoseconds>(plan.duration / 10, std::chrono::seconds(1));
+    return b;
+}
+
+AbRunner::AbRunner() = default;
+
+AbRunner::~AbRunner()
+{
+    stop();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks, QString *error)
+{
+    if (m_running) {
+        *error = QStringLiteral("an A/B run is still going");
+        return false;
+    }
+    const LoadPlan &plan = sides[0].plan;
+    if (plan.totalCalls == 0 && plan.duration.count() <= 0) {
+        *error = QStringLiteral("an A/B run needs an end: a number of calls or a duration");
+        return false;
+    }
+    if ((plan.totalCalls > 0 && blocks.calls == 0) || (plan.totalCalls == 0 && blocks.time.count() <= 0)) {
+        *error = plan.totalCalls > 0 ? QStringLiteral("the block size must be a number of calls (the run is counted in calls)")
+                                     : QStringLiteral("the block size must be a duration (the run is timed)");
+        return false;
+    }
+    if (m_thread.joinable())
+        m_thread.join();
+    m_sides = sides;
+    m_blocks = blocks;
+    m_totals = {};
+    m_raw = {};
+    m_plannedSoFar = {};
+    m_blockLog.clear();
+    m_blocksDone = 0;
+    m_error.clear();
+    m_stop = false;
+    m_running = true;
+    m_thread = std::thread([this] { run(); });
+    return true;
+}
+
+void AbRunner::stop()
+{
+    m_stop = true;
+    std::lock_guard lock(m_mutex);
+    if (m_current)
+        m_current->stop();
+}
+
+bool AbRunner::isRunning() const
+{
+    return m_running;
+}
+
+bool AbRunner::waitForFinished(std::chrono::milliseconds timeout) const
+{
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (m_running) {
+        if (std::chrono::steady_clock::now() >= until)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
+bool AbRunner::sideDone(int side) const
+{
+    const LoadPlan &plan = m_sides[0].plan;
+    return plan.totalCalls > 0 ? m_plannedSoFar[side] >= plan.totalCalls : m_totals[side].elapsed >= plan.duration;
+}
+
+void AbRunner::run()
+{
+    const LoadPlan &plan = m_sides[0].plan;
+    const bool byCount = plan.totalCalls > 0;
+    for (int round = 1; !m_stop && (!sideDone(0) || !sideDone(1)); ++round) {
+        for (int side = 0; side < 2 && !m_stop; ++side) {
+            if (sideDone(side))
+                continue;
+            LoadPlan block = m_sides[side].plan;
+            if (byCount) {
+                block.totalCalls = std::min(m_blocks.calls, plan.totalCalls - m_plannedSoFar[side]);
+                block.duration = std::chrono::nanoseconds(0);
+            } else {
+                block.totalCalls = 0;
+                block.duration = std::min(m_blocks.time, plan.duration - m_totals[side].elapsed);
+            }
+            if (round > 1) {
+                block.warmupCalls = static_cast<uint64_t>(block.concurrency);
+                block.warmupDuration = std::chrono::nanoseconds(0);
+            }
+            QString why;
+            std::unique_ptr<Transport> transport
+                = makeTransport(m_sides[side].transport, m_sides[side].target, m_sides[side].call, &why);
+            LoadEngine engine;
+            if (!transport || !engine.start(std::move(transport), block, &why)) {
+                std::lock_guard lock(m_mutex);
+                m_error = QStringLiteral("%1: %2").arg(side == 0 ? u'A' : u'B').arg(why);
+                m_running = false;
+                return;
+            }
+            {
+                std::lock_guard lock(m_mutex);
+                m_current = &engine;
+                m_currentSide = side;
+                if (m_stop)
+                    engine.stop();
+            }
+            engine.waitForFinished(std::chrono::hours(24 * 365));
+            RunSnapshot result = engine.snapshot();
+            if (byCount)
+                result.plannedCalls = block.totalCalls;
+            std::vector<RawSample> raw;
+            if (block.recordRawSamples)
+                raw = engine.rawSamples();
+            std::lock_guard lock(m_mutex);
+            m_current = nullptr;
+            m_currentSide = -1;
+            const auto offset = static_cast<uint64_t>(m_totals[side].elapsed.count());
+            for (RawSample &sample : raw)
+                sample.sentNs += offset;
+            m_raw[side].insert(m_raw[side].end(), raw.begin(), raw.end());
+            appendRun(m_totals[side], result);
+            m_plannedSoFar[side] += byCount ? block.totalCalls : 0;
+            m_blockLog.push_back({side, round, result.callsCompleted(), result.callsFailed(), result.latency.percentile(50)});
+            ++m_blocksDone;
+            if (byCount && result.callsCompleted() == 0 && !m_stop) {
+                // A side that completes nothing (its server died) would loop forever.
+                m_error = QStringLiteral("%1 completed no call in a block; stopped").arg(side == 0 ? u'A' : u'B');
+                m_stop = true;
+            }
+        }
+    }
+    std::lock_guard lock(m_mutex);
+    for (RunSnapshot &total : m_totals)
+        total.state = m_stop ? RunState::Stopped : RunState::Finished;
+    m_running = false;
+}
+
+RunSnapshot AbRunner::snapshot(int side) const
+{
+    std::lock_guard lock(m_mutex);
+    RunSnapshot s = m_totals[side];
+    if (m_current && m_currentSide == side)
+        appendRun(s, m_current->snapshot());
+    return s;
+}
+
+std::vector<RawSample> AbRunner::rawSamples(int side) const
+{
+    std::lock_guard lock(m_mutex);
+    return m_raw[side];
+}
+
+int AbRunner::blocksDone() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_blocksDone;
+}
+
+std::vector<AbBlockResult> AbRunner::completedBlocks() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_blockLog;
+}
+
+int AbRunner::roundsPlanned() const
+{
+    const LoadPlan &plan = m_sides[0].plan;
+    if (plan.totalCalls > 0)
+        return static_cast<int>((plan.totalCalls + m_blocks.calls - 1) / std::max<uint64_t>(m_blocks.calls, 1));
+    return static_cast<int>((plan.duration.count() + m_blocks.time.count() - 1) / std::max<int64_t>(m_blocks.time.count(), 1));
+}
+
+bool AbRunner::wasStopped() const
+{
+    return m_stop;
+}
+
+QString AbRunner::error() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_error;
+}
+
+} // namespace rpcscope

@@ -1,0 +1,104 @@
+#pragma once
+
+#include "engine/loadengine.h"
+#include "transport/grpctransport.h"
+#include "transport/transports.h"
+
+#include <QString>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace rpcscope {
+
+/// One side of an A/B run: where to call and how (the same scenario on both sides, only the target differs).
+struct AbSide
+{
+    TransportOptions transport;
+    GrpcTarget target;
+    GrpcCall call;
+    LoadPlan plan; ///< the whole run's plan: totalCalls or duration, warm-up, concurrency, serverPid of this side
+};
+
+/// One finished block, for progress reports.
+struct AbBlockResult
+{
+    int side = 0; ///< 0 = A, 1 = B
+    int round = 0; ///< from 1
+    uint64_t calls = 0;
+    uint64_t failed = 0;
+    uint64_t p50Ns = 0;
+};
+
+/// How the calls are cut into blocks: by count when the plan has a call count, by time otherwise.
+struct AbBlocks
+{
+    uint64_t calls = 0; ///< per block (count mode)
+    std::chrono::nanoseconds time{0}; ///< per block (time mode)
+
+    /// A tenth of the run, at least 4 calls per caller (count) or 1 s (time).
+    static AbBlocks defaultFor(const LoadPlan &plan);
+};
+
+/**
+ * Interleaved A/B: runs blocks of calls against A, then B, then A... until both sides have made their planned
+ * calls (or time), so that whatever drifts on the machine meanwhile (other load, thermal throttling, a noisy
+ * neighbour) hits both alike. Each side's blocks add up into one run (appendRun). Every block dials anew; from the
+ * second block on, one warm-up call per caller brings the connections up before timing resumes.
+ *
+ * Runs on a thread of its own; the owner polls snapshot()/blocksDone() (the run store is the owner's thread's).
+ */
+class AbRunner
+{
+public:
+    AbRunner();
+    ~AbRunner();
+    AbRunner(const AbRunner &) = delete;
+    AbRunner &operator=(const AbRunner &) = delete;
+
+    bool start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks, QString *error);
+    /// Ends the current block early (kept) and runs no more.
+    void stop();
+    bool isRunning() const;
+    bool waitForFinished(std::chrono::milliseconds timeout) const;
+
+    /// What side 0 (A) or 1 (B) has measured so far, including the block running now.
+    RunSnapshot snapshot(int side) const;
+    /// Raw samples of a side, times shifted so blocks follow each other (after the run).
+    std::vector<RawSample> rawSamples(int side) const;
+    /// Blocks completed, both sides together (A1 B1 A2 ... counts 1, 2, 3 ...).
+    int blocksDone() const;
+    /// Every completed block so far, in order.
+    std::vector<AbBlockResult> completedBlocks() const;
+    /// Rounds planned (an estimate in time mode) and whether a signal or stop() cut the run short.
+    int roundsPlanned() const;
+    bool wasStopped() const;
+    /// Set when a block could not start (its transport or plan was refused); the run then ended.
+    QString error() const;
+
+private:
+    void run();
+    bool sideDone(int side) const;
+
+    std::array<AbSide, 2> m_sides;
+    AbBlocks m_blocks;
+    std::thread m_thread;
+    mutable std::mutex m_mutex;
+    std::array<RunSnapshot, 2> m_totals;
+    std::array<std::vector<RawSample>, 2> m_raw;
+    std::array<uint64_t, 2> m_plannedSoFar{};
+    std::vector<AbBlockResult> m_blockLog;
+    LoadEngine *m_current = nullptr; ///< the block running now (guarded by m_mutex)
+    int m_currentSide = -1;
+    int m_blocksDone = 0;
+    QString m_error;
+    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_running{false};
+};
+
+} // namespace rpcscope

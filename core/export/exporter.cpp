@@ -1,0 +1,220 @@
+#include "exporter.h"
+
+#include "csvexport.h"
+#include "ghzjson.h"
+#include "hgrm.h"
+#include "markdownexport.h"
+#include "report/textreport.h"
+#include "store/runjson.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+namespace rpcscope {
+
+namespace {
+
+struct FormatInfo {
+    ExportFormat format;
+    const char *name;
+    const char *suffix;
+    bool text;
+    bool severalRuns;
+};
+
+constexpr FormatInfo kFormats[] = {
+    { ExportFormat::Summary, "summary", "txt", true, false },
+    { ExportFormat::Csv, "csv", "csv", true, true },
+    { ExportFormat::CsvHistogram, "csv-histogram", "csv", true, false },
+    { ExportFormat::CsvTimeline, "csv-timeline", "csv", true, false },
+    { ExportFormat::CsvRawSamples, "csv-raw", "csv", true, false },
+    { ExportFormat::Json, "json", "json", true, false },
+    { ExportFormat::GhzJson, "ghz-json", "json", true, false },
+    { ExportFormat::Hgrm, "hgrm", "hgrm", true, false },
+    { ExportFormat::Markdown, "markdown", "md", true, true },
+    { ExportFormat::Html, "html", "html", false, false },
+    { ExportFormat::Png, "png", "png", false, false },
+    { ExportFormat::Pdf, "pdf", "pdf", false, false },
+    { ExportFormat::Svg, "svg", "svg", false, false },
+};
+
+const FormatInfo &infoOf(ExportFormat format)
+{
+    for (const FormatInfo &info : kFormats) {
+        if (info.format == format)
+            return info;
+    }
+    return kFormats[0];
+}
+
+QByteArray failed(QString *error, const QString &message)
+{
+    if (error)
+        *error = message;
+    return {};
+}
+
+} // namespace
+
+QString exportFormatName(ExportFormat format)
+{
+    return QString::fromLatin1(infoOf(format).name);
+}
+
+QStringList exportFormatNames()
+{
+    QStringList names;
+    for (const FormatInfo &info : kFormats)
+        names << QString::fromLatin1(info.name);
+    return names;
+}
+
+std::optional<ExportFormat> parseExportFormat(const QString &name)
+{
+    const QString key = name.trimmed().toLower();
+    if (key == u"md")
+        return ExportFormat::Markdown;
+    if (key == u"ghz" || key == u"ghzjson")
+        return ExportFormat::GhzJson;
+    for (const FormatInfo &info : kFormats) {
+        if (key == QLatin1String(info.name))
+            return info.format;
+    }
+    return std::nullopt;
+}
+
+QString exportFileSuffix(ExportFormat format)
+{
+    return QString::fromLatin1(infoOf(format).suffix);
+}
+
+bool isTextFormat(ExportFormat format)
+{
+    return infoOf(format).text;
+}
+
+bool supportsSeveralRuns(ExportFormat format)
+{
+    return infoOf(format).severalRuns;
+}
+
+QByteArray exportRun(const RunRecord &run, ExportFormat format, QString *error)
+{
+    switch (format) {
+    case ExportFormat::Summary:
+        return formatTextSummary(run.snapshot).toUtf8();
+    case ExportFormat::Csv:
+        return runsSummaryCsv({ run });
+    case ExportFormat::CsvHistogram:
+        return histogramCsv(run.snapshot.latency);
+    case ExportFormat::CsvTimeline:
+        return timelineCsv(run.snapshot.timeline);
+    case ExportFormat::CsvRawSamples:
+        if (run.rawSamples.empty())
+            return failed(error,
+                QStringLiteral("csv-raw: run %1 has no raw samples (record them with 'run --raw-samples FILE')")
+                    .arg(run.displayName()));
+        return rawSamplesCsv(run.rawSamples);
+    case ExportFormat::Json:
+        return QJsonDocument(runToJson(run)).toJson(QJsonDocument::Indented);
+    case ExportFormat::GhzJson:
+        return QJsonDocument(runToGhzJson(run)).toJson(QJsonDocument::Indented);
+    case ExportFormat::Hgrm:
+        return histogramToHgrm(run.snapshot.latency);
+    case ExportFormat::Markdown:
+        return runsMarkdownTable({ run }).toUtf8();
+    case ExportFormat::Html:
+    case ExportFormat::Png:
+    case ExportFormat::Pdf:
+    case ExportFormat::Svg:
+        break;
+    }
+    return failed(
+        error, QStringLiteral("%1 is rendered by the ui library, not exportRun()").arg(exportFormatName(format)));
+}
+
+QByteArray exportRuns(const QList<RunRecord> &runs, ExportFormat format, QString *error)
+{
+    if (runs.size() == 1)
+        return exportRun(runs.first(), format, error);
+    if (runs.isEmpty())
+        return failed(error, QStringLiteral("no runs to export"));
+    if (format == ExportFormat::Csv)
+        return runsSummaryCsv(runs);
+    if (format == ExportFormat::Markdown) {
+        if (runs.size() == 2)
+            return comparisonMarkdown(runs.at(0), runs.at(1)).toUtf8();
+        return runsMarkdownTable(runs).toUtf8();
+    }
+    return failed(error,
+        QStringLiteral("%1 holds one run; %2 given (csv and markdown take several)")
+            .arg(exportFormatName(format))
+            .arg(runs.size()));
+}
+
+bool writeFileAtomically(const QString &path, const QByteArray &data, QString *error)
+{
+    QSaveFile file(path);
+    // No direct-write fallback: where a temporary file cannot be made next to the target, fail rather than risk
+    // leaving it half-written.
+    file.setDirectWriteFallback(false);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
+        return false;
+    }
+    if (file.write(data) != data.size() || !file.commit()) {
+        if (error)
+            *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
+        file.cancelWriting();
+        return false;
+    }
+    return true;
+}
+
+std::optional<RunRecord> importRunJson(const QByteArray &data, const QString &fileName, QString *error)
+{
+    QJsonParseError parseError {};
+    const QJsonDocument document = QJsonDocument::fromJson(data, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        if (error)
+            *error = QStringLiteral("not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset);
+        return std::nullopt;
+    }
+    if (!document.isObject()) {
+        if (error)
+            *error = QStringLiteral("expected a JSON object (a ghz or rpcscope-run report)");
+        return std::nullopt;
+    }
+    const QJsonObject json = document.object();
+    std::optional<RunRecord> run;
+    if (json.contains(QStringLiteral("format"))) {
+        run = runFromJson(json, error);
+    } else if (looksLikeGhzReport(json)) {
+        run = runFromGhzJson(json, QStringLiteral("ghz: ") + QFileInfo(fileName).fileName(), error);
+    } else {
+        if (error)
+            *error
+                = QStringLiteral("neither a ghz report (no \"count\" with \"statusCodeDistribution\", "
+                                 "\"latencyDistribution\" or \"details\") nor an rpcscope-run report (no \"format\")");
+        return std::nullopt;
+    }
+    if (run)
+        run->id = 0;
+    return run;
+}
+
+std::optional<RunRecord> importRunFile(const QString &path, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = file.errorString();
+        return std::nullopt;
+    }
+    return importRunJson(file.readAll(), path, error);
+}
+
+} // namespace rpcscope

@@ -1,0 +1,82 @@
+#include "markdownexport.h"
+
+#include "report/comparereport.h"
+#include "util/units.h"
+
+namespace rpcscope {
+
+namespace {
+
+QString cell(QString text)
+{
+    text.replace(QStringLiteral("\\"), QStringLiteral("\\\\"));
+    text.replace(QStringLiteral("|"), QStringLiteral("\\|"));
+    text.replace(QStringLiteral("\r\n"), QStringLiteral(" "));
+    text.replace(u'\n', u' ');
+    text.replace(u'\r', u' ');
+    return text.trimmed();
+}
+
+QString versionOf(const RunRecord &run)
+{
+    QStringList parts;
+    const QString rpcscope = run.environment.value(QStringLiteral("rpcscope")).toString();
+    const QString protobuf = run.environment.value(QStringLiteral("protobuf")).toString();
+    if (!rpcscope.isEmpty())
+        parts << QStringLiteral("rpcscope ") + rpcscope;
+    if (!protobuf.isEmpty())
+        parts << QStringLiteral("protobuf ") + protobuf;
+    return parts.join(QStringLiteral(", "));
+}
+
+QString latency(const LatencyHistogram &h, double percentile)
+{
+    return h.isEmpty() ? QStringLiteral("-") : formatNanos(static_cast<double>(h.percentile(percentile)));
+}
+
+} // namespace
+
+QString runsMarkdownTable(const QList<RunRecord> &runs)
+{
+    QString text = QStringLiteral("| Run | Labels | Version | Count | req/s | p50 | p95 | p99 | Mean | Errors |\n"
+                                  "|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|\n");
+    bool approximate = false;
+    for (const RunRecord &run : runs) {
+        const RunSnapshot &s = run.snapshot;
+        QString name = run.displayName();
+        if (run.id > 0 && !run.name.isEmpty())
+            name = QStringLiteral("#%1 %2").arg(run.id).arg(run.name);
+        const uint64_t calls = s.callsCompleted();
+        const QString errors = calls
+            ? QStringLiteral("%1 (%2%)")
+                  .arg(s.callsFailed())
+                  .arg(100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(calls), 0, 'f', 2)
+            : QStringLiteral("0");
+        const QStringList cells {
+            cell(name),
+            cell(run.labels.join(QStringLiteral(", "))),
+            cell(versionOf(run)),
+            QString::number(calls),
+            QString::number(s.requestsPerSecond(), 'f', 1),
+            latency(s.latency, 50),
+            latency(s.latency, 95),
+            latency(s.latency, 99),
+            s.latency.isEmpty() ? QStringLiteral("-") : formatNanos(s.latency.mean()),
+            errors,
+        };
+        text += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+        approximate = approximate || run.origin.contains(QStringLiteral("approximate"));
+    }
+    if (approximate)
+        text += QStringLiteral("\nNote: runs imported without per-call details have approximate percentiles.\n");
+    return text;
+}
+
+QString comparisonMarkdown(const RunRecord &a, const RunRecord &b, const CompareOptions &options)
+{
+    const Comparison comparison
+        = compareRuns(a.snapshot, b.snapshot, okLatenciesUs(a.rawSamples), okLatenciesUs(b.rawSamples), options);
+    return runsMarkdownTable({ a, b }) + u'\n' + formatComparisonMarkdown(comparison, a.displayName(), b.displayName());
+}
+
+} // namespace rpcscope

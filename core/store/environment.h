@@ -1,0 +1,17 @@
+#pragma once
+
+#include <QJsonObject>
+
+namespace rpcscope {
+
+/**
+ * Where a run ran, so two runs can be told apart later: rpcscope's version and git revision, the library
+ * versions (Qt, gRPC, protobuf, msgpack-c, Boost), OS, kernel, CPU model, cores, memory, hostname, and the CPU
+ * frequency governor when the kernel exposes it (a "powersave" governor explains many a slow run).
+ */
+QJsonObject environmentFingerprint();
+
+/// The fingerprint's fields that differ between @p a and @p b, as "key: A -> B" lines (empty when the same).
+QStringList environmentDifferences(const QJsonObject &a, const QJsonObject &b);
+
+} // namespace rpcscope

@@ -1,0 +1,492 @@
+#include "runjson.h"
+
+#include <QJsonArray>
+
+#include <cmath>
+
+namespace rpcscope {
+
+namespace {
+
+using Wide = LatencyHistogram::Wide;
+
+QString wideToString(Wide value)
+{
+    if (value == 0)
+        return QStringLiteral("0");
+    QString digits;
+    while (value > 0) {
+        digits.prepend(QChar(u'0' + static_cast<int>(value % 10)));
+        value /= 10;
+    }
+    return digits;
+}
+
+std::optional<Wide> wideFromString(const QString &text)
+{
+    if (text.isEmpty() || text.size() > 39)
+        return std::nullopt;
+    Wide value = 0;
+    for (const QChar c : text) {
+        if (c < u'0' || c > u'9')
+            return std::nullopt;
+        const Wide next = value * 10 + static_cast<Wide>(c.unicode() - u'0');
+        if (next / 10 != value)
+            return std::nullopt;
+        value = next;
+    }
+    return value;
+}
+
+/// Reads fields of one JSON object, remembering the first problem with the field's path.
+class Reader
+{
+public:
+    Reader(const QJsonObject &object, QString where, QString *error)
+        : m_object(object)
+        , m_where(std::move(where))
+        , m_error(error)
+    {
+    }
+
+    bool ok() const { return !m_failed; }
+    QString path(const QString &key) const { return m_where.isEmpty() ? key : m_where + u'.' + key; }
+    bool fail(const QString &key, const QString &message)
+    {
+        if (!m_failed && m_error)
+            *m_error = path(key) + QStringLiteral(": ") + message;
+        m_failed = true;
+        return false;
+    }
+
+    /// Non-negative whole number (JSON numbers are doubles: exact up to 2^53).
+    uint64_t count(const QString &key, bool required = false)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined()) {
+            if (required)
+                fail(key, QStringLiteral("missing"));
+            return 0;
+        }
+        const double d = v.toDouble(-1);
+        if (!v.isDouble() || d < 0 || d != std::floor(d) || d > 9007199254740992.0) {
+            fail(key, QStringLiteral("expected a whole number >= 0"));
+            return 0;
+        }
+        return static_cast<uint64_t>(d);
+    }
+    double number(const QString &key)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined())
+            return 0;
+        if (!v.isDouble()) {
+            fail(key, QStringLiteral("expected a number"));
+            return 0;
+        }
+        return v.toDouble();
+    }
+    bool boolean(const QString &key)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (!v.isUndefined() && !v.isBool())
+            fail(key, QStringLiteral("expected true or false"));
+        return v.toBool();
+    }
+    QString string(const QString &key, bool required = false)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined()) {
+            if (required)
+                fail(key, QStringLiteral("missing"));
+            return {};
+        }
+        if (!v.isString())
+            fail(key, QStringLiteral("expected a string"));
+        return v.toString();
+    }
+    QJsonObject object(const QString &key, bool required = false)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (v.isUndefined()) {
+            if (required)
+                fail(key, QStringLiteral("missing"));
+            return {};
+        }
+        if (!v.isObject())
+            fail(key, QStringLiteral("expected an object"));
+        return v.toObject();
+    }
+    QJsonArray array(const QString &key)
+    {
+        const QJsonValue v = m_object.value(key);
+        if (!v.isUndefined() && !v.isArray())
+            fail(key, QStringLiteral("expected an array"));
+        return v.toArray();
+    }
+    QDateTime time(const QString &key)
+    {
+        const QString text = string(key);
+        if (text.isEmpty())
+            return {};
+        QDateTime t = QDateTime::fromString(text, Qt::ISODateWithMs);
+        if (!t.isValid())
+            fail(key, QStringLiteral("\"%1\" is not an ISO 8601 time").arg(text));
+        return t.toUTC();
+    }
+    void take(const QString &key, const std::function<bool(const QJsonObject &, const QString &, QString *)> &read)
+    {
+        if (!m_object.contains(key) || m_failed)
+            return;
+        QString why;
+        if (!read(object(key), path(key), &why)) {
+            if (m_error)
+                *m_error = why;
+            m_failed = true;
+        }
+    }
+
+private:
+    QJsonObject m_object;
+    QString m_where;
+    QString *m_error;
+    bool m_failed = false;
+};
+
+QString timeText(const QDateTime &t)
+{
+    return t.isValid() ? t.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+std::optional<RunState> parseRunState(const QString &name)
+{
+    for (RunState s : {RunState::Idle, RunState::WarmingUp, RunState::Running, RunState::Finished, RunState::Stopped}) {
+        if (runStateName(s) == name)
+            return s;
+    }
+    return std::nullopt;
+}
+
+int statusFromName(const QString &name)
+{
+    for (int i = 0; i < CallStatus::SlotCount; ++i) {
+        if (callStatusName(i) == name)
+            return i;
+    }
+    return -1;
+}
+
+} // namespace
+
+QJsonObject histogramToJson(const LatencyHistogram &h)
+{
+    QJsonArray buckets;
+    for (const auto &[index, count] : h.bucketCounts())
+        buckets.append(QJsonArray{static_cast<double>(LatencyHistogram::bucketLow(index)), static_cast<double>(count)});
+    return QJsonObject{
+        {QStringLiteral("count"), static_cast<double>(h.count())},
+        {QStringLiteral("min_ns"), static_cast<double>(h.min())},
+        {QStringLiteral("max_ns"), static_cast<double>(h.max())},
+        {QStringLiteral("sum_ns"), wideToString(h.exactSum())},
+        {QStringLiteral("sum_squares_ns2"), wideToString(h.exactSumOfSquares())},
+        {QStringLiteral("buckets"), buckets},
+    };
+}
+
+std::optional<LatencyHistogram> histogramFromJson(const QJsonObject &json, const QString &where, QString *error)
+{
+    Reader r(json, where, error);
+    const uint64_t count = r.count(QStringLiteral("count"));
+    const uint64_t min = r.count(QStringLiteral("min_ns"));
+    const uint64_t max = r.count(QStringLiteral("max_ns"));
+    const auto sum = wideFromString(r.string(QStringLiteral("sum_ns")));
+    const auto squares = wideFromString(r.string(QStringLiteral("sum_squares_ns2")));
+    const QJsonArray buckets = r.array(QStringLiteral("buckets"));
+    if (!r.ok())
+        return std::nullopt;
+    if (!sum)
+        return r.fail(QStringLiteral("sum_ns"), QStringLiteral("expected a decimal string")), std::nullopt;
+    if (!squares)
+        return r.fail(QStringLiteral("sum_squares_ns2"), QStringLiteral("expected a decimal string")), std::nullopt;
+    std::vector<std::pair<int, uint64_t>> counts;
+    uint64_t total = 0;
+    for (qsizetype i = 0; i < buckets.size(); ++i) {
+        const QString key = QStringLiteral("buckets[%1]").arg(i);
+        const QJsonArray pair = buckets.at(i).toArray();
+        const double low = pair.at(0).toDouble(-1);
+        const double n = pair.at(1).toDouble(-1);
+        if (pair.size() != 2 || low < 0 || n < 1 || low != std::floor(low) || n != std::floor(n))
+            return r.fail(key, QStringLiteral("expected [low_ns, count]")), std::nullopt;
+        const int index = LatencyHistogram::bucketIndex(static_cast<uint64_t>(low));
+        if (LatencyHistogram::bucketLow(index) != static_cast<uint64_t>(low))
+            return r.fail(key, QStringLiteral("%1 ns is not the lower bound of a bucket").arg(low)), std::nullopt;
+        counts.emplace_back(index, static_cast<uint64_t>(n));
+        total += static_cast<uint64_t>(n);
+    }
+    if (total != count)
+        return r.fail(QStringLiteral("count"), QStringLiteral("%1, but the buckets hold %2").arg(count).arg(total)),
+               std::nullopt;
+    LatencyHistogram h;
+    if (!LatencyHistogram::restore(counts, min, max, *sum, *squares, &h))
+        return r.fail(QStringLiteral("min_ns"), QStringLiteral("min/max do not match the buckets")), std::nullopt;
+    return h;
+}
+
+QJsonObject intervalToJson(const IntervalPoint &p)
+{
+    return QJsonObject{
+        {QStringLiteral("end_s"), p.endSeconds},   {QStringLiteral("seconds"), p.seconds},
+        {QStringLiteral("calls"), static_cast<double>(p.calls)}, {QStringLiteral("errors"), static_cast<double>(p.errors)},
+        {QStringLiteral("p50_ns"), static_cast<double>(p.p50)},  {QStringLiteral("p90_ns"), static_cast<double>(p.p90)},
+        {QStringLiteral("p99_ns"), static_cast<double>(p.p99)},  {QStringLiteral("concurrency"), p.concurrency},
+    };
+}
+
+std::optional<IntervalPoint> intervalFromJson(const QJsonObject &json, const QString &where, QString *error)
+{
+    Reader r(json, where, error);
+    IntervalPoint p;
+    p.endSeconds = r.number(QStringLiteral("end_s"));
+    p.seconds = r.number(QStringLiteral("seconds"));
+    p.calls = r.count(QStringLiteral("calls"));
+    p.errors = r.count(QStringLiteral("errors"));
+    p.p50 = r.count(QStringLiteral("p50_ns"));
+    p.p90 = r.count(QStringLiteral("p90_ns"));
+    p.p99 = r.count(QStringLiteral("p99_ns"));
+    p.concurrency = static_cast<int>(r.count(QStringLiteral("concurrency")));
+    if (!r.ok())
+        return std::nullopt;
+    return p;
+}
+
+QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
+{
+    QJsonObject o{
+        {QStringLiteral("state"), runStateName(s.state)},
+        {QStringLiteral("latency"), histogramToJson(s.latency)},
+        {QStringLiteral("error_latency"), histogramToJson(s.errorLatency)},
+        {QStringLiteral("open_loop"), s.openLoop},
+        {QStringLiteral("client_cpu_s"), s.clientCpuSeconds},
+        {QStringLiteral("client_peak_rss_bytes"), static_cast<double>(s.clientPeakRssBytes)},
+        {QStringLiteral("has_server_stats"), s.hasServerStats},
+        {QStringLiteral("server_cpu_s"), s.serverCpuSeconds},
+        {QStringLiteral("server_peak_rss_bytes"), static_cast<double>(s.serverPeakRssBytes)},
+        {QStringLiteral("warmup_calls"), static_cast<double>(s.warmupCalls)},
+        {QStringLiteral("bytes_sent"), static_cast<double>(s.bytesSent)},
+        {QStringLiteral("bytes_received"), static_cast<double>(s.bytesReceived)},
+        {QStringLiteral("elapsed_ns"), static_cast<double>(s.elapsed.count())},
+        {QStringLiteral("planned_calls"), static_cast<double>(s.plannedCalls)},
+        {QStringLiteral("planned_duration_ns"), static_cast<double>(s.plannedDuration.count())},
+    };
+    if (s.openLoop) {
+        o.insert(QStringLiteral("service_latency"), histogramToJson(s.serviceLatency));
+        o.insert(QStringLiteral("send_lag"), histogramToJson(s.sendLag));
+        o.insert(QStringLiteral("calls_sent"), static_cast<double>(s.callsSent));
+        o.insert(QStringLiteral("late_sends"), static_cast<double>(s.lateSends));
+        o.insert(QStringLiteral("intended_rate"), s.intendedRate);
+        o.insert(QStringLiteral("intended_calls"), s.intendedCalls);
+    }
+    QJsonObject statuses;
+    for (int i = 0; i < CallStatus::SlotCount; ++i) {
+        if (s.statusCounts[i])
+            statuses.insert(callStatusName(i), static_cast<double>(s.statusCounts[i]));
+    }
+    o.insert(QStringLiteral("status_counts"), statuses);
+    QJsonArray errors;
+    for (const ErrorSample &e : s.errors) {
+        errors.append(QJsonObject{{QStringLiteral("status"), callStatusName(e.status)},
+                                  {QStringLiteral("message"), e.message},
+                                  {QStringLiteral("count"), static_cast<double>(e.count)}});
+    }
+    o.insert(QStringLiteral("errors"), errors);
+    if (withTimeline) {
+        QJsonArray timeline;
+        for (const IntervalPoint &p : s.timeline)
+            timeline.append(intervalToJson(p));
+        o.insert(QStringLiteral("timeline"), timeline);
+    }
+    return o;
+}
+
+std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QString &where, QString *error)
+{
+    Reader r(json, where, error);
+    RunSnapshot s;
+    const QString state = r.string(QStringLiteral("state"));
+    if (const auto parsed = parseRunState(state))
+        s.state = *parsed;
+    else if (!state.isEmpty())
+        r.fail(QStringLiteral("state"), QStringLiteral("\"%1\" is not a run state").arg(state));
+    auto histogram = [&r](const QString &key, LatencyHistogram *into) {
+        r.take(key, [into](const QJsonObject &o, const QString &path, QString *why) {
+            const auto h = histogramFromJson(o, path, why);
+            if (h)
+                *into = *h;
+            return h.has_value();
+        });
+    };
+    histogram(QStringLiteral("latency"), &s.latency);
+    histogram(QStringLiteral("error_latency"), &s.errorLatency);
+    histogram(QStringLiteral("service_latency"), &s.serviceLatency);
+    histogram(QStringLiteral("send_lag"), &s.sendLag);
+    s.openLoop = r.boolean(QStringLiteral("open_loop"));
+    s.callsSent = r.count(QStringLiteral("calls_sent"));
+    s.lateSends = r.count(QStringLiteral("late_sends"));
+    s.intendedRate = r.number(QStringLiteral("intended_rate"));
+    s.intendedCalls = r.number(QStringLiteral("intended_calls"));
+    s.clientCpuSeconds = r.number(QStringLiteral("client_cpu_s"));
+    s.clientPeakRssBytes = r.count(QStringLiteral("client_peak_rss_bytes"));
+    s.hasServerStats = r.boolean(QStringLiteral("has_server_stats"));
+    s.serverCpuSeconds = r.number(QStringLiteral("server_cpu_s"));
+    s.serverPeakRssBytes = r.count(QStringLiteral("server_peak_rss_bytes"));
+    s.warmupCalls = r.count(QStringLiteral("warmup_calls"));
+    s.bytesSent = r.count(QStringLiteral("bytes_sent"));
+    s.bytesReceived = r.count(QStringLiteral("bytes_received"));
+    s.elapsed = std::chrono::nanoseconds(r.count(QStringLiteral("elapsed_ns")));
+    s.plannedCalls = r.count(QStringLiteral("planned_calls"));
+    s.plannedDuration = std::chrono::nanoseconds(r.count(QStringLiteral("planned_duration_ns")));
+    const QJsonObject statuses = r.object(QStringLiteral("status_counts"));
+    for (auto it = statuses.begin(); it != statuses.end() && r.ok(); ++it) {
+        const int status = statusFromName(it.key());
+        const double n = it.value().toDouble(-1);
+        if (status < 0)
+            r.fail(QStringLiteral("status_counts.") + it.key(), QStringLiteral("not a status name"));
+        else if (n < 0 || n != std::floor(n))
+            r.fail(QStringLiteral("status_counts.") + it.key(), QStringLiteral("expected a whole number >= 0"));
+        else
+            s.statusCounts[status] = static_cast<uint64_t>(n);
+    }
+    const QJsonArray errors = r.array(QStringLiteral("errors"));
+    for (qsizetype i = 0; i < errors.size() && r.ok(); ++i) {
+        Reader e(errors.at(i).toObject(), r.path(QStringLiteral("errors[%1]").arg(i)), error);
+        ErrorSample sample;
+        sample.status = statusFromName(e.string(QStringLiteral("status")));
+        sample.message = e.string(QStringLiteral("message"));
+        sample.count = e.count(QStringLiteral("count"));
+        if (!e.ok())
+            return std::nullopt;
+        if (sample.status < 0)
+            return e.fail(QStringLiteral("status"), QStringLiteral("not a status name")), std::nullopt;
+        s.errors.append(sample);
+    }
+    const QJsonArray timeline = r.array(QStringLiteral("timeline"));
+    for (qsizetype i = 0; i < timeline.size() && r.ok(); ++i) {
+        const auto p = intervalFromJson(timeline.at(i).toObject(), r.path(QStringLiteral("timeline[%1]").arg(i)), error);
+        if (!p)
+            return std::nullopt;
+        s.timeline.append(*p);
+    }
+    if (!r.ok())
+        return std::nullopt;
+    return s;
+}
+
+QJsonObject summaryToJson(const RunSnapshot &s)
+{
+    QJsonObject o{
+        {QStringLiteral("count"), static_cast<double>(s.callsCompleted())},
+        {QStringLiteral("ok"), static_cast<double>(s.callsOk())},
+        {QStringLiteral("failed"), static_cast<double>(s.callsFailed())},
+        {QStringLiteral("elapsed_s"), std::chrono::duration<double>(s.elapsed).count()},
+        {QStringLiteral("rps"), s.requestsPerSecond()},
+        {QStringLiteral("mean_ns"), s.latency.mean()},
+        {QStringLiteral("stddev_ns"), s.latency.stddev()},
+        {QStringLiteral("min_ns"), static_cast<double>(s.latency.min())},
+        {QStringLiteral("max_ns"), static_cast<double>(s.latency.max())},
+        {QStringLiteral("client_cpu_per_call_us"), s.clientCpuPerCallUs()},
+    };
+    static const std::pair<const char *, double> percentiles[] = {
+        {"p50_ns", 50}, {"p75_ns", 75}, {"p90_ns", 90}, {"p95_ns", 95}, {"p99_ns", 99}, {"p99_9_ns", 99.9}, {"p99_99_ns", 99.99}};
+    for (const auto &[key, p] : percentiles)
+        o.insert(QLatin1String(key), static_cast<double>(s.latency.percentile(p)));
+    if (s.hasServerStats)
+        o.insert(QStringLiteral("server_cpu_per_call_us"), s.serverCpuPerCallUs());
+    return o;
+}
+
+QJsonObject runToJson(const RunRecord &run)
+{
+    QJsonObject o{
+        {QStringLiteral("format"), QStringLiteral("rpcscope-run")},
+        {QStringLiteral("schema_version"), kRunJsonSchemaVersion},
+        {QStringLiteral("name"), run.name},
+        {QStringLiteral("labels"), QJsonArray::fromStringList(run.labels)},
+        {QStringLiteral("status"), run.status},
+        {QStringLiteral("started_at"), timeText(run.startedAt)},
+        {QStringLiteral("ended_at"), timeText(run.endedAt)},
+        {QStringLiteral("method"), run.method},
+        {QStringLiteral("transport"), run.transport},
+        {QStringLiteral("codec"), run.codec},
+        {QStringLiteral("target"), run.target},
+        {QStringLiteral("origin"), run.origin},
+        {QStringLiteral("scenario"), run.scenario},
+        {QStringLiteral("environment"), run.environment},
+        {QStringLiteral("server"), run.server},
+        {QStringLiteral("summary"), summaryToJson(run.snapshot)},
+        {QStringLiteral("snapshot"), snapshotToJson(run.snapshot)},
+    };
+    if (!run.rawSamples.empty()) {
+        QJsonArray raw;
+        for (const RawSample &sample : run.rawSamples)
+            raw.append(QJsonArray{static_cast<double>(sample.sentNs), static_cast<double>(sample.latencyUs),
+                                  callStatusName(static_cast<int>(sample.status))});
+        o.insert(QStringLiteral("raw_samples"), raw);
+    }
+    return o;
+}
+
+std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error)
+{
+    Reader r(json, QString(), error);
+    if (r.string(QStringLiteral("format"), true) != u"rpcscope-run") {
+        if (r.ok())
+            r.fail(QStringLiteral("format"), QStringLiteral("expected \"rpcscope-run\""));
+        return std::nullopt;
+    }
+    const uint64_t version = r.count(QStringLiteral("schema_version"), true);
+    if (r.ok() && (version < 1 || version > kRunJsonSchemaVersion))
+        r.fail(QStringLiteral("schema_version"),
+               QStringLiteral("%1 is not supported (this rpcscope reads 1..%2)").arg(version).arg(kRunJsonSchemaVersion));
+    RunRecord run;
+    run.name = r.string(QStringLiteral("name"));
+    for (const QJsonValue &label : r.array(QStringLiteral("labels")))
+        run.labels << label.toString();
+    run.status = r.string(QStringLiteral("status"));
+    if (run.status.isEmpty())
+        run.status = QString::fromUtf16(RunStatus::Finished);
+    run.startedAt = r.time(QStringLiteral("started_at"));
+    run.endedAt = r.time(QStringLiteral("ended_at"));
+    run.method = r.string(QStringLiteral("method"));
+    run.transport = r.string(QStringLiteral("transport"));
+    run.codec = r.string(QStringLiteral("codec"));
+    run.target = r.string(QStringLiteral("target"));
+    run.origin = r.string(QStringLiteral("origin"));
+    run.scenario = r.object(QStringLiteral("scenario"));
+    run.environment = r.object(QStringLiteral("environment"));
+    run.server = r.object(QStringLiteral("server"));
+    if (!r.object(QStringLiteral("snapshot"), true).isEmpty() || r.ok()) {
+        r.take(QStringLiteral("snapshot"), [&run](const QJsonObject &o, const QString &path, QString *why) {
+            const auto s = snapshotFromJson(o, path, why);
+            if (s)
+                run.snapshot = *s;
+            return s.has_value();
+        });
+    }
+    const QJsonArray raw = r.array(QStringLiteral("raw_samples"));
+    run.rawSamples.reserve(static_cast<size_t>(raw.size()));
+    for (qsizetype i = 0; i < raw.size() && r.ok(); ++i) {
+        const QJsonArray t = raw.at(i).toArray();
+        const double sent = t.at(0).toDouble(-1);
+        const double latency = t.at(1).toDouble(-1);
+        const int status = statusFromName(t.at(2).toString());
+        if (t.size() != 3 || sent < 0 || latency < 0 || latency > 4294967295.0 || status < 0)
+            return r.fail(QStringLiteral("raw_samples[%1]").arg(i), QStringLiteral("expected [sent_ns, latency_us, status]")),
+                   std::nullopt;
+        run.rawSamples.push_back({static_cast<uint64_t>(sent), static_cast<uint32_t>(latency), static_cast<uint32_t>(status)});
+    }
+    if (!r.ok())
+        return std::nullopt;
+    return run;
+}
+
+} // namespace rpcscope

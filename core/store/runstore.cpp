@@ -1,0 +1,697 @@
+#include "runstore.h"
+
+#include "runjson.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QSysInfo>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <unistd.h>
+
+namespace rpcscope {
+
+QString RunRecord::displayName() const
+{
+    if (!name.isEmpty())
+        return name;
+    QString text = id > 0 ? QStringLiteral("#%1").arg(id) : QString();
+    for (const QString &part : {transport, method.section(u'/', -1)}) {
+        if (!part.isEmpty())
+            text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + part;
+    }
+    if (startedAt.isValid())
+        text += u' ' + startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+    return text;
+}
+
+namespace {
+
+std::atomic<int> g_connections{0};
+
+QByteArray compact(const QJsonObject &o)
+{
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+QJsonObject objectFrom(const QVariant &v)
+{
+    return QJsonDocument::fromJson(v.toByteArray()).object();
+}
+
+QString timeText(const QDateTime &t)
+{
+    return t.isValid() ? t.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+QDateTime timeFrom(const QVariant &v)
+{
+    const QString text = v.toString();
+    return text.isEmpty() ? QDateTime() : QDateTime::fromString(text, Qt::ISODateWithMs).toUTC();
+}
+
+QString sqlError(const QSqlQuery &q)
+{
+    return q.lastError().text();
+}
+
+/// Identifies this process across pid reuse: the boot and the process's start time (in clock ticks since boot).
+QString processIdentity(pid_t pid)
+{
+    QFile boot(QStringLiteral("/proc/sys/kernel/random/boot_id"));
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!boot.open(QIODevice::ReadOnly) || !stat.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray line = stat.readAll();
+    // The command name (field 2) may hold spaces and parentheses: count fields after its closing ')'.
+    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+    if (fields.size() < 20)
+        return {};
+    return QString::fromLatin1(boot.readAll().trimmed()) + u'/' + QString::fromLatin1(fields.at(19));
+}
+
+/// Schema steps: step k brings a database from version k-1 to k.
+bool migrateStep(QSqlDatabase &db, int to, QString *error)
+{
+    QSqlQuery q(db);
+    auto exec = [&](const QString &sql) {
+        if (q.exec(sql))
+            return true;
+        *error = QStringLiteral("schema version %1: %2").arg(to).arg(sqlError(q));
+        return false;
+    };
+    if (to == 1) {
+        return exec(QStringLiteral("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"))
+            && exec(QStringLiteral(
+                "CREATE TABLE runs(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL DEFAULT '', "
+                "labels TEXT NOT NULL DEFAULT '[]', status TEXT NOT NULL, started_at TEXT, ended_at TEXT, "
+                "method TEXT, transport TEXT, codec TEXT, target TEXT, origin TEXT, scenario TEXT, environment TEXT, "
+                "server TEXT, owner_host TEXT, owner_pid INTEGER, owner_identity TEXT, calls INTEGER DEFAULT 0, "
+                "failed INTEGER DEFAULT 0, rps REAL DEFAULT 0, mean_ns REAL DEFAULT 0, p50_ns INTEGER DEFAULT 0, "
+                "p99_ns INTEGER DEFAULT 0, snapshot TEXT)"))
+            && exec(QStringLiteral("CREATE TABLE intervals(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+                                   "CASCADE, seq INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY(run_id, seq))"));
+    }
+    if (to == 2) {
+        // Labels move from a JSON column to rows (so a filter can use an index); raw samples get their own table.
+        if (!exec(QStringLiteral("CREATE TABLE run_labels(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+                                 "CASCADE, label TEXT NOT NULL, PRIMARY KEY(run_id, label))"))
+            || !exec(QStringLiteral("CREATE INDEX run_labels_label ON run_labels(label)"))
+            || !exec(QStringLiteral("CREATE TABLE raw_samples(run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON "
+                                    "DELETE CASCADE, data BLOB NOT NULL)"))
+            || !exec(QStringLiteral("CREATE INDEX runs_started ON runs(started_at)")))
+            return false;
+        QList<QPair<qint64, QStringList>> labels;
+        if (!exec(QStringLiteral("SELECT id, labels FROM runs")))
+            return false;
+        while (q.next()) {
+            QStringList list;
+            for (const QJsonValue &v : QJsonDocument::fromJson(q.value(1).toByteArray()).array())
+                list << v.toString();
+            labels.append({q.value(0).toLongLong(), list});
+        }
+        QSqlQuery insert(db);
+        insert.prepare(QStringLiteral("INSERT OR IGNORE INTO run_labels(run_id, label) VALUES(?, ?)"));
+        for (const auto &[id, list] : labels) {
+            for (const QString &label : list) {
+                insert.addBindValue(id);
+                insert.addBindValue(label);
+                if (!insert.exec()) {
+                    *error = QStringLiteral("schema version 2: %1").arg(insert.lastError().text());
+                    return false;
+                }
+            }
+        }
+        return exec(QStringLiteral("UPDATE runs SET labels = '[]'"));
+    }
+    *error = QStringLiteral("no migration to schema version %1").arg(to);
+    return false;
+}
+
+int readVersion(QSqlDatabase &db)
+{
+    QSqlQuery q(db);
+    if (!q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema_version'")) || !q.next())
+        return 0;
+    return q.value(0).toInt();
+}
+
+bool migrate(QSqlDatabase &db, int target, QString *error)
+{
+    int version = readVersion(db);
+    if (version > RunStore::kSchemaVersion) {
+        *error = QStringLiteral("made by a newer rpcscope (schema version %1; this one knows up to %2)")
+                     .arg(version)
+                     .arg(RunStore::kSchemaVersion);
+        return false;
+    }
+    while (version < target) {
+        if (!db.transaction()) {
+            *error = db.lastError().text();
+            return false;
+        }
+        QSqlQuery q(db);
+        if (!migrateStep(db, version + 1, error)
+            || !q.exec(QStringLiteral("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '%1')").arg(version + 1))) {
+            if (error->isEmpty())
+                *error = sqlError(q);
+            db.rollback();
+            return false;
+        }
+        if (!db.commit()) {
+            *error = db.lastError().text();
+            return false;
+        }
+        ++version;
+    }
+    return true;
+}
+
+bool openConnection(const QString &name, const QString &path, QString *error)
+{
+    const QFileInfo info(path);
+    if (!QDir().mkpath(info.absolutePath())) {
+        *error = QStringLiteral("%1: cannot create the folder %2").arg(path, info.absolutePath());
+        return false;
+    }
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+    db.setDatabaseName(path);
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+    if (!db.open()) {
+        *error = QStringLiteral("%1: %2").arg(path, db.lastError().text());
+        return false;
+    }
+    QSqlQuery q(db);
+    // Not a database at all (a text file given by mistake) fails here, before anything is written to it.
+    if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next()) {
+        *error = QStringLiteral("%1: not an rpcscope run database (%2)").arg(path, sqlError(q));
+        return false;
+    }
+    for (const char *pragma : {"PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
+        if (!q.exec(QLatin1String(pragma))) {
+            *error = QStringLiteral("%1: %2").arg(path, sqlError(q));
+            return false;
+        }
+    }
+    return true;
+}
+
+void bindSummary(QSqlQuery &q, const RunSnapshot &s)
+{
+    q.bindValue(QStringLiteral(":calls"), static_cast<qint64>(s.callsCompleted()));
+    q.bindValue(QStringLiteral(":failed"), static_cast<qint64>(s.callsFailed()));
+    q.bindValue(QStringLiteral(":rps"), s.requestsPerSecond());
+    q.bindValue(QStringLiteral(":mean"), s.latency.mean());
+    q.bindValue(QStringLiteral(":p50"), static_cast<qint64>(s.latency.percentile(50)));
+    q.bindValue(QStringLiteral(":p99"), static_cast<qint64>(s.latency.percentile(99)));
+    q.bindValue(QStringLiteral(":snapshot"), compact(snapshotToJson(s, false)));
+}
+
+QByteArray packRaw(const std::vector<RawSample> &raw)
+{
+    static_assert(sizeof(RawSample) == 16);
+    return QByteArray(reinterpret_cast<const char *>(raw.data()), static_cast<qsizetype>(raw.size() * sizeof(RawSample)));
+}
+
+} // namespace
+
+RunStore::RunStore()
+    : m_connection(QStringLiteral("rpcscope-runstore-%1").arg(g_connections.fetch_add(1)))
+{
+}
+
+RunStore::~RunStore()
+{
+    if (QSqlDatabase::contains(m_connection)) {
+        QSqlDatabase::database(m_connection, false).close();
+        QSqlDatabase::removeDatabase(m_connection);
+    }
+}
+
+QString RunStore::defaultPath()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/rpcscope/runs.sqlite");
+}
+
+bool RunStore::open(const QString &path, QString *error)
+{
+    QString why;
+    if (!openConnection(m_connection, path, &why)) {
+        *error = why;
+        return false;
+    }
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    if (!migrate(db, kSchemaVersion, &why)) {
+        *error = path + QStringLiteral(": ") + why;
+        db.close();
+        return false;
+    }
+    m_path = path;
+    markInterruptedRuns();
+    return true;
+}
+
+bool RunStore::isOpen() const
+{
+    return !m_path.isEmpty() && QSqlDatabase::database(m_connection, false).isOpen();
+}
+
+int RunStore::schemaVersion() const
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    return readVersion(db);
+}
+
+bool RunStore::createAtVersion(const QString &path, int version, QString *error)
+{
+    const QString name = QStringLiteral("rpcscope-runstore-create-%1").arg(g_connections.fetch_add(1));
+    bool ok = openConnection(name, path, error);
+    if (ok) {
+        QSqlDatabase db = QSqlDatabase::database(name);
+        ok = migrate(db, version, error);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+    return ok;
+}
+
+bool RunStore::beginRun(RunRecord *run, QString *error)
+{
+    run->status = QString::fromUtf16(RunStatus::Running);
+    run->endedAt = {};
+    if (!run->startedAt.isValid())
+        run->startedAt = QDateTime::currentDateTimeUtc();
+    const qint64 id = addRun(*run, error);
+    if (id == 0)
+        return false;
+    run->id = id;
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    q.prepare(QStringLiteral("UPDATE runs SET owner_host = ?, owner_pid = ?, owner_identity = ? WHERE id = ?"));
+    q.addBindValue(QSysInfo::machineHostName());
+    q.addBindValue(static_cast<qint64>(getpid()));
+    q.addBindValue(processIdentity(getpid()));
+    q.addBindValue(id);
+    if (!q.exec()) {
+        *error = sqlError(q);
+        return false;
+    }
+    m_storedIntervals.insert(id, run->snapshot.timeline.size());
+    return true;
+}
+
+bool RunStore::updateRun(qint64 id, const RunSnapshot &snapshot, QString *error)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    if (!db.transaction()) {
+        *error = db.lastError().text();
+        return false;
+    }
+    auto fail = [&](const QSqlQuery &q) {
+        *error = sqlError(q);
+        db.rollback();
+        return false;
+    };
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("UPDATE runs SET calls = :calls, failed = :failed, rps = :rps, mean_ns = :mean, "
+                             "p50_ns = :p50, p99_ns = :p99, snapshot = :snapshot WHERE id = :id"));
+    bindSummary(q, snapshot);
+    q.bindValue(QStringLiteral(":id"), id);
+    if (!q.exec())
+        return fail(q);
+    if (q.numRowsAffected() != 1) {
+        *error = QStringLiteral("run #%1 is not in the history").arg(id);
+        db.rollback();
+        return false;
+    }
+    const qsizetype stored = m_storedIntervals.value(id, 0);
+    QSqlQuery insert(db);
+    insert.prepare(QStringLiteral("INSERT OR REPLACE INTO intervals(run_id, seq, data) VALUES(?, ?, ?)"));
+    for (qsizetype i = stored; i < snapshot.timeline.size(); ++i) {
+        insert.addBindValue(id);
+        insert.addBindValue(static_cast<qint64>(i));
+        insert.addBindValue(compact(intervalToJson(snapshot.timeline.at(i))));
+        if (!insert.exec())
+            return fail(insert);
+    }
+    if (!db.commit()) {
+        *error = db.lastError().text();
+        return false;
+    }
+    m_storedIntervals.insert(id, std::max(stored, snapshot.timeline.size()));
+    return true;
+}
+
+bool RunStore::finishRun(qint64 id, const RunSnapshot &snapshot, const std::vector<RawSample> &rawSamples,
+                         const QString &status, QString *error)
+{
+    if (!updateRun(id, snapshot, error))
+        return false;
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    if (!db.transaction()) {
+        *error = db.lastError().text();
+        return false;
+    }
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("UPDATE runs SET status = ?, ended_at = ?, owner_pid = NULL WHERE id = ?"));
+    q.addBindValue(status);
+    q.addBindValue(timeText(QDateTime::currentDateTimeUtc()));
+    q.addBindValue(id);
+    bool ok = q.exec();
+    if (ok && !rawSamples.empty()) {
+        q.prepare(QStringLiteral("INSERT OR REPLACE INTO raw_samples(run_id, data) VALUES(?, ?)"));
+        q.addBindValue(id);
+        q.addBindValue(packRaw(rawSamples));
+        ok = q.exec();
+    }
+    if (!ok) {
+        *error = sqlError(q);
+        db.rollback();
+        return false;
+    }
+    m_storedIntervals.remove(id);
+    if (!db.commit()) {
+        *error = db.lastError().text();
+        return false;
+    }
+    return true;
+}
+
+qint64 RunStore::addRun(const RunRecord &run, QString *error)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    if (!db.isOpen()) {
+        *error = QStringLiteral("the run history is not open");
+        return 0;
+    }
+    if (!db.transaction()) {
+        *error = db.lastError().text();
+        return 0;
+    }
+    QSqlQuery q(db);
+    auto fail = [&](const QSqlQuery &failed) {
+        *error = sqlError(failed);
+        db.rollback();
+        return qint64(0);
+    };
+    q.prepare(QStringLiteral(
+        "INSERT INTO runs(id, name, status, started_at, ended_at, method, transport, codec, target, origin, scenario, "
+        "environment, server, calls, failed, rps, mean_ns, p50_ns, p99_ns, snapshot) VALUES(:rid, :name, :status, "
+        ":started, :ended, :method, :transport, :codec, :target, :origin, :scenario, :environment, :server, :calls, "
+        ":failed, :rps, :mean, :p50, :p99, :snapshot)"));
+    q.bindValue(QStringLiteral(":rid"), run.id > 0 ? QVariant(run.id) : QVariant());
+    q.bindValue(QStringLiteral(":name"), run.name.isNull() ? QStringLiteral("") : run.name);
+    q.bindValue(QStringLiteral(":status"), run.status);
+    q.bindValue(QStringLiteral(":started"), timeText(run.startedAt));
+    q.bindValue(QStringLiteral(":ended"), timeText(run.endedAt));
+    q.bindValue(QStringLiteral(":method"), run.method);
+    q.bindValue(QStringLiteral(":transport"), run.transport);
+    q.bindValue(QStringLiteral(":codec"), run.codec);
+    q.bindValue(QStringLiteral(":target"), run.target);
+    q.bindValue(QStringLiteral(":origin"), run.origin);
+    q.bindValue(QStringLiteral(":scenario"), compact(run.scenario));
+    q.bindValue(QStringLiteral(":environment"), compact(run.environment));
+    q.bindValue(QStringLiteral(":server"), compact(run.server));
+    bindSummary(q, run.snapshot);
+    if (!q.exec())
+        return fail(q);
+    const qint64 id = q.lastInsertId().toLongLong();
+    QSqlQuery insert(db);
+    insert.prepare(QStringLiteral("INSERT INTO intervals(run_id, seq, data) VALUES(?, ?, ?)"));
+    for (qsizetype i = 0; i < run.snapshot.timeline.size(); ++i) {
+        insert.addBindValue(id);
+        insert.addBindValue(static_cast<qint64>(i));
+        insert.addBindValue(compact(intervalToJson(run.snapshot.timeline.at(i))));
+        if (!insert.exec())
+            return fail(insert);
+    }
+    insert.prepare(QStringLiteral("INSERT OR IGNORE INTO run_labels(run_id, label) VALUES(?, ?)"));
+    for (const QString &label : run.labels) {
+        insert.addBindValue(id);
+        insert.addBindValue(label);
+        if (!insert.exec())
+            return fail(insert);
+    }
+    if (!run.rawSamples.empty()) {
+        insert.prepare(QStringLiteral("INSERT INTO raw_samples(run_id, data) VALUES(?, ?)"));
+        insert.addBindValue(id);
+        insert.addBindValue(packRaw(run.rawSamples));
+        if (!insert.exec())
+            return fail(insert);
+    }
+    if (!db.commit()) {
+        *error = db.lastError().text();
+        return 0;
+    }
+    return id;
+}
+
+std::vector<RunListEntry> RunStore::list(const RunFilter &filter, QString *error) const
+{
+    std::vector<RunListEntry> out;
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    QString sql = QStringLiteral(
+        "SELECT id, name, status, started_at, ended_at, method, transport, codec, target, origin, calls, failed, rps, "
+        "mean_ns, p50_ns, p99_ns, (SELECT group_concat(label, char(31)) FROM run_labels WHERE run_id = runs.id) "
+        "FROM runs WHERE 1 = 1");
+    QVariantList binds;
+    auto like = [](const QString &text) { return QString(u'%' + text + u'%'); };
+    if (!filter.text.isEmpty()) {
+        sql += QStringLiteral(" AND (name LIKE ? OR method LIKE ? OR target LIKE ? OR EXISTS (SELECT 1 FROM run_labels "
+                              "WHERE run_id = runs.id AND label LIKE ?))");
+        binds << like(filter.text) << like(filter.text) << like(filter.text) << like(filter.text);
+    }
+    if (!filter.method.isEmpty()) {
+        sql += QStringLiteral(" AND method LIKE ?");
+        binds << like(filter.method);
+    }
+    if (!filter.target.isEmpty()) {
+        sql += QStringLiteral(" AND target LIKE ?");
+        binds << like(filter.target);
+    }
+    if (!filter.label.isEmpty()) {
+        sql += QStringLiteral(" AND EXISTS (SELECT 1 FROM run_labels WHERE run_id = runs.id AND label LIKE ?)");
+        binds << like(filter.label);
+    }
+    if (filter.since.isValid()) {
+        sql += QStringLiteral(" AND started_at >= ?");
+        binds << timeText(filter.since);
+    }
+    sql += QStringLiteral(" ORDER BY id DESC");
+    if (filter.limit > 0)
+        sql += QStringLiteral(" LIMIT %1").arg(filter.limit);
+    QSqlQuery q(db);
+    q.prepare(sql);
+    for (const QVariant &v : binds)
+        q.addBindValue(v);
+    if (!q.exec()) {
+        if (error)
+            *error = sqlError(q);
+        return out;
+    }
+    while (q.next()) {
+        RunListEntry e;
+        e.id = q.value(0).toLongLong();
+        e.name = q.value(1).toString();
+        e.status = q.value(2).toString();
+        e.startedAt = timeFrom(q.value(3));
+        e.endedAt = timeFrom(q.value(4));
+        e.method = q.value(5).toString();
+        e.transport = q.value(6).toString();
+        e.codec = q.value(7).toString();
+        e.target = q.value(8).toString();
+        e.origin = q.value(9).toString();
+        e.calls = static_cast<uint64_t>(q.value(10).toLongLong());
+        e.failed = static_cast<uint64_t>(q.value(11).toLongLong());
+        e.rps = q.value(12).toDouble();
+        e.meanNs = q.value(13).toDouble();
+        e.p50Ns = static_cast<uint64_t>(q.value(14).toLongLong());
+        e.p99Ns = static_cast<uint64_t>(q.value(15).toLongLong());
+        const QString labels = q.value(16).toString();
+        if (!labels.isEmpty()) {
+            e.labels = labels.split(QChar(31));
+            e.labels.sort();
+        }
+        out.push_back(e);
+    }
+    return out;
+}
+
+std::optional<RunRecord> RunStore::load(qint64 id, QString *error) const
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("SELECT name, status, started_at, ended_at, method, transport, codec, target, origin, "
+                             "scenario, environment, server, snapshot FROM runs WHERE id = ?"));
+    q.addBindValue(id);
+    if (!q.exec()) {
+        *error = sqlError(q);
+        return std::nullopt;
+    }
+    if (!q.next()) {
+        *error = QStringLiteral("no run #%1 in %2").arg(id).arg(m_path);
+        return std::nullopt;
+    }
+    RunRecord run;
+    run.id = id;
+    run.name = q.value(0).toString();
+    run.status = q.value(1).toString();
+    run.startedAt = timeFrom(q.value(2));
+    run.endedAt = timeFrom(q.value(3));
+    run.method = q.value(4).toString();
+    run.transport = q.value(5).toString();
+    run.codec = q.value(6).toString();
+    run.target = q.value(7).toString();
+    run.origin = q.value(8).toString();
+    run.scenario = objectFrom(q.value(9));
+    run.environment = objectFrom(q.value(10));
+    run.server = objectFrom(q.value(11));
+    const QByteArray snapshotText = q.value(12).toByteArray();
+    if (!snapshotText.isEmpty()) {
+        QString why;
+        const auto snapshot = snapshotFromJson(QJsonDocument::fromJson(snapshotText).object(), QStringLiteral("snapshot"), &why);
+        if (!snapshot) {
+            *error = QStringLiteral("run #%1: %2").arg(id).arg(why);
+            return std::nullopt;
+        }
+        run.snapshot = *snapshot;
+    }
+    q.prepare(QStringLiteral("SELECT data FROM intervals WHERE run_id = ? ORDER BY seq"));
+    q.addBindValue(id);
+    if (!q.exec()) {
+        *error = sqlError(q);
+        return std::nullopt;
+    }
+    run.snapshot.timeline.clear();
+    while (q.next()) {
+        QString why;
+        const auto point = intervalFromJson(QJsonDocument::fromJson(q.value(0).toByteArray()).object(),
+                                            QStringLiteral("interval"), &why);
+        if (!point) {
+            *error = QStringLiteral("run #%1: %2").arg(id).arg(why);
+            return std::nullopt;
+        }
+        run.snapshot.timeline.append(*point);
+    }
+    q.prepare(QStringLiteral("SELECT label FROM run_labels WHERE run_id = ? ORDER BY label"));
+    q.addBindValue(id);
+    if (q.exec()) {
+        while (q.next())
+            run.labels << q.value(0).toString();
+    }
+    q.prepare(QStringLiteral("SELECT data FROM raw_samples WHERE run_id = ?"));
+    q.addBindValue(id);
+    if (q.exec() && q.next()) {
+        const QByteArray data = q.value(0).toByteArray();
+        run.rawSamples.resize(static_cast<size_t>(data.size()) / sizeof(RawSample));
+        std::memcpy(run.rawSamples.data(), data.constData(), run.rawSamples.size() * sizeof(RawSample));
+    }
+    return run;
+}
+
+bool RunStore::rename(qint64 id, const QString &name, QString *error)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    q.prepare(QStringLiteral("UPDATE runs SET name = ? WHERE id = ?"));
+    q.addBindValue(name);
+    q.addBindValue(id);
+    if (!q.exec()) {
+        *error = sqlError(q);
+        return false;
+    }
+    if (q.numRowsAffected() != 1) {
+        *error = QStringLiteral("no run #%1 in %2").arg(id).arg(m_path);
+        return false;
+    }
+    return true;
+}
+
+bool RunStore::setLabels(qint64 id, const QStringList &labels, QString *error)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    if (!db.transaction()) {
+        *error = db.lastError().text();
+        return false;
+    }
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("SELECT 1 FROM runs WHERE id = ?"));
+    q.addBindValue(id);
+    if (!q.exec() || !q.next()) {
+        *error = q.lastError().isValid() ? sqlError(q) : QStringLiteral("no run #%1 in %2").arg(id).arg(m_path);
+        db.rollback();
+        return false;
+    }
+    q.prepare(QStringLiteral("DELETE FROM run_labels WHERE run_id = ?"));
+    q.addBindValue(id);
+    bool ok = q.exec();
+    for (const QString &label : labels) {
+        if (!ok || label.trimmed().isEmpty())
+            continue;
+        q.prepare(QStringLiteral("INSERT OR IGNORE INTO run_labels(run_id, label) VALUES(?, ?)"));
+        q.addBindValue(id);
+        q.addBindValue(label.trimmed());
+        ok = q.exec();
+    }
+    if (!ok) {
+        *error = sqlError(q);
+        db.rollback();
+        return false;
+    }
+    return db.commit();
+}
+
+bool RunStore::remove(qint64 id, QString *error)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    q.prepare(QStringLiteral("DELETE FROM runs WHERE id = ?"));
+    q.addBindValue(id);
+    if (!q.exec()) {
+        *error = sqlError(q);
+        return false;
+    }
+    if (q.numRowsAffected() != 1) {
+        *error = QStringLiteral("no run #%1 in %2").arg(id).arg(m_path);
+        return false;
+    }
+    return true;
+}
+
+int RunStore::markInterruptedRuns()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("SELECT id, owner_pid, owner_identity FROM runs WHERE status = ? AND owner_host = ?"));
+    q.addBindValue(QString::fromUtf16(RunStatus::Running));
+    q.addBindValue(QSysInfo::machineHostName());
+    if (!q.exec())
+        return 0;
+    QList<qint64> dead;
+    while (q.next()) {
+        const auto pid = static_cast<pid_t>(q.value(1).toLongLong());
+        const bool alive = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM)
+            && processIdentity(pid) == q.value(2).toString();
+        if (!alive)
+            dead << q.value(0).toLongLong();
+    }
+    int marked = 0;
+    for (const qint64 id : dead) {
+        QSqlQuery update(db);
+        update.prepare(QStringLiteral("UPDATE runs SET status = ?, owner_pid = NULL WHERE id = ? AND status = ?"));
+        update.addBindValue(QString::fromUtf16(RunStatus::Interrupted));
+        update.addBindValue(id);
+        update.addBindValue(QString::fromUtf16(RunStatus::Running));
+        if (update.exec())
+            marked += update.numRowsAffected();
+    }
+    return marked;
+}
+
+} // namespace rpcscope

@@ -1,0 +1,104 @@
+#pragma once
+
+#include "runrecord.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace rpcscope {
+
+/// One line of the history list: what a table of runs shows, without the histograms.
+struct RunListEntry
+{
+    qint64 id = 0;
+    QString name;
+    QStringList labels;
+    QString status;
+    QDateTime startedAt;
+    QDateTime endedAt;
+    QString method;
+    QString transport;
+    QString codec;
+    QString target;
+    QString origin;
+    uint64_t calls = 0;
+    uint64_t failed = 0;
+    double rps = 0;
+    double meanNs = 0;
+    uint64_t p50Ns = 0;
+    uint64_t p99Ns = 0;
+};
+
+/// Which runs list() returns. Empty fields match everything; matching is case-insensitive and by substring.
+struct RunFilter
+{
+    QString text; ///< in the name, method, target or a label
+    QString method;
+    QString target;
+    QString label;
+    QDateTime since;
+    int limit = 0; ///< 0 = all; the newest first
+};
+
+/**
+ * The run history: a SQLite database (Qt SQL) in WAL mode. A run is written while it goes (beginRun, then
+ * updateRun every interval, then finishRun), each write one transaction, so a crash or kill -9 leaves the run
+ * with everything up to its last interval and never a corrupt file; a run whose process is gone is reported as
+ * interrupted. The schema carries a version and is migrated forward on open.
+ *
+ * One RunStore belongs to the thread that opened it (Qt SQL connections are per thread). Several processes may
+ * use one database at once (WAL readers do not block the writer; writers wait up to 5 s for each other).
+ */
+class RunStore
+{
+public:
+    static constexpr int kSchemaVersion = 2;
+
+    RunStore();
+    ~RunStore();
+    RunStore(const RunStore &) = delete;
+    RunStore &operator=(const RunStore &) = delete;
+
+    /// ~/.local/share/rpcscope/runs.sqlite (XDG data home), shared by the GUI and the CLI.
+    static QString defaultPath();
+
+    /// Opens or creates @p path (and its folder), migrating an older schema; false with @p error naming the path.
+    bool open(const QString &path, QString *error);
+    bool isOpen() const;
+    QString path() const { return m_path; }
+    int schemaVersion() const;
+
+    /// Inserts @p run as running and owned by this process; sets run->id. The record's snapshot may be empty.
+    bool beginRun(RunRecord *run, QString *error);
+    /// Replaces the run's measurements with @p snapshot: interval points not yet stored are appended.
+    bool updateRun(qint64 id, const RunSnapshot &snapshot, QString *error);
+    /// The last update, the raw samples, the end time and the final status (finished or stopped).
+    bool finishRun(qint64 id, const RunSnapshot &snapshot, const std::vector<RawSample> &rawSamples,
+                   const QString &status, QString *error);
+    /// Stores a whole run at once (imports, or undoing a delete: a non-zero run.id is kept). Returns the id, 0 on error.
+    qint64 addRun(const RunRecord &run, QString *error);
+
+    std::vector<RunListEntry> list(const RunFilter &filter, QString *error) const;
+    /// The whole run: snapshot with its time series, raw samples, scenario, environment.
+    std::optional<RunRecord> load(qint64 id, QString *error) const;
+    bool rename(qint64 id, const QString &name, QString *error);
+    bool setLabels(qint64 id, const QStringList &labels, QString *error);
+    bool remove(qint64 id, QString *error);
+
+    /// Marks runs left "running" by a process that is gone (same host) as interrupted; returns how many.
+    int markInterruptedRuns();
+
+    /// For migration tests: creates a database at an older schema @p version, as that version would have.
+    static bool createAtVersion(const QString &path, int version, QString *error);
+
+private:
+    QString m_connection;
+    QString m_path;
+    QHash<qint64, qsizetype> m_storedIntervals; ///< per run this process writes: interval points already stored
+};
+
+} // namespace rpcscope

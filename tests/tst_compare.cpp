@@ -1,0 +1,533 @@
+#include "compare/comparison.h"
+#include "compare/statistics.h"
+#include "report/comparereport.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace rpcscope;
+
+namespace {
+
+// Lognormal latencies around 1 ms (median), times @p scale: a shift of the whole distribution by a known factor,
+// so every percentile and the mean move by exactly that factor.
+LatencyHistogram lognormalHistogram(uint64_t seed, int n, double scale = 1.0, double sigma = 0.3)
+{
+    std::mt19937_64 rng(seed);
+    std::lognormal_distribution<double> dist(std::log(1e6), sigma);
+    LatencyHistogram h;
+    for (int i = 0; i < n; ++i)
+        h.record(static_cast<uint64_t>(std::llround(dist(rng) * scale)));
+    return h;
+}
+
+std::vector<uint32_t> lognormalMicros(uint64_t seed, int n, double scale = 1.0)
+{
+    std::mt19937_64 rng(seed);
+    std::lognormal_distribution<double> dist(std::log(1000.0), 0.3);
+    std::vector<uint32_t> out;
+    for (int i = 0; i < n; ++i)
+        out.push_back(static_cast<uint32_t>(std::llround(dist(rng) * scale)));
+    return out;
+}
+
+RunSnapshot snapshotOf(const LatencyHistogram &latency)
+{
+    RunSnapshot run;
+    run.state = RunState::Finished;
+    run.latency = latency;
+    run.statusCounts[CallStatus::Ok] = latency.count();
+    run.elapsed = std::chrono::seconds(10);
+    run.clientCpuSeconds = 0.5;
+    run.clientPeakRssBytes = 50ull << 20;
+    return run;
+}
+
+CompareOptions optionsWithSeed(uint64_t seed, int replicates = 2000)
+{
+    CompareOptions options;
+    options.seed = seed;
+    options.replicates = replicates;
+    return options;
+}
+
+// U of B against A the slow way: every pair, ties by key, half a point each.
+double bruteForceU(const std::vector<uint64_t> &a, const std::vector<uint64_t> &b)
+{
+    double u = 0;
+    for (const auto x : a) {
+        for (const auto y : b) {
+            if (y > x)
+                u += 1;
+            else if (y == x)
+                u += 0.5;
+        }
+    }
+    return u;
+}
+
+// The textbook tie-corrected normal approximation from mid-ranks of the pooled sample (ranks sum for B).
+double bruteForceP(const std::vector<uint64_t> &a, const std::vector<uint64_t> &b)
+{
+    std::vector<uint64_t> pooled = a;
+    pooled.insert(pooled.end(), b.begin(), b.end());
+    std::sort(pooled.begin(), pooled.end());
+    const double n = static_cast<double>(pooled.size());
+    double rankSumB = 0;
+    for (const auto y : b) {
+        const auto lower = std::lower_bound(pooled.begin(), pooled.end(), y) - pooled.begin();
+        const auto upper = std::upper_bound(pooled.begin(), pooled.end(), y) - pooled.begin();
+        rankSumB += (static_cast<double>(lower + 1) + static_cast<double>(upper)) / 2; // mid-rank
+    }
+    double tieTerm = 0;
+    for (size_t i = 0; i < pooled.size();) {
+        size_t j = i;
+        while (j < pooled.size() && pooled[j] == pooled[i])
+            ++j;
+        const double t = static_cast<double>(j - i);
+        tieTerm += t * t * t - t;
+        i = j;
+    }
+    const double nA = static_cast<double>(a.size());
+    const double nB = static_cast<double>(b.size());
+    const double u = rankSumB - nB * (nB + 1) / 2;
+    const double sigma = std::sqrt(nA * nB / 12 * ((n + 1) - tieTerm / (n * (n - 1))));
+    const double z = std::max(0.0, std::fabs(u - nA * nB / 2) - 0.5) / sigma;
+    return std::erfc(z / std::sqrt(2.0));
+}
+
+// The cells of a Markdown table line, split on unescaped pipes.
+QStringList markdownCells(const QString &line)
+{
+    QStringList cells;
+    QString current;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        if (line[i] == u'\\' && i + 1 < line.size() && line[i + 1] == u'|') {
+            current += u'|';
+            ++i;
+        } else if (line[i] == u'|') {
+            cells << current.trimmed();
+            current.clear();
+        } else {
+            current += line[i];
+        }
+    }
+    cells << current.trimmed();
+    // A line "| a | b |" splits into "", a, b, "": the outer empties are the frame, not cells.
+    if (!cells.isEmpty() && cells.first().isEmpty())
+        cells.removeFirst();
+    if (!cells.isEmpty() && cells.last().isEmpty())
+        cells.removeLast();
+    return cells;
+}
+
+} // namespace
+
+class TestCompare : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void distributionMatchesHistogramPercentiles()
+    {
+        const LatencyHistogram h = lognormalHistogram(7, 3000);
+        const auto dist = EmpiricalDistribution::fromHistogram(h);
+        QCOMPARE(dist.count(), h.count());
+        QCOMPARE(dist.mean(), h.mean());
+        for (const double p : {1.0, 10.0, 50.0, 90.0, 95.0, 99.0, 99.9})
+            QCOMPARE(dist.percentile(p), static_cast<double>(h.percentile(p)));
+        // Midpoints are within a bucket of the exact values, so their mean is within 0.8%.
+        QVERIFY(std::fabs(dist.storedMean() / h.mean() - 1) < 0.008);
+    }
+
+    void shiftIsDetected_data()
+    {
+        QTest::addColumn<double>("scale");
+        QTest::addColumn<int>("verdict");
+        QTest::newRow("+10% regression") << 1.10 << int(Verdict::Regression);
+        QTest::newRow("-10% improvement") << 0.90 << int(Verdict::Improvement);
+        QTest::newRow("+2% within threshold") << 1.02 << int(Verdict::WithinThreshold);
+    }
+
+    void shiftIsDetected()
+    {
+        QFETCH(double, scale);
+        QFETCH(int, verdict);
+        const int n = 20000;
+        const RunSnapshot a = snapshotOf(lognormalHistogram(1, n));
+        const RunSnapshot b = snapshotOf(lognormalHistogram(2, n, scale));
+        const Comparison c = compareRuns(a, b, optionsWithSeed(3));
+        const double shift = scale - 1;
+
+        QCOMPARE(int(c.overall), verdict);
+        // A +2% shift is within the histogram's resolution of a single percentile (buckets are 1 to 1.6% wide
+        // here), so p95 and p99 may well not see it; p50 and the mean, with most samples behind them, do.
+        const QList<MetricKind> judged = std::fabs(shift) > 0.05
+            ? QList<MetricKind>{MetricKind::P50, MetricKind::P95, MetricKind::P99, MetricKind::Mean}
+            : QList<MetricKind>{MetricKind::P50, MetricKind::Mean};
+        for (const auto kind : judged) {
+            const MetricRow *row = c.row(kind);
+            QVERIFY(row);
+            QVERIFY2(row->hasVerdict && row->hasInterval, qPrintable(row->name));
+            QVERIFY2(int(row->verdict) == verdict, qPrintable(row->verdictText(c.mannWhitney)));
+            // Right sign and size; the interval holds the true shift (up to bucket rounding, about 1%).
+            QVERIFY2(std::fabs(row->relativeChange - shift) < 0.02, qPrintable(row->name));
+            QCOMPARE(row->bootstrap.estimate, row->relativeChange);
+            const BootstrapResult &ci = row->bootstrap;
+            QVERIFY2(ci.ciLow <= ci.estimate && ci.estimate <= ci.ciHigh, qPrintable(row->name));
+            QVERIFY2(ci.ciLow <= shift + 0.01 && ci.ciHigh >= shift - 0.01,
+                     qPrintable(row->name + QStringLiteral(" [%1, %2]").arg(ci.ciLow).arg(ci.ciHigh)));
+        }
+        QVERIFY(c.mannWhitney.pValue < 0.001);
+        QCOMPARE(c.mannWhitney.z > 0, scale > 1);
+        QCOMPARE(c.mannWhitney.probabilityBGreater > 0.5, scale > 1);
+        if (verdict == int(Verdict::Regression)) {
+            const QStringList all{QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99")};
+            QCOMPARE(c.regressions, all);
+            QVERIFY(c.improvements.isEmpty());
+            QVERIFY2(c.verdictLine().startsWith(QStringLiteral("regression: p50 +")), qPrintable(c.verdictLine()));
+            QVERIFY(c.verdictLine().contains(QStringLiteral("Mann-Whitney p < 0.001")));
+        } else if (verdict == int(Verdict::Improvement)) {
+            QCOMPARE(c.improvements.size(), 3);
+            QVERIFY(c.regressions.isEmpty());
+            QVERIFY2(c.verdictLine().startsWith(QStringLiteral("improvement: p50 -")), qPrintable(c.verdictLine()));
+        } else {
+            QVERIFY(c.regressions.isEmpty() && c.improvements.isEmpty());
+            QVERIFY2(c.verdictLine().startsWith(QStringLiteral("change within threshold: p50 +")),
+                     qPrintable(c.verdictLine()));
+        }
+    }
+
+    // Throughput is better when higher: fewer req/s is the bad direction, and the row says so.
+    void tailOnlyRegressionIsFlagged()
+    {
+        // 97% of calls unchanged, the slowest 3% twice as slow: p99 regresses, p50 does not.
+        std::mt19937_64 rng(77);
+        std::lognormal_distribution<double> dist(std::log(1e6), 0.2);
+        LatencyHistogram a;
+        LatencyHistogram b;
+        for (int i = 0; i < 20000; ++i) {
+            a.record(static_cast<uint64_t>(dist(rng)));
+            const double v = dist(rng);
+            b.record(static_cast<uint64_t>(i % 100 < 3 ? v * 2.5 : v));
+        }
+        const Comparison c = compareRuns(snapshotOf(a), snapshotOf(b), optionsWithSeed(5));
+        QCOMPARE(c.row(MetricKind::P99)->verdict, Verdict::Regression);
+        QVERIFY(c.row(MetricKind::P50)->verdict != Verdict::Regression);
+        QCOMPARE(c.overall, Verdict::Regression);
+        QVERIFY(c.regressions.contains(QStringLiteral("p99")) && !c.regressions.contains(QStringLiteral("p50")));
+    }
+
+    void throughputDirection()
+    {
+        RunSnapshot a = snapshotOf(lognormalHistogram(1, 1000));
+        RunSnapshot b = snapshotOf(lognormalHistogram(2, 1000));
+        b.elapsed = std::chrono::seconds(20);
+        const Comparison c = compareRuns(a, b, optionsWithSeed(1, 200));
+        const MetricRow *rps = c.row(MetricKind::RequestsPerSecond);
+        QVERIFY(rps);
+        QVERIFY(!rps->lowerIsBetter);
+        QCOMPARE(rps->valueA, 100.0);
+        QCOMPARE(rps->valueB, 50.0);
+        QCOMPARE(rps->relativeChange, -0.5);
+        QVERIFY(!c.row(MetricKind::ServerCpuPerCall)); // no server stats on either side
+        QVERIFY(!c.row(MetricKind::ServerPeakRss));
+    }
+
+    void identicalDistributionsAreNotFlagged()
+    {
+        int regressions = 0;
+        int notNoChange = 0;
+        int mannWhitneyRejects = 0;
+        int p50Excludes = 0;
+        for (uint64_t seed = 0; seed < 100; ++seed) {
+            const RunSnapshot a = snapshotOf(lognormalHistogram(1000 + 2 * seed, 2000));
+            const RunSnapshot b = snapshotOf(lognormalHistogram(1001 + 2 * seed, 2000));
+            // 400 replicates keep the loop fast; the false alarm rate hardly depends on them.
+            const Comparison c = compareRuns(a, b, optionsWithSeed(seed, 400));
+            if (c.overall == Verdict::Regression)
+                ++regressions;
+            if (c.overall != Verdict::NoSignificantChange)
+                ++notNoChange;
+            if (c.mannWhitney.pValue < 0.05)
+                ++mannWhitneyRejects;
+            if (c.row(MetricKind::P50)->bootstrap.excludesZero())
+                ++p50Excludes;
+        }
+        qInfo("identical distributions: %d/100 regressions, %d/100 other than no significant change, Mann-Whitney "
+              "p < 0.05 in %d/100, p50 CI excludes 0 in %d/100",
+              regressions, notNoChange, mannWhitneyRejects, p50Excludes);
+        QVERIFY2(regressions <= 5, qPrintable(QString::number(regressions)));
+        // Each test alone is calibrated: about 5 of 100 by chance (more than 12 has probability 0.2%).
+        QVERIFY2(mannWhitneyRejects <= 12, qPrintable(QString::number(mannWhitneyRejects)));
+        QVERIFY2(p50Excludes <= 12, qPrintable(QString::number(p50Excludes)));
+    }
+
+    void confidenceIntervalCoverage()
+    {
+        const double shift = 0.10;
+        int coveredP50 = 0;
+        int coveredP95 = 0;
+        int coveredMean = 0;
+        for (uint64_t seed = 0; seed < 100; ++seed) {
+            const auto a = EmpiricalDistribution::fromHistogram(lognormalHistogram(5000 + 2 * seed, 2000));
+            const auto b = EmpiricalDistribution::fromHistogram(lognormalHistogram(5001 + 2 * seed, 2000, 1 + shift));
+            BootstrapOptions options;
+            options.seed = seed;
+            options.replicates = 500;
+            const auto results = bootstrapChanges(a, b, {50, 95, std::nan("")}, options);
+            auto covers = [&](const BootstrapResult &r) { return r.ciLow <= shift && shift <= r.ciHigh; };
+            coveredP50 += covers(results[0]);
+            coveredP95 += covers(results[1]);
+            coveredMean += covers(results[2]);
+        }
+        qInfo("95%% CI coverage of a +10%% shift over 100 seeds: p50 %d, p95 %d, mean %d", coveredP50, coveredP95,
+              coveredMean);
+        QVERIFY2(coveredP50 >= 88, qPrintable(QString::number(coveredP50)));
+        QVERIFY2(coveredP95 >= 88, qPrintable(QString::number(coveredP95)));
+        QVERIFY2(coveredMean >= 88, qPrintable(QString::number(coveredMean)));
+    }
+
+    void bootstrapIsReproducible()
+    {
+        const LatencyHistogram a = lognormalHistogram(11, 3000);
+        const LatencyHistogram b = lognormalHistogram(12, 3000, 1.05);
+        BootstrapOptions options;
+        options.seed = 42;
+        const BootstrapResult first = bootstrapPercentileChange(a, b, 99, options);
+        const BootstrapResult second = bootstrapPercentileChange(a, b, 99, options);
+        QVERIFY(first.valid && !first.tooFewSamples);
+        QCOMPARE(first.replicates, 2000);
+        QCOMPARE(first.ciLow, second.ciLow);
+        QCOMPARE(first.ciHigh, second.ciHigh);
+        QCOMPARE(first.valueA, static_cast<double>(a.percentile(99)));
+        QCOMPARE(first.valueB, static_cast<double>(b.percentile(99)));
+        options.seed = 43;
+        const BootstrapResult other = bootstrapPercentileChange(a, b, 99, options);
+        QCOMPARE(other.estimate, first.estimate); // the estimate is the data's, not the replicates'
+        QVERIFY(other.ciLow != first.ciLow || other.ciHigh != first.ciHigh);
+
+        const BootstrapResult mean = bootstrapMeanChange(a, b, options);
+        QCOMPARE(mean.valueA, a.mean());
+        QVERIFY(mean.ciLow < mean.estimate && mean.estimate < mean.ciHigh);
+        // A wider confidence gives a wider interval from the same replicates.
+        options.confidence = 0.99;
+        const BootstrapResult wide = bootstrapMeanChange(a, b, options);
+        QVERIFY(wide.ciLow < mean.ciLow && wide.ciHigh > mean.ciHigh);
+    }
+
+    void mannWhitneyMatchesBruteForce()
+    {
+        std::mt19937_64 rng(99);
+        for (int round = 0; round < 40; ++round) {
+            const int nA = std::uniform_int_distribution<int>(1, 60)(rng);
+            const int nB = std::uniform_int_distribution<int>(1, 60)(rng);
+            // 100..300 ns: exact buckets below 128 and 2 ns wide ones above, so there are plenty of ties.
+            std::uniform_int_distribution<uint64_t> value(100, 100 + static_cast<uint64_t>(round) * 5);
+            LatencyHistogram ha;
+            LatencyHistogram hb;
+            std::vector<uint64_t> keysA;
+            std::vector<uint64_t> keysB;
+            for (int i = 0; i < nA; ++i) {
+                const uint64_t v = value(rng);
+                ha.record(v);
+                keysA.push_back(static_cast<uint64_t>(LatencyHistogram::bucketIndex(v)));
+            }
+            for (int i = 0; i < nB; ++i) {
+                const uint64_t v = value(rng) + (round % 3); // B a little slower in some rounds
+                hb.record(v);
+                keysB.push_back(static_cast<uint64_t>(LatencyHistogram::bucketIndex(v)));
+            }
+            const MannWhitneyResult mw = mannWhitney(ha, hb);
+            QVERIFY(mw.valid);
+            QCOMPARE(mw.countA, uint64_t(nA));
+            QCOMPARE(mw.countB, uint64_t(nB));
+            QCOMPARE(mw.u, bruteForceU(keysA, keysB)); // exact, ties included
+            QCOMPARE(mw.probabilityBGreater, mw.u / (double(nA) * nB));
+            const double p = bruteForceP(keysA, keysB);
+            if (std::isnan(p)) // every sample tied: no variance, nothing to test
+                QCOMPARE(mw.pValue, 1.0);
+            else
+                QVERIFY2(std::fabs(mw.pValue - p) < 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(mw.pValue).arg(p)));
+        }
+    }
+
+    void mannWhitneyOnRawSamples()
+    {
+        std::mt19937_64 rng(5);
+        std::uniform_int_distribution<uint32_t> value(900, 960);
+        std::vector<uint32_t> a;
+        std::vector<uint32_t> b;
+        for (int i = 0; i < 50; ++i)
+            a.push_back(value(rng));
+        for (int i = 0; i < 70; ++i)
+            b.push_back(value(rng) + 10);
+        const MannWhitneyResult mw
+            = mannWhitney(EmpiricalDistribution::fromMicroseconds(a), EmpiricalDistribution::fromMicroseconds(b));
+        const std::vector<uint64_t> wideA(a.begin(), a.end());
+        const std::vector<uint64_t> wideB(b.begin(), b.end());
+        QCOMPARE(mw.u, bruteForceU(wideA, wideB));
+        QVERIFY(std::fabs(mw.pValue - bruteForceP(wideA, wideB)) < 1e-9);
+        QVERIFY(mw.z > 0);
+
+        // Complete separation: U is nA * nB, P(B > A) is 1.
+        const MannWhitneyResult separated = mannWhitney(EmpiricalDistribution::fromMicroseconds({1, 2, 3}),
+                                                        EmpiricalDistribution::fromMicroseconds({4, 5, 6, 7}));
+        QCOMPARE(separated.u, 12.0);
+        QCOMPARE(separated.probabilityBGreater, 1.0);
+        // Everything tied: no evidence either way.
+        const MannWhitneyResult tied = mannWhitney(EmpiricalDistribution::fromMicroseconds({5, 5, 5}),
+                                                   EmpiricalDistribution::fromMicroseconds({5, 5}));
+        QCOMPARE(tied.u, 3.0);
+        QCOMPARE(tied.probabilityBGreater, 0.5);
+        QCOMPARE(tied.pValue, 1.0);
+    }
+
+    void rawSampleComparison()
+    {
+        const auto rawA = lognormalMicros(21, 5000);
+        const auto rawB = lognormalMicros(22, 5000, 1.10);
+        const RunSnapshot a = snapshotOf(lognormalHistogram(1, 10)); // histograms ignored when raw samples exist
+        const RunSnapshot b = snapshotOf(lognormalHistogram(2, 10));
+        const Comparison c = compareRuns(a, b, rawA, rawB, optionsWithSeed(4, 500));
+        QVERIFY(c.fromRawSamples);
+        QCOMPARE(int(c.overall), int(Verdict::Regression));
+        const MetricRow *p50 = c.row(MetricKind::P50);
+        auto sorted = rawA;
+        std::sort(sorted.begin(), sorted.end());
+        QCOMPARE(p50->valueA, sorted[2499] * 1000.0); // nearest rank: the 2500th of 5000, exact
+        QVERIFY(std::fabs(p50->relativeChange - 0.10) < 0.03);
+
+        const std::vector<RawSample> samples{
+            {0, 10, CallStatus::Ok}, {1, 20, CallStatus::Unavailable}, {2, 30, CallStatus::Ok}};
+        QCOMPARE(okLatenciesUs(samples), (std::vector<uint32_t>{10, 30}));
+    }
+
+    void tooFewSamples()
+    {
+        QVERIFY(checkSamples(20, 20, 50, QStringLiteral("p50")).enough);
+        QVERIFY(!checkSamples(19, 20, 50, QStringLiteral("p50")).enough);
+        QVERIFY(checkSamples(1000, 1000, 99, QStringLiteral("p99")).enough);
+        const SampleCheck p99 = checkSamples(999, 5000, 99, QStringLiteral("p99"));
+        QVERIFY(!p99.enough);
+        QCOMPARE(p99.reason, QStringLiteral("p99 needs at least 1000 OK calls per run (A has 999)"));
+        QVERIFY(checkSamples(200, 200, 95, QStringLiteral("p95")).enough);
+        QVERIFY(!checkSamples(200, 199, 95, QStringLiteral("p95")).enough);
+
+        // Tiny runs: even p50 is not judged, whatever the shift.
+        {
+            const RunSnapshot a = snapshotOf(lognormalHistogram(1, 10));
+            const RunSnapshot b = snapshotOf(lognormalHistogram(2, 10, 2.0));
+            const Comparison c = compareRuns(a, b, optionsWithSeed(1, 200));
+            QCOMPARE(int(c.overall), int(Verdict::TooFewSamples));
+            QCOMPARE(int(c.row(MetricKind::P50)->verdict), int(Verdict::TooFewSamples));
+            QCOMPARE(c.verdictLine(),
+                     QStringLiteral("too few samples: p50 needs at least 20 OK calls per run (A has 10, B has 10)"));
+            QVERIFY(c.regressions.isEmpty());
+        }
+        // 500 calls: enough for p50 and p95, not for p99, which says so instead of a verdict.
+        {
+            const RunSnapshot a = snapshotOf(lognormalHistogram(1, 500));
+            const RunSnapshot b = snapshotOf(lognormalHistogram(2, 500, 1.3));
+            const Comparison c = compareRuns(a, b, optionsWithSeed(1, 500));
+            QCOMPARE(int(c.row(MetricKind::P50)->verdict), int(Verdict::Regression));
+            QCOMPARE(int(c.row(MetricKind::P99)->verdict), int(Verdict::TooFewSamples));
+            QVERIFY(!c.row(MetricKind::P99)->hasInterval);
+            QVERIFY(c.row(MetricKind::P99)->reason.startsWith(QStringLiteral("p99 needs at least 1000")));
+            QCOMPARE(c.regressions, (QStringList{QStringLiteral("p50"), QStringLiteral("p95")}));
+            const QString table = formatComparisonTable(c, QStringLiteral("base"), QStringLiteral("new"));
+            QVERIFY2(table.contains(QStringLiteral("note: p99 needs at least 1000")), qPrintable(table));
+        }
+        // No OK calls at all.
+        {
+            const RunSnapshot a = snapshotOf(LatencyHistogram());
+            const RunSnapshot b = snapshotOf(lognormalHistogram(2, 500));
+            const Comparison c = compareRuns(a, b, optionsWithSeed(1, 100));
+            QCOMPARE(int(c.overall), int(Verdict::TooFewSamples));
+            QVERIFY(!c.mannWhitney.valid);
+            QVERIFY2(c.verdictLine().contains(QStringLiteral("run A has no OK calls")), qPrintable(c.verdictLine()));
+        }
+    }
+
+    void formats()
+    {
+        RunSnapshot a = snapshotOf(lognormalHistogram(1, 5000));
+        RunSnapshot b = snapshotOf(lognormalHistogram(2, 5000, 1.2));
+        for (RunSnapshot *run : {&a, &b}) {
+            run->hasServerStats = true;
+            run->serverCpuSeconds = 0.25;
+            run->serverPeakRssBytes = 30ull << 20;
+        }
+        b.statusCounts[CallStatus::Unavailable] = 50;
+        b.errorLatency = lognormalHistogram(3, 50);
+        b.clientPeakRssBytes = 60ull << 20;
+        const Comparison c = compareRuns(a, b, optionsWithSeed(8, 500));
+        QCOMPARE(c.rows.size(), 12);
+        QCOMPARE(int(c.overall), int(Verdict::Regression));
+        QVERIFY2(c.verdictLine().startsWith(QStringLiteral("regression: p50 +")), qPrintable(c.verdictLine()));
+        QVERIFY(c.verdictLine().contains(QStringLiteral("; p99 +")));
+        const MetricRow *errors = c.row(MetricKind::ErrorRate);
+        QCOMPARE(errors->valueA, 0.0);
+        QCOMPARE(errors->valueB, 50.0 / 5050.0);
+        QVERIFY(std::isnan(errors->relativeChange)); // from zero: no ratio
+        QCOMPARE(c.row(MetricKind::ClientPeakRss)->delta, double(10ull << 20));
+
+        const QString table = formatComparisonTable(c, QStringLiteral("baseline"), QStringLiteral("candidate"));
+        const QStringList lines = table.split(u'\n');
+        QVERIFY(lines[0].startsWith(QStringLiteral("metric")));
+        QVERIFY(lines[0].contains(QStringLiteral("baseline")) && lines[0].contains(QStringLiteral("candidate")));
+        QVERIFY(lines[1].startsWith(QStringLiteral("------")));
+        for (qsizetype i = 0; i < c.rows.size(); ++i)
+            QVERIFY2(lines[2 + i].startsWith(c.rows[i].name), qPrintable(lines[2 + i]));
+        // Aligned: every value column of A ends at the same place as its header.
+        const qsizetype endOfA = lines[0].indexOf(QStringLiteral("baseline")) + 8;
+        for (qsizetype i = 0; i < c.rows.size(); ++i)
+            QVERIFY2(lines[2 + i].at(endOfA) == u' ' && lines[2 + i].at(endOfA - 1) != u' ', qPrintable(lines[2 + i]));
+        QVERIFY(table.contains(QStringLiteral("regression [+")));
+        QVERIFY(table.contains(QStringLiteral("+10.0 MiB")));
+        QVERIFY(table.contains(QStringLiteral("+0.99 pp")));
+        QVERIFY(table.contains(c.verdictLine()));
+        QVERIFY(table.contains(QStringLiteral("Mann-Whitney (histograms): U = ")));
+
+        const QString markdown = formatComparisonMarkdown(c, QStringLiteral("base|line"), QStringLiteral("cand"));
+        QStringList tableLines;
+        for (const auto &line : markdown.split(u'\n')) {
+            if (line.startsWith(u'|'))
+                tableLines << line;
+        }
+        QCOMPARE(tableLines.size(), c.rows.size() + 2);
+        for (const auto &line : std::as_const(tableLines))
+            QVERIFY2(markdownCells(line).size() == 6, qPrintable(line));
+        QCOMPARE(markdownCells(tableLines[0])[1], QStringLiteral("base|line")); // the pipe escaped, not a column
+        QVERIFY(tableLines[1].contains(QStringLiteral("--:")));
+        for (qsizetype i = 0; i < c.rows.size(); ++i) {
+            const QStringList cells = markdownCells(tableLines[2 + i]);
+            QVERIFY(cells[0].startsWith(c.rows[i].name));
+            QCOMPARE(cells[4], formatPercentChange(c.rows[i].relativeChange));
+        }
+        QCOMPARE(markdownCells(tableLines[2])[5].section(u' ', 0, 0), QStringLiteral("regression"));
+        QVERIFY(markdown.contains(QStringLiteral("**") + c.verdictLine() + QStringLiteral("**")));
+    }
+
+    void formattingHelpers()
+    {
+        QCOMPARE(formatPercentChange(0.191), QStringLiteral("+19.1%"));
+        QCOMPARE(formatPercentChange(-0.004), QStringLiteral("-0.4%"));
+        QCOMPARE(formatPercentChange(-0.0001), QStringLiteral("+0.0%"));
+        QCOMPARE(formatPercentChange(std::nan("")), QStringLiteral("n/a"));
+        QCOMPARE(formatPValue(0.0001), QStringLiteral("p < 0.001"));
+        QCOMPARE(formatPValue(0.0123), QStringLiteral("p = 0.01"));
+        QCOMPARE(formatPValue(0.004), QStringLiteral("p = 0.004"));
+        QCOMPARE(formatMetricValue(1.5e6, MetricUnit::Nanoseconds), QStringLiteral("1.50 ms"));
+        QCOMPARE(formatMetricValue(12.3, MetricUnit::Microseconds), QStringLiteral("12.3 us"));
+        QCOMPARE(formatMetricDelta(-2048, MetricUnit::Bytes), QStringLiteral("-2.0 KiB"));
+        QCOMPARE(formatMetricValue(0.005, MetricUnit::Fraction), QStringLiteral("0.50%"));
+        QCOMPARE(verdictName(Verdict::WithinThreshold), QStringLiteral("change within threshold"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompare)
+#include "tst_compare.moc"

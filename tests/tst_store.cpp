@@ -1,0 +1,414 @@
+#include "store/environment.h"
+#include "store/runjson.h"
+#include "store/runstore.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <random>
+
+using namespace rpcscope;
+
+namespace {
+
+RunSnapshot richSnapshot(int seed)
+{
+    std::mt19937_64 rng(seed);
+    std::lognormal_distribution<double> latency(13.5, 0.6);
+    RunSnapshot s;
+    s.state = RunState::Stopped;
+    for (int i = 0; i < 5000; ++i)
+        s.latency.record(static_cast<uint64_t>(latency(rng)));
+    s.latency.record(3); // an exact small bucket
+    s.latency.record(uint64_t(1) << 50); // the last bucket
+    for (int i = 0; i < 17; ++i)
+        s.errorLatency.record(static_cast<uint64_t>(latency(rng)) * 3);
+    s.openLoop = true;
+    for (int i = 0; i < 100; ++i) {
+        s.serviceLatency.record(1000 + i);
+        s.sendLag.record(10 * i);
+    }
+    s.callsSent = 5019;
+    s.lateSends = 4;
+    s.intendedRate = 1234.5;
+    s.intendedCalls = 5020.25;
+    for (int i = 0; i < 3; ++i)
+        s.timeline.append({1.0 + i, 1.0, uint64_t(1600 + i), uint64_t(i), uint64_t(700000 + i), uint64_t(900000), uint64_t(1500000), 50 + i});
+    s.clientCpuSeconds = 1.75;
+    s.clientPeakRssBytes = 123456789;
+    s.hasServerStats = true;
+    s.serverCpuSeconds = 2.5;
+    s.serverPeakRssBytes = 98765432;
+    s.statusCounts[CallStatus::Ok] = 5002;
+    s.statusCounts[CallStatus::Unavailable] = 12;
+    s.statusCounts[CallStatus::DecodeError] = 5;
+    s.errors.append({CallStatus::Unavailable, QStringLiteral("connection refused \"quoted\" ü"), 12});
+    s.errors.append({CallStatus::DecodeError, QStringLiteral("bad reply"), 5});
+    s.warmupCalls = 100;
+    s.bytesSent = 1ull << 40;
+    s.bytesReceived = 77;
+    s.elapsed = std::chrono::nanoseconds(3'000'000'123);
+    s.plannedCalls = 10000;
+    s.plannedDuration = std::chrono::seconds(30);
+    return s;
+}
+
+RunRecord richRecord(int seed)
+{
+    RunRecord r;
+    r.name = QStringLiteral("before upgrade");
+    r.labels = {QStringLiteral("baseline"), QStringLiteral("protobuf 3.21")}; // a set: the store returns it sorted
+    r.status = QStringLiteral("stopped");
+    r.startedAt = QDateTime(QDate(2026, 12, 1), QTime(10, 0, 0, 250), Qt::UTC);
+    r.endedAt = r.startedAt.addSecs(3);
+    r.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+    r.transport = QStringLiteral("grpc");
+    r.codec = QStringLiteral("protobuf");
+    r.target = QStringLiteral("127.0.0.1:50051");
+    r.origin = QStringLiteral("rpcscope");
+    r.scenario = QJsonObject{{QStringLiteral("method"), r.method}, {QStringLiteral("calls"), 200}};
+    r.environment = environmentFingerprint();
+    r.server = QJsonObject{{QStringLiteral("command"), QStringLiteral("server --port {port}")}};
+    r.snapshot = richSnapshot(seed);
+    for (uint32_t i = 0; i < 1000; ++i)
+        r.rawSamples.push_back({uint64_t(i) * 1000003, i * 7, i % 97 == 0 ? uint32_t(CallStatus::Unavailable) : 0u});
+    return r;
+}
+
+/// Everything but the id, as the JSON report (which is lossless: see runjson.h).
+QByteArray comparable(RunRecord r)
+{
+    r.id = 0;
+    return QJsonDocument(runToJson(r)).toJson(QJsonDocument::Compact);
+}
+
+QString cli()
+{
+    return QStringLiteral(RPCSCOPE_CLI);
+}
+
+} // namespace
+
+class StoreTest : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void histogramJsonIsLossless()
+    {
+        const RunSnapshot s = richSnapshot(1);
+        QString error;
+        const auto back = histogramFromJson(histogramToJson(s.latency), QStringLiteral("h"), &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(*back == s.latency);
+        QCOMPARE(back->percentile(99.9), s.latency.percentile(99.9));
+        QCOMPARE(back->stddev(), s.latency.stddev());
+        const auto empty = histogramFromJson(histogramToJson(LatencyHistogram()), QStringLiteral("h"), &error);
+        QVERIFY(empty && empty->isEmpty());
+    }
+
+    void histogramJsonErrorsNameTheField()
+    {
+        QJsonObject h = histogramToJson(richSnapshot(1).latency);
+        QJsonArray buckets = h.value(QStringLiteral("buckets")).toArray();
+        buckets[2] = QJsonArray{1001, 5};
+        h.insert(QStringLiteral("buckets"), buckets);
+        QString error;
+        QVERIFY(!histogramFromJson(h, QStringLiteral("snapshot.latency"), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("snapshot.latency.buckets[2]: ")), qPrintable(error));
+
+        h = histogramToJson(richSnapshot(1).latency);
+        h.insert(QStringLiteral("count"), 3);
+        QVERIFY(!histogramFromJson(h, QStringLiteral("x"), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("x.count: 3, but the buckets hold")), qPrintable(error));
+
+        h = histogramToJson(richSnapshot(1).latency);
+        h.insert(QStringLiteral("sum_ns"), QStringLiteral("12a"));
+        QVERIFY(!histogramFromJson(h, QStringLiteral("x"), &error));
+        QCOMPARE(error, QStringLiteral("x.sum_ns: expected a decimal string"));
+    }
+
+    void runJsonRoundTrip()
+    {
+        const RunRecord r = richRecord(2);
+        QString error;
+        const QByteArray text = QJsonDocument(runToJson(r)).toJson();
+        const auto back = runFromJson(QJsonDocument::fromJson(text).object(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(comparable(*back), comparable(r));
+        QCOMPARE(back->snapshot.latency.percentile(50), r.snapshot.latency.percentile(50));
+        QCOMPARE(back->rawSamples.size(), r.rawSamples.size());
+        QCOMPARE(back->rawSamples.back().latencyUs, r.rawSamples.back().latencyUs);
+
+        QJsonObject bad = runToJson(r);
+        bad.insert(QStringLiteral("schema_version"), 99);
+        QVERIFY(!runFromJson(bad, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("schema_version: 99 is not supported")), qPrintable(error));
+        bad = runToJson(r);
+        QJsonObject snapshot = bad.value(QStringLiteral("snapshot")).toObject();
+        QJsonArray timeline = snapshot.value(QStringLiteral("timeline")).toArray();
+        QJsonObject point = timeline.at(1).toObject();
+        point.insert(QStringLiteral("calls"), -4);
+        timeline[1] = point;
+        snapshot.insert(QStringLiteral("timeline"), timeline);
+        bad.insert(QStringLiteral("snapshot"), snapshot);
+        QVERIFY(!runFromJson(bad, &error));
+        QCOMPARE(error, QStringLiteral("snapshot.timeline[1].calls: expected a whole number >= 0"));
+        QVERIFY(!runFromJson(QJsonObject{{QStringLiteral("format"), QStringLiteral("ghz")}}, &error));
+        QCOMPARE(error, QStringLiteral("format: expected \"rpcscope-run\""));
+    }
+
+    void storeRoundTripsEveryField()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QString error;
+        QVERIFY2(store.open(dir.filePath(QStringLiteral("sub/runs.sqlite")), &error), qPrintable(error));
+        QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
+        const RunRecord r = richRecord(3);
+        const qint64 id = store.addRun(r, &error);
+        QVERIFY2(id > 0, qPrintable(error));
+        const auto back = store.load(id, &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->id, id);
+        const QJsonObject got = runToJson(*back);
+        const QJsonObject want = runToJson(r);
+        for (const QString &key : want.keys())
+            QVERIFY2(got.value(key) == want.value(key), qPrintable(key));
+        QCOMPARE(comparable(*back), comparable(r));
+        QVERIFY(back->snapshot.latency == r.snapshot.latency);
+        QVERIFY(back->snapshot.sendLag == r.snapshot.sendLag);
+        QCOMPARE(back->snapshot.timeline.size(), 3);
+        QCOMPARE(back->snapshot.timeline.at(2).concurrency, 52);
+        QCOMPARE(back->environment.value(QStringLiteral("hostname")).toString(), QSysInfo::machineHostName());
+
+        const auto rows = store.list({}, &error);
+        QCOMPARE(rows.size(), size_t(1));
+        QCOMPARE(rows.front().labels, QStringList({QStringLiteral("baseline"), QStringLiteral("protobuf 3.21")}));
+        QCOMPARE(rows.front().p99Ns, r.snapshot.latency.percentile(99));
+        QCOMPARE(rows.front().calls, r.snapshot.callsCompleted());
+        QVERIFY(!store.load(id + 100, &error));
+        QVERIFY2(error.contains(QStringLiteral("no run #%1").arg(id + 100)), qPrintable(error));
+    }
+
+    void writtenWhileRunning()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        RunStore store;
+        QString error;
+        QVERIFY(store.open(path, &error));
+        RunRecord r;
+        r.method = QStringLiteral("x.Y/Z");
+        QVERIFY2(store.beginRun(&r, &error), qPrintable(error));
+        QVERIFY(r.id > 0);
+        RunSnapshot s = richSnapshot(4);
+        s.timeline.resize(1);
+        QVERIFY2(store.updateRun(r.id, s, &error), qPrintable(error));
+        {
+            // A second reader (another process would do the same) sees the run as running, with its first interval.
+            RunStore reader;
+            QVERIFY(reader.open(path, &error));
+            const auto seen = reader.load(r.id, &error);
+            QVERIFY2(seen, qPrintable(error));
+            QCOMPARE(seen->status, QStringLiteral("running"));
+            QCOMPARE(seen->snapshot.timeline.size(), 1);
+        }
+        s = richSnapshot(4);
+        QVERIFY(store.updateRun(r.id, s, &error));
+        std::vector<RawSample> raw{{1, 2, 0}, {3, 4, 14}};
+        QVERIFY(store.finishRun(r.id, s, raw, QStringLiteral("finished"), &error));
+        const auto done = store.load(r.id, &error);
+        QVERIFY(done);
+        QCOMPARE(done->status, QStringLiteral("finished"));
+        QVERIFY(done->endedAt.isValid());
+        QCOMPARE(done->snapshot.timeline.size(), 3);
+        QCOMPARE(done->rawSamples.size(), size_t(2));
+        QCOMPARE(done->rawSamples[1].status, 14u);
+        QVERIFY(done->snapshot.latency == s.latency);
+        QVERIFY(!store.updateRun(r.id + 5, s, &error));
+    }
+
+    void renameLabelFilterDeleteUndo()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QString error;
+        QVERIFY(store.open(dir.filePath(QStringLiteral("runs.sqlite")), &error));
+        RunRecord a = richRecord(5);
+        a.method = QStringLiteral("pkg.Svc/Alpha");
+        RunRecord b = richRecord(6);
+        b.method = QStringLiteral("pkg.Svc/Beta");
+        b.labels = {QStringLiteral("candidate")};
+        b.target = QStringLiteral("10.0.0.1:9000");
+        const qint64 ia = store.addRun(a, &error);
+        const qint64 ib = store.addRun(b, &error);
+        QVERIFY(ia > 0 && ib > ia);
+        QCOMPARE(store.list({}, &error).front().id, ib); // newest first
+        RunFilter f;
+        f.method = QStringLiteral("alpha");
+        QCOMPARE(store.list(f, &error).size(), size_t(1));
+        f = {};
+        f.label = QStringLiteral("CANDI");
+        QCOMPARE(store.list(f, &error).front().id, ib);
+        f = {};
+        f.text = QStringLiteral("10.0.0");
+        QCOMPARE(store.list(f, &error).size(), size_t(1));
+        f = {};
+        f.limit = 1;
+        QCOMPARE(store.list(f, &error).size(), size_t(1));
+
+        QVERIFY(store.rename(ia, QStringLiteral("renamed"), &error));
+        QVERIFY(store.setLabels(ia, {QStringLiteral("x"), QStringLiteral(" y "), QString()}, &error));
+        auto loaded = store.load(ia, &error);
+        QCOMPARE(loaded->name, QStringLiteral("renamed"));
+        QCOMPARE(loaded->labels, QStringList({QStringLiteral("x"), QStringLiteral("y")}));
+        QVERIFY(!store.rename(999, QStringLiteral("n"), &error));
+        QVERIFY(!store.setLabels(999, {}, &error));
+
+        QVERIFY(store.remove(ia, &error));
+        QVERIFY(!store.load(ia, &error));
+        QVERIFY(!store.remove(ia, &error));
+        // Undo: the run comes back under its own id, whole.
+        QCOMPARE(store.addRun(*loaded, &error), ia);
+        const auto again = store.load(ia, &error);
+        QVERIFY(again);
+        QCOMPARE(comparable(*again), comparable(*loaded));
+    }
+
+    void migratesFromTheFirstSchema()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("old.sqlite"));
+        QString error;
+        QVERIFY2(RunStore::createAtVersion(path, 1, &error), qPrintable(error));
+        {
+            // A run as version 1 kept it: labels as a JSON column.
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v1"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema_version'")) && q.next());
+            QCOMPARE(q.value(0).toInt(), 1);
+            QVERIFY(q.exec(QStringLiteral("INSERT INTO runs(name, labels, status, method) VALUES('old run', "
+                                          "'[\"v1 label\",\"other\"]', 'finished', 'a.B/C')")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v1"));
+        RunStore store;
+        QVERIFY2(store.open(path, &error), qPrintable(error));
+        QCOMPARE(store.schemaVersion(), 2);
+        const auto rows = store.list({}, &error);
+        QCOMPARE(rows.size(), size_t(1));
+        QCOMPARE(rows.front().name, QStringLiteral("old run"));
+        QCOMPARE(rows.front().labels, QStringList({QStringLiteral("other"), QStringLiteral("v1 label")}));
+        const auto run = store.load(rows.front().id, &error);
+        QVERIFY2(run, qPrintable(error));
+        QCOMPARE(run->method, QStringLiteral("a.B/C"));
+    }
+
+    void refusesNewerAndForeignFiles()
+    {
+        QTemporaryDir dir;
+        QString error;
+        const QString newer = dir.filePath(QStringLiteral("newer.sqlite"));
+        QVERIFY(RunStore::createAtVersion(newer, 2, &error));
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("newer"));
+            db.setDatabaseName(newer);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("UPDATE meta SET value = '7' WHERE key = 'schema_version'")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("newer"));
+        RunStore store;
+        QVERIFY(!store.open(newer, &error));
+        QVERIFY2(error.startsWith(newer) && error.contains(QStringLiteral("newer rpcscope")), qPrintable(error));
+
+        const QString text = dir.filePath(QStringLiteral("notes.txt"));
+        QFile f(text);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(4096, 'x'));
+        f.close();
+        RunStore other;
+        QVERIFY(!other.open(text, &error));
+        QVERIFY2(error.startsWith(text), qPrintable(error));
+        QCOMPARE(QFileInfo(text).size(), 4096); // untouched
+
+        RunStore nowhere;
+        QVERIFY(!nowhere.open(QStringLiteral("/proc/no/such/runs.sqlite"), &error));
+        QVERIFY2(error.contains(QStringLiteral("/proc/no/such")), qPrintable(error));
+    }
+
+    void interruptedRunIsFoundAndReadable()
+    {
+        // A real run saved by the CLI, killed with SIGKILL after its first intervals are in the database.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        QProcess child;
+        child.start(cli(), {QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-c"), QStringLiteral("2"),
+                            QStringLiteral("-z"), QStringLiteral("60s"), QStringLiteral("--interval"),
+                            QStringLiteral("200ms"), QStringLiteral("--db"), path, QStringLiteral("--label"),
+                            QStringLiteral("killed")});
+        QVERIFY(child.waitForStarted());
+        RunStore store;
+        QString error;
+        QElapsedTimer timer;
+        timer.start();
+        qint64 id = 0;
+        while (timer.elapsed() < 20000) {
+            QTest::qWait(100);
+            if (!QFileInfo::exists(path))
+                continue;
+            if (!store.isOpen() && !store.open(path, &error))
+                continue;
+            const auto rows = store.list({}, &error);
+            if (!rows.empty()) {
+                const auto run = store.load(rows.front().id, &error);
+                if (run && run->snapshot.timeline.size() >= 2) {
+                    id = run->id;
+                    QCOMPARE(run->status, QStringLiteral("running"));
+                    break;
+                }
+            }
+        }
+        QVERIFY2(id > 0, qPrintable(QStringLiteral("no interval stored; child said: ") + QString::fromUtf8(child.readAllStandardError())));
+        ::kill(static_cast<pid_t>(child.processId()), SIGKILL);
+        QVERIFY(child.waitForFinished(5000));
+        QCOMPARE(store.markInterruptedRuns(), 1);
+        const auto run = store.load(id, &error);
+        QVERIFY2(run, qPrintable(error));
+        QCOMPARE(run->status, QStringLiteral("interrupted"));
+        QVERIFY(run->snapshot.callsOk() > 0);
+        QVERIFY(run->snapshot.latency.count() > 0);
+        QVERIFY(run->snapshot.timeline.size() >= 2);
+        QCOMPARE(run->labels, QStringList{QStringLiteral("killed")});
+        QCOMPARE(run->method, QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        // The built-in server the killed CLI started is in its own process group and outlives it only until it
+        // notices: nothing to assert about it here.
+    }
+
+    void environmentDifferencesNameTheKeys()
+    {
+        QJsonObject a = environmentFingerprint();
+        QVERIFY(!a.value(QStringLiteral("protobuf")).toString().isEmpty());
+        QVERIFY(a.value(QStringLiteral("cores")).toInt() >= 1);
+        QJsonObject b = a;
+        b.insert(QStringLiteral("protobuf"), QStringLiteral("9.9.9"));
+        const QStringList diff = environmentDifferences(a, b);
+        QCOMPARE(diff.size(), 1);
+        QVERIFY2(diff.first().startsWith(QStringLiteral("protobuf: ")) && diff.first().endsWith(QStringLiteral("-> 9.9.9")),
+                 qPrintable(diff.first()));
+    }
+};
+
+QTEST_GUILESS_MAIN(StoreTest)
+#include "tst_store.moc"
