@@ -74,6 +74,9 @@ void setPercentileTicks(QCPAxis *axis)
                 decades << v;
         ticks = decades;
     }
+    // The median (x = 2) keeps its label when the rest are decades: "50%" is the first number people look for.
+    if (!ticks.contains(2.0) && axis->range().contains(2.0))
+        ticks << 2.0;
     for (double v : std::as_const(ticks))
         ticker->addTick(v, formatPercentile(100.0 - 100.0 / v));
     axis->setTicker(ticker);
@@ -123,6 +126,14 @@ void applyChartPalette(QCustomPlot *plot, const QPalette &palette)
     }
     plot->legend->setBrush(palette.brush(QPalette::Base));
     plot->legend->setTextColor(text);
+    // Marker labels get a backing in the background color: where one crosses a line or another curve, the text
+    // stays readable.
+    QColor backing = palette.color(QPalette::Base);
+    backing.setAlpha(215);
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        if (auto *label = qobject_cast<QCPItemText *>(plot->item(i)))
+            label->setBrush(backing);
+    }
 }
 
 void placeLegendBelow(QCustomPlot *plot, int columns)
@@ -136,6 +147,291 @@ void placeLegendBelow(QCustomPlot *plot, int columns)
     plot->legend->setWrap(columns);
     plot->legend->setBorderPen(Qt::NoPen);
     plot->legend->setMargins(QMargins(4, 0, 4, 2));
+}
+
+QColor markerColor(int index)
+{
+    static const QColor colors[] = {QColor(0x2e, 0x9d, 0x4f), QColor(0xd9, 0x8c, 0x1f), QColor(0xd0, 0x3b, 0x3b),
+                                    QColor(0x8e, 0x44, 0xad)};
+    return colors[std::clamp(index, 0, 3)];
+}
+
+QColor errorColor()
+{
+    return QColor(0xd0, 0x3b, 0x3b);
+}
+
+QColor concurrencyColor()
+{
+    return QColor(0x7f, 0x8c, 0x8d);
+}
+
+QColor mixColors(const QColor &a, const QColor &b, double share)
+{
+    return QColor::fromRgbF(static_cast<float>(a.redF() * share + b.redF() * (1 - share)),
+                            static_cast<float>(a.greenF() * share + b.greenF() * (1 - share)),
+                            static_cast<float>(a.blueF() * share + b.blueF() * (1 - share)));
+}
+
+double percentileKey(double percent)
+{
+    return 100.0 / (100.0 - percent);
+}
+
+QCPRange latencyRange(double lowMs, double highMs, double air)
+{
+    if (!(lowMs > 0) || !(highMs >= lowMs))
+        return QCPRange(0.01, 100);
+    return QCPRange(lowMs / air, std::max(highMs * air, lowMs * 3));
+}
+
+std::pair<double, double> histogramSpanMs(const LatencyHistogram &h)
+{
+    const double lowMs = std::max(1e-4, static_cast<double>(h.min()) / 1e6 * 0.95);
+    const double highMs = std::max(lowMs * 1.5, static_cast<double>(h.max()) / 1e6 * 1.05);
+    return {lowMs, highMs};
+}
+
+HistogramBins histogramBins(const LatencyHistogram &h, double lowMs, double highMs, int bins)
+{
+    HistogramBins out;
+    const double logLow = std::log10(lowMs);
+    const double step = (std::log10(highMs) - logLow) / bins;
+    // Each fine bucket's count is spread over the display bins it overlaps (in log space), so bins do not alias
+    // against the bucket grid (which shows as a comb of false dips).
+    std::vector<double> counts(static_cast<size_t>(bins), 0);
+    for (const auto &bucket : h.buckets()) {
+        const double from = (std::log10(std::max(static_cast<double>(bucket.lowNs) / 1e6, lowMs)) - logLow) / step;
+        const double to = (std::log10(std::max(static_cast<double>(bucket.highNs + 1) / 1e6, lowMs)) - logLow) / step;
+        const double width = std::max(to - from, 1e-9);
+        for (int bin = std::max(0, static_cast<int>(from)); bin <= std::min(bins - 1, static_cast<int>(to)); ++bin) {
+            const double overlap = std::min<double>(to, bin + 1) - std::max<double>(from, bin);
+            if (overlap > 0)
+                counts[static_cast<size_t>(bin)] += static_cast<double>(bucket.count) * overlap / width;
+        }
+        if (to >= bins) // the max itself sits on the upper edge (and, in a shared span, samples past it)
+            counts[static_cast<size_t>(bins - 1)]
+                += static_cast<double>(bucket.count) * std::min(1.0, (to - std::max<double>(from, bins)) / width);
+    }
+    out.edgesMs.reserve(bins + 1);
+    out.counts.reserve(bins + 1);
+    for (int i = 0; i < bins; ++i) {
+        out.edgesMs << std::pow(10.0, logLow + i * step);
+        out.counts << counts[static_cast<size_t>(i)];
+        out.peak = std::max(out.peak, counts[static_cast<size_t>(i)]);
+    }
+    out.edgesMs << highMs;
+    out.counts << 0; // closes the last step
+    return out;
+}
+
+SpectrumCurve spectrumCurve(const LatencyHistogram &h)
+{
+    const PercentileSpectrum spectrum = percentileSpectrum(h);
+    SpectrumCurve out;
+    out.keys.reserve(spectrum.percentiles.size());
+    out.ms.reserve(spectrum.percentiles.size());
+    for (qsizetype i = 0; i < spectrum.percentiles.size(); ++i) {
+        // The max is p100, at infinity on this axis: it goes where fewer than one sample would lie above.
+        const bool isMax = i + 1 == spectrum.percentiles.size();
+        out.keys << (isMax ? std::max(static_cast<double>(h.count()), out.keys.last() * 1.12)
+                           : percentileKey(spectrum.percentiles[i]));
+        out.ms << spectrum.nanos[i] / 1e6;
+    }
+    return out;
+}
+
+TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline)
+{
+    TimelineSeries out;
+    const auto n = timeline.size();
+    out.seconds.reserve(n);
+    for (auto &v : out.latencyMs)
+        v.reserve(n);
+    out.rates.reserve(n);
+    out.errorRates.reserve(n);
+    out.concurrency.reserve(n);
+    double lowMs = std::numeric_limits<double>::max();
+    for (const IntervalPoint &point : timeline) {
+        out.seconds << point.endSeconds;
+        out.endSeconds = std::max(out.endSeconds, point.endSeconds);
+        const uint64_t nanos[] = {point.p50, point.p90, point.p99};
+        for (size_t j = 0; j < 3; ++j) {
+            // An interval without an OK call has no latency: a gap in the line, not a zero on a log axis.
+            const double ms = nanos[j] ? static_cast<double>(nanos[j]) / 1e6 : std::numeric_limits<double>::quiet_NaN();
+            out.latencyMs[j] << ms;
+            if (nanos[j]) {
+                lowMs = std::min(lowMs, ms);
+                out.highMs = std::max(out.highMs, ms);
+            }
+        }
+        out.rates << point.requestsPerSecond();
+        out.errorRates << (point.seconds > 0 ? static_cast<double>(point.errors) / point.seconds : 0.0);
+        out.concurrency << point.concurrency;
+        out.topRate = std::max({out.topRate, out.rates.last(), out.errorRates.last()});
+        out.topConcurrency = std::max(out.topConcurrency, point.concurrency);
+        out.hasErrors = out.hasErrors || point.errors > 0;
+    }
+    out.lowMs = out.highMs > 0 ? lowMs : 0;
+    return out;
+}
+
+void setUpHistogramAxes(QCustomPlot *plot, const QString &valueLabel)
+{
+    plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->xAxis->setLabel(QObject::tr("latency (log scale)"));
+    plot->yAxis->setLabel(valueLabel);
+    plot->xAxis->setRange(0.01, 100);
+    setLatencyTicks(plot->xAxis);
+    // Zooming and panning re-label the axis.
+    QObject::connect(plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->xAxis,
+                     [axis = plot->xAxis] { setLatencyTicks(axis); });
+}
+
+void setUpSpectrumAxes(QCustomPlot *plot)
+{
+    plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->xAxis->setLabel(QObject::tr("percentile (log scale of 1/(1-p))"));
+    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->yAxis->setLabel(QObject::tr("latency (log scale)"));
+    plot->xAxis->setRange(0.9, 1e4);
+    plot->yAxis->setRange(0.01, 100);
+    setPercentileTicks(plot->xAxis);
+    setLatencyTicks(plot->yAxis);
+    QObject::connect(plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->xAxis,
+                     [axis = plot->xAxis] { setPercentileTicks(axis); });
+    QObject::connect(plot->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->yAxis,
+                     [axis = plot->yAxis] { setLatencyTicks(axis); });
+}
+
+void setUpLatencyTimeAxes(QCustomPlot *plot)
+{
+    plot->xAxis->setLabel(QObject::tr("time since start (s)"));
+    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->yAxis->setLabel(QObject::tr("latency per interval (log scale)"));
+    plot->xAxis->setRange(0, 10);
+    plot->yAxis->setRange(0.01, 100);
+    setLatencyTicks(plot->yAxis);
+    QObject::connect(plot->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->yAxis,
+                     [axis = plot->yAxis] { setLatencyTicks(axis); });
+}
+
+void setUpThroughputAxes(QCustomPlot *plot)
+{
+    plot->xAxis->setLabel(QObject::tr("time since start (s)"));
+    plot->yAxis->setLabel(QObject::tr("calls per second (1/s)"));
+    plot->xAxis->setRange(0, 10);
+    plot->yAxis->setRange(0, 1);
+}
+
+namespace {
+
+// Percentile markers on a layer of their own above the series: a curve added later (the open loop's second one)
+// would otherwise be drawn over their labels.
+QCPLayer *markerLayer(QCustomPlot *plot)
+{
+    const QString name = QStringLiteral("markers");
+    if (!plot->layer(name))
+        plot->addLayer(name, plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    return plot->layer(name);
+}
+
+} // namespace
+
+HistogramMarkers::HistogramMarkers(QCustomPlot *plot)
+    : m_plot(plot)
+{
+    for (int i = 0; i < static_cast<int>(kMarkerPercentiles.size()); ++i) {
+        auto *line = new QCPItemStraightLine(plot);
+        line->setPen(QPen(markerColor(i), 1.2, Qt::DashLine));
+        line->setLayer(markerLayer(plot));
+        line->setVisible(false);
+        m_lines << line;
+        auto *label = new QCPItemText(plot);
+        label->setColor(markerColor(i));
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->setLayer(markerLayer(plot));
+        label->setVisible(false);
+        m_labels << label;
+    }
+}
+
+void HistogramMarkers::update(const LatencyHistogram &h)
+{
+    if (h.isEmpty()) {
+        hide();
+        return;
+    }
+    const QCPRange range = m_plot->xAxis->range();
+    for (int i = 0; i < m_lines.size(); ++i) {
+        const double pct = kMarkerPercentiles[static_cast<size_t>(i)];
+        const double x = static_cast<double>(h.percentile(pct)) / 1e6;
+        m_lines[i]->point1->setCoords(x, 0);
+        m_lines[i]->point2->setCoords(x, 1);
+        m_lines[i]->setVisible(true);
+        // Labels go right of their line, or left of it near the right edge, so none is cut off.
+        const bool nearRight = std::log10(x)
+            > std::log10(range.lower) + 0.75 * (std::log10(range.upper) - std::log10(range.lower));
+        m_labels[i]->setPositionAlignment((nearRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        m_labels[i]->position->setCoords(x, 0.02 + 0.06 * i);
+        m_labels[i]->setText(QStringLiteral(" p%1 %2 ").arg(pct, 0, 'g', 4).arg(formatNanos(x * 1e6)));
+        m_labels[i]->setVisible(true);
+    }
+}
+
+void HistogramMarkers::hide()
+{
+    for (auto *line : std::as_const(m_lines))
+        line->setVisible(false);
+    for (auto *label : std::as_const(m_labels))
+        label->setVisible(false);
+}
+
+SpectrumMarkers::SpectrumMarkers(QCustomPlot *plot)
+    : m_plot(plot)
+{
+    for (int i = 0; i < static_cast<int>(kMarkerPercentiles.size()); ++i) {
+        auto *dot = new QCPItemTracer(plot);
+        dot->setStyle(QCPItemTracer::tsCircle);
+        dot->setSize(7);
+        dot->setPen(QPen(markerColor(i), 1.5));
+        dot->setBrush(markerColor(i));
+        dot->setLayer(markerLayer(plot));
+        dot->setVisible(false);
+        m_dots << dot;
+        // Hung from the dot, in pixels: below and right of it, which on a rising curve is empty space.
+        auto *label = new QCPItemText(plot);
+        label->setColor(markerColor(i));
+        label->position->setParentAnchor(dot->position);
+        label->position->setType(QCPItemPosition::ptAbsolute);
+        label->setLayer(markerLayer(plot));
+        label->setVisible(false);
+        m_labels << label;
+    }
+}
+
+void SpectrumMarkers::update(const LatencyHistogram &h)
+{
+    const QCPRange range = m_plot->xAxis->range();
+    for (int i = 0; i < m_dots.size(); ++i) {
+        const double pct = kMarkerPercentiles[static_cast<size_t>(i)];
+        const double key = percentileKey(pct);
+        // Past the count the percentile is the max: a dot there would float right of the curve's end.
+        const bool shown = key < static_cast<double>(h.count());
+        m_dots[i]->setVisible(shown);
+        m_labels[i]->setVisible(shown);
+        if (!shown)
+            continue;
+        const double nanos = static_cast<double>(h.percentile(pct));
+        m_dots[i]->position->setCoords(key, nanos / 1e6);
+        // Near the right edge the label goes left of the dot (still under the curve there: it has risen).
+        const bool nearRight = range.lower > 0
+            && std::log10(key) > std::log10(range.lower) + 0.8 * (std::log10(range.upper) - std::log10(range.lower));
+        m_labels[i]->setPositionAlignment((nearRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        m_labels[i]->position->setCoords(nearRight ? -4 : 6, 6);
+        m_labels[i]->setText(QStringLiteral("p%1 %2").arg(pct, 0, 'g', 4).arg(formatNanos(nanos)));
+    }
 }
 
 PercentileSpectrum percentileSpectrum(const LatencyHistogram &histogram, int pointsPerDecade)

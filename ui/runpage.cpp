@@ -4,11 +4,19 @@
 
 #include "qcp.h"
 #include "report/textreport.h"
+#include "store/runrecord.h"
 #include "util/units.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
 #include <QHeaderView>
+#include <QMessageBox>
 #include <QLabel>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -21,13 +29,6 @@
 namespace rpcscope {
 
 namespace {
-constexpr int kDisplayBins = 60;
-const double kMarkerPercentiles[] = {50, 90, 99, 99.9};
-// p50, p90, p99, p99.9 wherever a chart shows them, so a color means the same percentile on every tab.
-const QColor kMarkerColors[] = {QColor(0x2e, 0x9d, 0x4f), QColor(0xd9, 0x8c, 0x1f), QColor(0xd0, 0x3b, 0x3b),
-                                QColor(0x8e, 0x44, 0xad)};
-const QColor kErrorColor(0xd0, 0x3b, 0x3b);
-const QColor kConcurrencyColor(0x7f, 0x8c, 0x8d);
 
 QTableWidget *makeTable(const QStringList &headers, const QString &name)
 {
@@ -42,20 +43,6 @@ QTableWidget *makeTable(const QStringList &headers, const QString &name)
     return table;
 }
 
-// An opaque blend of two colors: translucent wide pens make Qt stroke a whole series as one path, ~3x slower.
-QColor mix(const QColor &a, const QColor &b, double share)
-{
-    return QColor::fromRgbF(static_cast<float>(a.redF() * share + b.redF() * (1 - share)),
-                            static_cast<float>(a.greenF() * share + b.greenF() * (1 - share)),
-                            static_cast<float>(a.blueF() * share + b.blueF() * (1 - share)));
-}
-
-// The spectrum's x: 1/(1-p), so 90%, 99%, 99.9% are evenly spaced decades on a log axis.
-double percentileKey(double percent)
-{
-    return 100.0 / (100.0 - percent);
-}
-
 QString formatSeconds(double seconds)
 {
     // Interval ends are usually whole tenths; shorter intervals (--interval 50ms) need the second decimal.
@@ -68,13 +55,6 @@ QString formatRate(double perSecond)
     return QString::number(perSecond, 'f', perSecond < 100 ? 1 : 0);
 }
 
-// Axis range over the positive values of a log-scale latency series, with some air above and below.
-QCPRange latencyRange(double lowMs, double highMs, double air)
-{
-    if (!(lowMs > 0) || !(highMs >= lowMs))
-        return QCPRange(0.01, 100);
-    return QCPRange(lowMs / air, std::max(highMs * air, lowMs * 3));
-}
 } // namespace
 
 RunPage::RunPage(QWidget *parent)
@@ -95,29 +75,11 @@ RunPage::RunPage(QWidget *parent)
     // Histogram.
     setUpChart(HistogramChart, m_plot, tr("Histogram"), Qt::Horizontal);
     m_plot->setObjectName(QStringLiteral("histogramPlot"));
-    m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_plot->xAxis->setLabel(tr("latency (log scale)"));
-    m_plot->yAxis->setLabel(tr("calls"));
-    m_plot->xAxis->setRange(0.01, 100);
-    setLatencyTicks(m_plot->xAxis);
-    // Zooming and panning re-label the axis.
-    connect(m_plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
-            [this] { setLatencyTicks(m_plot->xAxis); });
+    setUpHistogramAxes(m_plot, tr("calls per bin"));
     m_bars = m_plot->addGraph();
     m_bars->setName(tr("calls"));
     m_bars->setLineStyle(QCPGraph::lsStepLeft);
-    for (int i = 0; i < 4; ++i) {
-        auto *line = new QCPItemStraightLine(m_plot);
-        line->setPen(QPen(kMarkerColors[i], 1.2, Qt::DashLine));
-        line->setVisible(false);
-        m_markers << line;
-        auto *label = new QCPItemText(m_plot);
-        label->setColor(kMarkerColors[i]);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        label->setVisible(false);
-        m_markerLabels << label;
-    }
+    m_histogramMarkers = std::make_unique<HistogramMarkers>(m_plot);
     m_views[HistogramChart].hover = new ChartHover(m_plot, [](const QCPGraph *graph, int index) -> QString {
         // Display bin i spans from its key to the next one; the last point only closes the outline.
         const auto data = graph->data();
@@ -135,28 +97,9 @@ RunPage::RunPage(QWidget *parent)
     // Percentile spectrum.
     setUpChart(SpectrumChart, m_spectrum, tr("Percentiles"), Qt::Horizontal | Qt::Vertical);
     m_spectrum->setObjectName(QStringLiteral("spectrumPlot"));
-    m_spectrum->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_spectrum->xAxis->setLabel(tr("percentile (log scale of 1/(1-p))"));
-    m_spectrum->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_spectrum->yAxis->setLabel(tr("latency (log scale)"));
-    m_spectrum->xAxis->setRange(0.9, 1e4);
-    m_spectrum->yAxis->setRange(0.01, 100);
-    setPercentileTicks(m_spectrum->xAxis);
-    setLatencyTicks(m_spectrum->yAxis);
-    connect(m_spectrum->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
-            [this] { setPercentileTicks(m_spectrum->xAxis); });
-    connect(m_spectrum->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
-            [this] { setLatencyTicks(m_spectrum->yAxis); });
+    setUpSpectrumAxes(m_spectrum);
     m_corrected = m_spectrum->addGraph();
-    for (int i = 0; i < 4; ++i) {
-        auto *dot = new QCPItemTracer(m_spectrum);
-        dot->setStyle(QCPItemTracer::tsCircle);
-        dot->setSize(7);
-        dot->setPen(QPen(kMarkerColors[i], 1.5));
-        dot->setBrush(kMarkerColors[i]);
-        dot->setVisible(false);
-        m_spectrumMarkers << dot;
-    }
+    m_spectrumMarkers = std::make_unique<SpectrumMarkers>(m_spectrum);
     m_views[SpectrumChart].hover = new ChartHover(m_spectrum, [this](const QCPGraph *graph, int index) -> QString {
         const auto data = graph->data();
         const QString percentile = index == 0                  ? tr("0% (min)")
@@ -171,18 +114,11 @@ RunPage::RunPage(QWidget *parent)
     // Latency over time.
     setUpChart(LatencyTimeChart, m_latencyTime, tr("Latency over time"), Qt::Horizontal | Qt::Vertical);
     m_latencyTime->setObjectName(QStringLiteral("latencyTimePlot"));
-    m_latencyTime->xAxis->setLabel(tr("time since start (s)"));
-    m_latencyTime->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_latencyTime->yAxis->setLabel(tr("latency per interval (log scale)"));
-    m_latencyTime->xAxis->setRange(0, 10);
-    m_latencyTime->yAxis->setRange(0.01, 100);
-    setLatencyTicks(m_latencyTime->yAxis);
-    connect(m_latencyTime->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
-            [this] { setLatencyTicks(m_latencyTime->yAxis); });
+    setUpLatencyTimeAxes(m_latencyTime);
     for (int i = 0; i < 3; ++i) {
         QCPGraph *graph = m_latencyTime->addGraph();
-        graph->setName(QStringLiteral("p%1").arg(kMarkerPercentiles[i], 0, 'g', 4));
-        graph->setPen(QPen(kMarkerColors[i], 1.8));
+        graph->setName(QStringLiteral("p%1").arg(kMarkerPercentiles[static_cast<size_t>(i)], 0, 'g', 4));
+        graph->setPen(QPen(markerColor(i), 1.8));
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
         m_percentileGraphs[static_cast<size_t>(i)] = graph;
     }
@@ -196,16 +132,13 @@ RunPage::RunPage(QWidget *parent)
     // Throughput over time.
     setUpChart(ThroughputChart, m_throughput, tr("Throughput"), Qt::Horizontal | Qt::Vertical);
     m_throughput->setObjectName(QStringLiteral("throughputTimePlot"));
-    m_throughput->xAxis->setLabel(tr("time since start (s)"));
-    m_throughput->yAxis->setLabel(tr("per second"));
-    m_throughput->xAxis->setRange(0, 10);
-    m_throughput->yAxis->setRange(0, 1);
+    setUpThroughputAxes(m_throughput);
     m_rate = m_throughput->addGraph();
     m_rate->setName(tr("requests/s"));
     m_rate->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     m_errorRate = m_throughput->addGraph();
     m_errorRate->setName(tr("errors/s"));
-    m_errorRate->setPen(QPen(kErrorColor, 1.5));
+    m_errorRate->setPen(QPen(errorColor(), 1.5));
     m_errorRate->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     m_throughput->legend->setVisible(true);
     // Callers or calls in flight are context for the rates: drawn under them.
@@ -250,6 +183,8 @@ RunPage::RunPage(QWidget *parent)
     clear();
 }
 
+RunPage::~RunPage() = default;
+
 void RunPage::setUpChart(Chart chart, QCustomPlot *plot, const QString &tabTitle, Qt::Orientations zoom)
 {
     plot->setMinimumSize(420, 260);
@@ -274,7 +209,97 @@ void RunPage::setUpChart(Chart chart, QCustomPlot *plot, const QString &tabTitle
         refreshCurrentChart();
     });
     const int tab = m_charts->addTab(plot, tabTitle);
-    m_charts->setTabToolTip(tab, tr("Hover for exact values; drag to pan, wheel to zoom, double-click to fit"));
+    m_charts->setTabToolTip(
+        tab, tr("Hover for exact values; drag to pan, wheel to zoom, double-click to fit; right-click to copy or save"));
+    addChartActions(chart, plot);
+}
+
+void RunPage::addChartActions(Chart chart, QCustomPlot *plot)
+{
+    // The widget's own actions make its context menu: tests and accessibility tools see them without a popup.
+    plot->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *copy = new QAction(tr("Copy chart"), plot);
+    copy->setObjectName(QStringLiteral("copyChart"));
+    connect(copy, &QAction::triggered, this, [this, chart] { copyChart(chart); });
+    plot->addAction(copy);
+    const std::pair<ChartFormat, QString> saves[] = {{ChartFormat::Png, tr("Save chart as PNG...")},
+                                                     {ChartFormat::Pdf, tr("Save chart as PDF...")},
+                                                     {ChartFormat::Svg, tr("Save chart as SVG...")}};
+    for (const auto &[format, text] : saves) {
+        auto *save = new QAction(text, plot);
+        save->setObjectName(QStringLiteral("saveChart") + chartFormatSuffix(format).toUpper());
+        connect(save, &QAction::triggered, this, [this, chart, format = format] { saveChartWithDialog(chart, format); });
+        plot->addAction(save);
+    }
+}
+
+ChartKind RunPage::chartKind(Chart chart)
+{
+    switch (chart) {
+    case HistogramChart:
+        return ChartKind::Histogram;
+    case SpectrumChart:
+        return ChartKind::Spectrum;
+    case LatencyTimeChart:
+        return ChartKind::Timeline;
+    case ThroughputChart:
+    case ChartCount:
+        break;
+    }
+    return ChartKind::Throughput;
+}
+
+namespace {
+// Files and copies are drawn afresh at a size fit for a slide, whatever the window's size; images at twice the
+// pixels, so they stay sharp on high-density screens and projectors.
+ChartOptions fileChartOptions(ChartFormat format)
+{
+    ChartOptions options;
+    options.width = 1000;
+    options.height = 600;
+    options.scale = format == ChartFormat::Png ? 2.0 : 1.0;
+    return options;
+}
+} // namespace
+
+QImage RunPage::chartImage(Chart chart) const
+{
+    RunRecord run;
+    run.name = m_runName;
+    run.snapshot = m_snapshot;
+    return renderChartImage({&run}, chartKind(chart), fileChartOptions(ChartFormat::Png));
+}
+
+void RunPage::copyChart(Chart chart)
+{
+    QApplication::clipboard()->setImage(chartImage(chart));
+}
+
+bool RunPage::saveChart(Chart chart, ChartFormat format, const QString &path, QString *error)
+{
+    RunRecord run;
+    run.name = m_runName;
+    run.snapshot = m_snapshot;
+    return renderChart({&run}, chartKind(chart), format, fileChartOptions(format), path, error);
+}
+
+void RunPage::saveChartWithDialog(Chart chart, ChartFormat format)
+{
+    const QString suffix = chartFormatSuffix(format);
+    QString base = chartKindName(chartKind(chart)).toLower().replace(u' ', u'-');
+    if (!m_runName.isEmpty()) {
+        // A run name is free text: only what is safe in a file name on every system goes into the suggestion.
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
+        base = QString(m_runName).replace(unsafe, QStringLiteral("-")) + u'-' + base;
+    }
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save chart as %1").arg(suffix.toUpper()), QDir::home().filePath(base + u'.' + suffix),
+        tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!saveChart(chart, format, path, &error))
+        QMessageBox::warning(this, tr("Save chart"), error);
 }
 
 void RunPage::applyPalette()
@@ -290,10 +315,10 @@ void RunPage::applyPalette()
     m_corrected->setPen(QPen(accent, 2));
     // Solid, not dashed (wide dashed pens are slow to stroke): a muted text color reads as "the other one".
     if (m_uncorrected)
-        m_uncorrected->setPen(QPen(mix(pal.color(QPalette::Text), pal.color(QPalette::Base), 0.6), 1.8));
+        m_uncorrected->setPen(QPen(mixColors(pal.color(QPalette::Text), pal.color(QPalette::Base), 0.6), 1.8));
     m_rate->setPen(QPen(accent, 1.8));
     if (m_concurrency)
-        m_concurrency->setPen(QPen(mix(kConcurrencyColor, pal.color(QPalette::Base), 0.7), 1.5)); // context: light
+        m_concurrency->setPen(QPen(mixColors(concurrencyColor(), pal.color(QPalette::Base), 0.7), 1.5)); // context: light
 }
 
 void RunPage::changeEvent(QEvent *event)
@@ -483,65 +508,17 @@ void RunPage::updateHistogram(const LatencyHistogram &h, bool keepRange)
 {
     if (h.isEmpty()) {
         m_bars->data()->clear();
-        for (auto *m : std::as_const(m_markers))
-            m->setVisible(false);
-        for (auto *l : std::as_const(m_markerLabels))
-            l->setVisible(false);
+        m_histogramMarkers->hide();
         return;
     }
-    // Re-bin the fine HDR buckets into log-spaced display bins between min and max (in ms).
-    const double lowMs = std::max(1e-4, static_cast<double>(h.min()) / 1e6 * 0.95);
-    const double highMs = std::max(lowMs * 1.5, static_cast<double>(h.max()) / 1e6 * 1.05);
-    const double logLow = std::log10(lowMs);
-    const double step = (std::log10(highMs) - logLow) / kDisplayBins;
-    // Each fine bucket's count is spread over the display bins it overlaps (in log space), so bins do not alias
-    // against the bucket grid (which shows as a comb of false dips).
-    std::vector<double> counts(kDisplayBins, 0);
-    for (const auto &bucket : h.buckets()) {
-        const double from = (std::log10(std::max(static_cast<double>(bucket.lowNs) / 1e6, lowMs)) - logLow) / step;
-        const double to = (std::log10(std::max(static_cast<double>(bucket.highNs + 1) / 1e6, lowMs)) - logLow) / step;
-        const double width = std::max(to - from, 1e-9);
-        for (int bin = std::max(0, static_cast<int>(from)); bin <= std::min(kDisplayBins - 1, static_cast<int>(to)); ++bin) {
-            const double overlap = std::min<double>(to, bin + 1) - std::max<double>(from, bin);
-            if (overlap > 0)
-                counts[static_cast<size_t>(bin)] += static_cast<double>(bucket.count) * overlap / width;
-        }
-        if (to >= kDisplayBins) // the max itself sits on the upper edge
-            counts[kDisplayBins - 1] += static_cast<double>(bucket.count) * std::min(1.0, (to - std::max<double>(from, kDisplayBins)) / width);
-    }
-    QVector<double> xs;
-    QVector<double> ys;
-    xs.reserve(kDisplayBins + 1);
-    ys.reserve(kDisplayBins + 1);
-    double peak = 0;
-    for (int i = 0; i < kDisplayBins; ++i) {
-        xs << std::pow(10.0, logLow + i * step);
-        ys << counts[static_cast<size_t>(i)];
-        peak = std::max(peak, counts[static_cast<size_t>(i)]);
-    }
-    xs << highMs;
-    ys << 0; // closes the last step
-    m_bars->setData(xs, ys, true);
+    const auto [lowMs, highMs] = histogramSpanMs(h);
+    const HistogramBins bins = histogramBins(h, lowMs, highMs);
+    m_bars->setData(bins.edgesMs, bins.counts, true);
     if (!keepRange) {
         m_plot->xAxis->setRange(lowMs / 1.3, highMs * 1.3);
-        m_plot->yAxis->setRange(0, peak * 1.18);
+        m_plot->yAxis->setRange(0, bins.peak * 1.18);
     }
-
-    const QCPRange range = m_plot->xAxis->range();
-    for (int i = 0; i < m_markers.size(); ++i) {
-        const double pct = kMarkerPercentiles[i];
-        const double x = static_cast<double>(h.percentile(pct)) / 1e6;
-        m_markers[i]->point1->setCoords(x, 0);
-        m_markers[i]->point2->setCoords(x, 1);
-        m_markers[i]->setVisible(true);
-        // Labels go right of their line, or left of it near the right edge, so none is cut off.
-        const bool nearRight = std::log10(x)
-            > std::log10(range.lower) + 0.75 * (std::log10(range.upper) - std::log10(range.lower));
-        m_markerLabels[i]->setPositionAlignment((nearRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-        m_markerLabels[i]->position->setCoords(x, 0.02 + 0.06 * i);
-        m_markerLabels[i]->setText(QStringLiteral(" p%1 %2 ").arg(pct, 0, 'g', 4).arg(formatNanos(x * 1e6)));
-        m_markerLabels[i]->setVisible(true);
-    }
+    m_histogramMarkers->update(h);
 }
 
 void RunPage::updateSpectrum(bool keepRange)
@@ -563,102 +540,42 @@ void RunPage::updateSpectrum(bool keepRange)
     double highMs = 0;
     double rightKey = 1;
     auto fill = [&](QCPGraph *graph, const LatencyHistogram &h) {
-        const PercentileSpectrum spectrum = percentileSpectrum(h);
-        QVector<double> keys;
-        QVector<double> values;
-        keys.reserve(spectrum.percentiles.size());
-        values.reserve(spectrum.percentiles.size());
-        for (qsizetype i = 0; i < spectrum.percentiles.size(); ++i) {
-            // The max is p100, at infinity on this axis: it goes where fewer than one sample would lie above.
-            const bool isMax = i + 1 == spectrum.percentiles.size();
-            keys << (isMax ? std::max(static_cast<double>(h.count()), keys.last() * 1.12)
-                           : percentileKey(spectrum.percentiles[i]));
-            values << spectrum.nanos[i] / 1e6;
-        }
-        graph->setData(keys, values, true);
-        if (!keys.isEmpty()) {
-            lowMs = std::min(lowMs, values.first());
-            highMs = std::max(highMs, values.last());
-            rightKey = std::max(rightKey, keys.last());
+        const SpectrumCurve curve = spectrumCurve(h);
+        graph->setData(curve.keys, curve.ms, true);
+        if (!curve.keys.isEmpty()) {
+            lowMs = std::min(lowMs, curve.ms.first());
+            highMs = std::max(highMs, curve.ms.last());
+            rightKey = std::max(rightKey, curve.keys.last());
         }
     };
     fill(m_corrected, s.latency);
     if (m_uncorrected)
         fill(m_uncorrected, s.serviceLatency);
-
-    for (int i = 0; i < m_spectrumMarkers.size(); ++i) {
-        const double key = percentileKey(kMarkerPercentiles[i]);
-        // Past the count the percentile is the max: a dot there would float right of the curve's end.
-        const bool shown = key < static_cast<double>(s.latency.count());
-        m_spectrumMarkers[i]->setVisible(shown);
-        if (shown)
-            m_spectrumMarkers[i]->position->setCoords(
-                key, static_cast<double>(s.latency.percentile(kMarkerPercentiles[i])) / 1e6);
-    }
     if (!keepRange) {
         m_spectrum->xAxis->setRange(0.9, std::max(rightKey * 1.5, 1e3));
         m_spectrum->yAxis->setRange(latencyRange(lowMs, highMs, 1.5));
     }
+    m_spectrumMarkers->update(s.latency);
 }
 
 void RunPage::updateLatencyTime(bool keepRange)
 {
-    const QList<IntervalPoint> &timeline = m_snapshot.timeline;
-    QVector<double> keys;
-    std::array<QVector<double>, 3> values;
-    keys.reserve(timeline.size());
-    for (auto &v : values)
-        v.reserve(timeline.size());
-    double lowMs = std::numeric_limits<double>::max();
-    double highMs = 0;
-    double end = 0;
-    for (const IntervalPoint &point : timeline) {
-        keys << point.endSeconds;
-        end = std::max(end, point.endSeconds);
-        const uint64_t nanos[] = {point.p50, point.p90, point.p99};
-        for (size_t j = 0; j < 3; ++j) {
-            // An interval without an OK call has no latency: a gap in the line, not a zero on a log axis.
-            const double ms = nanos[j] ? static_cast<double>(nanos[j]) / 1e6 : std::numeric_limits<double>::quiet_NaN();
-            values[j] << ms;
-            if (nanos[j]) {
-                lowMs = std::min(lowMs, ms);
-                highMs = std::max(highMs, ms);
-            }
-        }
-    }
+    const TimelineSeries series = timelineSeries(m_snapshot.timeline);
     for (size_t j = 0; j < 3; ++j)
-        m_percentileGraphs[j]->setData(keys, values[j], true);
+        m_percentileGraphs[j]->setData(series.seconds, series.latencyMs[j], true);
     if (!keepRange) {
-        m_latencyTime->xAxis->setRange(0, end > 0 ? end * 1.03 : 10);
-        m_latencyTime->yAxis->setRange(latencyRange(lowMs, highMs, 1.25));
+        m_latencyTime->xAxis->setRange(0, series.endSeconds > 0 ? series.endSeconds * 1.03 : 10);
+        m_latencyTime->yAxis->setRange(latencyRange(series.lowMs, series.highMs, 1.25));
     }
 }
 
 void RunPage::updateThroughput(bool keepRange)
 {
     const RunSnapshot &s = m_snapshot;
-    QVector<double> keys;
-    QVector<double> rates;
-    QVector<double> errorRates;
-    QVector<double> concurrency;
-    keys.reserve(s.timeline.size());
-    rates.reserve(s.timeline.size());
-    errorRates.reserve(s.timeline.size());
-    concurrency.reserve(s.timeline.size());
-    double end = 0;
-    double top = 0;
-    int topConcurrency = 0;
-    for (const IntervalPoint &point : s.timeline) {
-        keys << point.endSeconds;
-        rates << point.requestsPerSecond();
-        errorRates << (point.seconds > 0 ? static_cast<double>(point.errors) / point.seconds : 0.0);
-        concurrency << point.concurrency;
-        end = std::max(end, point.endSeconds);
-        top = std::max({top, rates.last(), errorRates.last()});
-        topConcurrency = std::max(topConcurrency, point.concurrency);
-    }
-    m_rate->setData(keys, rates, true);
-    m_errorRate->setData(keys, errorRates, true);
+    const TimelineSeries series = timelineSeries(s.timeline);
+    m_rate->setData(series.seconds, series.rates, true);
+    m_errorRate->setData(series.seconds, series.errorRates, true);
+    const int topConcurrency = series.topConcurrency;
 
     if (topConcurrency > 0 && !m_concurrency) {
         m_concurrency = m_throughput->addGraph(m_throughput->xAxis, m_throughput->yAxis2);
@@ -678,11 +595,11 @@ void RunPage::updateThroughput(bool keepRange)
         const QString name = s.openLoop ? tr("calls in flight") : tr("callers");
         m_concurrency->setName(name);
         m_throughput->yAxis2->setLabel(name);
-        m_concurrency->setData(keys, concurrency, true);
+        m_concurrency->setData(series.seconds, series.concurrency, true);
     }
     if (!keepRange) {
-        m_throughput->xAxis->setRange(0, end > 0 ? end * 1.03 : 10);
-        m_throughput->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
+        m_throughput->xAxis->setRange(0, series.endSeconds > 0 ? series.endSeconds * 1.03 : 10);
+        m_throughput->yAxis->setRange(0, series.topRate > 0 ? series.topRate * 1.15 : 1);
         if (m_concurrency)
             m_throughput->yAxis2->setRange(0, topConcurrency * 1.15);
     }

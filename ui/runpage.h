@@ -1,17 +1,16 @@
 #pragma once
 
+#include "chartrender.h"
 #include "metrics/runsnapshot.h"
 
 #include <QWidget>
 
 #include <array>
+#include <memory>
 #include <optional>
 
 class QCustomPlot;
 class QCPGraph;
-class QCPItemStraightLine;
-class QCPItemText;
-class QCPItemTracer;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
@@ -20,11 +19,14 @@ class QTableWidget;
 namespace rpcscope {
 
 class ChartHover;
+class HistogramMarkers;
+class SpectrumMarkers;
 
 /**
  * The live run view: charts in tabs (latency histogram with percentile markers, percentile spectrum, latency over
  * time, throughput over time), summary and status tables, progress. Only the chart on screen is redrawn per
- * snapshot; the others are drawn from the latest snapshot when their tab is shown.
+ * snapshot; the others are drawn from the latest snapshot when their tab is shown. Every chart has a context menu to
+ * copy it as an image or save it as PNG, PDF or SVG, drawn afresh in the light file theme (see chartrender.h).
  */
 class RunPage : public QWidget
 {
@@ -33,6 +35,7 @@ public:
     enum Chart { HistogramChart, SpectrumChart, LatencyTimeChart, ThroughputChart, ChartCount };
 
     explicit RunPage(QWidget *parent = nullptr);
+    ~RunPage() override;
 
     void clear();
     void showSnapshot(const RunSnapshot &snapshot);
@@ -47,6 +50,17 @@ public:
     QTabWidget *chartTabs() const { return m_charts; }
     QTableWidget *summaryTable() const { return m_summary; }
     QTableWidget *statusTable() const { return m_status; }
+
+    /// The name files and copies of the charts carry in their titles (the run's name); empty = none.
+    void setRunName(const QString &name) { m_runName = name; }
+    /// The chart kind of @p chart, for chartrender.
+    static ChartKind chartKind(Chart chart);
+    /// @p chart of the latest snapshot as an image, as "Copy chart" puts it on the clipboard.
+    QImage chartImage(Chart chart) const;
+    /// Copies @p chart to the clipboard as an image.
+    void copyChart(Chart chart);
+    /// Writes @p chart of the latest snapshot to @p path: what "Save chart as..." does once the dialog has a path.
+    bool saveChart(Chart chart, ChartFormat format, const QString &path, QString *error = nullptr);
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -70,16 +84,17 @@ private:
     void updateLatencyTime(bool keepRange);
     void updateThroughput(bool keepRange);
     void setRow(int row, const QString &name, const QString &value);
+    void addChartActions(Chart chart, QCustomPlot *plot);
+    void saveChartWithDialog(Chart chart, ChartFormat format);
 
     QTabWidget *m_charts;
     QCustomPlot *m_plot;
     QCPGraph *m_bars;
-    QList<QCPItemStraightLine *> m_markers;
-    QList<QCPItemText *> m_markerLabels;
+    std::unique_ptr<HistogramMarkers> m_histogramMarkers;
     QCustomPlot *m_spectrum;
     QCPGraph *m_corrected;
     QCPGraph *m_uncorrected = nullptr; ///< open loop only
-    QList<QCPItemTracer *> m_spectrumMarkers;
+    std::unique_ptr<SpectrumMarkers> m_spectrumMarkers;
     QCustomPlot *m_latencyTime;
     std::array<QCPGraph *, 3> m_percentileGraphs{}; ///< p50, p90, p99
     QCustomPlot *m_throughput;
@@ -92,6 +107,7 @@ private:
     QProgressBar *m_progress;
     QLabel *m_progressText;
     RunSnapshot m_snapshot; ///< the latest, for charts drawn when their tab is shown
+    QString m_runName;
 };
 
 } // namespace rpcscope

@@ -1,0 +1,471 @@
+// Charts rendered to files (PNG, PDF, SVG) and the self-contained HTML reports, from hand-made runs; the run page's
+// chart context menu.
+#include "chartrender.h"
+#include "compare/comparison.h"
+#include "htmlreport.h"
+#include "qcp.h"
+#include "runpage.h"
+#include "store/runrecord.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QBuffer>
+#include <QClipboard>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QSet>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <cmath>
+#include <random>
+
+using namespace rpcscope;
+
+namespace {
+
+const QString kNastyName = QStringLiteral("A <b>bold</b> & \"quoted\" run");
+
+void recordLognormal(LatencyHistogram &h, uint64_t seed, double medianNs, double sigma, int samples)
+{
+    std::mt19937_64 rng(seed);
+    std::lognormal_distribution<double> dist(std::log(medianNs), sigma);
+    for (int i = 0; i < samples; ++i)
+        h.record(static_cast<uint64_t>(dist(rng)));
+}
+
+RunRecord makeRun(const QString &name, uint64_t seed, double medianNs, bool openLoop = false)
+{
+    RunRecord run;
+    run.name = name;
+    run.method = QStringLiteral("bench.Bench/Echo");
+    run.transport = QStringLiteral("grpc");
+    run.codec = QStringLiteral("protobuf");
+    run.target = QStringLiteral("builtin");
+    run.startedAt = QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC);
+    run.endedAt = run.startedAt.addSecs(30);
+    run.scenario = QJsonObject{{QStringLiteral("load"), QJsonObject{{QStringLiteral("calls"), 0},
+                                                                    {QStringLiteral("concurrency"), 16},
+                                                                    {QStringLiteral("duration"), QStringLiteral("30s")},
+                                                                    {QStringLiteral("rate"), QString()}}}};
+    run.environment = QJsonObject{{QStringLiteral("os"), QStringLiteral("Debian GNU/Linux 12")},
+                                  {QStringLiteral("cores"), 8},
+                                  {QStringLiteral("cpu_governor"), QStringLiteral("performance")}};
+
+    RunSnapshot &s = run.snapshot;
+    s.generation = seed;
+    s.state = RunState::Finished;
+    recordLognormal(s.latency, seed, medianNs, 0.5, 60'000);
+    recordLognormal(s.errorLatency, seed + 1, medianNs * 3, 0.3, 120);
+    s.statusCounts[CallStatus::Ok] = s.latency.count();
+    s.statusCounts[CallStatus::Unavailable] = s.errorLatency.count();
+    s.errors << ErrorSample{CallStatus::Unavailable, QStringLiteral("connect failed: <refused> & gone"), 120};
+    if (openLoop) {
+        s.openLoop = true;
+        recordLognormal(s.serviceLatency, seed + 2, medianNs * 0.7, 0.4, 60'000);
+        s.intendedRate = 2000;
+        s.callsSent = s.callsCompleted();
+    }
+    for (int i = 0; i < 30; ++i) {
+        IntervalPoint p;
+        p.endSeconds = i + 1;
+        p.seconds = 1;
+        p.calls = static_cast<uint64_t>(2000 * 2e6 / medianNs) + static_cast<uint64_t>((i * 37) % 200);
+        p.errors = i % 5 == 0 ? 20 : 0;
+        p.p50 = static_cast<uint64_t>(medianNs * (1 + 0.05 * std::sin(i)));
+        p.p90 = static_cast<uint64_t>(medianNs * 1.9 * (1 + 0.05 * std::cos(i)));
+        p.p99 = static_cast<uint64_t>(medianNs * 3.2 * (1 + 0.1 * std::sin(i * 0.7)));
+        p.concurrency = 16;
+        s.timeline << p;
+    }
+    s.elapsed = std::chrono::seconds(30);
+    s.clientCpuSeconds = 4.2;
+    s.clientPeakRssBytes = 48 << 20;
+    s.hasServerStats = true;
+    s.serverCpuSeconds = 6.5;
+    s.serverPeakRssBytes = 64 << 20;
+    s.bytesSent = s.callsCompleted() * 1024;
+    s.bytesReceived = s.callsCompleted() * 1030;
+    return run;
+}
+
+// Distinct colors on a grid of samples: a blank or single-color image has one or two.
+int distinctColors(const QImage &image)
+{
+    QSet<QRgb> colors;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colors.insert(image.pixel(x, y));
+    return static_cast<int>(colors.size());
+}
+
+// Pixels within @p tolerance (per channel) of @p color: is a series of that color drawn at all?
+int pixelsNear(const QImage &image, const QColor &color, int tolerance = 24)
+{
+    int n = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            if (std::abs(c.red() - color.red()) <= tolerance && std::abs(c.green() - color.green()) <= tolerance
+                && std::abs(c.blue() - color.blue()) <= tolerance)
+                ++n;
+        }
+    }
+    return n;
+}
+
+struct SvgContent
+{
+    bool wellFormed = false;
+    QString error;
+    QStringList texts;
+    int paths = 0;
+};
+
+SvgContent readSvg(const QByteArray &svg)
+{
+    SvgContent out;
+    QXmlStreamReader xml(svg);
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (!xml.isStartElement())
+            continue;
+        if (xml.name() == u"text")
+            out.texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).simplified();
+        else if (xml.name() == u"path" || xml.name() == u"polyline")
+            ++out.paths;
+    }
+    out.wellFormed = !xml.hasError();
+    out.error = xml.errorString();
+    return out;
+}
+
+QString axisLabelOf(ChartKind kind)
+{
+    switch (kind) {
+    case ChartKind::Histogram:
+        return QStringLiteral("latency (log scale)");
+    case ChartKind::Spectrum:
+        return QStringLiteral("percentile (log scale of 1/(1-p))");
+    case ChartKind::Timeline:
+        return QStringLiteral("latency per interval (log scale)");
+    case ChartKind::Throughput:
+        return QStringLiteral("calls per second (1/s)");
+    }
+    return {};
+}
+
+} // namespace
+
+class TestReportCharts : public QObject
+{
+    Q_OBJECT
+
+    RunRecord m_a = makeRun(kNastyName, 1, 2e6);
+    RunRecord m_b = makeRun(QStringLiteral("B slower"), 2, 2.6e6);
+    QTemporaryDir m_dir;
+
+    void addKinds()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::newRow("histogram") << static_cast<int>(ChartKind::Histogram);
+        QTest::newRow("spectrum") << static_cast<int>(ChartKind::Spectrum);
+        QTest::newRow("timeline") << static_cast<int>(ChartKind::Timeline);
+        QTest::newRow("throughput") << static_cast<int>(ChartKind::Throughput);
+    }
+
+    // Pictures for a person to look at, only on request: tests leave no files behind otherwise.
+    void keep(const QString &name, const QByteArray &data)
+    {
+        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
+        if (dir.isEmpty())
+            return;
+        QFile file(QDir(dir).filePath(name));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(data);
+        qInfo("kept: %s", qPrintable(file.fileName()));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // A dark desktop: files must still come out light.
+        QPalette dark;
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+        dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+        dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+        QApplication::setPalette(dark);
+    }
+
+    void pngOfEachKind_data() { addKinds(); }
+    void pngOfEachKind()
+    {
+        QFETCH(int, kind);
+        ChartOptions options;
+        options.width = 800;
+        options.height = 450;
+        options.scale = 2;
+        const QString path = m_dir.filePath(QStringLiteral("chart-%1.png").arg(kind));
+        QString error;
+        QVERIFY2(renderChart({&m_a}, static_cast<ChartKind>(kind), ChartFormat::Png, options, path, &error),
+                 qPrintable(error));
+        QImage image;
+        QVERIFY(image.load(path, "PNG"));
+        QCOMPARE(image.size(), QSize(1600, 900));
+        QVERIFY2(distinctColors(image) > 40, qPrintable(QString::number(distinctColors(image))));
+        // Light theme whatever the desktop's: the corners are the white background.
+        QCOMPARE(image.pixelColor(2, 2), QColor(Qt::white));
+        QCOMPARE(image.pixelColor(image.width() - 3, image.height() - 3), QColor(Qt::white));
+        // The series is drawn: the accent blue (or, for latency over time, the p50 green) is on the picture.
+        const QColor series = kind == static_cast<int>(ChartKind::Timeline) ? QColor(0x2e, 0x9d, 0x4f)
+                                                                            : QColor(0x1f, 0x77, 0xb4);
+        QVERIFY(pixelsNear(image, series) > 200);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        keep(QStringLiteral("single-%1.png").arg(kind), file.readAll());
+    }
+
+    void pdfOfEachKind_data() { addKinds(); }
+    void pdfOfEachKind()
+    {
+        QFETCH(int, kind);
+        const QString path = m_dir.filePath(QStringLiteral("chart-%1.pdf").arg(kind));
+        QString error;
+        QVERIFY2(renderChart({&m_a, &m_b}, static_cast<ChartKind>(kind), ChartFormat::Pdf, {}, path, &error),
+                 qPrintable(error));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray pdf = file.readAll();
+        QVERIFY(pdf.startsWith("%PDF-"));
+        QVERIFY2(pdf.size() > 4000, qPrintable(QString::number(pdf.size())));
+        QVERIFY(pdf.trimmed().endsWith("%%EOF"));
+    }
+
+    void svgOfEachKind_data() { addKinds(); }
+    void svgOfEachKind()
+    {
+        QFETCH(int, kind);
+        const auto chartKind = static_cast<ChartKind>(kind);
+        ChartOptions options;
+        options.title = QStringLiteral("Echo <1 KiB> & friends");
+        const QByteArray svg = renderChartSvg({&m_a}, chartKind, options);
+        QVERIFY(QSvgRenderer(svg).isValid());
+        const SvgContent content = readSvg(svg);
+        QVERIFY2(content.wellFormed, qPrintable(content.error));
+        // Real vector output: the text is text, the series are paths.
+        QVERIFY2(content.texts.contains(options.title), qPrintable(content.texts.join(u'|')));
+        QVERIFY2(content.texts.contains(axisLabelOf(chartKind)), qPrintable(content.texts.join(u'|')));
+        QVERIFY(content.paths >= 5);
+        QVERIFY(!svg.contains("<image"));
+        // Tick labels carry their unit: "1 ms", "90%", seconds.
+        const QString allText = content.texts.join(u'|');
+        if (chartKind == ChartKind::Spectrum)
+            QVERIFY2(allText.contains(QStringLiteral("99.9%")) && allText.contains(QStringLiteral(" ms")),
+                     qPrintable(allText));
+        if (chartKind == ChartKind::Histogram)
+            QVERIFY2(allText.contains(QStringLiteral("p99 ")), qPrintable(allText)); // the percentile markers
+        // The same file through the atomic writer.
+        const QString path = m_dir.filePath(QStringLiteral("chart-%1.svg").arg(kind));
+        QString error;
+        QVERIFY2(renderChart({&m_a}, chartKind, ChartFormat::Svg, options, path, &error), qPrintable(error));
+        QVERIFY(QSvgRenderer(path).isValid());
+        keep(QStringLiteral("single-%1.svg").arg(kind), svg);
+    }
+
+    void overlaysNameEveryRun_data() { addKinds(); }
+    void overlaysNameEveryRun()
+    {
+        QFETCH(int, kind);
+        const auto chartKind = static_cast<ChartKind>(kind);
+        const RunRecord c = makeRun(QStringLiteral("C faster"), 3, 1.4e6);
+        const QList<const RunRecord *> runs{&m_a, &m_b, &c};
+        const SvgContent content = readSvg(renderChartSvg(runs, chartKind));
+        QVERIFY2(content.wellFormed, qPrintable(content.error));
+        const QString allText = content.texts.join(u'|');
+        for (const RunRecord *run : runs)
+            QVERIFY2(allText.contains(run->name), qPrintable(run->name + QStringLiteral(" not in ") + allText));
+        // Each run in its own color: baseline blue, then orange, then green.
+        const QImage image = renderChartImage(runs, chartKind);
+        QCOMPARE(image.size(), QSize(1000, 600));
+        for (const QColor &color : {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c)})
+            QVERIFY2(pixelsNear(image, color) > 100, qPrintable(color.name()));
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        image.save(&buffer, "PNG");
+        keep(QStringLiteral("overlay-%1.png").arg(kind), png);
+    }
+
+    void emptyRunStillDrawsAxes()
+    {
+        RunRecord empty;
+        empty.name = QStringLiteral("nothing yet");
+        for (ChartKind kind : {ChartKind::Histogram, ChartKind::Spectrum, ChartKind::Timeline, ChartKind::Throughput}) {
+            const QImage image = renderChartImage({&empty}, kind);
+            QCOMPARE(image.size(), QSize(1000, 600));
+            QVERIFY(distinctColors(image) > 5); // title, axes and tick labels
+        }
+        QVERIFY(renderChartImage({}, ChartKind::Histogram).isNull());
+    }
+
+    void unwritablePathIsAnErrorAndLeavesNoFile()
+    {
+        for (ChartFormat format : {ChartFormat::Png, ChartFormat::Pdf, ChartFormat::Svg}) {
+            const QString path = m_dir.filePath(QStringLiteral("no-such-folder/chart.") + chartFormatSuffix(format));
+            QString error;
+            QVERIFY(!renderChart({&m_a}, ChartKind::Histogram, format, {}, path, &error));
+            QVERIFY2(error.contains(QDir::toNativeSeparators(path)), qPrintable(error));
+            QVERIFY(!QFile::exists(path));
+        }
+        // A folder where the file should go: nothing is replaced.
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("taken.png")));
+        QString error;
+        QVERIFY(!renderChart({&m_a}, ChartKind::Histogram, ChartFormat::Png, {},
+                             m_dir.filePath(QStringLiteral("taken.png")), &error));
+        QVERIFY(error.contains(QStringLiteral("taken.png")));
+        QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("taken.png"))).isDir());
+    }
+
+    void htmlReportIsSelfContained()
+    {
+        const QByteArray html = htmlReport(m_a);
+        keep(QStringLiteral("report.html"), html);
+        QVERIFY(html.startsWith("<!DOCTYPE html>"));
+        QVERIFY(html.contains("<meta charset=\"utf-8\">"));
+        // The run's name is escaped everywhere, in the title and the charts' SVG alike.
+        QVERIFY(html.contains("<title>A &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; run</title>"));
+        QVERIFY(html.contains("<h1>A &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; run</h1>"));
+        QVERIFY(!html.contains("<b>bold"));
+        QVERIFY(html.contains("connect failed: &lt;refused&gt; &amp; gone"));
+        for (const char *section : {"<h2>Scenario</h2>", "<h2>Summary</h2>", "<h2>Status codes</h2>", "<h2>Errors</h2>",
+                                    "<h2>Charts</h2>", "<h2>Environment</h2>"})
+            QVERIFY2(html.contains(section), section);
+        for (const char *header : {"<th>Metric</th>", "<th>Calls</th>", "<th>Requests/s</th>", "<th>Mean</th>",
+                                   "<th>Std dev</th>", "<th>Min</th>", "<th>p50</th>", "<th>p99.9</th>", "<th>Max</th>",
+                                   "<th>Client CPU/call</th>", "<th>Server CPU/call</th>", "<th>Client peak RSS</th>"})
+            QVERIFY2(html.contains(header), header);
+        QVERIFY(html.contains("<th>Load: concurrency</th><td>16</td>"));
+        QVERIFY(html.contains("<th>Transport / codec</th><td>grpc / protobuf</td>"));
+        QVERIFY(html.contains("<td>UNAVAILABLE</td>"));
+        QVERIFY(html.contains("<th>cpu_governor</th>"));
+        QCOMPARE(html.count("<svg"), 4);
+        QCOMPARE(html.count("</svg>"), 4);
+        QVERIFY(!html.contains("<?xml")); // inline SVG, not a pasted document
+        // Nothing to fetch: no scripts, stylesheets, images or fonts from anywhere, no URL but SVG's namespaces.
+        for (const char *fetch : {"<script", "<link", "<img", "<iframe", "src=", "@import", "url("})
+            QVERIFY2(!html.contains(fetch), fetch);
+        QByteArray stripped = html;
+        stripped.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+        stripped.replace("xmlns:xlink=\"http://www.w3.org/1999/xlink\"", "");
+        QVERIFY(!stripped.contains("http://"));
+        QVERIFY(!stripped.contains("https://"));
+        // Print: no page break inside tables or charts.
+        QVERIFY(html.contains("@media print"));
+        QVERIFY(html.contains("break-inside: avoid"));
+        // Each chart is valid SVG on its own.
+        const QString text = QString::fromUtf8(html);
+        static const QRegularExpression svgElement(QStringLiteral("<svg.*?</svg>"),
+                                                   QRegularExpression::DotMatchesEverythingOption);
+        int charts = 0;
+        for (const QRegularExpressionMatch &m : svgElement.globalMatch(text)) {
+            const SvgContent content = readSvg(m.captured().toUtf8());
+            QVERIFY2(content.wellFormed, qPrintable(content.error));
+            QVERIFY(content.texts.join(u'|').contains(kNastyName)); // the legend or title names the run
+            ++charts;
+        }
+        QCOMPARE(charts, 4);
+    }
+
+    void comparisonReportHasTheVerdictAndOverlays()
+    {
+        RunRecord b = m_b;
+        b.environment.insert(QStringLiteral("cpu_governor"), QStringLiteral("powersave"));
+        const Comparison comparison = compareRuns(m_a.snapshot, b.snapshot);
+        QCOMPARE(comparison.overall, Verdict::Regression);
+        const QByteArray html = htmlComparisonReport({&m_a, &b}, comparison);
+        keep(QStringLiteral("comparison.html"), html);
+        const QByteArray verdict = QByteArray("<div class=\"verdict regression\">")
+            + comparison.verdictLine().toHtmlEscaped().toUtf8() + QByteArray("</div>");
+        QVERIFY2(html.contains(verdict), verdict.constData());
+        QVERIFY(html.contains("<h2>Deltas</h2>"));
+        QVERIFY(html.contains("<th>p99</th>"));
+        QCOMPARE(html.count("<svg"), 4);
+        // Every overlay's legend names both runs.
+        const QString text = QString::fromUtf8(html);
+        static const QRegularExpression svgElement(QStringLiteral("<svg.*?</svg>"),
+                                                   QRegularExpression::DotMatchesEverythingOption);
+        for (const QRegularExpressionMatch &m : svgElement.globalMatch(text)) {
+            const QString legend = readSvg(m.captured().toUtf8()).texts.join(u'|');
+            QVERIFY2(legend.contains(kNastyName) && legend.contains(QStringLiteral("B slower")), qPrintable(legend));
+        }
+        // What differs in the environment, and nothing else of it.
+        QVERIFY(html.contains("<li>cpu_governor: performance -&gt; powersave</li>"));
+        QVERIFY(!html.contains("<li>os:"));
+        QVERIFY(html.contains("<tr class=\"differs\"><th>cpu_governor</th>"));
+        QVERIFY(!html.contains("<b>bold"));
+
+        // The other way round it is an improvement, in green.
+        const Comparison reverse = compareRuns(b.snapshot, m_a.snapshot);
+        QCOMPARE(reverse.overall, Verdict::Improvement);
+        QVERIFY(htmlComparisonReport({&b, &m_a}, reverse).contains("<div class=\"verdict improvement\">"));
+        // Runs that do not differ: neutral.
+        const Comparison same = compareRuns(m_a.snapshot, m_a.snapshot);
+        const QByteArray neutral = htmlComparisonReport({&m_a, &m_a}, same);
+        QVERIFY(neutral.contains("<div class=\"verdict neutral\">"));
+        QVERIFY(neutral.contains("the same environment"));
+    }
+
+    void runPageChartsHaveCopyAndSaveActions()
+    {
+        RunPage page;
+        page.resize(1100, 600);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setRunName(QStringLiteral("live run"));
+        page.showSnapshot(m_a.snapshot);
+        for (int c = 0; c < RunPage::ChartCount; ++c) {
+            QCustomPlot *plot = page.chartPlot(static_cast<RunPage::Chart>(c));
+            QCOMPARE(plot->contextMenuPolicy(), Qt::ActionsContextMenu);
+            QStringList texts;
+            for (const QAction *action : plot->actions())
+                texts << action->text();
+            QCOMPARE(texts, (QStringList{QStringLiteral("Copy chart"), QStringLiteral("Save chart as PNG..."),
+                                         QStringLiteral("Save chart as PDF..."), QStringLiteral("Save chart as SVG...")}));
+        }
+        // The save hook: what the dialog's path gets.
+        const QString path = m_dir.filePath(QStringLiteral("runpage-spectrum.png"));
+        QString error;
+        QVERIFY2(page.saveChart(RunPage::SpectrumChart, ChartFormat::Png, path, &error), qPrintable(error));
+        QImage image;
+        QVERIFY(image.load(path, "PNG"));
+        QCOMPARE(image.size(), QSize(2000, 1200));
+        QVERIFY(distinctColors(image) > 40);
+        QCOMPARE(image.pixelColor(2, 2), QColor(Qt::white)); // the light file theme, not the dark desktop's
+        const QString svgPath = m_dir.filePath(QStringLiteral("runpage-histogram.svg"));
+        QVERIFY2(page.saveChart(RunPage::HistogramChart, ChartFormat::Svg, svgPath, &error), qPrintable(error));
+        QFile svg(svgPath);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(readSvg(svg.readAll()).texts.contains(QStringLiteral("Latency histogram: live run")));
+        QVERIFY(!page.saveChart(RunPage::HistogramChart, ChartFormat::Pdf,
+                                m_dir.filePath(QStringLiteral("missing/x.pdf")), &error));
+
+        // "Copy chart" puts the image on the clipboard.
+        QApplication::clipboard()->clear();
+        QAction *copy = page.histogramPlot()->findChild<QAction *>(QStringLiteral("copyChart"));
+        QVERIFY(copy);
+        copy->trigger();
+        const QImage copied = QApplication::clipboard()->image();
+        QCOMPARE(copied.size(), QSize(2000, 1200));
+        QVERIFY(distinctColors(copied) > 40);
+    }
+};
+
+QTEST_MAIN(TestReportCharts)
+#include "tst_reportcharts.moc"

@@ -1,0 +1,213 @@
+#include "abcontroller.h"
+
+#include "store/runstore.h"
+#include "util/units.h"
+
+namespace rpcscope {
+
+AbController::AbController(RunStore *store, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+{
+    m_timer.setInterval(100);
+    connect(&m_timer, &QTimer::timeout, this, &AbController::poll);
+}
+
+AbController::~AbController()
+{
+    stop();
+    if (m_worker.joinable())
+        m_worker.join();
+}
+
+bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &request, const QString &cliPath,
+                         const QString &transport, std::array<RunRecord, 2> records, QString *error)
+{
+    if (m_running) {
+        *error = tr("An A/B run is going already.");
+        return false;
+    }
+    if (m_worker.joinable())
+        m_worker.join();
+    m_sides = sides;
+    m_request = request;
+    m_cliPath = cliPath;
+    m_transport = transport;
+    m_records = std::move(records);
+    m_stop = false;
+    m_begun = false;
+    m_shownBlocks = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        m_phase = tr("Starting the servers ...");
+        m_error.clear();
+        m_runnerStarted = false;
+        m_workerDone = false;
+        m_serverDescriptions = {};
+    }
+    m_running = true;
+    m_worker = std::thread([this] { work(); });
+    m_timer.start();
+    return true;
+}
+
+void AbController::stop()
+{
+    m_stop = true;
+    m_runner.stop();
+}
+
+bool AbController::isRunning() const
+{
+    return m_running;
+}
+
+void AbController::work()
+{
+    // Servers live on this thread: a child started here is told to end if this thread ends (PR_SET_PDEATHSIG).
+    std::array<std::unique_ptr<RunningServer>, 2> servers;
+    auto fail = [this](const QString &why) {
+        std::lock_guard lock(m_mutex);
+        m_error = why;
+        m_workerDone = true;
+    };
+    for (int side = 0; side < 2 && !m_stop; ++side) {
+        QString why;
+        const std::optional<ServerCommand> command = m_request.command(side, m_cliPath, m_transport, &why);
+        if (!why.isEmpty())
+            return fail(why);
+        AbSide &s = m_sides[static_cast<size_t>(side)];
+        if (!command) {
+            s.target.address = m_request.targets[static_cast<size_t>(side)].text;
+            continue;
+        }
+        {
+            std::lock_guard lock(m_mutex);
+            m_phase = tr("Starting %1: %2").arg(side == 0 ? u'A' : u'B').arg(m_request.targetText(side));
+            m_serverDescriptions[static_cast<size_t>(side)] = command->describe();
+        }
+        servers[static_cast<size_t>(side)] = std::make_unique<RunningServer>();
+        QString address = servers[static_cast<size_t>(side)]->start(*command, &why);
+        if (address.isEmpty())
+            return fail(tr("Server %1 did not start: %2").arg(side == 0 ? u'A' : u'B').arg(why));
+        if (m_transport == u"http" && !address.startsWith(QStringLiteral("http")))
+            address = QStringLiteral("http://") + address;
+        s.target.address = address;
+        s.plan.serverPid = servers[static_cast<size_t>(side)]->pid();
+    }
+    if (m_stop)
+        return fail(tr("Stopped before the run began."));
+    AbBlocks blocks = AbBlocks::defaultFor(m_sides[0].plan);
+    if (!m_request.block.isEmpty()) {
+        bool isNumber = false;
+        const qulonglong calls = m_request.block.toULongLong(&isNumber);
+        if (isNumber)
+            blocks = {calls, std::chrono::nanoseconds(0)};
+        else if (const auto d = parseDuration(m_request.block))
+            blocks = {0, *d};
+    }
+    QString why;
+    if (!m_runner.start(m_sides, blocks, &why))
+        return fail(why);
+    {
+        std::lock_guard lock(m_mutex);
+        m_runnerStarted = true;
+    }
+    m_runner.waitForFinished(std::chrono::hours(24 * 365));
+    for (auto &server : servers) {
+        if (server)
+            server->stop();
+    }
+    std::lock_guard lock(m_mutex);
+    if (!m_runner.error().isEmpty())
+        m_error = m_runner.error();
+    m_workerDone = true;
+}
+
+void AbController::poll()
+{
+    bool started = false;
+    bool done = false;
+    QString error;
+    {
+        std::lock_guard lock(m_mutex);
+        started = m_runnerStarted;
+        done = m_workerDone;
+        error = m_error;
+    }
+    QString why;
+    if (started && !m_begun) {
+        m_begun = true;
+        for (size_t i = 0; i < 2; ++i) {
+            {
+                std::lock_guard lock(m_mutex);
+                m_records[i].server = m_serverDescriptions[i];
+            }
+            if (m_store && m_store->isOpen() && !m_store->beginRun(&m_records[i], &why))
+                error = why;
+        }
+    }
+    if (started) {
+        const int blocks = m_runner.blocksDone();
+        if (blocks != m_shownBlocks) {
+            m_shownBlocks = blocks;
+            for (int side = 0; side < 2; ++side) {
+                if (m_store && m_records[static_cast<size_t>(side)].id > 0)
+                    m_store->updateRun(m_records[static_cast<size_t>(side)].id, m_runner.snapshot(side), &why);
+            }
+        }
+    }
+    if (done) {
+        m_timer.stop();
+        if (m_worker.joinable())
+            m_worker.join();
+        m_running = false;
+        if (started) {
+            for (int side = 0; side < 2; ++side) {
+                RunRecord &r = m_records[static_cast<size_t>(side)];
+                r.snapshot = m_runner.snapshot(side);
+                r.rawSamples = m_runner.rawSamples(side);
+                r.status = m_runner.wasStopped() ? QStringLiteral("stopped") : QStringLiteral("finished");
+                if (m_store && r.id > 0 && !m_store->finishRun(r.id, r.snapshot, r.rawSamples, r.status, &why))
+                    error = why;
+            }
+        }
+        Q_EMIT progressed();
+        Q_EMIT finished(error);
+        return;
+    }
+    Q_EMIT progressed();
+}
+
+RunSnapshot AbController::snapshot(int side) const
+{
+    return m_runner.snapshot(side);
+}
+
+QString AbController::progressText() const
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_runnerStarted)
+        return m_phase;
+    const std::vector<AbBlockResult> blocks = m_runner.completedBlocks();
+    const int round = blocks.empty() ? 1 : blocks.back().round + (blocks.back().side == 1 ? 1 : 0);
+    QString text = tr("Round %1 of %2").arg(std::min(round, m_runner.roundsPlanned())).arg(m_runner.roundsPlanned());
+    for (int side = 0; side < 2; ++side) {
+        const RunSnapshot s = m_runner.snapshot(side);
+        text += QStringLiteral(", %1 p50 %2").arg(side == 0 ? u'A' : u'B').arg(formatNanos(static_cast<double>(s.latency.percentile(50))));
+    }
+    return text;
+}
+
+double AbController::progress() const
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_runnerStarted)
+            return -1;
+    }
+    const double planned = std::max(1, m_runner.roundsPlanned()) * 2.0;
+    return std::min(1.0, m_runner.blocksDone() / planned);
+}
+
+} // namespace rpcscope

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "abdialog.h"
+#include "engine/abrunner.h"
+#include "store/runrecord.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace rpcscope {
+
+class RunStore;
+
+/**
+ * An A/B run from the GUI. The servers are started, the blocks run and the servers stopped on a worker thread of
+ * this controller's own (starting a server may take seconds: never on the GUI thread); the GUI thread polls on a
+ * timer, shows progress and writes both runs to the history as they grow.
+ */
+class AbController : public QObject
+{
+    Q_OBJECT
+public:
+    /// @p store may be null (nothing saved).
+    explicit AbController(RunStore *store, QObject *parent = nullptr);
+    ~AbController() override;
+
+    /**
+     * Starts: @p sides carry the scenario prepared once (transport, call, plan); their target address is filled in
+     * per side. @p records are the two runs' descriptions (method, scenario, labels ...) as they will be saved.
+     */
+    bool start(const std::array<AbSide, 2> &sides, const AbRequest &request, const QString &cliPath,
+               const QString &transport, std::array<RunRecord, 2> records, QString *error);
+    void stop();
+    bool isRunning() const;
+
+    RunSnapshot snapshot(int side) const;
+    /// "Starting B ...", "Round 3 of 10: A p50 684 us, B p50 1.35 ms".
+    QString progressText() const;
+    /// 0..1; -1 while the servers start.
+    double progress() const;
+    /// The two runs as saved (ids set when there is a store), valid after finished().
+    const std::array<RunRecord, 2> &records() const { return m_records; }
+
+Q_SIGNALS:
+    void progressed();
+    /// The run ended (also when stopped or failed: @p error says why, and the runs keep what was measured).
+    void finished(const QString &error);
+
+private:
+    void work();
+    void poll();
+
+    RunStore *m_store;
+    AbRequest m_request;
+    QString m_cliPath;
+    QString m_transport;
+    std::array<AbSide, 2> m_sides;
+    std::array<RunRecord, 2> m_records;
+    AbRunner m_runner;
+    std::thread m_worker;
+    QTimer m_timer;
+
+    mutable std::mutex m_mutex;
+    QString m_phase; ///< guarded
+    QString m_error; ///< guarded
+    bool m_runnerStarted = false; ///< guarded
+    bool m_workerDone = false; ///< guarded
+    std::atomic<bool> m_stop{false};
+    std::array<QJsonObject, 2> m_serverDescriptions; ///< guarded
+    bool m_begun = false; ///< GUI thread: runs inserted into the store
+    int m_shownBlocks = 0;
+    bool m_running = false;
+};
+
+} // namespace rpcscope

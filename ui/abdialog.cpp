@@ -1,0 +1,261 @@
+#include "abdialog.h"
+
+#include "util/units.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QVBoxLayout>
+
+namespace rpcscope {
+
+std::optional<ServerCommand> AbRequest::command(int side, const QString &cliPath, const QString &transport,
+                                                QString *error) const
+{
+    const Target &t = targets[static_cast<size_t>(side)];
+    if (t.kind == Kind::Address)
+        return std::nullopt;
+    ServerCommand c;
+    if (t.kind == Kind::Builtin) {
+        c.command = QStringLiteral("'%1' serve %2 --port {port}").arg(cliPath, transport);
+        c.readyPattern = QStringLiteral("^(?:http://)?[0-9.]+:[0-9]+$");
+    } else {
+        c.command = t.text;
+        c.readyPattern = readyPattern;
+    }
+    c.environment = t.environment;
+    c.workingDirectory = t.workingDirectory;
+    QString why;
+    const auto timeout = parseDuration(readyTimeout, &why);
+    if (!timeout) {
+        *error = QStringLiteral("Ready timeout: ") + why;
+        return std::nullopt;
+    }
+    c.readyTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
+    if (!c.check(&why)) {
+        *error = QStringLiteral("%1: %2").arg(side == 0 ? u'A' : u'B').arg(why);
+        return std::nullopt;
+    }
+    return c;
+}
+
+QString AbRequest::targetText(int side) const
+{
+    const Target &t = targets[static_cast<size_t>(side)];
+    return t.kind == Kind::Builtin ? QStringLiteral("builtin") : t.text;
+}
+
+AbDialog::AbDialog(QWidget *parent)
+    : QDialog(parent)
+{
+    setWindowTitle(tr("Compare A/B"));
+    auto *layout = new QVBoxLayout(this);
+    auto *intro = new QLabel(tr("Runs this scenario against two targets in alternating blocks of calls (A B A B ...), so "
+                                "whatever changes on the machine meanwhile hits both alike, then compares B against A."));
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+    auto *sides = new QHBoxLayout;
+    sides->addWidget(makeSide(0, tr("A (baseline)")));
+    sides->addWidget(makeSide(1, tr("B")));
+    layout->addLayout(sides);
+
+    auto *form = new QFormLayout;
+    m_block = new QLineEdit;
+    m_block->setPlaceholderText(tr("automatic (a tenth of the run)"));
+    m_block->setToolTip(tr("Calls per block for a counted run (e.g. 500), or a duration for a timed run (e.g. 2s)."));
+    form->addRow(tr("Block size:"), m_block);
+    m_ready = new QLineEdit;
+    m_ready->setPlaceholderText(tr("ready when its port accepts connections"));
+    m_ready->setToolTip(tr("A regular expression: a server command is ready when a line of its output matches."));
+    form->addRow(tr("Ready when output matches:"), m_ready);
+    m_readyTimeout = new QLineEdit(QStringLiteral("10s"));
+    m_readyTimeout->setToolTip(tr("How long a server command may take to become ready before the A/B run gives up."));
+    form->addRow(tr("Ready timeout:"), m_readyTimeout);
+    m_threshold = new QDoubleSpinBox;
+    m_threshold->setRange(0.1, 90);
+    m_threshold->setDecimals(1);
+    m_threshold->setSuffix(QStringLiteral(" %"));
+    m_threshold->setValue(5);
+    m_threshold->setToolTip(tr("The smallest significant slow-down of p50, p95 or p99 that counts as a regression."));
+    form->addRow(tr("Regression threshold:"), m_threshold);
+    layout->addLayout(form);
+
+    m_error = new QLabel;
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #c0392b"));
+    m_error->hide();
+    layout->addWidget(m_error);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Run A/B"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &AbDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &AbDialog::reject);
+    layout->addWidget(buttons);
+}
+
+QWidget *AbDialog::makeSide(int side, const QString &title)
+{
+    SideWidgets &w = m_sides[static_cast<size_t>(side)];
+    auto *box = new QGroupBox(title);
+    auto *form = new QFormLayout(box);
+    w.kind = new QComboBox;
+    w.kind->setObjectName(QStringLiteral("abKind%1").arg(side));
+    w.kind->addItem(tr("Built-in server"));
+    w.kind->addItem(tr("Address"));
+    w.kind->addItem(tr("Server command"));
+    w.kind->setToolTip(tr("The built-in server (started for the run), a server already running, or a command rpcscope "
+                          "starts and stops."));
+    form->addRow(tr("Target:"), w.kind);
+    w.text = new QLineEdit;
+    w.text->setObjectName(QStringLiteral("abText%1").arg(side));
+    form->addRow(tr("Address / command:"), w.text);
+    w.environment = new QPlainTextEdit;
+    w.environment->setObjectName(QStringLiteral("abEnv%1").arg(side));
+    w.environment->setPlaceholderText(tr("NAME=value, one per line"));
+    w.environment->setToolTip(tr("Environment variables for this side's server (e.g. LD_LIBRARY_PATH to another library "
+                                 "version; RPCSCOPE_SERVE_DELAY=1ms makes the built-in server slower)."));
+    w.environment->setMaximumHeight(fontMetrics().lineSpacing() * 5);
+    form->addRow(tr("Environment:"), w.environment);
+    w.directory = new QLineEdit;
+    w.directory->setPlaceholderText(tr("rpcscope's folder"));
+    w.directory->setToolTip(tr("Working directory of the server command."));
+    auto *browse = new QPushButton(tr("..."));
+    browse->setMaximumWidth(30);
+    connect(browse, &QPushButton::clicked, this, [this, side] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Working directory"));
+        if (!dir.isEmpty())
+            m_sides[static_cast<size_t>(side)].directory->setText(dir);
+    });
+    auto *row = new QHBoxLayout;
+    row->addWidget(w.directory);
+    row->addWidget(browse);
+    form->addRow(tr("Directory:"), row);
+    connect(w.kind, &QComboBox::currentIndexChanged, this, [this, side] { updateSide(side); });
+    updateSide(side);
+    return box;
+}
+
+void AbDialog::updateSide(int side)
+{
+    SideWidgets &w = m_sides[static_cast<size_t>(side)];
+    const auto kind = static_cast<AbRequest::Kind>(w.kind->currentIndex());
+    w.text->setEnabled(kind != AbRequest::Kind::Builtin);
+    w.environment->setEnabled(kind != AbRequest::Kind::Address);
+    w.directory->setEnabled(kind == AbRequest::Kind::Command);
+    w.text->setPlaceholderText(kind == AbRequest::Kind::Address ? tr("127.0.0.1:50051 or http://host:port")
+                                                                : kind == AbRequest::Kind::Command ? tr("./server --port {port}")
+                                                                                                   : QString());
+    w.text->setToolTip(kind == AbRequest::Kind::Command
+                           ? tr("The command line; {port} is replaced by a free port. No shell: use sh -c '...' for pipes "
+                                "or variables.")
+                           : tr("Where the server listens."));
+}
+
+AbRequest AbDialog::request() const
+{
+    AbRequest r;
+    for (size_t i = 0; i < 2; ++i) {
+        const SideWidgets &w = m_sides[i];
+        AbRequest::Target &t = r.targets[i];
+        t.kind = static_cast<AbRequest::Kind>(w.kind->currentIndex());
+        t.text = w.text->text().trimmed();
+        t.workingDirectory = w.directory->text().trimmed();
+        for (const QString &line : w.environment->toPlainText().split(u'\n')) {
+            const QString trimmed = line.trimmed();
+            if (trimmed.isEmpty())
+                continue;
+            const qsizetype eq = trimmed.indexOf(u'=');
+            t.environment.append({eq < 0 ? trimmed : trimmed.left(eq), eq < 0 ? QString() : trimmed.mid(eq + 1)});
+        }
+    }
+    r.block = m_block->text().trimmed();
+    r.readyPattern = m_ready->text();
+    r.readyTimeout = m_readyTimeout->text().trimmed();
+    r.threshold = m_threshold->value() / 100.0;
+    return r;
+}
+
+void AbDialog::setRequest(const AbRequest &r)
+{
+    for (size_t i = 0; i < 2; ++i) {
+        const AbRequest::Target &t = r.targets[i];
+        SideWidgets &w = m_sides[i];
+        w.kind->setCurrentIndex(static_cast<int>(t.kind));
+        w.text->setText(t.text);
+        w.directory->setText(t.workingDirectory);
+        QStringList lines;
+        for (const auto &[name, value] : t.environment)
+            lines << name + u'=' + value;
+        w.environment->setPlainText(lines.join(u'\n'));
+    }
+    m_block->setText(r.block);
+    m_ready->setText(r.readyPattern);
+    m_readyTimeout->setText(r.readyTimeout);
+    m_threshold->setValue(r.threshold * 100);
+}
+
+std::optional<AbRequest> AbDialog::validatedRequest(QString *error) const
+{
+    const AbRequest r = request();
+    for (size_t i = 0; i < 2; ++i) {
+        const AbRequest::Target &t = r.targets[i];
+        const QString side = i == 0 ? QStringLiteral("A") : QStringLiteral("B");
+        if (t.kind != AbRequest::Kind::Builtin && t.text.isEmpty()) {
+            *error = tr("%1: give the %2.").arg(side, t.kind == AbRequest::Kind::Address ? tr("address") : tr("command"));
+            return std::nullopt;
+        }
+        if (t.kind == AbRequest::Kind::Address && looksLikeCommand(t.text)) {
+            *error = tr("%1: \"%2\" looks like a command (it has a space or {port}); pick \"Server command\".").arg(side, t.text);
+            return std::nullopt;
+        }
+        for (const auto &[name, value] : t.environment) {
+            if (name.isEmpty() || !QRegularExpression(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$")).match(name).hasMatch()) {
+                *error = tr("%1: \"%2\" is not an environment variable name (NAME=value).").arg(side, name);
+                return std::nullopt;
+            }
+        }
+        if (t.kind == AbRequest::Kind::Command) {
+            QString why;
+            if (!r.command(static_cast<int>(i), QStringLiteral("rpcscope-cli"), QStringLiteral("grpc"), &why)) {
+                *error = why;
+                return std::nullopt;
+            }
+        }
+    }
+    QString why;
+    if (!parseDuration(r.readyTimeout, &why)) {
+        *error = tr("Ready timeout: %1").arg(why);
+        return std::nullopt;
+    }
+    if (!r.block.isEmpty()) {
+        bool isNumber = false;
+        const qulonglong calls = r.block.toULongLong(&isNumber);
+        if ((isNumber && calls == 0) || (!isNumber && !parseDuration(r.block, &why))) {
+            *error = tr("Block size: a number of calls (500) or a duration (2s), not \"%1\".").arg(r.block);
+            return std::nullopt;
+        }
+    }
+    return r;
+}
+
+void AbDialog::accept()
+{
+    QString error;
+    if (!validatedRequest(&error)) {
+        m_error->setText(error);
+        m_error->show();
+        return;
+    }
+    QDialog::accept();
+}
+
+} // namespace rpcscope

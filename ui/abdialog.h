@@ -1,0 +1,77 @@
+#pragma once
+
+#include "server/servercommand.h"
+
+#include <QDialog>
+
+#include <array>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+
+namespace rpcscope {
+
+/// What the A/B dialog asks for: two targets, how to interleave, what counts as a regression.
+struct AbRequest
+{
+    enum class Kind { Builtin, Address, Command };
+    struct Target
+    {
+        Kind kind = Kind::Builtin;
+        QString text; ///< the address, or the command line (with {port})
+        QList<QPair<QString, QString>> environment; ///< commands and built-in servers
+        QString workingDirectory;
+    };
+    std::array<Target, 2> targets;
+    QString block; ///< calls or a duration; empty = automatic
+    QString readyPattern; ///< empty = ready when the port accepts connections
+    QString readyTimeout = QStringLiteral("10s");
+    double threshold = 0.05;
+
+    /// The command to start for @p side (a built-in server is `rpcscope-cli serve KIND --port {port}`), when it is one.
+    std::optional<ServerCommand> command(int side, const QString &cliPath, const QString &transport, QString *error) const;
+    /// "builtin", the address, or the command line: what the run records as its target.
+    QString targetText(int side) const;
+};
+
+/**
+ * "Compare A/B" for the scenario being edited: the two targets (the built-in server, an address, or a server
+ * command rpcscope starts, each with its own environment), the block size and the regression threshold. The
+ * commands are shown as they will be run; nothing starts before the user says Run.
+ */
+class AbDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit AbDialog(QWidget *parent = nullptr);
+
+    AbRequest request() const;
+    void setRequest(const AbRequest &request);
+    /// The request as entered, or std::nullopt with the reason (shown in the dialog too).
+    std::optional<AbRequest> validatedRequest(QString *error) const;
+
+    void accept() override;
+
+private:
+    struct SideWidgets
+    {
+        QComboBox *kind = nullptr;
+        QLineEdit *text = nullptr;
+        QPlainTextEdit *environment = nullptr;
+        QLineEdit *directory = nullptr;
+    };
+    QWidget *makeSide(int side, const QString &title);
+    void updateSide(int side);
+
+    std::array<SideWidgets, 2> m_sides;
+    QLineEdit *m_block = nullptr;
+    QLineEdit *m_ready = nullptr;
+    QLineEdit *m_readyTimeout = nullptr;
+    QDoubleSpinBox *m_threshold = nullptr;
+    QLabel *m_error = nullptr;
+};
+
+} // namespace rpcscope

@@ -1,0 +1,368 @@
+#include "comparepage.h"
+
+#include "charts.h"
+#include "qcp.h"
+#include "report/comparereport.h"
+#include "store/environment.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSettings>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace rpcscope {
+
+namespace {
+
+enum Chart { HistogramChart, SpectrumChart, LatencyTimeChart, ThroughputChart };
+
+QString runLabel(const RunRecord &r, int index)
+{
+    return QStringLiteral("%1 %2").arg(QChar(u'A' + std::min(index, 25)), r.displayName());
+}
+
+} // namespace
+
+QColor ComparePage::runColor(int index)
+{
+    // Distinct in light and dark themes and for the common colour-vision deficiencies (blue/orange first).
+    static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+                                    QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+                                    QColor(0xe3, 0x77, 0xc2), QColor(0x17, 0xbe, 0xcf)};
+    return colors[index % 8];
+}
+
+ComparePage::ComparePage(QWidget *parent)
+    : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *controls = new QHBoxLayout;
+    m_baseline = new QComboBox;
+    m_baseline->setObjectName(QStringLiteral("compareBaseline"));
+    m_baseline->setToolTip(tr("The run the others are measured against (A)."));
+    m_candidate = new QComboBox;
+    m_candidate->setObjectName(QStringLiteral("compareCandidate"));
+    m_candidate->setToolTip(tr("The run compared against the baseline in the table and the verdict (B)."));
+    m_threshold = new QDoubleSpinBox;
+    m_threshold->setObjectName(QStringLiteral("compareThreshold"));
+    m_threshold->setRange(0.1, 90);
+    m_threshold->setDecimals(1);
+    m_threshold->setSuffix(QStringLiteral(" %"));
+    m_threshold->setToolTip(tr("The smallest significant change of p50, p95 or p99 that counts as a regression or an "
+                               "improvement; smaller significant changes are reported as within the threshold."));
+    m_threshold->setValue(QSettings().value(QStringLiteral("compare/threshold"), 5.0).toDouble());
+    controls->addWidget(new QLabel(tr("Baseline (A):")));
+    controls->addWidget(m_baseline, 1);
+    controls->addWidget(new QLabel(tr("Compared (B):")));
+    controls->addWidget(m_candidate, 1);
+    controls->addWidget(new QLabel(tr("Regression threshold:")));
+    controls->addWidget(m_threshold);
+    layout->addLayout(controls);
+
+    m_verdict = new QLabel;
+    m_verdict->setObjectName(QStringLiteral("compareVerdict"));
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->setMargin(6);
+    layout->addWidget(m_verdict);
+
+    m_empty = new QLabel(tr("Select two or more runs in the History and choose Compare, or run Compare A/B."));
+    m_empty->setAlignment(Qt::AlignCenter);
+    layout->addWidget(m_empty);
+
+    auto *splitter = new QSplitter(Qt::Vertical);
+    m_charts = new QTabWidget;
+    for (const QString &title : {tr("Histogram"), tr("Percentiles"), tr("Latency over time"), tr("Throughput")})
+        m_plots << addChart(title);
+    setUpHistogramAxes(m_plots[HistogramChart], tr("share of calls (%)"));
+    setUpSpectrumAxes(m_plots[SpectrumChart]);
+    setUpLatencyTimeAxes(m_plots[LatencyTimeChart]);
+    setUpThroughputAxes(m_plots[ThroughputChart]);
+    splitter->addWidget(m_charts);
+    auto *bottom = new QWidget;
+    auto *bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    m_table = new QTableWidget(0, 6);
+    m_table->setObjectName(QStringLiteral("compareTable"));
+    m_table->setHorizontalHeaderLabels({tr("Metric"), tr("A"), tr("B"), tr("Delta"), tr("Change"), tr("Verdict (CI)")});
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    bottomLayout->addWidget(m_table);
+    m_differences = new QLabel;
+    m_differences->setWordWrap(true);
+    m_differences->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    bottomLayout->addWidget(m_differences);
+    splitter->addWidget(bottom);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+
+    connect(m_baseline, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
+    connect(m_candidate, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
+    connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        QSettings().setValue(QStringLiteral("compare/threshold"), value);
+        recompute();
+    });
+    setRuns({});
+}
+
+QCustomPlot *ComparePage::addChart(const QString &title)
+{
+    auto *plot = new QCustomPlot;
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    applyChartPalette(plot, palette());
+    placeLegendBelow(plot, 2);
+    plot->legend->setVisible(true);
+    m_charts->addTab(plot, title);
+    return plot;
+}
+
+QCustomPlot *ComparePage::plot(int index) const
+{
+    return m_plots.value(index);
+}
+
+void ComparePage::setRuns(const QList<RunRecord> &runs)
+{
+    m_runs = runs;
+    const QSignalBlocker blockA(m_baseline);
+    const QSignalBlocker blockB(m_candidate);
+    m_baseline->clear();
+    m_candidate->clear();
+    for (int i = 0; i < m_runs.size(); ++i) {
+        m_baseline->addItem(runLabel(m_runs[i], i));
+        m_candidate->addItem(runLabel(m_runs[i], i));
+    }
+    m_baseline->setCurrentIndex(m_runs.isEmpty() ? -1 : 0);
+    m_candidate->setCurrentIndex(m_runs.size() > 1 ? 1 : -1);
+    const bool enough = m_runs.size() >= 2;
+    m_empty->setVisible(!enough);
+    m_charts->parentWidget()->setVisible(enough);
+    m_verdict->setVisible(enough);
+    recompute();
+    redraw();
+}
+
+const RunRecord *ComparePage::baseline() const
+{
+    const int i = m_baseline->currentIndex();
+    return i >= 0 && i < m_runs.size() ? &m_runs[i] : nullptr;
+}
+
+const RunRecord *ComparePage::candidate() const
+{
+    const int i = m_candidate->currentIndex();
+    return i >= 0 && i < m_runs.size() ? &m_runs[i] : nullptr;
+}
+
+void ComparePage::setThreshold(double fraction)
+{
+    m_threshold->setValue(fraction * 100);
+}
+
+double ComparePage::threshold() const
+{
+    return m_threshold->value() / 100;
+}
+
+QString ComparePage::verdictText() const
+{
+    return m_verdict->text();
+}
+
+void ComparePage::recompute()
+{
+    const RunRecord *a = baseline();
+    const RunRecord *b = candidate();
+    m_table->setRowCount(0);
+    m_differences->clear();
+    if (!a || !b) {
+        m_comparison = {};
+        m_verdict->clear();
+        Q_EMIT comparisonChanged();
+        return;
+    }
+    CompareOptions options;
+    options.threshold = threshold();
+    const std::vector<uint32_t> rawA = okLatenciesUs(a->rawSamples);
+    const std::vector<uint32_t> rawB = okLatenciesUs(b->rawSamples);
+    m_comparison = !rawA.empty() && !rawB.empty() ? compareRuns(a->snapshot, b->snapshot, rawA, rawB, options)
+                                                  : compareRuns(a->snapshot, b->snapshot, options);
+    const QString line = a == b ? tr("Pick two different runs.") : m_comparison.verdictLine();
+    m_verdict->setText(line);
+    // The verdict's colour carries its meaning; the text says it too, for anyone who cannot see the colour.
+    QColor background = palette().color(QPalette::AlternateBase);
+    if (m_comparison.overall == Verdict::Regression)
+        background = QColor(0xf8, 0xd7, 0xda);
+    else if (m_comparison.overall == Verdict::Improvement)
+        background = QColor(0xd4, 0xed, 0xda);
+    m_verdict->setStyleSheet(QStringLiteral("QLabel { background: %1; color: black; border-radius: 4px; font-weight: bold; }")
+                                 .arg(background.name()));
+    m_table->setRowCount(static_cast<int>(m_comparison.rows.size()));
+    int row = 0;
+    for (const MetricRow &r : m_comparison.rows) {
+        auto set = [&](int column, const QString &text, bool right) {
+            auto *item = new QTableWidgetItem(text);
+            if (right)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_table->setItem(row, column, item);
+        };
+        set(0, r.name + (r.lowerIsBetter ? QString() : tr(" (higher is better)")), false);
+        set(1, formatMetricValue(r.valueA, r.unit), true);
+        set(2, formatMetricValue(r.valueB, r.unit), true);
+        set(3, formatMetricDelta(r.delta, r.unit), true);
+        set(4, formatPercentChange(r.relativeChange), true);
+        QString verdict;
+        if (r.hasVerdict)
+            verdict = r.verdictText(m_comparison.mannWhitney);
+        else if (r.hasInterval)
+            verdict = tr("CI %1 .. %2").arg(formatPercentChange(r.bootstrap.ciLow), formatPercentChange(r.bootstrap.ciHigh));
+        else if (!r.reason.isEmpty())
+            verdict = r.reason;
+        set(5, verdict, false);
+        if (r.verdict == Verdict::Regression || r.verdict == Verdict::Improvement) {
+            QFont bold = m_table->font();
+            bold.setBold(true);
+            for (int c = 0; c < 6; ++c)
+                m_table->item(row, c)->setFont(bold);
+        }
+        ++row;
+    }
+    QStringList differences;
+    for (const auto &[what, va, vb] : {std::tuple(tr("method"), a->method, b->method),
+                                       std::tuple(tr("transport"), a->transport, b->transport),
+                                       std::tuple(tr("codec"), a->codec, b->codec),
+                                       std::tuple(tr("target"), a->target, b->target)}) {
+        if (va != vb)
+            differences << QStringLiteral("%1: %2 -> %3").arg(what, va, vb);
+    }
+    differences += environmentDifferences(a->environment, b->environment);
+    for (const QString &d : environmentDifferences(a->server, b->server))
+        differences << tr("server ") + d;
+    m_differences->setText(differences.isEmpty() ? tr("Same method, stack, target and environment.")
+                                                 : tr("What differs: ") + differences.join(QStringLiteral("; ")));
+    Q_EMIT comparisonChanged();
+}
+
+void ComparePage::redraw()
+{
+    for (QCustomPlot *plot : m_plots)
+        plot->clearGraphs();
+    if (m_runs.size() < 2) {
+        for (QCustomPlot *plot : m_plots)
+            plot->replot();
+        return;
+    }
+    // One span for every histogram, so their bins line up.
+    double lowMs = std::numeric_limits<double>::max();
+    double highMs = 0;
+    for (const RunRecord &r : m_runs) {
+        if (r.snapshot.latency.isEmpty())
+            continue;
+        const auto [low, high] = histogramSpanMs(r.snapshot.latency);
+        lowMs = std::min(lowMs, low);
+        highMs = std::max(highMs, high);
+    }
+    double peak = 0;
+    double spectrumLow = std::numeric_limits<double>::max();
+    double spectrumHigh = 0;
+    double spectrumRight = 10;
+    double timeEnd = 1;
+    double timeLow = std::numeric_limits<double>::max();
+    double timeHigh = 0;
+    double topRate = 0;
+    for (int i = 0; i < m_runs.size(); ++i) {
+        const RunRecord &r = m_runs[i];
+        const QString name = runLabel(r, i);
+        QPen pen(runColor(i), 2);
+        if (!r.snapshot.latency.isEmpty() && highMs > 0) {
+            const HistogramBins bins = histogramBins(r.snapshot.latency, lowMs, highMs);
+            QVector<double> share = bins.counts;
+            const double total = static_cast<double>(r.snapshot.latency.count());
+            for (double &v : share)
+                v = v * 100.0 / total;
+            QCPGraph *g = m_plots[HistogramChart]->addGraph();
+            g->setName(name);
+            g->setPen(pen);
+            g->setLineStyle(QCPGraph::lsStepLeft);
+            g->setData(bins.edgesMs, share, true);
+            for (double v : share)
+                peak = std::max(peak, v);
+
+            const SpectrumCurve curve = spectrumCurve(r.snapshot.latency);
+            QCPGraph *s = m_plots[SpectrumChart]->addGraph();
+            s->setName(name);
+            s->setPen(pen);
+            s->setData(curve.keys, curve.ms, true);
+            for (double v : curve.ms) {
+                if (v > 0) {
+                    spectrumLow = std::min(spectrumLow, v);
+                    spectrumHigh = std::max(spectrumHigh, v);
+                }
+            }
+            if (!curve.keys.isEmpty())
+                spectrumRight = std::max(spectrumRight, curve.keys.last() * 1.5);
+        }
+        const TimelineSeries series = timelineSeries(r.snapshot.timeline);
+        QCPGraph *t = m_plots[LatencyTimeChart]->addGraph();
+        t->setName(name + tr(" p50"));
+        t->setPen(pen);
+        t->setData(series.seconds, series.latencyMs[0], true);
+        QCPGraph *t99 = m_plots[LatencyTimeChart]->addGraph();
+        t99->setName(name + tr(" p99"));
+        QPen dashed = pen;
+        dashed.setStyle(Qt::DashLine);
+        dashed.setWidthF(1.2);
+        t99->setPen(dashed);
+        t99->setData(series.seconds, series.latencyMs[2], true);
+        QCPGraph *rate = m_plots[ThroughputChart]->addGraph();
+        rate->setName(name);
+        rate->setPen(pen);
+        rate->setData(series.seconds, series.rates, true);
+        timeEnd = std::max(timeEnd, series.endSeconds);
+        if (series.highMs > 0) {
+            timeLow = std::min(timeLow, series.lowMs);
+            timeHigh = std::max(timeHigh, series.highMs);
+        }
+        topRate = std::max(topRate, series.topRate);
+    }
+    if (highMs > 0) {
+        m_plots[HistogramChart]->xAxis->setRange(lowMs, highMs);
+        m_plots[HistogramChart]->yAxis->setRange(0, std::max(peak * 1.1, 1.0));
+    }
+    if (spectrumHigh > 0) {
+        m_plots[SpectrumChart]->xAxis->setRange(0.9, spectrumRight);
+        m_plots[SpectrumChart]->yAxis->setRange(latencyRange(spectrumLow, spectrumHigh, 1.3));
+    }
+    m_plots[LatencyTimeChart]->xAxis->setRange(0, timeEnd * 1.02);
+    if (timeHigh > 0)
+        m_plots[LatencyTimeChart]->yAxis->setRange(latencyRange(timeLow, timeHigh, 1.3));
+    m_plots[ThroughputChart]->xAxis->setRange(0, timeEnd * 1.02);
+    m_plots[ThroughputChart]->yAxis->setRange(0, std::max(topRate * 1.1, 1.0));
+    for (QCustomPlot *plot : m_plots)
+        plot->replot();
+}
+
+void ComparePage::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        for (QCustomPlot *plot : m_plots) {
+            applyChartPalette(plot, palette());
+            plot->replot();
+        }
+    }
+}
+
+} // namespace rpcscope

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "compare/comparison.h"
+#include "store/runrecord.h"
+
+#include <QList>
+#include <QWidget>
+
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QTabWidget;
+class QTableWidget;
+
+namespace rpcscope {
+
+/**
+ * Runs side by side: the histograms, percentile spectra and time series of 2..N runs overlaid (each run its own
+ * colour), the delta table of a candidate run against the baseline with a bootstrap interval per latency, and the
+ * verdict ("regression: p50 +19.1% (95% CI ...)"). The regression threshold is a setting, kept across sessions.
+ */
+class ComparePage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ComparePage(QWidget *parent = nullptr);
+
+    /// The first run is the baseline and the second the candidate until the user picks others.
+    void setRuns(const QList<RunRecord> &runs);
+    const QList<RunRecord> &runs() const { return m_runs; }
+    const RunRecord *baseline() const;
+    const RunRecord *candidate() const;
+    const Comparison &comparison() const { return m_comparison; }
+    void setThreshold(double fraction);
+    double threshold() const;
+    QString verdictText() const;
+    QTableWidget *table() const { return m_table; }
+    QCustomPlot *plot(int index) const;
+
+    /// The colour of run @p index in every chart (the baseline first).
+    static QColor runColor(int index);
+
+Q_SIGNALS:
+    void comparisonChanged();
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void recompute();
+    void redraw();
+    QCustomPlot *addChart(const QString &title);
+
+    QList<RunRecord> m_runs;
+    Comparison m_comparison;
+    QComboBox *m_baseline = nullptr;
+    QComboBox *m_candidate = nullptr;
+    QDoubleSpinBox *m_threshold = nullptr;
+    QLabel *m_verdict = nullptr;
+    QLabel *m_differences = nullptr;
+    QLabel *m_empty = nullptr;
+    QTableWidget *m_table = nullptr;
+    QTabWidget *m_charts = nullptr;
+    QList<QCustomPlot *> m_plots;
+};
+
+} // namespace rpcscope

@@ -1,0 +1,178 @@
+#pragma once
+
+#include "store/runrecord.h"
+
+#include <QList>
+#include <QWidget>
+
+#include <vector>
+
+class QAction;
+class QComboBox;
+class QFrame;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QSortFilterProxyModel;
+class QSplitter;
+class QStackedWidget;
+class QTabWidget;
+class QTableView;
+class QTableWidget;
+class QTimer;
+
+namespace rpcscope {
+
+class RunFilterProxy;
+class RunListModel;
+class RunStore;
+
+/// What a stored run was, read-only: its labels, scenario JSON, environment fingerprint and server command.
+class RunDetailsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RunDetailsPanel(QWidget *parent = nullptr);
+
+    void showRun(const RunRecord &run);
+    /// Shows @p message (or nothing) in place of a run.
+    void clear(const QString &message = {});
+
+    /// The run shown, 0 when none.
+    qint64 runId() const { return m_runId; }
+    QLabel *header() const { return m_header; }
+    QPlainTextEdit *scenarioView() const { return m_scenario; }
+    QTableWidget *environmentTable() const { return m_environment; }
+    QTableWidget *serverTable() const { return m_server; }
+
+private:
+    qint64 m_runId = 0;
+    QLabel *m_header;
+    QTabWidget *m_tabs;
+    QPlainTextEdit *m_scenario;
+    QTableWidget *m_environment;
+    QTableWidget *m_server;
+};
+
+/**
+ * The run history: every stored run in a sortable, filterable table, with rename, labels, delete (undoable: the
+ * deleted runs are loaded whole first and re-added under their ids), a details panel, and requests to open a run's
+ * dashboard or compare runs, which the window carries out. Filtering happens in the view (the history is a few
+ * thousand rows at most), so typing never queries the database.
+ *
+ * The store is not owned and may be null or closed: the page then says so instead of the table.
+ */
+class HistoryPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit HistoryPage(RunStore *store, QWidget *parent = nullptr);
+    ~HistoryPage() override;
+
+    /// Another store (or none); refreshes.
+    void setStore(RunStore *store);
+    /// A store is set and open.
+    bool isAvailable() const;
+
+    /// Ids of the selected runs, in the table's order.
+    QList<qint64> selectedIds() const;
+    /// Selects the runs @p ids that are shown (the first becomes current); false when none is shown.
+    bool selectIds(const QList<qint64> &ids);
+    /// Whether a delete can be undone now.
+    bool canUndo() const { return !m_deleted.empty(); }
+    /// The error on show, empty when none.
+    QString errorMessage() const;
+
+    RunListModel *model() const { return m_model; }
+    QSortFilterProxyModel *proxy() const;
+    QTableView *view() const { return m_view; }
+    RunDetailsPanel *detailsPanel() const { return m_details; }
+    QLineEdit *textFilter() const { return m_textFilter; }
+    QComboBox *methodFilter() const { return m_methodFilter; }
+    QLineEdit *labelFilter() const { return m_labelFilter; }
+    QComboBox *sinceFilter() const { return m_sinceFilter; }
+    /// Says why there is no table (no store, or it is not open); hidden otherwise.
+    QLabel *unavailableLabel() const { return m_unavailable; }
+    QLabel *countLabel() const { return m_count; }
+
+    QAction *openAction() const { return m_open; }
+    QAction *compareAction() const { return m_compare; }
+    QAction *renameAction() const { return m_rename; }
+    QAction *editLabelsAction() const { return m_editLabels; }
+    QAction *deleteAction() const { return m_delete; }
+    QAction *undoAction() const { return m_undo; }
+    QAction *refreshAction() const { return m_refresh; }
+
+public Q_SLOTS:
+    /// Reads the list again (after a run was saved, or another process wrote to the history), keeping the selection.
+    void refresh();
+    void openSelected();
+    void compareSelected();
+    void renameSelected();
+    void editLabelsOfSelected();
+    /// Deletes the selected runs and offers to undo it.
+    void deleteSelected();
+    /// Re-adds the runs of the last delete under their ids.
+    void undoDelete();
+
+Q_SIGNALS:
+    /// Show the run's full dashboard.
+    void openRunRequested(qint64 id);
+    /// Compare these runs, oldest first (the first is the baseline).
+    void compareRequested(const QList<qint64> &ids);
+    /// These runs are gone from the store (a window showing one may want to say so).
+    void runsDeleted(const QList<qint64> &ids);
+    /// These runs are back after an undo.
+    void runsRestored(const QList<qint64> &ids);
+
+private:
+    void buildActions();
+    void applyFilters();
+    void updateActions();
+    void updateCount();
+    void updateMethods();
+    void fitColumns();
+    void showError(const QString &message);
+    void clearError();
+    void offerUndo(const QString &message);
+    void dropUndo();
+    void loadDetails();
+    bool writeEdit(qint64 id, int column, const QVariant &value);
+    /// The run the single-run actions act on: the current row if selected, else the first selected; 0 when none.
+    qint64 actionId() const;
+    /// The proxy index of run @p id in @p column, invalid when hidden.
+    QModelIndex proxyIndex(qint64 id, int column) const;
+
+    RunStore *m_store;
+    RunListModel *m_model;
+    RunFilterProxy *m_proxy;
+    std::vector<RunRecord> m_deleted; ///< the last delete, whole, for undo
+    bool m_columnsFitted = false;
+
+    QStackedWidget *m_stack;
+    QLabel *m_unavailable;
+    QLineEdit *m_textFilter;
+    QComboBox *m_methodFilter;
+    QLineEdit *m_labelFilter;
+    QComboBox *m_sinceFilter;
+    QLabel *m_count;
+    QFrame *m_errorBar;
+    QLabel *m_errorText;
+    QFrame *m_undoBar;
+    QLabel *m_undoText;
+    QTimer *m_undoTimer;
+    QTimer *m_detailsTimer;
+    QSplitter *m_splitter;
+    QTableView *m_view;
+    RunDetailsPanel *m_details;
+
+    QAction *m_open = nullptr;
+    QAction *m_compare = nullptr;
+    QAction *m_rename = nullptr;
+    QAction *m_editLabels = nullptr;
+    QAction *m_delete = nullptr;
+    QAction *m_undo = nullptr;
+    QAction *m_refresh = nullptr;
+};
+
+} // namespace rpcscope

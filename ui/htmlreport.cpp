@@ -1,0 +1,506 @@
+#include "htmlreport.h"
+
+#include "chartrender.h"
+#include "compare/comparison.h"
+#include "report/comparereport.h"
+#include "report/textreport.h"
+#include "store/environment.h"
+#include "store/runrecord.h"
+#include "util/units.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+#include <chrono>
+#include <functional>
+#include <set>
+
+namespace rpcscope {
+
+namespace {
+
+// Chart size in the page: wide enough for the axis labels, scaled down by CSS to the text width (and to A4).
+constexpr int kChartWidth = 900;
+constexpr int kChartHeight = 480;
+
+// Everything inline: the file is mailed, archived and opened offline, so it must not fetch anything.
+const char kStyle[] = R"css(
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: #202020;
+       background: #fff; margin: 24px auto; max-width: 1000px; padding: 0 16px; line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; word-break: break-word; }
+h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 0.2em; }
+.subtitle { color: #666; margin-top: 0; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
+th, td { border: 1px solid #d8d8d8; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f2f4f7; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.error td { color: #b3261e; }
+tr.differs td { background: #fff6db; }
+td.regression { color: #b3261e; font-weight: 600; }
+td.improvement { color: #1e7b34; font-weight: 600; }
+.verdict { padding: 10px 14px; border-radius: 6px; border: 1px solid; font-weight: 600; margin: 0.8em 0; }
+.verdict.regression { background: #fdecea; border-color: #e0a39e; color: #8c1d18; }
+.verdict.improvement { background: #e8f5ec; border-color: #9fd0ad; color: #1b5e2b; }
+.verdict.neutral { background: #f2f4f7; border-color: #cfd4da; color: #333; }
+figure { margin: 1em 0; }
+figure svg { width: 100%; height: auto; display: block; border: 1px solid #eee; }
+figcaption { color: #666; font-size: 0.9em; }
+pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: 8px; font-size: 0.88em; }
+.muted { color: #777; }
+footer { margin-top: 2em; color: #888; font-size: 0.85em; }
+@page { size: A4; margin: 14mm; }
+@media print {
+  body { margin: 0; max-width: none; padding: 0; font-size: 10pt; }
+  table, figure, .verdict, pre { break-inside: avoid; page-break-inside: avoid; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+  figure svg { border: none; }
+  .verdict, th, tr.differs td { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+}
+)css";
+
+QString esc(const QString &text)
+{
+    return text.toHtmlEscaped();
+}
+
+QString formatTime(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'")) : QStringLiteral("-");
+}
+
+QString jsonText(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Bool:
+        return value.toBool() ? QStringLiteral("yes") : QStringLiteral("no");
+    case QJsonValue::Double:
+        return QString::number(value.toDouble(), 'g', 12);
+    case QJsonValue::String:
+        return value.toString();
+    case QJsonValue::Array:
+        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Object: {
+        // A schedule: "kind step, start 100, step 100, ..."
+        QStringList parts;
+        const QJsonObject object = value.toObject();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            const QString text = jsonText(it.value());
+            if (!text.isEmpty())
+                parts << it.key().replace(u'_', u' ') + u' ' + text;
+        }
+        return parts.join(QStringLiteral(", "));
+    }
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        break;
+    }
+    return {};
+}
+
+// A two-column table of label/value pairs; values are escaped here.
+QString keyValueTable(const QList<QPair<QString, QString>> &rows, const QString &cssClass = QString())
+{
+    QString html = cssClass.isEmpty() ? QStringLiteral("<table>\n")
+                                      : QStringLiteral("<table class=\"%1\">\n").arg(cssClass);
+    for (const auto &[key, value] : rows)
+        html += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(esc(key), esc(value));
+    return html + QStringLiteral("</table>\n");
+}
+
+QString percentileLabel(double pct)
+{
+    return QStringLiteral("p%1").arg(pct, 0, 'g', 6);
+}
+
+struct SummaryMetric
+{
+    QString label;
+    std::function<QString(const RunSnapshot &)> value;
+};
+
+QList<SummaryMetric> summaryMetrics()
+{
+    auto ns = [](double v) { return formatNanos(v); };
+    QList<SummaryMetric> metrics = {
+        {QStringLiteral("Calls"), [](const RunSnapshot &s) { return QString::number(s.callsCompleted()); }},
+        {QStringLiteral("Errors"),
+         [](const RunSnapshot &s) {
+             return s.callsCompleted() ? QStringLiteral("%1 (%2%)").arg(s.callsFailed()).arg(
+                        100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(s.callsCompleted()), 0, 'f', 2)
+                                       : QStringLiteral("0");
+         }},
+        {QStringLiteral("Duration"), [](const RunSnapshot &s) { return formatDuration(s.elapsed); }},
+        {QStringLiteral("Requests/s"), [](const RunSnapshot &s) { return QString::number(s.requestsPerSecond(), 'f', 1); }},
+        {QStringLiteral("Mean"), [ns](const RunSnapshot &s) { return ns(s.latency.mean()); }},
+        {QStringLiteral("Std dev"), [ns](const RunSnapshot &s) { return ns(s.latency.stddev()); }},
+        {QStringLiteral("Min"), [ns](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.min())); }},
+    };
+    for (double pct : reportPercentiles())
+        metrics.append({percentileLabel(pct),
+                        [ns, pct](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.percentile(pct))); }});
+    metrics.append({QStringLiteral("Max"), [ns](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.max())); }});
+    metrics.append({QStringLiteral("Client CPU/call"), [](const RunSnapshot &s) {
+                        return formatNanos(s.clientCpuPerCallUs() * 1e3);
+                    }});
+    metrics.append({QStringLiteral("Server CPU/call"), [](const RunSnapshot &s) {
+                        return s.hasServerStats ? formatNanos(s.serverCpuPerCallUs() * 1e3) : QStringLiteral("n/a");
+                    }});
+    metrics.append({QStringLiteral("Client peak RSS"), [](const RunSnapshot &s) {
+                        return formatBytes(static_cast<double>(s.clientPeakRssBytes));
+                    }});
+    metrics.append({QStringLiteral("Server peak RSS"), [](const RunSnapshot &s) {
+                        return s.hasServerStats ? formatBytes(static_cast<double>(s.serverPeakRssBytes))
+                                                : QStringLiteral("n/a");
+                    }});
+    metrics.append({QStringLiteral("Bytes/call sent"), [](const RunSnapshot &s) {
+                        return s.callsCompleted() ? formatBytes(static_cast<double>(s.bytesSent)
+                                                                / static_cast<double>(s.callsCompleted()))
+                                                  : QStringLiteral("-");
+                    }});
+    metrics.append({QStringLiteral("Bytes/call received"), [](const RunSnapshot &s) {
+                        return s.callsCompleted() ? formatBytes(static_cast<double>(s.bytesReceived)
+                                                                / static_cast<double>(s.callsCompleted()))
+                                                  : QStringLiteral("-");
+                    }});
+    return metrics;
+}
+
+// Metrics down, runs across: one value column for a single run, one per run for a comparison.
+QString summaryTable(const QList<const RunRecord *> &runs)
+{
+    QString html = QStringLiteral("<table class=\"summary\">\n<tr><th>Metric</th>");
+    for (const RunRecord *run : runs)
+        html += QStringLiteral("<th>%1</th>").arg(runs.size() == 1 ? QStringLiteral("Value") : esc(run->displayName()));
+    html += QStringLiteral("</tr>\n");
+    for (const SummaryMetric &metric : summaryMetrics()) {
+        html += QStringLiteral("<tr><th>%1</th>").arg(esc(metric.label));
+        for (const RunRecord *run : runs)
+            html += QStringLiteral("<td class=\"num\">%1</td>").arg(esc(metric.value(run->snapshot)));
+        html += QStringLiteral("</tr>\n");
+    }
+    // Open loop: the numbers that say whether the client kept the schedule.
+    bool anyOpenLoop = false;
+    for (const RunRecord *run : runs)
+        anyOpenLoop = anyOpenLoop || run->snapshot.openLoop;
+    if (anyOpenLoop) {
+        const QList<SummaryMetric> openLoop = {
+            {QStringLiteral("Intended rate"),
+             [](const RunSnapshot &s) { return QStringLiteral("%1/s").arg(s.intendedRate, 0, 'f', 1); }},
+            {QStringLiteral("Send lag p99"),
+             [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.sendLag.percentile(99))); }},
+            {QStringLiteral("Client kept up"), [](const RunSnapshot &s) {
+                 return s.keptUp() ? QStringLiteral("yes") : QStringLiteral("NO: latencies include the wait to be sent");
+             }},
+            {QStringLiteral("p99 from actual send"),
+             [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.serviceLatency.percentile(99))); }},
+        };
+        for (const SummaryMetric &metric : openLoop) {
+            html += QStringLiteral("<tr><th>%1</th>").arg(esc(metric.label));
+            for (const RunRecord *run : runs)
+                html += QStringLiteral("<td class=\"num\">%1</td>")
+                            .arg(run->snapshot.openLoop ? esc(metric.value(run->snapshot)) : QStringLiteral("-"));
+            html += QStringLiteral("</tr>\n");
+        }
+    }
+    return html + QStringLiteral("</table>\n");
+}
+
+QString statusTable(const QList<const RunRecord *> &runs)
+{
+    QString html = QStringLiteral("<table class=\"status\">\n<tr><th>Status</th>");
+    for (const RunRecord *run : runs)
+        html += runs.size() == 1 ? QStringLiteral("<th>Calls</th><th>Share</th>")
+                                 : QStringLiteral("<th>%1</th>").arg(esc(run->displayName()));
+    html += QStringLiteral("</tr>\n");
+    bool any = false;
+    for (int code = 0; code < CallStatus::SlotCount; ++code) {
+        bool occurred = false;
+        for (const RunRecord *run : runs)
+            occurred = occurred || run->snapshot.statusCounts[static_cast<size_t>(code)] > 0;
+        if (!occurred)
+            continue;
+        any = true;
+        html += QStringLiteral("<tr%1><td>%2</td>")
+                    .arg(code == CallStatus::Ok ? QString() : QStringLiteral(" class=\"error\""), esc(callStatusName(code)));
+        for (const RunRecord *run : runs) {
+            const uint64_t count = run->snapshot.statusCounts[static_cast<size_t>(code)];
+            const uint64_t total = run->snapshot.callsCompleted();
+            const QString share = total ? QStringLiteral("%1%").arg(100.0 * static_cast<double>(count)
+                                                                        / static_cast<double>(total), 0, 'f', 2)
+                                        : QStringLiteral("-");
+            if (runs.size() == 1)
+                html += QStringLiteral("<td class=\"num\">%1</td><td class=\"num\">%2</td>").arg(count).arg(share);
+            else
+                html += QStringLiteral("<td class=\"num\">%1 (%2)</td>").arg(count).arg(share);
+        }
+        html += QStringLiteral("</tr>\n");
+    }
+    if (!any)
+        return QStringLiteral("<p class=\"muted\">No calls completed.</p>\n");
+    return html + QStringLiteral("</table>\n");
+}
+
+QString errorsSection(const QList<const RunRecord *> &runs)
+{
+    QString html;
+    bool any = false;
+    QString table = QStringLiteral("<table class=\"errors\">\n<tr>%1<th>Status</th><th>Message</th><th>Calls</th></tr>\n")
+                        .arg(runs.size() > 1 ? QStringLiteral("<th>Run</th>") : QString());
+    for (const RunRecord *run : runs) {
+        for (const ErrorSample &error : run->snapshot.errors) {
+            any = true;
+            table += QStringLiteral("<tr class=\"error\">%1<td>%2</td><td>%3</td><td class=\"num\">%4</td></tr>\n")
+                         .arg(runs.size() > 1 ? QStringLiteral("<td>%1</td>").arg(esc(run->displayName())) : QString(),
+                              esc(callStatusName(error.status)), esc(error.message), QString::number(error.count));
+        }
+    }
+    html += QStringLiteral("<h2>Errors</h2>\n");
+    if (!any)
+        return html + QStringLiteral("<p class=\"muted\">No errors.</p>\n");
+    return html + table + QStringLiteral("</table>\n");
+}
+
+// QSvgGenerator writes a standalone document: inline in HTML it needs no XML declaration, and its size in
+// millimetres would fight the page's CSS, which sizes charts to the text width.
+QString inlineSvg(const QByteArray &svg, const QString &label)
+{
+    QString text = QString::fromUtf8(svg);
+    const qsizetype start = text.indexOf(QStringLiteral("<svg"));
+    if (start < 0)
+        return {};
+    text = text.mid(start);
+    static const QRegularExpression size(QStringLiteral("^<svg\\s+width=\"[^\"]*\"\\s+height=\"[^\"]*\""));
+    text.replace(size, QStringLiteral("<svg"));
+    text.replace(0, 4, QStringLiteral("<svg role=\"img\" aria-label=\"%1\"").arg(esc(label)));
+    return text;
+}
+
+QString chartsSection(const QList<const RunRecord *> &runs)
+{
+    QString html = QStringLiteral("<h2>Charts</h2>\n");
+    ChartOptions options;
+    options.width = kChartWidth;
+    options.height = kChartHeight;
+    const bool overlay = runs.size() > 1;
+    const std::pair<ChartKind, QString> charts[] = {
+        {ChartKind::Histogram,
+         overlay ? QStringLiteral("Latency of the OK calls in log-spaced bins, as a share of each run's calls.")
+                 : QStringLiteral("Latency of the OK calls in log-spaced bins; dashed lines mark percentiles.")},
+        {ChartKind::Spectrum, QStringLiteral("Latency at each percentile; the axis spreads the tail (90%, 99%, 99.9%...) "
+                                             "evenly.")},
+        {ChartKind::Timeline, overlay ? QStringLiteral("p50 (solid) and p99 (dashed) per interval of each run.")
+                                      : QStringLiteral("Latency percentiles per interval of the time series.")},
+        {ChartKind::Throughput, QStringLiteral("Completed calls (and errors, when there are any to speak of) per second, "
+                                               "per interval.")},
+    };
+    for (const auto &[kind, caption] : charts) {
+        const QString svg = inlineSvg(renderChartSvg(runs, kind, options), chartKindName(kind));
+        html += QStringLiteral("<figure class=\"chart\">\n%1\n<figcaption>%2</figcaption>\n</figure>\n")
+                    .arg(svg, esc(caption));
+    }
+    return html;
+}
+
+QList<QPair<QString, QString>> scenarioRows(const RunRecord &run)
+{
+    QList<QPair<QString, QString>> rows = {
+        {QStringLiteral("Method"), run.method},
+        {QStringLiteral("Transport / codec"),
+         run.transport + QStringLiteral(" / ") + (run.codec.isEmpty() ? QStringLiteral("default") : run.codec)},
+        {QStringLiteral("Target"), run.target},
+        {QStringLiteral("Status"), run.status},
+        {QStringLiteral("Started"), formatTime(run.startedAt)},
+        {QStringLiteral("Ended"), formatTime(run.endedAt)},
+    };
+    if (!run.labels.isEmpty())
+        rows.append({QStringLiteral("Labels"), run.labels.join(QStringLiteral(", "))});
+    if (run.origin != u"rpcscope")
+        rows.append({QStringLiteral("Origin"), run.origin});
+    // The scenario document's load settings, as written; a CLI run keeps its flags instead.
+    const QJsonObject load = run.scenario.value(QStringLiteral("load")).toObject();
+    for (auto it = load.begin(); it != load.end(); ++it) {
+        const QString text = jsonText(it.value());
+        if (!text.isEmpty())
+            rows.append({QStringLiteral("Load: ") + QString(it.key()).replace(u'_', u' '), text});
+    }
+    const QJsonArray arguments = run.scenario.value(QStringLiteral("arguments")).toArray();
+    if (!arguments.isEmpty()) {
+        QStringList words;
+        for (const QJsonValue &word : arguments)
+            words << word.toString();
+        rows.append({QStringLiteral("Command line"), words.join(u' ')});
+    }
+    const QString fills = jsonText(run.scenario.value(QStringLiteral("fills")));
+    if (!fills.isEmpty() && fills != u"[]")
+        rows.append({QStringLiteral("Fills"), fills});
+    if (!run.server.isEmpty())
+        rows.append({QStringLiteral("Server command"), jsonText(run.server.value(QStringLiteral("command")))});
+    return rows;
+}
+
+// Keys down, runs across; rows whose values differ from the baseline's are marked.
+QString environmentTable(const QList<const RunRecord *> &runs)
+{
+    std::set<QString> keys;
+    for (const RunRecord *run : runs)
+        for (const QString &key : run->environment.keys())
+            keys.insert(key);
+    if (keys.empty())
+        return QStringLiteral("<p class=\"muted\">No environment recorded.</p>\n");
+    QString html = QStringLiteral("<table class=\"environment\">\n<tr><th>Key</th>");
+    for (const RunRecord *run : runs)
+        html += QStringLiteral("<th>%1</th>").arg(runs.size() == 1 ? QStringLiteral("Value") : esc(run->displayName()));
+    html += QStringLiteral("</tr>\n");
+    for (const QString &key : keys) {
+        bool differs = false;
+        const QString first = jsonText(runs.first()->environment.value(key));
+        for (const RunRecord *run : runs)
+            differs = differs || jsonText(run->environment.value(key)) != first;
+        html += QStringLiteral("<tr%1><th>%2</th>").arg(differs ? QStringLiteral(" class=\"differs\"") : QString(),
+                                                         esc(key));
+        for (const RunRecord *run : runs)
+            html += QStringLiteral("<td>%1</td>").arg(esc(jsonText(run->environment.value(key))));
+        html += QStringLiteral("</tr>\n");
+    }
+    return html + QStringLiteral("</table>\n");
+}
+
+QString page(const QString &title, const QString &body)
+{
+    QString footer = QStringLiteral("Generated by rpcscope on %1.").arg(formatTime(QDateTime::currentDateTimeUtc()));
+    return QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                          "<meta name=\"generator\" content=\"rpcscope\">\n<title>%1</title>\n<style>%2</style>\n"
+                          "</head>\n<body>\n%3<footer>%4</footer>\n</body>\n</html>\n")
+        .arg(esc(title), QString::fromUtf8(kStyle), body, esc(footer));
+}
+
+QString verdictClass(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::Regression:
+        return QStringLiteral("regression");
+    case Verdict::Improvement:
+        return QStringLiteral("improvement");
+    case Verdict::NotTested:
+    case Verdict::TooFewSamples:
+    case Verdict::NoSignificantChange:
+    case Verdict::WithinThreshold:
+        break;
+    }
+    return QStringLiteral("neutral");
+}
+
+QString deltaTable(const Comparison &comparison, const QString &nameA, const QString &nameB)
+{
+    QString html = QStringLiteral("<table class=\"delta\">\n<tr><th>Metric</th><th>%1</th><th>%2</th><th>Delta</th>"
+                                  "<th>Change</th><th>%3% CI of change</th><th>Verdict</th></tr>\n")
+                       .arg(esc(nameA), esc(nameB), QString::number(comparison.confidence * 100, 'g', 3));
+    for (const MetricRow &row : comparison.rows) {
+        const QString ci = row.hasInterval && row.bootstrap.valid
+            ? formatPercentChange(row.bootstrap.ciLow) + QStringLiteral(" .. ") + formatPercentChange(row.bootstrap.ciHigh)
+            : QString();
+        QString verdict = row.hasVerdict ? verdictName(row.verdict) : QString();
+        if (row.verdict == Verdict::TooFewSamples && !row.reason.isEmpty())
+            verdict += QStringLiteral(": ") + row.reason;
+        const QString cls = row.hasVerdict ? verdictClass(row.verdict) : QString();
+        html += QStringLiteral("<tr><th>%1</th><td class=\"num\">%2</td><td class=\"num\">%3</td>"
+                               "<td class=\"num\">%4</td><td class=\"num\">%5</td><td class=\"num\">%6</td>"
+                               "<td class=\"%7\">%8</td></tr>\n")
+                    .arg(esc(row.name), esc(formatMetricValue(row.valueA, row.unit)),
+                         esc(formatMetricValue(row.valueB, row.unit)), esc(formatMetricDelta(row.delta, row.unit)),
+                         esc(formatPercentChange(row.relativeChange)), esc(ci), cls, esc(verdict));
+    }
+    html += QStringLiteral("</table>\n");
+    const MannWhitneyResult &mw = comparison.mannWhitney;
+    if (mw.valid)
+        html += QStringLiteral("<p class=\"muted\">Mann-Whitney U over the OK calls' latencies: %1, P(B &gt; A) = %2. "
+                               "Latencies compared from %3; a change counts beyond &plusmn;%4%.</p>\n")
+                    .arg(esc(formatPValue(mw.pValue)))
+                    .arg(mw.probabilityBGreater, 0, 'f', 3)
+                    .arg(comparison.fromRawSamples ? QStringLiteral("raw samples") : QStringLiteral("histograms"))
+                    .arg(comparison.threshold * 100, 0, 'g', 3);
+    return html;
+}
+
+} // namespace
+
+QByteArray htmlReport(const RunRecord &run)
+{
+    const QList<const RunRecord *> runs{&run};
+    const QString title = run.displayName().isEmpty() ? QStringLiteral("rpcscope run") : run.displayName();
+    QString body = QStringLiteral("<h1>%1</h1>\n<p class=\"subtitle\">rpcscope run report: %2, %3 calls, %4</p>\n")
+                       .arg(esc(title), esc(run.method.isEmpty() ? QStringLiteral("no method") : run.method),
+                            QString::number(run.snapshot.callsCompleted()), esc(formatTime(run.startedAt)));
+    body += QStringLiteral("<h2>Scenario</h2>\n") + keyValueTable(scenarioRows(run), QStringLiteral("scenario"));
+    body += QStringLiteral("<h2>Summary</h2>\n") + summaryTable(runs);
+    body += QStringLiteral("<h2>Status codes</h2>\n") + statusTable(runs);
+    body += errorsSection(runs);
+    body += chartsSection(runs);
+    body += QStringLiteral("<h2>Environment</h2>\n") + environmentTable(runs);
+    return page(title, body).toUtf8();
+}
+
+QByteArray htmlComparisonReport(const QList<const RunRecord *> &runs, const Comparison &comparison)
+{
+    QStringList names;
+    for (const RunRecord *run : runs)
+        names << run->displayName();
+    const QString title = QStringLiteral("Comparison: ")
+        + names.join(names.size() == 2 ? QStringLiteral(" vs ") : QStringLiteral(", "));
+    QString body = QStringLiteral("<h1>%1</h1>\n<p class=\"subtitle\">rpcscope comparison report; the first run is "
+                                  "the baseline.</p>\n").arg(esc(title));
+
+    body += QStringLiteral("<h2>Runs</h2>\n<table class=\"runs\">\n<tr><th></th><th>Run</th><th>Method</th>"
+                           "<th>Transport / codec</th><th>Target</th><th>Started</th><th>Calls</th></tr>\n");
+    for (qsizetype i = 0; i < runs.size(); ++i) {
+        const RunRecord *run = runs[i];
+        body += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>"
+                               "<td class=\"num\">%7</td></tr>\n")
+                    .arg(i == 0 ? QStringLiteral("baseline") : QStringLiteral("compared"), esc(run->displayName()),
+                         esc(run->method), esc(run->transport + QStringLiteral(" / ") + run->codec), esc(run->target),
+                         esc(formatTime(run->startedAt)), QString::number(run->snapshot.callsCompleted()));
+    }
+    body += QStringLiteral("</table>\n");
+
+    if (runs.size() >= 2) {
+        body += QStringLiteral("<h2>Verdict</h2>\n<div class=\"verdict %1\">%2</div>\n")
+                    .arg(verdictClass(comparison.overall), esc(comparison.verdictLine()));
+        if (runs.size() > 2)
+            body += QStringLiteral("<p class=\"muted\">The verdict and the deltas compare %1 against the baseline %2; "
+                                   "the other runs are in the charts and tables.</p>\n")
+                        .arg(esc(names[1]), esc(names[0]));
+        body += QStringLiteral("<h2>Deltas</h2>\n") + deltaTable(comparison, names[0], names[1]);
+    }
+    body += chartsSection(runs);
+    body += QStringLiteral("<h2>Summary</h2>\n") + summaryTable(runs);
+    body += QStringLiteral("<h2>Status codes</h2>\n") + statusTable(runs);
+    body += errorsSection(runs);
+
+    body += QStringLiteral("<h2>Scenarios</h2>\n");
+    for (const RunRecord *run : runs)
+        body += QStringLiteral("<h3>%1</h3>\n").arg(esc(run->displayName()))
+            + keyValueTable(scenarioRows(*run), QStringLiteral("scenario"));
+
+    body += QStringLiteral("<h2>Environment</h2>\n");
+    for (qsizetype i = 1; i < runs.size(); ++i) {
+        const QStringList differences = environmentDifferences(runs.first()->environment, runs[i]->environment);
+        body += QStringLiteral("<p>%1 against %2: ").arg(esc(names[i]), esc(names[0]));
+        if (differences.isEmpty()) {
+            body += QStringLiteral("the same environment.</p>\n");
+            continue;
+        }
+        body += QStringLiteral("what differs:</p>\n<ul class=\"differences\">\n");
+        for (const QString &line : differences)
+            body += QStringLiteral("<li>%1</li>\n").arg(esc(line));
+        body += QStringLiteral("</ul>\n");
+    }
+    body += environmentTable(runs);
+    return page(title, body).toUtf8();
+}
+
+} // namespace rpcscope
