@@ -1,5 +1,11 @@
 // The window offscreen, driven through its widgets as a user would; the built-in server is real.
+#include "abcontroller.h"
+#include "abdialog.h"
+#include "comparepage.h"
+#include "historypage.h"
 #include "mainwindow.h"
+#include "runlistmodel.h"
+#include "store/runstore.h"
 #include "matrixpage.h"
 #include "metadataeditor.h"
 #include "qcp.h"
@@ -12,6 +18,7 @@
 #include "targetspanel.h"
 
 #include <QAction>
+#include <QJsonArray>
 #include <QMessageBox>
 #include <QDir>
 #include <QStatusBar>
@@ -42,6 +49,7 @@ class TestGui : public QObject
 {
     Q_OBJECT
 
+    QTemporaryDir m_historyDir; ///< the window's run history lives here, not in the user's data folder
     std::unique_ptr<MainWindow> m_window;
 
     template<typename T>
@@ -89,6 +97,7 @@ class TestGui : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
+        qputenv("RPCSCOPE_DB", m_historyDir.filePath(QStringLiteral("runs.sqlite")).toUtf8());
         m_window = std::make_unique<MainWindow>();
         child<QTabWidget>("scenarioTabs")->setCurrentIndex(0); // the tab is remembered across sessions
         // No modal question may block the suite: unsaved changes are discarded unless a test says otherwise.
@@ -130,6 +139,86 @@ private Q_SLOTS:
         // The built-in server is a child process (rpcscope-cli next to the test's own build), sampled on its own.
         QVERIFY(m_window->runController()->lastSnapshot().hasServerStats);
         QVERIFY(!summaryValue(QStringLiteral("Server CPU/call")).isEmpty());
+    }
+
+    void runsAreSavedOpenedComparedAndExported()
+    {
+        RunStore *store = m_window->runStore();
+        QVERIFY(store && store->isOpen());
+        QString error;
+        const size_t before = store->list({}, &error).size();
+        child<QSpinBox>("callsEdit")->setValue(300);
+        QTest::mouseClick(child<QPushButton>("runButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        const std::vector<RunListEntry> rows = store->list({}, &error);
+        QCOMPARE(rows.size(), before + 1);
+        QCOMPARE(rows.front().status, QStringLiteral("finished"));
+        QCOMPARE(rows.front().calls, 300ULL);
+        QCOMPARE(rows.front().target, QStringLiteral("builtin"));
+        QCOMPARE(m_window->historyPage()->model()->rowCount(), static_cast<int>(rows.size()));
+
+        // An earlier run opens on the Run page again, whole.
+        QVERIFY(m_window->openRun(rows.back().id));
+        QCOMPARE(m_window->currentRun()->id, rows.back().id);
+        QCOMPARE(summaryValue(QStringLiteral("Calls")), QString::number(rows.back().calls));
+
+        QTemporaryDir out;
+        const QList<QPair<QString, QString>> formats{
+            {QStringLiteral("html"), QStringLiteral("run.html")}, {QStringLiteral("png"), QStringLiteral("run.png")},
+            {QStringLiteral("svg"), QStringLiteral("run.svg")},   {QStringLiteral("pdf"), QStringLiteral("run.pdf")},
+            {QStringLiteral("csv"), QStringLiteral("run.csv")},   {QStringLiteral("json"), QStringLiteral("run.json")},
+            {QStringLiteral("hgrm"), QStringLiteral("run.hgrm")}, {QStringLiteral("ghz-json"), QStringLiteral("ghz.json")},
+            {QStringLiteral("markdown"), QStringLiteral("run.md")}};
+        for (const auto &[format, file] : formats) {
+            QVERIFY2(m_window->exportTo(out.filePath(file), format, false, &error), qPrintable(format + u' ' + error));
+            QVERIFY2(QFileInfo(out.filePath(file)).size() > 100, qPrintable(file));
+        }
+        QVERIFY(!m_window->exportTo(QStringLiteral("/proc/no/such/run.html"), QStringLiteral("html"), false, &error));
+        QVERIFY2(error.contains(QStringLiteral("/proc/no/such")), qPrintable(error));
+
+        // Two runs compared: overlays, the table, the verdict; exported as one HTML report.
+        QVERIFY(m_window->compareRuns({rows.back().id, rows.front().id}));
+        ComparePage *compare = m_window->comparePage();
+        QCOMPARE(compare->runs().size(), 2);
+        QVERIFY(compare->table()->rowCount() >= 10);
+        QVERIFY(!compare->verdictText().isEmpty());
+        QCOMPARE(compare->plot(0)->graphCount(), 2);
+        QVERIFY(m_window->exportTo(out.filePath(QStringLiteral("cmp.html")), QStringLiteral("html"), true, &error));
+        QFile html(out.filePath(QStringLiteral("cmp.html")));
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(html.readAll()).contains(compare->verdictText().section(u':', 0, 0).toHtmlEscaped()));
+
+        // What was exported as JSON comes back through import as a new run with the same numbers.
+        QCOMPARE(m_window->importReports({out.filePath(QStringLiteral("run.json")), out.filePath(QStringLiteral("ghz.json"))},
+                                         &error),
+                 2);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(store->list({}, &error).front().calls, rows.back().calls);
+    }
+
+    void abFromTheGuiFlagsTheSlowerServer()
+    {
+        // Both targets are the built-in server started for the A/B run; B's gets a 1 ms delay through its environment.
+        AbRequest request;
+        request.targets[1].environment = {{QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("1ms")}};
+        child<QSpinBox>("callsEdit")->setValue(600);
+        QString error;
+        QVERIFY2(m_window->startAb(request, &error), qPrintable(error));
+        QVERIFY(!child<QPushButton>("runButton")->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->abController()->isRunning(), 90000);
+        ComparePage *compare = m_window->comparePage();
+        QCOMPARE(compare->runs().size(), 2);
+        QVERIFY2(compare->comparison().regressions.contains(QStringLiteral("p50")), qPrintable(compare->verdictText()));
+        QVERIFY(compare->verdictText().startsWith(QStringLiteral("regression: p50 +")));
+        const auto &records = m_window->abController()->records();
+        QVERIFY(records[0].id > 0 && records[1].id > 0);
+        QCOMPARE(records[0].snapshot.callsOk(), 600ULL);
+        QCOMPARE(records[1].snapshot.callsOk(), 600ULL);
+        const auto stored = m_window->runStore()->load(records[1].id, &error);
+        QVERIFY2(stored, qPrintable(error));
+        QCOMPARE(stored->status, QStringLiteral("finished"));
+        QVERIFY(stored->server.value(QStringLiteral("env")).toArray().contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms")));
+        QVERIFY(child<QPushButton>("runButton")->isEnabled());
     }
 
     void everyTransportRunsFromTheGui_data()

@@ -1,6 +1,15 @@
 #include "mainwindow.h"
 
+#include "abcontroller.h"
+#include "abdialog.h"
+#include "chartrender.h"
+#include "comparepage.h"
+#include "export/exporter.h"
+#include "historypage.h"
+#include "htmlreport.h"
 #include "matrixpage.h"
+#include "store/environment.h"
+#include "store/runstore.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "scenariopage.h"
@@ -17,7 +26,10 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
+#include <QJsonDocument>
+#include <QRegularExpression>
 #include <QDirIterator>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -40,6 +52,39 @@
 #include <QTabWidget>
 
 namespace rpcscope {
+
+namespace {
+
+/// The formats File > Export offers, as file dialog filters, with the format each stands for.
+const QList<QPair<QString, QString>> &exportFilters(bool comparison)
+{
+    static const QList<QPair<QString, QString>> run{
+        {QObject::tr("HTML report (*.html)"), QStringLiteral("html")},
+        {QObject::tr("Chart as PNG (*.png)"), QStringLiteral("png")},
+        {QObject::tr("Chart as PDF (*.pdf)"), QStringLiteral("pdf")},
+        {QObject::tr("Chart as SVG (*.svg)"), QStringLiteral("svg")},
+        {QObject::tr("CSV summary (*.csv)"), QStringLiteral("csv")},
+        {QObject::tr("CSV histogram buckets (*.csv)"), QStringLiteral("csv-histogram")},
+        {QObject::tr("CSV time series (*.csv)"), QStringLiteral("csv-timeline")},
+        {QObject::tr("CSV raw samples (*.csv)"), QStringLiteral("csv-raw")},
+        {QObject::tr("rpcscope JSON report (*.json)"), QStringLiteral("json")},
+        {QObject::tr("ghz JSON report (*.json)"), QStringLiteral("ghz-json")},
+        {QObject::tr("HdrHistogram percentiles (*.hgrm)"), QStringLiteral("hgrm")},
+        {QObject::tr("Markdown table (*.md)"), QStringLiteral("markdown")},
+        {QObject::tr("Text summary (*.txt)"), QStringLiteral("summary")},
+    };
+    static const QList<QPair<QString, QString>> compared{
+        {QObject::tr("HTML comparison report (*.html)"), QStringLiteral("html")},
+        {QObject::tr("Overlay chart as PNG (*.png)"), QStringLiteral("png")},
+        {QObject::tr("Overlay chart as PDF (*.pdf)"), QStringLiteral("pdf")},
+        {QObject::tr("Overlay chart as SVG (*.svg)"), QStringLiteral("svg")},
+        {QObject::tr("Markdown table with the verdict (*.md)"), QStringLiteral("markdown")},
+        {QObject::tr("CSV summary, one row per run (*.csv)"), QStringLiteral("csv")},
+    };
+    return comparison ? compared : run;
+}
+
+} // namespace
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
@@ -94,6 +139,33 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->addTab(m_matrix, tr("Compare stacks"));
     m_results->setTabToolTip(1, tr("The method over transports x codecs x payloads: how much protobuf/gRPC gains over "
                                    "JSON/HTTP or msgpack-rpc, and how much of it is the codec."));
+    openStore();
+    m_history = new HistoryPage(m_store.get());
+    m_compare = new ComparePage;
+    m_ab = new AbController(m_store.get(), this);
+    m_results->addTab(m_history, tr("History"));
+    m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
+    m_results->addTab(m_compare, tr("Compare runs"));
+    m_results->setTabToolTip(3, tr("Runs overlaid, the change per metric with its confidence interval, and the verdict."));
+    connect(m_history, &HistoryPage::openRunRequested, this, &MainWindow::openRun);
+    connect(m_history, &HistoryPage::compareRequested, this, [this](const QList<qint64> &ids) { compareRuns(ids); });
+    connect(m_ab, &AbController::progressed, this, [this] {
+        m_statusState->setText(tr("A/B"));
+        statusBar()->showMessage(m_ab->progressText());
+    });
+    connect(m_ab, &AbController::finished, this, [this](const QString &error) {
+        m_scenario->setRunning(false);
+        m_statusState->setText(tr("Idle"));
+        m_history->refresh();
+        const auto &records = m_ab->records();
+        if (records[0].snapshot.callsCompleted() > 0 || records[1].snapshot.callsCompleted() > 0) {
+            m_compare->setRuns({records[0], records[1]});
+            m_results->setCurrentWidget(m_compare);
+        }
+        statusBar()->showMessage(error.isEmpty() ? tr("A/B finished: %1").arg(m_compare->comparison().verdictLine())
+                                                 : tr("A/B: %1").arg(error),
+                                 error.isEmpty() ? 30000 : 0);
+    });
     central->addWidget(m_results);
     central->setStretchFactor(0, 0);
     central->setStretchFactor(1, 1);
@@ -128,8 +200,10 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
     connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
     connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
+    connect(m_controller, &RunController::snapshotAvailable, this, [this](const RunSnapshot &s) { saveProgress(s, false); });
     connect(m_controller, &RunController::runFinished, this, [this](const RunSnapshot &snapshot) {
         showSnapshot(snapshot);
+        saveProgress(snapshot, true);
         m_scenario->setRunning(false);
         statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed").arg(runStateName(snapshot.state))
                                      .arg(snapshot.callsCompleted()).arg(snapshot.callsFailed()), 10000);
@@ -224,11 +298,34 @@ void MainWindow::createMenus()
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    file->insertSeparator(quit);
+    QAction *exportRun = new QAction(tr("&Export run…"), this);
+    exportRun->setObjectName(QStringLiteral("actionExportRun"));
+    exportRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportRun->setToolTip(tr("Write the run on the Run page as an HTML report, a chart, CSV, JSON, ghz JSON, hgrm or Markdown."));
+    connect(exportRun, &QAction::triggered, this, [this] { exportWithDialog(false); });
+    file->insertAction(quit, exportRun);
+    QAction *exportComparison = new QAction(tr("Export &comparison…"), this);
+    exportComparison->setObjectName(QStringLiteral("actionExportComparison"));
+    connect(exportComparison, &QAction::triggered, this, [this] { exportWithDialog(true); });
+    file->insertAction(quit, exportComparison);
+    QAction *import = new QAction(tr("&Import ghz or rpcscope reports…"), this);
+    import->setObjectName(QStringLiteral("actionImport"));
+    import->setToolTip(tr("Add ghz JSON reports (ghz -O json) or rpcscope JSON reports to the history."));
+    connect(import, &QAction::triggered, this, &MainWindow::importWithDialog);
+    file->insertAction(quit, import);
+    file->insertSeparator(quit);
+
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     QAction *start = run->addAction(tr("&Run"), this, &MainWindow::startRun);
     start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     QAction *stop = run->addAction(tr("&Stop"), this, &MainWindow::stopRun);
     stop->setShortcut(QKeySequence(Qt::Key_Escape));
+
+    run->addSeparator();
+    QAction *ab = run->addAction(tr("Compare &A/B…"), this, &MainWindow::showAbDialog);
+    ab->setObjectName(QStringLiteral("actionCompareAb"));
+    ab->setToolTip(tr("Run this scenario against two targets in alternating blocks and compare them."));
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About rpcscope"), this, &MainWindow::showAbout);
@@ -240,6 +337,7 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     const QString cli = serverProgram.isEmpty()
         ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
         : serverProgram;
+    m_cliProgram = cli;
     // The three built-in servers in a child process (rpcscope-cli serve all), so the client's CPU is measured
     // alone and the servers' can be measured too; in this process only when the CLI is missing.
     if (QFileInfo(cli).isExecutable()) {
@@ -539,6 +637,23 @@ void MainWindow::startRun()
         return;
     }
     m_rawSamplesFile = std::move(rawFile);
+    // The run goes into the history from its first interval on (see saveProgress()).
+    m_current = std::make_unique<RunRecord>();
+    m_current->method = m_scenario->method();
+    m_current->transport = transportName(prepared->transport.kind);
+    m_current->codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
+    const bool builtinTarget = m_builtinTargets.values().contains(prepared->target.address);
+    m_current->target = builtinTarget ? QStringLiteral("builtin") : prepared->target.address;
+    m_current->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
+    m_current->environment = environmentFingerprint();
+    if (builtinTarget && m_builtinProcess)
+        m_current->server = QJsonObject{{QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all")}};
+    m_current->startedAt = QDateTime::currentDateTimeUtc();
+    QString storeError;
+    if (m_store && m_store->isOpen() && !m_store->beginRun(m_current.get(), &storeError))
+        statusBar()->showMessage(tr("The run is not saved: %1").arg(storeError), 10000);
+    m_lastSaveMs = QDateTime::currentMSecsSinceEpoch();
+    m_runPage->setRunName(m_current->displayName());
     if (prepared->transport.kind != TransportKind::InProcess && !m_builtinTargets.values().contains(prepared->target.address))
         m_targets->addRecent(prepared->transport.kind, prepared->target.address);
     m_runPage->clear();
@@ -567,6 +682,8 @@ void MainWindow::writeRawSamples()
 void MainWindow::stopRun()
 {
     m_controller->stop();
+    if (m_ab->isRunning())
+        m_ab->stop();
 }
 
 void MainWindow::showSnapshot(const RunSnapshot &snapshot)
@@ -627,11 +744,268 @@ void MainWindow::closeEvent(QCloseEvent *event)
         event->ignore();
         return;
     }
-    m_controller->stop();
+    if (m_controller->isRunning()) {
+        // Kept as a stopped run, not left for the next start to find as interrupted.
+        m_controller->stop();
+        RunSnapshot last = m_controller->lastSnapshot();
+        last.state = RunState::Stopped;
+        saveProgress(last, true);
+    }
+    m_ab->stop();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::openStore()
+{
+    // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
+    const QString path = qEnvironmentVariable("RPCSCOPE_DB", RunStore::defaultPath());
+    m_store = std::make_unique<RunStore>();
+    QString error;
+    if (!m_store->open(path, &error)) {
+        // Runs still run; the History page says why nothing is kept.
+        statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000);
+        m_store.reset();
+    }
+}
+
+void MainWindow::saveProgress(const RunSnapshot &snapshot, bool final)
+{
+    if (!m_current || !m_store || m_current->id == 0 || m_current->status != QString::fromUtf16(RunStatus::Running))
+        return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    // Once a second is the CLI's default interval; each write is one short transaction on the GUI thread.
+    if (!final && now - m_lastSaveMs < 1000)
+        return;
+    m_lastSaveMs = now;
+    QString error;
+    m_current->snapshot = snapshot;
+    if (!final) {
+        if (!m_store->updateRun(m_current->id, snapshot, &error))
+            statusBar()->showMessage(tr("Saving the run: %1").arg(error), 10000);
+        return;
+    }
+    m_current->status = snapshot.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
+                                                            : QString::fromUtf16(RunStatus::Finished);
+    m_current->endedAt = QDateTime::currentDateTimeUtc();
+    m_current->rawSamples = m_controller->rawSamples();
+    if (!m_store->finishRun(m_current->id, snapshot, m_current->rawSamples, m_current->status, &error))
+        statusBar()->showMessage(tr("Saving the run: %1").arg(error), 10000);
+    m_history->refresh();
+}
+
+const RunRecord *MainWindow::currentRun() const
+{
+    return m_current.get();
+}
+
+bool MainWindow::openRun(qint64 id)
+{
+    if (!m_store)
+        return false;
+    if (m_controller->isRunning()) {
+        statusBar()->showMessage(tr("A run is going: stop it before opening another"), 10000);
+        return false;
+    }
+    QString error;
+    std::optional<RunRecord> run = m_store->load(id, &error);
+    if (!run) {
+        statusBar()->showMessage(error, 10000);
+        return false;
+    }
+    m_current = std::make_unique<RunRecord>(std::move(*run));
+    m_runPage->clear();
+    m_runPage->setRunName(m_current->displayName());
+    m_results->setCurrentWidget(m_runPage);
+    m_runPage->showSnapshot(m_current->snapshot);
+    m_statusTarget->setText(tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
+                                .arg(m_current->id)
+                                .arg(m_current->method, m_current->target, m_current->transport, m_current->codec,
+                                     m_current->status));
+    return true;
+}
+
+bool MainWindow::compareRuns(const QList<qint64> &ids)
+{
+    if (!m_store)
+        return false;
+    QList<RunRecord> runs;
+    QString error;
+    for (const qint64 id : ids) {
+        std::optional<RunRecord> run = m_store->load(id, &error);
+        if (!run) {
+            statusBar()->showMessage(error, 10000);
+            return false;
+        }
+        runs << std::move(*run);
+    }
+    m_compare->setRuns(runs);
+    m_results->setCurrentWidget(m_compare);
+    return true;
+}
+
+bool MainWindow::exportTo(const QString &path, const QString &format, bool comparison, QString *error)
+{
+    QList<const RunRecord *> runs;
+    if (comparison) {
+        for (const RunRecord &r : m_compare->runs())
+            runs << &r;
+        if (runs.size() < 2) {
+            *error = tr("No comparison to export: compare two or more runs first (History > Compare, or Run > Compare A/B).");
+            return false;
+        }
+    } else {
+        if (!m_current || (m_current->snapshot.callsCompleted() == 0 && m_controller->isRunning())) {
+            *error = tr("No run to export: run the scenario or open a run from the History.");
+            return false;
+        }
+        if (m_current->snapshot.callsCompleted() == 0 && m_current->snapshot.latency.isEmpty())
+            m_current->snapshot = m_controller->lastSnapshot();
+        runs << m_current.get();
+    }
+    // The chart on screen is the one written.
+    const ChartKind kind = comparison ? static_cast<ChartKind>(m_compare->findChild<QTabWidget *>()->currentIndex())
+                                      : RunPage::chartKind(static_cast<RunPage::Chart>(m_runPage->chartTabs()->currentIndex()));
+    if (format == u"html") {
+        const QByteArray html = comparison ? htmlComparisonReport(runs, m_compare->comparison()) : htmlReport(*runs.first());
+        return writeFileAtomically(path, html, error);
+    }
+    if (format == u"png" || format == u"pdf" || format == u"svg") {
+        const ChartFormat chart = format == u"png" ? ChartFormat::Png : format == u"pdf" ? ChartFormat::Pdf : ChartFormat::Svg;
+        ChartOptions options;
+        options.scale = chart == ChartFormat::Png ? 2.0 : 1.0;
+        return renderChart(runs, kind, chart, options, path, error);
+    }
+    const std::optional<ExportFormat> parsed = parseExportFormat(format);
+    if (!parsed || !isTextFormat(*parsed)) {
+        *error = tr("\"%1\" is not an export format").arg(format);
+        return false;
+    }
+    QList<RunRecord> copies;
+    for (const RunRecord *r : runs)
+        copies << *r;
+    const QByteArray data = comparison ? exportRuns(copies, *parsed, error) : exportRun(copies.first(), *parsed, error);
+    if (data.isEmpty() && !error->isEmpty())
+        return false;
+    return writeFileAtomically(path, data, error);
+}
+
+void MainWindow::exportWithDialog(bool comparison)
+{
+    const auto &filters = exportFilters(comparison);
+    QStringList names;
+    for (const auto &[filter, format] : filters)
+        names << filter;
+    QString selected = names.first();
+    const QString base = comparison ? QStringLiteral("comparison")
+                                    : (m_current ? m_current->displayName() : QStringLiteral("run"))
+                                          .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    QString path = QFileDialog::getSaveFileName(this, comparison ? tr("Export comparison") : tr("Export run"),
+                                                QDir::home().filePath(base), names.join(QStringLiteral(";;")), &selected);
+    if (path.isEmpty())
+        return;
+    QString format = filters.value(static_cast<int>(names.indexOf(selected))).second;
+    if (QFileInfo(path).suffix().isEmpty()) {
+        const QString suffix = selected.section(QStringLiteral("*."), 1).section(u')', 0, 0);
+        path += u'.' + suffix;
+    }
+    QString error;
+    if (exportTo(path, format, comparison, &error))
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 15000);
+    else
+        QMessageBox::warning(this, tr("Export"), error);
+}
+
+int MainWindow::importReports(const QStringList &files, QString *error)
+{
+    if (!m_store) {
+        *error = tr("The run history is unavailable.");
+        return 0;
+    }
+    int imported = 0;
+    QStringList problems;
+    for (const QString &file : files) {
+        QString why;
+        std::optional<RunRecord> run = importRunFile(file, &why);
+        if (!run || m_store->addRun(*run, &why) == 0) {
+            problems << QStringLiteral("%1: %2").arg(file, why);
+            continue;
+        }
+        ++imported;
+    }
+    *error = problems.join(u'\n');
+    m_history->refresh();
+    return imported;
+}
+
+void MainWindow::importWithDialog()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Import ghz or rpcscope reports"), QString(),
+                                                            tr("JSON reports (*.json);;All files (*)"));
+    if (files.isEmpty())
+        return;
+    QString error;
+    const int imported = importReports(files, &error);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Import"), error);
+    statusBar()->showMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
+    m_results->setCurrentWidget(m_history);
+}
+
+void MainWindow::showAbDialog()
+{
+    AbDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!startAb(dialog.request(), &error))
+        QMessageBox::warning(this, tr("Compare A/B"), error);
+}
+
+bool MainWindow::startAb(const AbRequest &request, QString *error)
+{
+    if (m_controller->isRunning() || m_ab->isRunning() || m_matrix->isRunning()) {
+        *error = tr("A run is going; stop it first.");
+        return false;
+    }
+    auto prepared = m_scenario->prepare(error);
+    if (!prepared)
+        return false;
+    if (prepared->transport.kind == TransportKind::InProcess) {
+        *error = tr("The no-RPC baseline calls no server: pick a transport to compare two servers.");
+        return false;
+    }
+    if (prepared->plan.totalCalls == 0 && prepared->plan.duration.count() <= 0) {
+        *error = tr("An A/B run needs an end: set a number of calls or a duration.");
+        return false;
+    }
+    prepared->plan.serverPid = 0;
+    std::array<AbSide, 2> sides{AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan},
+                                AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan}};
+    std::array<RunRecord, 2> records;
+    const QJsonObject scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
+    for (int i = 0; i < 2; ++i) {
+        RunRecord &r = records[static_cast<size_t>(i)];
+        r.name = (i == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) + request.targetText(i).left(40);
+        r.labels = {i == 0 ? QStringLiteral("A") : QStringLiteral("B")};
+        r.method = m_scenario->method();
+        r.transport = transportName(prepared->transport.kind);
+        r.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
+        r.target = request.targetText(i);
+        r.scenario = scenario;
+        r.environment = environmentFingerprint();
+    }
+    const QString cli = m_cliProgram.isEmpty()
+        ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
+        : m_cliProgram;
+    if (!m_ab->start(sides, request, cli, transportName(prepared->transport.kind), records, error))
+        return false;
+    m_compare->setThreshold(request.threshold);
+    m_scenario->setRunning(true);
+    statusBar()->showMessage(m_ab->progressText());
+    return true;
 }
 
 } // namespace rpcscope

@@ -20,7 +20,13 @@ class BuiltinGrpcServer;
 class BuiltinHttpServer;
 class BuiltinMsgpackServer;
 class ServerProcess;
+class AbController;
+struct AbRequest;
+class ComparePage;
+class HistoryPage;
 class MatrixPage;
+class RunStore;
+struct RunRecord;
 class RunController;
 class RunPage;
 class ScenarioPage;
@@ -80,6 +86,24 @@ public:
     RunPage *runPage() const { return m_runPage; }
     RunController *runController() const { return m_controller; }
     MatrixPage *matrixPage() const { return m_matrix; }
+    HistoryPage *historyPage() const { return m_history; }
+    ComparePage *comparePage() const { return m_compare; }
+    RunStore *runStore() const { return m_store.get(); }
+    /// The run the Run page shows (the last one run here or one opened from the history), if any.
+    const RunRecord *currentRun() const;
+
+    /// Shows stored run @p id on the Run page; false with a status message when it cannot be loaded.
+    bool openRun(qint64 id);
+    /// Loads the stored runs @p ids (the first is the baseline) into the Compare runs page.
+    bool compareRuns(const QList<qint64> &ids);
+    /// Writes the current run (or, with @p comparison, the compared runs) to @p path in the format its suffix
+    /// (or @p format: a name exportFormatNames() knows, or html/png/pdf/svg) says; the status bar tells how it went.
+    bool exportTo(const QString &path, const QString &format, bool comparison, QString *error);
+    /// Imports ghz or rpcscope JSON reports into the history; returns how many were imported.
+    int importReports(const QStringList &files, QString *error);
+    /// Starts an A/B run of the scenario (what Run > Compare A/B does after its dialog).
+    bool startAb(const AbRequest &request, QString *error);
+    AbController *abController() const { return m_ab; }
     QString builtinAddress() const;
 
 Q_SIGNALS:
@@ -102,6 +126,11 @@ private:
     /// Loads @p files with exactly @p importPaths (shown in the schema dock).
     bool loadProtos(const QStringList &files, const QStringList &importPaths);
     void writeRawSamples();
+    void openStore();
+    void saveProgress(const RunSnapshot &snapshot, bool final);
+    void showAbDialog();
+    void exportWithDialog(bool comparison);
+    void importWithDialog();
     void createMenus();
     void showSnapshot(const RunSnapshot &snapshot);
     void showAbout();
@@ -133,6 +162,13 @@ private:
     MatrixPage *m_matrix;
     class QTabWidget *m_results;
     RunController *m_controller;
+    std::unique_ptr<RunStore> m_store;
+    HistoryPage *m_history = nullptr;
+    ComparePage *m_compare = nullptr;
+    AbController *m_ab = nullptr;
+    std::unique_ptr<RunRecord> m_current; ///< what the Run page shows
+    qint64 m_lastSaveMs = 0;
+    QString m_cliProgram; ///< rpcscope-cli, which serves the built-in servers (also for A/B)
     QLabel *m_statusTarget;
     QLabel *m_statusState;
     QLabel *m_statusRate;
