@@ -1,6 +1,8 @@
 // rpcscope-cli as a user runs it: a real process, real servers on loopback.
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -550,6 +552,42 @@ private Q_SLOTS:
         QVERIFY2(list.out.contains(QStringLiteral("A, ab test")) && list.out.contains(QStringLiteral("B, ab test")),
                  qPrintable(list.out));
         QVERIFY2(list.out.count(QStringLiteral(" 2000 ")) == 2, qPrintable(list.out));
+    }
+
+    void serverCommandTargetAndTrust()
+    {
+        // A command as the target: started on a free port, run against, stopped; from a scenario only with --trust.
+        QTemporaryDir dir;
+        const QString command = QStringLiteral("'%1' serve grpc --port {port}").arg(QStringLiteral(RPCSCOPE_CLI));
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        Result r = cli({QStringLiteral("run"), command, QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                        QStringLiteral("-n"), QStringLiteral("200"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t200 responses")) && r.out.contains(QStringLiteral("Server CPU:")),
+                 qPrintable(r.out));
+        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--db"), db});
+        QVERIFY2(r.out.contains(QStringLiteral("serve grpc --port {port}")), qPrintable(r.out));
+
+        const QString path = dir.filePath(QStringLiteral("cmd.rpcscope.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(QJsonObject{{QStringLiteral("rpcscope_scenario"), 1},
+                                             {QStringLiteral("method"), QStringLiteral("rpcscope.bench.v1.Bench/Echo")},
+                                             {QStringLiteral("target"), command},
+                                             {QStringLiteral("load"), QJsonObject{{QStringLiteral("calls"), 100}}}})
+                       .toJson());
+        file.close();
+        r = cli({QStringLiteral("run"), QStringLiteral("--scenario"), path});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("starts a server command")) && r.err.contains(QStringLiteral("--trust")),
+                 qPrintable(r.err));
+        r = cli({QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("--trust")});
+        QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("[OK]\t100 responses")), qPrintable(r.out + r.err));
+
+        r = cli({QStringLiteral("run"), QStringLiteral("sh -c 'echo no server here on $1; exit 7' sh {port}"), QStringLiteral("--call"),
+                 QStringLiteral("rpcscope.bench.v1.Bench/Echo")});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains(QStringLiteral("no server here")) && r.err.contains(QStringLiteral("7")), qPrintable(r.err));
     }
 
     void abServerThatNeverGetsReady()

@@ -5,6 +5,7 @@
 #include "historypage.h"
 #include "mainwindow.h"
 #include "runlistmodel.h"
+#include "scenario/scenario.h"
 #include "store/runstore.h"
 #include "matrixpage.h"
 #include "metadataeditor.h"
@@ -219,6 +220,49 @@ private Q_SLOTS:
         QCOMPARE(stored->status, QStringLiteral("finished"));
         QVERIFY(stored->server.value(QStringLiteral("env")).toArray().contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms")));
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
+    }
+
+    void serverCommandScenarioAsksThenRuns()
+    {
+        QTemporaryDir dir;
+        const QString command = QStringLiteral("'%1' serve grpc --port {port}").arg(QStringLiteral(RPCSCOPE_CLI));
+        Scenario document;
+        document.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        document.target = command;
+        document.calls = 150;
+        document.concurrency = 3;
+        const QString path = dir.filePath(QStringLiteral("cmd.rpcscope.json"));
+        QString error;
+        QVERIFY(document.save(path, &error));
+        QStringList asked;
+        m_window->setTrustAsker([&asked](const QString &, const QString &c) {
+            asked << c;
+            return false;
+        });
+        QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
+        QCOMPARE(asked, QStringList{command});
+        QCOMPARE(m_window->scenarioPage()->scenario().target, QStringLiteral("builtin")); // refused: nothing starts
+        m_window->setTrustAsker([](const QString &, const QString &) { return true; });
+        QVERIFY(m_window->openScenario(path, &error));
+        QCOMPARE(m_window->scenarioPage()->scenario().target, command);
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->runController()->isRunning() || m_window->runController()->lastSnapshot().callsOk() == 150, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 150ULL);
+        QVERIFY(m_window->runController()->lastSnapshot().hasServerStats); // the command's CPU and RSS were sampled
+        QCOMPARE(m_window->currentRun()->target, command);
+        QCOMPARE(m_window->currentRun()->server.value(QStringLiteral("command")).toString(), command);
+
+        // A command that exits at once: the run does not start, the window says why and stays usable.
+        m_window->scenarioPage()->setTarget(QStringLiteral("sh -c 'echo bad server $1; exit 3' sh {port}"));
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->findChild<QMessageBox *>(QStringLiteral("serverCommandError")), 20000);
+        auto *box = m_window->findChild<QMessageBox *>(QStringLiteral("serverCommandError"));
+        QVERIFY2(box->text().contains(QStringLiteral("bad server")), qPrintable(box->text()));
+        box->close();
+        QVERIFY(child<QPushButton>("runButton")->isEnabled());
+        m_window->findChild<QAction *>(QStringLiteral("actionNewScenario"))->trigger(); // back to the default
+        QTRY_VERIFY(m_window->scenarioPage()->validateNow());
     }
 
     void everyTransportRunsFromTheGui_data()

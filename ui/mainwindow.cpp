@@ -3,6 +3,7 @@
 #include "abcontroller.h"
 #include "abdialog.h"
 #include "chartrender.h"
+#include "commandserver.h"
 #include "comparepage.h"
 #include "export/exporter.h"
 #include "historypage.h"
@@ -201,9 +202,34 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
     connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
     connect(m_controller, &RunController::snapshotAvailable, this, [this](const RunSnapshot &s) { saveProgress(s, false); });
+    m_commandServer = new CommandServer(this);
+    connect(m_commandServer, &CommandServer::ready, this, [this](const QString &address) {
+        if (!m_pendingRun)
+            return;
+        std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_pendingRun);
+        prepared->target.address = prepared->transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
+            ? QStringLiteral("http://") + address
+            : address;
+        prepared->plan.serverPid = m_commandServer->pid();
+        launchRun(*prepared, std::move(m_pendingRawFile));
+    });
+    connect(m_commandServer, &CommandServer::failed, this, [this](const QString &error) {
+        m_pendingRun.reset();
+        m_pendingRawFile.reset();
+        m_scenario->setRunning(false);
+        m_statusState->setText(tr("Idle"));
+        statusBar()->showMessage(tr("The server command did not start"), 15000);
+        // Not modal: the window stays usable while the server's output is read.
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Server command"),
+                                    tr("The server command did not start:\n%1").arg(error), QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("serverCommandError"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
     connect(m_controller, &RunController::runFinished, this, [this](const RunSnapshot &snapshot) {
         showSnapshot(snapshot);
         saveProgress(snapshot, true);
+        m_commandServer->stop();
         m_scenario->setRunning(false);
         statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed").arg(runStateName(snapshot.state))
                                      .arg(snapshot.callsCompleted()).arg(snapshot.callsFailed()), 10000);
@@ -211,6 +237,14 @@ MainWindow::MainWindow(QWidget *parent)
     });
     m_askOpenPath = [this](const QString &caption, const QString &filter) {
         return QFileDialog::getOpenFileName(this, caption, QString(), filter);
+    };
+    m_askTrust = [this](const QString &path, const QString &command) {
+        return QMessageBox::warning(this, tr("Server command"),
+                                    tr("%1 starts this program when it runs:\n\n%2\n\nRun it? Choose No to use the built-in "
+                                       "server instead.")
+                                        .arg(QFileInfo(path).fileName(), command),
+                                    QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+            == QMessageBox::Yes;
     };
     m_askUnsaved = [this] {
         return static_cast<int>(
@@ -482,9 +516,15 @@ void MainWindow::loadFromReflection(const QString &address)
 
 bool MainWindow::openScenario(const QString &path, QString *error)
 {
-    const std::optional<Scenario> scenario = Scenario::load(path, error);
+    std::optional<Scenario> scenario = Scenario::load(path, error);
     if (!scenario)
         return false;
+    // A document can name a program to start: the user sees the command and decides before anything runs.
+    bool commandRefused = false;
+    if (looksLikeCommand(scenario->target) && !m_askTrust(path, scenario->target)) {
+        scenario->target = QStringLiteral("builtin");
+        commandRefused = true;
+    }
     // Its schema first, so its method can be picked; a schema that does not load leaves everything as it was.
     bool schemaOk = true;
     const QStringList previousPaths = m_schemaPanel->importPaths();
@@ -512,7 +552,14 @@ bool MainWindow::openScenario(const QString &path, QString *error)
     m_schemaPanel->selectMethod(scenario->method);
     m_scenario->setScenario(*scenario);
     setScenarioPath(path);
-    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 10000);
+    if (commandRefused) {
+        setWindowModified(true);
+        statusBar()->showMessage(tr("Opened %1; its server command is not used (the target is the built-in server)")
+                                     .arg(QFileInfo(path).fileName()),
+                                 15000);
+    } else {
+        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 10000);
+    }
     return true;
 }
 
@@ -631,9 +678,37 @@ void MainWindow::startRun()
             return;
         }
     }
-    if (!prepared
-        || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &error)) {
+    if (!prepared) {
         statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
+        return;
+    }
+    if (!prepared->serverCommand.isEmpty()) {
+        // The server comes first: started off the GUI thread; the run follows when it is ready.
+        if (m_commandServer->isRunning()) {
+            statusBar()->showMessage(tr("Cannot run: the previous server command is still stopping"), 10000);
+            return;
+        }
+        ServerCommand command;
+        command.command = prepared->serverCommand;
+        m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
+        m_pendingRawFile = std::move(rawFile);
+        m_scenario->setRunning(true);
+        m_statusState->setText(tr("Starting"));
+        statusBar()->showMessage(tr("Starting %1 ...").arg(prepared->serverCommand));
+        m_commandServer->start(command);
+        return;
+    }
+    launchRun(*prepared, std::move(rawFile));
+}
+
+void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::unique_ptr<QSaveFile> rawFile)
+{
+    QString error;
+    const ScenarioPage::Prepared *prepared = &preparedRun;
+    if (!m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &error)) {
+        statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
+        m_scenario->setRunning(false);
+        m_commandServer->stop();
         return;
     }
     m_rawSamplesFile = std::move(rawFile);
@@ -643,7 +718,14 @@ void MainWindow::startRun()
     m_current->transport = transportName(prepared->transport.kind);
     m_current->codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
     const bool builtinTarget = m_builtinTargets.values().contains(prepared->target.address);
-    m_current->target = builtinTarget ? QStringLiteral("builtin") : prepared->target.address;
+    m_current->target = builtinTarget                          ? QStringLiteral("builtin")
+        : !prepared->serverCommand.isEmpty() ? prepared->serverCommand
+                                             : prepared->target.address;
+    if (!prepared->serverCommand.isEmpty()) {
+        ServerCommand command;
+        command.command = prepared->serverCommand;
+        m_current->server = command.describe();
+    }
     m_current->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
     m_current->environment = environmentFingerprint();
     if (builtinTarget && m_builtinProcess)

@@ -5,6 +5,7 @@
 #include <QMap>
 
 #include "schema/schema.h"
+#include "scenariopage.h"
 
 #include <QMainWindow>
 
@@ -79,6 +80,8 @@ public:
     void setOpenPathAsker(PathAsker ask) { m_askOpenPath = std::move(ask); }
     /// Replaces the "save unsaved changes?" question; @p ask returns QMessageBox::Save, Discard or Cancel.
     void setUnsavedChangesAsker(std::function<int()> ask) { m_askUnsaved = std::move(ask); }
+    /// Test hook: what answers "this document starts COMMAND: run it?" (the default asks the user).
+    void setTrustAsker(std::function<bool(const QString &path, const QString &command)> ask) { m_askTrust = std::move(ask); }
 
     SchemaPanel *schemaPanel() const { return m_schemaPanel; }
     TargetsPanel *targetsPanel() const { return m_targets; }
@@ -127,6 +130,7 @@ private:
     bool loadProtos(const QStringList &files, const QStringList &importPaths);
     void writeRawSamples();
     void openStore();
+    void launchRun(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
     void saveProgress(const RunSnapshot &snapshot, bool final);
     void showAbDialog();
     void exportWithDialog(bool comparison);
@@ -153,6 +157,7 @@ private:
     std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
     PathAsker m_askOpenPath;
     std::function<int()> m_askUnsaved;
+    std::function<bool(const QString &, const QString &)> m_askTrust;
     QString m_scenarioPath;
     class QMenu *m_recentMenu = nullptr;
     SchemaPanel *m_schemaPanel;
@@ -166,6 +171,9 @@ private:
     HistoryPage *m_history = nullptr;
     ComparePage *m_compare = nullptr;
     AbController *m_ab = nullptr;
+    class CommandServer *m_commandServer = nullptr;
+    std::unique_ptr<ScenarioPage::Prepared> m_pendingRun; ///< waits for its server command to get ready
+    std::unique_ptr<QSaveFile> m_pendingRawFile;
     std::unique_ptr<RunRecord> m_current; ///< what the Run page shows
     qint64 m_lastSaveMs = 0;
     QString m_cliProgram; ///< rpcscope-cli, which serves the built-in servers (also for A/B)

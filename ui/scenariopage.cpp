@@ -1,5 +1,7 @@
 #include "scenariopage.h"
 
+#include "server/servercommand.h"
+
 #include "jsonhighlighter.h"
 #include "metadataeditor.h"
 #include "scheduleeditor.h"
@@ -575,7 +577,15 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     if (p.transport.kind != TransportKind::InProcess) {
         p.target.address = variation && variation->transport != transport() ? m_builtinTargets.value(variation->transport)
                                                                             : m_target->currentText().trimmed();
-        if (p.transport.kind == TransportKind::Http) {
+        if (looksLikeCommand(p.target.address)) {
+            // A server command: the window starts it and dials the port it gets.
+            p.serverCommand = p.target.address;
+            p.target.address.clear();
+            ServerCommand command;
+            command.command = p.serverCommand;
+            if (QString why; !command.check(&why))
+                return fail(tr("Server command: %1").arg(why));
+        } else if (p.transport.kind == TransportKind::Http) {
             const QUrl url(p.target.address, QUrl::StrictMode);
             if (!url.isValid() || url.scheme() != u"http" || url.host().isEmpty())
                 return fail(tr("Target \"%1\" is not an http:// URL.").arg(p.target.address));
@@ -683,7 +693,7 @@ std::optional<QString> ScenarioPage::prepareConnection(Prepared *p, const Variat
     if (mode == u"plaintext")
         return std::nullopt;
     if (mode == u"auto") {
-        p->target.tls.enabled = !isLoopbackAddress(p->target.address);
+        p->target.tls.enabled = p->serverCommand.isEmpty() && !isLoopbackAddress(p->target.address); // commands listen on loopback
         return std::nullopt;
     }
     const bool hasCert = !m_clientCert->text().trimmed().isEmpty();

@@ -52,6 +52,7 @@ public:
         GrpcCall call;
         LoadPlan plan;
         QString rawSamplesPath; ///< write the raw samples here when the run ends (plan.recordRawSamples is set)
+        QString serverCommand; ///< the target is this command: start it, then fill in target.address
     };
     /// A variation of the scenario for one cell of a matrix: another transport and codec, extra size knobs.
     struct Variation

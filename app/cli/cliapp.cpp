@@ -15,6 +15,7 @@
 #include "schema/schema.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
+#include "server/servercommand.h"
 #include "server/serverprocess.h"
 #include "store/environment.h"
 #include "store/runstore.h"
@@ -264,7 +265,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         "A run in which calls fail exits 0 and shows the failures; add --fail-on-error to exit 1 instead."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("target"),
-                                 QStringLiteral("HOST:PORT of the server (grpc, msgpack), or a URL (http)."));
+                                 QStringLiteral("HOST:PORT of the server (grpc, msgpack), a URL (http), or a server command "
+                                                "to start and stop around the run ('./server --port {port}')."));
     const QList<QCommandLineOption> options{
         {QStringLiteral("proto"), QStringLiteral(".proto file with the service (repeatable)."), QStringLiteral("FILE")},
         {QStringLiteral("protoset"),
@@ -381,6 +383,13 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         {QStringLiteral("label"), QStringLiteral("Label for the saved run, e.g. \"protobuf 4.25.8\" (repeatable)."),
          QStringLiteral("TEXT")},
         {QStringLiteral("name"), QStringLiteral("Name of the saved run."), QStringLiteral("NAME")},
+        {QStringLiteral("trust"),
+         QStringLiteral("Let --scenario start the server command it names (commands given on this command line always run).")},
+        {QStringLiteral("ready"),
+         QStringLiteral("Server command: ready when an output line matches REGEX (default: when its {port} accepts connections)."),
+         QStringLiteral("REGEX")},
+        {QStringLiteral("ready-timeout"), QStringLiteral("Server command: how long it may take to get ready (default 10s)."),
+         QStringLiteral("DURATION")},
         {QStringLiteral("scenario"),
          QStringLiteral("Run a scenario document (*.rpcscope.json, as the GUI saves it); flags given too override "
                         "its values (repeatable ones such as --fill add to them)."),
@@ -401,6 +410,11 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         if (!scenario)
             return usageError(cmd, QStringLiteral("--scenario ") + why);
         const bool userTarget = !positional.isEmpty() || parser.isSet(QStringLiteral("builtin"));
+        // A document can start a program: only with the user's say-so (the file may come from anywhere).
+        if (!userTarget && looksLikeCommand(scenario->target) && !parser.isSet(QStringLiteral("trust")))
+            return usageError(cmd, QStringLiteral("--scenario %1 starts a server command: %2\nRun it with --trust if you "
+                                                  "trust that file, or give the target on the command line.")
+                                       .arg(parser.value(QStringLiteral("scenario")), scenario->target));
         QStringList combined{arguments.value(0), arguments.value(1)};
         combined += scenario->toRunArguments(!userTarget);
         for (qsizetype i = 2; i < arguments.size(); ++i) {
@@ -638,9 +652,39 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     target.tls.skipVerify = parser.isSet(QStringLiteral("skipTLS"));
     if (tlsFlags && transport.kind != TransportKind::Grpc)
         return usageError(cmd, QStringLiteral("the TLS flags are for --transport grpc"));
+    // A server command (a target with a space or {port}) is started now, before the schema may be asked of it.
+    RunningServer commandServer;
+    ServerCommand command;
+    QString commandAddress;
+    if (!builtin && !positional.isEmpty() && looksLikeCommand(positional.first())) {
+        if (prepared)
+            return usageError(cmd, QStringLiteral("give server commands as --a/--b"));
+        command.command = positional.first();
+        command.readyPattern = parser.value(QStringLiteral("ready"));
+        if (parser.isSet(QStringLiteral("ready-timeout"))) {
+            QString why;
+            const auto d = parseDuration(parser.value(QStringLiteral("ready-timeout")), &why);
+            if (!d)
+                return usageError(cmd, QStringLiteral("--ready-timeout: ") + why);
+            command.readyTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+        }
+        if (QString why; !command.check(&why))
+            return usageError(cmd, QStringLiteral("server command: ") + why);
+        err() << "Starting " << positional.first() << '\n';
+        err().flush();
+        QString why;
+        commandAddress = commandServer.start(command, &why);
+        if (commandAddress.isEmpty()) {
+            err() << "rpcscope-cli " << cmd << ": the server command did not start: " << why << '\n';
+            return ExitRuntime;
+        }
+        if (transport.kind == TransportKind::Http && !commandAddress.startsWith(QStringLiteral("http")))
+            commandAddress = QStringLiteral("http://") + commandAddress;
+    }
+    const QString dialled = commandAddress.isEmpty() ? positional.value(0) : commandAddress;
     target.tls.enabled = tlsFlags
         || (transport.kind == TransportKind::Grpc && !builtin && !parser.isSet(QStringLiteral("insecure"))
-            && !isLoopbackAddress(positional.value(0)));
+            && !isLoopbackAddress(dialled));
     if (builtin && tlsFlags)
         return usageError(cmd, QStringLiteral("--builtin serves plaintext; run 'serve grpc --cert --key' for a TLS server"));
 
@@ -663,7 +707,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     } else if (transport.kind == TransportKind::Grpc) {
         // No schema given: ask the server, as ghz and grpcurl do.
         ReflectionTarget reflection;
-        reflection.address = positional.first();
+        reflection.address = dialled;
         reflection.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
             target.timeout.count() > 0 ? std::min<std::chrono::nanoseconds>(target.timeout, std::chrono::seconds(10))
                                        : std::chrono::seconds(10));
@@ -733,6 +777,9 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         }
         target.address = server.readyText();
         plan.serverPid = server.pid();
+    } else if (!commandAddress.isEmpty()) {
+        target.address = commandAddress;
+        plan.serverPid = commandServer.pid();
     } else if (!inProcess) {
         target.address = positional.first();
         if (transport.kind != TransportKind::Http && !target.address.contains(QLatin1Char(':')))
@@ -791,6 +838,10 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         record.environment = environmentFingerprint();
         if (builtin && !inProcess)
             record.server = QJsonObject{{QStringLiteral("command"), QString(QStringLiteral("rpcscope-cli serve ") + record.transport)}};
+        else if (!commandAddress.isEmpty())
+            record.server = command.describe();
+        if (!commandAddress.isEmpty())
+            record.target = command.command;
     }
     LoadEngine engine;
     if (parser.isSet(QStringLiteral("cpus"))) {
