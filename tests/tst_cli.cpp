@@ -554,6 +554,56 @@ private Q_SLOTS:
         QVERIFY2(list.out.count(QStringLiteral(" 2000 ")) == 2, qPrintable(list.out));
     }
 
+    void runWritesSeveralFormatsAtOnce()
+    {
+        // One run, five files: the tables, the lossless report, and charts drawn offscreen (no display needed).
+        QTemporaryDir dir;
+        auto path = [&dir](const char *name) { return dir.filePath(QLatin1String(name)); };
+        Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                        QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
+                        QStringLiteral("-O"), QStringLiteral("csv"), QStringLiteral("-o"), path("a.csv"), QStringLiteral("-O"),
+                        QStringLiteral("html"), QStringLiteral("-o"), path("a.html"), QStringLiteral("-O"), QStringLiteral("json"),
+                        QStringLiteral("-o"), path("a.json"), QStringLiteral("-O"), QStringLiteral("png"), QStringLiteral("-o"),
+                        path("a.png"), QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"), path("a.svg"),
+                        QStringLiteral("--chart"), QStringLiteral("spectrum"), QStringLiteral("--db"), path("runs.sqlite")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto read = [](const QString &file) {
+            QFile f(file);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        QVERIFY(read(path("a.csv")).startsWith("id,name,"));
+        QCOMPARE(read(path("a.csv")).count('\n'), 2);
+        const QByteArray html = read(path("a.html"));
+        QVERIFY(html.startsWith("<!DOCTYPE html>") && html.count("<svg") >= 4);
+        QCOMPARE(QJsonDocument::fromJson(read(path("a.json"))).object().value(QStringLiteral("format")).toString(),
+                 QStringLiteral("rpcscope-run"));
+        QVERIFY(read(path("a.png")).startsWith("\x89PNG\r\n"));
+        QVERIFY(read(path("a.png")).size() > 10000);
+        const QByteArray svg = read(path("a.svg"));
+        QVERIFY(svg.contains("<svg") && svg.contains("Percentile spectrum"));
+
+        // The run and a second one, compared in one HTML report from the history.
+        r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
+                 QStringLiteral("--db"), path("runs.sqlite")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = cli({QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("-O"), QStringLiteral("html"),
+                 QStringLiteral("-o"), path("cmp.html"), QStringLiteral("-O"), QStringLiteral("pdf"), QStringLiteral("-o"),
+                 path("cmp.pdf"), QStringLiteral("--db"), path("runs.sqlite")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(read(path("cmp.html")).contains("Mann-Whitney"));
+        QVERIFY(read(path("cmp.pdf")).startsWith("%PDF-"));
+        // A bad pair is refused before any load is sent.
+        r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-O"), QStringLiteral("xlsx"),
+                 QStringLiteral("-o"), path("a.xlsx")});
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("\"xlsx\"")), qPrintable(r.err));
+        r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-O"), QStringLiteral("csv"),
+                 QStringLiteral("-o"), QStringLiteral("/proc/no/such/a.csv")});
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("/proc/no/such")), qPrintable(r.err));
+    }
+
     void serverCommandTargetAndTrust()
     {
         // A command as the target: started on a free port, run against, stopped; from a scenario only with --trust.

@@ -3,6 +3,7 @@
 #include "codecscommand.h"
 #include "comparecommand.h"
 #include "exportcommand.h"
+#include "renderedexport.h"
 #include "historycommand.h"
 #include "matrixcommand.h"
 
@@ -24,6 +25,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QGuiApplication>
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
@@ -372,11 +374,13 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         {QStringLiteral("fail-on-error"), QStringLiteral("Exit 1 when any call did not end OK.")},
         {{QStringLiteral("O"), QStringLiteral("output-format")},
          QStringLiteral("Also write the run as FORMAT to the -o that follows (repeatable): summary, csv, csv-histogram, "
-                        "csv-timeline, csv-raw, json, ghz-json, hgrm, markdown."),
+                        "csv-timeline, csv-raw, json, ghz-json, hgrm, markdown, html, png, pdf, svg."),
          QStringLiteral("FORMAT")},
         {{QStringLiteral("o"), QStringLiteral("output")},
          QStringLiteral("File for the -O before it ('-' = standard output). Written whole or not at all."),
          QStringLiteral("FILE")},
+        {QStringLiteral("chart"), QStringLiteral("For -O png|pdf|svg: histogram (default), spectrum, timeline or throughput."),
+         QStringLiteral("CHART")},
         {QStringLiteral("save"), QStringLiteral("Save the run in the history (also implied by --db, --label, --name).")},
         {QStringLiteral("db"), QStringLiteral("Run history database (default ~/.local/share/rpcscope/runs.sqlite)."),
          QStringLiteral("PATH")},
@@ -806,8 +810,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             const std::optional<ExportFormat> format = parseExportFormat(formats[i]);
             if (!format)
                 return usageError(cmd, QStringLiteral("-O: \"%1\" is not one of %2").arg(formats[i], exportFormatNames().join(QStringLiteral(", "))));
-            if (!isTextFormat(*format))
-                return usageError(cmd, QStringLiteral("-O %1: charts and HTML are written by 'rpcscope-cli export' and the GUI").arg(formats[i]));
+            if (isRenderedFormat(*format) && !qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
+                return usageError(cmd, QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)").arg(formats[i]));
             if (*format == ExportFormat::CsvRawSamples && !parser.isSet(QStringLiteral("raw-samples")))
                 plan.recordRawSamples = true;
             const QFileInfo file(files[i]);
@@ -816,6 +820,9 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             exports.append({*format, files[i]});
         }
     }
+    if (!parseChartKind(parser.value(QStringLiteral("chart"))))
+        return usageError(cmd, QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput")
+                                   .arg(parser.value(QStringLiteral("chart"))));
     // Opened before any load is sent, so a bad --db is a usage error, not a lost run.
     const bool save = !outcome && !prepared
         && (parser.isSet(QStringLiteral("save")) || parser.isSet(QStringLiteral("db")) || parser.isSet(QStringLiteral("label"))
@@ -916,8 +923,10 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
                                                           : QString::fromUtf16(RunStatus::Finished);
         if (plan.recordRawSamples)
             record.rawSamples = engine.rawSamples();
+        const std::optional<ChartKind> chart = parseChartKind(parser.value(QStringLiteral("chart")));
         for (const auto &[format, file] : exports) {
-            const QByteArray data = exportRun(record, format, &error);
+            const QByteArray data = isRenderedFormat(format) ? renderExport({record}, format, chart.value_or(ChartKind::Histogram), &error)
+                                                             : exportRun(record, format, &error);
             if (data.isEmpty() && !error.isEmpty()) {
                 err() << "rpcscope-cli " << cmd << ": -O " << exportFormatName(format) << ": " << error << '\n';
                 return ExitRuntime;

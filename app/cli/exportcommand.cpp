@@ -1,4 +1,5 @@
 #include "exportcommand.h"
+#include "renderedexport.h"
 
 #include "cliapp.h"
 #include "export/exporter.h"
@@ -28,7 +29,9 @@ Formats:
   ghz-json       ghz's JSON report (-O json in ghz)
   hgrm           HdrHistogram percentile distribution in milliseconds (HdrHistogram plotter, hdr-plot)
   markdown       a table to paste into an issue (two IDs: with the comparison of the second against the first)
-  html, png, pdf, svg  charts and reports (not available in this build yet)
+  html           one self-contained HTML report (charts inline as SVG); two or more IDs: the comparison of
+                 the second against the first, with overlays, the delta table and the verdict
+  png, pdf, svg  a chart (--chart histogram|spectrum|timeline|throughput), several IDs overlaid; PNG at 2x
 Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
 )";
 
@@ -40,16 +43,6 @@ subfolders). A ghz report without "details" is imported with an approximate hist
 A file that cannot be read is reported and skipped; the exit code is then 2.
 Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
 )";
-
-QStringList textFormatNames()
-{
-    QStringList names;
-    for (const QString &name : exportFormatNames()) {
-        if (isTextFormat(*parseExportFormat(name)))
-            names << name;
-    }
-    return names;
-}
 
 } // namespace
 
@@ -65,6 +58,8 @@ int exportCommand(const QStringList &arguments)
             QStringLiteral("FORMAT") },
         { { QStringLiteral("o"), QStringLiteral("output") },
             QStringLiteral("Output file for the -O before it; - for stdout."), QStringLiteral("FILE") },
+        { QStringLiteral("chart"),
+            QStringLiteral("png/pdf/svg: histogram (default), spectrum, timeline or throughput."), QStringLiteral("CHART") },
     });
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
@@ -99,11 +94,7 @@ int exportCommand(const QStringList &arguments)
             return usageError(cmd,
                 QStringLiteral("-O %1: unknown format (%2)")
                     .arg(formatNames.at(i), exportFormatNames().join(QStringLiteral(", "))));
-        if (!isTextFormat(*format))
-            return usageError(cmd,
-                QStringLiteral("-O %1: not available in this build yet (text formats: %2)")
-                    .arg(exportFormatName(*format), textFormatNames().join(QStringLiteral(", "))));
-        if (ids.size() > 1 && !supportsSeveralRuns(*format))
+        if (ids.size() > 1 && !supportsSeveralRuns(*format) && !isRenderedFormat(*format))
             return usageError(cmd,
                 QStringLiteral("-O %1 holds one run; %2 IDs given (csv and markdown take several)")
                     .arg(exportFormatName(*format))
@@ -130,10 +121,14 @@ int exportCommand(const QStringList &arguments)
 
     // Everything is rendered before the first file is written, so a format that cannot take these runs (csv-raw
     // without raw samples) leaves no files behind either.
+    const std::optional<ChartKind> chart = parseChartKind(parser.value(QStringLiteral("chart")));
+    if (!chart)
+        return usageError(cmd, QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput")
+                                   .arg(parser.value(QStringLiteral("chart"))));
     QList<QByteArray> rendered;
     for (const ExportFormat format : formats) {
         error.clear();
-        rendered << exportRuns(runs, format, &error);
+        rendered << (isRenderedFormat(format) ? renderExport(runs, format, *chart, &error) : exportRuns(runs, format, &error));
         if (!error.isEmpty())
             return usageError(cmd, error);
     }

@@ -1,9 +1,13 @@
 #include "cliapp.h"
+#include "renderedexport.h"
 
 #include <absl/synchronization/mutex.h>
 #include <malloc.h>
 
+#include <QApplication>
 #include <QCoreApplication>
+
+#include <memory>
 
 int main(int argc, char *argv[])
 {
@@ -21,7 +25,16 @@ int main(int argc, char *argv[])
     // gRPC logs every failed TLS handshake or connection on stderr; the run's error table already counts them.
     if (qEnvironmentVariableIsEmpty("GRPC_VERBOSITY"))
         qputenv("GRPC_VERBOSITY", "NONE");
-    QCoreApplication app(argc, argv);
+    // Charts and HTML reports are drawn with widgets, offscreen: only then is there a QApplication (no display
+    // needed), so plain runs start and measure as a Qt Core program.
+    std::unique_ptr<QCoreApplication> app;
+    if (rpcscope::cli::wantsRenderedFormat(argc, argv)) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        app = std::make_unique<QApplication>(argc, argv);
+    } else {
+        app = std::make_unique<QCoreApplication>(argc, argv);
+    }
     QCoreApplication::setApplicationName(QStringLiteral("rpcscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(RPCSCOPE_VERSION));
     return rpcscope::cli::run(QCoreApplication::arguments());
