@@ -1,16 +1,32 @@
 #!/usr/bin/env bash
-# Regenerates the README's screenshots under Xvfb: the window as it starts, after one click on Run, and the
-# stack comparison of Sum at three sizes.
+# Regenerates the README's screenshots under Xvfb: the window as it starts, mid-run, after one click on Run, the
+# stack comparison of Sum at three sizes, schema errors, the History page, an A/B comparison, an exported chart
+# and the sample HTML report. Runs go to a throwaway history, never the user's.
 set -euo pipefail
 build=${1:-build/dev}
 out=resources/screenshots
-mkdir -p "$out"
+mkdir -p "$out" docs
 export QT_QPA_PLATFORMTHEME=
-xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" --screenshot "$out/start.png"
-xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" --run --screenshot "$out/run-finished.png"
-xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" --method rpcscope.bench.v1.Bench/Sum --calls 2000 \
-    --matrix 'nums=2;nums=100;nums=1000' --screenshot "$out/compare-stacks.png"
-xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" --run --duration 30s --calls 0 --screenshot-after 2500 \
-    --screenshot "$out/mid-run.png"
-xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" tests/data/broken/syntax.proto --screenshot "$out/schema-errors.png"
-echo "wrote $out/{start,run-finished,compare-stacks,mid-run,schema-errors}.png"
+RPCSCOPE_DB=$(mktemp -d)/runs.sqlite
+export RPCSCOPE_DB
+gui() { xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" "$@"; }
+cli="$build/app/rpcscope-cli"
+gui --screenshot "$out/start.png"
+gui --run --screenshot "$out/run-finished.png"
+gui --method rpcscope.bench.v1.Bench/Sum --calls 2000 --matrix 'nums=2;nums=100;nums=1000' --screenshot "$out/compare-stacks.png"
+gui --run --duration 30s --calls 0 --screenshot-after 2500 --screenshot "$out/mid-run.png"
+gui tests/data/broken/syntax.proto --screenshot "$out/schema-errors.png"
+# A/B: the same built-in server, B made 1 ms slower through its environment (as a library upgrade would);
+# ab exits 4 on that regression, which is the point here.
+"$cli" ab --a builtin --b builtin --b-env RPCSCOPE_SERVE_DELAY=1ms --call rpcscope.bench.v1.Bench/Echo \
+    -d '{"payload":"aGVsbG8="}' -n 20000 -c 8 --name "Echo before/after" --label demo --db "$RPCSCOPE_DB" \
+    > /dev/null 2>&1 || [ $? -eq 4 ]
+"$cli" run --builtin --transport http --call rpcscope.bench.v1.Bench/Sum --fill nums=100 -n 5000 --label demo \
+    --db "$RPCSCOPE_DB" > /dev/null 2>&1
+ab_a=$("$cli" history list --db "$RPCSCOPE_DB" --label "A" | awk 'NR==2 {print $1}')
+ab_b=$("$cli" history list --db "$RPCSCOPE_DB" --label "B" | awk 'NR==2 {print $1}')
+gui --history --screenshot "$out/history.png"
+gui --compare "$ab_a,$ab_b" --screenshot "$out/compare-runs.png"
+"$cli" export "$ab_a" "$ab_b" --db "$RPCSCOPE_DB" -O png -o "$out/exported-spectrum.png" --chart spectrum \
+    -O html -o docs/sample-comparison-report.html
+echo "wrote $out/{start,run-finished,compare-stacks,mid-run,schema-errors,history,compare-runs,exported-spectrum}.png and docs/sample-comparison-report.html"

@@ -277,7 +277,7 @@ int abCommand(const QStringList &arguments)
         for (Side &side : sides) {
             RunRecord &r = side.record;
             r.name = name.isEmpty() ? (side.spec.size() > 40 ? side.spec.left(39) + QChar(0x2026) : side.spec)
-                                    : name + u' ' + side.name;
+                                    : name; // the labels A and B tell the sides apart
             r.labels = labels;
             r.labels << side.name;
             r.method = side.prepared.method;

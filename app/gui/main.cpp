@@ -1,3 +1,4 @@
+#include "historypage.h"
 #include "mainwindow.h"
 #include "matrixpage.h"
 #include "scenariopage.h"
@@ -58,6 +59,10 @@ int main(int argc, char *argv[])
                       QStringLiteral("Measure how long the GUI thread stalls (a 5 ms timer) and write it, with the "
                                      "last run's requests/s, to FILE at quit. Also RPCSCOPE_STALL_REPORT=FILE."),
                       QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("history"), QStringLiteral("Show the History page at start.")});
+    parser.addOption({QStringLiteral("compare"),
+                      QStringLiteral("Open the Compare runs page with these stored runs (IDs, the baseline first: 1,2)."),
+                      QStringLiteral("IDS")});
     parser.addPositionalArgument(QStringLiteral("protos"), QStringLiteral(".proto files to load."), QStringLiteral("[FILE...]"));
     parser.process(app);
 
@@ -84,6 +89,15 @@ int main(int argc, char *argv[])
     // the bar's own label instead of hiding it.
     if (!parser.positionalArguments().isEmpty())
         window.openProtoFiles(parser.positionalArguments());
+
+    if (parser.isSet(QStringLiteral("history")))
+        window.findChild<QTabWidget *>(QStringLiteral("resultTabs"))->setCurrentWidget(window.historyPage());
+    if (parser.isSet(QStringLiteral("compare"))) {
+        QList<qint64> ids;
+        for (const QString &id : parser.value(QStringLiteral("compare")).split(u',', Qt::SkipEmptyParts))
+            ids << id.trimmed().toLongLong();
+        window.compareRuns(ids);
+    }
 
     const QString shot = parser.value(QStringLiteral("screenshot"));
     const bool quitWhenDone = parser.isSet(QStringLiteral("quit-when-done")) || !shot.isEmpty();
