@@ -93,6 +93,30 @@ private Q_SLOTS:
         QCOMPARE(plainBack->security, QStringLiteral("plaintext"));
     }
 
+    void binaryRequestFileRoundTripsAndWinsOverJson()
+    {
+        Scenario s;
+        s.request = "{\"payload\":\"aGk=\"}";
+        s.requestBinaryFile = QStringLiteral("/abs/request.bin");
+        QString error;
+        const auto back = Scenario::fromJson(s.toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->requestBinaryFile, QStringLiteral("/abs/request.bin"));
+        const QStringList args = s.toRunArguments(false);
+        QCOMPARE(args.value(args.indexOf(QStringLiteral("-b")) + 1), QStringLiteral("/abs/request.bin"));
+        QVERIFY(!args.contains(QStringLiteral("-d"))); // the CLI takes one of -d, -D, -b
+        // Relative to the document, like the other files.
+        QTemporaryDir dir;
+        s.requestBinaryFile = dir.filePath(QStringLiteral("req/request.bin"));
+        QVERIFY(s.save(dir.filePath(QStringLiteral("doc.rpcscope.json")), &error));
+        QFile saved(dir.filePath(QStringLiteral("doc.rpcscope.json")));
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        QVERIFY(saved.readAll().contains("\"request_binary_file\": \"req/request.bin\""));
+        const auto loaded = Scenario::load(dir.filePath(QStringLiteral("doc.rpcscope.json")), &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->requestBinaryFile, s.requestBinaryFile);
+    }
+
     void documentsWithoutTheNewFieldsStillOpenBothWays()
     {
         // Version 1 documents written before these fields existed read with the defaults...

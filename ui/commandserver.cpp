@@ -1,6 +1,7 @@
 #include "commandserver.h"
 
 #include <QMetaObject>
+#include <QPointer>
 
 namespace rpcscope {
 
@@ -11,59 +12,82 @@ CommandServer::CommandServer(QObject *parent)
 
 CommandServer::~CommandServer()
 {
-    stop();
-    join();
+    for (auto &slot : m_slots) {
+        {
+            std::lock_guard lock(slot->mutex);
+            slot->stopRequested = true;
+        }
+        slot->wake.notify_all();
+    }
+    for (auto &slot : m_slots) {
+        if (slot->thread.joinable())
+            slot->thread.join();
+    }
 }
 
-void CommandServer::join()
+void CommandServer::reap()
 {
-    if (m_thread.joinable())
-        m_thread.join();
+    // Threads whose server has stopped are joined here, never while one is still in its grace period.
+    for (auto it = m_slots.begin(); it != m_slots.end();) {
+        if ((*it)->done) {
+            (*it)->thread.join();
+            it = m_slots.erase(it);
+        } else {
+            ++it;
+        }
+    }
 }
 
 void CommandServer::start(const ServerCommand &command)
 {
     stop();
-    join();
-    {
-        std::lock_guard lock(m_mutex);
-        m_stopRequested = false;
-        m_output.clear();
-    }
-    m_running = true;
-    m_thread = std::thread([this, command] {
+    reap();
+    auto slot = std::make_unique<Slot>();
+    Slot *s = slot.get();
+    QPointer<CommandServer> self(this);
+    s->thread = std::thread([this, self, s, command] {
         RunningServer server;
         QString error;
         const QString address = server.start(command, &error);
         if (address.isEmpty()) {
-            m_running = false;
-            QMetaObject::invokeMethod(this, [this, error] { Q_EMIT failed(error); }, Qt::QueuedConnection);
+            s->running = false;
+            QMetaObject::invokeMethod(this, [self, error] { if (self) Q_EMIT self->failed(error); }, Qt::QueuedConnection);
+            s->done = true;
             return;
         }
-        m_pid = server.pid();
-        QMetaObject::invokeMethod(this, [this, address] { Q_EMIT ready(address); }, Qt::QueuedConnection);
-        std::unique_lock lock(m_mutex);
-        m_wake.wait(lock, [this] { return m_stopRequested; });
+        s->pid = server.pid();
+        QMetaObject::invokeMethod(this, [self, address] { if (self) Q_EMIT self->ready(address); }, Qt::QueuedConnection);
+        std::unique_lock lock(s->mutex);
+        s->wake.wait(lock, [s] { return s->stopRequested; });
         lock.unlock();
         server.stop();
-        lock.lock();
-        m_output = server.output();
-        m_pid = 0;
-        m_running = false;
+        s->pid = 0;
+        s->running = false;
+        s->done = true;
     });
+    m_slots.push_back(std::move(slot));
 }
 
 void CommandServer::stop()
 {
-    std::lock_guard lock(m_mutex);
-    m_stopRequested = true;
-    m_wake.notify_all();
+    if (m_slots.empty())
+        return;
+    Slot *s = m_slots.back().get();
+    {
+        std::lock_guard lock(s->mutex);
+        s->stopRequested = true;
+    }
+    s->wake.notify_all();
 }
 
-QString CommandServer::output() const
+bool CommandServer::isRunning() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_output;
+    return !m_slots.empty() && m_slots.back()->running && !m_slots.back()->stopRequested;
+}
+
+qint64 CommandServer::pid() const
+{
+    return m_slots.empty() ? 0 : m_slots.back()->pid.load();
 }
 
 } // namespace rpcscope

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -13,9 +14,10 @@
 namespace rpcscope {
 
 /**
- * A server command started for a GUI run. Starting may take seconds (the server gets ready), so it happens on a
- * worker thread of its own, which also owns the server until stop(): a child is told to end when the thread that
- * started it ends (PR_SET_PDEATHSIG), so that thread lives exactly as long as the server should.
+ * Server commands started for GUI runs. Starting may take seconds (the server gets ready), so each server is
+ * started on a worker thread of its own, which also owns it until stop(): a child is told to end when the thread
+ * that started it ends (PR_SET_PDEATHSIG), so that thread lives exactly as long as the server should. A server
+ * still stopping (its grace period) does not hold up the next one.
  */
 class CommandServer : public QObject
 {
@@ -24,28 +26,32 @@ public:
     explicit CommandServer(QObject *parent = nullptr);
     ~CommandServer() override;
 
-    /// Starts @p command; ready() or failed() follows on this object's thread.
+    /// Starts @p command; ready() or failed() follows on this object's thread. The previous server is stopped.
     void start(const ServerCommand &command);
-    /// Stops the server (SIGTERM, then SIGKILL after the grace) without blocking the caller.
+    /// Stops the current server (SIGTERM, then SIGKILL after the grace) without blocking the caller.
     void stop();
-    bool isRunning() const { return m_running; }
-    qint64 pid() const { return m_pid; }
-    QString output() const;
+    /// The current server is starting or serving.
+    bool isRunning() const;
+    qint64 pid() const;
 
 Q_SIGNALS:
     void ready(const QString &address);
     void failed(const QString &error);
 
 private:
-    void join();
+    struct Slot
+    {
+        std::thread thread;
+        std::mutex mutex;
+        std::condition_variable wake;
+        bool stopRequested = false;
+        std::atomic<bool> running{true};
+        std::atomic<bool> done{false};
+        std::atomic<qint64> pid{0};
+    };
+    void reap();
 
-    std::thread m_thread;
-    mutable std::mutex m_mutex;
-    std::condition_variable m_wake;
-    bool m_stopRequested = false;
-    std::atomic<bool> m_running{false};
-    std::atomic<qint64> m_pid{0};
-    QString m_output;
+    std::list<std::unique_ptr<Slot>> m_slots; ///< the last one is current
 };
 
 } // namespace rpcscope

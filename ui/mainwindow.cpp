@@ -684,10 +684,6 @@ void MainWindow::startRun()
     }
     if (!prepared->serverCommand.isEmpty()) {
         // The server comes first: started off the GUI thread; the run follows when it is ready.
-        if (m_commandServer->isRunning()) {
-            statusBar()->showMessage(tr("Cannot run: the previous server command is still stopping"), 10000);
-            return;
-        }
         ServerCommand command;
         command.command = prepared->serverCommand;
         m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);

@@ -115,6 +115,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_rawSamples(line(QStringLiteral("rawSamplesEdit"), {}, tr("none"),
                         tr("Write every timed call (send time, latency, status) to this CSV file when the run ends "
                            "(--raw-samples).")))
+    , m_requestBinary(line(QStringLiteral("requestBinaryEdit"), {}, tr("none: the JSON request"),
+                           tr("Send the request as a serialized protobuf message read from this file, instead of the "
+                              "JSON above (-b).")))
     , m_maxReceive(line(QStringLiteral("maxReceiveEdit"), {}, tr("default (gRPC: 4 MiB)"),
                         tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
     , m_maxSend(line(QStringLiteral("maxSendEdit"), {}, tr("default (unlimited)"), tr("Largest request sent, e.g. 64MiB.")))
@@ -237,6 +240,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     advancedForm->addRow(tr("Interval:"), m_interval);
     advancedForm->addRow(tr("Raw samples:"), fileRow(m_rawSamples, QStringLiteral("rawSamplesBrowse"), true,
                                                      tr("Raw samples CSV"), tr("CSV (*.csv);;All files (*)")));
+    advancedForm->addRow(tr("Binary request:"), fileRow(m_requestBinary, QStringLiteral("requestBinaryBrowse"), false,
+                                                        tr("Serialized request"), tr("All files (*)")));
     advancedForm->addRow(tr("Max receive:"), m_maxReceive);
     advancedForm->addRow(tr("Max send:"), m_maxSend);
 
@@ -294,7 +299,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
         m_tabs->setTabText(1, rows > 0 ? tr("Metadata (%1)").arg(rows) : tr("Metadata"));
     });
     connect(m_security, &QComboBox::currentIndexChanged, this, &ScenarioPage::securityChanged);
-    for (QLineEdit *edit : {m_caCert, m_clientCert, m_clientKey, m_serverName, m_authority, m_interval, m_rawSamples})
+    for (QLineEdit *edit : {m_caCert, m_clientCert, m_clientKey, m_serverName, m_authority, m_interval, m_rawSamples,
+                            m_requestBinary})
         connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_skipVerify, &QCheckBox::toggled, this, later);
     connect(m_clientThreads, &QSpinBox::valueChanged, this, later);
@@ -390,6 +396,7 @@ Scenario ScenarioPage::scenario() const
     s.clientThreads = m_clientThreads->value();
     s.interval = m_interval->text().trimmed();
     s.rawSamples = m_rawSamples->text().trimmed();
+    s.requestBinaryFile = m_requestBinary->text().trimmed();
     return s;
 }
 
@@ -433,6 +440,7 @@ void ScenarioPage::setScenario(const Scenario &s)
     m_clientThreads->setValue(s.clientThreads);
     m_interval->setText(s.interval);
     m_rawSamples->setText(s.rawSamples);
+    m_requestBinary->setText(s.requestBinaryFile);
     m_loading = false;
     validateNow();
 }
@@ -556,6 +564,13 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     RequestSpec spec;
     spec.call = m_method;
     spec.json = m_request->toPlainText().toUtf8();
+    if (const QString binary = m_requestBinary->text().trimmed(); !binary.isEmpty()) {
+        QFile file(binary);
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(tr("Binary request %1: %2").arg(binary, file.errorString()));
+        spec.binary = file.readAll();
+        spec.json.clear();
+    }
     for (const QString &fill : m_fills->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
         spec.fills << fill.trimmed();
     if (variation)

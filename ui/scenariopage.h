@@ -132,6 +132,7 @@ private:
     QSpinBox *m_clientThreads;
     QLineEdit *m_interval;
     QLineEdit *m_rawSamples;
+    QLineEdit *m_requestBinary;
     QLineEdit *m_maxReceive;
     QLineEdit *m_maxSend;
     bool m_loading = false; ///< setScenario() at work: no edited()

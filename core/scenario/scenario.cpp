@@ -234,6 +234,8 @@ QByteArray Scenario::toJson() const
         root.insert(QStringLiteral("connection"), connection);
     if (!rawSamples.isEmpty())
         root.insert(QStringLiteral("raw_samples"), rawSamples);
+    if (!requestBinaryFile.isEmpty())
+        root.insert(QStringLiteral("request_binary_file"), requestBinaryFile);
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -272,7 +274,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                      QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"),
                      QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"),
                      QStringLiteral("fills"), QStringLiteral("metadata"), QStringLiteral("load"),
-                     QStringLiteral("connection"), QStringLiteral("raw_samples")});
+                     QStringLiteral("connection"), QStringLiteral("raw_samples"), QStringLiteral("request_binary_file")});
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
         sr.rejectUnknown({QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets")});
@@ -371,6 +373,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         r.adopt(cr);
     }
     r.string(QStringLiteral("raw_samples"), &s.rawSamples);
+    r.string(QStringLiteral("request_binary_file"), &s.requestBinaryFile);
     if (r.ok() && !QStringList{QStringLiteral("grpc"), QStringLiteral("http"), QStringLiteral("msgpack"), QStringLiteral("none")}
                        .contains(s.transport))
         r.fail(QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(s.transport));
@@ -406,7 +409,7 @@ QList<QString *> Scenario::filePaths()
         for (QString &p : *list)
             paths << &p;
     }
-    for (QString *p : {&caCert, &clientCert, &clientKey, &rawSamples}) {
+    for (QString *p : {&caCert, &clientCert, &clientKey, &rawSamples, &requestBinaryFile}) {
         if (!p->isEmpty()) // empty means unset, not the document's folder
             paths << p;
     }
@@ -472,7 +475,9 @@ QStringList Scenario::toRunArguments(bool withTarget) const
     flag("--rpc-method", s.rpcMethod);
     if (s.msgpackParamsMap)
         flag("--msgpack-params", QStringLiteral("map"));
-    if (!s.request.trimmed().isEmpty())
+    if (!s.requestBinaryFile.isEmpty())
+        flag("-b", s.requestBinaryFile); // the serialized message wins over the JSON, as in the editor
+    else if (!s.request.trimmed().isEmpty())
         flag("-d", QString::fromUtf8(s.request));
     for (const QString &f : s.fills)
         flag("--fill", f);

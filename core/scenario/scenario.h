@@ -78,6 +78,7 @@ struct Scenario
     int clientThreads = 0; ///< --cpus: gRPC client threads; 0 = automatic
     QString interval; ///< --interval: time-series resolution; empty = 1s
     QString rawSamples; ///< --raw-samples: CSV of every timed call, written when the run ends; empty = none
+    QString requestBinaryFile; ///< -b: the request as a serialized message from this file, instead of `request`
 
     /// True when any TLS setting is given (which alone asks for TLS, as the CLI's flags do).
     bool hasTlsSettings() const;
