@@ -1,5 +1,6 @@
 // rpcscope-cli as a user runs it: a real process, real servers on loopback.
 #include <QElapsedTimer>
+#include <QtEndian>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -592,6 +593,14 @@ private Q_SLOTS:
                  path("cmp.pdf"), QStringLiteral("--db"), path("runs.sqlite")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(read(path("cmp.html")).contains("Mann-Whitney"));
+        // The size of a PNG is the user's: 800x500 points at 1.5 pixels each (the IHDR chunk holds width, height).
+        r = cli({QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("-O"), QStringLiteral("png"), QStringLiteral("-o"),
+                 path("sized.png"), QStringLiteral("--chart-size"), QStringLiteral("800x500"), QStringLiteral("--chart-scale"),
+                 QStringLiteral("1.5"), QStringLiteral("--db"), path("runs.sqlite")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QByteArray ihdr = read(path("sized.png")).mid(16, 8);
+        QCOMPARE(qFromBigEndian<quint32>(ihdr.constData()), 1200u);
+        QCOMPARE(qFromBigEndian<quint32>(ihdr.constData() + 4), 750u);
         QVERIFY(read(path("cmp.pdf")).startsWith("%PDF-"));
         // A bad pair is refused before any load is sent.
         r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),

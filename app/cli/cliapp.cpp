@@ -381,6 +381,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
          QStringLiteral("FILE")},
         {QStringLiteral("chart"), QStringLiteral("For -O png|pdf|svg: histogram (default), spectrum, timeline or throughput."),
          QStringLiteral("CHART")},
+        {QStringLiteral("chart-size"), QStringLiteral("For -O png|pdf|svg: WIDTHxHEIGHT (default 1000x600)."), QStringLiteral("WxH")},
+        {QStringLiteral("chart-scale"), QStringLiteral("For -O png: pixels per point (default 2)."), QStringLiteral("S")},
         {QStringLiteral("save"), QStringLiteral("Save the run in the history (also implied by --db, --label, --name).")},
         {QStringLiteral("db"), QStringLiteral("Run history database (default ~/.local/share/rpcscope/runs.sqlite)."),
          QStringLiteral("PATH")},
@@ -823,6 +825,10 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     if (!parseChartKind(parser.value(QStringLiteral("chart"))))
         return usageError(cmd, QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput")
                                    .arg(parser.value(QStringLiteral("chart"))));
+    ChartOptions chartOptions;
+    if (QString why; !parseChartOptions(parser.value(QStringLiteral("chart-size")), parser.value(QStringLiteral("chart-scale")),
+                                        &chartOptions, &why))
+        return usageError(cmd, why);
     // Opened before any load is sent, so a bad --db is a usage error, not a lost run.
     const bool save = !outcome && !prepared
         && (parser.isSet(QStringLiteral("save")) || parser.isSet(QStringLiteral("db")) || parser.isSet(QStringLiteral("label"))
@@ -925,7 +931,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             record.rawSamples = engine.rawSamples();
         const std::optional<ChartKind> chart = parseChartKind(parser.value(QStringLiteral("chart")));
         for (const auto &[format, file] : exports) {
-            const QByteArray data = isRenderedFormat(format) ? renderExport({record}, format, chart.value_or(ChartKind::Histogram), &error)
+            const QByteArray data = isRenderedFormat(format) ? renderExport({record}, format, chart.value_or(ChartKind::Histogram), chartOptions, &error)
                                                              : exportRun(record, format, &error);
             if (data.isEmpty() && !error.isEmpty()) {
                 err() << "rpcscope-cli " << cmd << ": -O " << exportFormatName(format) << ": " << error << '\n';

@@ -43,7 +43,35 @@ bool wantsRenderedFormat(int argc, char *argv[])
     return false;
 }
 
-QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, QString *error)
+bool parseChartOptions(const QString &size, const QString &scale, ChartOptions *options, QString *error)
+{
+    options->scale = 2.0;
+    if (!size.isEmpty()) {
+        const QStringList parts = size.toLower().split(u'x');
+        bool okW = false;
+        bool okH = false;
+        const int w = parts.value(0).toInt(&okW);
+        const int h = parts.value(1).toInt(&okH);
+        if (parts.size() != 2 || !okW || !okH || w < 200 || h < 150 || w > 10000 || h > 10000) {
+            *error = QStringLiteral("--chart-size: expected WIDTHxHEIGHT from 200x150 to 10000x10000, got \"%1\"").arg(size);
+            return false;
+        }
+        options->width = w;
+        options->height = h;
+    }
+    if (!scale.isEmpty()) {
+        bool ok = false;
+        options->scale = scale.toDouble(&ok);
+        if (!ok || options->scale < 0.5 || options->scale > 8) {
+            *error = QStringLiteral("--chart-scale: expected a number from 0.5 to 8, got \"%1\"").arg(scale);
+            return false;
+        }
+    }
+    return true;
+}
+
+QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, const ChartOptions &chartOptions,
+                        QString *error)
 {
     QList<const RunRecord *> pointers;
     for (const RunRecord &r : runs)
@@ -52,14 +80,13 @@ QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, Chart
         *error = QStringLiteral("no run to render");
         return {};
     }
-    ChartOptions options;
+    ChartOptions options = chartOptions;
     switch (format) {
     case ExportFormat::Html:
         if (pointers.size() == 1)
             return htmlReport(*pointers.first());
         return htmlComparisonReport(pointers, compareRuns(runs[0].snapshot, runs[1].snapshot));
     case ExportFormat::Png: {
-        options.scale = 2.0;
         const QImage image = renderChartImage(pointers, chart, options);
         QByteArray png;
         QBuffer buffer(&png);
@@ -71,8 +98,10 @@ QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, Chart
         return png;
     }
     case ExportFormat::Svg:
+        options.scale = 1.0; // vector: the size is what matters
         return renderChartSvg(pointers, chart, options);
     case ExportFormat::Pdf:
+        options.scale = 1.0;
         return renderChartPdf(pointers, chart, options, error);
     default:
         *error = QStringLiteral("%1 is not drawn").arg(exportFormatName(format));
