@@ -722,9 +722,9 @@ void HistoryPage::compareSelected()
     Q_EMIT compareRequested(ids);
 }
 
-void HistoryPage::renameSelected()
+void HistoryPage::editSelectedCell(int column)
 {
-    const QModelIndex index = proxyIndex(actionId(), RunListModel::NameColumn);
+    const QModelIndex index = proxyIndex(actionId(), column);
     if (!index.isValid())
         return;
     m_view->setFocus();
@@ -733,15 +733,14 @@ void HistoryPage::renameSelected()
     m_view->edit(index);
 }
 
+void HistoryPage::renameSelected()
+{
+    editSelectedCell(RunListModel::NameColumn);
+}
+
 void HistoryPage::editLabelsOfSelected()
 {
-    const QModelIndex index = proxyIndex(actionId(), RunListModel::LabelsColumn);
-    if (!index.isValid())
-        return;
-    m_view->setFocus();
-    m_view->scrollTo(index);
-    m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::NoUpdate);
-    m_view->edit(index);
+    editSelectedCell(RunListModel::LabelsColumn);
 }
 
 void HistoryPage::deleteSelected()

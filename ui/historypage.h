@@ -142,6 +142,8 @@ private:
     qint64 actionId() const;
     /// The proxy index of run @p id in @p column, invalid when hidden.
     QModelIndex proxyIndex(qint64 id, int column) const;
+    /// Starts editing @p column of the run the actions apply to (rename, labels).
+    void editSelectedCell(int column);
 
     RunStore *m_store;
     RunListModel *m_model;

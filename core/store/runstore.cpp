@@ -597,21 +597,26 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error) const
     return run;
 }
 
+bool RunStore::execOnRun(QSqlQuery &query, qint64 id, QString *error) const
+{
+    if (!query.exec()) {
+        *error = sqlError(query);
+        return false;
+    }
+    if (query.numRowsAffected() != 1) {
+        *error = QStringLiteral("no run #%1 in %2").arg(id).arg(m_path);
+        return false;
+    }
+    return true;
+}
+
 bool RunStore::rename(qint64 id, const QString &name, QString *error)
 {
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare(QStringLiteral("UPDATE runs SET name = ? WHERE id = ?"));
     q.addBindValue(name);
     q.addBindValue(id);
-    if (!q.exec()) {
-        *error = sqlError(q);
-        return false;
-    }
-    if (q.numRowsAffected() != 1) {
-        *error = QStringLiteral("no run #%1 in %2").arg(id).arg(m_path);
-        return false;
-    }
-    return true;
+    return execOnRun(q, id, error);
 }
 
 bool RunStore::setLabels(qint64 id, const QStringList &labels, QString *error)
@@ -653,15 +658,7 @@ bool RunStore::remove(qint64 id, QString *error)
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare(QStringLiteral("DELETE FROM runs WHERE id = ?"));
     q.addBindValue(id);
-    if (!q.exec()) {
-        *error = sqlError(q);
-        return false;
-    }
-    if (q.numRowsAffected() != 1) {
-        *error = QStringLiteral("no run #%1 in %2").arg(id).arg(m_path);
-        return false;
-    }
-    return true;
+    return execOnRun(q, id, error);
 }
 
 int RunStore::markInterruptedRuns()

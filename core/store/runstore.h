@@ -9,6 +9,8 @@
 #include <optional>
 #include <vector>
 
+class QSqlQuery;
+
 namespace rpcscope {
 
 /// One line of the history list: what a table of runs shows, without the histograms.
@@ -96,6 +98,9 @@ public:
     static bool createAtVersion(const QString &path, int version, QString *error);
 
 private:
+    /// Runs @p query, which must touch exactly run @p id; otherwise false with the reason ("no run #7 in PATH").
+    bool execOnRun(QSqlQuery &query, qint64 id, QString *error) const;
+
     QString m_connection;
     QString m_path;
     QHash<qint64, qsizetype> m_storedIntervals; ///< per run this process writes: interval points already stored
