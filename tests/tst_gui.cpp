@@ -7,6 +7,7 @@
 #include "runlistmodel.h"
 #include "scenario/scenario.h"
 #include "store/runstore.h"
+#include "store/runwriter.h"
 #include "matrixpage.h"
 #include "metadataeditor.h"
 #include "qcp.h"
@@ -152,12 +153,14 @@ private Q_SLOTS:
         child<QSpinBox>("callsEdit")->setValue(300);
         QTest::mouseClick(child<QPushButton>("runButton"), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        // The writer thread stores the end; the History page refreshes when it says so.
+        QVERIFY(m_window->runWriter()->flush(std::chrono::seconds(10)));
         const std::vector<RunListEntry> rows = store->list({}, &error);
         QCOMPARE(rows.size(), before + 1);
         QCOMPARE(rows.front().status, QStringLiteral("finished"));
         QCOMPARE(rows.front().calls, 300ULL);
         QCOMPARE(rows.front().target, QStringLiteral("builtin"));
-        QCOMPARE(m_window->historyPage()->model()->rowCount(), static_cast<int>(rows.size()));
+        QTRY_COMPARE(m_window->historyPage()->model()->rowCount(), static_cast<int>(rows.size()));
 
         // An earlier run opens on the Run page again, whole.
         QVERIFY(m_window->openRun(rows.back().id));
@@ -217,6 +220,7 @@ private Q_SLOTS:
         QVERIFY(records[0].id > 0 && records[1].id > 0);
         QCOMPARE(records[0].snapshot.callsOk(), 600ULL);
         QCOMPARE(records[1].snapshot.callsOk(), 600ULL);
+        QVERIFY(m_window->runWriter()->flush(std::chrono::seconds(10)));
         const auto stored = m_window->runStore()->load(records[1].id, &error);
         QVERIFY2(stored, qPrintable(error));
         QCOMPARE(stored->status, QStringLiteral("finished"));

@@ -1,6 +1,7 @@
 #include "store/environment.h"
 #include "store/runjson.h"
 #include "store/runstore.h"
+#include "store/runwriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -233,6 +234,73 @@ private slots:
         QCOMPARE(done->rawSamples[1].status, 14u);
         QVERIFY(done->snapshot.latency == s.latency);
         QVERIFY(!store.updateRun(r.id + 5, s, &error));
+    }
+
+    void writerThreadStoresUpdatesAndTheEnd()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        RunStore store; // this thread: inserts (for the ids) and reads
+        QString error;
+        QVERIFY(store.open(path, &error));
+        RunRecord a;
+        a.method = QStringLiteral("x.Y/A");
+        RunRecord b;
+        b.method = QStringLiteral("x.Y/B");
+        QVERIFY2(store.beginRun(&a, &error) && store.beginRun(&b, &error), qPrintable(error));
+
+        const RunSnapshot full = richSnapshot(9);
+        QList<qint64> finished;
+        QStringList failures;
+        QObject receiver;
+        {
+            RunWriter writer;
+            QVERIFY2(writer.open(path, &error), qPrintable(error));
+            QVERIFY(writer.isOpen());
+            connect(&writer, &RunWriter::finished, &receiver, [&](qint64 id) { finished << id; });
+            connect(&writer, &RunWriter::failed, &receiver, [&](qint64, const QString &why) { failures << why; });
+            // Many cumulative snapshots, faster than a commit: whatever is coalesced, the newest one is stored.
+            for (int i = 1; i <= 200; ++i) {
+                RunSnapshot s = full;
+                s.timeline.resize(std::min<qsizetype>(i, full.timeline.size()));
+                s.callsSent = static_cast<uint64_t>(i);
+                writer.update(a.id, s);
+            }
+            QVERIFY(writer.flush(std::chrono::seconds(20)));
+            QVERIFY(writer.isIdle());
+            const auto mid = store.load(a.id, &error);
+            QVERIFY2(mid, qPrintable(error));
+            QCOMPARE(mid->status, QStringLiteral("running"));
+            QCOMPARE(mid->snapshot.callsSent, 200ULL);
+            QCOMPARE(mid->snapshot.timeline.size(), full.timeline.size());
+
+            writer.finish(a.id, full, {{1, 2, 0}}, QStringLiteral("stopped"));
+            writer.update(a.id + b.id + 100, full); // no such run: reported, and the writer goes on
+            // Queued and not waited for: the writer's destructor writes it before it returns.
+            writer.update(b.id, full);
+            writer.finish(b.id, full, {}, QStringLiteral("finished"));
+        }
+        const auto doneA = store.load(a.id, &error);
+        const auto doneB = store.load(b.id, &error);
+        QVERIFY2(doneA && doneB, qPrintable(error));
+        QCOMPARE(doneA->status, QStringLiteral("stopped"));
+        QCOMPARE(doneA->rawSamples.size(), size_t(1));
+        QVERIFY(doneA->snapshot.latency == full.latency);
+        QCOMPARE(doneB->status, QStringLiteral("finished"));
+        QVERIFY(doneB->endedAt.isValid());
+        QCOMPARE(doneB->snapshot.timeline.size(), full.timeline.size());
+        // The signals come to this thread's receiver through its event loop.
+        QTRY_COMPARE(finished, (QList<qint64>{a.id, b.id}));
+        QCOMPARE(failures.size(), 1);
+        QVERIFY2(failures.first().contains(path) && failures.first().contains(QString::number(a.id + b.id + 100)),
+                 qPrintable(failures.first()));
+
+        RunWriter nowhere;
+        QVERIFY(!nowhere.open(QStringLiteral("/proc/no/such/runs.sqlite"), &error));
+        QVERIFY2(error.contains(QStringLiteral("/proc/no/such")), qPrintable(error));
+        QVERIFY(!nowhere.isOpen());
+        nowhere.update(1, full); // dropped, not queued forever
+        QVERIFY(nowhere.isIdle());
     }
 
     void renameLabelFilterDeleteUndo()

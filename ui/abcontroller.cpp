@@ -1,13 +1,15 @@
 #include "abcontroller.h"
 
 #include "store/runstore.h"
+#include "store/runwriter.h"
 #include "util/units.h"
 
 namespace rpcscope {
 
-AbController::AbController(RunStore *store, QObject *parent)
+AbController::AbController(RunStore *store, RunWriter *writer, QObject *parent)
     : QObject(parent)
-    , m_store(store)
+    , m_store(writer ? store : nullptr)
+    , m_writer(writer)
 {
     m_timer.setInterval(100);
     connect(&m_timer, &QTimer::timeout, this, &AbController::poll);
@@ -152,8 +154,8 @@ void AbController::poll()
         if (blocks != m_shownBlocks) {
             m_shownBlocks = blocks;
             for (int side = 0; side < 2; ++side) {
-                if (m_store && m_records[static_cast<size_t>(side)].id > 0)
-                    m_store->updateRun(m_records[static_cast<size_t>(side)].id, m_runner.snapshot(side), &why);
+                if (m_writer && m_records[static_cast<size_t>(side)].id > 0)
+                    m_writer->update(m_records[static_cast<size_t>(side)].id, m_runner.snapshot(side));
             }
         }
     }
@@ -168,8 +170,8 @@ void AbController::poll()
                 r.snapshot = m_runner.snapshot(side);
                 r.rawSamples = m_runner.rawSamples(side);
                 r.status = m_runner.wasStopped() ? QStringLiteral("stopped") : QStringLiteral("finished");
-                if (m_store && r.id > 0 && !m_store->finishRun(r.id, r.snapshot, r.rawSamples, r.status, &why))
-                    error = why;
+                if (m_writer && r.id > 0)
+                    m_writer->finish(r.id, r.snapshot, r.rawSamples, r.status);
             }
         }
         Q_EMIT progressed();

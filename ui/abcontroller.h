@@ -15,18 +15,20 @@
 namespace rpcscope {
 
 class RunStore;
+class RunWriter;
 
 /**
  * An A/B run from the GUI. The servers are started, the blocks run and the servers stopped on a worker thread of
  * this controller's own (starting a server may take seconds: never on the GUI thread); the GUI thread polls on a
- * timer, shows progress and writes both runs to the history as they grow.
+ * timer and shows progress; both runs go into the history as they grow (inserted here for their ids, written by
+ * the RunWriter's thread).
  */
 class AbController : public QObject
 {
     Q_OBJECT
 public:
-    /// @p store may be null (nothing saved).
-    explicit AbController(RunStore *store, QObject *parent = nullptr);
+    /// @p store and @p writer may be null (nothing saved).
+    explicit AbController(RunStore *store, RunWriter *writer, QObject *parent = nullptr);
     ~AbController() override;
 
     /**
@@ -56,6 +58,7 @@ private:
     void poll();
 
     RunStore *m_store;
+    RunWriter *m_writer;
     AbRequest m_request;
     QString m_cliPath;
     QString m_transport;

@@ -11,6 +11,7 @@
 #include "matrixpage.h"
 #include "store/environment.h"
 #include "store/runstore.h"
+#include "store/runwriter.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "scenariopage.h"
@@ -143,7 +144,7 @@ MainWindow::MainWindow(QWidget *parent)
     openStore();
     m_history = new HistoryPage(m_store.get());
     m_compare = new ComparePage;
-    m_ab = new AbController(m_store.get(), this);
+    m_ab = new AbController(m_store.get(), m_writer.get(), this);
     m_results->addTab(m_history, tr("History"));
     m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
     m_results->addTab(m_compare, tr("Compare runs"));
@@ -846,32 +847,40 @@ void MainWindow::openStore()
         // Runs still run; the History page says why nothing is kept.
         statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000);
         m_store.reset();
+        return;
     }
+    // A commit (and now and then a WAL checkpoint with its fsync) can take tens of milliseconds: never on this thread
+    // while a run is drawn.
+    m_writer = std::make_unique<RunWriter>();
+    if (!m_writer->open(path, &error)) {
+        statusBar()->showMessage(tr("Run history: %1").arg(error), 15000);
+        m_writer.reset();
+        return;
+    }
+    connect(m_writer.get(), &RunWriter::failed, this,
+            [this](qint64, const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
+    connect(m_writer.get(), &RunWriter::finished, this, [this] { m_history->refresh(); });
 }
 
 void MainWindow::saveProgress(const RunSnapshot &snapshot, bool final)
 {
-    if (!m_current || !m_store || m_current->id == 0 || m_current->status != QString::fromUtf16(RunStatus::Running))
+    if (!m_current || !m_writer || m_current->id == 0 || m_current->status != QString::fromUtf16(RunStatus::Running))
         return;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    // Once a second is the CLI's default interval; each write is one short transaction on the GUI thread.
+    // Once a second is the CLI's default interval; the writer thread does the SQL.
     if (!final && now - m_lastSaveMs < 1000)
         return;
     m_lastSaveMs = now;
-    QString error;
     m_current->snapshot = snapshot;
     if (!final) {
-        if (!m_store->updateRun(m_current->id, snapshot, &error))
-            statusBar()->showMessage(tr("Saving the run: %1").arg(error), 10000);
+        m_writer->update(m_current->id, snapshot);
         return;
     }
     m_current->status = snapshot.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
                                                             : QString::fromUtf16(RunStatus::Finished);
     m_current->endedAt = QDateTime::currentDateTimeUtc();
     m_current->rawSamples = m_controller->rawSamples();
-    if (!m_store->finishRun(m_current->id, snapshot, m_current->rawSamples, m_current->status, &error))
-        statusBar()->showMessage(tr("Saving the run: %1").arg(error), 10000);
-    m_history->refresh();
+    m_writer->finish(m_current->id, snapshot, m_current->rawSamples, m_current->status);
 }
 
 const RunRecord *MainWindow::currentRun() const

@@ -27,6 +27,7 @@ class ComparePage;
 class HistoryPage;
 class MatrixPage;
 class RunStore;
+class RunWriter;
 struct RunRecord;
 class RunController;
 class RunPage;
@@ -92,6 +93,8 @@ public:
     HistoryPage *historyPage() const { return m_history; }
     ComparePage *comparePage() const { return m_compare; }
     RunStore *runStore() const { return m_store.get(); }
+    /// Writes the live runs' progress off the GUI thread; null when the history is not open.
+    RunWriter *runWriter() const { return m_writer.get(); }
     /// The run the Run page shows (the last one run here or one opened from the history), if any.
     const RunRecord *currentRun() const;
 
@@ -167,7 +170,8 @@ private:
     MatrixPage *m_matrix;
     class QTabWidget *m_results;
     RunController *m_controller;
-    std::unique_ptr<RunStore> m_store;
+    std::unique_ptr<RunStore> m_store; ///< GUI thread: lists, loads, edits, and inserting a new run
+    std::unique_ptr<RunWriter> m_writer; ///< a live run's updates and its end, on the writer's thread
     HistoryPage *m_history = nullptr;
     ComparePage *m_compare = nullptr;
     AbController *m_ab = nullptr;

@@ -46,6 +46,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The window's saved geometry would otherwise come from whoever ran the GUI last.
 export XDG_CONFIG_HOME=$tmp/config
+# The runs go into a throwaway history (written as they go, on the GUI's writer thread), not the user's.
+export RPCSCOPE_DB=${RPCSCOPE_DB:-$tmp/runs.sqlite}
 limit=$((seconds + 60)) # a hung run is cut off and reported as unmeasured
 
 # Runs its arguments under xvfb-run and writes the X server's CPU seconds over them to $XCPU_FILE: painting costs
