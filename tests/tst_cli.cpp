@@ -537,7 +537,7 @@ private Q_SLOTS:
                               QStringLiteral("RPCSCOPE_SERVE_DELAY=5ms"), QStringLiteral("--call"),
                               QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("2000"),
                               QStringLiteral("-c"), QStringLiteral("4"), QStringLiteral("--db"), db, QStringLiteral("--label"),
-                              QStringLiteral("ab test")});
+                              QStringLiteral("ab test"), bSlower ? QStringLiteral("--label=saved") : QStringLiteral("--no-save")});
         if (bSlower) {
             QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
             QVERIFY2(r.out.contains(QStringLiteral("regression: p50 +")), qPrintable(r.out));
@@ -549,8 +549,16 @@ private Q_SLOTS:
         }
         QVERIFY2(r.err.contains(QStringLiteral("round 10 B")), qPrintable(r.err)); // ABAB..., 200 calls per block
         QVERIFY2(r.out.contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=5ms")), qPrintable(r.out)); // what differs
+        // Saved or not, the comparison names both sides and says what differs between their targets.
+        QVERIFY2(r.out.count(QStringLiteral("A: '")) >= 2 && r.out.count(QStringLiteral("B: builtin")) >= 2, qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("target: '")), qPrintable(r.out));
+        if (!bSlower) {
+            QVERIFY2(!r.err.contains(QStringLiteral("Saved as runs")), qPrintable(r.err));
+            QVERIFY(!QFile::exists(db));
+            return;
+        }
         const Result list = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db});
-        QVERIFY2(list.out.contains(QStringLiteral("A, ab test")) && list.out.contains(QStringLiteral("B, ab test")),
+        QVERIFY2(list.out.contains(QStringLiteral("A, ab test, saved")) && list.out.contains(QStringLiteral("B, ab test, saved")),
                  qPrintable(list.out));
         QVERIFY2(list.out.count(QStringLiteral(" 2000 ")) == 2, qPrintable(list.out));
     }

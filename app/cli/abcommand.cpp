@@ -10,6 +10,7 @@
 #include "util/units.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QJsonArray>
 
 #include <algorithm>
@@ -46,7 +47,8 @@ AB options:
   --db PATH, --label TEXT, --name NAME
                              where and how both runs are saved (labels go on both; each also gets "A" or "B")
   --no-save                  do not save the runs
-  --trust                    allow server commands read from a --scenario file (commands given here always run)
+  --trust                    accepted as run accepts it; ab never starts a --scenario file's server command (its
+                             targets are --a and --b, given here)
 RUN OPTIONS are run's: --call, --proto, --protoset, --transport, --codec, -d, -D, --fill, -n, -z, -c, --rps,
 --warmup, --timeout, -m, ... or --scenario FILE (see 'rpcscope-cli run --help'); not --builtin or a target.
 
@@ -269,30 +271,34 @@ int abCommand(const QStringList &arguments)
         }
     }
 
+    // The records are filled whether or not they are saved: the comparison below names its sides from them.
+    const QJsonObject environment = environmentFingerprint();
+    for (Side &side : sides) {
+        RunRecord &r = side.record;
+        r.name = name.isEmpty() ? (side.spec.size() > 40 ? side.spec.left(39) + QChar(0x2026) : side.spec)
+                                : name; // the labels A and B tell the sides apart
+        r.labels = labels;
+        r.labels << side.name;
+        r.method = side.prepared.method;
+        r.transport = transportName(side.prepared.transport.kind);
+        r.codec = codecName(side.prepared.transport.codec.value_or(defaultCodec(side.prepared.transport.kind)));
+        r.target = side.spec;
+        r.scenario = QJsonObject{{QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2))},
+                                 {QStringLiteral("ab_side"), side.name}};
+        r.environment = environment;
+        r.startedAt = QDateTime::currentDateTimeUtc();
+        if (side.command) {
+            r.server = side.server.describe();
+            if (side.builtin)
+                r.server.insert(QStringLiteral("command"), QString(QStringLiteral("rpcscope-cli serve ") + transport));
+        }
+    }
     RunStore store;
     if (save) {
         if (!store.open(db.isEmpty() ? RunStore::defaultPath() : db, &error))
             return usageError(cmd, QStringLiteral("--db ") + error);
-        const QJsonObject environment = environmentFingerprint();
         for (Side &side : sides) {
-            RunRecord &r = side.record;
-            r.name = name.isEmpty() ? (side.spec.size() > 40 ? side.spec.left(39) + QChar(0x2026) : side.spec)
-                                    : name; // the labels A and B tell the sides apart
-            r.labels = labels;
-            r.labels << side.name;
-            r.method = side.prepared.method;
-            r.transport = transportName(side.prepared.transport.kind);
-            r.codec = codecName(side.prepared.transport.codec.value_or(defaultCodec(side.prepared.transport.kind)));
-            r.target = side.spec;
-            r.scenario = QJsonObject{{QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2))},
-                                     {QStringLiteral("ab_side"), side.name}};
-            r.environment = environment;
-            if (side.command) {
-                r.server = side.server.describe();
-                if (side.builtin)
-                    r.server.insert(QStringLiteral("command"), QString(QStringLiteral("rpcscope-cli serve ") + transport));
-            }
-            if (!store.beginRun(&r, &error)) {
+            if (!store.beginRun(&side.record, &error)) {
                 err() << "rpcscope-cli ab: --db " << store.path() << ": " << error << '\n';
                 return ExitRuntime;
             }
@@ -337,10 +343,10 @@ int abCommand(const QStringList &arguments)
             side.running.stop();
         side.record.snapshot = side.total;
         side.record.rawSamples = side.raw;
+        side.record.endedAt = QDateTime::currentDateTimeUtc();
+        side.record.status = stopped ? QString::fromUtf16(RunStatus::Stopped) : QString::fromUtf16(RunStatus::Finished);
         if (save) {
-            if (!store.finishRun(side.record.id, side.total, side.raw,
-                                 stopped ? QString::fromUtf16(RunStatus::Stopped) : QString::fromUtf16(RunStatus::Finished),
-                                 &error))
+            if (!store.finishRun(side.record.id, side.total, side.raw, side.record.status, &error))
                 err() << "rpcscope-cli ab: --db " << store.path() << ": " << error << '\n';
         }
     }
