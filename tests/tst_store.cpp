@@ -189,6 +189,19 @@ private slots:
         QCOMPARE(back->snapshot.timeline.at(2).concurrency, 52);
         QCOMPARE(back->environment.value(QStringLiteral("hostname")).toString(), QSysInfo::machineHostName());
 
+        // What the History's details panel reads on every selection: the metadata, none of the measurements.
+        const auto light = store.load(id, &error, RunStore::Parts::Metadata);
+        QVERIFY2(light, qPrintable(error));
+        QCOMPARE(light->name, r.name);
+        QCOMPARE(light->labels, QStringList({QStringLiteral("baseline"), QStringLiteral("protobuf 3.21")}));
+        QCOMPARE(light->status, r.status);
+        QCOMPARE(light->startedAt, r.startedAt);
+        QCOMPARE(light->scenario, r.scenario);
+        QCOMPARE(light->environment, r.environment);
+        QCOMPARE(light->server, r.server);
+        QCOMPARE(light->snapshot.callsCompleted(), 0ULL);
+        QVERIFY(light->snapshot.latency.isEmpty() && light->snapshot.timeline.isEmpty() && light->rawSamples.empty());
+
         const auto rows = store.list({}, &error);
         QCOMPARE(rows.size(), size_t(1));
         QCOMPARE(rows.front().labels, QStringList({QStringLiteral("baseline"), QStringLiteral("protobuf 3.21")}));

@@ -677,7 +677,8 @@ void HistoryPage::loadDetails()
     }
     const qint64 id = current.data(RunListModel::IdRole).toLongLong();
     QString error;
-    const std::optional<RunRecord> run = m_store->load(id, &error);
+    // Per selection change, so only what the panel shows: a long run's measurements stay on disk.
+    const std::optional<RunRecord> run = m_store->load(id, &error, RunStore::Parts::Metadata);
     if (!run) {
         m_details->clear(tr("Could not read run #%1: %2").arg(id).arg(error));
         return;

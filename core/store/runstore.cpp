@@ -525,12 +525,14 @@ std::vector<RunListEntry> RunStore::list(const RunFilter &filter, QString *error
     return out;
 }
 
-std::optional<RunRecord> RunStore::load(qint64 id, QString *error) const
+std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) const
 {
+    const bool everything = parts == Parts::Everything;
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     QSqlQuery q(db);
     q.prepare(QStringLiteral("SELECT name, status, started_at, ended_at, method, transport, codec, target, origin, "
-                             "scenario, environment, server, snapshot FROM runs WHERE id = ?"));
+                             "scenario, environment, server, %1 FROM runs WHERE id = ?")
+                  .arg(everything ? QStringLiteral("snapshot") : QStringLiteral("NULL")));
     q.addBindValue(id);
     if (!q.exec()) {
         *error = sqlError(q);
@@ -564,6 +566,14 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error) const
         }
         run.snapshot = *snapshot;
     }
+    q.prepare(QStringLiteral("SELECT label FROM run_labels WHERE run_id = ? ORDER BY label"));
+    q.addBindValue(id);
+    if (q.exec()) {
+        while (q.next())
+            run.labels << q.value(0).toString();
+    }
+    if (!everything)
+        return run;
     q.prepare(QStringLiteral("SELECT data FROM intervals WHERE run_id = ? ORDER BY seq"));
     q.addBindValue(id);
     if (!q.exec()) {
@@ -580,12 +590,6 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error) const
             return std::nullopt;
         }
         run.snapshot.timeline.append(*point);
-    }
-    q.prepare(QStringLiteral("SELECT label FROM run_labels WHERE run_id = ? ORDER BY label"));
-    q.addBindValue(id);
-    if (q.exec()) {
-        while (q.next())
-            run.labels << q.value(0).toString();
     }
     q.prepare(QStringLiteral("SELECT data FROM raw_samples WHERE run_id = ?"));
     q.addBindValue(id);

@@ -85,8 +85,13 @@ public:
     qint64 addRun(const RunRecord &run, QString *error);
 
     std::vector<RunListEntry> list(const RunFilter &filter, QString *error) const;
-    /// The whole run: snapshot with its time series, raw samples, scenario, environment.
-    std::optional<RunRecord> load(qint64 id, QString *error) const;
+    /// How much of a run load() reads.
+    enum class Parts {
+        Everything, ///< the snapshot with its time series, the raw samples, and the metadata
+        Metadata, ///< names, labels, times, scenario, environment, server: no measurements (cheap for any run size)
+    };
+    /// The run: with Parts::Everything the snapshot with its time series, raw samples, scenario, environment.
+    std::optional<RunRecord> load(qint64 id, QString *error, Parts parts = Parts::Everything) const;
     bool rename(qint64 id, const QString &name, QString *error);
     bool setLabels(qint64 id, const QStringList &labels, QString *error);
     bool remove(qint64 id, QString *error);
