@@ -51,6 +51,20 @@ private Q_SLOTS:
         QVERIFY(!r.out.contains(QStringLiteral("UNAVAILABLE")));
     }
 
+    void versionNamesTheRevisionBuilt()
+    {
+        // Read at build time, not configure time: a build folder kept across commits still names the right one.
+        const Result r = cli({QStringLiteral("--version")});
+        QCOMPARE(r.exitCode, 0);
+        QProcess git;
+        git.setWorkingDirectory(QStringLiteral(RPCSCOPE_SOURCE_DIR));
+        git.start(QStringLiteral("git"), {QStringLiteral("describe"), QStringLiteral("--always"), QStringLiteral("--dirty")});
+        if (!git.waitForFinished(10000) || git.exitCode() != 0)
+            QSKIP("no git checkout to compare with");
+        const QString revision = QString::fromUtf8(git.readAllStandardOutput()).trimmed();
+        QVERIFY2(r.out.contains(QStringLiteral("(%1)").arg(revision)), qPrintable(r.out + u" vs " + revision));
+    }
+
     void brokenProtoGivesFileLineColumn()
     {
         const QString proto = QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto");

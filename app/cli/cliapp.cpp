@@ -21,6 +21,7 @@
 #include "store/environment.h"
 #include "store/runstore.h"
 #include "transport/transports.h"
+#include "util/buildinfo.h"
 #include "util/units.h"
 
 #include <QCommandLineParser>
@@ -985,7 +986,7 @@ int run(const QStringList &arguments)
         return command.isEmpty() ? ExitUsage : ExitOk;
     }
     if (command == u"--version" || command == u"version") {
-        out() << "rpcscope-cli " << RPCSCOPE_VERSION << " (" << RPCSCOPE_GIT_REVISION << ")\n";
+        out() << "rpcscope-cli " << RPCSCOPE_VERSION << " (" << gitRevision() << ")\n";
         return ExitOk;
     }
     if (command == u"run")

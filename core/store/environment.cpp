@@ -46,7 +46,7 @@ QJsonObject environmentFingerprint()
             o.insert(name.section(u' ', 0, 0).toLower(), version);
     }
     o.insert(QStringLiteral("rpcscope_version"), QStringLiteral(RPCSCOPE_VERSION));
-    o.insert(QStringLiteral("git_revision"), QStringLiteral(RPCSCOPE_GIT_REVISION));
+    o.insert(QStringLiteral("git_revision"), gitRevision());
     o.insert(QStringLiteral("os"), QSysInfo::prettyProductName());
     o.insert(QStringLiteral("kernel"), QString(QSysInfo::kernelType() + u' ' + QSysInfo::kernelVersion()));
     o.insert(QStringLiteral("arch"), QSysInfo::currentCpuArchitecture());

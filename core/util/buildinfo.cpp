@@ -1,5 +1,7 @@
 #include "buildinfo.h"
 
+#include "rpcscope_revision.h" // generated at build time: cmake/GitRevision.cmake
+
 #include <QSysInfo>
 #include <QtGlobal>
 
@@ -9,6 +11,11 @@
 #include <msgpack/version.hpp>
 
 namespace rpcscope {
+
+QString gitRevision()
+{
+    return QStringLiteral(RPCSCOPE_GIT_REVISION);
+}
 
 QList<QPair<QString, QString>> buildInfo()
 {

@@ -8,5 +8,7 @@ namespace rpcscope {
 
 /// rpcscope's version, git revision and the versions of the libraries it runs on (About box, run fingerprints).
 QList<QPair<QString, QString>> buildInfo();
+/// The source tree's `git describe --always --dirty` when this binary was built ("unknown" outside git).
+QString gitRevision();
 
 } // namespace rpcscope
