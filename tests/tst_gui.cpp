@@ -932,6 +932,29 @@ private Q_SLOTS:
         child<QLineEdit>("rawSamplesEdit")->clear();
         QVERIFY(m_window->scenarioPage()->validateNow());
     }
+
+    // Last: it closes the window.
+    void closingDuringAnAbRunKeepsBothSides()
+    {
+        AbRequest request;
+        request.block = QStringLiteral("500"); // B's first block comes soon
+        child<QSpinBox>("callsEdit")->setValue(2'000'000); // far more than the test waits for
+        QString error;
+        QVERIFY2(m_window->startAb(request, &error), qPrintable(error));
+        AbController *ab = m_window->abController();
+        QTRY_VERIFY_WITH_TIMEOUT(ab->records()[1].id > 0 && ab->snapshot(1).callsOk() > 0, 60000);
+        const std::array<qint64, 2> ids{ab->records()[0].id, ab->records()[1].id};
+        QVERIFY(m_window->close());
+        QVERIFY(!ab->isRunning());
+        // Written by the time close() returns: nothing for the next start to find as interrupted.
+        for (const qint64 id : ids) {
+            const auto run = m_window->runStore()->load(id, &error);
+            QVERIFY2(run, qPrintable(error));
+            QCOMPARE(run->status, QStringLiteral("stopped"));
+            QVERIFY(run->snapshot.callsOk() > 0);
+            QVERIFY(run->snapshot.callsOk() < 2'000'000);
+        }
+    }
 };
 
 QTEST_MAIN(TestGui)

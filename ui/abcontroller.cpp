@@ -59,6 +59,16 @@ void AbController::stop()
     m_runner.stop();
 }
 
+void AbController::stopAndFinish()
+{
+    if (!m_running)
+        return;
+    stop();
+    if (m_worker.joinable())
+        m_worker.join();
+    poll(); // the worker is done: this is the last poll, which writes the runs' end
+}
+
 bool AbController::isRunning() const
 {
     return m_running;

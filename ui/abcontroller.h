@@ -38,6 +38,9 @@ public:
     bool start(const std::array<AbSide, 2> &sides, const AbRequest &request, const QString &cliPath,
                const QString &transport, std::array<RunRecord, 2> records, QString *error);
     void stop();
+    /// Stops, waits for the worker (its servers stopped) and hands both runs to the writer as stopped: for closing
+    /// the window, when no timer will fire again. finished() is emitted as usual.
+    void stopAndFinish();
     bool isRunning() const;
 
     RunSnapshot snapshot(int side) const;

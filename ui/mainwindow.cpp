@@ -830,7 +830,9 @@ void MainWindow::closeEvent(QCloseEvent *event)
         last.state = RunState::Stopped;
         saveProgress(last, true);
     }
-    m_ab->stop();
+    m_ab->stopAndFinish(); // an A/B run, too, is kept as stopped with what both sides measured
+    if (m_writer && !m_writer->flush(std::chrono::seconds(10)))
+        qWarning("rpcscope: the run history is still being written; the writer finishes before the program ends");
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
