@@ -228,6 +228,43 @@ private Q_SLOTS:
         QVERIFY(s.errorLatency.max() < 300'000'000ULL);
     }
 
+    void delayedAnswersComeOnTimeAndStopCutsThemShort()
+    {
+        // Answers are held by the server's own timer thread: never early, and a stopping server does not wait them out.
+        BuiltinGrpcServer slow;
+        slow.setExtraDelay(20ms);
+        QString error;
+        QVERIFY2(slow.start(QStringLiteral("127.0.0.1"), 0, 2, &error), qPrintable(error));
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 8;
+        plan.totalCalls = 80;
+        const RunSnapshot s = runToEnd(engine, target(slow.address()), echoCall(), plan);
+        QCOMPARE(s.callsOk(), 80ULL);
+        QVERIFY2(s.latency.min() >= 20'000'000ULL, qPrintable(QString::number(s.latency.min())));
+        slow.stop();
+
+        BuiltinGrpcServer stuck;
+        stuck.setExtraDelay(60s);
+        QVERIFY2(stuck.start(QStringLiteral("127.0.0.1"), 0, 2, &error), qPrintable(error));
+        GrpcTarget t = target(stuck.address());
+        t.timeout = 120s;
+        plan.concurrency = 4;
+        plan.totalCalls = 4;
+        QVERIFY(engine.start(makeGrpcTransport(t, echoCall()), plan, &error));
+        QTRY_COMPARE_WITH_TIMEOUT(engine.snapshot().callsSent, 4ULL, 5000);
+        QTest::qWait(200); // the calls reach the server and wait out their delay there
+        QElapsedTimer timer;
+        timer.start();
+        stuck.stop();
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+        QVERIFY(engine.waitForFinished(10s));
+        const RunSnapshot cut = engine.snapshot();
+        QCOMPARE(cut.callsCompleted(), 4ULL);
+        QCOMPARE(cut.callsOk(), 0ULL);
+        QCOMPARE(cut.statusCounts[CallStatus::Unavailable], 4ULL);
+    }
+
     void openLoopKeepsTheRate()
     {
         LoadEngine engine;

@@ -4,7 +4,6 @@
 
 #include "rpcscope/bench/v1/bench.grpc.pb.h"
 
-#include <grpcpp/alarm.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server.h>
@@ -12,9 +11,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
-#include <set>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -32,17 +33,62 @@ class Handler
 public:
     virtual ~Handler() = default;
     virtual void proceed(bool ok) = 0;
-    virtual void cancelDelay() = 0;
+    /// The delay is over (or the server stops, @p stopping): send the answer.
+    virtual void answer(bool stopping) = 0;
 };
 
-/// What the handlers share: the served-call count, and the delayed answers that stop() must cut short.
+/**
+ * What the handlers share: the served-call count, and the delayed answers.
+ *
+ * Delayed answers are sent by a thread of their own that sleeps until the earliest deadline (a futex wait, precise
+ * to tens of microseconds). gRPC's alarms fire on the completion queue's next millisecond tick after the deadline,
+ * which made a 1 ms delay cost 2 ms: a demo's "B is 1 ms slower" must measure as 1 ms.
+ */
 struct ServingState
 {
     std::atomic<uint64_t> served{0};
     std::mutex mutex;
-    bool stopping = false;
-    std::set<Handler *> delayed;
+    std::condition_variable wake;
+    bool stopping = false; ///< guarded
+    std::multimap<std::chrono::steady_clock::time_point, Handler *> delayed; ///< guarded
     std::chrono::microseconds extraDelay{0};
+    std::thread answering;
+
+    /// Queues @p handler's answer for @p when; false once the server stops (answer it at once instead).
+    bool delay(Handler *handler, std::chrono::steady_clock::time_point when)
+    {
+        std::lock_guard lock(mutex);
+        if (stopping)
+            return false;
+        const auto it = delayed.emplace(when, handler);
+        if (it == delayed.begin())
+            wake.notify_one(); // a new earliest deadline
+        return true;
+    }
+
+    void answerOnTime()
+    {
+        std::unique_lock lock(mutex);
+        for (;;) {
+            if (delayed.empty()) {
+                if (stopping)
+                    return;
+                wake.wait(lock);
+                continue;
+            }
+            const auto first = delayed.begin();
+            if (!stopping && first->first > std::chrono::steady_clock::now()) {
+                wake.wait_until(lock, first->first);
+                continue;
+            }
+            Handler *handler = first->second;
+            delayed.erase(first);
+            const bool cutShort = stopping;
+            lock.unlock();
+            handler->answer(cutShort);
+            lock.lock();
+        }
+    }
 };
 
 /// One unary call's life on a completion queue: accept, answer, done. Answering re-arms a fresh accept.
@@ -88,30 +134,16 @@ public:
             }
             const std::chrono::microseconds delay = Logic()(m_requestMessage, m_reply) + m_shared->extraDelay;
             if (delay.count() > 0) {
-                // Answer later from the queue, without holding the serving thread.
-                std::lock_guard lock(m_shared->mutex);
-                if (m_shared->stopping) {
-                    delete this;
-                    return;
-                }
+                // Answered later by the answering thread, without holding this serving thread.
                 m_state = State::Delayed;
-                m_shared->delayed.insert(this);
-                m_alarm.Set(m_cq, std::chrono::system_clock::now() + delay, this);
+                if (!m_shared->delay(this, std::chrono::steady_clock::now() + delay))
+                    answer(true);
                 return;
             }
             finish();
             return;
         }
-        case State::Delayed: {
-            std::lock_guard lock(m_shared->mutex);
-            m_shared->delayed.erase(this);
-            if (!ok || m_shared->stopping) { // cut short by stop(): the queue is about to close
-                delete this;
-                return;
-            }
-            finish();
-            return;
-        }
+        case State::Delayed: // never comes from the queue: answer() has moved the call on to Finishing first
         case State::Finishing:
             if (ok)
                 m_shared->served.fetch_add(1, std::memory_order_relaxed);
@@ -120,7 +152,15 @@ public:
         }
     }
 
-    void cancelDelay() override { m_alarm.Cancel(); }
+    void answer(bool stopping) override
+    {
+        if (!stopping) {
+            finish();
+            return;
+        }
+        m_state = State::Finishing;
+        m_responder.FinishWithError(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is stopping"), this);
+    }
 
 private:
     benchpb::Bench::AsyncService *m_service;
@@ -131,7 +171,6 @@ private:
     Request m_requestMessage;
     grpc::ServerAsyncResponseWriter<Reply> m_responder;
     Reply m_reply;
-    grpc::Alarm m_alarm;
     enum class State { Accepting, Delayed, Finishing } m_state = State::Accepting;
 
     void finish()
@@ -254,6 +293,7 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
                 static_cast<Handler *>(tag)->proceed(ok);
         });
     }
+    impl->state.answering = std::thread([state = &impl->state] { state->answerOnTime(); });
     d = std::move(impl);
     return true;
 }
@@ -265,19 +305,11 @@ void BuiltinGrpcServer::stop()
     {
         std::lock_guard lock(d->state.mutex);
         d->state.stopping = true;
-        for (Handler *handler : d->state.delayed)
-            handler->cancelDelay();
     }
+    // Calls still waiting out a delay are answered UNAVAILABLE now, so the shutdown below does not wait for them.
+    d->state.wake.notify_all();
+    d->state.answering.join();
     d->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
-    // Cancelled alarms still pass through the queues: let them drain before the queues close.
-    for (int i = 0; i < 5000; ++i) {
-        {
-            std::lock_guard lock(d->state.mutex);
-            if (d->state.delayed.empty())
-                break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
     for (auto &queue : d->queues)
         queue->Shutdown();
     for (auto &thread : d->threads)
