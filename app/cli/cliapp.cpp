@@ -4,8 +4,10 @@
 #include "comparecommand.h"
 #include "exportcommand.h"
 #include "renderedexport.h"
+#include "runoptions.h"
 #include "historycommand.h"
 #include "matrixcommand.h"
+#include "servecommand.h"
 
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
@@ -82,8 +84,6 @@ int usageError(const QString &command, const QString &message)
     return ExitUsage;
 }
 
-namespace {
-
 sigset_t terminationSignals()
 {
     sigset_t set;
@@ -92,6 +92,8 @@ sigset_t terminationSignals()
     sigaddset(&set, SIGTERM);
     return set;
 }
+
+namespace {
 
 /// Runs @p onSignal on a helper thread when SIGINT or SIGTERM arrives; the signals are blocked everywhere else.
 class SignalWatcher
@@ -139,118 +141,6 @@ Exit codes: 0 success; 1 calls failed and --fail-on-error was given; 2 bad usage
 3 the work could not be done (e.g. a server could not start); 4 compare/ab found a regression.
 )";
 
-int serveCommand(const QStringList &arguments)
-{
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Runs a built-in server for the bench service (rpcscope.bench.v1.Bench: Echo, Sum, List) until SIGINT or\n"
-        "SIGTERM. grpc: gRPC with reflection; http: HTTP/1.1 POST /rpcscope.bench.v1.Bench/METHOD with JSON,\n"
-        "msgpack or protobuf bodies; msgpack: msgpack-rpc over TCP; all: the three, each on its own port.\n"
-        "The first line printed is the address (grpc, msgpack: HOST:PORT; http: a URL); for 'all' it is\n"
-        "grpc=HOST:PORT http=URL msgpack=HOST:PORT."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("kind"), QStringLiteral("grpc, http, msgpack or all"));
-    parser.addOption({QStringLiteral("host"), QStringLiteral("Address to bind (default 127.0.0.1)."),
-                      QStringLiteral("HOST"), QStringLiteral("127.0.0.1")});
-    parser.addOption({QStringLiteral("port"), QStringLiteral("Port to bind (default 0: a free port; 'all' takes free ports)."),
-                      QStringLiteral("PORT"), QStringLiteral("0")});
-    parser.addOption({QStringLiteral("threads"), QStringLiteral("Serving threads (default 0: one per core)."),
-                      QStringLiteral("N"), QStringLiteral("0")});
-    parser.addOption({QStringLiteral("delay"),
-                      QStringLiteral("Answer every call this much later, e.g. 2ms (default: $RPCSCOPE_SERVE_DELAY, else 0): "
-                                     "a server made slower on purpose, for trying A/B comparisons."),
-                      QStringLiteral("DURATION")});
-    parser.addOption({QStringLiteral("cert"), QStringLiteral("Serve TLS with this certificate chain (PEM)."), QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("key"), QStringLiteral("Private key of --cert (PEM)."), QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("client-ca"),
-                      QStringLiteral("Mutual TLS: require client certificates signed by these CAs (PEM)."), QStringLiteral("FILE")});
-    if (!parser.parse(arguments))
-        return usageError(QStringLiteral("serve"), parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
-        return ExitOk;
-    }
-    const QStringList kinds = parser.positionalArguments().mid(1);
-    const QString kind = kinds.value(0);
-    if (kinds.size() != 1 || (kind != u"grpc" && kind != u"http" && kind != u"msgpack" && kind != u"all"))
-        return usageError(QStringLiteral("serve"), QStringLiteral("name the server: serve grpc|http|msgpack|all"));
-    const bool wantGrpc = kind == u"grpc" || kind == u"all";
-    bool okPort = false;
-    const uint port = parser.value(QStringLiteral("port")).toUInt(&okPort);
-    if (!okPort || port > 65535)
-        return usageError(QStringLiteral("serve"), QStringLiteral("--port: \"%1\" is not a port number (0-65535)")
-                                                       .arg(parser.value(QStringLiteral("port"))));
-    bool okThreads = false;
-    const int threads = parser.value(QStringLiteral("threads")).toInt(&okThreads);
-    if (!okThreads || threads < 0)
-        return usageError(QStringLiteral("serve"), QStringLiteral("--threads: expected a number >= 0"));
-
-    std::optional<ServerTls> tls;
-    if (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key")) || parser.isSet(QStringLiteral("client-ca"))) {
-        if (kind != u"grpc")
-            return usageError(QStringLiteral("serve"), QStringLiteral("TLS (--cert, --key, --client-ca) is for serve grpc only"));
-        if (!parser.isSet(QStringLiteral("cert")) || !parser.isSet(QStringLiteral("key")))
-            return usageError(QStringLiteral("serve"), QStringLiteral("TLS needs both --cert and --key"));
-        tls.emplace();
-        for (const auto &[flag, into] : {std::pair(QStringLiteral("cert"), &tls->certChain),
-                                         std::pair(QStringLiteral("key"), &tls->privateKey),
-                                         std::pair(QStringLiteral("client-ca"), &tls->clientCa)}) {
-            if (!parser.isSet(flag))
-                continue;
-            QFile file(parser.value(flag));
-            if (!file.open(QIODevice::ReadOnly))
-                return usageError(QStringLiteral("serve"), QStringLiteral("--%1 %2: %3").arg(flag, file.fileName(), file.errorString()));
-            *into = file.readAll().toStdString();
-        }
-    }
-    std::chrono::microseconds extraDelay{0};
-    const QString delayText = parser.isSet(QStringLiteral("delay")) ? parser.value(QStringLiteral("delay"))
-                                                                     : qEnvironmentVariable("RPCSCOPE_SERVE_DELAY");
-    if (!delayText.isEmpty()) {
-        QString why;
-        const auto delay = delayText == u"0" ? std::optional(std::chrono::nanoseconds(0)) : parseDuration(delayText, &why);
-        if (!delay)
-            return usageError(QStringLiteral("serve"), (parser.isSet(QStringLiteral("delay")) ? QStringLiteral("--delay: ")
-                                                                                             : QStringLiteral("RPCSCOPE_SERVE_DELAY: "))
-                                                       + why);
-        extraDelay = std::chrono::duration_cast<std::chrono::microseconds>(*delay);
-    }
-    const QString host = parser.value(QStringLiteral("host"));
-    const auto bindPort = static_cast<quint16>(kind == u"all" ? 0 : port);
-    BuiltinGrpcServer grpcServer;
-    BuiltinHttpServer httpServer;
-    BuiltinMsgpackServer msgpackServer;
-    grpcServer.setExtraDelay(extraDelay);
-    httpServer.setExtraDelay(extraDelay);
-    msgpackServer.setExtraDelay(extraDelay);
-    QString error;
-    if ((wantGrpc && !grpcServer.start(host, bindPort, threads, &error, tls))
-        || ((kind == u"http" || kind == u"all") && !httpServer.start(host, bindPort, threads, &error))
-        || ((kind == u"msgpack" || kind == u"all") && !msgpackServer.start(host, bindPort, threads, &error))) {
-        err() << "rpcscope-cli serve: " << error << '\n';
-        return ExitRuntime;
-    }
-    if (kind == u"all")
-        out() << "grpc=" << grpcServer.address() << " http=" << httpServer.url() << " msgpack=" << msgpackServer.address()
-              << '\n';
-    else if (kind == u"grpc")
-        out() << grpcServer.address() << '\n';
-    else if (kind == u"http")
-        out() << httpServer.url() << '\n';
-    else
-        out() << msgpackServer.address() << '\n';
-    out().flush();
-    const sigset_t set = terminationSignals();
-    int signal = 0;
-    sigwait(&set, &signal);
-    err() << "rpcscope-cli serve: stopping (" << (signal == SIGINT ? "SIGINT" : "SIGTERM") << "), served "
-          << grpcServer.callsServed() + httpServer.callsServed() + msgpackServer.callsServed() << " calls\n";
-    grpcServer.stop();
-    httpServer.stop();
-    msgpackServer.stop();
-    return ExitOk;
-}
-
 } // namespace
 
 /// `run`: parses @p arguments, runs, and prints the report; with @p outcome set, fills it instead of printing.
@@ -258,151 +148,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
 {
     const QString cmd = prepared ? QStringLiteral("ab") : outcome ? QStringLiteral("matrix") : QStringLiteral("run");
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Benchmarks one unary method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
-        "shape plus the time series, client/server CPU and RSS.\n"
-        "Transports: grpc (default, target HOST:PORT), http (target a URL; POSTs the request as JSON, msgpack or\n"
-        "protobuf), msgpack (msgpack-rpc, target HOST:PORT), none (no RPC: only encode/decode, no target).\n"
-        "Or --builtin to start the built-in server for the transport on a free loopback port.\n"
-        "Schema: --proto or --protoset; without them the server's reflection service is asked (gRPC).\n"
-        "A run in which calls fail exits 0 and shows the failures; add --fail-on-error to exit 1 instead."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("target"),
-                                 QStringLiteral("HOST:PORT of the server (grpc, msgpack), a URL (http), or a server command "
-                                                "to start and stop around the run ('./server --port {port}')."));
-    const QList<QCommandLineOption> options{
-        {QStringLiteral("proto"), QStringLiteral(".proto file with the service (repeatable)."), QStringLiteral("FILE")},
-        {QStringLiteral("protoset"),
-         QStringLiteral("Compiled descriptors (protoc --descriptor_set_out --include_imports), repeatable."),
-         QStringLiteral("FILE")},
-        {QStringLiteral("transport"), QStringLiteral("grpc (default), http, msgpack or none (no RPC, codec only)."),
-         QStringLiteral("KIND")},
-        {QStringLiteral("codec"),
-         QStringLiteral("Body encoding: protobuf, json or msgpack (default: protobuf for grpc and none, json for http, "
-                        "msgpack for msgpack)."),
-         QStringLiteral("CODEC")},
-        {QStringLiteral("rpc-method"), QStringLiteral("msgpack-rpc: method name to call (default: the proto method's name)."),
-         QStringLiteral("NAME")},
-        {QStringLiteral("msgpack-params"),
-         QStringLiteral("msgpack-rpc: params as the request's fields in order (positional, default) or one map."),
-         QStringLiteral("positional|map")},
-        {{QStringLiteral("i"), QStringLiteral("import-paths")},
-         QStringLiteral("Import path for .proto files (repeatable; the well-known types are built in)."),
-         QStringLiteral("DIR")},
-        {QStringLiteral("call"), QStringLiteral("Method to call: package.Service/Method."), QStringLiteral("METHOD")},
-        {{QStringLiteral("d"), QStringLiteral("data")}, QStringLiteral("Request as JSON (proto3 JSON mapping)."),
-         QStringLiteral("JSON")},
-        {{QStringLiteral("D"), QStringLiteral("data-file")},
-         QStringLiteral("Request as JSON, from a file; an array of objects is sent round-robin."), QStringLiteral("FILE")},
-        {{QStringLiteral("b"), QStringLiteral("binary-file")}, QStringLiteral("Request as a serialized protobuf message, from a file."),
-         QStringLiteral("FILE")},
-        {QStringLiteral("fill"),
-         QStringLiteral("Size knob: a bytes/string field to SIZE bytes (payload=1MiB) or a repeated field to SIZE "
-                        "elements (nums=1000). Repeatable."),
-         QStringLiteral("FIELD=SIZE")},
-        {{QStringLiteral("n"), QStringLiteral("total")},
-         QStringLiteral("Number of timed calls (default 200 unless -z is given)."), QStringLiteral("N")},
-        {{QStringLiteral("c"), QStringLiteral("concurrency")},
-         QStringLiteral("Concurrent callers, one call in flight each (default 50)."), QStringLiteral("C")},
-        {{QStringLiteral("z"), QStringLiteral("duration")},
-         QStringLiteral("Length of the timed phase, e.g. 10s; with -n too, whichever comes first ends the run."),
-         QStringLiteral("DURATION")},
-        {QStringLiteral("warmup"),
-         QStringLiteral("Warm-up made first and left out of the statistics: N calls or a duration like 5s (default 0)."),
-         QStringLiteral("N|DURATION")},
-        {QStringLiteral("rps"),
-         QStringLiteral("Open loop: send R calls per second whatever the replies do; -c caps the calls in flight. "
-                        "Latency counts from each call's intended send time."),
-         QStringLiteral("R")},
-        {QStringLiteral("load-schedule"), QStringLiteral("Open-loop rate schedule: const (with --rps), step or line."),
-         QStringLiteral("const|step|line")},
-        {QStringLiteral("load-start"), QStringLiteral("Schedule: starting rate (calls/s)."), QStringLiteral("R")},
-        {QStringLiteral("load-step"),
-         QStringLiteral("Schedule: rate added every --load-step-duration (step) or every second (line); may be negative."),
-         QStringLiteral("R")},
-        {QStringLiteral("load-end"), QStringLiteral("Schedule: the rate stays here once reached."), QStringLiteral("R")},
-        {QStringLiteral("load-step-duration"), QStringLiteral("Schedule (step): length of each step (default 1s)."),
-         QStringLiteral("DURATION")},
-        {QStringLiteral("load-max-duration"), QStringLiteral("Schedule: stop sending after this long."),
-         QStringLiteral("DURATION")},
-        {QStringLiteral("interval"), QStringLiteral("Time-series resolution (default 1s)."), QStringLiteral("DURATION")},
-        {QStringLiteral("raw-samples"),
-         QStringLiteral("Keep every timed call and write them to FILE as CSV (sent_ns,latency_us,status); 16 bytes per call in memory."),
-         QStringLiteral("FILE")},
-        {QStringLiteral("concurrency-schedule"),
-         QStringLiteral("Closed loop with a changing number of callers: const, step or line (with --concurrency-*)."),
-         QStringLiteral("const|step|line")},
-        {QStringLiteral("concurrency-start"), QStringLiteral("Concurrency schedule: callers at the start."), QStringLiteral("N")},
-        {QStringLiteral("concurrency-step"),
-         QStringLiteral("Concurrency schedule: callers added every --concurrency-step-duration (step) or per second (line)."),
-         QStringLiteral("N")},
-        {QStringLiteral("concurrency-end"), QStringLiteral("Concurrency schedule: callers stay here once reached."), QStringLiteral("N")},
-        {QStringLiteral("concurrency-step-duration"), QStringLiteral("Concurrency schedule (step): length of each step (default 1s)."),
-         QStringLiteral("DURATION")},
-        {QStringLiteral("concurrency-max-duration"), QStringLiteral("Concurrency schedule: stop after this long."),
-         QStringLiteral("DURATION")},
-        {{QStringLiteral("t"), QStringLiteral("timeout")},
-         QStringLiteral("Deadline of each call (default 20s; 0 = none)."), QStringLiteral("DURATION")},
-        {QStringLiteral("connections"),
-         QStringLiteral("Connections; callers are spread evenly over them. grpc, msgpack: default 1, many calls each. "
-                        "http: default one per caller (HTTP/1.1 carries one call at a time)."),
-         QStringLiteral("K")},
-        {QStringLiteral("cpus"),
-         QStringLiteral("Client threads polling gRPC (default 1, one more per 64 callers up to the cores). One is "
-                        "fastest when the client has a core to itself."),
-         QStringLiteral("N")},
-        {QStringLiteral("discard-response"), QStringLiteral("Count reply bytes and status but do not decode replies.")},
-        {QStringLiteral("max-recv-size"),
-         QStringLiteral("Largest reply accepted, e.g. 64MiB (default gRPC's 4 MiB; larger replies fail with "
-                        "RESOURCE_EXHAUSTED)."),
-         QStringLiteral("SIZE")},
-        {QStringLiteral("max-send-size"), QStringLiteral("Largest request sent, e.g. 64MiB (default unlimited)."),
-         QStringLiteral("SIZE")},
-        {QStringLiteral("builtin"),
-         QStringLiteral("Start the built-in server (a child process) for this run; uses the bundled bench proto unless --proto.")},
-        {QStringLiteral("insecure"),
-         QStringLiteral("Plaintext connection (the default for loopback targets; remote ones use TLS unless this is given).")},
-        {QStringLiteral("cacert"), QStringLiteral("TLS: trust the CA certificates in this PEM file."), QStringLiteral("FILE")},
-        {QStringLiteral("cert"), QStringLiteral("TLS: client certificate (PEM) for mutual TLS; needs --key."), QStringLiteral("FILE")},
-        {QStringLiteral("key"), QStringLiteral("TLS: client private key (PEM)."), QStringLiteral("FILE")},
-        {QStringLiteral("cname"), QStringLiteral("TLS: check the server certificate against this name instead of the host."),
-         QStringLiteral("NAME")},
-        {QStringLiteral("skipTLS"), QStringLiteral("TLS: accept any server certificate (encrypted, not verified).")},
-        {QStringLiteral("authority"), QStringLiteral("Value of the :authority header."), QStringLiteral("AUTHORITY")},
-        {{QStringLiteral("m"), QStringLiteral("metadata")},
-         QStringLiteral("Metadata sent with every call, as a JSON object of strings: '{\"key\":\"value\"}'."),
-         QStringLiteral("JSON")},
-        {QStringLiteral("fail-on-error"), QStringLiteral("Exit 1 when any call did not end OK.")},
-        {{QStringLiteral("O"), QStringLiteral("output-format")},
-         QStringLiteral("Also write the run as FORMAT to the -o that follows (repeatable): summary, csv, csv-histogram, "
-                        "csv-timeline, csv-raw, json, ghz-json, hgrm, markdown, html, png, pdf, svg."),
-         QStringLiteral("FORMAT")},
-        {{QStringLiteral("o"), QStringLiteral("output")},
-         QStringLiteral("File for the -O before it ('-' = standard output). Written whole or not at all."),
-         QStringLiteral("FILE")},
-        {QStringLiteral("chart"), QStringLiteral("For -O png|pdf|svg: histogram (default), spectrum, timeline or throughput."),
-         QStringLiteral("CHART")},
-        {QStringLiteral("chart-size"), QStringLiteral("For -O png|pdf|svg: WIDTHxHEIGHT (default 1000x600)."), QStringLiteral("WxH")},
-        {QStringLiteral("chart-scale"), QStringLiteral("For -O png: pixels per point (default 2)."), QStringLiteral("S")},
-        {QStringLiteral("save"), QStringLiteral("Save the run in the history (also implied by --db, --label, --name).")},
-        {QStringLiteral("db"), QStringLiteral("Run history database (default ~/.local/share/rpcscope/runs.sqlite)."),
-         QStringLiteral("PATH")},
-        {QStringLiteral("label"), QStringLiteral("Label for the saved run, e.g. \"protobuf 4.25.8\" (repeatable)."),
-         QStringLiteral("TEXT")},
-        {QStringLiteral("name"), QStringLiteral("Name of the saved run."), QStringLiteral("NAME")},
-        {QStringLiteral("trust"),
-         QStringLiteral("Let --scenario start the server command it names (commands given on this command line always run).")},
-        {QStringLiteral("ready"),
-         QStringLiteral("Server command: ready when an output line matches REGEX (default: when its {port} accepts connections)."),
-         QStringLiteral("REGEX")},
-        {QStringLiteral("ready-timeout"), QStringLiteral("Server command: how long it may take to get ready (default 10s)."),
-         QStringLiteral("DURATION")},
-        {QStringLiteral("scenario"),
-         QStringLiteral("Run a scenario document (*.rpcscope.json, as the GUI saves it); flags given too override "
-                        "its values (repeatable ones such as --fill add to them)."),
-         QStringLiteral("FILE")},
-    };
-    parser.addOptions(options);
+    addRunOptions(parser);
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
     if (parser.isSet(QStringLiteral("help"))) {

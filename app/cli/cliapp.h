@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <QTextStream>
 
+#include <csignal>
 #include <functional>
 
 namespace rpcscope::cli {
@@ -22,7 +23,10 @@ enum ExitCode : int {
     ExitRegression = 4, ///< compare/ab: B regressed beyond the threshold
 };
 
+/// Blocks SIGINT and SIGTERM in the calling thread and every thread it starts (call first thing in main).
 void blockTerminationSignals();
+/// SIGINT and SIGTERM: blocked everywhere by blockTerminationSignals(), so wait for them with sigwait().
+sigset_t terminationSignals();
 /// The streams every command writes to (one each, so their buffers never interleave).
 QTextStream &out();
 QTextStream &err();
