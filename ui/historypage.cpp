@@ -1,18 +1,14 @@
 #include "historypage.h"
 
-#include "jsonhighlighter.h"
 #include "runlistmodel.h"
 #include "store/runstore.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
-#include <QFontDatabase>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -24,7 +20,6 @@
 #include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
@@ -33,48 +28,6 @@
 #include <algorithm>
 
 namespace rpcscope {
-
-/// The page's filters, applied to the model's rows in memory: as the store's RunFilter, plus the transport/codec.
-class RunFilterProxy : public QSortFilterProxyModel
-{
-public:
-    using QSortFilterProxyModel::QSortFilterProxyModel;
-
-    void setFilters(const QString &text, const QString &method, const QString &label, const QDateTime &since)
-    {
-        m_text = text.trimmed();
-        m_method = method;
-        m_label = label.trimmed();
-        m_since = since;
-        invalidateFilter();
-    }
-
-protected:
-    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override
-    {
-        if (sourceParent.isValid())
-            return false;
-        const RunListEntry &run = static_cast<const RunListModel *>(sourceModel())->entry(sourceRow);
-        auto has = [](const QString &where, const QString &what) { return where.contains(what, Qt::CaseInsensitive); };
-        auto anyLabelHas = [&](const QString &what) {
-            return std::any_of(run.labels.cbegin(), run.labels.cend(), [&](const QString &l) { return has(l, what); });
-        };
-        if (!m_text.isEmpty() && !has(run.name, m_text) && !has(run.method, m_text) && !has(run.target, m_text)
-            && !has(run.transport, m_text) && !has(run.codec, m_text) && !anyLabelHas(m_text))
-            return false;
-        if (!m_method.isEmpty() && run.method != m_method)
-            return false;
-        if (!m_label.isEmpty() && !anyLabelHas(m_label))
-            return false;
-        return !m_since.isValid() || (run.startedAt.isValid() && run.startedAt >= m_since);
-    }
-
-private:
-    QString m_text;
-    QString m_method;
-    QString m_label;
-    QDateTime m_since;
-};
 
 namespace {
 
@@ -99,60 +52,6 @@ public:
         return editor;
     }
 };
-
-QString jsonValueText(const QJsonValue &value)
-{
-    switch (value.type()) {
-    case QJsonValue::String:
-        return value.toString();
-    case QJsonValue::Bool:
-        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Double:
-        return value.toVariant().toString();
-    case QJsonValue::Array: {
-        const QJsonArray array = value.toArray();
-        QStringList parts;
-        for (const QJsonValue &v : array) {
-            if (!v.isString())
-                return QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact));
-            parts << v.toString();
-        }
-        return parts.join(u' ');
-    }
-    case QJsonValue::Object:
-        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
-    default:
-        return {};
-    }
-}
-
-void fillKeyValues(QTableWidget *table, const QJsonObject &object)
-{
-    table->clearContents();
-    table->setRowCount(static_cast<int>(object.size()));
-    int row = 0;
-    for (auto it = object.begin(); it != object.end(); ++it, ++row) {
-        auto *key = new QTableWidgetItem(it.key());
-        auto *value = new QTableWidgetItem(jsonValueText(it.value()));
-        value->setToolTip(value->text());
-        table->setItem(row, 0, key);
-        table->setItem(row, 1, value);
-    }
-    table->resizeColumnToContents(0);
-}
-
-QTableWidget *keyValueTable(QWidget *parent)
-{
-    auto *table = new QTableWidget(0, 2, parent);
-    table->setHorizontalHeaderLabels({HistoryPage::tr("Key"), HistoryPage::tr("Value")});
-    table->horizontalHeader()->setStretchLastSection(true);
-    table->verticalHeader()->hide();
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setWordWrap(false);
-    table->setAlternatingRowColors(true);
-    return table;
-}
 
 /// A one-line bar above the table: an icon, a message, optional buttons, a close button.
 QFrame *messageBar(QWidget *parent, QStyle::StandardPixmap icon, QLabel **text, QHBoxLayout **layout)
@@ -187,68 +86,6 @@ QToolButton *closeButton(QWidget *parent)
 }
 
 } // namespace
-
-RunDetailsPanel::RunDetailsPanel(QWidget *parent)
-    : QWidget(parent)
-    , m_header(new QLabel(this))
-    , m_tabs(new QTabWidget(this))
-    , m_scenario(new QPlainTextEdit(this))
-    , m_environment(keyValueTable(this))
-    , m_server(keyValueTable(this))
-{
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    m_header->setWordWrap(true);
-    m_header->setTextFormat(Qt::RichText);
-    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_header);
-    m_scenario->setReadOnly(true);
-    m_scenario->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_scenario->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    new JsonHighlighter(m_scenario->document());
-    m_tabs->addTab(m_scenario, tr("Scenario"));
-    m_tabs->addTab(m_environment, tr("Environment"));
-    m_tabs->addTab(m_server, tr("Server"));
-    m_tabs->setTabToolTip(0, tr("What was run: the scenario document, or the CLI's flags"));
-    m_tabs->setTabToolTip(1, tr("Where it ran: versions, OS, CPU, memory, CPU governor"));
-    m_tabs->setTabToolTip(2, tr("The server command rpcscope started for the run, if any"));
-    layout->addWidget(m_tabs, 1);
-    clear();
-}
-
-void RunDetailsPanel::showRun(const RunRecord &run)
-{
-    m_runId = run.id;
-    QString header = u"<b>" + run.displayName().toHtmlEscaped() + u"</b>";
-    if (!run.name.isEmpty())
-        header += QStringLiteral(" &nbsp;#%1").arg(run.id);
-    header += u" &nbsp;&middot;&nbsp; " + run.method.toHtmlEscaped();
-    header += u" &nbsp;&middot;&nbsp; "
-        + (run.labels.isEmpty() ? tr("no labels") : tr("labels: %1").arg(run.labels.join(QStringLiteral(", "))))
-              .toHtmlEscaped();
-    if (!run.origin.isEmpty() && run.origin != u"rpcscope")
-        header += u" &nbsp;&middot;&nbsp; " + tr("from %1").arg(run.origin).toHtmlEscaped();
-    m_header->setText(header);
-    m_scenario->setPlainText(run.scenario.isEmpty()
-                                 ? tr("(no scenario stored)")
-                                 : QString::fromUtf8(QJsonDocument(run.scenario).toJson(QJsonDocument::Indented)));
-    fillKeyValues(m_environment, run.environment);
-    fillKeyValues(m_server, run.server);
-    m_tabs->setTabText(2, run.server.isEmpty() ? tr("Server (none)") : tr("Server"));
-    m_tabs->setEnabled(true);
-}
-
-void RunDetailsPanel::clear(const QString &message)
-{
-    m_runId = 0;
-    m_header->setText(message.isEmpty() ? tr("Select a run to see its scenario, environment and server.")
-                                        : message.toHtmlEscaped());
-    m_scenario->clear();
-    m_environment->setRowCount(0);
-    m_server->setRowCount(0);
-    m_tabs->setTabText(2, tr("Server"));
-    m_tabs->setEnabled(false);
-}
 
 HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     : QWidget(parent)

@@ -1,5 +1,7 @@
 #include "runlistmodel.h"
 
+#include <algorithm>
+
 #include "store/runrecord.h"
 #include "util/units.h"
 
@@ -351,6 +353,34 @@ bool RunListModel::setData(const QModelIndex &index, const QVariant &value, int 
     }
     Q_EMIT dataChanged(index, index);
     return true;
+}
+
+void RunFilterProxy::setFilters(const QString &text, const QString &method, const QString &label, const QDateTime &since)
+{
+    m_text = text.trimmed();
+    m_method = method;
+    m_label = label.trimmed();
+    m_since = since;
+    invalidateFilter();
+}
+
+bool RunFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    if (sourceParent.isValid())
+        return false;
+    const RunListEntry &run = static_cast<const RunListModel *>(sourceModel())->entry(sourceRow);
+    auto has = [](const QString &where, const QString &what) { return where.contains(what, Qt::CaseInsensitive); };
+    auto anyLabelHas = [&](const QString &what) {
+        return std::any_of(run.labels.cbegin(), run.labels.cend(), [&](const QString &l) { return has(l, what); });
+    };
+    if (!m_text.isEmpty() && !has(run.name, m_text) && !has(run.method, m_text) && !has(run.target, m_text)
+        && !has(run.transport, m_text) && !has(run.codec, m_text) && !anyLabelHas(m_text))
+        return false;
+    if (!m_method.isEmpty() && run.method != m_method)
+        return false;
+    if (!m_label.isEmpty() && !anyLabelHas(m_label))
+        return false;
+    return !m_since.isValid() || (run.startedAt.isValid() && run.startedAt >= m_since);
 }
 
 } // namespace rpcscope

@@ -3,6 +3,8 @@
 #include "store/runstore.h"
 
 #include <QAbstractTableModel>
+#include <QDateTime>
+#include <QSortFilterProxyModel>
 
 #include <functional>
 #include <vector>
@@ -71,6 +73,25 @@ private:
 
     std::vector<RunListEntry> m_runs;
     EditHandler m_editHandler;
+};
+
+/// The History page's filters, applied to the model's rows in memory: as the store's RunFilter, plus the
+/// transport and codec in the free text. Typing filters without a query.
+class RunFilterProxy : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+    void setFilters(const QString &text, const QString &method, const QString &label, const QDateTime &since);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    QString m_text;
+    QString m_method;
+    QString m_label;
+    QDateTime m_since;
 };
 
 } // namespace rpcscope
