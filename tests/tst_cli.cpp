@@ -501,11 +501,13 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(QStringLiteral("no run #7")), qPrintable(r.err));
 
         // B is slower: a regression, exit 4, with the interval; the other way round an improvement, exit 0.
-        r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--db"), db});
+        // Named as people name runs: the one labelled fast against the newest.
+        r = cli({QStringLiteral("compare"), QStringLiteral("label:fast"), QStringLiteral("last"), QStringLiteral("--db"), db});
         QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("B: slow one")), qPrintable(r.out));
         QVERIFY2(QRegularExpression(QStringLiteral("regression: p50 \\+[0-9.]+% \\(95% CI \\+")).match(r.out).hasMatch(),
                  qPrintable(r.out));
-        r = cli({QStringLiteral("compare"), QStringLiteral("2"), QStringLiteral("1"), QStringLiteral("--db"), db,
+        r = cli({QStringLiteral("compare"), QStringLiteral("last"), QStringLiteral("last~1"), QStringLiteral("--db"), db,
                  QStringLiteral("--format"), QStringLiteral("markdown")});
         // The p50 row decides here: on a loaded machine the fast run's own tail may be the longer one.
         QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.out + r.err));
@@ -521,6 +523,10 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("no significant change")), qPrintable(r.out + r.err));
         r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("--db"), db});
         QCOMPARE(r.exitCode, 2);
+        r = cli({QStringLiteral("compare"), QStringLiteral("last~5"), QStringLiteral("label:nope"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("last~5: there are fewer than 6 runs")), qPrintable(r.err));
+        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("label:nope"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("labelled \"nope\"")), qPrintable(r.err));
         r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--threshold"),
                  QStringLiteral("abc"), QStringLiteral("--db"), db});
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("--threshold")), qPrintable(r.err));

@@ -363,6 +363,43 @@ private slots:
         QCOMPARE(comparable(*again), comparable(*loaded));
     }
 
+    void runsAreNamedByIdLastOrLabel()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QString error;
+        QVERIFY(store.open(dir.filePath(QStringLiteral("runs.sqlite")), &error));
+        QCOMPARE(store.resolve(QStringLiteral("last"), &error), 0);
+        QVERIFY2(error.contains(QStringLiteral("fewer than 1 runs")), qPrintable(error));
+        QList<qint64> ids;
+        for (const QStringList &labels : {QStringList{QStringLiteral("baseline")}, QStringList{},
+                                          QStringList{QStringLiteral("baseline"), QStringLiteral("x")}, QStringList{}}) {
+            RunRecord r;
+            r.method = QStringLiteral("x.Y/Z");
+            r.labels = labels;
+            ids << store.addRun(r, &error);
+            QVERIFY2(ids.last() > 0, qPrintable(error));
+        }
+        QCOMPARE(store.resolve(QStringLiteral("#2"), &error), 2);
+        QCOMPARE(store.resolve(QStringLiteral("17"), &error), 17); // load() says whether it exists
+        QCOMPARE(store.resolve(QStringLiteral("last"), &error), ids[3]);
+        QCOMPARE(store.resolve(QStringLiteral("last~1"), &error), ids[2]);
+        QCOMPARE(store.resolve(QStringLiteral("last~3"), &error), ids[0]);
+        QCOMPARE(store.resolve(QStringLiteral("label:baseline"), &error), ids[2]);
+        QCOMPARE(store.resolve(QStringLiteral("label:baseline~1"), &error), ids[0]);
+        QCOMPARE(store.resolve(QStringLiteral("label:x"), &error), ids[2]);
+        QCOMPARE(store.resolve(QStringLiteral("last~4"), &error), 0);
+        QVERIFY2(error.contains(QStringLiteral("fewer than 5 runs")), qPrintable(error));
+        QCOMPARE(store.resolve(QStringLiteral("label:baseline~2"), &error), 0);
+        QVERIFY2(error.contains(QStringLiteral("labelled \"baseline\"")), qPrintable(error));
+        for (const char *bad : {"first", "last~", "label:", "-3", "0", "last~x", ""}) {
+            QVERIFY2(!RunStore::isReference(QLatin1String(bad)), bad);
+            QCOMPARE(store.resolve(QLatin1String(bad), &error), 0);
+            QVERIFY2(error.contains(QStringLiteral("names no run")), qPrintable(error));
+        }
+        QVERIFY(RunStore::isReference(QStringLiteral("label:protobuf 3.21~2")));
+    }
+
     void migratesFromTheFirstSchema()
     {
         QTemporaryDir dir;

@@ -855,8 +855,10 @@ void MainWindow::openStore()
     // while a run is drawn.
     m_writer = std::make_unique<RunWriter>();
     if (!m_writer->open(path, &error)) {
-        statusBar()->showMessage(tr("Run history: %1").arg(error), 15000);
+        // Without the writer a run would be inserted and never finished: no history rather than a half one.
+        statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000);
         m_writer.reset();
+        m_store.reset();
         return;
     }
     connect(m_writer.get(), &RunWriter::failed, this,

@@ -64,13 +64,6 @@ QTextStream &err()
     return stream;
 }
 
-bool parseRunId(const QString &text, qint64 *id)
-{
-    bool ok = false;
-    *id = (text.startsWith(QLatin1Char('#')) ? text.mid(1) : text).toLongLong(&ok);
-    return ok && *id > 0;
-}
-
 QString historyPath(const QCommandLineParser &parser)
 {
     return parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();

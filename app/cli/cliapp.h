@@ -60,8 +60,6 @@ bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const st
 /// The same for anything that can wait (@p wait returns true when done) and be stopped.
 bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,
                        std::chrono::milliseconds every, const std::function<void()> &tick);
-/// "12" or "#12" as a run ID (> 0).
-bool parseRunId(const QString &text, qint64 *id);
 /// The run history database: --db when @p parser has it set, else RunStore::defaultPath().
 QString historyPath(const QCommandLineParser &parser);
 /// Prints "rpcscope-cli COMMAND: MESSAGE" and a pointer to --help on stderr; returns ExitUsage.

@@ -16,8 +16,8 @@ namespace {
 
 const char *const kCompareHelp = R"HELP(Usage: rpcscope-cli compare A B [--threshold 5%] [--format text|markdown] [--db PATH]
 
-Compares run B against run A (the baseline). A and B are run IDs from the history ('history list') or
-rpcscope JSON reports (files). Prints p50, p90, p95, p99, p99.9, mean, req/s, client and server CPU per call,
+Compares run B against run A (the baseline). A and B are runs from the history (an ID from 'history list',
+last, last~N, label:NAME or label:NAME~N; e.g. compare label:baseline last) or rpcscope JSON reports (files). Prints p50, p90, p95, p99, p99.9, mean, req/s, client and server CPU per call,
 peak RSS and error rate with the change, a bootstrap confidence interval for the latency percentiles and a
 Mann-Whitney rank test, then the verdict: "regression: p50 +19.1% (95% CI +17.0 .. +21.3%, ...)" or
 "no significant change". Runs with raw samples (run --raw-samples) are compared call by call.
@@ -34,9 +34,11 @@ Exit codes: 0 no regression; 4 a regression beyond the threshold (p50, p95 or p9
 
 std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, const QString &text, QString *error)
 {
-    qint64 id = 0;
-    if (parseRunId(text, &id) && !QFile::exists(text)) {
+    if (RunStore::isReference(text) && !QFile::exists(text)) {
         if (!store.isOpen() && !store.open(storePath, error))
+            return std::nullopt;
+        const qint64 id = store.resolve(text, error);
+        if (id == 0)
             return std::nullopt;
         return store.load(id, error);
     }

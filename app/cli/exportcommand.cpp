@@ -14,9 +14,9 @@ namespace rpcscope::cli {
 namespace {
 
 const char *const kExportHelp
-    = R"(Usage: rpcscope-cli export ID... [--db PATH] -O FORMAT -o FILE [-O FORMAT -o FILE ...]
+    = R"(Usage: rpcscope-cli export RUN... [--db PATH] -O FORMAT -o FILE [-O FORMAT -o FILE ...]
 
-Writes runs from the history as files; each -O FORMAT goes to the -o FILE given with it (pairs in order), and
+Writes runs from the history (RUN: an ID from 'history list', last, last~N, label:NAME or label:NAME~N) as files; each -O FORMAT goes to the -o FILE given with it (pairs in order), and
 "-o -" (or a single -O without -o) writes a text format to standard output. Every file is written whole or
 not at all.
 Formats:
@@ -112,9 +112,9 @@ int exportCommand(const QStringList &arguments)
         return usageError(cmd, QStringLiteral("--db ") + error);
     QList<RunRecord> runs;
     for (const QString &text : ids) {
-        qint64 id = 0;
-        if (!parseRunId(text, &id))
-            return usageError(cmd, QStringLiteral("expected a run ID (see 'history list'), got \"%1\"").arg(text));
+        const qint64 id = store.resolve(text, &error);
+        if (id == 0)
+            return usageError(cmd, error);
         std::optional<RunRecord> run = store.load(id, &error);
         if (!run)
             return usageError(cmd, error);

@@ -18,10 +18,12 @@ const char *const kHistoryHelp = R"(Usage: rpcscope-cli history SUBCOMMAND [OPTI
 The run history (runs saved by 'run --save', the GUI, 'ab' and 'import').
   list                 newest first; filters: --method TEXT, --target TEXT, --label TEXT, --filter TEXT
                        (name, method, target or label), --limit N
-  show ID              one run: what was run, where, the environment, and the report (--json: the JSON report)
-  delete ID...         remove runs
-  rename ID NAME       give a run a name
-  label ID [LABEL...]  set a run's labels (none: remove them)
+  show RUN             one run: what was run, where, the environment, and the report (--json: the JSON report)
+  delete RUN...        remove runs
+  rename RUN NAME      give a run a name
+  label RUN [LABEL...] set a run's labels (none: remove them)
+RUN: an ID from 'list' (12 or #12), last (the newest run), last~N (N runs before it), label:NAME (the newest
+run labelled NAME) or label:NAME~N.
 Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
 )";
 
@@ -100,8 +102,13 @@ int historyCommand(const QStringList &arguments)
     }
 
     auto needId = [&](qint64 *id) {
-        if (args.isEmpty() || !parseRunId(args.first(), id)) {
-            usageError(cmd, QStringLiteral("%1: expected a run ID (see 'history list'), got \"%2\"").arg(sub, args.value(0)));
+        if (args.isEmpty()) {
+            usageError(cmd, QStringLiteral("%1: expected a run (an ID from 'history list', last, label:NAME)").arg(sub));
+            return false;
+        }
+        *id = store.resolve(args.first(), &error);
+        if (*id == 0) {
+            usageError(cmd, QStringLiteral("%1: %2").arg(sub, error));
             return false;
         }
         return true;
@@ -147,8 +154,9 @@ int historyCommand(const QStringList &arguments)
             return usageError(cmd, QStringLiteral("delete: expected run IDs"));
         QList<qint64> ids;
         for (const QString &a : args) {
-            if (!parseRunId(a, &id))
-                return usageError(cmd, QStringLiteral("delete: \"%1\" is not a run ID").arg(a));
+            id = store.resolve(a, &error); // all resolved first: "last last~1" means the two newest, not one twice
+            if (id == 0)
+                return usageError(cmd, QStringLiteral("delete: ") + error);
             ids << id;
         }
         for (const qint64 each : ids) {

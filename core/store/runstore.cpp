@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QSqlDatabase>
 #include <QSqlError>
+#include <QRegularExpression>
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QSysInfo>
@@ -599,6 +600,69 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
         std::memcpy(run.rawSamples.data(), data.constData(), run.rawSamples.size() * sizeof(RawSample));
     }
     return run;
+}
+
+namespace {
+
+/// "last", "last~3", "label:baseline", "label:baseline~1" split into the label (null for "last") and the offset.
+bool parseReference(const QString &text, QString *label, int *offset)
+{
+    static const QRegularExpression re(QStringLiteral("^(?:last|label:(.+?))(?:~(\\d{1,6}))?$"));
+    const QRegularExpressionMatch m = re.match(text);
+    if (!m.hasMatch())
+        return false;
+    *label = m.captured(1);
+    if (text.startsWith(QStringLiteral("label:")) && label->isEmpty())
+        return false;
+    *offset = m.captured(2).isEmpty() ? 0 : m.captured(2).toInt();
+    return true;
+}
+
+std::optional<qint64> plainId(const QString &text)
+{
+    bool ok = false;
+    const qint64 id = (text.startsWith(u'#') ? text.mid(1) : text).toLongLong(&ok);
+    return ok && id > 0 ? std::optional(id) : std::nullopt;
+}
+
+} // namespace
+
+bool RunStore::isReference(const QString &text)
+{
+    QString label;
+    int offset = 0;
+    return plainId(text) || parseReference(text, &label, &offset);
+}
+
+qint64 RunStore::resolve(const QString &reference, QString *error) const
+{
+    if (const std::optional<qint64> id = plainId(reference))
+        return *id;
+    QString label;
+    int offset = 0;
+    if (!parseReference(reference, &label, &offset)) {
+        *error = QStringLiteral("\"%1\" names no run: give an ID (12), last, last~N, label:NAME or label:NAME~N").arg(reference);
+        return 0;
+    }
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    q.prepare(label.isEmpty()
+                  ? QStringLiteral("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?")
+                  : QStringLiteral("SELECT id FROM runs WHERE EXISTS (SELECT 1 FROM run_labels WHERE run_id = runs.id "
+                                   "AND label = ?) ORDER BY id DESC LIMIT 1 OFFSET ?"));
+    if (!label.isEmpty())
+        q.addBindValue(label);
+    q.addBindValue(offset);
+    if (!q.exec()) {
+        *error = sqlError(q);
+        return 0;
+    }
+    if (!q.next()) {
+        *error = label.isEmpty()
+            ? QStringLiteral("%1: there are fewer than %2 runs in %3").arg(reference).arg(offset + 1).arg(m_path)
+            : QStringLiteral("%1: fewer than %2 runs are labelled \"%3\" in %4").arg(reference).arg(offset + 1).arg(label, m_path);
+        return 0;
+    }
+    return q.value(0).toLongLong();
 }
 
 bool RunStore::execOnRun(QSqlQuery &query, qint64 id, QString *error) const

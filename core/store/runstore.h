@@ -92,6 +92,15 @@ public:
     };
     /// The run: with Parts::Everything the snapshot with its time series, raw samples, scenario, environment.
     std::optional<RunRecord> load(qint64 id, QString *error, Parts parts = Parts::Everything) const;
+    /**
+     * A run named the way people name them: an ID ("12" or "#12"), "last" (the newest run: the top row of list()),
+     * "last~N" (N runs before it), "label:NAME" (the newest run labelled NAME) or "label:NAME~N". Returns the ID, or
+     * 0 with @p error saying what was not found or could not be read. An ID is returned as given (load() checks it).
+     */
+    qint64 resolve(const QString &reference, QString *error) const;
+    /// @p text has the form of a resolve() reference (it may still name no run).
+    static bool isReference(const QString &text);
+
     bool rename(qint64 id, const QString &name, QString *error);
     bool setLabels(qint64 id, const QStringList &labels, QString *error);
     bool remove(qint64 id, QString *error);
