@@ -524,9 +524,11 @@ private Q_SLOTS:
         r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("--db"), db});
         QCOMPARE(r.exitCode, 2);
         r = cli({QStringLiteral("compare"), QStringLiteral("last~5"), QStringLiteral("label:nope"), QStringLiteral("--db"), db});
-        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("last~5: there are fewer than 6 runs")), qPrintable(r.err));
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("so the oldest is last~1")), qPrintable(r.err));
         r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("label:nope"), QStringLiteral("--db"), db});
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("labelled \"nope\"")), qPrintable(r.err));
+        r = cli({QStringLiteral("compare"), QStringLiteral("label:fast"), QStringLiteral("1"), QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("both run #1")), qPrintable(r.err));
         r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--threshold"),
                  QStringLiteral("abc"), QStringLiteral("--db"), db});
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("--threshold")), qPrintable(r.err));

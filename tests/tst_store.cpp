@@ -370,7 +370,7 @@ private slots:
         QString error;
         QVERIFY(store.open(dir.filePath(QStringLiteral("runs.sqlite")), &error));
         QCOMPARE(store.resolve(QStringLiteral("last"), &error), 0);
-        QVERIFY2(error.contains(QStringLiteral("fewer than 1 runs")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("has no runs yet")), qPrintable(error));
         QList<qint64> ids;
         for (const QStringList &labels : {QStringList{QStringLiteral("baseline")}, QStringList{},
                                           QStringList{QStringLiteral("baseline"), QStringLiteral("x")}, QStringList{}}) {
@@ -389,9 +389,11 @@ private slots:
         QCOMPARE(store.resolve(QStringLiteral("label:baseline~1"), &error), ids[0]);
         QCOMPARE(store.resolve(QStringLiteral("label:x"), &error), ids[2]);
         QCOMPARE(store.resolve(QStringLiteral("last~4"), &error), 0);
-        QVERIFY2(error.contains(QStringLiteral("fewer than 5 runs")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("has 4 run(s), so the oldest is last~3")), qPrintable(error));
         QCOMPARE(store.resolve(QStringLiteral("label:baseline~2"), &error), 0);
-        QVERIFY2(error.contains(QStringLiteral("labelled \"baseline\"")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("2 run(s) in")) && error.contains(QStringLiteral("label:baseline~1")), qPrintable(error));
+        QCOMPARE(store.resolve(QStringLiteral("label:nope"), &error), 0);
+        QVERIFY2(error.contains(QStringLiteral("no run in")) && error.contains(QStringLiteral("labelled \"nope\"")), qPrintable(error));
         for (const char *bad : {"first", "last~", "label:", "-3", "0", "last~x", ""}) {
             QVERIFY2(!RunStore::isReference(QLatin1String(bad)), bad);
             QCOMPARE(store.resolve(QLatin1String(bad), &error), 0);

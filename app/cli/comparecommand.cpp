@@ -10,6 +10,8 @@
 #include <QFile>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 namespace rpcscope::cli {
 
 namespace {
@@ -158,6 +160,10 @@ int compareCommand(const QStringList &arguments)
     std::optional<RunRecord> b = loadRun(store, storePath, runs.at(1), &error);
     if (!b)
         return usageError(cmd, QStringLiteral("B: ") + error);
+    const bool bothStored = std::all_of(runs.cbegin(), runs.cend(),
+                                        [](const QString &r) { return RunStore::isReference(r) && !QFile::exists(r); });
+    if (bothStored && a->id == b->id)
+        return usageError(cmd, QStringLiteral("\"%1\" and \"%2\" are both run #%3: nothing to compare").arg(runs.at(0), runs.at(1)).arg(a->id));
     const Comparison c = printComparison(*a, *b, options, format == u"markdown");
     return c.overall == Verdict::Regression ? ExitRegression : ExitOk;
 }

@@ -656,13 +656,23 @@ qint64 RunStore::resolve(const QString &reference, QString *error) const
         *error = sqlError(q);
         return 0;
     }
-    if (!q.next()) {
-        *error = label.isEmpty()
-            ? QStringLiteral("%1: there are fewer than %2 runs in %3").arg(reference).arg(offset + 1).arg(m_path)
-            : QStringLiteral("%1: fewer than %2 runs are labelled \"%3\" in %4").arg(reference).arg(offset + 1).arg(label, m_path);
-        return 0;
-    }
-    return q.value(0).toLongLong();
+    if (q.next())
+        return q.value(0).toLongLong();
+    // Say how many there are, so the user sees how far back the history goes.
+    QSqlQuery count(QSqlDatabase::database(m_connection));
+    count.prepare(label.isEmpty() ? QStringLiteral("SELECT count(*) FROM runs")
+                                  : QStringLiteral("SELECT count(*) FROM run_labels WHERE label = ?"));
+    if (!label.isEmpty())
+        count.addBindValue(label);
+    const qint64 n = count.exec() && count.next() ? count.value(0).toLongLong() : 0;
+    if (label.isEmpty())
+        *error = n == 0 ? QStringLiteral("%1: %2 has no runs yet").arg(reference, m_path)
+                        : QStringLiteral("%1: %2 has %3 run(s), so the oldest is last~%4").arg(reference, m_path).arg(n).arg(n - 1);
+    else
+        *error = n == 0 ? QStringLiteral("%1: no run in %2 is labelled \"%3\"").arg(reference, m_path, label)
+                        : QStringLiteral("%1: %2 run(s) in %3 are labelled \"%4\", so the oldest is label:%4~%5")
+                              .arg(reference).arg(n).arg(m_path, label).arg(n - 1);
+    return 0;
 }
 
 bool RunStore::execOnRun(QSqlQuery &query, qint64 id, QString *error) const
