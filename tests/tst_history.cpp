@@ -1,5 +1,6 @@
 #include "historypage.h"
 #include "runlistmodel.h"
+#include "runrecorder.h"
 #include "store/runstore.h"
 #include "util/units.h"
 
@@ -543,6 +544,56 @@ private slots:
         QVERIFY(none.isAvailable());
         QVERIFY(!none.unavailableLabel()->isVisibleTo(&none));
         QCOMPARE(none.proxy()->rowCount(), 8);
+    }
+
+    void recorderWritesALiveRunOffThisThread()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        RunRecorder recorder;
+        QString error;
+        RunRecord unsaved;
+        QVERIFY(!recorder.begin(&unsaved, &error)); // not open: the run goes on unsaved, and says why
+        QVERIFY(!error.isEmpty());
+        QVERIFY2(recorder.open(path, &error), qPrintable(error));
+        QSignalSpy stored(&recorder, &RunRecorder::runStored);
+
+        RunRecord run;
+        run.method = QStringLiteral("x.Y/Z");
+        QVERIFY2(recorder.begin(&run, &error), qPrintable(error));
+        QVERIFY(run.id > 0);
+        RunSnapshot s;
+        s.state = RunState::Running;
+        s.latency.record(1000);
+        recorder.progress(&run, s); // within the first second: not written
+        QVERIFY(recorder.flush(std::chrono::seconds(10)));
+        QCOMPARE(recorder.store()->load(run.id, &error)->snapshot.callsCompleted(), 0ULL);
+        QTest::qWait(1100);
+        s.latency.record(2000);
+        recorder.progress(&run, s);
+        QVERIFY(recorder.flush(std::chrono::seconds(10)));
+        QCOMPARE(recorder.store()->load(run.id, &error)->snapshot.latency.count(), 2ULL);
+
+        s.state = RunState::Stopped;
+        s.latency.record(3000);
+        recorder.finish(&run, s, {{1, 2, 0}});
+        QCOMPARE(run.status, QStringLiteral("stopped"));
+        QTRY_COMPARE(stored.count(), 1);
+        QCOMPARE(stored.first().first().toLongLong(), run.id);
+        const auto back = recorder.store()->load(run.id, &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->status, QStringLiteral("stopped"));
+        QCOMPARE(back->snapshot.latency.count(), 3ULL);
+        QCOMPARE(back->rawSamples.size(), size_t(1));
+        recorder.finish(&run, s, {}); // ended already: nothing more is written
+        QVERIFY(recorder.flush(std::chrono::seconds(10)));
+        QTest::qWait(50);
+        QCOMPARE(stored.count(), 1);
+
+        RunRecorder nowhere;
+        QVERIFY(!nowhere.open(QStringLiteral("/proc/no/such/runs.sqlite"), &error));
+        QVERIFY2(error.contains(QStringLiteral("/proc/no/such")), qPrintable(error));
+        QVERIFY(!nowhere.store() && !nowhere.writer());
     }
 
     void refreshKeepsTheSelectionAndSeesNewRuns()

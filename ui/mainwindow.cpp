@@ -12,6 +12,7 @@
 #include "store/environment.h"
 #include "store/runstore.h"
 #include "store/runwriter.h"
+#include "runrecorder.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "scenariopage.h"
@@ -141,10 +142,19 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->addTab(m_matrix, tr("Compare stacks"));
     m_results->setTabToolTip(1, tr("The method over transports x codecs x payloads: how much protobuf/gRPC gains over "
                                    "JSON/HTTP or msgpack-rpc, and how much of it is the codec."));
-    openStore();
-    m_history = new HistoryPage(m_store.get());
+    m_recorder = new RunRecorder(this);
+    {
+        // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
+        QString error;
+        if (!m_recorder->open(qEnvironmentVariable("RPCSCOPE_DB", RunStore::defaultPath()), &error))
+            statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000); // runs still run
+    }
+    m_history = new HistoryPage(m_recorder->store());
+    connect(m_recorder, &RunRecorder::failed, this,
+            [this](const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
+    connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
     m_compare = new ComparePage;
-    m_ab = new AbController(m_store.get(), m_writer.get(), this);
+    m_ab = new AbController(m_recorder->store(), m_recorder->writer(), this);
     m_results->addTab(m_history, tr("History"));
     m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
     m_results->addTab(m_compare, tr("Compare runs"));
@@ -202,7 +212,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
     connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
     connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
-    connect(m_controller, &RunController::snapshotAvailable, this, [this](const RunSnapshot &s) { saveProgress(s, false); });
+    connect(m_controller, &RunController::snapshotAvailable, this,
+            [this](const RunSnapshot &s) { m_recorder->progress(m_current.get(), s); });
     m_commandServer = new CommandServer(this);
     connect(m_commandServer, &CommandServer::ready, this, [this](const QString &address) {
         if (!m_pendingRun)
@@ -229,7 +240,7 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_controller, &RunController::runFinished, this, [this](const RunSnapshot &snapshot) {
         showSnapshot(snapshot);
-        saveProgress(snapshot, true);
+        m_recorder->finish(m_current.get(), snapshot, m_controller->rawSamples());
         m_commandServer->stop();
         m_scenario->setRunning(false);
         statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed").arg(runStateName(snapshot.state))
@@ -709,7 +720,7 @@ void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::uniqu
         return;
     }
     m_rawSamplesFile = std::move(rawFile);
-    // The run goes into the history from its first interval on (see saveProgress()).
+    // The run goes into the history from its first interval on (see RunRecorder).
     m_current = std::make_unique<RunRecord>();
     m_current->method = m_scenario->method();
     m_current->transport = transportName(prepared->transport.kind);
@@ -729,9 +740,8 @@ void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::uniqu
         m_current->server = QJsonObject{{QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all")}};
     m_current->startedAt = QDateTime::currentDateTimeUtc();
     QString storeError;
-    if (m_store && m_store->isOpen() && !m_store->beginRun(m_current.get(), &storeError))
+    if (m_recorder->store() && !m_recorder->begin(m_current.get(), &storeError))
         statusBar()->showMessage(tr("The run is not saved: %1").arg(storeError), 10000);
-    m_lastSaveMs = QDateTime::currentMSecsSinceEpoch();
     m_runPage->setRunName(m_current->displayName());
     if (prepared->transport.kind != TransportKind::InProcess && !m_builtinTargets.values().contains(prepared->target.address))
         m_targets->addRecent(prepared->transport.kind, prepared->target.address);
@@ -828,10 +838,10 @@ void MainWindow::closeEvent(QCloseEvent *event)
         m_controller->stop();
         RunSnapshot last = m_controller->lastSnapshot();
         last.state = RunState::Stopped;
-        saveProgress(last, true);
+        m_recorder->finish(m_current.get(), last, m_controller->rawSamples());
     }
     m_ab->stopAndFinish(); // an A/B run, too, is kept as stopped with what both sides measured
-    if (m_writer && !m_writer->flush(std::chrono::seconds(10)))
+    if (!m_recorder->flush(std::chrono::seconds(10)))
         qWarning("rpcscope: the run history is still being written; the writer finishes before the program ends");
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
@@ -839,52 +849,14 @@ void MainWindow::closeEvent(QCloseEvent *event)
     QMainWindow::closeEvent(event);
 }
 
-void MainWindow::openStore()
+RunStore *MainWindow::runStore() const
 {
-    // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
-    const QString path = qEnvironmentVariable("RPCSCOPE_DB", RunStore::defaultPath());
-    m_store = std::make_unique<RunStore>();
-    QString error;
-    if (!m_store->open(path, &error)) {
-        // Runs still run; the History page says why nothing is kept.
-        statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000);
-        m_store.reset();
-        return;
-    }
-    // A commit (and now and then a WAL checkpoint with its fsync) can take tens of milliseconds: never on this thread
-    // while a run is drawn.
-    m_writer = std::make_unique<RunWriter>();
-    if (!m_writer->open(path, &error)) {
-        // Without the writer a run would be inserted and never finished: no history rather than a half one.
-        statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000);
-        m_writer.reset();
-        m_store.reset();
-        return;
-    }
-    connect(m_writer.get(), &RunWriter::failed, this,
-            [this](qint64, const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
-    connect(m_writer.get(), &RunWriter::finished, this, [this] { m_history->refresh(); });
+    return m_recorder->store();
 }
 
-void MainWindow::saveProgress(const RunSnapshot &snapshot, bool final)
+RunWriter *MainWindow::runWriter() const
 {
-    if (!m_current || !m_writer || m_current->id == 0 || m_current->status != QString::fromUtf16(RunStatus::Running))
-        return;
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    // Once a second is the CLI's default interval; the writer thread does the SQL.
-    if (!final && now - m_lastSaveMs < 1000)
-        return;
-    m_lastSaveMs = now;
-    m_current->snapshot = snapshot;
-    if (!final) {
-        m_writer->update(m_current->id, snapshot);
-        return;
-    }
-    m_current->status = snapshot.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
-                                                            : QString::fromUtf16(RunStatus::Finished);
-    m_current->endedAt = QDateTime::currentDateTimeUtc();
-    m_current->rawSamples = m_controller->rawSamples();
-    m_writer->finish(m_current->id, snapshot, m_current->rawSamples, m_current->status);
+    return m_recorder->writer();
 }
 
 const RunRecord *MainWindow::currentRun() const
@@ -894,14 +866,14 @@ const RunRecord *MainWindow::currentRun() const
 
 bool MainWindow::openRun(qint64 id)
 {
-    if (!m_store)
+    if (!m_recorder->store())
         return false;
     if (m_controller->isRunning()) {
         statusBar()->showMessage(tr("A run is going: stop it before opening another"), 10000);
         return false;
     }
     QString error;
-    std::optional<RunRecord> run = m_store->load(id, &error);
+    std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
     if (!run) {
         statusBar()->showMessage(error, 10000);
         return false;
@@ -920,12 +892,12 @@ bool MainWindow::openRun(qint64 id)
 
 bool MainWindow::compareRuns(const QList<qint64> &ids)
 {
-    if (!m_store)
+    if (!m_recorder->store())
         return false;
     QList<RunRecord> runs;
     QString error;
     for (const qint64 id : ids) {
-        std::optional<RunRecord> run = m_store->load(id, &error);
+        std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
         if (!run) {
             statusBar()->showMessage(error, 10000);
             return false;
@@ -1011,22 +983,7 @@ void MainWindow::exportWithDialog(bool comparison)
 
 int MainWindow::importReports(const QStringList &files, QString *error)
 {
-    if (!m_store) {
-        *error = tr("The run history is unavailable.");
-        return 0;
-    }
-    int imported = 0;
-    QStringList problems;
-    for (const QString &file : files) {
-        QString why;
-        std::optional<RunRecord> run = importRunFile(file, &why);
-        if (!run || m_store->addRun(*run, &why) == 0) {
-            problems << QStringLiteral("%1: %2").arg(file, why);
-            continue;
-        }
-        ++imported;
-    }
-    *error = problems.join(u'\n');
+    const int imported = m_recorder->importReports(files, error);
     m_history->refresh();
     return imported;
 }

@@ -28,6 +28,7 @@ class HistoryPage;
 class MatrixPage;
 class RunStore;
 class RunWriter;
+class RunRecorder;
 struct RunRecord;
 class RunController;
 class RunPage;
@@ -92,9 +93,9 @@ public:
     MatrixPage *matrixPage() const { return m_matrix; }
     HistoryPage *historyPage() const { return m_history; }
     ComparePage *comparePage() const { return m_compare; }
-    RunStore *runStore() const { return m_store.get(); }
+    RunStore *runStore() const;
     /// Writes the live runs' progress off the GUI thread; null when the history is not open.
-    RunWriter *runWriter() const { return m_writer.get(); }
+    RunWriter *runWriter() const;
     /// The run the Run page shows (the last one run here or one opened from the history), if any.
     const RunRecord *currentRun() const;
 
@@ -132,9 +133,7 @@ private:
     /// Loads @p files with exactly @p importPaths (shown in the schema dock).
     bool loadProtos(const QStringList &files, const QStringList &importPaths);
     void writeRawSamples();
-    void openStore();
     void launchRun(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
-    void saveProgress(const RunSnapshot &snapshot, bool final);
     void showAbDialog();
     void exportWithDialog(bool comparison);
     void importWithDialog();
@@ -170,8 +169,7 @@ private:
     MatrixPage *m_matrix;
     class QTabWidget *m_results;
     RunController *m_controller;
-    std::unique_ptr<RunStore> m_store; ///< GUI thread: lists, loads, edits, and inserting a new run
-    std::unique_ptr<RunWriter> m_writer; ///< a live run's updates and its end, on the writer's thread
+    RunRecorder *m_recorder; ///< the run history: the store this thread reads, the writer thread
     HistoryPage *m_history = nullptr;
     ComparePage *m_compare = nullptr;
     AbController *m_ab = nullptr;
@@ -179,7 +177,6 @@ private:
     std::unique_ptr<ScenarioPage::Prepared> m_pendingRun; ///< waits for its server command to get ready
     std::unique_ptr<QSaveFile> m_pendingRawFile;
     std::unique_ptr<RunRecord> m_current; ///< what the Run page shows
-    qint64 m_lastSaveMs = 0;
     QString m_cliProgram; ///< rpcscope-cli, which serves the built-in servers (also for A/B)
     QLabel *m_statusTarget;
     QLabel *m_statusState;
