@@ -95,6 +95,14 @@ private Q_SLOTS:
                                                       QStringLiteral("-D"), QStringLiteral("/no/such.json")} << QStringLiteral("/no/such.json");
         QTest::newRow("bad fill") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
                                                QStringLiteral("--fill"), QStringLiteral("nums=3")} << QStringLiteral("nums");
+        QTest::newRow("threshold without baseline")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                           QStringLiteral("--compare-threshold"), QStringLiteral("3%")}
+            << QStringLiteral("--compare-to");
+        QTest::newRow("baseline file missing")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
+                           QStringLiteral("--compare-to"), QStringLiteral("/no/such/baseline.json")}
+            << QStringLiteral("/no/such/baseline.json");
         QTest::newRow("bad rps") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
                                               QStringLiteral("--rps"), QStringLiteral("fast")} << QStringLiteral("--rps");
         QTest::newRow("zero rps") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
@@ -483,10 +491,16 @@ private Q_SLOTS:
                                                   QStringLiteral("5ms")});
         QVERIFY(slow.waitForReadyRead(10000));
         const QString address = QString::fromUtf8(slow.readLine()).trimmed();
-        r = cli(QStringList(run) << address << QStringLiteral("--name") << QStringLiteral("slow one"));
+        // Compared with the baseline as soon as it ends (the CI check in one command): a regression, exit 4.
+        r = cli(QStringList(run) << address << QStringLiteral("--name") << QStringLiteral("slow one")
+                                 << QStringLiteral("--compare-to") << QStringLiteral("label:fast"));
         slow.terminate();
         slow.waitForFinished(5000);
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("Compared with the baseline label:fast (run #1)"))
+                     && QRegularExpression(QStringLiteral("regression: p50 \\+[0-9.]+%")).match(r.out).hasMatch(),
+                 qPrintable(r.out));
+        QVERIFY2(r.err.contains(QStringLiteral("Saved as run #2")), qPrintable(r.err));
 
         r = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db});
         QCOMPARE(r.exitCode, 0);

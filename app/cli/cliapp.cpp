@@ -575,10 +575,23 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             || parser.isSet(QStringLiteral("name")));
     RunStore store;
     RunRecord record;
-    if (save) {
-        const QString path = parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();
-        if (!store.open(path, &error))
-            return usageError(cmd, QStringLiteral("--db ") + error);
+    const QString storePath = parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();
+    if (save && !store.open(storePath, &error))
+        return usageError(cmd, QStringLiteral("--db ") + error);
+    // The baseline is read before the run (a typo costs no load), and before this run is saved: "last" is the
+    // newest run so far, not this one.
+    std::optional<RunRecord> baseline;
+    CompareOptions compareOptions;
+    if (parser.isSet(QStringLiteral("compare-to"))) {
+        if (outcome || prepared)
+            return usageError(cmd, QStringLiteral("--compare-to is for run (%1 compares in its own way)").arg(cmd));
+        baseline = loadRun(store, storePath, parser.value(QStringLiteral("compare-to")), &error);
+        if (!baseline)
+            return usageError(cmd, QStringLiteral("--compare-to ") + error);
+        if (!parseThreshold(parser.value(QStringLiteral("compare-threshold")), &compareOptions.threshold, &error))
+            return usageError(cmd, QStringLiteral("--compare-threshold: ") + error);
+    } else if (parser.isSet(QStringLiteral("compare-threshold"))) {
+        return usageError(cmd, QStringLiteral("--compare-threshold needs --compare-to RUN"));
     }
     {
         record.name = parser.value(QStringLiteral("name"));
@@ -662,13 +675,13 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             return ExitRuntime;
         }
     }
+    record.snapshot = result;
+    record.endedAt = QDateTime::currentDateTimeUtc();
+    record.status = result.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
+                                                      : QString::fromUtf16(RunStatus::Finished);
+    if (plan.recordRawSamples)
+        record.rawSamples = engine.rawSamples();
     if (!exports.isEmpty()) {
-        record.snapshot = result;
-        record.endedAt = QDateTime::currentDateTimeUtc();
-        record.status = result.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
-                                                          : QString::fromUtf16(RunStatus::Finished);
-        if (plan.recordRawSamples)
-            record.rawSamples = engine.rawSamples();
         const std::optional<ChartKind> chart = parseChartKind(parser.value(QStringLiteral("chart")));
         for (const auto &[format, file] : exports) {
             const QByteArray data = isRenderedFormat(format) ? renderExport({record}, format, chart.value_or(ChartKind::Histogram), chartOptions, &error)
@@ -686,9 +699,15 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             }
         }
     }
+    Verdict verdict = Verdict::NotTested;
+    if (baseline) {
+        out() << "\nCompared with the baseline " << parser.value(QStringLiteral("compare-to"))
+              << (baseline->id > 0 ? QStringLiteral(" (run #%1)").arg(baseline->id) : QString()) << ":\n";
+        verdict = printComparison(*baseline, record, compareOptions, false).overall;
+    }
     if (parser.isSet(QStringLiteral("fail-on-error")) && result.callsFailed() > 0)
         return ExitFailedCalls;
-    return ExitOk;
+    return verdict == Verdict::Regression ? ExitRegression : ExitOk;
 }
 
 bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,

@@ -34,6 +34,8 @@ Exit codes: 0 no regression; 4 a regression beyond the threshold (p50, p95 or p9
 2 bad usage or input.
 )HELP";
 
+} // namespace
+
 std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, const QString &text, QString *error)
 {
     if (RunStore::isReference(text) && !QFile::exists(text)) {
@@ -61,8 +63,6 @@ std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, cons
         *error = text + QStringLiteral(": ") + why;
     return run;
 }
-
-} // namespace
 
 bool parseThreshold(const QString &text, double *fraction, QString *error)
 {

@@ -131,6 +131,13 @@ void addRunOptions(QCommandLineParser &parser)
         {QStringLiteral("chart-size"), QStringLiteral("For -O png|pdf|svg: WIDTHxHEIGHT (default 1000x600)."), QStringLiteral("WxH")},
         {QStringLiteral("chart-scale"), QStringLiteral("For -O png: pixels per point (default 2)."), QStringLiteral("S")},
         {QStringLiteral("save"), QStringLiteral("Save the run in the history (also implied by --db, --label, --name).")},
+        {QStringLiteral("compare-to"),
+         QStringLiteral("After the run, compare it with this baseline (a history run: ID, last, last~N, label:NAME[~N]; "
+                        "or a JSON report) and exit 4 on a regression beyond --compare-threshold."),
+         QStringLiteral("RUN")},
+        {QStringLiteral("compare-threshold"),
+         QStringLiteral("Smallest change --compare-to counts as a regression or improvement (default 5%)."),
+         QStringLiteral("T"), QStringLiteral("5%")},
         {QStringLiteral("db"), QStringLiteral("Run history database (default ~/.local/share/rpcscope/runs.sqlite)."),
          QStringLiteral("PATH")},
         {QStringLiteral("label"), QStringLiteral("Label for the saved run, e.g. \"protobuf 4.25.8\" (repeatable)."),
