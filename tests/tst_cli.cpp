@@ -65,6 +65,25 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("(%1)").arg(revision)), qPrintable(r.out + u" vs " + revision));
     }
 
+    void checksDecideTheExitCode()
+    {
+        const QStringList run{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("300"),
+                              QStringLiteral("--check"), QStringLiteral("p99<60s"), QStringLiteral("--check"),
+                              QStringLiteral("errors==0")};
+        Result r = cli(run);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("ok    p99<60s")) && r.out.contains(QStringLiteral("ok    errors==0")),
+                 qPrintable(r.out));
+        // No call over loopback gRPC answers within a microsecond: this one cannot hold.
+        r = cli(QStringList(run) << QStringLiteral("--check") << QStringLiteral("max < 1us"));
+        QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("FAIL  max<1us")), qPrintable(r.out));
+        r = cli(QStringList(run) << QStringLiteral("--check") << QStringLiteral("p99 < soon"));
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("p99 < soon")) && !r.out.contains(QStringLiteral("Summary")),
+                 qPrintable(r.err));
+    }
+
     void brokenProtoGivesFileLineColumn()
     {
         const QString proto = QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto");

@@ -1,3 +1,4 @@
+#include "compare/checks.h"
 #include "compare/comparison.h"
 #include "compare/statistics.h"
 #include "report/comparereport.h"
@@ -526,6 +527,54 @@ private slots:
         QCOMPARE(formatMetricDelta(-2048, MetricUnit::Bytes), QStringLiteral("-2.0 KiB"));
         QCOMPARE(formatMetricValue(0.005, MetricUnit::Fraction), QStringLiteral("0.50%"));
         QCOMPARE(verdictName(Verdict::WithinThreshold), QStringLiteral("change within threshold"));
+    }
+
+    void checksHoldOrFailOnTheRunsNumbers()
+    {
+        RunSnapshot s;
+        for (uint64_t i = 1; i <= 1000; ++i)
+            s.latency.record(i * 10'000); // 10 us .. 10 ms, OK calls
+        for (int i = 0; i < 10; ++i)
+            s.errorLatency.record(1'000'000);
+        s.statusCounts[CallStatus::Ok] = 1000;
+        s.statusCounts[CallStatus::Unavailable] = 10;
+        s.elapsed = std::chrono::seconds(2);
+        QString error;
+        auto check = [&](const char *text) {
+            const std::optional<Check> c = parseCheck(QLatin1String(text), &error);
+            if (!c)
+                qFatal("%s: %s", text, qPrintable(error));
+            return evaluateCheck(*c, s);
+        };
+        const double p99 = static_cast<double>(s.latency.percentile(99));
+        QVERIFY(p99 > 9.8e6 && p99 < 10e6);
+        QVERIFY(check("p99<10ms").passed);
+        QVERIFY(!check("p99 < 9ms").passed);
+        QCOMPARE(check("p99<10ms").actual, p99);
+        QVERIFY(check("p99.9 <= 10.1ms").passed);
+        QVERIFY(!check("p50>6ms").passed);
+        QVERIFY(check("mean<5.1ms").passed && !check("mean<4.9ms").passed);
+        QVERIFY(check("max>=9ms").passed && check("min<=11us").passed);
+        QVERIFY(check("rps>=500").passed && !check("rps>=506").passed); // 1010 calls in 2 s
+        QVERIFY(check("errors==10").passed && !check("errors==0").passed);
+        QVERIFY(check("error_rate<1%").passed && !check("error_rate<0.9%").passed);
+        QVERIFY(check("error_rate<0.01").passed);
+
+        // No OK call: a latency bound is not met (there is nothing that meets it), and says so.
+        RunSnapshot failed;
+        failed.errorLatency.record(5);
+        failed.statusCounts[CallStatus::Unavailable] = 1;
+        const CheckResult none = evaluateCheck(*parseCheck(QStringLiteral("p99<1s"), &error), failed);
+        QVERIFY(!none.passed && !none.measured);
+        QVERIFY(formatCheckResults({none}).contains(QStringLiteral("not measured")));
+        QVERIFY(formatCheckResults({check("p99<10ms")}).contains(QStringLiteral("ok    p99<10ms")));
+        QVERIFY(formatCheckResults({check("p99<9ms")}).contains(QStringLiteral("FAIL  p99<9ms")));
+
+        for (const char *bad : {"p99", "p99<", "<10ms", "p99<fast", "p0<1ms", "p101<1ms", "latency<1ms", "rps>many",
+                                "error_rate<150%", "error_rate<2", "p99=10ms"}) {
+            QVERIFY2(!parseCheck(QLatin1String(bad), &error), bad);
+            QVERIFY2(error.contains(QLatin1String(bad)), qPrintable(error));
+        }
     }
 };
 

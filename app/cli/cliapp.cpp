@@ -9,6 +9,7 @@
 #include "matrixcommand.h"
 #include "servecommand.h"
 
+#include "compare/checks.h"
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "export/exporter.h"
@@ -131,7 +132,8 @@ Commands:
 Run 'rpcscope-cli COMMAND --help' for a command's options.
 
 Exit codes: 0 success; 1 calls failed and --fail-on-error was given; 2 bad usage or input;
-3 the work could not be done (e.g. a server could not start); 4 compare/ab found a regression.
+3 the work could not be done (e.g. a server could not start); 4 the numbers failed a check: compare, ab or
+run --compare-to found a regression, or a run --check did not hold.
 )";
 
 } // namespace
@@ -593,6 +595,15 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     } else if (parser.isSet(QStringLiteral("compare-threshold"))) {
         return usageError(cmd, QStringLiteral("--compare-threshold needs --compare-to RUN"));
     }
+    std::vector<Check> checks;
+    for (const QString &text : parser.values(QStringLiteral("check"))) {
+        if (outcome || prepared)
+            return usageError(cmd, QStringLiteral("--check is for run"));
+        const std::optional<Check> check = parseCheck(text, &error);
+        if (!check)
+            return usageError(cmd, QStringLiteral("--check ") + error);
+        checks.push_back(*check);
+    }
     {
         record.name = parser.value(QStringLiteral("name"));
         record.labels = parser.values(QStringLiteral("label"));
@@ -705,9 +716,19 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
               << (baseline->id > 0 ? QStringLiteral(" (run #%1)").arg(baseline->id) : QString()) << ":\n";
         verdict = printComparison(*baseline, record, compareOptions, false).overall;
     }
+    bool checksPassed = true;
+    if (!checks.empty()) {
+        std::vector<CheckResult> results;
+        for (const Check &check : checks) {
+            results.push_back(evaluateCheck(check, result));
+            checksPassed = checksPassed && results.back().passed;
+        }
+        out() << '\n' << formatCheckResults(results);
+        out().flush();
+    }
     if (parser.isSet(QStringLiteral("fail-on-error")) && result.callsFailed() > 0)
         return ExitFailedCalls;
-    return verdict == Verdict::Regression ? ExitRegression : ExitOk;
+    return verdict == Verdict::Regression || !checksPassed ? ExitRegression : ExitOk;
 }
 
 bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,

@@ -20,7 +20,7 @@ enum ExitCode : int {
     ExitFailedCalls = 1, ///< only with --fail-on-error: some calls did not end OK
     ExitUsage = 2, ///< bad flags or bad input (files, JSON, schema)
     ExitRuntime = 3, ///< could not do the work (e.g. a server could not start)
-    ExitRegression = 4, ///< compare/ab: B regressed beyond the threshold
+    ExitRegression = 4, ///< compare/ab/run --compare-to: a regression beyond the threshold; or a run --check failed
 };
 
 /// Blocks SIGINT and SIGTERM in the calling thread and every thread it starts (call first thing in main).

@@ -135,6 +135,10 @@ void addRunOptions(QCommandLineParser &parser)
          QStringLiteral("After the run, compare it with this baseline (a history run: ID, last, last~N, label:NAME[~N]; "
                         "or a JSON report) and exit 4 on a regression beyond --compare-threshold."),
          QStringLiteral("RUN")},
+        {QStringLiteral("check"),
+         QStringLiteral("A condition the run must meet, else exit 4 (repeatable): p99<10ms, p99.9<=25ms, mean<2ms, max<1s, "
+                        "rps>=5000, error_rate<0.1%, errors==0."),
+         QStringLiteral("EXPR")},
         {QStringLiteral("compare-threshold"),
          QStringLiteral("Smallest change --compare-to counts as a regression or improvement (default 5%)."),
          QStringLiteral("T"), QStringLiteral("5%")},
