@@ -933,6 +933,33 @@ private Q_SLOTS:
         QVERIFY(m_window->scenarioPage()->validateNow());
     }
 
+    void checksAreJudgedWhenTheRunEnds()
+    {
+        auto *checks = child<QLineEdit>("checksEdit");
+        const auto reset = qScopeGuard([&] {
+            checks->clear();
+            m_window->scenarioPage()->validateNow();
+        });
+        checks->setText(QStringLiteral("p99 < soon"));
+        QVERIFY(!m_window->scenarioPage()->validateNow());
+        QVERIFY(!child<QPushButton>("runButton")->isEnabled());
+        QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("p99 < soon")),
+                 qPrintable(child<QLabel>("requestStatus")->text()));
+        // One bound any run meets, one none can (nothing over loopback answers within a microsecond).
+        checks->setText(QStringLiteral("p99<60s, max<1us"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        QCOMPARE(m_window->scenarioPage()->scenario().checks, (QStringList{QStringLiteral("p99<60s"), QStringLiteral("max<1us")}));
+        child<QSpinBox>("callsEdit")->setValue(300);
+        m_window->startRun();
+        QVERIFY(m_window->runController()->isRunning());
+        QVERIFY(m_window->runPage()->checksLabel()->isHidden());
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QLabel *label = m_window->runPage()->checksLabel();
+        QVERIFY(!label->isHidden());
+        QVERIFY2(label->text().contains(QStringLiteral("1 of 2 failed")) && label->text().contains(QStringLiteral("max&lt;1us")),
+                 qPrintable(label->text()));
+    }
+
     // Last: it closes the window.
     void closingDuringAnAbRunKeepsBothSides()
     {

@@ -58,6 +58,7 @@ class TestScenario : public QObject
         s.clientThreads = 3;
         s.interval = QStringLiteral("250ms");
         s.rawSamples = QStringLiteral("/abs/raw.csv");
+        s.checks = {QStringLiteral("p99<20ms"), QStringLiteral("error_rate<0.1%")};
         return s;
     }
 
@@ -86,6 +87,7 @@ private Q_SLOTS:
         QCOMPARE(back->clientThreads, 3);
         QCOMPARE(back->interval, QStringLiteral("250ms"));
         QCOMPARE(back->rawSamples, QStringLiteral("/abs/raw.csv"));
+        QCOMPARE(back->checks, (QStringList{QStringLiteral("p99<20ms"), QStringLiteral("error_rate<0.1%")}));
         Scenario plain;
         plain.security = QStringLiteral("plaintext");
         const auto plainBack = Scenario::fromJson(plain.toJson(), &error);
@@ -183,6 +185,8 @@ private Q_SLOTS:
         QCOMPARE(valueOf(QStringLiteral("--cpus")), QStringLiteral("3"));
         QCOMPARE(valueOf(QStringLiteral("--interval")), QStringLiteral("250ms"));
         QCOMPARE(valueOf(QStringLiteral("--raw-samples")), QStringLiteral("/abs/raw.csv"));
+        QCOMPARE(valueOf(QStringLiteral("--check")), QStringLiteral("p99<20ms"));
+        QCOMPARE(args.count(QStringLiteral("--check")), 2);
         QVERIFY(args.contains(QStringLiteral("--skipTLS")));
         QVERIFY(!args.contains(QStringLiteral("--insecure")));
         QCOMPARE(args.last(), QStringLiteral("bench.example.com:443"));
@@ -194,7 +198,7 @@ private Q_SLOTS:
         // Defaults add no flag: the CLI's own defaults (automatic threads, 1 s, no samples) apply.
         const QStringList defaults = Scenario().toRunArguments(false);
         for (const char *flag : {"--insecure", "--cacert", "--cert", "--key", "--cname", "--skipTLS", "--authority", "--cpus",
-                                 "--interval", "--raw-samples"})
+                                 "--interval", "--raw-samples", "--check"})
             QVERIFY2(!defaults.contains(QLatin1String(flag)), flag);
     }
 
@@ -214,6 +218,9 @@ private Q_SLOTS:
         QTest::newRow("bad transport") << QByteArray(R"({"rpcscope_scenario":1,"transport":"smoke"})") << QStringLiteral("transport");
         QTest::newRow("bad proto list") << QByteArray(R"({"rpcscope_scenario":1,"schema":{"protos":[1]}})") << QStringLiteral("schema.protos[0]");
         QTest::newRow("bad metadata") << QByteArray(R"({"rpcscope_scenario":1,"metadata":[["a"]]})") << QStringLiteral("metadata[0]");
+        QTest::newRow("bad check") << QByteArray(R"({"rpcscope_scenario":1,"checks":["p99<20ms","p99<soon"]})")
+                                   << QStringLiteral("checks[1]: \"p99<soon\": p99 needs a duration");
+        QTest::newRow("checks not a list") << QByteArray(R"({"rpcscope_scenario":1,"checks":"p99<20ms"})") << QStringLiteral("checks: expected a list");
     }
     void errorsNameTheField()
     {

@@ -241,6 +241,10 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &RunController::runFinished, this, [this](const RunSnapshot &snapshot) {
         showSnapshot(snapshot);
         m_recorder->finish(m_current.get(), snapshot, m_controller->rawSamples());
+        std::vector<CheckResult> checks;
+        for (const Check &check : m_runChecks)
+            checks.push_back(evaluateCheck(check, snapshot));
+        m_runPage->showChecks(checks);
         m_commandServer->stop();
         m_scenario->setRunning(false);
         statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed").arg(runStateName(snapshot.state))
@@ -746,6 +750,7 @@ void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::uniqu
     if (prepared->transport.kind != TransportKind::InProcess && !m_builtinTargets.values().contains(prepared->target.address))
         m_targets->addRecent(prepared->transport.kind, prepared->target.address);
     m_runPage->clear();
+    m_runChecks = prepared->checks;
     m_results->setCurrentWidget(m_runPage);
     m_scenario->setRunning(true);
     m_statusTarget->setText(prepared->transport.kind == TransportKind::InProcess

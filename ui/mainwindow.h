@@ -177,6 +177,7 @@ private:
     std::unique_ptr<ScenarioPage::Prepared> m_pendingRun; ///< waits for its server command to get ready
     std::unique_ptr<QSaveFile> m_pendingRawFile;
     std::unique_ptr<RunRecord> m_current; ///< what the Run page shows
+    std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
     QString m_cliProgram; ///< rpcscope-cli, which serves the built-in servers (also for A/B)
     QLabel *m_statusTarget;
     QLabel *m_statusState;

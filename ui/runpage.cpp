@@ -68,6 +68,7 @@ RunPage::RunPage(QWidget *parent)
     , m_status(makeTable({tr("Status"), tr("Calls"), tr("Share")}, QStringLiteral("statusTable")))
     , m_progress(new QProgressBar(this))
     , m_progressText(new QLabel(this))
+    , m_checks(new QLabel(this))
 {
     m_charts->setObjectName(QStringLiteral("chartTabs"));
     m_charts->setDocumentMode(true);
@@ -179,6 +180,11 @@ RunPage::RunPage(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(progressRow);
+    m_checks->setObjectName(QStringLiteral("checksLabel"));
+    m_checks->setTextFormat(Qt::RichText);
+    m_checks->setWordWrap(true);
+    m_checks->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_checks);
     layout->addWidget(split, 1);
     clear();
 }
@@ -349,7 +355,30 @@ void RunPage::clear()
     m_status->setRowCount(0);
     m_progress->setValue(0);
     m_progressText->setText(tr("Ready"));
+    m_checks->clear();
+    m_checks->hide();
     refreshCurrentChart();
+}
+
+void RunPage::showChecks(const std::vector<CheckResult> &results)
+{
+    if (results.empty()) {
+        m_checks->clear();
+        m_checks->hide();
+        return;
+    }
+    const auto failed = std::count_if(results.cbegin(), results.cend(), [](const CheckResult &r) { return !r.passed; });
+    // Colours that read on light and dark palettes alike; the words say it too.
+    QString text = failed ? tr("<b style=\"color:#e53935\">Checks: %1 of %2 failed</b>").arg(failed).arg(results.size())
+                          : tr("<b style=\"color:#43a047\">Checks: all %1 met</b>").arg(results.size());
+    for (const CheckResult &r : results) {
+        const QString actual = r.measured ? formatCheckValue(r.check, r.actual) : tr("not measured: no OK call");
+        text += QStringLiteral(" &nbsp;&middot;&nbsp; %1 %2 (%3)")
+                    .arg(r.passed ? tr("ok") : QStringLiteral("<b>%1</b>").arg(tr("FAIL")), r.check.text.toHtmlEscaped(),
+                         actual.toHtmlEscaped());
+    }
+    m_checks->setText(text);
+    m_checks->show();
 }
 
 size_t RunPage::chartKey(Chart chart) const

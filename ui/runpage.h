@@ -1,5 +1,7 @@
 #pragma once
 
+#include "compare/checks.h"
+
 #include "chartrender.h"
 #include "metrics/runsnapshot.h"
 
@@ -50,6 +52,10 @@ public:
     QTabWidget *chartTabs() const { return m_charts; }
     QTableWidget *summaryTable() const { return m_summary; }
     QTableWidget *statusTable() const { return m_status; }
+
+    /// The run's checks as judged at its end (a line under the progress bar, hidden when empty or after clear()).
+    void showChecks(const std::vector<CheckResult> &results);
+    QLabel *checksLabel() const { return m_checks; }
 
     /// The name files and copies of the charts carry in their titles (the run's name); empty = none.
     void setRunName(const QString &name) { m_runName = name; }
@@ -106,6 +112,7 @@ private:
     QTableWidget *m_status;
     QProgressBar *m_progress;
     QLabel *m_progressText;
+    QLabel *m_checks;
     RunSnapshot m_snapshot; ///< the latest, for charts drawn when their tab is shown
     QString m_runName;
 };

@@ -38,6 +38,17 @@
 namespace rpcscope {
 
 namespace {
+
+/// The Checks field's comma-separated conditions, blanks dropped.
+QStringList checkTexts(const QString &text)
+{
+    QStringList out;
+    for (const QString &part : text.split(u',', Qt::SkipEmptyParts)) {
+        if (!part.trimmed().isEmpty())
+            out << part.trimmed();
+    }
+    return out;
+}
 QSpinBox *spin(const QString &name, int min, int max, int value, const QString &tip)
 {
     auto *box = new QSpinBox;
@@ -118,6 +129,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_requestBinary(line(QStringLiteral("requestBinaryEdit"), {}, tr("none: the JSON request"),
                            tr("Send the request as a serialized protobuf message read from this file, instead of the "
                               "JSON above (-b).")))
+    , m_checks(line(QStringLiteral("checksEdit"), {}, tr("none, e.g. p99<20ms, error_rate<0.1%"),
+                    tr("Bounds the run must meet, comma-separated (--check): any percentile, mean, min, max, rps, "
+                       "error_rate, errors; judged when the run ends.")))
     , m_maxReceive(line(QStringLiteral("maxReceiveEdit"), {}, tr("default (gRPC: 4 MiB)"),
                         tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
     , m_maxSend(line(QStringLiteral("maxSendEdit"), {}, tr("default (unlimited)"), tr("Largest request sent, e.g. 64MiB.")))
@@ -242,6 +256,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
                                                      tr("Raw samples CSV"), tr("CSV (*.csv);;All files (*)")));
     advancedForm->addRow(tr("Binary request:"), fileRow(m_requestBinary, QStringLiteral("requestBinaryBrowse"), false,
                                                         tr("Serialized request"), tr("All files (*)")));
+    advancedForm->addRow(tr("Checks:"), m_checks);
     advancedForm->addRow(tr("Max receive:"), m_maxReceive);
     advancedForm->addRow(tr("Max send:"), m_maxSend);
 
@@ -300,7 +315,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     });
     connect(m_security, &QComboBox::currentIndexChanged, this, &ScenarioPage::securityChanged);
     for (QLineEdit *edit : {m_caCert, m_clientCert, m_clientKey, m_serverName, m_authority, m_interval, m_rawSamples,
-                            m_requestBinary})
+                            m_requestBinary, m_checks})
         connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_skipVerify, &QCheckBox::toggled, this, later);
     connect(m_clientThreads, &QSpinBox::valueChanged, this, later);
@@ -397,6 +412,7 @@ Scenario ScenarioPage::scenario() const
     s.interval = m_interval->text().trimmed();
     s.rawSamples = m_rawSamples->text().trimmed();
     s.requestBinaryFile = m_requestBinary->text().trimmed();
+    s.checks = checkTexts(m_checks->text());
     return s;
 }
 
@@ -441,6 +457,7 @@ void ScenarioPage::setScenario(const Scenario &s)
     m_interval->setText(s.interval);
     m_rawSamples->setText(s.rawSamples);
     m_requestBinary->setText(s.requestBinaryFile);
+    m_checks->setText(s.checks.join(QStringLiteral(", ")));
     m_loading = false;
     validateNow();
 }
@@ -688,6 +705,12 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
         if (!d || d->count() <= 0)
             return fail(tr("Interval: %1").arg(d ? tr("must be positive") : why));
         p.plan.interval = *d;
+    }
+    for (const QString &text : checkTexts(m_checks->text())) {
+        const std::optional<Check> check = parseCheck(text, &why);
+        if (!check)
+            return fail(tr("Checks: %1").arg(why));
+        p.checks.push_back(*check);
     }
     // A matrix makes many runs: one file of samples would be overwritten by each, so only single runs write it.
     if (!variation) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compare/checks.h"
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "scenario/scenario.h"
@@ -53,6 +54,7 @@ public:
         LoadPlan plan;
         QString rawSamplesPath; ///< write the raw samples here when the run ends (plan.recordRawSamples is set)
         QString serverCommand; ///< the target is this command: start it, then fill in target.address
+        std::vector<Check> checks; ///< bounds the run must meet, judged when it ends
     };
     /// A variation of the scenario for one cell of a matrix: another transport and codec, extra size knobs.
     struct Variation
@@ -133,6 +135,7 @@ private:
     QLineEdit *m_interval;
     QLineEdit *m_rawSamples;
     QLineEdit *m_requestBinary;
+    QLineEdit *m_checks;
     QLineEdit *m_maxReceive;
     QLineEdit *m_maxSend;
     bool m_loading = false; ///< setScenario() at work: no edited()

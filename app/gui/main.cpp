@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <memory>
@@ -63,11 +64,18 @@ int main(int argc, char *argv[])
     parser.addOption({QStringLiteral("compare"),
                       QStringLiteral("Open the Compare runs page with these stored runs (IDs, the baseline first: 1,2)."),
                       QStringLiteral("IDS")});
+    parser.addOption({QStringLiteral("scenario"),
+                      QStringLiteral("Open this scenario document (*.rpcscope.json) at start, as File > Open does."),
+                      QStringLiteral("FILE")});
     parser.addPositionalArgument(QStringLiteral("protos"), QStringLiteral(".proto files to load."), QStringLiteral("[FILE...]"));
     parser.process(app);
 
     rpcscope::MainWindow window;
     window.startEmbeddedDefault();
+    // First, so the options below (--calls, --method ...) adjust the document rather than being replaced by it.
+    QString scenarioError;
+    if (parser.isSet(QStringLiteral("scenario")) && !window.openScenario(parser.value(QStringLiteral("scenario")), &scenarioError))
+        qWarning("%s", qPrintable(scenarioError)); // the window stays up on the embedded default, and says why
     if (parser.isSet(QStringLiteral("method"))) {
         window.schemaPanel()->selectMethod(parser.value(QStringLiteral("method")));
         window.scenarioPage()->setMethod(parser.value(QStringLiteral("method")));
@@ -89,6 +97,8 @@ int main(int argc, char *argv[])
     // the bar's own label instead of hiding it.
     if (!parser.positionalArguments().isEmpty())
         window.openProtoFiles(parser.positionalArguments());
+    if (!scenarioError.isEmpty())
+        window.statusBar()->showMessage(scenarioError, 15000);
 
     if (parser.isSet(QStringLiteral("history")))
         window.findChild<QTabWidget *>(QStringLiteral("resultTabs"))->setCurrentWidget(window.historyPage());

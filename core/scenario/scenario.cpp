@@ -1,5 +1,7 @@
 #include "scenario.h"
 
+#include "compare/checks.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -236,6 +238,8 @@ QByteArray Scenario::toJson() const
         root.insert(QStringLiteral("raw_samples"), rawSamples);
     if (!requestBinaryFile.isEmpty())
         root.insert(QStringLiteral("request_binary_file"), requestBinaryFile);
+    if (!checks.isEmpty())
+        root.insert(QStringLiteral("checks"), QJsonArray::fromStringList(checks));
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -274,7 +278,8 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                      QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"),
                      QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"),
                      QStringLiteral("fills"), QStringLiteral("metadata"), QStringLiteral("load"),
-                     QStringLiteral("connection"), QStringLiteral("raw_samples"), QStringLiteral("request_binary_file")});
+                     QStringLiteral("connection"), QStringLiteral("raw_samples"), QStringLiteral("request_binary_file"),
+                     QStringLiteral("checks")});
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
         sr.rejectUnknown({QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets")});
@@ -374,6 +379,22 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     }
     r.string(QStringLiteral("raw_samples"), &s.rawSamples);
     r.string(QStringLiteral("request_binary_file"), &s.requestBinaryFile);
+    if (r.ok() && root.contains(QStringLiteral("checks"))) {
+        const QJsonValue checks = root.value(QStringLiteral("checks"));
+        if (!checks.isArray())
+            r.fail(QStringLiteral("checks"), QStringLiteral("expected a list such as [\"p99<20ms\", \"error_rate<0.1%\"]"));
+        const QJsonArray list = checks.toArray();
+        for (qsizetype i = 0; r.ok() && i < list.size(); ++i) {
+            const QString field = QStringLiteral("checks[%1]").arg(i);
+            QString why;
+            if (!list.at(i).isString())
+                r.fail(field, QStringLiteral("expected a string such as \"p99<20ms\""));
+            else if (!parseCheck(list.at(i).toString(), &why))
+                r.fail(field, why);
+            else
+                s.checks << list.at(i).toString();
+        }
+    }
     if (r.ok() && !QStringList{QStringLiteral("grpc"), QStringLiteral("http"), QStringLiteral("msgpack"), QStringLiteral("none")}
                        .contains(s.transport))
         r.fail(QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(s.transport));
@@ -527,6 +548,8 @@ QStringList Scenario::toRunArguments(bool withTarget) const
         flag("--cpus", QString::number(s.clientThreads));
     flag("--interval", s.interval);
     flag("--raw-samples", s.rawSamples);
+    for (const QString &check : s.checks)
+        flag("--check", check);
     if (withTarget && s.transport != u"none") {
         if (s.target.isEmpty() || s.target == u"builtin")
             args << QStringLiteral("--builtin");

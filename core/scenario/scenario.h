@@ -79,6 +79,7 @@ struct Scenario
     QString interval; ///< --interval: time-series resolution; empty = 1s
     QString rawSamples; ///< --raw-samples: CSV of every timed call, written when the run ends; empty = none
     QString requestBinaryFile; ///< -b: the request as a serialized message from this file, instead of `request`
+    QStringList checks; ///< --check: bounds the run must meet ("p99<20ms", "error_rate<0.1%"); see compare/checks.h
 
     /// True when any TLS setting is given (which alone asks for TLS, as the CLI's flags do).
     bool hasTlsSettings() const;
