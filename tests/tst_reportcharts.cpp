@@ -2,6 +2,7 @@
 // chart context menu.
 #include "chartrender.h"
 #include "compare/comparison.h"
+#include "comparepage.h"
 #include "htmlreport.h"
 #include "qcp.h"
 #include "runpage.h"
@@ -17,6 +18,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QSet>
+#include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -277,6 +279,30 @@ private Q_SLOTS:
         QVERIFY2(renderChart({&m_a}, chartKind, ChartFormat::Svg, options, path, &error), qPrintable(error));
         QVERIFY(QSvgRenderer(path).isValid());
         keep(QStringLiteral("single-%1.svg").arg(kind), svg);
+    }
+
+    void comparePageComputesOffTheGuiThread()
+    {
+        // 60,000 calls a side: a bootstrap of a tenth of a second or more, which the GUI thread must not wait for.
+        const RunRecord slower = makeRun(QStringLiteral("B slower"), 2, 1.3e6);
+        const RunRecord faster = makeRun(QStringLiteral("A"), 1, 1e6);
+        ComparePage page;
+        QSignalSpy changed(&page, &ComparePage::comparisonChanged);
+        page.setRuns({faster, slower});
+        QVERIFY(page.isComparing()); // setRuns returned before the comparison was done
+        QCOMPARE(changed.count(), 0);
+        // Picked again before the first result is in: only the newest is shown.
+        page.setRuns({slower, faster});
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isComparing(), 30000);
+        QTest::qWait(100); // a stale result arriving late must not replace the newer one
+        QCOMPARE(changed.count(), 1);
+        QVERIFY2(page.comparison().improvements.contains(QStringLiteral("p50")), qPrintable(page.verdictText()));
+        QVERIFY(page.table()->rowCount() >= 10);
+        // Read while it computes: the accessors wait for the result instead of showing a stale one.
+        page.setRuns({faster, slower});
+        QVERIFY(page.isComparing());
+        QVERIFY2(page.comparison().regressions.contains(QStringLiteral("p50")), qPrintable(page.verdictText()));
+        QVERIFY(!page.isComparing());
     }
 
     void overlaysNameEveryRun_data() { addKinds(); }

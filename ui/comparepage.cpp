@@ -6,6 +6,9 @@
 #include "store/environment.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QThreadPool>
+#include <QPointer>
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QHBoxLayout>
@@ -176,9 +179,28 @@ double ComparePage::threshold() const
     return m_threshold->value() / 100;
 }
 
-QString ComparePage::verdictText() const
+const Comparison &ComparePage::comparison()
 {
+    settle();
+    return m_comparison;
+}
+
+QString ComparePage::verdictText()
+{
+    settle();
     return m_verdict->text();
+}
+
+QTableWidget *ComparePage::table()
+{
+    settle();
+    return m_table;
+}
+
+void ComparePage::settle()
+{
+    if (m_pending.valid())
+        showComparison(m_generation); // get() below waits for it
 }
 
 void ComparePage::recompute()
@@ -187,6 +209,8 @@ void ComparePage::recompute()
     const RunRecord *b = candidate();
     m_table->setRowCount(0);
     m_differences->clear();
+    m_pending = {};
+    const quint64 generation = ++m_generation;
     if (!a || !b) {
         m_comparison = {};
         m_verdict->clear();
@@ -195,10 +219,36 @@ void ComparePage::recompute()
     }
     CompareOptions options;
     options.threshold = threshold();
-    const std::vector<uint32_t> rawA = okLatenciesUs(a->rawSamples);
-    const std::vector<uint32_t> rawB = okLatenciesUs(b->rawSamples);
-    m_comparison = !rawA.empty() && !rawB.empty() ? compareRuns(a->snapshot, b->snapshot, rawA, rawB, options)
-                                                  : compareRuns(a->snapshot, b->snapshot, options);
+    // Copies: the runs may be replaced while the pool works on these.
+    auto task = std::make_shared<std::promise<Comparison>>();
+    m_pending = task->get_future().share();
+    m_verdict->setText(tr("Comparing ..."));
+    m_verdict->setStyleSheet(QString());
+    QThreadPool::globalInstance()->start([task, generation, page = QPointer<ComparePage>(this), snapshotA = a->snapshot,
+                                          snapshotB = b->snapshot, rawA = okLatenciesUs(a->rawSamples),
+                                          rawB = okLatenciesUs(b->rawSamples), options] {
+        task->set_value(!rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
+                                                       : compareRuns(snapshotA, snapshotB, options));
+        // Back on the GUI thread; the page may be gone by then (the pointer is checked there, where it lives).
+        QMetaObject::invokeMethod(
+            qApp, [page, generation] {
+                if (page)
+                    page->showComparison(generation);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void ComparePage::showComparison(quint64 generation)
+{
+    if (generation != m_generation || !m_pending.valid())
+        return; // a newer computation has started, or this one is shown already
+    m_comparison = m_pending.get();
+    m_pending = {};
+    const RunRecord *a = baseline();
+    const RunRecord *b = candidate();
+    if (!a || !b)
+        return;
     const QString line = a == b ? tr("Pick two different runs.") : m_comparison.verdictLine();
     m_verdict->setText(line);
     // The verdict's colour carries its meaning; the text says it too, for anyone who cannot see the colour.

@@ -6,6 +6,8 @@
 #include <QList>
 #include <QWidget>
 
+#include <future>
+
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
@@ -31,11 +33,16 @@ public:
     const QList<RunRecord> &runs() const { return m_runs; }
     const RunRecord *baseline() const;
     const RunRecord *candidate() const;
-    const Comparison &comparison() const { return m_comparison; }
+    /// The comparison shown; while it is being computed (off this thread), waits for it.
+    const Comparison &comparison();
+    /// A comparison is being computed; comparisonChanged() follows when it is shown.
+    bool isComparing() const { return m_pending.valid(); }
     void setThreshold(double fraction);
     double threshold() const;
-    QString verdictText() const;
-    QTableWidget *table() const { return m_table; }
+    /// The verdict line (waits for a comparison being computed, as comparison() does).
+    QString verdictText();
+    /// The delta table (waits for a comparison being computed, as comparison() does).
+    QTableWidget *table();
     QCustomPlot *plot(int index) const;
 
     /// The colour of run @p index in every chart (the baseline first).
@@ -48,12 +55,20 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    /// Starts computing the comparison of the picked runs on the thread pool (a bootstrap over many calls takes
+    /// from a tenth of a second to seconds: never on the GUI thread); showComparison() takes the result.
     void recompute();
+    /// Shows the result of computation @p generation, unless a newer one has started since.
+    void showComparison(quint64 generation);
+    /// Waits for a computation in flight and shows it.
+    void settle();
     void redraw();
     QCustomPlot *addChart(const QString &title);
 
     QList<RunRecord> m_runs;
     Comparison m_comparison;
+    std::shared_future<Comparison> m_pending; ///< the computation in flight, if any
+    quint64 m_generation = 0; ///< of the newest computation started
     QComboBox *m_baseline = nullptr;
     QComboBox *m_candidate = nullptr;
     QDoubleSpinBox *m_threshold = nullptr;

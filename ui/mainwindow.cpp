@@ -170,13 +170,20 @@ MainWindow::MainWindow(QWidget *parent)
         m_statusState->setText(tr("Idle"));
         m_history->refresh();
         const auto &records = m_ab->records();
-        if (records[0].snapshot.callsCompleted() > 0 || records[1].snapshot.callsCompleted() > 0) {
+        const bool measured = records[0].snapshot.callsCompleted() > 0 || records[1].snapshot.callsCompleted() > 0;
+        // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
+        m_announceComparison = error.isEmpty() && measured;
+        if (measured) {
             m_compare->setRuns({records[0], records[1]});
             m_results->setCurrentWidget(m_compare);
         }
-        statusBar()->showMessage(error.isEmpty() ? tr("A/B finished: %1").arg(m_compare->comparison().verdictLine())
-                                                 : tr("A/B: %1").arg(error),
-                                 error.isEmpty() ? 30000 : 0);
+        if (!error.isEmpty())
+            statusBar()->showMessage(tr("A/B: %1").arg(error));
+    });
+    connect(m_compare, &ComparePage::comparisonChanged, this, [this] {
+        if (!std::exchange(m_announceComparison, false))
+            return;
+        statusBar()->showMessage(tr("A/B finished: %1").arg(m_compare->comparison().verdictLine()), 30000);
     });
     central->addWidget(m_results);
     central->setStretchFactor(0, 0);

@@ -178,6 +178,7 @@ private:
     std::unique_ptr<QSaveFile> m_pendingRawFile;
     std::unique_ptr<RunRecord> m_current; ///< what the Run page shows
     std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
+    bool m_announceComparison = false; ///< an A/B run ended: show its verdict once computed
     QString m_cliProgram; ///< rpcscope-cli, which serves the built-in servers (also for A/B)
     QLabel *m_statusTarget;
     QLabel *m_statusState;
