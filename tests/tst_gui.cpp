@@ -193,6 +193,18 @@ private Q_SLOTS:
         QVERIFY(html.open(QIODevice::ReadOnly));
         QVERIFY(QString::fromUtf8(html.readAll()).contains(compare->verdictText().section(u':', 0, 0).toHtmlEscaped()));
 
+        // The run on the Run page against an earlier one of its method (Run > Compare with a previous run).
+        QVERIFY(m_window->openRun(rows.front().id));
+        const std::vector<RunListEntry> baselines = m_window->baselineCandidates();
+        QVERIFY(!baselines.empty());
+        QVERIFY(std::none_of(baselines.cbegin(), baselines.cend(), [&](const RunListEntry &e) { return e.id == rows.front().id; }));
+        QVERIFY(std::all_of(baselines.cbegin(), baselines.cend(),
+                            [&](const RunListEntry &e) { return e.method == m_window->currentRun()->method; }));
+        QVERIFY(m_window->compareCurrentWith(baselines.front().id));
+        QCOMPARE(compare->baseline()->id, baselines.front().id);
+        QCOMPARE(compare->candidate()->id, rows.front().id);
+        QVERIFY(!compare->verdictText().isEmpty());
+
         // What was exported as JSON comes back through import as a new run with the same numbers.
         QCOMPARE(m_window->importReports({out.filePath(QStringLiteral("run.json")), out.filePath(QStringLiteral("ghz.json"))},
                                          &error),

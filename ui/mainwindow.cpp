@@ -24,6 +24,7 @@
 #include "server/builtinhttpserver.h"
 #include "server/serverprocess.h"
 #include "util/buildinfo.h"
+#include "util/units.h"
 
 #include <QAction>
 #include <QApplication>
@@ -380,6 +381,10 @@ void MainWindow::createMenus()
     stop->setShortcut(QKeySequence(Qt::Key_Escape));
 
     run->addSeparator();
+    QAction *previous = run->addAction(tr("Compare with a &previous run…"), this, &MainWindow::compareWithDialog);
+    previous->setObjectName(QStringLiteral("actionCompareWithPrevious"));
+    previous->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+    previous->setToolTip(tr("The run on the Run page against an earlier run of the same method: before/after in two clicks."));
     QAction *ab = run->addAction(tr("Compare &A/B…"), this, &MainWindow::showAbDialog);
     ab->setObjectName(QStringLiteral("actionCompareAb"));
     ab->setToolTip(tr("Run this scenario against two targets in alternating blocks and compare them."));
@@ -1012,6 +1017,58 @@ void MainWindow::importWithDialog()
         QMessageBox::warning(this, tr("Import"), error);
     statusBar()->showMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
     m_results->setCurrentWidget(m_history);
+}
+
+std::vector<RunListEntry> MainWindow::baselineCandidates() const
+{
+    if (!runStore() || !m_current || m_current->method.isEmpty())
+        return {};
+    RunFilter filter;
+    filter.method = m_current->method;
+    filter.limit = 51;
+    QString error;
+    std::vector<RunListEntry> runs = runStore()->list(filter, &error);
+    // The filter matches by substring; a baseline is a run of this very method.
+    std::erase_if(runs, [this](const RunListEntry &e) { return e.id == m_current->id || e.method != m_current->method; });
+    if (runs.size() > 50)
+        runs.resize(50);
+    return runs;
+}
+
+bool MainWindow::compareCurrentWith(qint64 baselineId)
+{
+    if (!m_current || m_current->id <= 0 || m_controller->isRunning()) {
+        statusBar()->showMessage(tr("Nothing to compare: finish a run, or open one from the History."), 10000);
+        return false;
+    }
+    return compareRuns({baselineId, m_current->id});
+}
+
+void MainWindow::compareWithDialog()
+{
+    const std::vector<RunListEntry> runs = baselineCandidates();
+    if (!m_current || m_current->id <= 0 || runs.empty()) {
+        QMessageBox::information(this, tr("Compare with a previous run"),
+                                 !m_current || m_current->id <= 0
+                                     ? tr("Run the scenario first (or open a run from the History): it is compared with an "
+                                          "earlier run of the same method.")
+                                     : tr("The history has no other run of %1 to compare with.").arg(m_current->method));
+        return;
+    }
+    QStringList items;
+    for (const RunListEntry &e : runs) {
+        items << tr("#%1  %2  %3  p50 %4  %5")
+                     .arg(e.id)
+                     .arg(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+                          e.name.isEmpty() ? e.target : e.name, formatNanos(static_cast<double>(e.p50Ns)),
+                          e.labels.join(QStringLiteral(", ")));
+    }
+    bool ok = false;
+    const QString picked = QInputDialog::getItem(this, tr("Compare with a previous run"),
+                                                 tr("Baseline for run #%1 (%2):").arg(m_current->id).arg(m_current->method),
+                                                 items, 0, false, &ok);
+    if (ok)
+        compareCurrentWith(runs[static_cast<size_t>(items.indexOf(picked))].id);
 }
 
 void MainWindow::showAbDialog()

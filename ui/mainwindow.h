@@ -5,6 +5,7 @@
 #include <QMap>
 
 #include "schema/schema.h"
+#include "store/runstore.h"
 #include "scenariopage.h"
 
 #include <QMainWindow>
@@ -103,6 +104,10 @@ public:
     bool openRun(qint64 id);
     /// Loads the stored runs @p ids (the first is the baseline) into the Compare runs page.
     bool compareRuns(const QList<qint64> &ids);
+    /// Stored runs of the current run's method, newest first, the current run left out: baselines to compare with.
+    std::vector<RunListEntry> baselineCandidates() const;
+    /// Compares the current run (as candidate) with stored run @p baselineId, on the Compare runs page.
+    bool compareCurrentWith(qint64 baselineId);
     /// Writes the current run (or, with @p comparison, the compared runs) to @p path in the format its suffix
     /// (or @p format: a name exportFormatNames() knows, or html/png/pdf/svg) says; the status bar tells how it went.
     bool exportTo(const QString &path, const QString &format, bool comparison, QString *error);
@@ -135,6 +140,7 @@ private:
     void writeRawSamples();
     void launchRun(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
     void showAbDialog();
+    void compareWithDialog();
     void exportWithDialog(bool comparison);
     void importWithDialog();
     void createMenus();
