@@ -229,9 +229,13 @@ void ComparePage::recompute()
                                           rawB = okLatenciesUs(b->rawSamples), options] {
         task->set_value(!rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
                                                        : compareRuns(snapshotA, snapshotB, options));
-        // Back on the GUI thread; the page may be gone by then (the pointer is checked there, where it lives).
+        // Back on the GUI thread; the page may be gone by then (the pointer is checked there, where it lives), and
+        // at exit the application too.
+        QCoreApplication *app = QCoreApplication::instance();
+        if (!app)
+            return;
         QMetaObject::invokeMethod(
-            qApp, [page, generation] {
+            app, [page, generation] {
                 if (page)
                     page->showComparison(generation);
             },
