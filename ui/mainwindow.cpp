@@ -889,6 +889,7 @@ bool MainWindow::openRun(qint64 id)
         statusBar()->showMessage(tr("A run is going: stop it before opening another"), 10000);
         return false;
     }
+    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
     QString error;
     std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
     if (!run) {
@@ -911,6 +912,7 @@ bool MainWindow::compareRuns(const QList<qint64> &ids)
 {
     if (!m_recorder->store())
         return false;
+    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
     QList<RunRecord> runs;
     QString error;
     for (const qint64 id : ids) {
