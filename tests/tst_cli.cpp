@@ -76,9 +76,15 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("ok    p99<60s")) && r.out.contains(QStringLiteral("ok    errors==0")),
                  qPrintable(r.out));
         // No call over loopback gRPC answers within a microsecond: this one cannot hold.
-        r = cli(QStringList(run) << QStringLiteral("--check") << QStringLiteral("max < 1us"));
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        r = cli(QStringList(run) << QStringLiteral("--check") << QStringLiteral("max < 1us") << QStringLiteral("--db") << db);
         QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QStringLiteral("FAIL  max<1us")), qPrintable(r.out));
+        // The stored run keeps its checks: judged again wherever it is shown.
+        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("last"), QStringLiteral("--db"), db});
+        QVERIFY2(r.out.contains(QStringLiteral("FAIL  max<1us")) && r.out.contains(QStringLiteral("ok    p99<60s")),
+                 qPrintable(r.out));
         r = cli(QStringList(run) << QStringLiteral("--check") << QStringLiteral("p99 < soon"));
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("p99 < soon")) && !r.out.contains(QStringLiteral("Summary")),
                  qPrintable(r.err));

@@ -3,6 +3,7 @@
 #include "compare/statistics.h"
 #include "report/comparereport.h"
 
+#include <QJsonArray>
 #include <QtTest>
 
 #include <algorithm>
@@ -569,6 +570,20 @@ private slots:
         QVERIFY(formatCheckResults({none}).contains(QStringLiteral("not measured")));
         QVERIFY(formatCheckResults({check("p99<10ms")}).contains(QStringLiteral("ok    p99<10ms")));
         QVERIFY(formatCheckResults({check("p99<9ms")}).contains(QStringLiteral("FAIL  p99<9ms")));
+
+        // A stored run's checks: a scenario document's list, or the CLI's flags kept as its arguments.
+        const QJsonObject document{{QStringLiteral("checks"), QJsonArray{QStringLiteral("p99<10ms"), QStringLiteral("errors==0")}}};
+        QCOMPARE(checksOfRun(document), (QStringList{QStringLiteral("p99<10ms"), QStringLiteral("errors==0")}));
+        const QJsonObject cli{{QStringLiteral("arguments"),
+                               QJsonArray{QStringLiteral("--builtin"), QStringLiteral("--check"), QStringLiteral("p99<9ms"),
+                                          QStringLiteral("-n"), QStringLiteral("5"), QStringLiteral("--check=rps>=1"),
+                                          QStringLiteral("--check")}}};
+        QCOMPARE(checksOfRun(cli), (QStringList{QStringLiteral("p99<9ms"), QStringLiteral("rps>=1")}));
+        QVERIFY(checksOfRun(QJsonObject{}).isEmpty());
+        const std::vector<CheckResult> judged
+            = evaluateChecks({QStringLiteral("p99<10ms"), QStringLiteral("not a check"), QStringLiteral("p99<9ms")}, s);
+        QCOMPARE(judged.size(), size_t(2)); // what no longer parses is left out
+        QVERIFY(judged[0].passed && !judged[1].passed);
 
         for (const char *bad : {"p99", "p99<", "<10ms", "p99<fast", "p0<1ms", "p101<1ms", "latency<1ms", "rps>many",
                                 "error_rate<150%", "error_rate<2", "p99=10ms"}) {

@@ -15,6 +15,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QSet>
@@ -381,6 +382,14 @@ private Q_SLOTS:
         QVERIFY(html.contains("<th>Transport / codec</th><td>grpc / protobuf</td>"));
         QVERIFY(html.contains("<td>UNAVAILABLE</td>"));
         QVERIFY(html.contains("<th>cpu_governor</th>"));
+        QVERIFY(!html.contains("<h2>Checks</h2>")); // the run had none
+        RunRecord checked = m_a;
+        checked.scenario.insert(QStringLiteral("checks"), QJsonArray{QStringLiteral("p99<1h"), QStringLiteral("max<1us")});
+        const QByteArray withChecks = htmlReport(checked);
+        QVERIFY(withChecks.contains("<h2>Checks</h2>"));
+        QVERIFY(withChecks.contains("1 of 2 checks failed"));
+        QVERIFY(withChecks.contains("<td>max&lt;1us</td>"));
+        QVERIFY(withChecks.contains(" class=\"regression\">FAIL</td>"));
         QCOMPARE(html.count("<svg"), 4);
         QCOMPARE(html.count("</svg>"), 4);
         QVERIFY(!html.contains("<?xml")); // inline SVG, not a pasted document

@@ -1,6 +1,7 @@
 #include "htmlreport.h"
 
 #include "chartrender.h"
+#include "compare/checks.h"
 #include "compare/comparison.h"
 #include "report/comparereport.h"
 #include "report/textreport.h"
@@ -14,6 +15,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <set>
@@ -427,6 +429,28 @@ QString deltaTable(const Comparison &comparison, const QString &nameA, const QSt
     return html;
 }
 
+/// The run's checks (its scenario's, or its CLI --check flags), judged on its numbers; nothing when it had none.
+QString checksSection(const RunRecord &run)
+{
+    const std::vector<CheckResult> results = evaluateChecks(checksOfRun(run.scenario), run.snapshot);
+    if (results.empty())
+        return {};
+    const auto failed = std::count_if(results.cbegin(), results.cend(), [](const CheckResult &r) { return !r.passed; });
+    QString html = QStringLiteral("<h2>Checks</h2>\n<div class=\"verdict %1\">%2</div>\n<table class=\"checks\">\n"
+                                  "<tr><th>Check</th><th>Measured</th><th>Result</th></tr>\n")
+                       .arg(failed ? QStringLiteral("regression") : QStringLiteral("improvement"),
+                            failed ? esc(QStringLiteral("%1 of %2 checks failed").arg(failed).arg(results.size()))
+                                   : esc(QStringLiteral("All %1 checks met").arg(results.size())));
+    for (const CheckResult &r : results) {
+        html += QStringLiteral("<tr><td>%1</td><td class=\"num\">%2</td><td%3>%4</td></tr>\n")
+                    .arg(esc(r.check.text),
+                         esc(r.measured ? formatCheckValue(r.check, r.actual) : QStringLiteral("not measured: no OK call")),
+                         r.passed ? QString() : QStringLiteral(" class=\"regression\""),
+                         r.passed ? QStringLiteral("ok") : QStringLiteral("FAIL"));
+    }
+    return html + QStringLiteral("</table>\n");
+}
+
 } // namespace
 
 QByteArray htmlReport(const RunRecord &run)
@@ -438,6 +462,7 @@ QByteArray htmlReport(const RunRecord &run)
                             QString::number(run.snapshot.callsCompleted()), esc(formatTime(run.startedAt)));
     body += QStringLiteral("<h2>Scenario</h2>\n") + keyValueTable(scenarioRows(run), QStringLiteral("scenario"));
     body += QStringLiteral("<h2>Summary</h2>\n") + summaryTable(runs);
+    body += checksSection(run);
     body += QStringLiteral("<h2>Status codes</h2>\n") + statusTable(runs);
     body += errorsSection(runs);
     body += chartsSection(runs);

@@ -1,6 +1,7 @@
 #include "historycommand.h"
 
 #include "cliapp.h"
+#include "compare/checks.h"
 #include "report/textreport.h"
 #include "store/runjson.h"
 #include "store/runstore.h"
@@ -146,6 +147,9 @@ int historyCommand(const QStringList &arguments)
                   << '\n';
         }
         out() << '\n' << formatTextSummary(run->snapshot);
+        // The run's own checks, judged again on what was stored.
+        if (const std::vector<CheckResult> checks = evaluateChecks(checksOfRun(run->scenario), run->snapshot); !checks.empty())
+            out() << '\n' << formatCheckResults(checks);
         out().flush();
         return ExitOk;
     }

@@ -2,6 +2,7 @@
 
 #include "util/units.h"
 
+#include <QJsonArray>
 #include <QRegularExpression>
 
 #include <cmath>
@@ -161,6 +162,34 @@ CheckResult evaluateCheck(const Check &check, const RunSnapshot &snapshot)
     }
     r.passed = r.passed && r.measured;
     return r;
+}
+
+QStringList checksOfRun(const QJsonObject &scenario)
+{
+    QStringList out;
+    for (const QJsonValue &v : scenario.value(QStringLiteral("checks")).toArray())
+        out << v.toString();
+    const QJsonArray arguments = scenario.value(QStringLiteral("arguments")).toArray();
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        const QString a = arguments.at(i).toString();
+        if (a == u"--check" && i + 1 < arguments.size())
+            out << arguments.at(++i).toString();
+        else if (a.startsWith(QStringLiteral("--check=")))
+            out << a.mid(8);
+    }
+    out.removeAll(QString());
+    return out;
+}
+
+std::vector<CheckResult> evaluateChecks(const QStringList &texts, const RunSnapshot &snapshot)
+{
+    std::vector<CheckResult> results;
+    for (const QString &text : texts) {
+        QString error;
+        if (const std::optional<Check> check = parseCheck(text, &error))
+            results.push_back(evaluateCheck(*check, snapshot));
+    }
+    return results;
 }
 
 QString formatCheckValue(const Check &check, double value)

@@ -2,6 +2,7 @@
 
 #include "metrics/runsnapshot.h"
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -39,6 +40,12 @@ struct CheckResult
 };
 
 CheckResult evaluateCheck(const Check &check, const RunSnapshot &snapshot);
+/// The checks a stored run was given: its scenario document's "checks", or the --check flags of the CLI run
+/// (stored as the scenario's "arguments"). Empty when none.
+QStringList checksOfRun(const QJsonObject &scenario);
+/// Parses and judges @p texts against @p snapshot; a text that no longer parses is skipped.
+std::vector<CheckResult> evaluateChecks(const QStringList &texts, const RunSnapshot &snapshot);
+
 /// "ok    p99<10ms  (p99 6.32 ms)" lines, one per check, for the text report.
 QString formatCheckResults(const std::vector<CheckResult> &results);
 /// The actual value in the check's unit, for people ("6.32 ms", "12345 req/s", "0.12%", "3").
