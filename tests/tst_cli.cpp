@@ -62,7 +62,9 @@ private Q_SLOTS:
         if (!git.waitForFinished(10000) || git.exitCode() != 0)
             QSKIP("no git checkout to compare with");
         const QString revision = QString::fromUtf8(git.readAllStandardOutput()).trimmed();
-        QVERIFY2(r.out.contains(QStringLiteral("(%1)").arg(revision)), qPrintable(r.out + u" vs " + revision));
+        QVERIFY2(r.out.contains(QStringLiteral("(%1)").arg(revision)),
+                 qPrintable(QStringLiteral("%1 but the tree is at %2: a stale build (rebuild), or the revision is not read "
+                                           "at build time").arg(r.out.trimmed(), revision)));
     }
 
     void checksDecideTheExitCode()
