@@ -1,15 +1,15 @@
 #include "abcontroller.h"
 
+#include "runrecorder.h"
 #include "store/runstore.h"
 #include "store/runwriter.h"
 #include "util/units.h"
 
 namespace rpcscope {
 
-AbController::AbController(RunStore *store, RunWriter *writer, QObject *parent)
+AbController::AbController(RunRecorder *recorder, QObject *parent)
     : QObject(parent)
-    , m_store(writer ? store : nullptr)
-    , m_writer(writer)
+    , m_recorder(recorder)
 {
     m_timer.setInterval(100);
     connect(&m_timer, &QTimer::timeout, this, &AbController::poll);
@@ -155,7 +155,7 @@ void AbController::poll()
                 std::lock_guard lock(m_mutex);
                 m_records[i].server = m_serverDescriptions[i];
             }
-            if (m_store && m_store->isOpen() && !m_store->beginRun(&m_records[i], &why))
+            if (m_recorder->store() && !m_recorder->store()->beginRun(&m_records[i], &why))
                 error = why;
         }
     }
@@ -164,8 +164,8 @@ void AbController::poll()
         if (blocks != m_shownBlocks) {
             m_shownBlocks = blocks;
             for (int side = 0; side < 2; ++side) {
-                if (m_writer && m_records[static_cast<size_t>(side)].id > 0)
-                    m_writer->update(m_records[static_cast<size_t>(side)].id, m_runner.snapshot(side));
+                if (m_records[static_cast<size_t>(side)].id > 0) // inserted: the history is open
+                    m_recorder->writer()->update(m_records[static_cast<size_t>(side)].id, m_runner.snapshot(side));
             }
         }
     }
@@ -180,8 +180,8 @@ void AbController::poll()
                 r.snapshot = m_runner.snapshot(side);
                 r.rawSamples = m_runner.rawSamples(side);
                 r.status = m_runner.wasStopped() ? QStringLiteral("stopped") : QStringLiteral("finished");
-                if (m_writer && r.id > 0)
-                    m_writer->finish(r.id, r.snapshot, r.rawSamples, r.status);
+                if (r.id > 0)
+                    m_recorder->writer()->finish(r.id, r.snapshot, r.rawSamples, r.status);
             }
         }
         Q_EMIT progressed();

@@ -14,21 +14,20 @@
 
 namespace rpcscope {
 
-class RunStore;
-class RunWriter;
+class RunRecorder;
 
 /**
  * An A/B run from the GUI. The servers are started, the blocks run and the servers stopped on a worker thread of
  * this controller's own (starting a server may take seconds: never on the GUI thread); the GUI thread polls on a
  * timer and shows progress; both runs go into the history as they grow (inserted here for their ids, written by
- * the RunWriter's thread).
+ * the recorder's writer thread).
  */
 class AbController : public QObject
 {
     Q_OBJECT
 public:
-    /// @p store and @p writer may be null (nothing saved).
-    explicit AbController(RunStore *store, RunWriter *writer, QObject *parent = nullptr);
+    /// @p recorder takes both runs into the history (nothing is saved when its history is not open).
+    explicit AbController(RunRecorder *recorder, QObject *parent = nullptr);
     ~AbController() override;
 
     /**
@@ -60,8 +59,7 @@ private:
     void work();
     void poll();
 
-    RunStore *m_store;
-    RunWriter *m_writer;
+    RunRecorder *m_recorder;
     AbRequest m_request;
     QString m_cliPath;
     QString m_transport;

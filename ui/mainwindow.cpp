@@ -1,17 +1,14 @@
+// The window, its docks and menus, schema loading and live runs (see mainwindow.h for the other files).
 #include "mainwindow.h"
 
 #include "abcontroller.h"
 #include "abdialog.h"
-#include "chartrender.h"
 #include "commandserver.h"
 #include "comparepage.h"
-#include "export/exporter.h"
 #include "historypage.h"
-#include "htmlreport.h"
 #include "matrixpage.h"
 #include "store/environment.h"
 #include "store/runstore.h"
-#include "store/runwriter.h"
 #include "runrecorder.h"
 #include "runcontroller.h"
 #include "runpage.h"
@@ -33,7 +30,6 @@
 #include <QDateTime>
 #include <QDir>
 #include <QJsonDocument>
-#include <QRegularExpression>
 #include <QDirIterator>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -56,39 +52,6 @@
 #include <QTabWidget>
 
 namespace rpcscope {
-
-namespace {
-
-/// The formats File > Export offers, as file dialog filters, with the format each stands for.
-const QList<QPair<QString, QString>> &exportFilters(bool comparison)
-{
-    static const QList<QPair<QString, QString>> run{
-        {QObject::tr("HTML report (*.html)"), QStringLiteral("html")},
-        {QObject::tr("Chart as PNG (*.png)"), QStringLiteral("png")},
-        {QObject::tr("Chart as PDF (*.pdf)"), QStringLiteral("pdf")},
-        {QObject::tr("Chart as SVG (*.svg)"), QStringLiteral("svg")},
-        {QObject::tr("CSV summary (*.csv)"), QStringLiteral("csv")},
-        {QObject::tr("CSV histogram buckets (*.csv)"), QStringLiteral("csv-histogram")},
-        {QObject::tr("CSV time series (*.csv)"), QStringLiteral("csv-timeline")},
-        {QObject::tr("CSV raw samples (*.csv)"), QStringLiteral("csv-raw")},
-        {QObject::tr("rpcscope JSON report (*.json)"), QStringLiteral("json")},
-        {QObject::tr("ghz JSON report (*.json)"), QStringLiteral("ghz-json")},
-        {QObject::tr("HdrHistogram percentiles (*.hgrm)"), QStringLiteral("hgrm")},
-        {QObject::tr("Markdown table (*.md)"), QStringLiteral("markdown")},
-        {QObject::tr("Text summary (*.txt)"), QStringLiteral("summary")},
-    };
-    static const QList<QPair<QString, QString>> compared{
-        {QObject::tr("HTML comparison report (*.html)"), QStringLiteral("html")},
-        {QObject::tr("Overlay chart as PNG (*.png)"), QStringLiteral("png")},
-        {QObject::tr("Overlay chart as PDF (*.pdf)"), QStringLiteral("pdf")},
-        {QObject::tr("Overlay chart as SVG (*.svg)"), QStringLiteral("svg")},
-        {QObject::tr("Markdown table with the verdict (*.md)"), QStringLiteral("markdown")},
-        {QObject::tr("CSV summary, one row per run (*.csv)"), QStringLiteral("csv")},
-    };
-    return comparison ? compared : run;
-}
-
-} // namespace
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
@@ -155,7 +118,7 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
     connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
     m_compare = new ComparePage;
-    m_ab = new AbController(m_recorder->store(), m_recorder->writer(), this);
+    m_ab = new AbController(m_recorder, this);
     m_results->addTab(m_history, tr("History"));
     m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
     m_results->addTab(m_compare, tr("Compare runs"));
@@ -542,141 +505,6 @@ void MainWindow::loadFromReflection(const QString &address)
     worker->start();
 }
 
-bool MainWindow::openScenario(const QString &path, QString *error)
-{
-    std::optional<Scenario> scenario = Scenario::load(path, error);
-    if (!scenario)
-        return false;
-    // A document can name a program to start: the user sees the command and decides before anything runs.
-    bool commandRefused = false;
-    if (looksLikeCommand(scenario->target) && !m_askTrust(path, scenario->target)) {
-        scenario->target = QStringLiteral("builtin");
-        commandRefused = true;
-    }
-    // Its schema first, so its method can be picked; a schema that does not load leaves everything as it was.
-    bool schemaOk = true;
-    const QStringList previousPaths = m_schemaPanel->importPaths();
-    const QStringList previousPending = m_pendingProtos;
-    if (!scenario->protos.isEmpty()) {
-        schemaOk = loadProtos(scenario->protos, scenario->importPaths); // the document's paths, not the last one's
-    } else if (!scenario->protosets.isEmpty()) {
-        schemaOk = openProtosets(scenario->protosets);
-    } else {
-        setSchema(builtinBenchSchema(), tr("built in"));
-        m_pendingProtos.clear();
-        m_schemaProtos.clear();
-        m_schemaImportPaths.clear();
-        m_schemaProtosets.clear();
-    }
-    if (schemaOk && scenario->protos.isEmpty())
-        m_schemaPanel->setImportPaths(scenario->importPaths);
-    if (!schemaOk) {
-        m_schemaPanel->setImportPaths(previousPaths);
-        m_pendingProtos = previousPending;
-        if (error)
-            *error = tr("%1: its schema does not load (see the schema dock)").arg(path);
-        return false;
-    }
-    m_schemaPanel->selectMethod(scenario->method);
-    m_scenario->setScenario(*scenario);
-    setScenarioPath(path);
-    if (commandRefused) {
-        setWindowModified(true);
-        statusBar()->showMessage(tr("Opened %1; its server command is not used (the target is the built-in server)")
-                                     .arg(QFileInfo(path).fileName()),
-                                 15000);
-    } else {
-        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 10000);
-    }
-    return true;
-}
-
-bool MainWindow::saveScenario(const QString &path, QString *error)
-{
-    Scenario scenario = m_scenario->scenario();
-    scenario.protos = m_schemaProtos;
-    scenario.importPaths = m_schemaImportPaths;
-    scenario.protosets = m_schemaProtosets;
-    if (!scenario.save(path, error))
-        return false;
-    setScenarioPath(path);
-    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 10000);
-    return true;
-}
-
-void MainWindow::newScenario()
-{
-    setSchema(builtinBenchSchema(), tr("built in"));
-    m_schemaPanel->setErrors({});
-    m_schemaPanel->setImportPaths({});
-    m_pendingProtos.clear();
-    m_schemaProtos.clear();
-    m_schemaImportPaths.clear();
-    m_schemaProtosets.clear();
-    Scenario fresh;
-    fresh.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
-    fresh.fills = {QStringLiteral("payload=1KiB")};
-    fresh.calls = 20000;
-    fresh.concurrency = 20;
-    m_schemaPanel->selectMethod(fresh.method);
-    m_scenario->setScenario(fresh);
-    setScenarioPath(QString());
-}
-
-void MainWindow::setScenarioPath(const QString &path)
-{
-    m_scenarioPath = path;
-    setWindowModified(false);
-    setWindowTitle((path.isEmpty() ? tr("untitled") : QFileInfo(path).fileName()) + QStringLiteral("[*] — rpcscope"));
-    if (path.isEmpty())
-        return;
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("scenarios/recent")).toStringList();
-    recent.removeAll(QFileInfo(path).absoluteFilePath());
-    recent.prepend(QFileInfo(path).absoluteFilePath());
-    settings.setValue(QStringLiteral("scenarios/recent"), recent.mid(0, 10));
-    updateRecentMenu();
-}
-
-void MainWindow::updateRecentMenu()
-{
-    if (!m_recentMenu)
-        return;
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("scenarios/recent")).toStringList();
-    for (const QString &path : recent) {
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            QString error;
-            if (maybeSave() && !openScenario(path, &error))
-                QMessageBox::warning(this, tr("Open scenario"), error);
-        })->setToolTip(path);
-    }
-    m_recentMenu->setEnabled(!recent.isEmpty());
-}
-
-bool MainWindow::maybeSave()
-{
-    if (!isWindowModified())
-        return true;
-    const int answer = m_askUnsaved();
-    if (answer == QMessageBox::Cancel)
-        return false;
-    if (answer == QMessageBox::Discard)
-        return true;
-    QString error;
-    const QString path = m_scenarioPath.isEmpty()
-        ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
-                                       tr("rpcscope scenarios (*.rpcscope.json)"))
-        : m_scenarioPath;
-    if (path.isEmpty())
-        return false;
-    if (!saveScenario(path, &error)) {
-        QMessageBox::warning(this, tr("Save scenario"), error);
-        return false;
-    }
-    return true;
-}
-
 void MainWindow::setSchema(const Schema &schema, const QString &origin)
 {
     m_schema = schema;
@@ -864,267 +692,6 @@ void MainWindow::closeEvent(QCloseEvent *event)
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     QMainWindow::closeEvent(event);
-}
-
-RunStore *MainWindow::runStore() const
-{
-    return m_recorder->store();
-}
-
-RunWriter *MainWindow::runWriter() const
-{
-    return m_recorder->writer();
-}
-
-const RunRecord *MainWindow::currentRun() const
-{
-    return m_current.get();
-}
-
-bool MainWindow::openRun(qint64 id)
-{
-    if (!m_recorder->store())
-        return false;
-    if (m_controller->isRunning()) {
-        statusBar()->showMessage(tr("A run is going: stop it before opening another"), 10000);
-        return false;
-    }
-    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
-    QString error;
-    std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
-    if (!run) {
-        statusBar()->showMessage(error, 10000);
-        return false;
-    }
-    m_current = std::make_unique<RunRecord>(std::move(*run));
-    m_runPage->clear();
-    m_runPage->setRunName(m_current->displayName());
-    m_results->setCurrentWidget(m_runPage);
-    m_runPage->showSnapshot(m_current->snapshot);
-    m_statusTarget->setText(tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
-                                .arg(m_current->id)
-                                .arg(m_current->method, m_current->target, m_current->transport, m_current->codec,
-                                     m_current->status));
-    return true;
-}
-
-bool MainWindow::compareRuns(const QList<qint64> &ids)
-{
-    if (!m_recorder->store())
-        return false;
-    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
-    QList<RunRecord> runs;
-    QString error;
-    for (const qint64 id : ids) {
-        std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
-        if (!run) {
-            statusBar()->showMessage(error, 10000);
-            return false;
-        }
-        runs << std::move(*run);
-    }
-    m_compare->setRuns(runs);
-    m_results->setCurrentWidget(m_compare);
-    return true;
-}
-
-bool MainWindow::exportTo(const QString &path, const QString &format, bool comparison, QString *error)
-{
-    QList<const RunRecord *> runs;
-    if (comparison) {
-        for (const RunRecord &r : m_compare->runs())
-            runs << &r;
-        if (runs.size() < 2) {
-            *error = tr("No comparison to export: compare two or more runs first (History > Compare, or Run > Compare A/B).");
-            return false;
-        }
-    } else {
-        if (!m_current || (m_current->snapshot.callsCompleted() == 0 && m_controller->isRunning())) {
-            *error = tr("No run to export: run the scenario or open a run from the History.");
-            return false;
-        }
-        if (m_current->snapshot.callsCompleted() == 0 && m_current->snapshot.latency.isEmpty())
-            m_current->snapshot = m_controller->lastSnapshot();
-        runs << m_current.get();
-    }
-    // The chart on screen is the one written.
-    const ChartKind kind = comparison ? static_cast<ChartKind>(m_compare->findChild<QTabWidget *>()->currentIndex())
-                                      : RunPage::chartKind(static_cast<RunPage::Chart>(m_runPage->chartTabs()->currentIndex()));
-    if (format == u"html") {
-        const QByteArray html = comparison ? htmlComparisonReport(runs, m_compare->comparison()) : htmlReport(*runs.first());
-        return writeFileAtomically(path, html, error);
-    }
-    if (format == u"png" || format == u"pdf" || format == u"svg") {
-        const ChartFormat chart = format == u"png" ? ChartFormat::Png : format == u"pdf" ? ChartFormat::Pdf : ChartFormat::Svg;
-        ChartOptions options;
-        options.scale = chart == ChartFormat::Png ? 2.0 : 1.0;
-        return renderChart(runs, kind, chart, options, path, error);
-    }
-    const std::optional<ExportFormat> parsed = parseExportFormat(format);
-    if (!parsed || !isTextFormat(*parsed)) {
-        *error = tr("\"%1\" is not an export format").arg(format);
-        return false;
-    }
-    QList<RunRecord> copies;
-    for (const RunRecord *r : runs)
-        copies << *r;
-    const QByteArray data = comparison ? exportRuns(copies, *parsed, error) : exportRun(copies.first(), *parsed, error);
-    if (data.isEmpty() && !error->isEmpty())
-        return false;
-    return writeFileAtomically(path, data, error);
-}
-
-void MainWindow::exportWithDialog(bool comparison)
-{
-    const auto &filters = exportFilters(comparison);
-    QStringList names;
-    for (const auto &[filter, format] : filters)
-        names << filter;
-    QString selected = names.first();
-    const QString base = comparison ? QStringLiteral("comparison")
-                                    : (m_current ? m_current->displayName() : QStringLiteral("run"))
-                                          .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
-    QString path = QFileDialog::getSaveFileName(this, comparison ? tr("Export comparison") : tr("Export run"),
-                                                QDir::home().filePath(base), names.join(QStringLiteral(";;")), &selected);
-    if (path.isEmpty())
-        return;
-    QString format = filters.value(static_cast<int>(names.indexOf(selected))).second;
-    if (QFileInfo(path).suffix().isEmpty()) {
-        const QString suffix = selected.section(QStringLiteral("*."), 1).section(u')', 0, 0);
-        path += u'.' + suffix;
-    }
-    QString error;
-    if (exportTo(path, format, comparison, &error))
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 15000);
-    else
-        QMessageBox::warning(this, tr("Export"), error);
-}
-
-int MainWindow::importReports(const QStringList &files, QString *error)
-{
-    const int imported = m_recorder->importReports(files, error);
-    m_history->refresh();
-    return imported;
-}
-
-void MainWindow::importWithDialog()
-{
-    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Import ghz or rpcscope reports"), QString(),
-                                                            tr("JSON reports (*.json);;All files (*)"));
-    if (files.isEmpty())
-        return;
-    QString error;
-    const int imported = importReports(files, &error);
-    if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Import"), error);
-    statusBar()->showMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
-    m_results->setCurrentWidget(m_history);
-}
-
-std::vector<RunListEntry> MainWindow::baselineCandidates() const
-{
-    if (!runStore() || !m_current || m_current->method.isEmpty())
-        return {};
-    RunFilter filter;
-    filter.method = m_current->method;
-    filter.limit = 51;
-    QString error;
-    std::vector<RunListEntry> runs = runStore()->list(filter, &error);
-    // The filter matches by substring; a baseline is a run of this very method.
-    std::erase_if(runs, [this](const RunListEntry &e) { return e.id == m_current->id || e.method != m_current->method; });
-    if (runs.size() > 50)
-        runs.resize(50);
-    return runs;
-}
-
-bool MainWindow::compareCurrentWith(qint64 baselineId)
-{
-    if (!m_current || m_current->id <= 0 || m_controller->isRunning()) {
-        statusBar()->showMessage(tr("Nothing to compare: finish a run, or open one from the History."), 10000);
-        return false;
-    }
-    return compareRuns({baselineId, m_current->id});
-}
-
-void MainWindow::compareWithDialog()
-{
-    const std::vector<RunListEntry> runs = baselineCandidates();
-    if (!m_current || m_current->id <= 0 || runs.empty()) {
-        QMessageBox::information(this, tr("Compare with a previous run"),
-                                 !m_current || m_current->id <= 0
-                                     ? tr("Run the scenario first (or open a run from the History): it is compared with an "
-                                          "earlier run of the same method.")
-                                     : tr("The history has no other run of %1 to compare with.").arg(m_current->method));
-        return;
-    }
-    QStringList items;
-    for (const RunListEntry &e : runs) {
-        items << tr("#%1  %2  %3  p50 %4  %5")
-                     .arg(e.id)
-                     .arg(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                          e.name.isEmpty() ? e.target : e.name, formatNanos(static_cast<double>(e.p50Ns)),
-                          e.labels.join(QStringLiteral(", ")));
-    }
-    bool ok = false;
-    const QString picked = QInputDialog::getItem(this, tr("Compare with a previous run"),
-                                                 tr("Baseline for run #%1 (%2):").arg(m_current->id).arg(m_current->method),
-                                                 items, 0, false, &ok);
-    if (ok)
-        compareCurrentWith(runs[static_cast<size_t>(items.indexOf(picked))].id);
-}
-
-void MainWindow::showAbDialog()
-{
-    AbDialog dialog(this);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    QString error;
-    if (!startAb(dialog.request(), &error))
-        QMessageBox::warning(this, tr("Compare A/B"), error);
-}
-
-bool MainWindow::startAb(const AbRequest &request, QString *error)
-{
-    if (m_controller->isRunning() || m_ab->isRunning() || m_matrix->isRunning()) {
-        *error = tr("A run is going; stop it first.");
-        return false;
-    }
-    auto prepared = m_scenario->prepare(error);
-    if (!prepared)
-        return false;
-    if (prepared->transport.kind == TransportKind::InProcess) {
-        *error = tr("The no-RPC baseline calls no server: pick a transport to compare two servers.");
-        return false;
-    }
-    if (prepared->plan.totalCalls == 0 && prepared->plan.duration.count() <= 0) {
-        *error = tr("An A/B run needs an end: set a number of calls or a duration.");
-        return false;
-    }
-    prepared->plan.serverPid = 0;
-    std::array<AbSide, 2> sides{AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan},
-                                AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan}};
-    std::array<RunRecord, 2> records;
-    const QJsonObject scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
-    for (int i = 0; i < 2; ++i) {
-        RunRecord &r = records[static_cast<size_t>(i)];
-        r.name = (i == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) + request.targetText(i).left(40);
-        r.labels = {i == 0 ? QStringLiteral("A") : QStringLiteral("B")};
-        r.method = m_scenario->method();
-        r.transport = transportName(prepared->transport.kind);
-        r.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
-        r.target = request.targetText(i);
-        r.scenario = scenario;
-        r.environment = environmentFingerprint();
-    }
-    const QString cli = m_cliProgram.isEmpty()
-        ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
-        : m_cliProgram;
-    if (!m_ab->start(sides, request, cli, transportName(prepared->transport.kind), records, error))
-        return false;
-    m_compare->setThreshold(request.threshold);
-    m_scenario->setRunning(true);
-    statusBar()->showMessage(m_ab->progressText());
-    return true;
 }
 
 } // namespace rpcscope

@@ -40,7 +40,8 @@ struct RunSnapshot;
 
 /**
  * The workbench window. It only wires the pages together: the schema dock, the scenario editor, the run page
- * and the run controller each own their part.
+ * and the run controller each own their part. mainwindow.cpp has the window, menus and live runs;
+ * mainwindowdocuments.cpp the scenario documents; mainwindowresults.cpp stored runs, comparisons, exports, A/B.
  */
 class MainWindow : public QMainWindow
 {
