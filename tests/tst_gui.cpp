@@ -1,13 +1,8 @@
-// The window offscreen, driven through its widgets as a user would; the built-in server is real.
-#include "abcontroller.h"
-#include "abdialog.h"
-#include "comparepage.h"
-#include "historypage.h"
+// The window offscreen, driven through its widgets as a user would; the built-in server is real. Stored runs,
+// comparisons, exports and A/B runs are in tst_guiresults.cpp.
+#include "guifixture.h"
 #include "mainwindow.h"
-#include "runlistmodel.h"
 #include "scenario/scenario.h"
-#include "store/runstore.h"
-#include "store/runwriter.h"
 #include "matrixpage.h"
 #include "metadataeditor.h"
 #include "qcp.h"
@@ -20,7 +15,6 @@
 #include "targetspanel.h"
 
 #include <QAction>
-#include <QJsonArray>
 #include <QScopeGuard>
 #include <QMessageBox>
 #include <QDir>
@@ -48,68 +42,12 @@
 
 using namespace rpcscope;
 
-class TestGui : public QObject
+class TestGui : public GuiFixture
 {
     Q_OBJECT
 
-    QTemporaryDir m_historyDir; ///< the window's run history lives here, not in the user's data folder
-    std::unique_ptr<MainWindow> m_window;
-
-    template<typename T>
-    T *child(const char *name)
-    {
-        T *widget = m_window->findChild<T *>(QLatin1String(name));
-        if (!widget)
-            qFatal("no widget %s", name);
-        return widget;
-    }
-
-    /// Fills the metadata table through its Add button and cells, as a user would.
-    void setMetadata(const QList<QPair<QString, QString>> &pairs)
-    {
-        auto *table = child<QTableWidget>("metadataTable");
-        for (int guard = 0; table->rowCount() > 0 && guard < 100; ++guard) {
-            table->selectRow(0);
-            QTest::mouseClick(child<QPushButton>("metadataRemove"), Qt::LeftButton);
-        }
-        QCOMPARE(table->rowCount(), 0);
-        for (const auto &[key, value] : pairs) {
-            QTest::mouseClick(child<QPushButton>("metadataAdd"), Qt::LeftButton);
-            const int row = table->rowCount() - 1;
-            table->item(row, 0)->setText(key);
-            table->item(row, 1)->setText(value);
-        }
-    }
-
-    void selectSecurity(const char *mode)
-    {
-        auto *combo = child<QComboBox>("securityCombo");
-        combo->setCurrentIndex(combo->findData(QLatin1String(mode)));
-    }
-
-    QString summaryValue(const QString &metric)
-    {
-        QTableWidget *table = m_window->runPage()->summaryTable();
-        for (int row = 0; row < table->rowCount(); ++row) {
-            if (table->item(row, 0)->text() == metric)
-                return table->item(row, 1)->text();
-        }
-        return QString();
-    }
-
 private Q_SLOTS:
-    void initTestCase()
-    {
-        qputenv("RPCSCOPE_DB", m_historyDir.filePath(QStringLiteral("runs.sqlite")).toUtf8());
-        m_window = std::make_unique<MainWindow>();
-        child<QTabWidget>("scenarioTabs")->setCurrentIndex(0); // the tab is remembered across sessions
-        // No modal question may block the suite: unsaved changes are discarded unless a test says otherwise.
-        m_window->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
-        QString error;
-        QVERIFY2(m_window->startEmbeddedDefault(&error, QStringLiteral(RPCSCOPE_CLI)), qPrintable(error));
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    }
+    void initTestCase() { openWindow(); }
 
     void defaultScenarioIsReady()
     {
@@ -142,102 +80,6 @@ private Q_SLOTS:
         // The built-in server is a child process (rpcscope-cli next to the test's own build), sampled on its own.
         QVERIFY(m_window->runController()->lastSnapshot().hasServerStats);
         QVERIFY(!summaryValue(QStringLiteral("Server CPU/call")).isEmpty());
-    }
-
-    void runsAreSavedOpenedComparedAndExported()
-    {
-        RunStore *store = m_window->runStore();
-        QVERIFY(store && store->isOpen());
-        QString error;
-        const size_t before = store->list({}, &error).size();
-        child<QSpinBox>("callsEdit")->setValue(300);
-        QTest::mouseClick(child<QPushButton>("runButton"), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
-        // The writer thread stores the end; the History page refreshes when it says so.
-        QVERIFY(m_window->runWriter()->flush(std::chrono::seconds(10)));
-        const std::vector<RunListEntry> rows = store->list({}, &error);
-        QCOMPARE(rows.size(), before + 1);
-        QCOMPARE(rows.front().status, QStringLiteral("finished"));
-        QCOMPARE(rows.front().calls, 300ULL);
-        QCOMPARE(rows.front().target, QStringLiteral("builtin"));
-        QTRY_COMPARE(m_window->historyPage()->model()->rowCount(), static_cast<int>(rows.size()));
-
-        // An earlier run opens on the Run page again, whole.
-        QVERIFY(m_window->openRun(rows.back().id));
-        QCOMPARE(m_window->currentRun()->id, rows.back().id);
-        QCOMPARE(summaryValue(QStringLiteral("Calls")), QString::number(rows.back().calls));
-
-        QTemporaryDir out;
-        const QList<QPair<QString, QString>> formats{
-            {QStringLiteral("html"), QStringLiteral("run.html")}, {QStringLiteral("png"), QStringLiteral("run.png")},
-            {QStringLiteral("svg"), QStringLiteral("run.svg")},   {QStringLiteral("pdf"), QStringLiteral("run.pdf")},
-            {QStringLiteral("csv"), QStringLiteral("run.csv")},   {QStringLiteral("json"), QStringLiteral("run.json")},
-            {QStringLiteral("hgrm"), QStringLiteral("run.hgrm")}, {QStringLiteral("ghz-json"), QStringLiteral("ghz.json")},
-            {QStringLiteral("markdown"), QStringLiteral("run.md")}};
-        for (const auto &[format, file] : formats) {
-            QVERIFY2(m_window->exportTo(out.filePath(file), format, false, &error), qPrintable(format + u' ' + error));
-            QVERIFY2(QFileInfo(out.filePath(file)).size() > 100, qPrintable(file));
-        }
-        QVERIFY(!m_window->exportTo(QStringLiteral("/proc/no/such/run.html"), QStringLiteral("html"), false, &error));
-        QVERIFY2(error.contains(QStringLiteral("/proc/no/such")), qPrintable(error));
-
-        // Two runs compared: overlays, the table, the verdict; exported as one HTML report.
-        QVERIFY(m_window->compareRuns({rows.back().id, rows.front().id}));
-        ComparePage *compare = m_window->comparePage();
-        QCOMPARE(compare->runs().size(), 2);
-        QVERIFY(compare->table()->rowCount() >= 10);
-        QVERIFY(!compare->verdictText().isEmpty());
-        QCOMPARE(compare->plot(0)->graphCount(), 2);
-        QVERIFY(m_window->exportTo(out.filePath(QStringLiteral("cmp.html")), QStringLiteral("html"), true, &error));
-        QFile html(out.filePath(QStringLiteral("cmp.html")));
-        QVERIFY(html.open(QIODevice::ReadOnly));
-        QVERIFY(QString::fromUtf8(html.readAll()).contains(compare->verdictText().section(u':', 0, 0).toHtmlEscaped()));
-
-        // The run on the Run page against an earlier one of its method (Run > Compare with a previous run).
-        QVERIFY(m_window->openRun(rows.front().id));
-        const std::vector<RunListEntry> baselines = m_window->baselineCandidates();
-        QVERIFY(!baselines.empty());
-        QVERIFY(std::none_of(baselines.cbegin(), baselines.cend(), [&](const RunListEntry &e) { return e.id == rows.front().id; }));
-        QVERIFY(std::all_of(baselines.cbegin(), baselines.cend(),
-                            [&](const RunListEntry &e) { return e.method == m_window->currentRun()->method; }));
-        QVERIFY(m_window->compareCurrentWith(baselines.front().id));
-        QCOMPARE(compare->baseline()->id, baselines.front().id);
-        QCOMPARE(compare->candidate()->id, rows.front().id);
-        QVERIFY(!compare->verdictText().isEmpty());
-
-        // What was exported as JSON comes back through import as a new run with the same numbers.
-        QCOMPARE(m_window->importReports({out.filePath(QStringLiteral("run.json")), out.filePath(QStringLiteral("ghz.json"))},
-                                         &error),
-                 2);
-        QVERIFY2(error.isEmpty(), qPrintable(error));
-        QCOMPARE(store->list({}, &error).front().calls, rows.back().calls);
-    }
-
-    void abFromTheGuiFlagsTheSlowerServer()
-    {
-        // Both targets are the built-in server started for the A/B run; B's gets a 1 ms delay through its environment.
-        AbRequest request;
-        // 20 ms: far above what a loaded test machine adds by itself, so the verdict cannot be noise.
-        request.targets[1].environment = {{QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("20ms")}};
-        child<QSpinBox>("callsEdit")->setValue(600);
-        QString error;
-        QVERIFY2(m_window->startAb(request, &error), qPrintable(error));
-        QVERIFY(!child<QPushButton>("runButton")->isEnabled());
-        QTRY_VERIFY_WITH_TIMEOUT(!m_window->abController()->isRunning(), 90000);
-        ComparePage *compare = m_window->comparePage();
-        QCOMPARE(compare->runs().size(), 2);
-        QVERIFY2(compare->comparison().regressions.contains(QStringLiteral("p50")), qPrintable(compare->verdictText()));
-        QVERIFY(compare->verdictText().startsWith(QStringLiteral("regression: p50 +")));
-        const auto &records = m_window->abController()->records();
-        QVERIFY(records[0].id > 0 && records[1].id > 0);
-        QCOMPARE(records[0].snapshot.callsOk(), 600ULL);
-        QCOMPARE(records[1].snapshot.callsOk(), 600ULL);
-        QVERIFY(m_window->runWriter()->flush(std::chrono::seconds(10)));
-        const auto stored = m_window->runStore()->load(records[1].id, &error);
-        QVERIFY2(stored, qPrintable(error));
-        QCOMPARE(stored->status, QStringLiteral("finished"));
-        QVERIFY(stored->server.value(QStringLiteral("env")).toArray().contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=20ms")));
-        QVERIFY(child<QPushButton>("runButton")->isEnabled());
     }
 
     void serverCommandScenarioAsksThenRuns()
@@ -943,56 +785,6 @@ private Q_SLOTS:
                  qPrintable(m_window->statusBar()->currentMessage()));
         child<QLineEdit>("rawSamplesEdit")->clear();
         QVERIFY(m_window->scenarioPage()->validateNow());
-    }
-
-    void checksAreJudgedWhenTheRunEnds()
-    {
-        auto *checks = child<QLineEdit>("checksEdit");
-        const auto reset = qScopeGuard([&] {
-            checks->clear();
-            m_window->scenarioPage()->validateNow();
-        });
-        checks->setText(QStringLiteral("p99 < soon"));
-        QVERIFY(!m_window->scenarioPage()->validateNow());
-        QVERIFY(!child<QPushButton>("runButton")->isEnabled());
-        QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("p99 < soon")),
-                 qPrintable(child<QLabel>("requestStatus")->text()));
-        // One bound any run meets, one none can (nothing over loopback answers within a microsecond).
-        checks->setText(QStringLiteral("p99<60s, max<1us"));
-        QVERIFY(m_window->scenarioPage()->validateNow());
-        QCOMPARE(m_window->scenarioPage()->scenario().checks, (QStringList{QStringLiteral("p99<60s"), QStringLiteral("max<1us")}));
-        child<QSpinBox>("callsEdit")->setValue(300);
-        m_window->startRun();
-        QVERIFY(m_window->runController()->isRunning());
-        QVERIFY(m_window->runPage()->checksLabel()->isHidden());
-        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
-        QLabel *label = m_window->runPage()->checksLabel();
-        QVERIFY(!label->isHidden());
-        QVERIFY2(label->text().contains(QStringLiteral("1 of 2 failed")) && label->text().contains(QStringLiteral("max&lt;1us")),
-                 qPrintable(label->text()));
-    }
-
-    // Last: it closes the window.
-    void closingDuringAnAbRunKeepsBothSides()
-    {
-        AbRequest request;
-        request.block = QStringLiteral("500"); // B's first block comes soon
-        child<QSpinBox>("callsEdit")->setValue(2'000'000); // far more than the test waits for
-        QString error;
-        QVERIFY2(m_window->startAb(request, &error), qPrintable(error));
-        AbController *ab = m_window->abController();
-        QTRY_VERIFY_WITH_TIMEOUT(ab->records()[1].id > 0 && ab->snapshot(1).callsOk() > 0, 60000);
-        const std::array<qint64, 2> ids{ab->records()[0].id, ab->records()[1].id};
-        QVERIFY(m_window->close());
-        QVERIFY(!ab->isRunning());
-        // Written by the time close() returns: nothing for the next start to find as interrupted.
-        for (const qint64 id : ids) {
-            const auto run = m_window->runStore()->load(id, &error);
-            QVERIFY2(run, qPrintable(error));
-            QCOMPARE(run->status, QStringLiteral("stopped"));
-            QVERIFY(run->snapshot.callsOk() > 0);
-            QVERIFY(run->snapshot.callsOk() < 2'000'000);
-        }
     }
 };
 

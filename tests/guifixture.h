@@ -1,0 +1,83 @@
+#pragma once
+// What the GUI test executables share: one window offscreen, on a throwaway run history, with the embedded
+// default (built-in servers started from the rpcscope-cli next to the tests), and helpers that drive it.
+#include "mainwindow.h"
+#include "runpage.h"
+
+#include <QComboBox>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+namespace rpcscope {
+
+class GuiFixture : public QObject
+{
+protected:
+
+    QTemporaryDir m_historyDir; ///< the window's run history lives here, not in the user's data folder
+    std::unique_ptr<MainWindow> m_window;
+
+    template<typename T>
+    T *child(const char *name)
+    {
+        T *widget = m_window->findChild<T *>(QLatin1String(name));
+        if (!widget)
+            qFatal("no widget %s", name);
+        return widget;
+    }
+
+    /// Fills the metadata table through its Add button and cells, as a user would.
+    void setMetadata(const QList<QPair<QString, QString>> &pairs)
+    {
+        auto *table = child<QTableWidget>("metadataTable");
+        for (int guard = 0; table->rowCount() > 0 && guard < 100; ++guard) {
+            table->selectRow(0);
+            QTest::mouseClick(child<QPushButton>("metadataRemove"), Qt::LeftButton);
+        }
+        QCOMPARE(table->rowCount(), 0);
+        for (const auto &[key, value] : pairs) {
+            QTest::mouseClick(child<QPushButton>("metadataAdd"), Qt::LeftButton);
+            const int row = table->rowCount() - 1;
+            table->item(row, 0)->setText(key);
+            table->item(row, 1)->setText(value);
+        }
+    }
+
+    void selectSecurity(const char *mode)
+    {
+        auto *combo = child<QComboBox>("securityCombo");
+        combo->setCurrentIndex(combo->findData(QLatin1String(mode)));
+    }
+
+    QString summaryValue(const QString &metric)
+    {
+        QTableWidget *table = m_window->runPage()->summaryTable();
+        for (int row = 0; row < table->rowCount(); ++row) {
+            if (table->item(row, 0)->text() == metric)
+                return table->item(row, 1)->text();
+        }
+        return QString();
+    }
+
+    /// For initTestCase(): the window with its history under m_historyDir and the built-in servers up.
+    void openWindow()
+    {
+        qputenv("RPCSCOPE_DB", m_historyDir.filePath(QStringLiteral("runs.sqlite")).toUtf8());
+        m_window = std::make_unique<MainWindow>();
+        child<QTabWidget>("scenarioTabs")->setCurrentIndex(0); // the tab is remembered across sessions
+        // No modal question may block the suite: unsaved changes are discarded unless a test says otherwise.
+        m_window->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
+        QString error;
+        QVERIFY2(m_window->startEmbeddedDefault(&error, QStringLiteral(RPCSCOPE_CLI)), qPrintable(error));
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+};
+
+} // namespace rpcscope
