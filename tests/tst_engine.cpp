@@ -224,8 +224,13 @@ private Q_SLOTS:
         const RunSnapshot s = runToEnd(engine, t, *call, plan);
         QCOMPARE(s.callsCompleted(), 20ULL);
         QCOMPARE(s.statusCounts[CallStatus::DeadlineExceeded], 20ULL);
-        QVERIFY(s.errorLatency.min() >= 50'000'000ULL);
-        QVERIFY(s.errorLatency.max() < 300'000'000ULL);
+        // Errors keep their latency: about the deadline, never the full delay. Not exactly >= 50 ms: the server enforces
+        // the deadline too (from the grpc-timeout header, on its own millisecond clock, cached per poll), and on a busy
+        // machine its side can fire and send DEADLINE_EXCEEDED a little before the client's own timer (seen in CI).
+        QVERIFY2(s.errorLatency.min() >= 45'000'000ULL,
+                 qPrintable(QStringLiteral("fastest deadline error %1 ns").arg(s.errorLatency.min())));
+        QVERIFY2(s.errorLatency.max() < 300'000'000ULL,
+                 qPrintable(QStringLiteral("slowest deadline error %1 ns").arg(s.errorLatency.max())));
     }
 
     void delayedAnswersComeOnTimeAndStopCutsThemShort()

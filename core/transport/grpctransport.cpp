@@ -3,6 +3,7 @@
 #include "metrics/callstatus.h"
 
 #include <google/protobuf/message.h>
+#include <grpc/support/time.h>
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
@@ -170,8 +171,12 @@ void GrpcSlot::start(uint64_t callNumber)
         m_contexts[m_current] = std::make_unique<grpc::ClientContext>();
         context = m_contexts[m_current].get();
     }
-    if (m_transport->m_target.timeout.count() > 0)
-        context->set_deadline(std::chrono::system_clock::now() + m_transport->m_target.timeout);
+    if (m_transport->m_target.timeout.count() > 0) {
+        // A monotonic deadline: a wall-clock step (NTP) during a run must not cut calls short or stretch them.
+        const auto timeoutUs = std::chrono::duration_cast<std::chrono::microseconds>(m_transport->m_target.timeout);
+        context->set_deadline(gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                                           gpr_time_from_micros(timeoutUs.count(), GPR_TIMESPAN)));
+    }
     for (const auto &[key, value] : m_transport->m_target.metadata)
         context->AddMetadata(key, value);
     m_response.Clear();
