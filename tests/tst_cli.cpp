@@ -149,6 +149,18 @@ private Q_SLOTS:
                                                                      QStringLiteral("--concurrency-step"), QStringLiteral("1")} << QStringLiteral("ceiling");
         QTest::newRow("bad cpus") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
                                                QStringLiteral("--cpus"), QStringLiteral("0")} << QStringLiteral("--cpus");
+        QTest::newRow("bad stream interval") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                                                          QStringLiteral("rpcscope.bench.v1.Bench/Chat"),
+                                                          QStringLiteral("--stream-interval"), QStringLiteral("soon")}
+                                             << QStringLiteral("--stream-interval");
+        QTest::newRow("bad stream count") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                                                       QStringLiteral("rpcscope.bench.v1.Bench/Chat"),
+                                                       QStringLiteral("--stream-call-count"), QStringLiteral("-3")}
+                                          << QStringLiteral("--stream-call-count");
+        QTest::newRow("stream over http") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                                                       QStringLiteral("http"), QStringLiteral("--call"),
+                                                       QStringLiteral("rpcscope.bench.v1.Bench/Download")}
+                                          << QStringLiteral("gRPC only");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("frobnicate");
         QTest::newRow("bad transport") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
                                                     QStringLiteral("--transport"), QStringLiteral("smoke")} << QStringLiteral("--transport");
@@ -178,6 +190,33 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
         QVERIFY(r.out.isEmpty() || arguments.first() == u"frobnicate");
+    }
+
+    void streamingMethodsReportTheirMessages()
+    {
+        // A bidi stream of 10 messages per call, each answered: 40 calls, 400 messages each way.
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
+                              QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"), QStringLiteral("10"),
+                              QStringLiteral("-n"), QStringLiteral("40"), QStringLiteral("-c"), QStringLiteral("4")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("Streams (one call = one stream):")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("Messages:\t400 sent, 400 received")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("Per message:\tp50 ")));
+        QVERIFY(r.out.contains(QStringLiteral("[OK]\t40 responses")));
+        // And the JSON report keeps them, for the history and for import.
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("run.json"));
+        const Result j = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
+                              QStringLiteral(R"({"count":7})"), QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("-c"),
+                              QStringLiteral("1"), QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), json});
+        QVERIFY2(j.exitCode == 0, qPrintable(j.err));
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray report = file.readAll();
+        QVERIFY2(report.contains("\"messages_received\": 21"), report.constData());
+        QVERIFY(report.contains("\"message_latency\""));
     }
 
     void openLoopReportsBothLatencies()

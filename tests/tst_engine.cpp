@@ -28,6 +28,19 @@ class TestEngine : public QObject
         return *call;
     }
 
+    /// A call of one of the bench service's streaming methods, with @p stream's settings.
+    GrpcCall streamCall(const char *method, const QByteArray &json, const StreamOptions &stream = {})
+    {
+        QString error;
+        auto call = prepareGrpcCall(builtinBenchSchema(),
+                                    {QStringLiteral("rpcscope.bench.v1.Bench/") + QLatin1String(method), json, {}, true},
+                                    &error);
+        if (!call)
+            qFatal("%s", qPrintable(error));
+        call->stream = stream;
+        return *call;
+    }
+
     GrpcTarget target(const QString &address = {})
     {
         GrpcTarget t;
@@ -418,6 +431,162 @@ private Q_SLOTS:
         s = runToEnd(engine, target(), *t, plan);
         QCOMPARE(s.callsOk(), 200ULL);
         QCOMPARE(s.bytesSent, 128ULL * 3 + 72ULL * 4);
+    }
+
+    // Streaming calls: one call is one stream; its messages are counted and timed too.
+
+    void serverStreamCountsEveryMessage()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 4;
+        plan.totalCalls = 20;
+        const RunSnapshot s = runToEnd(engine, target(), streamCall("Download", R"({"count":5,"size":10})"), plan);
+        QCOMPARE(s.callsOk(), 20ULL);
+        QCOMPARE(s.messagesSent, 20ULL); // a server stream sends its one request
+        QCOMPARE(s.messagesReceived, 100ULL);
+        QCOMPARE(s.messageLatency.count(), 100ULL); // each gap timed, the first from the call's start
+        QCOMPARE(s.bytesReceived, 100ULL * 12); // a 10-byte bytes field: 2 + 10
+        QVERIFY(s.messageLatency.max() <= s.latency.max());
+        QVERIFY(s.hasStreams());
+    }
+
+    void serverStreamEndedByTheClientCountsOk()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 10;
+        StreamOptions stream;
+        stream.callCount = 3; // of a million the server would send
+        const RunSnapshot s = runToEnd(engine, target(), streamCall("Download", R"({"count":1000000,"size":1})", stream), plan);
+        QCOMPARE(s.callsOk(), 10ULL);
+        QVERIFY2(s.errors.isEmpty(), qPrintable(s.errors.value(0).message));
+        QCOMPARE(s.messagesReceived, 30ULL);
+
+        // The same by time: each call lasts the call duration, and is OK.
+        StreamOptions timed;
+        timed.callDuration = 150ms;
+        plan.totalCalls = 4;
+        const RunSnapshot t = runToEnd(engine, target(), streamCall("Download", R"({"count":1000000,"size":1,"intervalUs":2000})", timed), plan);
+        QCOMPARE(t.callsOk(), 4ULL);
+        QVERIFY2(t.latency.min() >= 150'000'000ULL, qPrintable(QString::number(t.latency.min())));
+        QVERIFY(t.messagesReceived >= 4 && t.messagesReceived <= 4 * 76);
+    }
+
+    void clientStreamSendsEveryRequest()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 3;
+        plan.totalCalls = 12;
+        // Three requests once each; the reply (messages, bytes) tells what the server counted.
+        RunSnapshot s = runToEnd(engine, target(),
+                                 streamCall("Upload", R"([{"payload":"aGVsbG8="},{"payload":"aGk="},{"payload":""}])"), plan);
+        QCOMPARE(s.callsOk(), 12ULL);
+        QCOMPARE(s.messagesSent, 36ULL);
+        QCOMPARE(s.messagesReceived, 12ULL);
+        QCOMPARE(s.messageLatency.count(), 0ULL); // the one reply is the call's latency
+        QCOMPARE(s.bytesReceived, 12ULL * 4); // messages = 3, bytes = 7: two 2-byte fields
+        QCOMPARE(s.bytesSent, 12ULL * (7 + 4 + 0));
+
+        StreamOptions stream;
+        stream.callCount = 200; // cycling through the requests
+        s = runToEnd(engine, target(), streamCall("Upload", R"({"payload":"aGVsbG8="})", stream), plan);
+        QCOMPARE(s.callsOk(), 12ULL);
+        QCOMPARE(s.messagesSent, 12ULL * 200);
+        QCOMPARE(s.bytesReceived, 12ULL * 6); // messages = 200, bytes = 1000: two 3-byte fields
+    }
+
+    void bidiRepliesPairWithTheirRequests()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 4;
+        StreamOptions stream;
+        stream.callCount = 3;
+        // Sent at once; the server answers one at a time, each 20 ms late: reply i comes ~20*i ms after its request.
+        RunSnapshot s = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk=","delayUs":20000})", stream), plan);
+        QCOMPARE(s.callsOk(), 4ULL);
+        QCOMPARE(s.messagesSent, 12ULL);
+        QCOMPARE(s.messagesReceived, 12ULL);
+        QCOMPARE(s.messageLatency.count(), 12ULL);
+        QVERIFY2(s.messageLatency.min() >= 20'000'000ULL, qPrintable(QString::number(s.messageLatency.min())));
+        QVERIFY2(s.messageLatency.max() >= 60'000'000ULL, qPrintable(QString::number(s.messageLatency.max())));
+        QVERIFY2(s.latency.min() >= 60'000'000ULL, qPrintable(QString::number(s.latency.min())));
+
+        // Paced slower than the server answers, every reply is its own request's round trip (plus a little).
+        stream.interval = 40ms;
+        s = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk=","delayUs":20000})", stream), plan);
+        QCOMPARE(s.messageLatency.count(), 12ULL);
+        QVERIFY(s.messageLatency.min() >= 20'000'000ULL);
+        QVERIFY2(s.messageLatency.percentile(50) < 40'000'000ULL, qPrintable(QString::number(s.messageLatency.percentile(50))));
+        QVERIFY(s.latency.min() >= 2 * 40'000'000ULL + 20'000'000ULL);
+    }
+
+    void bidiCallDurationClosesTheStream()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 4;
+        StreamOptions stream;
+        stream.interval = 10ms;
+        stream.callDuration = 120ms; // and no count: as many as fit
+        const RunSnapshot s = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk="})", stream), plan);
+        QCOMPARE(s.callsOk(), 4ULL);
+        QVERIFY2(s.latency.min() >= 120'000'000ULL, qPrintable(QString::number(s.latency.min())));
+        QVERIFY2(s.messagesSent >= 4 * 2 && s.messagesSent <= 4 * 13, qPrintable(QString::number(s.messagesSent)));
+        QCOMPARE(s.messagesReceived, s.messagesSent);
+    }
+
+    void streamErrorsAreCounted()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 6;
+        GrpcTarget t = target();
+        t.metadata.emplace_back("rpcscope-status", "14");
+        const RunSnapshot s = runToEnd(engine, t, streamCall("Chat", R"({"payload":"aGk="})"), plan);
+        QCOMPARE(s.callsOk(), 0ULL);
+        QCOMPARE(s.statusCounts[CallStatus::Unavailable], 6ULL);
+        QVERIFY(s.errors.value(0).message.contains(QStringLiteral("rpcscope-status")));
+
+        // A server going away mid-stream: every call ends, with the reason, and nothing hangs.
+        BuiltinGrpcServer doomed;
+        QString error;
+        QVERIFY2(doomed.start(QStringLiteral("127.0.0.1"), 0, 1, &error), qPrintable(error));
+        plan.totalCalls = 0;
+        plan.duration = 20s;
+        QVERIFY(engine.start(makeGrpcTransport(target(doomed.address()),
+                                               streamCall("Download", R"({"count":1000000,"size":100,"intervalUs":1000})")),
+                             plan, &error));
+        QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().messagesReceived >= 20, 10000);
+        doomed.stop(); // within its 1 s grace: the streams in flight are ended with a status
+        QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().callsFailed() >= 1, 10000);
+        engine.stop();
+        QVERIFY(engine.waitForFinished(5s));
+        const RunSnapshot cut = engine.snapshot();
+        QVERIFY(cut.messagesReceived >= 20);
+        QCOMPARE(cut.callsOk(), 0ULL);
+    }
+
+    void stopEndsLongStreams()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 4;
+        plan.totalCalls = 4;
+        QString error;
+        QVERIFY(engine.start(makeGrpcTransport(target(), streamCall("Download", R"({"count":1000000,"size":10,"intervalUs":500})")),
+                             plan, &error));
+        QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().messagesReceived >= 40, 10000); // counted while the calls go on
+        QCOMPARE(engine.snapshot().callsCompleted(), 0ULL);
+        engine.stop();
+        QVERIFY(engine.waitForFinished(5s));
+        QCOMPARE(engine.snapshot().state, RunState::Stopped);
     }
 
     void invalidPlansAreRefused()

@@ -418,7 +418,8 @@ private Q_SLOTS:
         QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("test.shapes.Shapes"));
         QTreeWidgetItem *watch = tree->topLevelItem(0)->child(2);
         QCOMPARE(watch->text(0), QStringLiteral("Watch"));
-        QVERIFY(watch->isDisabled()); // streaming: not runnable yet
+        QVERIFY(!watch->isDisabled()); // a streaming method runs too (over gRPC)
+        QVERIFY(watch->toolTip(1).contains(QStringLiteral("stream")));
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("test.shapes.Shapes/Get")));
         QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("test.shapes.Shapes/Get"));
         QVERIFY(child<QPlainTextEdit>("requestEditor")->toPlainText().contains(QStringLiteral("\"points\"")));
@@ -784,6 +785,41 @@ private Q_SLOTS:
         QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("/no/such/dir/raw.csv")),
                  qPrintable(m_window->statusBar()->currentMessage()));
         child<QLineEdit>("rawSamplesEdit")->clear();
+        QVERIFY(m_window->scenarioPage()->validateNow());
+    }
+
+    void streamingMethodRunsWithItsMessages()
+    {
+        auto *count = child<QLineEdit>("streamCallCountEdit");
+        QVERIFY(!count->isEnabled()); // Echo is unary: the stream settings mean nothing there
+        QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Download")));
+        QVERIFY(count->isEnabled() && child<QLineEdit>("streamIntervalEdit")->isEnabled());
+        child<QPlainTextEdit>("requestEditor")->setPlainText(QStringLiteral(R"({"count": 1000, "size": 8})"));
+        count->setText(QStringLiteral("5")); // the client ends each stream after 5 replies
+        child<QSpinBox>("callsEdit")->setValue(50);
+        QVERIFY2(m_window->scenarioPage()->validateNow(), qPrintable(child<QLabel>("requestStatus")->text()));
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        const RunSnapshot last = m_window->runController()->lastSnapshot();
+        QCOMPARE(last.callsOk(), 50ULL);
+        QCOMPARE(last.messagesReceived, 250ULL);
+        QCOMPARE(summaryValue(QStringLiteral("Messages received")), QStringLiteral("250"));
+        QVERIFY(summaryValue(QStringLiteral("Per message p99")).endsWith(QStringLiteral("s")));
+        // A bad stream setting disables Run with the reason; so does a transport that cannot stream.
+        child<QLineEdit>("streamIntervalEdit")->setText(QStringLiteral("soon"));
+        QVERIFY(!m_window->scenarioPage()->validateNow());
+        QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("Stream interval")),
+                 qPrintable(child<QLabel>("requestStatus")->text()));
+        child<QLineEdit>("streamIntervalEdit")->clear();
+        auto *transports = child<QComboBox>("transportCombo");
+        transports->setCurrentIndex(transports->findData(int(TransportKind::Http)));
+        QVERIFY(!m_window->scenarioPage()->validateNow());
+        QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("gRPC only")),
+                 qPrintable(child<QLabel>("requestStatus")->text()));
+        transports->setCurrentIndex(transports->findData(int(TransportKind::Grpc)));
+        count->clear();
+        QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo")));
+        QVERIFY(!count->isEnabled());
         QVERIFY(m_window->scenarioPage()->validateNow());
     }
 };

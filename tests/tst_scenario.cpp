@@ -76,6 +76,30 @@ private Q_SLOTS:
         QVERIFY(defaults && *defaults == Scenario());
     }
 
+    void streamSettingsRoundTripAndBecomeRunFlags()
+    {
+        Scenario s;
+        s.method = QStringLiteral("rpcscope.bench.v1.Bench/Chat");
+        s.streamCallCount = QStringLiteral("100");
+        s.streamInterval = QStringLiteral("10ms");
+        s.streamCallDuration = QStringLiteral("5s");
+        QString error;
+        const auto back = Scenario::fromJson(s.toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(*back == s);
+        QCOMPARE(back->streamInterval, QStringLiteral("10ms"));
+        const QStringList args = s.toRunArguments(false);
+        for (const auto &[flag, value] : {std::pair("--stream-call-count", "100"), std::pair("--stream-interval", "10ms"),
+                                          std::pair("--stream-call-duration", "5s")})
+            QCOMPARE(args.value(args.indexOf(QLatin1String(flag)) + 1), QLatin1String(value));
+        // Unset, they are left out of the document and the flags (older readers open it).
+        QVERIFY(!Scenario().toJson().contains("stream_"));
+        QVERIFY(!Scenario().toRunArguments(false).join(QLatin1Char(' ')).contains(QStringLiteral("--stream")));
+        const auto wrong = Scenario::fromJson(R"({"rpcscope_scenario":1,"load":{"stream_interval":10}})", &error);
+        QVERIFY(!wrong);
+        QVERIFY2(error.contains(QStringLiteral("load.stream_interval")), qPrintable(error));
+    }
+
     void roundTripsConnectionAndAdvancedFields()
     {
         const Scenario s = tlsGrpc();

@@ -2,6 +2,7 @@
 #include "codec/requesttemplate.h"
 #include "engine/callsetup.h"
 #include "schema/schema.h"
+#include "transport/transports.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -232,12 +233,22 @@ private Q_SLOTS:
         QVERIFY2(error.startsWith(QStringLiteral("request template:")), qPrintable(error));
     }
 
-    void prepareRefusesStreaming()
+    void streamingMethodsPrepareButGoOverGrpcOnly()
     {
         const SchemaLoadResult result = loadShapes();
         QString error;
-        QVERIFY(!prepareGrpcCall(result.schema, {QStringLiteral("test.shapes.Shapes/Watch"), {}, {}, true}, &error));
-        QVERIFY2(error.contains(QStringLiteral("server streaming")), qPrintable(error));
+        const auto watch = prepareGrpcCall(result.schema, {QStringLiteral("test.shapes.Shapes/Watch"), {}, {}, true}, &error);
+        QVERIFY2(watch, qPrintable(error));
+        QVERIFY(watch->method->server_streaming());
+        for (TransportKind kind : {TransportKind::Http, TransportKind::Msgpack, TransportKind::InProcess}) {
+            TransportOptions options;
+            options.kind = kind;
+            GrpcTarget target;
+            target.address = kind == TransportKind::Http ? QStringLiteral("http://127.0.0.1:1/") : QStringLiteral("127.0.0.1:1");
+            QVERIFY(!makeTransport(options, target, *watch, &error));
+            QVERIFY2(error.contains(QStringLiteral("server streaming")) && error.contains(QStringLiteral("gRPC only")),
+                     qPrintable(error));
+        }
         const auto call = prepareGrpcCall(result.schema, {QStringLiteral("test.shapes.Shapes/Get"),
                                                           R"({"name":"sq"})", {QStringLiteral("blob=100")}, true},
                                           &error);

@@ -171,6 +171,21 @@ QList<SummaryMetric> summaryMetrics()
     return metrics;
 }
 
+/// Rows for what only some runs have (open loop, streams): shown when any run has it, "-" for the others.
+void conditionalRows(QString &html, const QList<const RunRecord *> &runs, bool (*applies)(const RunSnapshot &),
+                     const QList<SummaryMetric> &metrics)
+{
+    if (std::none_of(runs.begin(), runs.end(), [applies](const RunRecord *run) { return applies(run->snapshot); }))
+        return;
+    for (const SummaryMetric &metric : metrics) {
+        html += QStringLiteral("<tr><th>%1</th>").arg(esc(metric.label));
+        for (const RunRecord *run : runs)
+            html += QStringLiteral("<td class=\"num\">%1</td>")
+                        .arg(applies(run->snapshot) ? esc(metric.value(run->snapshot)) : QStringLiteral("-"));
+        html += QStringLiteral("</tr>\n");
+    }
+}
+
 // Metrics down, runs across: one value column for a single run, one per run for a comparison.
 QString summaryTable(const QList<const RunRecord *> &runs)
 {
@@ -185,29 +200,31 @@ QString summaryTable(const QList<const RunRecord *> &runs)
         html += QStringLiteral("</tr>\n");
     }
     // Open loop: the numbers that say whether the client kept the schedule.
-    bool anyOpenLoop = false;
-    for (const RunRecord *run : runs)
-        anyOpenLoop = anyOpenLoop || run->snapshot.openLoop;
-    if (anyOpenLoop) {
-        const QList<SummaryMetric> openLoop = {
-            {QStringLiteral("Intended rate"),
-             [](const RunSnapshot &s) { return QStringLiteral("%1/s").arg(s.intendedRate, 0, 'f', 1); }},
-            {QStringLiteral("Send lag p99"),
-             [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.sendLag.percentile(99))); }},
-            {QStringLiteral("Client kept up"), [](const RunSnapshot &s) {
-                 return s.keptUp() ? QStringLiteral("yes") : QStringLiteral("NO: latencies include the wait to be sent");
-             }},
-            {QStringLiteral("p99 from actual send"),
-             [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.serviceLatency.percentile(99))); }},
-        };
-        for (const SummaryMetric &metric : openLoop) {
-            html += QStringLiteral("<tr><th>%1</th>").arg(esc(metric.label));
-            for (const RunRecord *run : runs)
-                html += QStringLiteral("<td class=\"num\">%1</td>")
-                            .arg(run->snapshot.openLoop ? esc(metric.value(run->snapshot)) : QStringLiteral("-"));
-            html += QStringLiteral("</tr>\n");
-        }
-    }
+    conditionalRows(html, runs, [](const RunSnapshot &s) { return s.openLoop; },
+                    {
+                        {QStringLiteral("Intended rate"),
+                         [](const RunSnapshot &s) { return QStringLiteral("%1/s").arg(s.intendedRate, 0, 'f', 1); }},
+                        {QStringLiteral("Send lag p99"),
+                         [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.sendLag.percentile(99))); }},
+                        {QStringLiteral("Client kept up"), [](const RunSnapshot &s) {
+                             return s.keptUp() ? QStringLiteral("yes") : QStringLiteral("NO: latencies include the wait to be sent");
+                         }},
+                        {QStringLiteral("p99 from actual send"),
+                         [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.serviceLatency.percentile(99))); }},
+                    });
+    // Streams: one call is one stream; its messages beside it.
+    conditionalRows(html, runs, [](const RunSnapshot &s) { return s.hasStreams(); },
+                    {
+                        {QStringLiteral("Messages sent"), [](const RunSnapshot &s) { return QString::number(s.messagesSent); }},
+                        {QStringLiteral("Messages received"),
+                         [](const RunSnapshot &s) { return QString::number(s.messagesReceived); }},
+                        {QStringLiteral("Messages received/s"),
+                         [](const RunSnapshot &s) { return QString::number(s.messagesReceivedPerSecond(), 'f', 1); }},
+                        {QStringLiteral("Per message p50"),
+                         [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.messageLatency.percentile(50))); }},
+                        {QStringLiteral("Per message p99"),
+                         [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.messageLatency.percentile(99))); }},
+                    });
     return html + QStringLiteral("</table>\n");
 }
 

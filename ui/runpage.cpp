@@ -481,6 +481,18 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         setRow(row++, tr("Bytes/call sent"), formatBytes(static_cast<double>(s.bytesSent) / n));
         setRow(row++, tr("Bytes/call received"), formatBytes(static_cast<double>(s.bytesReceived) / n));
     }
+    if (s.hasStreams()) {
+        // A stream is one call; its messages, and what each took, come beside the calls.
+        setRow(row++, tr("Messages sent"), QString::number(s.messagesSent));
+        setRow(row++, tr("Messages received"), QString::number(s.messagesReceived));
+        setRow(row++, tr("Messages received/s"), QString::number(s.messagesReceivedPerSecond(), 'f', 1));
+        const LatencyHistogram &m = s.messageLatency;
+        if (!m.isEmpty()) {
+            for (double pct : {50.0, 90.0, 99.0})
+                setRow(row++, tr("Per message p%1").arg(pct, 0, 'g', 6), formatNanos(static_cast<double>(m.percentile(pct))));
+            setRow(row++, tr("Per message max"), formatNanos(static_cast<double>(m.max())));
+        }
+    }
     if (s.openLoop) {
         const double seconds = std::chrono::duration<double>(s.elapsed).count();
         setRow(row++, tr("Intended rate"), QStringLiteral("%1/s").arg(s.intendedRate, 0, 'f', 1));

@@ -136,6 +136,15 @@ ScenarioPage::ScenarioPage(QWidget *parent)
                         tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
     , m_maxSend(line(QStringLiteral("maxSendEdit"), {}, tr("default (unlimited)"), tr("Largest request sent, e.g. 64MiB.")))
     , m_discard(new QCheckBox(tr("Discard responses")))
+    , m_streamCallCount(line(QStringLiteral("streamCallCountEdit"), {}, tr("default: each request once"),
+                             tr("Streaming methods: messages each client or bidi stream sends, cycling through the "
+                                "requests; on a server stream, replies after which the client ends the call "
+                                "(--stream-call-count).")))
+    , m_streamInterval(line(QStringLiteral("streamIntervalEdit"), {}, tr("none, e.g. 10ms"),
+                            tr("Streaming methods: wait between the client's messages on a stream (--stream-interval).")))
+    , m_streamCallDuration(line(QStringLiteral("streamCallDurationEdit"), {}, tr("no limit, e.g. 5s"),
+                                tr("Streaming methods: the client ends each call after this long; a client or bidi "
+                                   "stream closes its side, a server stream is cancelled (--stream-call-duration).")))
     , m_run(new QPushButton(tr("Run")))
     , m_stop(new QPushButton(tr("Stop")))
 {
@@ -224,6 +233,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     loadForm->addRow(tr("Timeout:"), m_timeout);
     loadForm->addRow(tr("Connections:"), m_connections);
     loadForm->addRow(m_discard);
+    loadForm->addRow(tr("Stream messages:"), m_streamCallCount);
+    loadForm->addRow(tr("Stream interval:"), m_streamInterval);
+    loadForm->addRow(tr("Stream call duration:"), m_streamCallDuration);
     loadForm->addRow(m_rateSchedule);
     loadForm->addRow(m_callerSchedule);
     m_rateSchedule->setToolTip(tr("Open loop with a changing rate (ghz's --load-schedule); replaces Rate."));
@@ -323,6 +335,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_maxSend, &QLineEdit::textChanged, this, later);
     connect(m_connections, &QSpinBox::valueChanged, this, later);
     connect(m_discard, &QCheckBox::toggled, this, later);
+    for (QLineEdit *edit : {m_streamCallCount, m_streamInterval, m_streamCallDuration})
+        connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_msgpackParams, &QComboBox::currentIndexChanged, this, later);
     connect(m_calls, &QSpinBox::valueChanged, this, later);
     connect(example, &QPushButton::clicked, this, &ScenarioPage::loadExample);
@@ -392,6 +406,9 @@ Scenario ScenarioPage::scenario() const
     s.timeout = m_timeout->text().trimmed();
     s.connections = m_connections->value();
     s.discardResponse = m_discard->isChecked();
+    s.streamCallCount = m_streamCallCount->text().trimmed();
+    s.streamInterval = m_streamInterval->text().trimmed();
+    s.streamCallDuration = m_streamCallDuration->text().trimmed();
     s.maxReceiveSize = m_maxReceive->text().trimmed();
     s.maxSendSize = m_maxSend->text().trimmed();
     s.rateSchedule = m_rateSchedule->text();
@@ -440,6 +457,9 @@ void ScenarioPage::setScenario(const Scenario &s)
     if (s.connections >= 0)
         m_connections->setValue(s.connections);
     m_discard->setChecked(s.discardResponse);
+    m_streamCallCount->setText(s.streamCallCount);
+    m_streamInterval->setText(s.streamInterval);
+    m_streamCallDuration->setText(s.streamCallDuration);
     m_maxReceive->setText(s.maxReceiveSize);
     m_maxSend->setText(s.maxSendSize);
     m_rateSchedule->setText(s.rateSchedule);
@@ -523,6 +543,7 @@ void ScenarioPage::transportChanged()
 void ScenarioPage::setSchema(const Schema &schema)
 {
     m_schema = schema;
+    updateStreamFields();
     m_validateTimer.start();
 }
 
@@ -534,6 +555,15 @@ void ScenarioPage::setMethod(const QString &fullName)
     m_methodLabel->setText(fullName);
     m_fills->clear(); // size knobs name fields of the previous method's request
     loadExample();
+    updateStreamFields();
+}
+
+void ScenarioPage::updateStreamFields()
+{
+    const google::protobuf::MethodDescriptor *method = m_schema.findMethod(m_method);
+    const bool streaming = method && (method->client_streaming() || method->server_streaming());
+    for (QLineEdit *edit : {m_streamCallCount, m_streamInterval, m_streamCallDuration})
+        edit->setEnabled(streaming);
 }
 
 void ScenarioPage::setBuiltinTargets(const QMap<TransportKind, QString> &addresses)
@@ -597,6 +627,11 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     std::optional<GrpcCall> call = prepareGrpcCall(m_schema, spec, &why);
     if (!call)
         return fail(why);
+    if (!parseStreamOptions({m_streamCallCount->text(), m_streamInterval->text(), m_streamCallDuration->text()},
+                            &call->stream, &why))
+        return fail(why.replace(QStringLiteral("--stream-call-count"), tr("Stream messages"))
+                        .replace(QStringLiteral("--stream-interval"), tr("Stream interval"))
+                        .replace(QStringLiteral("--stream-call-duration"), tr("Stream call duration")));
     p.call = std::move(*call);
 
     p.transport.kind = variation ? variation->transport : transport();
@@ -606,6 +641,9 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     if (p.transport.kind != TransportKind::Http && p.transport.kind != TransportKind::InProcess
         && p.transport.codec != defaultCodec(p.transport.kind))
         return fail(tr("%1 carries %2 only.").arg(m_transport->currentText(), codecName(defaultCodec(p.transport.kind))));
+    const MethodInfo method = Schema::methodInfo(p.call.method);
+    if (p.transport.kind != TransportKind::Grpc && (method.clientStreaming || method.serverStreaming))
+        return fail(tr("%1 is a %2 method: streaming calls go over gRPC only.").arg(method.name, method.kindName()));
     if (p.transport.kind != TransportKind::InProcess) {
         p.target.address = variation && variation->transport != transport() ? m_builtinTargets.value(variation->transport)
                                                                             : m_target->currentText().trimmed();

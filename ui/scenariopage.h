@@ -86,6 +86,7 @@ Q_SIGNALS:
 
 private:
     void loadExample();
+    void updateStreamFields(); ///< the stream settings mean something for streaming methods only
     void transportChanged();
     void securityChanged();
     /// TLS, authority: fills @p p's target, or the reason it cannot.
@@ -140,6 +141,9 @@ private:
     QLineEdit *m_maxSend;
     bool m_loading = false; ///< setScenario() at work: no edited()
     QCheckBox *m_discard;
+    QLineEdit *m_streamCallCount;
+    QLineEdit *m_streamInterval;
+    QLineEdit *m_streamCallDuration;
     QPushButton *m_run;
     QPushButton *m_stop;
 };

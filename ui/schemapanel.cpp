@@ -91,10 +91,10 @@ void SchemaPanel::setSchema(const Schema &schema, const QString &origin)
             auto *item = new QTreeWidgetItem(serviceItem, {method.name, method.kindName()});
             item->setData(0, kMethodRole, method.fullName());
             item->setToolTip(0, QStringLiteral("%1(%2) returns (%3)").arg(method.fullName(), method.inputType, method.outputType));
-            if (method.clientStreaming || method.serverStreaming) {
-                item->setDisabled(true);
-                item->setToolTip(1, tr("Streaming methods cannot be benchmarked yet."));
-            }
+            if (method.clientStreaming || method.serverStreaming)
+                item->setToolTip(1, tr("A %1 method: one call is one stream, timed whole and per message (gRPC only; "
+                                       "the Load tab's stream settings drive it).")
+                                        .arg(method.kindName()));
         }
     }
     m_tree->expandAll();

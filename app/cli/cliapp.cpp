@@ -498,7 +498,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         spec.json = file.readAll();
     }
     QString error;
-    const std::optional<GrpcCall> call = prepareGrpcCall(schema, spec, &error);
+    std::optional<GrpcCall> call = prepareGrpcCall(schema, spec, &error);
     if (!call) {
         QString where;
         if (parser.isSet(QStringLiteral("D")))
@@ -507,6 +507,10 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             where = QStringLiteral("-b ") + parser.value(QStringLiteral("b")) + QStringLiteral(": ");
         return usageError(cmd, where + error);
     }
+    if (!parseStreamOptions({parser.value(QStringLiteral("stream-call-count")), parser.value(QStringLiteral("stream-interval")),
+                             parser.value(QStringLiteral("stream-call-duration"))},
+                            &call->stream, &error))
+        return usageError(cmd, error);
 
     // The built-in server runs as a child process (this same program's `serve grpc`), so the client's CPU is
     // measured alone and the server's can be measured too.

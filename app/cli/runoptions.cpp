@@ -5,8 +5,9 @@ namespace rpcscope::cli {
 void addRunOptions(QCommandLineParser &parser)
 {
     parser.setApplicationDescription(QStringLiteral(
-        "Benchmarks one unary method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
-        "shape plus the time series, client/server CPU and RSS.\n"
+        "Benchmarks one method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
+        "shape plus the time series, client/server CPU and RSS. Streaming methods (gRPC) count one call per stream\n"
+        "and time every message too (--stream-*).\n"
         "Transports: grpc (default, target HOST:PORT), http (target a URL; POSTs the request as JSON, msgpack or\n"
         "protobuf), msgpack (msgpack-rpc, target HOST:PORT), none (no RPC: only encode/decode, no target).\n"
         "Or --builtin to start the built-in server for the transport on a free loopback port.\n"
@@ -98,6 +99,18 @@ void addRunOptions(QCommandLineParser &parser)
                         "fastest when the client has a core to itself."),
          QStringLiteral("N")},
         {QStringLiteral("discard-response"), QStringLiteral("Count reply bytes and status but do not decode replies.")},
+        {QStringLiteral("stream-call-count"),
+         QStringLiteral("Streaming methods (gRPC): messages each client or bidi stream sends, cycling through the "
+                        "requests (default each request once); on a server stream, replies after which the client ends "
+                        "the call (default: read to the end)."),
+         QStringLiteral("N")},
+        {QStringLiteral("stream-interval"),
+         QStringLiteral("Streaming methods: wait between the client's messages on a stream, e.g. 10ms (default none)."),
+         QStringLiteral("DURATION")},
+        {QStringLiteral("stream-call-duration"),
+         QStringLiteral("Streaming methods: the client ends each call after this long (a client or bidi stream closes "
+                        "its side, a server stream is cancelled; counted OK)."),
+         QStringLiteral("DURATION")},
         {QStringLiteral("max-recv-size"),
          QStringLiteral("Largest reply accepted, e.g. 64MiB (default gRPC's 4 MiB; larger replies fail with "
                         "RESOURCE_EXHAUSTED)."),

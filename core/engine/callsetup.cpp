@@ -2,9 +2,12 @@
 
 #include "codec/messagejson.h"
 #include "codec/requesttemplate.h"
+#include "util/units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
+
+#include <tuple>
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
@@ -97,6 +100,35 @@ private:
 
 } // namespace
 
+bool parseStreamOptions(const StreamText &text, StreamOptions *options, QString *error)
+{
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    StreamOptions parsed;
+    if (const QString count = text.callCount.trimmed(); !count.isEmpty()) {
+        bool ok = false;
+        parsed.callCount = count.toULongLong(&ok);
+        if (!ok)
+            return fail(QStringLiteral("--stream-call-count: expected a whole number, got \"%1\"").arg(count));
+    }
+    for (const auto &[value, flag, into] :
+         {std::tuple(text.interval.trimmed(), "--stream-interval", &parsed.interval),
+          std::tuple(text.callDuration.trimmed(), "--stream-call-duration", &parsed.callDuration)}) {
+        if (value.isEmpty() || value == u"0")
+            continue;
+        QString why;
+        const auto d = parseDuration(value, &why);
+        if (!d || d->count() < 0)
+            return fail(QLatin1String(flag) + QStringLiteral(": ") + (d ? QStringLiteral("must not be negative") : why));
+        *into = *d;
+    }
+    *options = parsed;
+    return true;
+}
+
 std::optional<GrpcCall> prepareGrpcCall(const Schema &schema, const RequestSpec &spec, QString *error)
 {
     auto fail = [&](const QString &why) -> std::optional<GrpcCall> {
@@ -107,9 +139,6 @@ std::optional<GrpcCall> prepareGrpcCall(const Schema &schema, const RequestSpec 
     const google::protobuf::MethodDescriptor *method = schema.findMethod(spec.call, error);
     if (!method)
         return std::nullopt;
-    if (method->client_streaming() || method->server_streaming())
-        return fail(QStringLiteral("%1 is a %2 method; only unary methods can be run so far")
-                        .arg(spec.call, Schema::methodInfo(method).kindName()));
     const google::protobuf::Descriptor *input = method->input_type();
     GrpcCall call;
     call.methodPath = Schema::methodInfo(method).path().toStdString();

@@ -33,9 +33,24 @@ struct RequestSpec
 
 /**
  * Resolves the method, builds the request(s) from JSON or binary plus fills, and serializes them once (or, for a
- * template, checks it by rendering it once). Streaming methods are refused for now (unary only). Returns
+ * template, checks it by rendering it once). Streaming methods too (the gRPC transport alone
+ * carries them). Returns
  * std::nullopt with a message naming the method, field, array element or JSON position.
  */
+/// Stream settings as the user wrote them (CLI flags, GUI fields, scenario files); empty = the default.
+struct StreamText
+{
+    QString callCount; ///< --stream-call-count
+    QString interval; ///< --stream-interval
+    QString callDuration; ///< --stream-call-duration
+};
+
+/**
+ * Reads @p text into @p options; false with @p error naming the flag ("--stream-interval: ..."). Durations are
+ * like "10ms", the count a whole number.
+ */
+bool parseStreamOptions(const StreamText &text, StreamOptions *options, QString *error);
+
 std::optional<GrpcCall> prepareGrpcCall(const Schema &schema, const RequestSpec &spec, QString *error);
 
 } // namespace rpcscope

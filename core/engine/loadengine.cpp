@@ -35,6 +35,9 @@ struct alignas(64) Shard
     StatusCounts status{};
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
+    uint64_t messagesSent = 0; // streaming calls only
+    uint64_t messagesReceived = 0;
+    LatencyHistogram message;
     std::map<std::pair<int, std::string>, uint64_t> errors;
     uint64_t otherErrors = 0; // beyond kMaxDistinctErrors distinct messages
     // The current time-series interval; the clock thread takes and resets these.
@@ -126,6 +129,17 @@ public:
         idle();
     }
 
+    void messageReceived(int slot, int64_t latencyNs) override
+    {
+        if (m_phase.load(std::memory_order_acquire) != TimedPhase)
+            return;
+        Shard &shard = m_shards[static_cast<size_t>(slot % kShards)];
+        std::lock_guard lock(shard.mutex);
+        ++shard.messagesReceived;
+        if (latencyNs >= 0)
+            shard.message.record(static_cast<uint64_t>(latencyNs));
+    }
+
     RunSnapshot snapshot() const
     {
         RunSnapshot s;
@@ -148,6 +162,9 @@ public:
                 s.statusCounts[static_cast<size_t>(i)] += shard.status[static_cast<size_t>(i)];
             s.bytesSent += shard.bytesSent;
             s.bytesReceived += shard.bytesReceived;
+            s.messagesSent += shard.messagesSent;
+            s.messagesReceived += shard.messagesReceived;
+            s.messageLatency.merge(shard.message);
             for (const auto &[key, count] : shard.errors)
                 errors[key] += count;
             otherErrors += shard.otherErrors;
@@ -236,6 +253,7 @@ private:
                                  static_cast<uint32_t>(status)});
         shard.bytesSent += outcome.bytesSent;
         shard.bytesReceived += outcome.bytesReceived;
+        shard.messagesSent += outcome.messagesSent;
         if (m_openLoop) {
             const nanoseconds lag = timing.sent - timing.intended;
             shard.lag.record(static_cast<uint64_t>(std::max<int64_t>(0, lag.count())));

@@ -34,6 +34,9 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     total.lateSends += block.lateSends;
     total.intendedRate = block.intendedRate;
     total.intendedCalls += block.intendedCalls;
+    total.messagesSent += block.messagesSent;
+    total.messagesReceived += block.messagesReceived;
+    total.messageLatency.merge(block.messageLatency);
     for (IntervalPoint point : block.timeline) {
         point.endSeconds += offset;
         total.timeline.append(point);
@@ -66,6 +69,12 @@ double RunSnapshot::requestsPerSecond() const
 {
     const double seconds = std::chrono::duration<double>(elapsed).count();
     return seconds > 0 ? static_cast<double>(callsCompleted()) / seconds : 0.0;
+}
+
+double RunSnapshot::messagesReceivedPerSecond() const
+{
+    const double seconds = std::chrono::duration<double>(elapsed).count();
+    return seconds > 0 ? static_cast<double>(messagesReceived) / seconds : 0.0;
 }
 
 bool RunSnapshot::keptUp() const

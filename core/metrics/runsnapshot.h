@@ -80,6 +80,12 @@ struct RunSnapshot
     double intendedRate = 0; ///< the schedule's rate now (or at the end)
     double intendedCalls = 0; ///< calls the schedule meant to send by now (or by the end)
 
+    // Streaming calls only (gRPC server, client and bidi streams); all zero for unary calls.
+    uint64_t messagesSent = 0; ///< by the client, over every call that ended
+    uint64_t messagesReceived = 0; ///< by the client, as they arrive
+    /// Per received message (StreamOptions says from when): a server stream's gaps, a bidi stream's round trips.
+    LatencyHistogram messageLatency;
+
     QList<IntervalPoint> timeline;
     double clientCpuSeconds = 0; ///< user + system CPU of this process during the timed phase
     uint64_t clientPeakRssBytes = 0; ///< largest resident set sampled during the run
@@ -101,6 +107,8 @@ struct RunSnapshot
     uint64_t callsOk() const { return statusCounts[CallStatus::Ok]; }
     uint64_t callsFailed() const { return callsCompleted() - callsOk(); }
     double requestsPerSecond() const;
+    bool hasStreams() const { return messagesSent > 0 || messagesReceived > 0; }
+    double messagesReceivedPerSecond() const;
     /// 0..1 by count or by time, whichever is further along; -1 when unknown.
     double progress() const;
     /// Remaining time estimated from the progress so far; negative when unknown.

@@ -111,6 +111,27 @@ QString formatTextSummary(const RunSnapshot &run)
                                   "or the server is too slow); latencies include the wait to be sent\n");
     }
 
+    if (run.hasStreams()) {
+        // One call is one stream; what each message took is beside it.
+        const double calls = static_cast<double>(std::max<uint64_t>(1, run.callsCompleted()));
+        out += QStringLiteral("\nStreams (one call = one stream):\n");
+        out += QStringLiteral("  Messages:\t%1 sent, %2 received (%3/s; %4 sent and %5 received per call)\n")
+                   .arg(run.messagesSent)
+                   .arg(run.messagesReceived)
+                   .arg(run.messagesReceivedPerSecond(), 0, 'f', 1)
+                   .arg(static_cast<double>(run.messagesSent) / calls, 0, 'f', 1)
+                   .arg(static_cast<double>(run.messagesReceived) / calls, 0, 'f', 1);
+        const LatencyHistogram &m = run.messageLatency;
+        if (!m.isEmpty()) {
+            QStringList parts;
+            for (double p : {50.0, 90.0, 99.0, 99.9})
+                parts << QStringLiteral("p%1 %2").arg(percentileLabel(p), formatNanos(static_cast<double>(m.percentile(p))));
+            out += QStringLiteral("  Per message:\t%1, mean %2, max %3 (%4 timed)\n")
+                       .arg(parts.join(QStringLiteral(", ")), formatNanos(m.mean()), formatNanos(static_cast<double>(m.max())))
+                       .arg(m.count());
+        }
+    }
+
     out += QStringLiteral("\nResponse time histogram (OK calls):\n");
     out += histogramText(ok);
 

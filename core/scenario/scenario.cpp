@@ -208,6 +208,12 @@ QByteArray Scenario::toJson() const
         load.insert(QStringLiteral("client_threads"), clientThreads);
     if (!interval.isEmpty())
         load.insert(QStringLiteral("interval"), interval);
+    for (const auto &[key, value] : {std::pair(QStringLiteral("stream_call_count"), &streamCallCount),
+                                     std::pair(QStringLiteral("stream_interval"), &streamInterval),
+                                     std::pair(QStringLiteral("stream_call_duration"), &streamCallDuration)}) {
+        if (!value->isEmpty())
+            load.insert(key, *value);
+    }
     QJsonObject connection;
     if (security != u"auto")
         connection.insert(QStringLiteral("security"), security);
@@ -337,7 +343,9 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                           QStringLiteral("connections"), QStringLiteral("discard_response"),
                           QStringLiteral("max_receive_size"), QStringLiteral("max_send_size"),
                           QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule"),
-                          QStringLiteral("client_threads"), QStringLiteral("interval")});
+                          QStringLiteral("client_threads"), QStringLiteral("interval"),
+                          QStringLiteral("stream_call_count"), QStringLiteral("stream_interval"),
+                          QStringLiteral("stream_call_duration")});
         lr.integer(QStringLiteral("calls"), &s.calls, 0, 9e15);
         lr.integer(QStringLiteral("concurrency"), &s.concurrency, 1, 100000);
         lr.string(QStringLiteral("duration"), &s.duration);
@@ -352,6 +360,9 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         s.concurrencySchedule = lr.schedule(QStringLiteral("concurrency_schedule"));
         lr.integer(QStringLiteral("client_threads"), &s.clientThreads, 0, 64);
         lr.string(QStringLiteral("interval"), &s.interval);
+        lr.string(QStringLiteral("stream_call_count"), &s.streamCallCount);
+        lr.string(QStringLiteral("stream_interval"), &s.streamInterval);
+        lr.string(QStringLiteral("stream_call_duration"), &s.streamCallDuration);
         r.adopt(lr);
     }
     if (const auto connection = r.object(QStringLiteral("connection"))) {
@@ -521,6 +532,9 @@ QStringList Scenario::toRunArguments(bool withTarget) const
         args << QStringLiteral("--discard-response");
     flag("--max-recv-size", s.maxReceiveSize);
     flag("--max-send-size", s.maxSendSize);
+    flag("--stream-call-count", s.streamCallCount);
+    flag("--stream-interval", s.streamInterval);
+    flag("--stream-call-duration", s.streamCallDuration);
     auto schedule = [&flag](const QString &prefix, const std::optional<ScheduleText> &t) {
         if (!t)
             return;

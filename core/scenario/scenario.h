@@ -62,6 +62,10 @@ struct Scenario
     QString maxSendSize;
     std::optional<ScheduleText> rateSchedule;
     std::optional<ScheduleText> concurrencySchedule;
+    // Streaming methods (gRPC): --stream-call-count, --stream-interval, --stream-call-duration; empty = default.
+    QString streamCallCount;
+    QString streamInterval;
+    QString streamCallDuration;
 
     // Connection (gRPC). TLS in ghz's terms; file paths are relative to the document's folder, like the protos.
     /// "auto" (loopback targets plaintext, others TLS, as the CLI), "plaintext" (--insecure) or "tls". Any TLS

@@ -14,8 +14,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
-#include <mutex>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -91,6 +92,19 @@ struct ServingState
     }
 };
 
+/// The status a call asks for with the metadata `rpcscope-status: N` (1..16), for error-path tests; none otherwise.
+std::optional<grpc::Status> askedStatus(const grpc::ServerContext &context)
+{
+    const auto &metadata = context.client_metadata();
+    const auto it = metadata.find("rpcscope-status");
+    if (it == metadata.end())
+        return std::nullopt;
+    const int code = std::atoi(std::string(it->second.data(), it->second.size()).c_str());
+    if (code <= 0 || code > 16)
+        return std::nullopt;
+    return grpc::Status(static_cast<grpc::StatusCode>(code), "status asked for by rpcscope-status metadata");
+}
+
 /// One unary call's life on a completion queue: accept, answer, done. Answering re-arms a fresh accept.
 template<typename Request, typename Reply, typename Logic>
 class UnaryHandler final : public Handler
@@ -121,16 +135,10 @@ public:
                 return;
             }
             new UnaryHandler(m_service, m_cq, m_request, m_shared);
-            const auto &metadata = m_context.client_metadata();
-            if (const auto it = metadata.find("rpcscope-status"); it != metadata.end()) {
-                const int code = std::atoi(std::string(it->second.data(), it->second.size()).c_str());
-                if (code > 0 && code <= 16) {
-                    m_state = State::Finishing;
-                    m_responder.FinishWithError(grpc::Status(static_cast<grpc::StatusCode>(code),
-                                                             "status asked for by rpcscope-status metadata"),
-                                                this);
-                    return;
-                }
+            if (const std::optional<grpc::Status> asked = askedStatus(m_context)) {
+                m_state = State::Finishing;
+                m_responder.FinishWithError(*asked, this);
+                return;
             }
             const std::chrono::microseconds delay = Logic()(m_requestMessage, m_reply) + m_shared->extraDelay;
             if (delay.count() > 0) {
@@ -202,6 +210,225 @@ struct ListLogic
     {
         return runList(request, reply);
     }
+};
+
+/**
+ * What the streaming handlers share: a call accepted on a completion queue, then one operation at a time (read,
+ * write, a wait on the answering thread, finish), each coming back through proceed(). The stream's own object
+ * (writer, reader or both) lives in the derived class, which accepts the next call of its kind in accepted().
+ */
+class StreamHandler : public Handler
+{
+public:
+    void proceed(bool ok) override
+    {
+        switch (m_state) {
+        case State::Accepting:
+            if (!ok) { // shutting down
+                delete this;
+                return;
+            }
+            accepted();
+            if (const std::optional<grpc::Status> asked = askedStatus(m_context)) {
+                finish(*asked);
+                return;
+            }
+            begin();
+            return;
+        case State::Reading:
+            if (ok)
+                received();
+            else
+                clientDone(); // the client closed its side (or the call is gone: the finish then fails)
+            return;
+        case State::Writing:
+            if (ok)
+                written();
+            else
+                finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+            return;
+        case State::Waiting: // never comes from the queue: answer() moves the call on first
+        case State::Finishing:
+            if (ok)
+                m_shared->served.fetch_add(1, std::memory_order_relaxed);
+            delete this;
+            return;
+        }
+    }
+
+    void answer(bool stopping) override
+    {
+        if (stopping)
+            finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is stopping"));
+        else
+            waited();
+    }
+
+protected:
+    enum class State { Accepting, Reading, Writing, Waiting, Finishing };
+
+    StreamHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, ServingState *state)
+        : m_service(service)
+        , m_cq(cq)
+        , m_shared(state)
+    {
+    }
+
+    virtual void accepted() = 0; ///< arms the accept of the next call of this kind
+    virtual void begin() = 0; ///< the call is here, with no status asked for
+    virtual void received() {} ///< a read came back with a message
+    virtual void clientDone() {} ///< a read came back empty
+    virtual void written() {} ///< a write went out
+    virtual void waited() = 0; ///< a wait() is over
+    virtual void finishWith(const grpc::Status &status) = 0; ///< the stream's Finish with @p status
+
+    void finish(const grpc::Status &status)
+    {
+        m_state = State::Finishing;
+        finishWith(status);
+    }
+
+    /// Lets the answering thread call waited() after @p delay (plus the server's extra delay), holding no thread.
+    void wait(std::chrono::microseconds delay)
+    {
+        delay += m_shared->extraDelay;
+        if (delay.count() <= 0) {
+            waited();
+            return;
+        }
+        m_state = State::Waiting;
+        if (!m_shared->delay(this, std::chrono::steady_clock::now() + delay))
+            answer(true);
+    }
+
+    benchpb::Bench::AsyncService *m_service;
+    grpc::ServerCompletionQueue *m_cq;
+    ServingState *m_shared;
+    grpc::ServerContext m_context;
+    State m_state = State::Accepting;
+};
+
+/// Download (server streaming): `count` replies of `size` bytes, `interval_us` apart.
+class DownloadHandler final : public StreamHandler
+{
+public:
+    DownloadHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, ServingState *state)
+        : StreamHandler(service, cq, state)
+        , m_writer(&m_context)
+    {
+        m_service->RequestDownload(&m_context, &m_request, &m_writer, m_cq, m_cq, this);
+    }
+
+private:
+    void accepted() override { new DownloadHandler(m_service, m_cq, m_shared); }
+    void begin() override
+    {
+        m_reply.mutable_payload()->assign(std::min<size_t>(m_request.size(), kMaxMessageBytes - 16), 'x');
+        next();
+    }
+    void written() override { next(); }
+    void waited() override
+    {
+        m_state = State::Writing;
+        ++m_sent;
+        m_writer.Write(m_reply, this);
+    }
+    void finishWith(const grpc::Status &status) override { m_writer.Finish(status, this); }
+
+    void next()
+    {
+        if (m_sent >= m_request.count()) {
+            finish(grpc::Status::OK);
+            return;
+        }
+        wait(std::chrono::microseconds(m_sent ? m_request.interval_us() : 0));
+    }
+
+    benchpb::DownloadRequest m_request;
+    benchpb::EchoResponse m_reply;
+    grpc::ServerAsyncWriter<benchpb::EchoResponse> m_writer;
+    uint32_t m_sent = 0;
+};
+
+/// Upload (client streaming): counts the requests and their payload bytes until the client closes its side.
+class UploadHandler final : public StreamHandler
+{
+public:
+    UploadHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, ServingState *state)
+        : StreamHandler(service, cq, state)
+        , m_reader(&m_context)
+    {
+        m_service->RequestUpload(&m_context, &m_reader, m_cq, m_cq, this);
+    }
+
+private:
+    void accepted() override { new UploadHandler(m_service, m_cq, m_shared); }
+    void begin() override { read(); }
+    void received() override
+    {
+        m_reply.set_messages(m_reply.messages() + 1);
+        m_reply.set_bytes(m_reply.bytes() + m_message.payload().size());
+        read();
+    }
+    void clientDone() override { wait(std::chrono::microseconds(0)); }
+    void waited() override
+    {
+        m_state = State::Finishing;
+        m_reader.Finish(m_reply, grpc::Status::OK, this);
+    }
+    void finishWith(const grpc::Status &status) override
+    {
+        if (status.ok())
+            m_reader.Finish(m_reply, status, this);
+        else
+            m_reader.FinishWithError(status, this);
+    }
+
+    void read()
+    {
+        m_state = State::Reading;
+        m_reader.Read(&m_message, this);
+    }
+
+    benchpb::EchoRequest m_message;
+    benchpb::UploadResponse m_reply;
+    grpc::ServerAsyncReader<benchpb::UploadResponse, benchpb::EchoRequest> m_reader;
+};
+
+/// Chat (bidi streaming): each request answered in order with one reply, as Echo answers it.
+class ChatHandler final : public StreamHandler
+{
+public:
+    ChatHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, ServingState *state)
+        : StreamHandler(service, cq, state)
+        , m_stream(&m_context)
+    {
+        m_service->RequestChat(&m_context, &m_stream, m_cq, m_cq, this);
+    }
+
+private:
+    void accepted() override { new ChatHandler(m_service, m_cq, m_shared); }
+    void begin() override { read(); }
+    void received() override { wait(runEcho(m_request, m_reply)); }
+    void clientDone() override { finish(grpc::Status::OK); }
+    void written() override { read(); }
+    void waited() override
+    {
+        m_state = State::Writing;
+        m_stream.Write(m_reply, this);
+    }
+    void finishWith(const grpc::Status &status) override { m_stream.Finish(status, this); }
+
+    void read()
+    {
+        m_state = State::Reading;
+        m_request.Clear();
+        m_stream.Read(&m_request, this);
+    }
+
+    benchpb::EchoRequest m_request;
+    benchpb::EchoResponse m_reply;
+    grpc::ServerAsyncReaderWriter<benchpb::EchoResponse, benchpb::EchoRequest> m_stream;
 };
 
 using EchoHandler = UnaryHandler<benchpb::EchoRequest, benchpb::EchoResponse, EchoLogic>;
@@ -285,6 +512,9 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
             new EchoHandler(&impl->service, cq, &benchpb::Bench::AsyncService::RequestEcho, &impl->state);
             new SumHandler(&impl->service, cq, &benchpb::Bench::AsyncService::RequestSum, &impl->state);
             new ListHandler(&impl->service, cq, &benchpb::Bench::AsyncService::RequestList, &impl->state);
+            new DownloadHandler(&impl->service, cq, &impl->state);
+            new UploadHandler(&impl->service, cq, &impl->state);
+            new ChatHandler(&impl->service, cq, &impl->state);
         }
         impl->threads.emplace_back([cq] {
             void *tag;

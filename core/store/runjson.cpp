@@ -286,6 +286,11 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
         o.insert(QStringLiteral("intended_rate"), s.intendedRate);
         o.insert(QStringLiteral("intended_calls"), s.intendedCalls);
     }
+    if (s.hasStreams()) {
+        o.insert(QStringLiteral("messages_sent"), static_cast<double>(s.messagesSent));
+        o.insert(QStringLiteral("messages_received"), static_cast<double>(s.messagesReceived));
+        o.insert(QStringLiteral("message_latency"), histogramToJson(s.messageLatency));
+    }
     QJsonObject statuses;
     for (int i = 0; i < CallStatus::SlotCount; ++i) {
         if (s.statusCounts[i])
@@ -329,6 +334,9 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     histogram(QStringLiteral("error_latency"), &s.errorLatency);
     histogram(QStringLiteral("service_latency"), &s.serviceLatency);
     histogram(QStringLiteral("send_lag"), &s.sendLag);
+    histogram(QStringLiteral("message_latency"), &s.messageLatency);
+    s.messagesSent = r.count(QStringLiteral("messages_sent"));
+    s.messagesReceived = r.count(QStringLiteral("messages_received"));
     s.openLoop = r.boolean(QStringLiteral("open_loop"));
     s.callsSent = r.count(QStringLiteral("calls_sent"));
     s.lateSends = r.count(QStringLiteral("late_sends"));

@@ -2,8 +2,10 @@
 
 #include "metrics/callstatus.h"
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 #include <grpc/support/time.h>
+#include <grpcpp/alarm.h>
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
@@ -29,6 +31,40 @@ namespace {
 
 class GrpcTransport;
 
+/// What a completion queue hands back: every tag given to gRPC is one of these (never a class deriving from two).
+class QueueTag
+{
+public:
+    virtual void done(bool ok) = 0;
+
+protected:
+    ~QueueTag() = default;
+};
+
+/// A tag for one kind of operation of a slot: done() calls the slot's member for it.
+template<typename Slot>
+class OpTag final : public QueueTag
+{
+public:
+    OpTag(Slot *slot, void (Slot::*handler)(bool))
+        : m_slot(slot)
+        , m_handler(handler)
+    {
+    }
+    void done(bool ok) override { (m_slot->*m_handler)(ok); }
+
+private:
+    Slot *m_slot;
+    void (Slot::*m_handler)(bool);
+};
+
+/// A monotonic deadline @p after from now: a wall-clock step (NTP) must not cut calls short or stretch them.
+gpr_timespec deadlineAfter(std::chrono::nanoseconds after)
+{
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(after);
+    return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_micros(us.count(), GPR_TIMESPAN));
+}
+
 class GrpcSlot final : public CallSlot
 {
 public:
@@ -36,7 +72,7 @@ public:
     void start(uint64_t callNumber) override;
     void cancel() override;
     /// The call's Finish tag came out of the completion queue (on its poller thread).
-    void finished();
+    void finished(bool ok);
 
 private:
     GrpcTransport *m_transport;
@@ -58,6 +94,90 @@ private:
     std::unique_ptr<grpc::ClientContext> m_contexts[2];
     int m_current = 0;
     std::mutex m_contextMutex; // guards m_contexts against cancel() from another thread
+    OpTag<GrpcSlot> m_finishTag{this, &GrpcSlot::finished};
+};
+
+/**
+ * One caller's streaming calls (server, client or bidi), as StreamOptions describes. Every operation of a call
+ * (start, read, write, writes-done, finish, the interval and call-duration alarms) comes back on the slot's one
+ * completion queue, so they never run at the same time; the call is reported once its status is in and no
+ * operation is outstanding.
+ */
+class GrpcStreamSlot final : public CallSlot
+{
+public:
+    GrpcStreamSlot(GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index,
+                   CallSink *sink);
+    void start(uint64_t callNumber) override;
+    void cancel() override;
+
+private:
+    using Clock = std::chrono::steady_clock;
+
+    void started(bool ok);
+    void read(bool ok);
+    void written(bool ok);
+    void writesClosed(bool ok);
+    void intervalOver(bool ok);
+    void callTimeUp(bool ok);
+    void finished(bool ok);
+
+    void postRead();
+    void sendNext();
+    void write();
+    void closeWrites();
+    void finishCall();
+    void endByClient();
+    void maybeReport();
+    uint64_t messagesToSend() const;
+
+    GrpcTransport *m_transport;
+    grpc::GenericStub *m_stub;
+    grpc::CompletionQueue *m_queue;
+    const int m_index;
+    CallSink *m_sink;
+    const bool m_clientStreams; // the client sends a stream (client or bidi); else one request
+    const bool m_serverStreams;
+    std::unique_ptr<google::protobuf::Message> m_decoded;
+    std::mt19937_64 m_rng;
+
+    // The call in flight. Contexts alternate as in GrpcSlot; the stream of the previous call is done with.
+    std::unique_ptr<grpc::ClientContext> m_contexts[2];
+    int m_current = 0;
+    std::mutex m_contextMutex; // guards m_contexts against cancel() from another thread
+    std::unique_ptr<grpc::GenericClientAsyncReaderWriter> m_stream;
+    std::unique_ptr<grpc::Alarm> m_intervalAlarm;
+    std::unique_ptr<grpc::Alarm> m_callAlarm;
+    grpc::ByteBuffer m_outgoing;
+    grpc::ByteBuffer m_incoming;
+    grpc::Status m_status;
+    uint64_t m_callNumber = 0;
+    int m_pending = 0; // operations given to gRPC whose tags have not come back
+    uint64_t m_sent = 0;
+    uint64_t m_received = 0;
+    uint64_t m_bytesSent = 0;
+    uint64_t m_bytesReceived = 0;
+    Clock::time_point m_callStart;
+    Clock::time_point m_lastReceived;
+    std::vector<Clock::time_point> m_sendTimes; // bidi: when each request went out, to pair replies with
+    bool m_writing = false; // a write or an interval wait is outstanding
+    bool m_intervalWait = false; // the interval alarm is set
+    bool m_writesClosed = false;
+    bool m_finishing = false;
+    bool m_finished = false;
+    bool m_timeUp = false;
+    bool m_endedByClient = false;
+    bool m_callAlarmSet = false;
+    std::string m_failure; // set: the call failed on our side (a reply that does not parse, a request template)
+    int m_failureStatus = 0;
+
+    OpTag<GrpcStreamSlot> m_startTag{this, &GrpcStreamSlot::started};
+    OpTag<GrpcStreamSlot> m_readTag{this, &GrpcStreamSlot::read};
+    OpTag<GrpcStreamSlot> m_writeTag{this, &GrpcStreamSlot::written};
+    OpTag<GrpcStreamSlot> m_writesDoneTag{this, &GrpcStreamSlot::writesClosed};
+    OpTag<GrpcStreamSlot> m_intervalTag{this, &GrpcStreamSlot::intervalOver};
+    OpTag<GrpcStreamSlot> m_callTimeTag{this, &GrpcStreamSlot::callTimeUp};
+    OpTag<GrpcStreamSlot> m_finishTag{this, &GrpcStreamSlot::finished};
 };
 
 class GrpcTransport final : public Transport
@@ -98,7 +218,7 @@ public:
                 void *tag = nullptr;
                 bool ok = false;
                 while (queue->Next(&tag, &ok))
-                    static_cast<GrpcSlot *>(tag)->finished();
+                    static_cast<QueueTag *>(tag)->done(ok);
             });
         }
     }
@@ -115,8 +235,20 @@ public:
     std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) override
     {
         const auto i = static_cast<size_t>(index);
-        return std::make_unique<GrpcSlot>(this, m_stubs[i % m_stubs.size()].get(), m_queues[i % m_queues.size()].get(),
-                                          index, sink);
+        grpc::GenericStub *stub = m_stubs[i % m_stubs.size()].get();
+        grpc::CompletionQueue *queue = m_queues[i % m_queues.size()].get();
+        if (m_call.method && (m_call.method->client_streaming() || m_call.method->server_streaming()))
+            return std::make_unique<GrpcStreamSlot>(this, stub, queue, index, sink);
+        return std::make_unique<GrpcSlot>(this, stub, queue, index, sink);
+    }
+
+    /// Applies the per-call settings (deadline, metadata) to a fresh context.
+    void prepareContext(grpc::ClientContext *context) const
+    {
+        if (m_target.timeout.count() > 0)
+            context->set_deadline(deadlineAfter(m_target.timeout));
+        for (const auto &[key, value] : m_target.metadata)
+            context->AddMetadata(key, value);
     }
 
     const GrpcTarget m_target;
@@ -171,18 +303,11 @@ void GrpcSlot::start(uint64_t callNumber)
         m_contexts[m_current] = std::make_unique<grpc::ClientContext>();
         context = m_contexts[m_current].get();
     }
-    if (m_transport->m_target.timeout.count() > 0) {
-        // A monotonic deadline: a wall-clock step (NTP) during a run must not cut calls short or stretch them.
-        const auto timeoutUs = std::chrono::duration_cast<std::chrono::microseconds>(m_transport->m_target.timeout);
-        context->set_deadline(gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                                           gpr_time_from_micros(timeoutUs.count(), GPR_TIMESPAN)));
-    }
-    for (const auto &[key, value] : m_transport->m_target.metadata)
-        context->AddMetadata(key, value);
+    m_transport->prepareContext(context);
     m_response.Clear();
     m_reader = m_stub->PrepareUnaryCall(context, m_transport->m_call.methodPath, *m_request, m_queue);
     m_reader->StartCall();
-    m_reader->Finish(&m_response, &m_status, this);
+    m_reader->Finish(&m_response, &m_status, static_cast<QueueTag *>(&m_finishTag));
 }
 
 void GrpcSlot::cancel()
@@ -192,7 +317,7 @@ void GrpcSlot::cancel()
         m_contexts[m_current]->TryCancel();
 }
 
-void GrpcSlot::finished()
+void GrpcSlot::finished(bool /*ok: a Finish always comes back with the status filled in*/)
 {
     const grpc::Status &status = m_status;
     CallOutcome outcome;
@@ -208,6 +333,284 @@ void GrpcSlot::finished()
             outcome.errorMessage = "reply does not parse as " + m_decoded->GetDescriptor()->full_name();
         }
     }
+    m_sink->callDone(m_index, outcome);
+}
+
+GrpcStreamSlot::GrpcStreamSlot(GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue,
+                               int index, CallSink *sink)
+    : m_transport(transport)
+    , m_stub(stub)
+    , m_queue(queue)
+    , m_index(index)
+    , m_sink(sink)
+    , m_clientStreams(transport->m_call.method->client_streaming())
+    , m_serverStreams(transport->m_call.method->server_streaming())
+    , m_rng(std::random_device{}() ^ static_cast<uint64_t>(index))
+{
+    if (m_transport->m_call.responseType)
+        m_decoded = m_transport->m_call.schema.newMessage(m_transport->m_call.responseType);
+}
+
+uint64_t GrpcStreamSlot::messagesToSend() const
+{
+    if (!m_clientStreams)
+        return 1;
+    const StreamOptions &options = m_transport->m_call.stream;
+    if (options.callCount > 0)
+        return options.callCount;
+    if (options.callDuration.count() > 0)
+        return UINT64_MAX; // until the time is up
+    return m_transport->m_call.perCall ? 1 : m_transport->m_call.requests.size();
+}
+
+void GrpcStreamSlot::start(uint64_t callNumber)
+{
+    m_callNumber = callNumber;
+    m_pending = 0;
+    m_sent = m_received = m_bytesSent = m_bytesReceived = 0;
+    m_sendTimes.clear();
+    m_writing = m_intervalWait = m_writesClosed = m_finishing = m_finished = m_timeUp = m_endedByClient = m_callAlarmSet = false;
+    m_failure.clear();
+    m_failureStatus = CallStatus::Ok;
+    m_status = grpc::Status();
+    grpc::ClientContext *context;
+    {
+        std::lock_guard lock(m_contextMutex);
+        m_current ^= 1;
+        m_contexts[m_current] = std::make_unique<grpc::ClientContext>();
+        context = m_contexts[m_current].get();
+    }
+    m_transport->prepareContext(context);
+    m_callStart = m_lastReceived = Clock::now();
+    m_stream = m_stub->PrepareCall(context, m_transport->m_call.methodPath, m_queue);
+    ++m_pending;
+    m_stream->StartCall(static_cast<QueueTag *>(&m_startTag));
+    const StreamOptions &options = m_transport->m_call.stream;
+    if (options.callDuration.count() > 0) {
+        m_callAlarm = std::make_unique<grpc::Alarm>();
+        m_callAlarmSet = true;
+        ++m_pending;
+        m_callAlarm->Set(m_queue, deadlineAfter(options.callDuration), static_cast<QueueTag *>(&m_callTimeTag));
+    }
+}
+
+void GrpcStreamSlot::cancel()
+{
+    std::lock_guard lock(m_contextMutex);
+    if (m_contexts[m_current])
+        m_contexts[m_current]->TryCancel();
+}
+
+void GrpcStreamSlot::started(bool ok)
+{
+    --m_pending;
+    if (!ok) { // the call never started (the channel is down): Finish says why
+        finishCall();
+        return;
+    }
+    if (m_finishing) { // the client's time ran out first: no reads or writes after the Finish
+        maybeReport();
+        return;
+    }
+    postRead();
+    sendNext();
+}
+
+void GrpcStreamSlot::postRead()
+{
+    m_incoming.Clear();
+    ++m_pending;
+    m_stream->Read(&m_incoming, static_cast<QueueTag *>(&m_readTag));
+}
+
+void GrpcStreamSlot::read(bool ok)
+{
+    --m_pending;
+    if (!ok) { // the server is done sending (or the call ended): the status is next
+        finishCall();
+        return;
+    }
+    const auto now = Clock::now();
+    ++m_received;
+    m_bytesReceived += m_incoming.Length();
+    int64_t latency = -1;
+    if (!m_clientStreams) // server stream: since the previous message, the first since the call began
+        latency = (now - m_lastReceived).count();
+    else if (m_serverStreams) // bidi: since the request this reply answers went out, when there is one
+        latency = (now - (m_received <= m_sendTimes.size() ? m_sendTimes[m_received - 1] : m_lastReceived)).count();
+    m_lastReceived = now;
+    if (m_decoded && m_failure.empty()) {
+        grpc::ProtoBufferReader reader(&m_incoming);
+        if (!m_decoded->ParseFromZeroCopyStream(&reader)) {
+            m_failureStatus = CallStatus::DecodeError;
+            m_failure = "message " + std::to_string(m_received) + " of the stream does not parse as "
+                + m_decoded->GetDescriptor()->full_name();
+            cancel();
+        }
+    }
+    m_sink->messageReceived(m_index, latency);
+    const uint64_t enough = m_transport->m_call.stream.callCount;
+    if (!m_clientStreams && enough > 0 && m_received >= enough) {
+        endByClient();
+        return;
+    }
+    if (m_finishing) { // ended by the client's time limit meanwhile: the Finish is under way
+        maybeReport();
+        return;
+    }
+    postRead();
+}
+
+void GrpcStreamSlot::sendNext()
+{
+    if (m_finishing || m_writesClosed || m_writing)
+        return;
+    if (m_timeUp || m_sent >= messagesToSend()) {
+        closeWrites();
+        return;
+    }
+    const std::chrono::nanoseconds interval = m_transport->m_call.stream.interval;
+    if (m_sent > 0 && interval.count() > 0) {
+        m_writing = m_intervalWait = true;
+        m_intervalAlarm = std::make_unique<grpc::Alarm>();
+        ++m_pending;
+        m_intervalAlarm->Set(m_queue, deadlineAfter(interval), static_cast<QueueTag *>(&m_intervalTag));
+        return;
+    }
+    write();
+}
+
+void GrpcStreamSlot::write()
+{
+    const GrpcCall &call = m_transport->m_call;
+    if (call.perCall) {
+        std::string bytes;
+        std::string why;
+        if (!call.perCall->encode(m_callNumber, m_index, m_rng, &bytes, &why)) {
+            m_failureStatus = CallStatus::InvalidArgument;
+            m_failure = "request template: " + why + " (run stopped)";
+            cancel();
+            closeWrites();
+            return;
+        }
+        const grpc::Slice slice(bytes.data(), bytes.size());
+        m_outgoing = grpc::ByteBuffer(&slice, 1);
+    } else {
+        m_outgoing = m_transport->m_requests[static_cast<size_t>(m_sent % m_transport->m_requests.size())];
+    }
+    m_bytesSent += m_outgoing.Length();
+    if (m_clientStreams && m_serverStreams)
+        m_sendTimes.push_back(Clock::now());
+    m_writing = true;
+    ++m_pending;
+    m_stream->Write(m_outgoing, static_cast<QueueTag *>(&m_writeTag));
+}
+
+void GrpcStreamSlot::written(bool ok)
+{
+    --m_pending;
+    m_writing = false;
+    if (!ok) { // the stream is broken: the read side sees it too and fetches the status
+        m_writesClosed = true;
+        maybeReport();
+        return;
+    }
+    ++m_sent;
+    sendNext();
+    maybeReport();
+}
+
+void GrpcStreamSlot::intervalOver(bool ok)
+{
+    --m_pending;
+    m_writing = m_intervalWait = false;
+    if (ok && !m_finishing && !m_timeUp)
+        write();
+    else
+        sendNext();
+    maybeReport();
+}
+
+void GrpcStreamSlot::closeWrites()
+{
+    if (m_writesClosed)
+        return;
+    m_writesClosed = true;
+    ++m_pending;
+    m_stream->WritesDone(static_cast<QueueTag *>(&m_writesDoneTag));
+}
+
+void GrpcStreamSlot::writesClosed(bool /*ok*/)
+{
+    --m_pending;
+    maybeReport();
+}
+
+void GrpcStreamSlot::callTimeUp(bool ok)
+{
+    --m_pending;
+    m_callAlarmSet = false;
+    if (ok && !m_finishing) {
+        m_timeUp = true;
+        if (!m_clientStreams) {
+            endByClient();
+        } else if (m_intervalWait) {
+            m_intervalAlarm->Cancel(); // its tag comes back at once and closes the writes
+        } else {
+            sendNext();
+        }
+    }
+    maybeReport();
+}
+
+void GrpcStreamSlot::endByClient()
+{
+    m_endedByClient = true;
+    cancel();
+    finishCall();
+}
+
+void GrpcStreamSlot::finishCall()
+{
+    if (m_finishing)
+        return;
+    m_finishing = true;
+    if (m_intervalWait)
+        m_intervalAlarm->Cancel();
+    if (m_callAlarmSet)
+        m_callAlarm->Cancel();
+    ++m_pending;
+    m_stream->Finish(&m_status, static_cast<QueueTag *>(&m_finishTag));
+}
+
+void GrpcStreamSlot::finished(bool /*ok*/)
+{
+    --m_pending;
+    m_finished = true;
+    maybeReport();
+}
+
+void GrpcStreamSlot::maybeReport()
+{
+    if (!m_finished || m_pending > 0)
+        return;
+    CallOutcome outcome;
+    outcome.bytesSent = m_bytesSent;
+    outcome.bytesReceived = m_bytesReceived;
+    outcome.messagesSent = m_sent;
+    outcome.messagesReceived = m_received;
+    if (!m_failure.empty()) {
+        outcome.status = m_failureStatus;
+        outcome.errorMessage = m_failure;
+        outcome.fatal = m_failureStatus == CallStatus::InvalidArgument;
+    } else if (!m_status.ok() && !(m_endedByClient && m_status.error_code() == grpc::StatusCode::CANCELLED)) {
+        outcome.status = static_cast<int>(m_status.error_code());
+        outcome.errorMessage = m_status.error_message();
+    } else if (m_clientStreams && !m_serverStreams && m_received == 0) {
+        outcome.status = CallStatus::DecodeError;
+        outcome.errorMessage = "the client stream ended OK without a reply";
+    }
+    // The sink may start the next call from here, which resets this slot's state.
     m_sink->callDone(m_index, outcome);
 }
 

@@ -54,6 +54,27 @@ public:
                         std::string *error) const = 0;
 };
 
+/**
+ * How the client drives a streaming call (ghz's --stream-* flags); unary calls ignore it.
+ *
+ * Client and bidi streams send the requests in order (the -D array, or the one request), each @c interval after
+ * the previous one, then close their side; a server stream sends its one request. Per received message the
+ * latency is, on a server stream, the time since the previous message (the first: since the call began, the
+ * time to first message) and, on a bidi stream, the time since the request it answers was sent (replies pair
+ * with requests in order, as an echoing chat does). The call's latency is the whole stream's.
+ */
+struct StreamOptions
+{
+    /// Client and bidi streams: messages to send per call, cycling through the requests (0 = each request once,
+    /// or, with callDuration, as many as fit). Server streams: replies after which the client ends the call
+    /// (0 = read until the server ends it).
+    uint64_t callCount = 0;
+    std::chrono::nanoseconds interval{0}; ///< between the client's messages
+    /// The client ends each call after this long (0 = no limit): client and bidi streams close their side (and
+    /// read the rest), server streams are cancelled. A call ended by the client's own limit counts as OK.
+    std::chrono::nanoseconds callDuration{0};
+};
+
 struct GrpcCall
 {
     std::string methodPath; ///< "/pkg.Service/Method"
@@ -63,9 +84,11 @@ struct GrpcCall
     Schema schema; ///< keeps the response type alive
     const google::protobuf::Descriptor *responseType = nullptr; ///< decode replies into this; nullptr = don't
     const google::protobuf::MethodDescriptor *method = nullptr; ///< the method called
+    StreamOptions stream; ///< streaming methods only
 };
 
-/// Unary calls through the generic stub on gRPC's completion queues: no generated code, no thread per call.
+/// Calls (unary or streaming) through the generic stub on gRPC's completion queues: no generated code, no thread
+/// per call.
 std::unique_ptr<Transport> makeGrpcTransport(const GrpcTarget &target, const GrpcCall &call);
 
 } // namespace rpcscope

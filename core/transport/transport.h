@@ -13,6 +13,9 @@ struct CallOutcome
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
     std::string errorMessage; ///< empty on success
+    /// Streaming calls only: messages the client sent and received on the stream (unary calls leave both 0).
+    uint64_t messagesSent = 0;
+    uint64_t messagesReceived = 0;
     bool fatal = false; ///< the call could not even be made (a broken request): the run must stop
 };
 
@@ -22,6 +25,12 @@ class CallSink
 public:
     virtual ~CallSink() = default;
     virtual void callDone(int slot, CallOutcome &outcome) = 0;
+    /**
+     * A streaming call of @p slot received a message, @p latencyNs after what it answers (see StreamOptions);
+     * negative when nothing is timed for it (a client stream's one reply). Called on a transport thread, before
+     * the call's callDone().
+     */
+    virtual void messageReceived(int slot, int64_t latencyNs) = 0;
 };
 
 /**
