@@ -21,6 +21,8 @@
 #include <grpcpp/support/stub_options.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -64,6 +66,95 @@ gpr_timespec deadlineAfter(std::chrono::nanoseconds after)
     const auto us = std::chrono::duration_cast<std::chrono::microseconds>(after);
     return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_micros(us.count(), GPR_TIMESPAN));
 }
+
+/**
+ * Fires alarms at their time, to tens of microseconds: gRPC's own timers fire on the next millisecond tick, which
+ * made a 200 us --stream-interval take 1.2 ms and a 5 ms one 6 ms. A thread sleeps until the earliest deadline,
+ * then sets the alarm to a deadline already past, which gRPC delivers on its completion queue at once. Every Set
+ * happens on that thread, and nothing is cancelled: a wait cut short is moved to now instead.
+ */
+class AlarmThread
+{
+public:
+    using Clock = std::chrono::steady_clock;
+
+    AlarmThread()
+        : m_thread([this] { fireOnTime(); })
+    {
+    }
+
+    ~AlarmThread()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stopping = true;
+        }
+        m_wake.notify_one();
+        m_thread.join();
+    }
+
+    /// Sets @p alarm on @p queue with @p tag at @p when.
+    void at(Clock::time_point when, grpc::Alarm *alarm, grpc::CompletionQueue *queue, QueueTag *tag)
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_due.emplace(when, Entry{alarm, queue, tag});
+        if (it == m_due.begin())
+            m_wake.notify_one();
+    }
+
+    /// Fires @p alarm at once if it is still waiting.
+    void now(grpc::Alarm *alarm)
+    {
+        std::lock_guard lock(m_mutex);
+        for (auto it = m_due.begin(); it != m_due.end(); ++it) {
+            if (it->second.alarm == alarm) {
+                const Entry entry = it->second;
+                m_due.erase(it);
+                m_due.emplace(Clock::time_point::min(), entry);
+                m_wake.notify_one();
+                return;
+            }
+        }
+    }
+
+private:
+    struct Entry
+    {
+        grpc::Alarm *alarm;
+        grpc::CompletionQueue *queue;
+        QueueTag *tag;
+    };
+
+    void fireOnTime()
+    {
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            // Stopping waits for the alarms still due: each is a call's outstanding operation.
+            if (m_due.empty()) {
+                if (m_stopping)
+                    return;
+                m_wake.wait(lock);
+                continue;
+            }
+            const auto first = m_due.begin();
+            if (first->first > Clock::now()) {
+                m_wake.wait_until(lock, first->first);
+                continue;
+            }
+            const Entry entry = first->second;
+            m_due.erase(first);
+            lock.unlock();
+            entry.alarm->Set(entry.queue, gpr_inf_past(GPR_CLOCK_MONOTONIC), static_cast<void *>(entry.tag));
+            lock.lock();
+        }
+    }
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::multimap<Clock::time_point, Entry> m_due;
+    bool m_stopping = false;
+    std::thread m_thread;
+};
 
 class GrpcSlot final : public CallSlot
 {
@@ -159,6 +250,7 @@ private:
     uint64_t m_bytesReceived = 0;
     Clock::time_point m_callStart;
     Clock::time_point m_lastReceived;
+    Clock::time_point m_lastSent;
     std::vector<Clock::time_point> m_sendTimes; // bidi: when each request went out, to pair replies with
     bool m_writing = false; // a write or an interval wait is outstanding
     bool m_intervalWait = false; // the interval alarm is set
@@ -226,6 +318,7 @@ public:
     ~GrpcTransport() override
     {
         // Every call has ended by now (the engine waits for them): the queues only have to close.
+        m_alarms.reset();
         for (auto &queue : m_queues)
             queue->Shutdown();
         for (auto &poller : m_pollers)
@@ -240,6 +333,13 @@ public:
         if (m_call.method && (m_call.method->client_streaming() || m_call.method->server_streaming()))
             return std::make_unique<GrpcStreamSlot>(this, stub, queue, index, sink);
         return std::make_unique<GrpcSlot>(this, stub, queue, index, sink);
+    }
+
+    /// The thread pacing the streams' messages, started at the first use.
+    AlarmThread &alarms()
+    {
+        std::call_once(m_alarmsOnce, [this] { m_alarms = std::make_unique<AlarmThread>(); });
+        return *m_alarms;
     }
 
     /// Applies the per-call settings (deadline, metadata) to a fresh context.
@@ -257,6 +357,8 @@ public:
     std::vector<std::unique_ptr<grpc::GenericStub>> m_stubs;
     std::vector<std::unique_ptr<grpc::CompletionQueue>> m_queues;
     std::vector<std::thread> m_pollers;
+    std::once_flag m_alarmsOnce;
+    std::unique_ptr<AlarmThread> m_alarms;
 };
 
 GrpcSlot::GrpcSlot(GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index,
@@ -474,7 +576,8 @@ void GrpcStreamSlot::sendNext()
         m_writing = m_intervalWait = true;
         m_intervalAlarm = std::make_unique<grpc::Alarm>();
         ++m_pending;
-        m_intervalAlarm->Set(m_queue, deadlineAfter(interval), static_cast<QueueTag *>(&m_intervalTag));
+        // From the previous message's send, not its completion: the messages keep the cadence asked for.
+        m_transport->alarms().at(m_lastSent + interval, m_intervalAlarm.get(), m_queue, &m_intervalTag);
         return;
     }
     write();
@@ -499,8 +602,9 @@ void GrpcStreamSlot::write()
         m_outgoing = m_transport->m_requests[static_cast<size_t>(m_sent % m_transport->m_requests.size())];
     }
     m_bytesSent += m_outgoing.Length();
+    m_lastSent = Clock::now();
     if (m_clientStreams && m_serverStreams)
-        m_sendTimes.push_back(Clock::now());
+        m_sendTimes.push_back(m_lastSent);
     m_writing = true;
     ++m_pending;
     m_stream->Write(m_outgoing, static_cast<QueueTag *>(&m_writeTag));
@@ -555,7 +659,7 @@ void GrpcStreamSlot::callTimeUp(bool ok)
         if (!m_clientStreams) {
             endByClient();
         } else if (m_intervalWait) {
-            m_intervalAlarm->Cancel(); // its tag comes back at once and closes the writes
+            m_transport->alarms().now(m_intervalAlarm.get()); // its tag comes back at once and closes the writes
         } else {
             sendNext();
         }
@@ -576,7 +680,7 @@ void GrpcStreamSlot::finishCall()
         return;
     m_finishing = true;
     if (m_intervalWait)
-        m_intervalAlarm->Cancel();
+        m_transport->alarms().now(m_intervalAlarm.get());
     if (m_callAlarmSet)
         m_callAlarm->Cancel();
     ++m_pending;

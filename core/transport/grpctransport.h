@@ -69,7 +69,7 @@ struct StreamOptions
     /// or, with callDuration, as many as fit). Server streams: replies after which the client ends the call
     /// (0 = read until the server ends it).
     uint64_t callCount = 0;
-    std::chrono::nanoseconds interval{0}; ///< between the client's messages
+    std::chrono::nanoseconds interval{0}; ///< from one of the client's messages going out to the next
     /// The client ends each call after this long (0 = no limit): client and bidi streams close their side (and
     /// read the rest), server streams are cancelled. A call ended by the client's own limit counts as OK.
     std::chrono::nanoseconds callDuration{0};
