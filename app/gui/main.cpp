@@ -93,8 +93,12 @@ int main(int argc, char *argv[])
     // Options are not edits to save: without this, quitting after the run would stop at the unsaved-changes prompt.
     window.setWindowModified(false);
     window.show();
-    // After show(): a status-bar message from a failed load shown before the bar is visible would be painted over
-    // the bar's own label instead of hiding it.
+    // After show(): a status-bar message shown before the bar is visible is painted over the bar's own label instead
+    // of hiding it. One shown already (an opened scenario's) is shown again now that it can hide the label.
+    if (const QString shown = window.statusBar()->currentMessage(); !shown.isEmpty()) {
+        window.statusBar()->clearMessage(); // showMessage() ignores the message it already shows
+        window.statusBar()->showMessage(shown, 10000);
+    }
     if (!parser.positionalArguments().isEmpty())
         window.openProtoFiles(parser.positionalArguments());
     if (!scenarioError.isEmpty())
