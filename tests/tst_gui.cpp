@@ -22,6 +22,7 @@
 #include <QTabWidget>
 #include <QTextBlock>
 
+#include <cmath>
 #include <csignal>
 
 #include <QCheckBox>
@@ -805,6 +806,24 @@ private Q_SLOTS:
         QCOMPARE(last.messagesReceived, 250ULL);
         QCOMPARE(summaryValue(QStringLiteral("Messages received")), QStringLiteral("250"));
         QVERIFY(summaryValue(QStringLiteral("Per message p99")).endsWith(QStringLiteral("s")));
+        // The histogram opens on the messages (250 of them), and shows the calls (50 streams) on request.
+        QComboBox *latencyOf = m_window->runPage()->latencyOfCombo();
+        QVERIFY(latencyOf->isVisibleTo(m_window.get()));
+        auto barsTotal = [this] {
+            double total = 0;
+            QCPGraph *bars = m_window->runPage()->histogramPlot()->graph(0);
+            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+                total += it->value;
+            return std::round(total); // display bins share the histogram's buckets out: fractions add up to whole calls
+        };
+        m_window->runPage()->chartTabs()->setCurrentIndex(RunPage::HistogramChart);
+        QCOMPARE(latencyOf->currentIndex(), 0);
+        QTRY_COMPARE(barsTotal(), 250.0);
+        QCOMPARE(m_window->runPage()->histogramPlot()->yAxis->label(), QStringLiteral("messages per bin"));
+        latencyOf->setCurrentIndex(1);
+        QTRY_COMPARE(barsTotal(), 50.0);
+        QCOMPARE(m_window->runPage()->histogramPlot()->yAxis->label(), QStringLiteral("calls per bin"));
+        latencyOf->setCurrentIndex(0);
         // A bad stream setting disables Run with the reason; so does a transport that cannot stream.
         child<QLineEdit>("streamIntervalEdit")->setText(QStringLiteral("soon"));
         QVERIFY(!m_window->scenarioPage()->validateNow());
@@ -821,6 +840,11 @@ private Q_SLOTS:
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo")));
         QVERIFY(!count->isEnabled());
         QVERIFY(m_window->scenarioPage()->validateNow());
+        // A unary run has calls only: the choice goes away.
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QVERIFY(!latencyOf->isVisibleTo(m_window.get()));
+        QCOMPARE(m_window->runPage()->histogramPlot()->yAxis->label(), QStringLiteral("calls per bin"));
     }
 };
 

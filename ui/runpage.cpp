@@ -10,6 +10,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QHeaderView>
@@ -68,6 +69,7 @@ RunPage::RunPage(QWidget *parent)
     , m_status(makeTable({tr("Status"), tr("Calls"), tr("Share")}, QStringLiteral("statusTable")))
     , m_progress(new QProgressBar(this))
     , m_progressText(new QLabel(this))
+    , m_latencyOf(new QComboBox(this))
     , m_checks(new QLabel(this))
 {
     m_charts->setObjectName(QStringLiteral("chartTabs"));
@@ -165,6 +167,22 @@ RunPage::RunPage(QWidget *parent)
     m_progressText->setFixedSize(320, m_progressText->sizeHint().height());
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_progressText);
+    // A stream is one call: its latency is the whole stream's, and what each message took is the other view.
+    m_latencyOf->setObjectName(QStringLiteral("latencyOfCombo"));
+    m_latencyOf->addItem(tr("Latency per message"));
+    m_latencyOf->addItem(tr("Latency per call (whole stream)"));
+    m_latencyOf->setToolTip(tr("A streaming run: the histogram and the percentile spectrum show each received "
+                               "message's latency (a server stream's gaps, a bidi stream's round trips) or each "
+                               "call's, the whole stream."));
+    m_latencyOf->hide();
+    connect(m_latencyOf, &QComboBox::currentIndexChanged, this, [this] {
+        // The other view has other ranges: fit them afresh.
+        m_views[HistogramChart].userRange = false;
+        m_views[SpectrumChart].userRange = false;
+        m_plot->yAxis->setLabel(showsMessages() ? tr("messages per bin") : tr("calls per bin"));
+        refreshCurrentChart();
+    });
+    progressRow->addWidget(m_latencyOf);
 
     auto *tables = new QSplitter(Qt::Vertical);
     tables->addWidget(m_summary);
@@ -387,9 +405,10 @@ size_t RunPage::chartKey(Chart chart) const
     const RunSnapshot &s = m_snapshot;
     switch (chart) {
     case HistogramChart:
-        return qHashMulti(0, s.generation, s.latency.count());
+        return qHashMulti(0, s.generation, s.latency.count(), showsMessages(), s.messageLatency.count());
     case SpectrumChart:
-        return qHashMulti(0, s.generation, s.latency.count(), s.serviceLatency.count(), s.openLoop);
+        return qHashMulti(0, s.generation, s.latency.count(), s.serviceLatency.count(), s.openLoop, showsMessages(),
+                          s.messageLatency.count());
     case LatencyTimeChart:
     case ThroughputChart:
     case ChartCount:
@@ -413,7 +432,7 @@ void RunPage::refreshCurrentChart()
         return;
     switch (chart) {
     case HistogramChart:
-        updateHistogram(m_snapshot.latency, view.userRange);
+        updateHistogram(shownLatency(), view.userRange);
         break;
     case SpectrumChart:
         updateSpectrum(view.userRange);
@@ -430,6 +449,16 @@ void RunPage::refreshCurrentChart()
     view.drawnKey = key;
     view.hover->refresh(); // a read-out under a still mouse follows the live data rather than going stale
     view.plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool RunPage::showsMessages() const
+{
+    return !m_latencyOf->isHidden() && m_latencyOf->currentIndex() == 0;
+}
+
+const LatencyHistogram &RunPage::shownLatency() const
+{
+    return showsMessages() ? m_snapshot.messageLatency : m_snapshot.latency;
 }
 
 void RunPage::setRow(int row, const QString &name, const QString &value)
@@ -470,17 +499,6 @@ void RunPage::showSnapshot(const RunSnapshot &s)
                100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(s.callsCompleted()), 0, 'f', 2)
                               : QStringLiteral("0"));
     setRow(row++, tr("Requests/s"), QString::number(s.requestsPerSecond(), 'f', 1));
-    setRow(row++, tr("Mean"), formatNanos(h.mean()));
-    setRow(row++, tr("Std dev"), formatNanos(h.stddev()));
-    setRow(row++, tr("Min"), formatNanos(static_cast<double>(h.min())));
-    for (double pct : reportPercentiles())
-        setRow(row++, QStringLiteral("p%1").arg(pct, 0, 'g', 6), formatNanos(static_cast<double>(h.percentile(pct))));
-    setRow(row++, tr("Max"), formatNanos(static_cast<double>(h.max())));
-    if (s.callsCompleted()) {
-        const double n = static_cast<double>(s.callsCompleted());
-        setRow(row++, tr("Bytes/call sent"), formatBytes(static_cast<double>(s.bytesSent) / n));
-        setRow(row++, tr("Bytes/call received"), formatBytes(static_cast<double>(s.bytesReceived) / n));
-    }
     if (s.hasStreams()) {
         // A stream is one call; its messages, and what each took, come beside the calls.
         setRow(row++, tr("Messages sent"), QString::number(s.messagesSent));
@@ -492,6 +510,17 @@ void RunPage::showSnapshot(const RunSnapshot &s)
                 setRow(row++, tr("Per message p%1").arg(pct, 0, 'g', 6), formatNanos(static_cast<double>(m.percentile(pct))));
             setRow(row++, tr("Per message max"), formatNanos(static_cast<double>(m.max())));
         }
+    }
+    setRow(row++, tr("Mean"), formatNanos(h.mean()));
+    setRow(row++, tr("Std dev"), formatNanos(h.stddev()));
+    setRow(row++, tr("Min"), formatNanos(static_cast<double>(h.min())));
+    for (double pct : reportPercentiles())
+        setRow(row++, QStringLiteral("p%1").arg(pct, 0, 'g', 6), formatNanos(static_cast<double>(h.percentile(pct))));
+    setRow(row++, tr("Max"), formatNanos(static_cast<double>(h.max())));
+    if (s.callsCompleted()) {
+        const double n = static_cast<double>(s.callsCompleted());
+        setRow(row++, tr("Bytes/call sent"), formatBytes(static_cast<double>(s.bytesSent) / n));
+        setRow(row++, tr("Bytes/call received"), formatBytes(static_cast<double>(s.bytesReceived) / n));
     }
     if (s.openLoop) {
         const double seconds = std::chrono::duration<double>(s.elapsed).count();
@@ -541,6 +570,12 @@ void RunPage::showSnapshot(const RunSnapshot &s)
     }
     m_status->setRowCount(statusRow);
 
+    // Streaming runs with timed messages offer the per-message view (and open on it); others have calls only.
+    const bool messages = s.messageLatency.count() > 0;
+    if (messages == m_latencyOf->isHidden()) {
+        m_latencyOf->setVisible(messages);
+        m_plot->yAxis->setLabel(messages && m_latencyOf->currentIndex() == 0 ? tr("messages per bin") : tr("calls per bin"));
+    }
     m_snapshot = s;
     refreshCurrentChart();
 }
@@ -574,7 +609,9 @@ void RunPage::updateSpectrum(bool keepRange)
         m_spectrum->removeGraph(m_uncorrected);
         m_uncorrected = nullptr;
     }
-    m_corrected->setName(s.openLoop ? tr("from intended send time (corrected)") : tr("latency"));
+    m_corrected->setName(showsMessages()         ? tr("per message")
+                             : s.openLoop ? tr("from intended send time (corrected)")
+                                          : tr("latency"));
     m_spectrum->legend->setVisible(s.openLoop);
 
     double lowMs = std::numeric_limits<double>::max();
@@ -589,14 +626,14 @@ void RunPage::updateSpectrum(bool keepRange)
             rightKey = std::max(rightKey, curve.keys.last());
         }
     };
-    fill(m_corrected, s.latency);
-    if (m_uncorrected)
-        fill(m_uncorrected, s.serviceLatency);
+    fill(m_corrected, shownLatency());
+    if (m_uncorrected) // the open loop's two views are of calls
+        fill(m_uncorrected, showsMessages() ? LatencyHistogram() : s.serviceLatency);
     if (!keepRange) {
         m_spectrum->xAxis->setRange(0.9, std::max(rightKey * 1.5, 1e3));
         m_spectrum->yAxis->setRange(latencyRange(lowMs, highMs, 1.5));
     }
-    m_spectrumMarkers->update(s.latency);
+    m_spectrumMarkers->update(shownLatency());
 }
 
 void RunPage::updateLatencyTime(bool keepRange)

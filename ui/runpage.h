@@ -13,6 +13,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
@@ -51,6 +52,8 @@ public:
     ChartHover *chartHover(Chart chart) const { return m_views[chart].hover; }
     QTabWidget *chartTabs() const { return m_charts; }
     QTableWidget *summaryTable() const { return m_summary; }
+    /// Streaming runs: whether the histogram and the spectrum show each message's latency or each call's.
+    QComboBox *latencyOfCombo() const { return m_latencyOf; }
     QTableWidget *statusTable() const { return m_status; }
 
     /// The run's checks as judged at its end (a line under the progress bar, hidden when empty or after clear()).
@@ -90,6 +93,10 @@ private:
     void updateLatencyTime(bool keepRange);
     void updateThroughput(bool keepRange);
     void setRow(int row, const QString &name, const QString &value);
+    /// True when the histogram and spectrum show the messages of a streaming run.
+    bool showsMessages() const;
+    /// What the histogram and spectrum are drawn from: the calls, or a streaming run's messages.
+    const LatencyHistogram &shownLatency() const;
     void addChartActions(Chart chart, QCustomPlot *plot);
     void saveChartWithDialog(Chart chart, ChartFormat format);
 
@@ -112,6 +119,7 @@ private:
     QTableWidget *m_status;
     QProgressBar *m_progress;
     QLabel *m_progressText;
+    QComboBox *m_latencyOf;
     QLabel *m_checks;
     RunSnapshot m_snapshot; ///< the latest, for charts drawn when their tab is shown
     QString m_runName;
