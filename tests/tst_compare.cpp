@@ -223,6 +223,37 @@ private slots:
         QVERIFY(c.regressions.contains(QStringLiteral("p99")) && !c.regressions.contains(QStringLiteral("p50")));
     }
 
+    void streamMessagesHaveTheirOwnVerdict()
+    {
+        // Streams of the same length (the calls' latencies alike), the messages 15% slower in B: the message rows
+        // say so, with their own rank test, and the overall verdict counts them.
+        RunSnapshot a = snapshotOf(lognormalHistogram(11, 4000));
+        RunSnapshot b = snapshotOf(lognormalHistogram(12, 4000));
+        a.messageLatency = lognormalHistogram(13, 20000, 0.001);
+        b.messageLatency = lognormalHistogram(14, 20000, 0.00115);
+        a.messagesReceived = b.messagesReceived = 20000;
+        Comparison c = compareRuns(a, b, optionsWithSeed(3));
+        const MetricRow *p50 = c.row(MetricKind::MessageP50);
+        QVERIFY(p50 && p50->hasVerdict && p50->hasInterval);
+        QCOMPARE(p50->verdict, Verdict::Regression);
+        QVERIFY(std::abs(p50->relativeChange - 0.15) < 0.03);
+        QVERIFY(c.messageMannWhitney.valid && c.messageMannWhitney.pValue < 0.001);
+        QVERIFY(c.row(MetricKind::P50)->verdict != Verdict::Regression);
+        QCOMPARE(c.overall, Verdict::Regression);
+        QVERIFY(c.regressions.contains(QStringLiteral("message p50")));
+        QVERIFY2(c.verdictText(*p50).contains(QStringLiteral("Mann-Whitney p < 0.001")), qPrintable(c.verdictText(*p50)));
+        const MetricRow *rate = c.row(MetricKind::MessagesPerSecond);
+        QVERIFY(rate && !rate->lowerIsBetter);
+        QCOMPARE(rate->valueA, 2000.0); // 20000 messages in 10 s
+
+        // The same messages on both sides: nothing to report. Unary runs have no message rows at all.
+        b.messageLatency = lognormalHistogram(15, 20000, 0.001);
+        c = compareRuns(a, b, optionsWithSeed(3));
+        QVERIFY(c.row(MetricKind::MessageP50)->verdict != Verdict::Regression);
+        QVERIFY(c.row(MetricKind::MessageP99)->verdict != Verdict::Regression);
+        QVERIFY(!compareRuns(snapshotOf(a.latency), snapshotOf(b.latency), optionsWithSeed(3)).row(MetricKind::MessageP50));
+    }
+
     void throughputDirection()
     {
         RunSnapshot a = snapshotOf(lognormalHistogram(1, 1000));

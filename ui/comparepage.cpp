@@ -279,7 +279,7 @@ void ComparePage::showComparison(quint64 generation)
         set(4, formatPercentChange(r.relativeChange), true);
         QString verdict;
         if (r.hasVerdict)
-            verdict = r.verdictText(m_comparison.mannWhitney);
+            verdict = m_comparison.verdictText(r);
         else if (r.hasInterval)
             verdict = tr("CI %1 .. %2").arg(formatPercentChange(r.bootstrap.ciLow), formatPercentChange(r.bootstrap.ciHigh));
         else if (!r.reason.isEmpty())

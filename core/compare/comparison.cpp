@@ -27,7 +27,14 @@ constexpr LatencySpec kLatencyRows[] = {
 
 bool decidesOverall(MetricKind kind)
 {
-    return kind == MetricKind::P50 || kind == MetricKind::P95 || kind == MetricKind::P99;
+    return kind == MetricKind::P50 || kind == MetricKind::P95 || kind == MetricKind::P99 || kind == MetricKind::MessageP50
+        || kind == MetricKind::MessageP99;
+}
+
+/// Rows whose verdict rests on their interval alone (see decide()).
+bool isTail(MetricKind kind)
+{
+    return kind == MetricKind::P95 || kind == MetricKind::P99 || kind == MetricKind::MessageP99;
 }
 
 QString signedNumber(double value, int decimals)
@@ -97,8 +104,7 @@ QString verdictPart(const MetricRow &row, const MannWhitneyResult &mannWhitney)
                      signedNumber(b.ciHigh * 100, 1));
     // Mann-Whitney's p is shown whenever it is part of the reason: for every significant verdict, and when the
     // interval alone would have called the change significant.
-    const bool tail = row.kind == MetricKind::P95 || row.kind == MetricKind::P99;
-    if (!tail && (row.verdict != Verdict::NoSignificantChange || b.excludesZero()))
+    if (!isTail(row.kind) && (row.verdict != Verdict::NoSignificantChange || b.excludesZero()))
         text += QStringLiteral(", Mann-Whitney ") + formatPValue(mannWhitney.pValue);
     return text + u')';
 }
@@ -132,9 +138,31 @@ Comparison compare(const RunSnapshot &a, const RunSnapshot &b, const EmpiricalDi
         row.reason = change.reason;
         row.hasVerdict = spec.verdict;
         if (spec.verdict)
-            row.verdict = decide(change, mannWhitney, true, spec.kind == MetricKind::P95 || spec.kind == MetricKind::P99,
-                                 options);
+            row.verdict = decide(change, mannWhitney, true, isTail(spec.kind), options);
         result.rows.push_back(row);
+    }
+
+    // Streams: what each message took, from the message histograms, with a rank test of their own.
+    if (!a.messageLatency.isEmpty() && !b.messageLatency.isEmpty()) {
+        result.messageMannWhitney = rpcscope::mannWhitney(a.messageLatency, b.messageLatency);
+        const QList<BootstrapResult> messageChanges
+            = bootstrapChanges(EmpiricalDistribution::fromHistogram(a.messageLatency),
+                               EmpiricalDistribution::fromHistogram(b.messageLatency), {50, 99}, bootstrapOptions);
+        const std::pair<MetricKind, QString> specs[] = {{MetricKind::MessageP50, QStringLiteral("message p50")},
+                                                        {MetricKind::MessageP99, QStringLiteral("message p99")}};
+        for (qsizetype i = 0; i < messageChanges.size() && i < 2; ++i) {
+            const BootstrapResult &change = messageChanges[i];
+            MetricRow row = plainRow(specs[i].first, specs[i].second, MetricUnit::Nanoseconds, change.valueA,
+                                     change.valueB, true);
+            row.bootstrap = change;
+            row.hasInterval = change.valid && !change.tooFewSamples;
+            row.reason = change.reason;
+            row.hasVerdict = true;
+            row.verdict = decide(change, result.messageMannWhitney, true, isTail(row.kind), options);
+            result.rows.push_back(row);
+        }
+        result.rows.push_back(plainRow(MetricKind::MessagesPerSecond, QStringLiteral("messages/s"), MetricUnit::PerSecond,
+                                       a.messagesReceivedPerSecond(), b.messagesReceivedPerSecond(), false));
     }
 
     result.rows.push_back(plainRow(MetricKind::RequestsPerSecond, QStringLiteral("req/s"), MetricUnit::PerSecond,
@@ -233,6 +261,11 @@ QString MetricRow::verdictText(const MannWhitneyResult &mannWhitney) const
     return verdictName(verdict) + QStringLiteral(": ") + verdictPart(*this, mannWhitney);
 }
 
+const MannWhitneyResult &Comparison::rankTestFor(MetricKind kind) const
+{
+    return kind == MetricKind::MessageP50 || kind == MetricKind::MessageP99 ? messageMannWhitney : mannWhitney;
+}
+
 const MetricRow *Comparison::row(MetricKind kind) const
 {
     for (const auto &r : rows) {
@@ -248,7 +281,7 @@ QString Comparison::verdictLine() const
     auto addRows = [&](Verdict verdict) {
         for (const auto &r : rows) {
             if (decidesOverall(r.kind) && r.verdict == verdict)
-                parts << verdictPart(r, mannWhitney);
+                parts << verdictPart(r, rankTestFor(r.kind));
         }
     };
     switch (overall) {

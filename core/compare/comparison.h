@@ -64,6 +64,10 @@ enum class MetricKind {
     ClientPeakRss,
     ServerPeakRss,
     ErrorRate,
+    // Streaming runs (both sides with timed messages): the latency of each received message, and their rate.
+    MessageP50,
+    MessageP99,
+    MessagesPerSecond,
 };
 
 enum class MetricUnit {
@@ -87,7 +91,7 @@ struct MetricRow
     bool lowerIsBetter = true; ///< false for req/s
     bool hasInterval = false; ///< bootstrap holds a confidence interval (latency rows)
     BootstrapResult bootstrap;
-    bool hasVerdict = false; ///< p50, p95, p99 and mean
+    bool hasVerdict = false; ///< p50, p95, p99 and mean; a stream's message p50 and p99
     Verdict verdict = Verdict::NotTested;
     QString reason; ///< for TooFewSamples (or an invalid statistic)
 
@@ -102,8 +106,10 @@ struct MetricRow
 struct Comparison
 {
     QList<MetricRow> rows;
-    /// Of the OK calls' latencies; the same test backs every latency verdict.
+    /// Of the OK calls' latencies; the same test backs every call latency verdict.
     MannWhitneyResult mannWhitney;
+    /// Of the streams' per-message latencies (when both runs have them): backs the message p50's verdict.
+    MannWhitneyResult messageMannWhitney;
     bool fromRawSamples = false; ///< latencies compared from raw samples rather than histograms
     double threshold = 0.05;
     double confidence = 0.95;
@@ -116,6 +122,10 @@ struct Comparison
 
     /// The row of @p kind, or nullptr when the comparison has none (e.g. server CPU without server stats).
     const MetricRow *row(MetricKind kind) const;
+    /// The rank test behind @p kind's verdict: the messages' for the message rows, else the calls'.
+    const MannWhitneyResult &rankTestFor(MetricKind kind) const;
+    /// @p row's verdict in one line, with its own rank test (see MetricRow::verdictText).
+    QString verdictText(const MetricRow &row) const { return row.verdictText(rankTestFor(row.kind)); }
     /**
      * The overall verdict in one line, naming the deciding rows: "regression: p50 +19.1% (95% CI +17.0 .. +21.3%,
      * Mann-Whitney p < 0.001); p99 +12.0% (...)", or "no significant change: p50 +0.4% (95% CI -1.2 .. +2.0%)".
@@ -126,7 +136,9 @@ struct Comparison
 /**
  * Compares run B against run A (the baseline): p50, p90, p95, p99, p99.9 and mean latency of the OK calls, req/s,
  * client CPU per call, server CPU per call (when both runs have server stats), peak client RSS, peak server RSS
- * (likewise) and error rate. p50, p95, p99 and mean get a verdict (see Verdict); all latency rows get a bootstrap
+ * (likewise) and error rate; for streaming runs (both with timed messages) also the message p50 and p99 (with
+ * verdicts that count in the overall one: a stream's calls can last as long as the stream is told to) and the
+ * messages received per second. p50, p95, p99 and mean get a verdict (see Verdict); all latency rows get a bootstrap
  * interval. Deterministic for a given CompareOptions::seed.
  */
 Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const CompareOptions &options = {});
