@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the README's screenshots under Xvfb: the window as it starts, mid-run, after one click on Run, the
-# stack comparison of Sum at three sizes, schema errors, the History page, an A/B comparison, an exported chart
-# and the sample HTML report. Runs go to a throwaway history, never the user's.
+# stack comparison of Sum at three sizes, schema errors, a server stream mid-run, the History page, an A/B
+# comparison, an exported chart and the sample HTML report. Runs go to a throwaway history, never the user's.
 set -euo pipefail
 build=${1:-build/dev}
 out=resources/screenshots
@@ -16,6 +16,8 @@ gui --run --screenshot "$out/run-finished.png"
 gui --method rpcscope.bench.v1.Bench/Sum --calls 2000 --matrix 'nums=2;nums=100;nums=1000' --screenshot "$out/compare-stacks.png"
 gui --run --duration 30s --calls 0 --screenshot-after 2500 --screenshot "$out/mid-run.png"
 gui tests/data/broken/syntax.proto --screenshot "$out/schema-errors.png"
+# A server stream mid-run: 8 Download streams of 2 s each, a message every 200 us; the charts per message.
+gui --scenario tests/data/download-stream.rpcscope.json --run --screenshot-after 5000 --screenshot "$out/stream-mid-run.png"
 # A/B: the same built-in server, B made 1 ms slower through its environment (as a library upgrade would);
 # ab exits 4 on that regression, which is the point here.
 "$cli" ab --a builtin --b builtin --b-env RPCSCOPE_SERVE_DELAY=1ms --call rpcscope.bench.v1.Bench/Echo \
@@ -29,4 +31,4 @@ gui --history --screenshot "$out/history.png"
 gui --compare "$ab_a,$ab_b" --screenshot "$out/compare-runs.png"
 "$cli" export "$ab_a" "$ab_b" --db "$RPCSCOPE_DB" -O png -o "$out/exported-spectrum.png" --chart spectrum \
     -O html -o docs/sample-comparison-report.html
-echo "wrote $out/{start,run-finished,compare-stacks,mid-run,schema-errors,history,compare-runs,exported-spectrum}.png and docs/sample-comparison-report.html"
+echo "wrote $out/{start,run-finished,compare-stacks,mid-run,schema-errors,stream-mid-run,history,compare-runs,exported-spectrum}.png and docs/sample-comparison-report.html"

@@ -579,11 +579,18 @@ private Q_SLOTS:
         LoadPlan plan;
         plan.concurrency = 4;
         plan.totalCalls = 4;
+        plan.interval = 100ms;
         QString error;
         QVERIFY(engine.start(makeGrpcTransport(target(), streamCall("Download", R"({"count":1000000,"size":10,"intervalUs":500})")),
                              plan, &error));
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().messagesReceived >= 40, 10000); // counted while the calls go on
-        QCOMPARE(engine.snapshot().callsCompleted(), 0ULL);
+        // The time series has the messages too, long before any call (stream) ends.
+        QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().timeline.size() >= 2, 10000);
+        const RunSnapshot live = engine.snapshot();
+        QCOMPARE(live.callsCompleted(), 0ULL);
+        QVERIFY(live.timeline.last().messages > 0);
+        QVERIFY(live.timeline.last().messageP50 >= 500'000); // the server's 500 us between messages
+        QCOMPARE(live.timeline.last().calls, 0ULL);
         engine.stop();
         QVERIFY(engine.waitForFinished(5s));
         QCOMPARE(engine.snapshot().state, RunState::Stopped);

@@ -820,7 +820,12 @@ private Q_SLOTS:
         QCOMPARE(latencyOf->currentIndex(), 0);
         QTRY_COMPARE(barsTotal(), 250.0);
         QCOMPARE(m_window->runPage()->histogramPlot()->yAxis->label(), QStringLiteral("messages per bin"));
+        // Over time too: messages/s, and the messages' percentiles per interval.
+        m_window->runPage()->chartTabs()->setCurrentIndex(RunPage::ThroughputChart);
+        QCOMPARE(m_window->runPage()->throughputTimePlot()->graph(0)->name(), QStringLiteral("messages/s"));
         latencyOf->setCurrentIndex(1);
+        QCOMPARE(m_window->runPage()->throughputTimePlot()->graph(0)->name(), QStringLiteral("requests/s"));
+        m_window->runPage()->chartTabs()->setCurrentIndex(RunPage::HistogramChart);
         QTRY_COMPARE(barsTotal(), 50.0);
         QCOMPARE(m_window->runPage()->histogramPlot()->yAxis->label(), QStringLiteral("calls per bin"));
         latencyOf->setCurrentIndex(0);

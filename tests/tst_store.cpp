@@ -41,6 +41,15 @@ RunSnapshot richSnapshot(int seed)
     s.intendedCalls = 5020.25;
     for (int i = 0; i < 3; ++i)
         s.timeline.append({1.0 + i, 1.0, uint64_t(1600 + i), uint64_t(i), uint64_t(700000 + i), uint64_t(900000), uint64_t(1500000), 50 + i});
+    // A streaming run's messages: totals, their latencies, and per interval.
+    s.messagesSent = 5019;
+    s.messagesReceived = 250950;
+    for (int i = 0; i < 300; ++i)
+        s.messageLatency.record(20000 + 37 * static_cast<uint64_t>(i));
+    s.timeline[1].messages = 83650;
+    s.timeline[1].messageP50 = 21000;
+    s.timeline[1].messageP90 = 29000;
+    s.timeline[1].messageP99 = 30500;
     s.clientCpuSeconds = 1.75;
     s.clientPeakRssBytes = 123456789;
     s.hasServerStats = true;
@@ -187,6 +196,12 @@ private slots:
         QVERIFY(back->snapshot.sendLag == r.snapshot.sendLag);
         QCOMPARE(back->snapshot.timeline.size(), 3);
         QCOMPARE(back->snapshot.timeline.at(2).concurrency, 52);
+        QVERIFY(back->snapshot.messageLatency == r.snapshot.messageLatency);
+        QCOMPARE(back->snapshot.messagesSent, 5019ULL);
+        QCOMPARE(back->snapshot.messagesReceived, 250950ULL);
+        QCOMPARE(back->snapshot.timeline.at(1).messages, 83650ULL);
+        QCOMPARE(back->snapshot.timeline.at(1).messageP99, 30500ULL);
+        QCOMPARE(back->snapshot.timeline.at(0).messages, 0ULL);
         QCOMPARE(back->environment.value(QStringLiteral("hostname")).toString(), QSysInfo::machineHostName());
 
         // What the History's details panel reads on every selection: the metadata, none of the measurements.

@@ -241,7 +241,7 @@ SpectrumCurve spectrumCurve(const LatencyHistogram &h)
     return out;
 }
 
-TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline)
+TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline, bool messages)
 {
     TimelineSeries out;
     const auto n = timeline.size();
@@ -255,7 +255,8 @@ TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline)
     for (const IntervalPoint &point : timeline) {
         out.seconds << point.endSeconds;
         out.endSeconds = std::max(out.endSeconds, point.endSeconds);
-        const uint64_t nanos[] = {point.p50, point.p90, point.p99};
+        const uint64_t nanos[] = {messages ? point.messageP50 : point.p50, messages ? point.messageP90 : point.p90,
+                                  messages ? point.messageP99 : point.p99};
         for (size_t j = 0; j < 3; ++j) {
             // An interval without an OK call has no latency: a gap in the line, not a zero on a log axis.
             const double ms = nanos[j] ? static_cast<double>(nanos[j]) / 1e6 : std::numeric_limits<double>::quiet_NaN();
@@ -265,7 +266,7 @@ TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline)
                 out.highMs = std::max(out.highMs, ms);
             }
         }
-        out.rates << point.requestsPerSecond();
+        out.rates << (messages ? point.messagesPerSecond() : point.requestsPerSecond());
         out.errorRates << (point.seconds > 0 ? static_cast<double>(point.errors) / point.seconds : 0.0);
         out.concurrency << point.concurrency;
         out.topRate = std::max({out.topRate, out.rates.last(), out.errorRates.last()});

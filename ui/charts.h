@@ -103,7 +103,7 @@ struct TimelineSeries
 {
     QVector<double> seconds; ///< interval ends
     std::array<QVector<double>, 3> latencyMs; ///< p50, p90, p99
-    QVector<double> rates; ///< requests/s
+    QVector<double> rates; ///< requests/s (or messages/s)
     QVector<double> errorRates; ///< errors/s
     QVector<double> concurrency;
     double lowMs = 0; ///< 0 when no interval has a latency
@@ -113,7 +113,8 @@ struct TimelineSeries
     int topConcurrency = 0;
     bool hasErrors = false;
 };
-TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline);
+/// With @p messages, a streaming run's messages: their percentiles, and messages/s as the rate.
+TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline, bool messages = false);
 
 // Axes of the four charts, the same on screen and in files: scales, labels with units, ticks that follow zooming.
 void setUpHistogramAxes(QCustomPlot *plot, const QString &valueLabel);

@@ -169,16 +169,16 @@ RunPage::RunPage(QWidget *parent)
     progressRow->addWidget(m_progressText);
     // A stream is one call: its latency is the whole stream's, and what each message took is the other view.
     m_latencyOf->setObjectName(QStringLiteral("latencyOfCombo"));
-    m_latencyOf->addItem(tr("Latency per message"));
-    m_latencyOf->addItem(tr("Latency per call (whole stream)"));
-    m_latencyOf->setToolTip(tr("A streaming run: the histogram and the percentile spectrum show each received "
-                               "message's latency (a server stream's gaps, a bidi stream's round trips) or each "
-                               "call's, the whole stream."));
+    m_latencyOf->addItem(tr("Charts per message"));
+    m_latencyOf->addItem(tr("Charts per call (whole stream)"));
+    m_latencyOf->setToolTip(tr("A streaming run: the charts show each received message (its latency: a server "
+                               "stream's gaps, a bidi stream's round trips; messages/s over time) or each call, the "
+                               "whole stream."));
     m_latencyOf->hide();
     connect(m_latencyOf, &QComboBox::currentIndexChanged, this, [this] {
         // The other view has other ranges: fit them afresh.
-        m_views[HistogramChart].userRange = false;
-        m_views[SpectrumChart].userRange = false;
+        for (ChartView &view : m_views)
+            view.userRange = false;
         m_plot->yAxis->setLabel(showsMessages() ? tr("messages per bin") : tr("calls per bin"));
         refreshCurrentChart();
     });
@@ -414,7 +414,7 @@ size_t RunPage::chartKey(Chart chart) const
     case ChartCount:
         break;
     }
-    return qHashMulti(0, s.generation, s.timeline.size());
+    return qHashMulti(0, s.generation, s.timeline.size(), showsMessages());
 }
 
 void RunPage::refreshCurrentChart()
@@ -638,7 +638,7 @@ void RunPage::updateSpectrum(bool keepRange)
 
 void RunPage::updateLatencyTime(bool keepRange)
 {
-    const TimelineSeries series = timelineSeries(m_snapshot.timeline);
+    const TimelineSeries series = timelineSeries(m_snapshot.timeline, showsMessages());
     for (size_t j = 0; j < 3; ++j)
         m_percentileGraphs[j]->setData(series.seconds, series.latencyMs[j], true);
     if (!keepRange) {
@@ -650,7 +650,12 @@ void RunPage::updateLatencyTime(bool keepRange)
 void RunPage::updateThroughput(bool keepRange)
 {
     const RunSnapshot &s = m_snapshot;
-    const TimelineSeries series = timelineSeries(s.timeline);
+    const TimelineSeries series = timelineSeries(s.timeline, showsMessages());
+    const QString rateName = showsMessages() ? tr("messages/s") : tr("requests/s");
+    if (m_rate->name() != rateName) {
+        m_rate->setName(rateName);
+        m_throughput->yAxis->setLabel(showsMessages() ? tr("per second (1/s)") : tr("calls per second (1/s)"));
+    }
     m_rate->setData(series.seconds, series.rates, true);
     m_errorRate->setData(series.seconds, series.errorRates, true);
     const int topConcurrency = series.topConcurrency;

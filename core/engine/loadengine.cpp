@@ -43,6 +43,8 @@ struct alignas(64) Shard
     // The current time-series interval; the clock thread takes and resets these.
     LatencyHistogram intervalOk;
     uint64_t intervalErrors = 0;
+    LatencyHistogram intervalMessage; // streams: the interval's timed messages
+    uint64_t intervalMessages = 0;
     std::vector<RawSample> raw; // only with LoadPlan::recordRawSamples
 };
 
@@ -136,8 +138,11 @@ public:
         Shard &shard = m_shards[static_cast<size_t>(slot % kShards)];
         std::lock_guard lock(shard.mutex);
         ++shard.messagesReceived;
-        if (latencyNs >= 0)
+        ++shard.intervalMessages;
+        if (latencyNs >= 0) {
             shard.message.record(static_cast<uint64_t>(latencyNs));
+            shard.intervalMessage.record(static_cast<uint64_t>(latencyNs));
+        }
     }
 
     RunSnapshot snapshot() const
@@ -472,13 +477,21 @@ private:
     void closeInterval(Clock::time_point now)
     {
         LatencyHistogram ok;
+        LatencyHistogram messageLatency;
         uint64_t errors = 0;
+        uint64_t messages = 0;
         for (auto &shard : m_shards) {
             std::lock_guard lock(shard.mutex);
             ok.merge(shard.intervalOk);
             shard.intervalOk.reset();
             errors += shard.intervalErrors;
             shard.intervalErrors = 0;
+            if (shard.intervalMessages) {
+                messageLatency.merge(shard.intervalMessage);
+                shard.intervalMessage.reset();
+                messages += shard.intervalMessages;
+                shard.intervalMessages = 0;
+            }
         }
         IntervalPoint point;
         point.endSeconds = std::chrono::duration<double>(now - m_timedStart).count();
@@ -489,6 +502,10 @@ private:
         point.p90 = ok.percentile(90);
         point.p99 = ok.percentile(99);
         point.concurrency = m_running.load();
+        point.messages = messages;
+        point.messageP50 = messageLatency.percentile(50);
+        point.messageP90 = messageLatency.percentile(90);
+        point.messageP99 = messageLatency.percentile(99);
         m_intervalStart = now;
         m_timeline.append(point);
         m_peakRss = std::max(m_peakRss, processRssBytes());

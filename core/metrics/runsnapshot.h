@@ -54,8 +54,14 @@ struct IntervalPoint
     uint64_t p90 = 0;
     uint64_t p99 = 0;
     int concurrency = 0; ///< callers running (closed loop) or calls in flight (open loop) at the interval's end
+    // Streaming runs: the messages received in the interval, and the latency of the timed ones (ns).
+    uint64_t messages = 0;
+    uint64_t messageP50 = 0;
+    uint64_t messageP90 = 0;
+    uint64_t messageP99 = 0;
 
     double requestsPerSecond() const { return seconds > 0 ? static_cast<double>(calls) / seconds : 0.0; }
+    double messagesPerSecond() const { return seconds > 0 ? static_cast<double>(messages) / seconds : 0.0; }
 };
 
 /**

@@ -234,12 +234,19 @@ std::optional<LatencyHistogram> histogramFromJson(const QJsonObject &json, const
 
 QJsonObject intervalToJson(const IntervalPoint &p)
 {
-    return QJsonObject{
+    QJsonObject o{
         {QStringLiteral("end_s"), p.endSeconds},   {QStringLiteral("seconds"), p.seconds},
         {QStringLiteral("calls"), static_cast<double>(p.calls)}, {QStringLiteral("errors"), static_cast<double>(p.errors)},
         {QStringLiteral("p50_ns"), static_cast<double>(p.p50)},  {QStringLiteral("p90_ns"), static_cast<double>(p.p90)},
         {QStringLiteral("p99_ns"), static_cast<double>(p.p99)},  {QStringLiteral("concurrency"), p.concurrency},
     };
+    if (p.messages) { // streams only, so unary runs' documents stay as they were
+        o.insert(QStringLiteral("messages"), static_cast<double>(p.messages));
+        o.insert(QStringLiteral("message_p50_ns"), static_cast<double>(p.messageP50));
+        o.insert(QStringLiteral("message_p90_ns"), static_cast<double>(p.messageP90));
+        o.insert(QStringLiteral("message_p99_ns"), static_cast<double>(p.messageP99));
+    }
+    return o;
 }
 
 std::optional<IntervalPoint> intervalFromJson(const QJsonObject &json, const QString &where, QString *error)
@@ -254,6 +261,10 @@ std::optional<IntervalPoint> intervalFromJson(const QJsonObject &json, const QSt
     p.p90 = r.count(QStringLiteral("p90_ns"));
     p.p99 = r.count(QStringLiteral("p99_ns"));
     p.concurrency = static_cast<int>(r.count(QStringLiteral("concurrency")));
+    p.messages = r.count(QStringLiteral("messages"));
+    p.messageP50 = r.count(QStringLiteral("message_p50_ns"));
+    p.messageP90 = r.count(QStringLiteral("message_p90_ns"));
+    p.messageP99 = r.count(QStringLiteral("message_p99_ns"));
     if (!r.ok())
         return std::nullopt;
     return p;
