@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFontMetrics>
 #include <QMouseEvent>
 #include <QTabWidget>
 #include <QTest>
@@ -212,6 +213,43 @@ private Q_SLOTS:
 
         // Outside the axis rect: no read-out.
         QCOMPARE(hoverAt(RunPage::HistogramChart, QPointF(2, 2)), QString());
+    }
+
+    void latencyLabelsNeverOverlap()
+    {
+        m_page->showSnapshot(makeSnapshot(false, kIntervals, 3));
+        showTab(RunPage::HistogramChart);
+        QCustomPlot *plot = m_page->histogramPlot();
+        QCPAxis *x = plot->xAxis;
+        // How many labels, after checking that each one's text ends before the next one's begins.
+        auto labelsFit = [&]() -> qsizetype {
+            plot->replot();
+            const QVector<double> ticks = x->tickVector();
+            const QVector<QString> labels = x->tickVectorLabels();
+            const QFontMetrics metrics(x->tickLabelFont());
+            for (qsizetype i = 1; i < ticks.size(); ++i) {
+                const double gap = x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]);
+                const double needed = (metrics.horizontalAdvance(labels[i - 1]) + metrics.horizontalAdvance(labels[i])) / 2.0;
+                if (gap < needed) {
+                    qWarning("labels %s and %s overlap: %.0f px apart, need %.0f", qPrintable(labels[i - 1]),
+                             qPrintable(labels[i]), gap, needed);
+                    return -1;
+                }
+            }
+            return labels.size();
+        };
+        x->setRange(1e-5, 1e4); // 10 ns to 10 s: nine decades
+        m_page->resize(1800, 640);
+        QTRY_VERIFY(plot->width() > 900);
+        const qsizetype wide = labelsFit();
+        QVERIFY2(wide >= 8, qPrintable(QString::number(wide))); // every decade
+        m_page->resize(600, 640); // the chart about a third as wide
+        QTRY_VERIFY(plot->width() < 500); // its minimum is 420
+        const qsizetype narrow = labelsFit();
+        QVERIFY(narrow >= 2);
+        QVERIFY2(narrow < wide, qPrintable(QStringLiteral("%1 labels narrow, %2 wide").arg(narrow).arg(wide)));
+        x->setRange(0.2, 0.9); // under a decade: finer steps, still apart
+        QVERIFY(labelsFit() >= 3);
     }
 
     void spectrumFollowsTheHistogram()

@@ -17,9 +17,10 @@ namespace rpcscope {
 
 namespace {
 
-// 1-2-5 steps across a log range; only decades when that gives too many labels to read, and with @p finer, finer
-// steps when it gives too few (a range under a decade would otherwise show two or three labels).
-QList<double> logTicks(double lower, double upper, double floorValue, bool finer)
+// 1-2-5 steps across a log range; only decades when that gives more than @p maxLabels, every other (third...) decade
+// when even those are too many, and with @p finer, finer steps when it gives too few (a range under a decade would
+// otherwise show two or three labels).
+QList<double> logTicks(double lower, double upper, double floorValue, bool finer, int maxLabels = 12)
 {
     const int first = static_cast<int>(std::floor(std::log10(std::max(lower, floorValue))));
     const int last = static_cast<int>(std::ceil(std::log10(std::max(upper, floorValue))));
@@ -34,32 +35,68 @@ QList<double> logTicks(double lower, double upper, double floorValue, bool finer
                     ticks << v;
             }
         }
-        if (!finer || ticks.size() >= 4)
+        if (!finer || ticks.size() >= 4 || ticks.size() >= maxLabels)
             break;
     }
-    if (ticks.size() > 12) {
+    if (ticks.size() > maxLabels) {
         QList<double> decades;
         for (double v : std::as_const(ticks))
             if (std::abs(std::log10(v) - std::round(std::log10(v))) < 1e-9)
                 decades << v;
-        ticks = decades;
+        const qsizetype every = (decades.size() + maxLabels - 1) / std::max(1, maxLabels);
+        ticks.clear();
+        for (qsizetype i = 0; i < decades.size(); i += std::max<qsizetype>(1, every))
+            ticks << decades[i];
     }
     return ticks;
 }
+
+/// "200 us", "1 ms", "10 s" for a tick at @p ms milliseconds.
+QString latencyTickLabel(double ms)
+{
+    const double ns = ms * 1e6;
+    const auto [scale, unit] = ns < 1e3 ? std::pair(1.0, "ns") : ns < 1e6 ? std::pair(1e3, "us")
+                             : ns < 1e9 ? std::pair(1e6, "ms") : std::pair(1e9, "s");
+    return QString::number(ns / scale, 'g', 3) + QLatin1Char(' ') + QLatin1String(unit);
+}
+
+/**
+ * Latency ticks worked out at every layout from the axis's range and its length on screen: a narrow chart gets
+ * fewer labels (decades, then every other decade) instead of labels printed over each other.
+ */
+class LatencyTicker final : public QCPAxisTicker
+{
+public:
+    explicit LatencyTicker(QCPAxis *axis)
+        : m_axis(axis)
+    {
+    }
+
+protected:
+    QVector<double> createTickVector(double /*tickStep*/, const QCPRange &range) override
+    {
+        const QCPAxisRect *rect = m_axis->axisRect();
+        const int pixels = m_axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+        // A label ("200 us") takes about 45 px across and a line of text down; room around it keeps them apart.
+        const int room = m_axis->orientation() == Qt::Horizontal ? 62 : 28;
+        const int maxLabels = std::clamp(pixels / room, 2, 12);
+        const QList<double> ticks = logTicks(range.lower, range.upper, 0, true, maxLabels);
+        return QVector<double>(ticks.begin(), ticks.end());
+    }
+    QVector<double> createSubTickVector(int, const QVector<double> &) override { return {}; }
+    QString getTickLabel(double tick, const QLocale &, QChar, int) override { return latencyTickLabel(tick); }
+
+private:
+    QCPAxis *m_axis;
+};
 
 } // namespace
 
 void setLatencyTicks(QCPAxis *axis)
 {
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (double v : logTicks(axis->range().lower, axis->range().upper, 0, true)) {
-        // Compact labels for round tick values: "200 us", "1 ms", "10 s".
-        const double ns = v * 1e6;
-        const auto [scale, unit] = ns < 1e3 ? std::pair(1.0, "ns") : ns < 1e6 ? std::pair(1e3, "us")
-                                 : ns < 1e9 ? std::pair(1e6, "ms") : std::pair(1e9, "s");
-        ticker->addTick(v, QString::number(ns / scale, 'g', 3) + QLatin1Char(' ') + QLatin1String(unit));
-    }
-    axis->setTicker(ticker);
+    // The ticker follows zooming and resizing by itself: set it once per axis.
+    if (!axis->ticker().dynamicCast<LatencyTicker>())
+        axis->setTicker(QSharedPointer<LatencyTicker>::create(axis));
 }
 
 void setPercentileTicks(QCPAxis *axis)
@@ -284,9 +321,6 @@ void setUpHistogramAxes(QCustomPlot *plot, const QString &valueLabel)
     plot->yAxis->setLabel(valueLabel);
     plot->xAxis->setRange(0.01, 100);
     setLatencyTicks(plot->xAxis);
-    // Zooming and panning re-label the axis.
-    QObject::connect(plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->xAxis,
-                     [axis = plot->xAxis] { setLatencyTicks(axis); });
 }
 
 void setUpSpectrumAxes(QCustomPlot *plot)
@@ -301,8 +335,6 @@ void setUpSpectrumAxes(QCustomPlot *plot)
     setLatencyTicks(plot->yAxis);
     QObject::connect(plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->xAxis,
                      [axis = plot->xAxis] { setPercentileTicks(axis); });
-    QObject::connect(plot->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->yAxis,
-                     [axis = plot->yAxis] { setLatencyTicks(axis); });
 }
 
 void setUpLatencyTimeAxes(QCustomPlot *plot)
@@ -313,8 +345,6 @@ void setUpLatencyTimeAxes(QCustomPlot *plot)
     plot->xAxis->setRange(0, 10);
     plot->yAxis->setRange(0.01, 100);
     setLatencyTicks(plot->yAxis);
-    QObject::connect(plot->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->yAxis,
-                     [axis = plot->yAxis] { setLatencyTicks(axis); });
 }
 
 void setUpThroughputAxes(QCustomPlot *plot)
