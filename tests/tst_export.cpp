@@ -240,6 +240,10 @@ private slots:
         b.id = 8;
         b.snapshot.hasServerStats = true;
         b.snapshot.serverCpuSeconds = 0.3;
+        b.snapshot.messagesSent = 1000; // b streamed
+        b.snapshot.messagesReceived = 50000;
+        for (int i = 1; i <= 100; ++i)
+            b.snapshot.messageLatency.record(static_cast<uint64_t>(i) * 10000); // 10 us .. 1 ms
         const QByteArray data = runsSummaryCsv({ a, b });
         QVERIFY(!data.contains('\r'));
         const QList<QStringList> rows = parseCsvOrFail(data);
@@ -273,6 +277,12 @@ private slots:
         QVERIFY(value(1, "server_cpu_per_call_us").isEmpty());
         QVERIFY(near(toNumber(value(2, "server_cpu_per_call_us"), &ok), 1000.0, 1e-9));
         QVERIFY(ok);
+        // Message columns: empty for the unary run, filled for the streaming one.
+        QVERIFY(value(1, "messages_received").isEmpty() && value(1, "message_p50_ms").isEmpty());
+        QCOMPARE(value(2, "messages_received"), QStringLiteral("50000"));
+        QCOMPARE(value(2, "messages_sent"), QStringLiteral("1000"));
+        QVERIFY(near(toNumber(value(2, "message_p50_ms"), &ok), 0.5, 0.01));
+        QVERIFY(ok);
     }
 
     void histogramTimelineAndRawCsv()
@@ -305,6 +315,20 @@ private slots:
         QCOMPARE(toNumber(rows.at(3).at(4), &ok), 666.0); // 333 calls in 0.5 s
         QCOMPARE(toNumber(rows.at(2).at(5), &ok), 1.501);
         QVERIFY(ok);
+        // A streaming run's time series: the message columns to the right, every row as long as the header.
+        QList<IntervalPoint> streamed = run.snapshot.timeline;
+        streamed[1].messages = 5000;
+        streamed[1].messageP50 = 250'000;
+        streamed[1].messageP99 = 900'000;
+        rows = parseCsvOrFail(timelineCsv(streamed));
+        QVERIFY2(rows.at(0).join(u',').endsWith(
+                     QStringLiteral("concurrency,messages,messages_per_s,message_p50_ms,message_p90_ms,message_p99_ms")),
+                 qPrintable(rows.at(0).join(u',')));
+        for (const QStringList &row : rows)
+            QCOMPARE(row.size(), 14);
+        QCOMPARE(rows.at(2).at(9), QStringLiteral("5000"));
+        QCOMPARE(toNumber(rows.at(2).at(11), &ok), 0.25);
+        QVERIFY(rows.at(1).at(11).isEmpty()); // no timed message in that interval
 
         rows = parseCsvOrFail(rawSamplesCsv(run.rawSamples));
         QCOMPARE(rows.size(), 1001);

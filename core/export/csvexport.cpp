@@ -4,6 +4,7 @@
 
 #include <QBuffer>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -99,7 +100,10 @@ QStringList summaryCsvColumns()
     columns << QStringLiteral("max_ms") << QStringLiteral("client_cpu_per_call_us")
             << QStringLiteral("server_cpu_per_call_us") << QStringLiteral("client_peak_rss_bytes")
             << QStringLiteral("server_peak_rss_bytes") << QStringLiteral("bytes_sent")
-            << QStringLiteral("bytes_received");
+            << QStringLiteral("bytes_received")
+            // Streaming runs; empty for unary ones.
+            << QStringLiteral("messages_sent") << QStringLiteral("messages_received") << QStringLiteral("messages_per_s")
+            << QStringLiteral("message_p50_ms") << QStringLiteral("message_p90_ms") << QStringLiteral("message_p99_ms");
     return columns;
 }
 
@@ -140,6 +144,12 @@ QByteArray runsSummaryCsv(const QList<RunRecord> &runs)
         row << (s.clientPeakRssBytes ? count(s.clientPeakRssBytes) : QString());
         row << (s.hasServerStats && s.serverPeakRssBytes ? count(s.serverPeakRssBytes) : QString());
         row << count(s.bytesSent) << count(s.bytesReceived);
+        const bool streams = s.hasStreams();
+        const LatencyHistogram &m = s.messageLatency;
+        row << (streams ? count(s.messagesSent) : QString()) << (streams ? count(s.messagesReceived) : QString())
+            << (streams ? number(s.messagesReceivedPerSecond(), 3) : QString());
+        for (double p : {50.0, 90.0, 99.0})
+            row << (m.isEmpty() ? QString() : millis(static_cast<double>(m.percentile(p))));
         appendRow(out, row);
     }
     return out.toUtf8();
@@ -161,7 +171,11 @@ QByteArray histogramCsv(const LatencyHistogram &histogram)
 
 QByteArray timelineCsv(const QList<IntervalPoint> &timeline)
 {
-    QString out = QStringLiteral("end_s,seconds,calls,errors,rps,p50_ms,p90_ms,p99_ms,concurrency\n");
+    // A streaming run's file has its messages too, in columns to the right.
+    const bool streams = std::any_of(timeline.begin(), timeline.end(), [](const IntervalPoint &p) { return p.messages > 0; });
+    QString out = QStringLiteral("end_s,seconds,calls,errors,rps,p50_ms,p90_ms,p99_ms,concurrency");
+    out += streams ? QStringLiteral(",messages,messages_per_s,message_p50_ms,message_p90_ms,message_p99_ms\n")
+                   : QStringLiteral("\n");
     for (const IntervalPoint &point : timeline) {
         // An interval without OK calls has no percentiles: empty fields, so a plot shows a gap and not a 0 ms dip.
         const bool hasOk = point.calls > point.errors;
@@ -170,6 +184,15 @@ QByteArray timelineCsv(const QList<IntervalPoint> &timeline)
                 number(point.requestsPerSecond(), 3), hasOk ? millis(static_cast<double>(point.p50)) : QString(),
                 hasOk ? millis(static_cast<double>(point.p90)) : QString(),
                 hasOk ? millis(static_cast<double>(point.p99)) : QString(), QString::number(point.concurrency) });
+        if (streams) {
+            out.chop(1); // the row's newline: the message columns follow
+            const bool timed = point.messageP50 > 0;
+            out += u',';
+            appendRow(out, { count(point.messages), number(point.messagesPerSecond(), 3),
+                               timed ? millis(static_cast<double>(point.messageP50)) : QString(),
+                               timed ? millis(static_cast<double>(point.messageP90)) : QString(),
+                               timed ? millis(static_cast<double>(point.messageP99)) : QString() });
+        }
     }
     return out.toUtf8();
 }
