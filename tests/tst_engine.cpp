@@ -525,6 +525,25 @@ private Q_SLOTS:
         QVERIFY(s.latency.min() >= 2 * 40'000'000ULL + 20'000'000ULL);
     }
 
+    void bidiPingPongTimesEachRoundTripAlone()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 4;
+        StreamOptions stream;
+        stream.callCount = 3;
+        stream.pingPong = true;
+        // Each message waits for the reply to the one before: ~20 ms each, not 20, 40 and 60 ms as when sent at once.
+        const RunSnapshot s = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk=","delayUs":20000})", stream), plan);
+        QCOMPARE(s.callsOk(), 4ULL);
+        QCOMPARE(s.messagesSent, 12ULL);
+        QCOMPARE(s.messagesReceived, 12ULL);
+        QVERIFY(s.messageLatency.min() >= 20'000'000ULL);
+        QVERIFY2(s.messageLatency.percentile(50) < 40'000'000ULL, qPrintable(QString::number(s.messageLatency.percentile(50))));
+        QVERIFY(s.latency.min() >= 60'000'000ULL); // three round trips one after the other
+    }
+
     void bidiCallDurationClosesTheStream()
     {
         LoadEngine engine;

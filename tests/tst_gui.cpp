@@ -795,6 +795,7 @@ private Q_SLOTS:
         QVERIFY(!count->isEnabled()); // Echo is unary: the stream settings mean nothing there
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Download")));
         QVERIFY(count->isEnabled() && child<QLineEdit>("streamIntervalEdit")->isEnabled());
+        QVERIFY(!child<QCheckBox>("streamPingPong")->isEnabled()); // for bidi streams only
         child<QPlainTextEdit>("requestEditor")->setPlainText(QStringLiteral(R"({"count": 1000, "size": 8})"));
         count->setText(QStringLiteral("5")); // the client ends each stream after 5 replies
         child<QSpinBox>("callsEdit")->setValue(50);

@@ -83,6 +83,7 @@ private Q_SLOTS:
         s.streamCallCount = QStringLiteral("100");
         s.streamInterval = QStringLiteral("10ms");
         s.streamCallDuration = QStringLiteral("5s");
+        s.streamPingPong = true;
         QString error;
         const auto back = Scenario::fromJson(s.toJson(), &error);
         QVERIFY2(back, qPrintable(error));
@@ -92,6 +93,7 @@ private Q_SLOTS:
         for (const auto &[flag, value] : {std::pair("--stream-call-count", "100"), std::pair("--stream-interval", "10ms"),
                                           std::pair("--stream-call-duration", "5s")})
             QCOMPARE(args.value(args.indexOf(QLatin1String(flag)) + 1), QLatin1String(value));
+        QVERIFY(args.contains(QStringLiteral("--stream-ping-pong")));
         // Unset, they are left out of the document and the flags (older readers open it).
         QVERIFY(!Scenario().toJson().contains("stream_"));
         QVERIFY(!Scenario().toRunArguments(false).join(QLatin1Char(' ')).contains(QStringLiteral("--stream")));

@@ -145,6 +145,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_streamCallDuration(line(QStringLiteral("streamCallDurationEdit"), {}, tr("no limit, e.g. 5s"),
                                 tr("Streaming methods: the client ends each call after this long; a client or bidi "
                                    "stream closes its side, a server stream is cancelled (--stream-call-duration).")))
+    , m_streamPingPong(new QCheckBox(tr("Bidi: wait for each reply (ping-pong)")))
     , m_run(new QPushButton(tr("Run")))
     , m_stop(new QPushButton(tr("Stop")))
 {
@@ -236,6 +237,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     loadForm->addRow(tr("Stream messages:"), m_streamCallCount);
     loadForm->addRow(tr("Stream interval:"), m_streamInterval);
     loadForm->addRow(tr("Stream call duration:"), m_streamCallDuration);
+    m_streamPingPong->setObjectName(QStringLiteral("streamPingPong"));
+    m_streamPingPong->setToolTip(tr("Bidi streams: send each message once the reply to the previous one is in, so each "
+                                    "message's latency is one round trip with nothing queued (--stream-ping-pong)."));
+    loadForm->addRow(m_streamPingPong);
     loadForm->addRow(m_rateSchedule);
     loadForm->addRow(m_callerSchedule);
     m_rateSchedule->setToolTip(tr("Open loop with a changing rate (ghz's --load-schedule); replaces Rate."));
@@ -337,6 +342,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_discard, &QCheckBox::toggled, this, later);
     for (QLineEdit *edit : {m_streamCallCount, m_streamInterval, m_streamCallDuration})
         connect(edit, &QLineEdit::textChanged, this, later);
+    connect(m_streamPingPong, &QCheckBox::toggled, this, later);
     connect(m_msgpackParams, &QComboBox::currentIndexChanged, this, later);
     connect(m_calls, &QSpinBox::valueChanged, this, later);
     connect(example, &QPushButton::clicked, this, &ScenarioPage::loadExample);
@@ -409,6 +415,7 @@ Scenario ScenarioPage::scenario() const
     s.streamCallCount = m_streamCallCount->text().trimmed();
     s.streamInterval = m_streamInterval->text().trimmed();
     s.streamCallDuration = m_streamCallDuration->text().trimmed();
+    s.streamPingPong = m_streamPingPong->isChecked();
     s.maxReceiveSize = m_maxReceive->text().trimmed();
     s.maxSendSize = m_maxSend->text().trimmed();
     s.rateSchedule = m_rateSchedule->text();
@@ -460,6 +467,7 @@ void ScenarioPage::setScenario(const Scenario &s)
     m_streamCallCount->setText(s.streamCallCount);
     m_streamInterval->setText(s.streamInterval);
     m_streamCallDuration->setText(s.streamCallDuration);
+    m_streamPingPong->setChecked(s.streamPingPong);
     m_maxReceive->setText(s.maxReceiveSize);
     m_maxSend->setText(s.maxSendSize);
     m_rateSchedule->setText(s.rateSchedule);
@@ -564,6 +572,7 @@ void ScenarioPage::updateStreamFields()
     const bool streaming = method && (method->client_streaming() || method->server_streaming());
     for (QLineEdit *edit : {m_streamCallCount, m_streamInterval, m_streamCallDuration})
         edit->setEnabled(streaming);
+    m_streamPingPong->setEnabled(method && method->client_streaming() && method->server_streaming());
 }
 
 void ScenarioPage::setBuiltinTargets(const QMap<TransportKind, QString> &addresses)
@@ -627,7 +636,8 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     std::optional<GrpcCall> call = prepareGrpcCall(m_schema, spec, &why);
     if (!call)
         return fail(why);
-    if (!parseStreamOptions({m_streamCallCount->text(), m_streamInterval->text(), m_streamCallDuration->text()},
+    if (!parseStreamOptions({m_streamCallCount->text(), m_streamInterval->text(), m_streamCallDuration->text(),
+                             m_streamPingPong->isChecked()},
                             &call->stream, &why))
         return fail(why.replace(QStringLiteral("--stream-call-count"), tr("Stream messages"))
                         .replace(QStringLiteral("--stream-interval"), tr("Stream interval"))

@@ -144,6 +144,7 @@ private:
     QLineEdit *m_streamCallCount;
     QLineEdit *m_streamInterval;
     QLineEdit *m_streamCallDuration;
+    QCheckBox *m_streamPingPong;
     QPushButton *m_run;
     QPushButton *m_stop;
 };

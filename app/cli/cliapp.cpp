@@ -508,7 +508,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         return usageError(cmd, where + error);
     }
     if (!parseStreamOptions({parser.value(QStringLiteral("stream-call-count")), parser.value(QStringLiteral("stream-interval")),
-                             parser.value(QStringLiteral("stream-call-duration"))},
+                             parser.value(QStringLiteral("stream-call-duration")), parser.isSet(QStringLiteral("stream-ping-pong"))},
                             &call->stream, &error))
         return usageError(cmd, error);
 

@@ -111,6 +111,9 @@ void addRunOptions(QCommandLineParser &parser)
          QStringLiteral("Streaming methods: the client ends each call after this long (a client or bidi stream closes "
                         "its side, a server stream is cancelled; counted OK)."),
          QStringLiteral("DURATION")},
+        {QStringLiteral("stream-ping-pong"),
+         QStringLiteral("Bidi streams: send each message once the reply to the previous one is in, so each message's "
+                        "latency is one round trip with nothing queued before it.")},
         {QStringLiteral("max-recv-size"),
          QStringLiteral("Largest reply accepted, e.g. 64MiB (default gRPC's 4 MiB; larger replies fail with "
                         "RESOURCE_EXHAUSTED)."),

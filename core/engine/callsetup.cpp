@@ -125,6 +125,7 @@ bool parseStreamOptions(const StreamText &text, StreamOptions *options, QString 
             return fail(QLatin1String(flag) + QStringLiteral(": ") + (d ? QStringLiteral("must not be negative") : why));
         *into = *d;
     }
+    parsed.pingPong = text.pingPong;
     *options = parsed;
     return true;
 }

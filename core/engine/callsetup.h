@@ -43,6 +43,7 @@ struct StreamText
     QString callCount; ///< --stream-call-count
     QString interval; ///< --stream-interval
     QString callDuration; ///< --stream-call-duration
+    bool pingPong = false; ///< --stream-ping-pong
 };
 
 /**

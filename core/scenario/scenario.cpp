@@ -214,6 +214,8 @@ QByteArray Scenario::toJson() const
         if (!value->isEmpty())
             load.insert(key, *value);
     }
+    if (streamPingPong)
+        load.insert(QStringLiteral("stream_ping_pong"), true);
     QJsonObject connection;
     if (security != u"auto")
         connection.insert(QStringLiteral("security"), security);
@@ -345,7 +347,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                           QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule"),
                           QStringLiteral("client_threads"), QStringLiteral("interval"),
                           QStringLiteral("stream_call_count"), QStringLiteral("stream_interval"),
-                          QStringLiteral("stream_call_duration")});
+                          QStringLiteral("stream_call_duration"), QStringLiteral("stream_ping_pong")});
         lr.integer(QStringLiteral("calls"), &s.calls, 0, 9e15);
         lr.integer(QStringLiteral("concurrency"), &s.concurrency, 1, 100000);
         lr.string(QStringLiteral("duration"), &s.duration);
@@ -363,6 +365,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         lr.string(QStringLiteral("stream_call_count"), &s.streamCallCount);
         lr.string(QStringLiteral("stream_interval"), &s.streamInterval);
         lr.string(QStringLiteral("stream_call_duration"), &s.streamCallDuration);
+        lr.boolean(QStringLiteral("stream_ping_pong"), &s.streamPingPong);
         r.adopt(lr);
     }
     if (const auto connection = r.object(QStringLiteral("connection"))) {
@@ -535,6 +538,8 @@ QStringList Scenario::toRunArguments(bool withTarget) const
     flag("--stream-call-count", s.streamCallCount);
     flag("--stream-interval", s.streamInterval);
     flag("--stream-call-duration", s.streamCallDuration);
+    if (s.streamPingPong)
+        args << QStringLiteral("--stream-ping-pong");
     auto schedule = [&flag](const QString &prefix, const std::optional<ScheduleText> &t) {
         if (!t)
             return;

@@ -66,6 +66,7 @@ struct Scenario
     QString streamCallCount;
     QString streamInterval;
     QString streamCallDuration;
+    bool streamPingPong = false; ///< --stream-ping-pong
 
     // Connection (gRPC). TLS in ghz's terms; file paths are relative to the document's folder, like the protos.
     /// "auto" (loopback targets plaintext, others TLS, as the CLI), "plaintext" (--insecure) or "tls". Any TLS

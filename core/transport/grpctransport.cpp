@@ -229,6 +229,7 @@ private:
     CallSink *m_sink;
     const bool m_clientStreams; // the client sends a stream (client or bidi); else one request
     const bool m_serverStreams;
+    const bool m_pingPong; // bidi, each message waiting for the previous one's reply
     std::unique_ptr<google::protobuf::Message> m_decoded;
     std::mt19937_64 m_rng;
 
@@ -447,6 +448,7 @@ GrpcStreamSlot::GrpcStreamSlot(GrpcTransport *transport, grpc::GenericStub *stub
     , m_sink(sink)
     , m_clientStreams(transport->m_call.method->client_streaming())
     , m_serverStreams(transport->m_call.method->server_streaming())
+    , m_pingPong(m_clientStreams && m_serverStreams && transport->m_call.stream.pingPong)
     , m_rng(std::random_device{}() ^ static_cast<uint64_t>(index))
 {
     if (m_transport->m_call.responseType)
@@ -561,6 +563,8 @@ void GrpcStreamSlot::read(bool ok)
         return;
     }
     postRead();
+    if (m_pingPong && m_received >= m_sent)
+        sendNext(); // the reply to the last message sent: the next one may go
 }
 
 void GrpcStreamSlot::sendNext()
@@ -620,7 +624,9 @@ void GrpcStreamSlot::written(bool ok)
         return;
     }
     ++m_sent;
-    sendNext();
+    // Ping-pong: the next message waits for this one's reply (read() sends it), unless the reply beat the write.
+    if (!m_pingPong || m_received >= m_sent)
+        sendNext();
     maybeReport();
 }
 

@@ -73,6 +73,9 @@ struct StreamOptions
     /// The client ends each call after this long (0 = no limit): client and bidi streams close their side (and
     /// read the rest), server streams are cancelled. A call ended by the client's own limit counts as OK.
     std::chrono::nanoseconds callDuration{0};
+    /// Bidi streams: send each message only once the reply to the previous one is in, so every message's latency
+    /// is one round trip with nothing queued before it (for servers that answer every message, as Chat does).
+    bool pingPong = false;
 };
 
 struct GrpcCall
