@@ -31,12 +31,6 @@ struct RequestSpec
     std::optional<QByteArray> binary; ///< the serialized request instead of JSON (-b)
 };
 
-/**
- * Resolves the method, builds the request(s) from JSON or binary plus fills, and serializes them once (or, for a
- * template, checks it by rendering it once). Streaming methods too (the gRPC transport alone
- * carries them). Returns
- * std::nullopt with a message naming the method, field, array element or JSON position.
- */
 /// Stream settings as the user wrote them (CLI flags, GUI fields, scenario files); empty = the default.
 struct StreamText
 {
@@ -52,6 +46,11 @@ struct StreamText
  */
 bool parseStreamOptions(const StreamText &text, StreamOptions *options, QString *error);
 
+/**
+ * Resolves the method, builds the request(s) from JSON or binary plus fills, and serializes them once (or, for a
+ * template, checks it by rendering it once). Streaming methods too (the gRPC transport alone carries them).
+ * Returns std::nullopt with a message naming the method, field, array element or JSON position.
+ */
 std::optional<GrpcCall> prepareGrpcCall(const Schema &schema, const RequestSpec &spec, QString *error);
 
 } // namespace rpcscope

@@ -151,13 +151,14 @@ QString formatTextSummary(const RunSnapshot &run)
     }
 
     if (!run.timeline.isEmpty() && run.timeline.size() <= 120) {
-        out += QStringLiteral("\nTime series:\n  %1 %2 %3 %4 %5 %6 %7\n")
+        out += QStringLiteral("\nTime series:\n  %1 %2 %3 %4 %5 %6 %7")
                    .arg(QStringLiteral("t (s)"), 8).arg(QStringLiteral("calls"), 9).arg(QStringLiteral("errors"), 7)
                    .arg(QStringLiteral("req/s"), 10).arg(QStringLiteral("p50"), 9).arg(QStringLiteral("p99"), 9)
                    .arg(run.openLoop ? QStringLiteral("in flight") : QStringLiteral("callers"), 9);
         if (run.hasStreams()) // streams: what the messages did in each interval, to the right
-            out.insert(out.size() - 1, QStringLiteral(" %1 %2 %3").arg(QStringLiteral("msgs/s"), 10)
-                                           .arg(QStringLiteral("msg p50"), 9).arg(QStringLiteral("msg p99"), 9));
+            out += QStringLiteral(" %1 %2 %3").arg(QStringLiteral("msgs/s"), 10).arg(QStringLiteral("msg p50"), 9)
+                       .arg(QStringLiteral("msg p99"), 9);
+        out += u'\n';
         for (const IntervalPoint &point : run.timeline) {
             out += QStringLiteral("  %1 %2 %3 %4 %5 %6 %7")
                        .arg(point.endSeconds, 8, 'f', 2).arg(point.calls, 9).arg(point.errors, 7)
