@@ -291,13 +291,18 @@ protected:
     /// Lets the answering thread call waited() after @p delay (plus the server's extra delay), holding no thread.
     void wait(std::chrono::microseconds delay)
     {
-        delay += m_shared->extraDelay;
-        if (delay.count() <= 0) {
+        waitUntil(std::chrono::steady_clock::now() + delay + m_shared->extraDelay);
+    }
+
+    /// The same until @p when (the extra delay is the caller's to add); at once when that has passed.
+    void waitUntil(std::chrono::steady_clock::time_point when)
+    {
+        if (when <= std::chrono::steady_clock::now()) {
             waited();
             return;
         }
         m_state = State::Waiting;
-        if (!m_shared->delay(this, std::chrono::steady_clock::now() + delay))
+        if (!m_shared->delay(this, when))
             answer(true);
     }
 
@@ -329,6 +334,8 @@ private:
     void written() override { next(); }
     void waited() override
     {
+        if (m_sent == 0)
+            m_first = std::chrono::steady_clock::now();
         m_state = State::Writing;
         ++m_sent;
         m_writer.Write(m_reply, this);
@@ -341,13 +348,20 @@ private:
             finish(grpc::Status::OK);
             return;
         }
-        wait(std::chrono::microseconds(m_sent ? m_request.interval_us() : 0));
+        // Message k is due k gaps after the first, however long the writes took: the cadence asked for (each gap
+        // the interval plus the server's extra delay, which the first message waits too).
+        if (m_sent == 0) {
+            wait(std::chrono::microseconds(0));
+            return;
+        }
+        waitUntil(m_first + (std::chrono::microseconds(m_request.interval_us()) + m_shared->extraDelay) * m_sent);
     }
 
     benchpb::DownloadRequest m_request;
     benchpb::EchoResponse m_reply;
     grpc::ServerAsyncWriter<benchpb::EchoResponse> m_writer;
     uint32_t m_sent = 0;
+    std::chrono::steady_clock::time_point m_first;
 };
 
 /// Upload (client streaming): counts the requests and their payload bytes until the client closes its side.
