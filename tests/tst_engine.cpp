@@ -471,7 +471,8 @@ private Q_SLOTS:
         const RunSnapshot t = runToEnd(engine, target(), streamCall("Download", R"({"count":1000000,"size":1,"intervalUs":2000})", timed), plan);
         QCOMPARE(t.callsOk(), 4ULL);
         QVERIFY2(t.latency.min() >= 150'000'000ULL, qPrintable(QString::number(t.latency.min())));
-        QVERIFY(t.messagesReceived >= 4 && t.messagesReceived <= 4 * 76);
+        // At most one message every 2 ms in 150 ms (76), and the few sent while the cancel was on its way.
+        QVERIFY2(t.messagesReceived >= 4 && t.messagesReceived <= 4 * 80, qPrintable(QString::number(t.messagesReceived)));
     }
 
     void clientStreamSendsEveryRequest()
@@ -608,7 +609,9 @@ private Q_SLOTS:
         const RunSnapshot live = engine.snapshot();
         QCOMPARE(live.callsCompleted(), 0ULL);
         QVERIFY(live.timeline.last().messages > 0);
-        QVERIFY(live.timeline.last().messageP50 >= 500'000); // the server's 500 us between messages
+        // The server keeps a 500 us cadence: a late message's successor comes sooner, so the median gap is near
+        // 500 us, not above it.
+        QVERIFY2(live.timeline.last().messageP50 >= 250'000, qPrintable(QString::number(live.timeline.last().messageP50)));
         QCOMPARE(live.timeline.last().calls, 0ULL);
         engine.stop();
         QVERIFY(engine.waitForFinished(5s));
