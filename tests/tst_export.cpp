@@ -588,6 +588,17 @@ private slots:
         QVERIFY(lines.at(2).contains(QStringLiteral("20 (2.00%)")));
         QVERIFY(lines.at(2).contains(QStringLiteral("| 1000 | 400.0 |")));
 
+        // A streaming run beside a unary one: three message columns, "-" for the unary run.
+        b.snapshot.messagesReceived = 25000;
+        b.snapshot.messagesSent = 1000;
+        b.snapshot.messageLatency.record(300'000);
+        const QStringList streamed = runsMarkdownTable({ a, b }).split(u'\n', Qt::SkipEmptyParts);
+        for (const QString &line : streamed)
+            QCOMPARE(line.count(unescapedBar), 14);
+        QVERIFY(streamed.at(0).endsWith(QStringLiteral("| msg/s | msg p50 | msg p99 |")));
+        QVERIFY(streamed.at(2).endsWith(QStringLiteral("| - | - | - |")));
+        QVERIFY2(streamed.at(3).endsWith(QStringLiteral("| 10000.0 | 300 us | 300 us |")), qPrintable(streamed.at(3)));
+
         const QByteArray compared = exportRuns({ a, b }, ExportFormat::Markdown, nullptr);
         QVERIFY(compared.startsWith("| Run |"));
         QVERIFY2(compared.contains("no significant change"), compared.constData());

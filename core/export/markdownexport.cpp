@@ -3,6 +3,8 @@
 #include "report/comparereport.h"
 #include "util/units.h"
 
+#include <algorithm>
+
 namespace rpcscope {
 
 namespace {
@@ -38,8 +40,12 @@ QString latency(const LatencyHistogram &h, double percentile)
 
 QString runsMarkdownTable(const QList<RunRecord> &runs)
 {
-    QString text = QStringLiteral("| Run | Labels | Version | Count | req/s | p50 | p95 | p99 | Mean | Errors |\n"
-                                  "|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|\n");
+    // Streaming runs add their messages, in columns to the right ("-" for the unary runs beside them).
+    const bool streams = std::any_of(runs.begin(), runs.end(), [](const RunRecord &r) { return r.snapshot.hasStreams(); });
+    QString text = QStringLiteral("| Run | Labels | Version | Count | req/s | p50 | p95 | p99 | Mean | Errors |");
+    text += streams ? QStringLiteral(" msg/s | msg p50 | msg p99 |\n") : QStringLiteral("\n");
+    text += QStringLiteral("|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|");
+    text += streams ? QStringLiteral("--:|--:|--:|\n") : QStringLiteral("\n");
     bool approximate = false;
     for (const RunRecord &run : runs) {
         const RunSnapshot &s = run.snapshot;
@@ -52,7 +58,7 @@ QString runsMarkdownTable(const QList<RunRecord> &runs)
                   .arg(s.callsFailed())
                   .arg(100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(calls), 0, 'f', 2)
             : QStringLiteral("0");
-        const QStringList cells {
+        QStringList cells {
             cell(name),
             cell(run.labels.join(QStringLiteral(", "))),
             cell(versionOf(run)),
@@ -64,6 +70,10 @@ QString runsMarkdownTable(const QList<RunRecord> &runs)
             s.latency.isEmpty() ? QStringLiteral("-") : formatNanos(s.latency.mean()),
             errors,
         };
+        if (streams) {
+            cells << (s.hasStreams() ? QString::number(s.messagesReceivedPerSecond(), 'f', 1) : QStringLiteral("-"))
+                  << latency(s.messageLatency, 50) << latency(s.messageLatency, 99);
+        }
         text += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
         approximate = approximate || run.origin.contains(QStringLiteral("approximate"));
     }
