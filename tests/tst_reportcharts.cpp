@@ -159,6 +159,8 @@ QString axisLabelOf(ChartKind kind)
         return QStringLiteral("latency per interval (log scale)");
     case ChartKind::Throughput:
         return QStringLiteral("calls per second (1/s)");
+    case ChartKind::MessageHistogram:
+        return QStringLiteral("latency (log scale)");
     }
     return {};
 }
@@ -358,6 +360,25 @@ private Q_SLOTS:
                              m_dir.filePath(QStringLiteral("taken.png")), &error));
         QVERIFY(error.contains(QStringLiteral("taken.png")));
         QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("taken.png"))).isDir());
+    }
+
+    void streamingRunsChartTheirMessages()
+    {
+        RunRecord streamed = makeRun(QStringLiteral("Download"), 7, 40e6);
+        recordLognormal(streamed.snapshot.messageLatency, 8, 200e3, 0.3, 50'000);
+        streamed.snapshot.messagesReceived = 50'000;
+        streamed.snapshot.messagesSent = 600;
+        const SvgContent svg = readSvg(renderChartSvg({&streamed}, ChartKind::MessageHistogram));
+        QVERIFY2(svg.wellFormed, qPrintable(svg.error));
+        QVERIFY2(svg.texts.contains(QStringLiteral("messages per bin")), qPrintable(svg.texts.join(u'|')));
+        QVERIFY(svg.texts.contains(QStringLiteral("Message latency histogram: Download")));
+        QVERIFY(std::any_of(svg.texts.begin(), svg.texts.end(), [](const QString &t) { return t.startsWith(u"p50 2"); }));
+        // The report puts the messages' histogram first, and lists them in the summary; a unary run's has neither.
+        const QByteArray html = htmlReport(streamed);
+        QCOMPARE(html.count("<svg"), 5);
+        QVERIFY(html.indexOf("Latency of each received message") < html.indexOf("Latency of the OK calls"));
+        QVERIFY(html.contains("<th>Messages received</th><td class=\"num\">50000</td>"));
+        QVERIFY(!htmlReport(m_a).contains("Latency of each received message"));
     }
 
     void htmlReportIsSelfContained()

@@ -81,17 +81,22 @@ QCPScatterStyle pointStyle(qsizetype points)
     return points <= 120 ? QCPScatterStyle(QCPScatterStyle::ssDisc, 4) : QCPScatterStyle(QCPScatterStyle::ssNone);
 }
 
-void drawHistogram(QCustomPlot *plot, const QList<const RunRecord *> &runs)
+/// The calls' latency histogram, or with @p messages a streaming run's per-message one.
+void drawHistogram(QCustomPlot *plot, const QList<const RunRecord *> &runs, bool messages = false)
 {
     const bool overlay = runs.size() > 1;
+    auto of = [messages](const RunRecord *run) -> const LatencyHistogram & {
+        return messages ? run->snapshot.messageLatency : run->snapshot.latency;
+    };
     // Overlaid runs rarely have the same number of calls: shares make their shapes comparable.
-    setUpHistogramAxes(plot, overlay ? QObject::tr("share of calls per bin (%)") : QObject::tr("calls per bin"));
+    const QString unit = messages ? QObject::tr("messages") : QObject::tr("calls");
+    setUpHistogramAxes(plot, overlay ? QObject::tr("share of %1 per bin (%)").arg(unit) : QObject::tr("%1 per bin").arg(unit));
     double lowMs = std::numeric_limits<double>::max();
     double highMs = 0;
     for (const RunRecord *run : runs) {
-        if (run->snapshot.latency.isEmpty())
+        if (of(run).isEmpty())
             continue;
-        const auto [low, high] = histogramSpanMs(run->snapshot.latency);
+        const auto [low, high] = histogramSpanMs(of(run));
         lowMs = std::min(lowMs, low);
         highMs = std::max(highMs, high);
     }
@@ -99,7 +104,7 @@ void drawHistogram(QCustomPlot *plot, const QList<const RunRecord *> &runs)
         return;
     double peak = 0;
     for (qsizetype i = 0; i < runs.size(); ++i) {
-        const LatencyHistogram &h = runs[i]->snapshot.latency;
+        const LatencyHistogram &h = of(runs[i]);
         if (h.isEmpty())
             continue;
         const HistogramBins bins = histogramBins(h, lowMs, highMs);
@@ -129,7 +134,7 @@ void drawHistogram(QCustomPlot *plot, const QList<const RunRecord *> &runs)
     plot->yAxis->setRange(0, peak * (overlay ? 1.2 : 1.35));
     if (!overlay) {
         auto markers = HistogramMarkers(plot); // the items belong to the plot
-        markers.update(runs.first()->snapshot.latency);
+        markers.update(of(runs.first()));
     }
 }
 
@@ -308,6 +313,8 @@ QString chartKindName(ChartKind kind)
         return QObject::tr("Latency over time");
     case ChartKind::Throughput:
         return QObject::tr("Throughput");
+    case ChartKind::MessageHistogram:
+        return QObject::tr("Message latency histogram");
     }
     return {};
 }
@@ -356,6 +363,9 @@ QCustomPlot *createChartPlot(const QList<const RunRecord *> &runs, ChartKind kin
         break;
     case ChartKind::Throughput:
         drawThroughput(plot.get(), runs);
+        break;
+    case ChartKind::MessageHistogram:
+        drawHistogram(plot.get(), runs, true);
         break;
     }
     plot->legend->setVisible(plot->legend->itemCount() > 0);

@@ -18,6 +18,7 @@ enum class ChartKind {
     Spectrum, ///< percentile spectrum on HdrHistogram's 1/(1-p) axis
     Timeline, ///< latency over time (p50, p90, p99 per interval)
     Throughput, ///< requests/s (and errors/s) over time
+    MessageHistogram, ///< streaming runs: the latency of each received message, binned as Histogram
 };
 
 enum class ChartFormat { Png, Pdf, Svg };
@@ -30,7 +31,7 @@ struct ChartOptions
     QString title; ///< empty = a title from the kind and the run names
 };
 
-/// "Latency histogram", "Percentile spectrum", "Latency over time", "Throughput".
+/// "Latency histogram", "Percentile spectrum", "Latency over time", "Throughput", "Message latency histogram".
 QString chartKindName(ChartKind kind);
 /// "png", "pdf", "svg".
 QString chartFormatSuffix(ChartFormat format);

@@ -75,8 +75,10 @@ public:
 protected:
     QVector<double> createTickVector(double /*tickStep*/, const QCPRange &range) override
     {
-        const QCPAxisRect *rect = m_axis->axisRect();
-        const int pixels = m_axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+        // From the plot's size, not the axis rect's: ticks are made before the layout sizes the rect, so a chart
+        // drawn once (into a file) would get the labels of the size it had before.
+        const QRect view = m_axis->parentPlot()->viewport();
+        const int pixels = (m_axis->orientation() == Qt::Horizontal ? view.width() : view.height()) - 90;
         // A label ("200 us") takes about 45 px across and a line of text down; room around it keeps them apart.
         const int room = m_axis->orientation() == Qt::Horizontal ? 62 : 28;
         const int maxLabels = std::clamp(pixels / room, 2, 12);

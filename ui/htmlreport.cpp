@@ -316,11 +316,18 @@ QString chartsSection(const QList<const RunRecord *> &runs)
         {ChartKind::Throughput, QStringLiteral("Completed calls (and errors, when there are any to speak of) per second, "
                                                "per interval.")},
     };
-    for (const auto &[kind, caption] : charts) {
+    auto figure = [&](ChartKind kind, const QString &caption) {
         const QString svg = inlineSvg(renderChartSvg(runs, kind, options), chartKindName(kind));
         html += QStringLiteral("<figure class=\"chart\">\n%1\n<figcaption>%2</figcaption>\n</figure>\n")
                     .arg(svg, esc(caption));
-    }
+    };
+    // A streaming run's calls last as long as its streams do: what each message took comes first.
+    if (std::any_of(runs.begin(), runs.end(), [](const RunRecord *r) { return !r->snapshot.messageLatency.isEmpty(); }))
+        figure(ChartKind::MessageHistogram,
+               QStringLiteral("Latency of each received message in log-spaced bins: a server stream's gaps between "
+                              "messages, a bidi stream's round trips."));
+    for (const auto &[kind, caption] : charts)
+        figure(kind, caption);
     return html;
 }
 

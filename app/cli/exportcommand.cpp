@@ -31,7 +31,7 @@ Formats:
   markdown       a table to paste into an issue (two IDs: with the comparison of the second against the first)
   html           one self-contained HTML report (charts inline as SVG); two or more IDs: the comparison of
                  the second against the first, with overlays, the delta table and the verdict
-  png, pdf, svg  a chart (--chart histogram|spectrum|timeline|throughput), several IDs overlaid; PNG at 2x
+  png, pdf, svg  a chart (--chart histogram|spectrum|timeline|throughput|message-histogram), several IDs overlaid; PNG at 2x
 Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
 )";
 
@@ -59,7 +59,7 @@ int exportCommand(const QStringList &arguments)
         { { QStringLiteral("o"), QStringLiteral("output") },
             QStringLiteral("Output file for the -O before it; - for stdout."), QStringLiteral("FILE") },
         { QStringLiteral("chart"),
-            QStringLiteral("png/pdf/svg: histogram (default), spectrum, timeline or throughput."), QStringLiteral("CHART") },
+            QStringLiteral("png/pdf/svg: histogram (default), spectrum, timeline, throughput or message-histogram (streams)."), QStringLiteral("CHART") },
         { QStringLiteral("chart-size"), QStringLiteral("png/pdf/svg: WIDTHxHEIGHT (default 1000x600)."), QStringLiteral("WxH") },
         { QStringLiteral("chart-scale"), QStringLiteral("png: pixels per point (default 2)."), QStringLiteral("S") },
     });

@@ -27,6 +27,8 @@ std::optional<ChartKind> parseChartKind(const QString &name)
         return ChartKind::Timeline;
     if (n == u"throughput")
         return ChartKind::Throughput;
+    if (n == u"message-histogram" || n == u"messages")
+        return ChartKind::MessageHistogram;
     return std::nullopt;
 }
 

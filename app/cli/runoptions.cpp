@@ -142,7 +142,7 @@ void addRunOptions(QCommandLineParser &parser)
         {{QStringLiteral("o"), QStringLiteral("output")},
          QStringLiteral("File for the -O before it ('-' = standard output). Written whole or not at all."),
          QStringLiteral("FILE")},
-        {QStringLiteral("chart"), QStringLiteral("For -O png|pdf|svg: histogram (default), spectrum, timeline or throughput."),
+        {QStringLiteral("chart"), QStringLiteral("For -O png|pdf|svg: histogram (default), spectrum, timeline, throughput or message-histogram (streams)."),
          QStringLiteral("CHART")},
         {QStringLiteral("chart-size"), QStringLiteral("For -O png|pdf|svg: WIDTHxHEIGHT (default 1000x600)."), QStringLiteral("WxH")},
         {QStringLiteral("chart-scale"), QStringLiteral("For -O png: pixels per point (default 2)."), QStringLiteral("S")},
