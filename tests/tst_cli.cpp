@@ -654,6 +654,7 @@ private Q_SLOTS:
         // Saved or not, the comparison names both sides and says what differs between their targets.
         QVERIFY2(r.out.count(QStringLiteral("A: '")) >= 2 && r.out.count(QStringLiteral("B: builtin")) >= 2, qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("target: '")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("B: builtin (B)")), qPrintable(r.out)); // the side is in the run's name
         if (!bSlower) {
             QVERIFY2(!r.err.contains(QStringLiteral("Saved as runs")), qPrintable(r.err));
             QVERIFY(!QFile::exists(db));

@@ -275,8 +275,9 @@ int abCommand(const QStringList &arguments)
     const QJsonObject environment = environmentFingerprint();
     for (Side &side : sides) {
         RunRecord &r = side.record;
-        r.name = name.isEmpty() ? (side.spec.size() > 40 ? side.spec.left(39) + QChar(0x2026) : side.spec)
-                                : name; // the labels A and B tell the sides apart
+        // The side in the name too: charts and lists name runs by it, and both sides often share the rest.
+        r.name = (name.isEmpty() ? (side.spec.size() > 40 ? side.spec.left(39) + QChar(0x2026) : side.spec) : name)
+            + QStringLiteral(" (%1)").arg(side.name);
         r.labels = labels;
         r.labels << side.name;
         r.method = side.prepared.method;
