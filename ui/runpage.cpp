@@ -83,16 +83,17 @@ RunPage::RunPage(QWidget *parent)
     m_bars->setName(tr("calls"));
     m_bars->setLineStyle(QCPGraph::lsStepLeft);
     m_histogramMarkers = std::make_unique<HistogramMarkers>(m_plot);
-    m_views[HistogramChart].hover = new ChartHover(m_plot, [](const QCPGraph *graph, int index) -> QString {
+    m_views[HistogramChart].hover = new ChartHover(m_plot, [this](const QCPGraph *graph, int index) -> QString {
         // Display bin i spans from its key to the next one; the last point only closes the outline.
         const auto data = graph->data();
         if (index + 1 >= data->size())
             return QString();
         const double count = data->at(index)->value;
         const qint64 calls = qRound64(count);
-        const QString callText = calls == 0 && count > 0 ? tr("< 1 call")
-                               : calls == 1              ? tr("1 call")
-                                                         : tr("%1 calls").arg(calls);
+        const bool messages = showsMessages();
+        const QString callText = calls == 0 && count > 0 ? (messages ? tr("< 1 message") : tr("< 1 call"))
+                               : calls == 1              ? (messages ? tr("1 message") : tr("1 call"))
+                                                         : (messages ? tr("%1 messages") : tr("%1 calls")).arg(calls);
         return formatNanosRange(data->at(index)->key * 1e6, data->at(index + 1)->key * 1e6) + QStringLiteral(": ")
             + callText;
     });
