@@ -105,29 +105,8 @@ run_floor() { # FILE ARGS...
 ratios() { # A_FILE B_FILE: the per-round ratios a/b, "1.02 0.99 ..."
     paste "$1" "$2" | awk '$2 > 0 { printf "%s%.3f", (n++ ? " " : ""), $1 / $2 } END { print "" }'
 }
-median() { # of the numbers on stdin, one a line; nothing when there are none
-    sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-}
-
-# --- Table -----------------------------------------------------------------------------------------------
-
-rows=()
-# ITEM RPCSCOPE_FIGURE FLOOR_FIGURE RATIO TARGET VERDICT, tab-separated.
-row() { rows+=("$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$@")"); }
-# A row with a ratio a/b held to "ratio <= limit" (or ">=" when OP is ge); missing numbers make an n/a row.
-ratio_row() { # ITEM A B UNIT OP LIMIT TARGET_TEXT
-    local item=$1 a=$2 b=$3 unit=$4 op=$5 limit=$6 target=$7
-    if [[ -z $a || -z $b ]]; then
-        row "$item" "${a:-n/a}" "${b:-n/a}" "n/a" "$target" "UNMEASURED"
-        unmeasured=1
-        return
-    fi
-    local ratio verdict
-    ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
-    verdict=$(awk -v r="$ratio" -v op="$op" -v l="$limit" 'BEGIN {
-        if (op == "info") print "info"; else if (op == "le" ? (r <= l) : (r >= l)) print "PASS"; else print "MISS" }')
-    row "$item" "$(printf '%.1f %s' "$a" "$unit")" "$(printf '%.1f %s' "$b" "$unit")" "$ratio" "$target" "$verdict"
-}
+# shellcheck source=table.sh
+source "$(dirname "$0")/table.sh"
 
 # Other work on the machine shows up as latency tails, so the CPU time others used meanwhile is reported: all
 # busy time (/proc/stat) minus this script's clients (waited-for children, `times`) and the server's.
@@ -253,11 +232,5 @@ echo "per-round p50 ratios: (2) $(ratios "$tmp/c2p50" "$tmp/f2p50"); (3) $(ratio
 if [[ -n $calls_b && $calls_b != "$rss_long" ]]; then
     echo "note: the long RSS run was stopped by its $rss_limit limit after $calls_b of $rss_long calls"
 fi
-{
-    printf 'item\trpcscope\tfloor/peer\tratio\ttarget\tverdict\n'
-    printf '%s\n' "${rows[@]}"
-} | awk -F'\t' '{ for (i = 1; i <= NF; ++i) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } n = NF }
-    END { for (r = 1; r <= NR; ++r) { line = ""
-              for (i = 1; i <= n; ++i) line = line sprintf(i == 1 ? "%-" w[i] "s" : "  %" w[i] "s", cell[r, i])
-              print line } }'
+print_table floor/peer
 exit "$unmeasured"

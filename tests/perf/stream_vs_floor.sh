@@ -29,6 +29,9 @@ floor=$build/tests/perf/stream_floor
 
 # shellcheck source=server.sh
 source "$(dirname "$0")/server.sh"
+figure_decimals=2
+# shellcheck source=table.sh
+source "$(dirname "$0")/table.sh"
 
 unmeasured=0
 fail() { echo "stream_vs_floor: $*" >&2; unmeasured=1; }
@@ -46,7 +49,6 @@ cli_messages() { # FILE sent|received
         print (which == "sent" ? f[1] : f[3]); exit }' "$1"
 }
 floor_value() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
 # One rpcscope-cli run of STREAMS streams, one at a time: "messages_per_s cpu_us_per_message" on stdout.
 run_cli() { # KIND(download|upload) EXTRA_ARGS...
@@ -104,21 +106,6 @@ done
 figure() { # FILE COLUMN: the median of the rounds
     [[ -s $1 ]] && awk -v c="$2" '{ print $c }' "$1" | median
 }
-rows=()
-row() { rows+=("$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$@")"); }
-ratio_row() { # ITEM A B UNIT OP LIMIT TARGET
-    local item=$1 a=$2 b=$3 unit=$4 op=$5 limit=$6 target=$7
-    if [[ -z $a || -z $b ]]; then
-        row "$item" "${a:-n/a}" "${b:-n/a}" "n/a" "$target" "UNMEASURED"
-        unmeasured=1
-        return
-    fi
-    local ratio verdict
-    ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
-    verdict=$(awk -v r="$ratio" -v op="$op" -v l="$limit" 'BEGIN {
-        if (op == "info") print "info"; else if (op == "le" ? (r <= l) : (r >= l)) print "PASS"; else print "MISS" }')
-    row "$item" "$(printf '%.2f %s' "$a" "$unit")" "$(printf '%.2f %s' "$b" "$unit")" "$ratio" "$target" "$verdict"
-}
 for item in download upload; do
     label=$([[ $item == download ]] && echo "(1) server stream" || echo "(2) client stream")
     ratio_row "$label: messages/s" "$(figure "$tmp/cli.$item" 1)" "$(figure "$tmp/floor.$item" 1)" "/s" ge 0.90 ">= 0.90"
@@ -134,11 +121,5 @@ pinning=", nothing pinned (one core)"
 ((${#pin_client[@]})) && pinning=", server on core 1, clients on core 0"
 echo "rpcscope-cli vs stream_floor, built-in server (1 thread) at $address$pinning"
 echo "$streams streams of $messages messages of $size bytes per run, one stream at a time; median of $rounds alternating rounds"
-{
-    printf 'item\trpcscope\tfloor\tratio\ttarget\tverdict\n'
-    printf '%s\n' "${rows[@]}"
-} | awk -F'\t' '{ for (i = 1; i <= NF; ++i) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } n = NF }
-    END { for (r = 1; r <= NR; ++r) { line = ""
-              for (i = 1; i <= n; ++i) line = line sprintf(i == 1 ? "%-" w[i] "s" : "  %" w[i] "s", cell[r, i])
-              print line } }'
+print_table floor
 exit "$unmeasured"
