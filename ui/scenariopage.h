@@ -91,6 +91,7 @@ private:
     void securityChanged();
     /// TLS, authority: fills @p p's target, or the reason it cannot.
     std::optional<QString> prepareConnection(Prepared *p, const Variation *variation) const;
+    QStringList checks() const; ///< the Checks field's comma-separated conditions, blanks dropped
     QWidget *fileRow(
         QLineEdit *edit, const QString &browseName, bool save, const QString &caption, const QString &filter);
 
