@@ -1,4 +1,6 @@
 // rpcscope-cli as a user runs it: a real process, real servers on loopback.
+#include "util/cpuset.h"
+
 #include <QElapsedTimer>
 #include <QtEndian>
 #include <QFile>
@@ -162,6 +164,20 @@ private Q_SLOTS:
                                                        QStringLiteral("rpcscope.bench.v1.Bench/Download")}
                                           << QStringLiteral("gRPC only");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("frobnicate");
+        QTest::newRow("bad serve delay") << QStringList{QStringLiteral("serve"), QStringLiteral("grpc"),
+                                                      QStringLiteral("--delay"), QStringLiteral("soon")}
+                                         << QStringLiteral("--delay");
+        QTest::newRow("bad serve burn") << QStringList{QStringLiteral("serve"), QStringLiteral("grpc"),
+                                                     QStringLiteral("--burn"), QStringLiteral("nonsense")}
+                                        << QStringLiteral("--burn: invalid duration \"nonsense\"");
+        QTest::newRow("bad client cpus") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"),
+                                                      QStringLiteral("--call"), call, QStringLiteral("--client-cpus"),
+                                                      QStringLiteral("0-x")}
+                                         << QStringLiteral("--client-cpus: \"0-x\" in \"0-x\" is not a CPU number");
+        QTest::newRow("server cpus of an address") << QStringList{QStringLiteral("run"), QStringLiteral("--call"), call,
+                                                                QStringLiteral("--server-cpus"), QStringLiteral("0"),
+                                                                QStringLiteral("127.0.0.1:1")}
+                                                   << QStringLiteral("--server-cpus is for a server rpcscope starts");
         QTest::newRow("bad transport") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
                                                     QStringLiteral("--transport"), QStringLiteral("smoke")} << QStringLiteral("--transport");
         QTest::newRow("bad codec") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
@@ -664,6 +680,43 @@ private Q_SLOTS:
         QVERIFY2(list.out.contains(QStringLiteral("A, ab test, saved")) && list.out.contains(QStringLiteral("B, ab test, saved")),
                  qPrintable(list.out));
         QVERIFY2(list.out.count(QStringLiteral(" 2000 ")) == 2, qPrintable(list.out));
+    }
+
+    void serveBurnFromTheEnvironment()
+    {
+        // As RPCSCOPE_SERVE_DELAY: a server command's environment can make it heavier; a bad value is named.
+        QProcess server;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("RPCSCOPE_SERVE_BURN"), QStringLiteral("lots"));
+        server.setProcessEnvironment(environment);
+        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc")});
+        QVERIFY(server.waitForFinished(10000));
+        QCOMPARE(server.exitCode(), 2);
+        const QString err = QString::fromUtf8(server.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("RPCSCOPE_SERVE_BURN: invalid duration \"lots\"")), qPrintable(err));
+    }
+
+    void pinnedRunRecordsItsCpus()
+    {
+        // The pinning is part of where the run ran: in its environment, and the server's own in its server record.
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("run.json"));
+        const std::vector<int> available = rpcscope::availableCpus();
+        const QString clientCpu = QString::number(available.front());
+        const QString serverCpu = QString::number(available.back()); // another one, when there is another
+        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("200"),
+                              QStringLiteral("--client-cpus"), clientCpu, QStringLiteral("--server-cpus"), serverCpu,
+                              QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), json});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t200 responses")), qPrintable(r.out));
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject run = QJsonDocument::fromJson(file.readAll()).object();
+        const QJsonObject environment = run.value(QStringLiteral("environment")).toObject();
+        QCOMPARE(environment.value(QStringLiteral("client_cpus")).toString(), clientCpu);
+        QCOMPARE(environment.value(QStringLiteral("server_cpus")).toString(), serverCpu);
+        QCOMPARE(run.value(QStringLiteral("server")).toObject().value(QStringLiteral("cpus")).toString(), serverCpu);
     }
 
     void runWritesSeveralFormatsAtOnce()

@@ -2,7 +2,9 @@
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "server/builtingrpcserver.h"
+#include "server/builtinhttpserver.h"
 #include "transport/grpctransport.h"
+#include "transport/transports.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -281,6 +283,66 @@ private Q_SLOTS:
         QCOMPARE(cut.callsCompleted(), 4ULL);
         QCOMPARE(cut.callsOk(), 0ULL);
         QCOMPARE(cut.statusCounts[CallStatus::Unavailable], 4ULL);
+    }
+
+    void burnAddsServerCpuTimeToEveryCall_data()
+    {
+        QTest::addColumn<QString>("transport");
+        QTest::newRow("grpc") << QStringLiteral("grpc");
+        QTest::newRow("http") << QStringLiteral("http");
+        QTest::newRow("msgpack") << QStringLiteral("msgpack");
+    }
+
+    void burnAddsServerCpuTimeToEveryCall()
+    {
+        // The burn is CPU time spent before the answer: one caller at a time sees all of it in its latency. Only
+        // the lower bound is checked (a busy machine adds, never takes away), with room for the clock's rounding.
+        QFETCH(QString, transport);
+        auto medianWithBurn = [&](std::chrono::microseconds burn) -> uint64_t {
+            BuiltinGrpcServer grpc;
+            BuiltinHttpServer http;
+            BuiltinMsgpackServer msgpack;
+            grpc.setBurn(burn);
+            http.setBurn(burn);
+            msgpack.setBurn(burn);
+            QString error;
+            TransportOptions options;
+            options.kind = *parseTransport(transport);
+            GrpcTarget t = target();
+            bool started = false;
+            if (options.kind == TransportKind::Grpc) {
+                started = grpc.start(QStringLiteral("127.0.0.1"), 0, 1, &error);
+                t.address = grpc.address();
+            } else if (options.kind == TransportKind::Http) {
+                started = http.start(QStringLiteral("127.0.0.1"), 0, 1, &error);
+                t.address = http.url();
+            } else {
+                started = msgpack.start(QStringLiteral("127.0.0.1"), 0, 1, &error);
+                t.address = msgpack.address();
+            }
+            if (!started)
+                qFatal("server: %s", qPrintable(error));
+            std::unique_ptr<Transport> made = makeTransport(options, t, echoCall(), &error);
+            if (!made)
+                qFatal("makeTransport: %s", qPrintable(error));
+            LoadEngine engine;
+            LoadPlan plan;
+            plan.concurrency = 1;
+            plan.warmupCalls = 20;
+            plan.totalCalls = 200;
+            if (!engine.start(std::move(made), plan, &error))
+                qFatal("start: %s", qPrintable(error));
+            if (!engine.waitForFinished(30s))
+                qFatal("run did not end in 30 s");
+            const RunSnapshot s = engine.snapshot();
+            if (s.callsOk() != 200)
+                qFatal("%llu of 200 calls OK", static_cast<unsigned long long>(s.callsOk()));
+            return s.latency.percentile(50);
+        };
+        const uint64_t plain = medianWithBurn(0us);
+        const uint64_t burnt = medianWithBurn(300us);
+        QVERIFY2(burnt >= plain + 250'000,
+                 qPrintable(QStringLiteral("p50 %1 ns without a burn, %2 ns with 300us").arg(plain).arg(burnt)));
     }
 
     void openLoopKeepsTheRate()

@@ -1,6 +1,7 @@
 // Server commands (issue 6): splitting, JSON, and real processes started, made ready, failed and stopped.
 #include "server/servercommand.h"
 #include "server/serverprocess.h"
+#include "util/cpuset.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -233,6 +234,36 @@ private slots:
                      .value(QStringLiteral("program"))
                      .toString(),
             QString());
+    }
+
+    void pinnedToTheCpusAsked()
+    {
+        // The child's own view of its mask, read after exec: what the server and every thread it starts run on.
+        const std::vector<int> available = availableCpus();
+        QVERIFY(!available.empty());
+        const int cpu = available.front();
+        ServerCommand c = command(
+            QStringLiteral("/bin/sh -c 'echo \"ready $(grep Cpus_allowed_list /proc/self/status)\"; sleep 30'"),
+            QStringLiteral("ready Cpus_allowed_list:\\s*(\\S+)"));
+        c.cpus = { cpu };
+        QCOMPARE(c.describe().value(QStringLiteral("cpus")).toString(), QString::number(cpu));
+        RunningServer server;
+        QString error;
+        QVERIFY2(!server.start(c, &error).isEmpty(), qPrintable(error));
+        QCOMPARE(server.readyText(), QString::number(cpu));
+        server.stop();
+
+        // Not pinned: no "cpus" in the record, and the child keeps this process's mask.
+        c.cpus.clear();
+        QVERIFY(!c.describe().contains(QStringLiteral("cpus")));
+        QVERIFY2(!server.start(c, &error).isEmpty(), qPrintable(error));
+        QCOMPARE(server.readyText(), formatCpuList(available));
+        server.stop();
+
+        // A CPU the kernel refuses: the start fails and says why.
+        c.cpus = { 4000 };
+        QVERIFY(server.start(c, &error).isEmpty());
+        QVERIFY2(error.contains(QStringLiteral("cannot pin it to CPUs 4000")), qPrintable(error));
     }
 
     void readyByPort()

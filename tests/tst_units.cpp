@@ -1,6 +1,13 @@
+#include "util/cpuset.h"
 #include "util/units.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace std::chrono_literals;
 
@@ -75,6 +82,110 @@ private Q_SLOTS:
         QCOMPARE(rpcscope::formatDuration(1230ms), QStringLiteral("1.23 s"));
         QCOMPARE(rpcscope::formatBytes(512), QStringLiteral("512 B"));
         QCOMPARE(rpcscope::formatBytes(10 * 1024 * 1024), QStringLiteral("10.0 MiB"));
+    }
+
+    void cpuLists_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QList<int>>("cpus"); // empty: must be refused
+        QTest::addColumn<QString>("error"); // a part of the error
+        QTest::newRow("one") << QStringLiteral("0") << QList<int>{0} << QString();
+        QTest::newRow("two") << QStringLiteral("0,1") << QList<int>{0, 1} << QString();
+        QTest::newRow("range") << QStringLiteral("0-1") << QList<int>{0, 1} << QString();
+        QTest::newRow("sorted, once each") << QStringLiteral("1,0-1,0") << QList<int>{0, 1} << QString();
+        QTest::newRow("spaces") << QStringLiteral(" 0 , 1 ") << QList<int>{0, 1} << QString();
+        QTest::newRow("empty") << QString() << QList<int>{} << QStringLiteral("empty CPU list");
+        QTest::newRow("word") << QStringLiteral("0,x") << QList<int>{}
+                              << QStringLiteral("\"x\" in \"0,x\" is not a CPU number or range (N or N-M)");
+        QTest::newRow("empty item") << QStringLiteral("0,,1") << QList<int>{} << QStringLiteral("\"\" in \"0,,1\"");
+        QTest::newRow("negative") << QStringLiteral("-1") << QList<int>{}
+                                  << QStringLiteral("\"-1\" in \"-1\" is not a CPU");
+        QTest::newRow("open range") << QStringLiteral("0-") << QList<int>{}
+                                    << QStringLiteral("\"0-\" in \"0-\" is not a CPU");
+        QTest::newRow("two dashes") << QStringLiteral("0-1-2") << QList<int>{} << QStringLiteral("\"0-1-2\"");
+        QTest::newRow("backwards") << QStringLiteral("0,3-1") << QList<int>{}
+                                   << QStringLiteral("\"3-1\" in \"0,3-1\": the range runs backwards");
+        QTest::newRow("huge") << QStringLiteral("1-1000000000") << QList<int>{}
+                              << QStringLiteral("no machine has CPU 1000000000");
+    }
+    void cpuLists()
+    {
+        QFETCH(QString, text);
+        QFETCH(QList<int>, cpus);
+        QFETCH(QString, error);
+        const std::vector<int> available = rpcscope::availableCpus();
+        for (int cpu : cpus) {
+            if (!std::binary_search(available.begin(), available.end(), cpu))
+                QSKIP("this process may not run on CPUs 0 and 1");
+        }
+        QString why;
+        const auto parsed = rpcscope::parseCpuList(text, &why);
+        if (cpus.isEmpty()) {
+            QVERIFY(!parsed);
+            QVERIFY2(why.contains(error), qPrintable(why));
+        } else {
+            QVERIFY2(parsed, qPrintable(why));
+            QCOMPARE(QList<int>(parsed->begin(), parsed->end()), cpus);
+        }
+    }
+
+    void cpuNotAvailableIsNamed()
+    {
+        const std::vector<int> available = rpcscope::availableCpus();
+        QVERIFY(!available.empty());
+        const QString beyond = QString::number(available.back() + 1);
+        QString why;
+        QVERIFY(!rpcscope::parseCpuList(QStringLiteral("%1,%2").arg(available.front()).arg(beyond), &why));
+        QCOMPARE(why, QStringLiteral("CPU %1 in \"%2,%1\" is not available to this process (available: %3)")
+                          .arg(beyond)
+                          .arg(available.front())
+                          .arg(rpcscope::formatCpuList(available)));
+    }
+
+    void cpuListsFormatted()
+    {
+        QCOMPARE(rpcscope::formatCpuList({}), QString());
+        QCOMPARE(rpcscope::formatCpuList({3}), QStringLiteral("3"));
+        QCOMPARE(rpcscope::formatCpuList({0, 2, 3}), QStringLiteral("0,2-3"));
+        QCOMPARE(rpcscope::formatCpuList({5, 1, 2, 3, 3}), QStringLiteral("1-3,5"));
+        const std::vector<unsigned long> mask = rpcscope::cpuAffinityMask({1, 65});
+        QCOMPARE(mask.size(), size_t(128 / (sizeof(unsigned long) * 8)));
+        QCOMPARE(mask.front() & 0xF, 2UL);
+    }
+
+    void machineNoiseFromFakeFiles()
+    {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        auto write = [&](const QString &path, const QByteArray &text) {
+            QVERIFY(QDir(root.path()).mkpath(QFileInfo(root.filePath(path)).path()));
+            QFile file(root.filePath(path));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(text);
+        };
+        // Nothing there: nothing to say.
+        QCOMPARE(rpcscope::machineNoiseWarnings(root.path()), QStringList());
+
+        write(QStringLiteral("sys/devices/system/cpu/online"), "0-1\n");
+        write(QStringLiteral("proc/loadavg"), "0.80 0.50 0.20 1/100 1234\n");
+        write(QStringLiteral("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "performance\n");
+        write(QStringLiteral("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor"), "performance\n");
+        write(QStringLiteral("sys/devices/system/cpu/cpuidle/current_driver"), "none\n"); // not a CPU
+        QCOMPARE(rpcscope::machineNoiseWarnings(root.path()), QStringList());
+
+        write(QStringLiteral("proc/loadavg"), "1.90 0.50 0.20 3/100 1234\n");
+        write(QStringLiteral("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor"), "powersave\n");
+        QCOMPARE(rpcscope::machineNoiseWarnings(root.path()),
+                 QStringList({QStringLiteral("load average 1.90 over the last minute on 2 CPUs (above 1.0, half of "
+                                             "them): other work is running; results will be noisier"),
+                              QStringLiteral("CPU governor is 'powersave', not 'performance': frequency changes add "
+                                             "noise")}));
+
+        write(QStringLiteral("proc/loadavg"), "0.10 0.50 0.20 1/100 1234\n");
+        write(QStringLiteral("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "schedutil\n");
+        QCOMPARE(rpcscope::machineNoiseWarnings(root.path()),
+                 QStringList({QStringLiteral("CPU governors are 'schedutil', 'powersave', not 'performance': frequency "
+                                             "changes add noise")}));
     }
 };
 

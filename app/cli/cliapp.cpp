@@ -25,6 +25,7 @@
 #include "store/runstore.h"
 #include "transport/transports.h"
 #include "util/buildinfo.h"
+#include "util/cpuset.h"
 #include "util/units.h"
 
 #include <QCommandLineParser>
@@ -68,6 +69,13 @@ QTextStream &err()
 QString historyPath(const QCommandLineParser &parser)
 {
     return parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();
+}
+
+void printMachineNoiseWarnings()
+{
+    for (const QString &warning : machineNoiseWarnings())
+        err() << "warning: " << warning << '\n';
+    err().flush();
 }
 
 int usageError(const QString &command, const QString &message)
@@ -209,6 +217,25 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         return usageError(cmd, QStringLiteral("no target: give %1 or --builtin").arg(targetForm));
     if (!parser.isSet(QStringLiteral("call")))
         return usageError(cmd, QStringLiteral("--call is required (package.Service/Method)"));
+    // CPU pinning: checked now, before any server starts.
+    std::vector<int> clientCpus;
+    std::vector<int> serverCpus;
+    for (const auto &[flag, into] : {std::pair(QStringLiteral("client-cpus"), &clientCpus),
+                                     std::pair(QStringLiteral("server-cpus"), &serverCpus)}) {
+        if (!parser.isSet(flag))
+            continue;
+        QString why;
+        const std::optional<std::vector<int>> cpus = parseCpuList(parser.value(flag), &why);
+        if (!cpus)
+            return usageError(cmd, QStringLiteral("--%1: ").arg(flag) + why);
+        *into = *cpus;
+    }
+    // ab starts its servers itself; run pins only a server it starts.
+    if (!serverCpus.empty() && !prepared && (inProcess || (!builtin && !looksLikeCommand(positional.first()))))
+        return usageError(cmd, inProcess ? QStringLiteral("--server-cpus: --transport none starts no server")
+                                         : QStringLiteral("--server-cpus is for a server rpcscope starts (--builtin "
+                                                          "or a server command), not the address \"%1\"")
+                                               .arg(positional.first()));
 
     // Numbers and durations.
     auto parseCount = [&](const QString &name, uint64_t fallback, uint64_t minimum, uint64_t *value) -> bool {
@@ -409,6 +436,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             return usageError(cmd, QStringLiteral("give server commands as --a/--b"));
         command.command = positional.first();
         command.readyPattern = parser.value(QStringLiteral("ready"));
+        command.cpus = serverCpus;
         if (parser.isSet(QStringLiteral("ready-timeout"))) {
             QString why;
             const auto d = parseDuration(parser.value(QStringLiteral("ready-timeout")), &why);
@@ -521,9 +549,13 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         const QString kind = transport.kind == TransportKind::Http ? QStringLiteral("http")
             : transport.kind == TransportKind::Msgpack             ? QStringLiteral("msgpack")
                                                                    : QStringLiteral("grpc");
-        if (!server.start(QCoreApplication::applicationFilePath(),
-                          {QStringLiteral("serve"), kind, QStringLiteral("--port"), QStringLiteral("0")},
-                          QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$"), std::chrono::seconds(10), &error)) {
+        ServerProcess::Launch launch;
+        launch.program = QCoreApplication::applicationFilePath();
+        launch.arguments = {QStringLiteral("serve"), kind, QStringLiteral("--port"), QStringLiteral("0")};
+        launch.readyPattern = QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$");
+        launch.readyTimeout = std::chrono::seconds(10);
+        launch.cpus = serverCpus;
+        if (!server.start(launch, &error)) {
             err() << "rpcscope-cli " << cmd << ": built-in server: " << error << '\n';
             return ExitRuntime;
         }
@@ -617,9 +649,16 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         record.target = builtin ? QStringLiteral("builtin") : target.address;
         record.scenario = QJsonObject{{QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2))}};
         record.environment = environmentFingerprint();
-        if (builtin && !inProcess)
+        // Pinning is part of where a run ran: two runs pinned differently are told apart like two machines.
+        if (!clientCpus.empty())
+            record.environment.insert(QStringLiteral("client_cpus"), formatCpuList(clientCpus));
+        if (!serverCpus.empty())
+            record.environment.insert(QStringLiteral("server_cpus"), formatCpuList(serverCpus));
+        if (builtin && !inProcess) {
             record.server = QJsonObject{{QStringLiteral("command"), QString(QStringLiteral("rpcscope-cli serve ") + record.transport)}};
-        else if (!commandAddress.isEmpty())
+            if (!serverCpus.empty())
+                record.server.insert(QStringLiteral("cpus"), formatCpuList(serverCpus));
+        } else if (!commandAddress.isEmpty())
             record.server = command.describe();
         if (!commandAddress.isEmpty())
             record.target = command.command;
@@ -639,11 +678,35 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         prepared->call = call;
         prepared->plan = plan;
         prepared->method = spec.call;
+        prepared->clientCpus = clientCpus;
+        prepared->serverCpus = serverCpus;
         return ExitOk;
     }
     std::unique_ptr<Transport> made = makeTransport(transport, target, *call, &error);
     if (!made)
         return usageError(cmd, error);
+    if (!outcome)
+        printMachineNoiseWarnings();
+    // Now, with the servers started (a child inherits its parent's mask) and before the engine's threads start (a
+    // thread inherits its creator's): the threads running already (gRPC's, the server output reader) are pinned
+    // one by one. Undone on the way out: matrix runs its cells in this process, and the next cell's server must
+    // not inherit this cell's pinning.
+    struct Unpin
+    {
+        std::vector<int> cpus;
+        ~Unpin()
+        {
+            if (!cpus.empty())
+                pinCurrentProcess(cpus, nullptr);
+        }
+    } unpin;
+    if (!clientCpus.empty()) {
+        unpin.cpus = availableCpus();
+        if (!pinCurrentProcess(clientCpus, &error)) {
+            err() << "rpcscope-cli " << cmd << ": --client-cpus: " << error << '\n';
+            return ExitRuntime;
+        }
+    }
     if (!engine.start(std::move(made), plan, &error))
         return usageError(cmd, error);
     record.startedAt = QDateTime::currentDateTimeUtc();

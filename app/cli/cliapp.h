@@ -11,6 +11,7 @@
 
 #include <csignal>
 #include <functional>
+#include <vector>
 
 namespace rpcscope::cli {
 
@@ -47,6 +48,10 @@ struct PreparedRun
     LoadPlan plan;
     QString method;
     bool builtinSchema = false; ///< in: without --proto/--protoset, use the bench schema (a built-in target)
+    /// --client-cpus: pin this process there (pinCurrentProcess) once its servers run, before the load starts.
+    std::vector<int> clientCpus;
+    /// --server-cpus: for the servers it starts (ServerCommand::cpus); empty when not given.
+    std::vector<int> serverCpus;
 };
 
 /// `run`: parses @p arguments, runs, and prints the report; with @p outcome set, fills it instead of printing;
@@ -62,6 +67,8 @@ bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wai
                        std::chrono::milliseconds every, const std::function<void()> &tick);
 /// The run history database: --db when @p parser has it set, else RunStore::defaultPath().
 QString historyPath(const QCommandLineParser &parser);
+/// machineNoiseWarnings() on stderr, one "warning: ..." line each: for commands about to send load.
+void printMachineNoiseWarnings();
 /// Prints "rpcscope-cli COMMAND: MESSAGE" and a pointer to --help on stderr; returns ExitUsage.
 int usageError(const QString &command, const QString &message);
 int run(const QStringList &arguments);

@@ -98,6 +98,13 @@ void addRunOptions(QCommandLineParser &parser)
          QStringLiteral("Client threads polling gRPC (default 1, one more per 64 callers up to the cores). One is "
                         "fastest when the client has a core to itself."),
          QStringLiteral("N")},
+        {QStringLiteral("client-cpus"),
+         QStringLiteral("Pin rpcscope-cli (all its threads) to these CPUs, as taskset -c lists them: 0, 0,2, 1-3. "
+                        "With --server-cpus, client and server stop competing for cores."),
+         QStringLiteral("LIST")},
+        {QStringLiteral("server-cpus"),
+         QStringLiteral("Pin the server rpcscope starts (--builtin or a server command) to these CPUs."),
+         QStringLiteral("LIST")},
         {QStringLiteral("discard-response"), QStringLiteral("Count reply bytes and status but do not decode replies.")},
         {QStringLiteral("stream-call-count"),
          QStringLiteral("Streaming methods (gRPC): messages each client or bidi stream sends, cycling through the "

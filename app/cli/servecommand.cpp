@@ -34,6 +34,12 @@ int serveCommand(const QStringList &arguments)
                       QStringLiteral("Answer every call this much later, e.g. 2ms (default: $RPCSCOPE_SERVE_DELAY, else 0): "
                                      "a server made slower on purpose, for trying A/B comparisons."),
                       QStringLiteral("DURATION")});
+    parser.addOption({QStringLiteral("burn"),
+                      QStringLiteral("Spend this much CPU time busy on the serving thread before every answer (every "
+                                     "message of a stream), e.g. 40us (default: $RPCSCOPE_SERVE_BURN, else 0): "
+                                     "server work made heavier, finer than --delay's timer (which adds at least "
+                                     "~150us)."),
+                      QStringLiteral("DURATION")});
     parser.addOption({QStringLiteral("cert"), QStringLiteral("Serve TLS with this certificate chain (PEM)."), QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("key"), QStringLiteral("Private key of --cert (PEM)."), QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("client-ca"),
@@ -77,18 +83,26 @@ int serveCommand(const QStringList &arguments)
             *into = file.readAll().toStdString();
         }
     }
-    std::chrono::microseconds extraDelay{0};
-    const QString delayText = parser.isSet(QStringLiteral("delay")) ? parser.value(QStringLiteral("delay"))
-                                                                     : qEnvironmentVariable("RPCSCOPE_SERVE_DELAY");
-    if (!delayText.isEmpty()) {
+    // --delay and --burn: the flag, else the environment variable (so a server command's environment can set it).
+    auto durationSetting = [&](const QString &flag, const char *variable, std::chrono::microseconds *into) {
+        const QString text = parser.isSet(flag) ? parser.value(flag) : qEnvironmentVariable(variable);
+        if (text.isEmpty())
+            return true;
         QString why;
-        const auto delay = delayText == u"0" ? std::optional(std::chrono::nanoseconds(0)) : parseDuration(delayText, &why);
-        if (!delay)
-            return usageError(QStringLiteral("serve"), (parser.isSet(QStringLiteral("delay")) ? QStringLiteral("--delay: ")
-                                                                                             : QStringLiteral("RPCSCOPE_SERVE_DELAY: "))
-                                                       + why);
-        extraDelay = std::chrono::duration_cast<std::chrono::microseconds>(*delay);
-    }
+        const auto value = text == u"0" ? std::optional(std::chrono::nanoseconds(0)) : parseDuration(text, &why);
+        if (!value) {
+            const QString source = parser.isSet(flag) ? QStringLiteral("--") + flag : QString::fromLatin1(variable);
+            usageError(QStringLiteral("serve"), source + QStringLiteral(": ") + why);
+            return false;
+        }
+        *into = std::chrono::duration_cast<std::chrono::microseconds>(*value);
+        return true;
+    };
+    std::chrono::microseconds extraDelay{0};
+    std::chrono::microseconds burn{0};
+    if (!durationSetting(QStringLiteral("delay"), "RPCSCOPE_SERVE_DELAY", &extraDelay)
+        || !durationSetting(QStringLiteral("burn"), "RPCSCOPE_SERVE_BURN", &burn))
+        return ExitUsage;
     const QString host = parser.value(QStringLiteral("host"));
     const auto bindPort = static_cast<quint16>(kind == u"all" ? 0 : port);
     BuiltinGrpcServer grpcServer;
@@ -97,6 +111,9 @@ int serveCommand(const QStringList &arguments)
     grpcServer.setExtraDelay(extraDelay);
     httpServer.setExtraDelay(extraDelay);
     msgpackServer.setExtraDelay(extraDelay);
+    grpcServer.setBurn(burn);
+    httpServer.setBurn(burn);
+    msgpackServer.setBurn(burn);
     QString error;
     if ((wantGrpc && !grpcServer.start(host, bindPort, threads, &error, tls))
         || ((kind == u"http" || kind == u"all") && !httpServer.start(host, bindPort, threads, &error))

@@ -1,6 +1,8 @@
 #include "benchlogic.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <ctime>
 #include <string>
 
 namespace rpcscope {
@@ -20,6 +22,30 @@ std::optional<BenchMethod> benchMethodByName(std::string_view name)
     if (name == "List")
         return BenchMethod::List;
     return std::nullopt;
+}
+
+void burnCpu(std::chrono::microseconds cpuTime)
+{
+    if (cpuTime.count() <= 0)
+        return;
+    auto threadCpu = [] {
+        timespec now{};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+        return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+    };
+    const auto until = threadCpu() + cpuTime;
+    // Reading the thread's CPU clock is a system call: most of the time goes to plain arithmetic between reads,
+    // as a server's own work would (about a microsecond a round), not to the kernel.
+    volatile uint64_t sink = 0;
+    uint64_t x = 88172645463325252ULL;
+    do {
+        for (int i = 0; i < 256; ++i) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        sink = sink + x;
+    } while (threadCpu() < until);
 }
 
 std::chrono::microseconds runEcho(benchpb::EchoRequest &request, benchpb::EchoResponse &reply)

@@ -23,6 +23,13 @@ std::chrono::microseconds runEcho(benchpb::EchoRequest &request, benchpb::EchoRe
 std::chrono::microseconds runSum(const benchpb::SumRequest &request, benchpb::SumResponse &reply);
 std::chrono::microseconds runList(const benchpb::ListRequest &request, benchpb::ListResponse &reply);
 
+/**
+ * Keeps the calling thread busy until it has used @p cpuTime of CPU time of its own (CLOCK_THREAD_CPUTIME_ID), so
+ * time it spends preempted does not count: a server made to cost CPU per call, below what a timer can add.
+ * Returns at once for zero.
+ */
+void burnCpu(std::chrono::microseconds cpuTime);
+
 /// One request and one reply message per method, reused call after call (one per connection or thread).
 class BenchMessages
 {

@@ -53,6 +53,7 @@ struct ServingState
     bool stopping = false; ///< guarded
     std::multimap<std::chrono::steady_clock::time_point, Handler *> delayed; ///< guarded
     std::chrono::microseconds extraDelay{0};
+    std::chrono::microseconds burn{0}; ///< CPU time each reply costs, spent on the completion queue's thread
     std::thread answering;
 
     /// Queues @p handler's answer for @p when; false once the server stops (answer it at once instead).
@@ -141,6 +142,7 @@ public:
                 return;
             }
             const std::chrono::microseconds delay = Logic()(m_requestMessage, m_reply) + m_shared->extraDelay;
+            burnCpu(m_shared->burn);
             if (delay.count() > 0) {
                 // Answered later by the answering thread, without holding this serving thread.
                 m_state = State::Delayed;
@@ -348,6 +350,8 @@ private:
             finish(grpc::Status::OK);
             return;
         }
+        // Here, on the completion queue's thread: waited() may run on the answering thread, which all calls share.
+        burnCpu(m_shared->burn);
         // Message k is due k gaps after the first, however long the writes took: the cadence asked for (each gap
         // the interval plus the server's extra delay, which the first message waits too).
         if (m_sent == 0) {
@@ -384,7 +388,11 @@ private:
         m_reply.set_bytes(m_reply.bytes() + m_message.payload().size());
         read();
     }
-    void clientDone() override { wait(std::chrono::microseconds(0)); } // the server's extra delay, if any
+    void clientDone() override
+    {
+        burnCpu(m_shared->burn);
+        wait(std::chrono::microseconds(0)); // the server's extra delay, if any
+    }
     void waited() override { finish(grpc::Status::OK); }
     void finishWith(const grpc::Status &status) override
     {
@@ -419,7 +427,12 @@ public:
 private:
     void accepted() override { new ChatHandler(m_service, m_cq, m_shared); }
     void begin() override { read(); }
-    void received() override { wait(runEcho(m_request, m_reply)); }
+    void received() override
+    {
+        const std::chrono::microseconds delay = runEcho(m_request, m_reply);
+        burnCpu(m_shared->burn);
+        wait(delay);
+    }
     void clientDone() override { finish(grpc::Status::OK); }
     void written() override { read(); }
     void waited() override
@@ -478,6 +491,7 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
 
     auto impl = std::make_unique<Impl>();
     impl->state.extraDelay = m_extraDelay;
+    impl->state.burn = m_burn;
     const int threadCount = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
     const QString bindHost = host.contains(QLatin1Char(':')) && !host.startsWith(QLatin1Char('['))
         ? QLatin1Char('[') + host + QLatin1Char(']')

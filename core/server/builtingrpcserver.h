@@ -34,6 +34,9 @@ public:
     /// Every reply waits this much longer (without holding a thread): a server made slower on purpose, for A/B
     /// tests and demos. Set before start().
     void setExtraDelay(std::chrono::microseconds delay) { m_extraDelay = delay; }
+    /// Every reply (every message of a stream) first costs this much CPU time, spent busy on the thread handling
+    /// the call: server work made heavier on purpose, finer than the delay's timer. Set before start().
+    void setBurn(std::chrono::microseconds cpuTime) { m_burn = cpuTime; }
 
     /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per core.
     bool start(const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0,
@@ -51,6 +54,7 @@ private:
     struct Impl;
     std::unique_ptr<Impl> d;
     std::chrono::microseconds m_extraDelay{0};
+    std::chrono::microseconds m_burn{0};
 };
 
 } // namespace rpcscope

@@ -39,11 +39,13 @@ std::optional<Codec> codecOfContentType(std::string_view type)
 class HttpSession : public std::enable_shared_from_this<HttpSession>
 {
 public:
-    HttpSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay)
+    HttpSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
+                std::chrono::microseconds burn)
         : m_socket(std::move(socket))
         , m_timer(m_socket.get_executor())
         , m_served(served)
         , m_extraDelay(extraDelay)
+        , m_burn(burn)
     {
     }
 
@@ -120,6 +122,7 @@ private:
         if (!decodeMessage(*codec, request.body(), m_messages.request(*method), &why))
             return fail(http::status::bad_request, "request does not decode: " + why, keepAlive);
         const std::chrono::microseconds delay = m_messages.run(*method) + m_extraDelay;
+        burnCpu(m_burn);
         if (!encodeMessage(*codec, *m_messages.reply(*method), &m_response.body(), &why))
             return fail(http::status::internal_server_error, "reply does not encode: " + why, keepAlive);
         m_response.set(http::field::content_type, codecContentType(*codec));
@@ -155,6 +158,7 @@ private:
     asio::steady_timer m_timer;
     std::atomic<uint64_t> *m_served;
     std::chrono::microseconds m_extraDelay;
+    std::chrono::microseconds m_burn;
     boost::beast::flat_buffer m_buffer;
     std::optional<http::request_parser<http::string_body>> m_parser;
     http::response<http::string_body> m_response;
@@ -163,10 +167,11 @@ private:
 
 } // namespace
 
-net::TcpListener::SessionFactory httpSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay)
+net::TcpListener::SessionFactory httpSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
+                                              std::chrono::microseconds burn)
 {
-    return [served, extraDelay](tcp::socket socket) {
-        std::make_shared<HttpSession>(std::move(socket), served, extraDelay)->read();
+    return [served, extraDelay, burn](tcp::socket socket) {
+        std::make_shared<HttpSession>(std::move(socket), served, extraDelay, burn)->read();
     };
 }
 
@@ -196,7 +201,9 @@ bool BuiltinTcpServer::start(const QString &host, quint16 port, int threads, QSt
     auto impl = std::make_unique<Impl>();
     auto *served = &impl->served;
     if (!impl->listener.listen(host, port, threads,
-                               m_protocol == Protocol::Http ? httpSessions(served, m_extraDelay) : msgpackSessions(served, m_extraDelay), error))
+                               m_protocol == Protocol::Http ? httpSessions(served, m_extraDelay, m_burn)
+                                                             : msgpackSessions(served, m_extraDelay, m_burn),
+                               error))
         return false;
     d = std::move(impl);
     return true;

@@ -32,10 +32,12 @@ void packResult(MsgpackPacker &packer, const google::protobuf::Message &reply)
 class MsgpackSession : public std::enable_shared_from_this<MsgpackSession>
 {
 public:
-    MsgpackSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay)
+    MsgpackSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
+                   std::chrono::microseconds burn)
         : m_socket(std::move(socket))
         , m_served(served)
         , m_extraDelay(extraDelay)
+        , m_burn(burn)
     {
     }
 
@@ -105,6 +107,7 @@ private:
         if (!ok)
             return replyError(msgid, "bad params: " + why);
         const std::chrono::microseconds delay = m_messages.run(*method) + m_extraDelay;
+        burnCpu(m_burn);
         m_served->fetch_add(1, std::memory_order_relaxed);
         if (delay.count() > 0) {
             // Answer later without holding up the calls behind it.
@@ -170,6 +173,7 @@ private:
     tcp::socket m_socket;
     std::atomic<uint64_t> *m_served;
     std::chrono::microseconds m_extraDelay;
+    std::chrono::microseconds m_burn;
     msgpack::unpacker m_unpacker;
     std::string m_pending;
     std::string m_sending;
@@ -179,10 +183,11 @@ private:
 
 } // namespace
 
-net::TcpListener::SessionFactory msgpackSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay)
+net::TcpListener::SessionFactory msgpackSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
+                                                 std::chrono::microseconds burn)
 {
-    return [served, extraDelay](tcp::socket socket) {
-        std::make_shared<MsgpackSession>(std::move(socket), served, extraDelay)->read();
+    return [served, extraDelay, burn](tcp::socket socket) {
+        std::make_shared<MsgpackSession>(std::move(socket), served, extraDelay, burn)->read();
     };
 }
 

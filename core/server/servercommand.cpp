@@ -1,5 +1,6 @@
 #include "servercommand.h"
 
+#include "util/cpuset.h"
 #include "util/units.h"
 
 #include <QJsonArray>
@@ -258,7 +259,7 @@ QJsonObject ServerCommand::describe() const
     QString program;
     if (const auto words = splitCommandLine(command, nullptr))
         program = ServerProcess::resolveProgram(words->first(), workingDirectory, environment);
-    return QJsonObject {
+    QJsonObject described {
         { QStringLiteral("command"), command },
         { QStringLiteral("workingDirectory"), workingDirectory },
         { QStringLiteral("env"), environmentJson(environment) },
@@ -266,6 +267,9 @@ QJsonObject ServerCommand::describe() const
         { QStringLiteral("readyPattern"), readyPattern },
         { QStringLiteral("readyTimeout"), formatTimeout(readyTimeout) },
     };
+    if (!cpus.empty())
+        described.insert(QStringLiteral("cpus"), formatCpuList(cpus));
+    return described;
 }
 
 QString RunningServer::start(const ServerCommand &command, QString *error)
@@ -295,6 +299,7 @@ QString RunningServer::start(const ServerCommand &command, QString *error)
     launch.readyPattern = command.readyPattern;
     launch.readyPort = m_port;
     launch.readyTimeout = command.readyTimeout;
+    launch.cpus = command.cpus;
     if (!m_process.start(launch, error)) {
         m_port = 0;
         return {};

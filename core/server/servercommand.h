@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <optional>
+#include <vector>
 
 namespace rpcscope {
 
@@ -39,6 +40,12 @@ struct ServerCommand
     /// A regular expression on one output line (stdout or stderr). Empty: ready when the port accepts connections.
     QString readyPattern;
     std::chrono::milliseconds readyTimeout { 10000 };
+    /**
+     * CPUs the server is pinned to (sched_setaffinity in the child, before exec), so it does not share cores with
+     * the client; empty: not pinned (it inherits rpcscope's mask). A property of the machine it runs on, given
+     * per run (--server-cpus), so not part of toJson().
+     */
+    std::vector<int> cpus;
 
     bool operator==(const ServerCommand &) const = default;
 
@@ -55,7 +62,8 @@ struct ServerCommand
     bool usesPort() const;
     /**
      * For run records: the command, working directory and environment as given, plus the program it resolves to
-     * ("program": an absolute path, empty when not found), the ready pattern and timeout.
+     * ("program": an absolute path, empty when not found), the ready pattern and timeout, and "cpus" ("0,2-3")
+     * when it is pinned.
      */
     QJsonObject describe() const;
 };

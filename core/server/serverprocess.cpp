@@ -1,5 +1,7 @@
 #include "serverprocess.h"
 
+#include "util/cpuset.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -21,6 +23,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -93,7 +96,7 @@ QString signalName(int signal)
 // What a failed child writes to the parent before _exit: which step failed and errno.
 struct ChildFailure
 {
-    int step; // 1: chdir, 2: execve
+    int step; // 1: chdir, 2: execve, 3: sched_setaffinity
     int error;
 };
 
@@ -353,6 +356,7 @@ bool ServerProcess::start(const Launch &launch, QString *error)
     envp.push_back(nullptr);
     QByteArray pathBytes = QFile::encodeName(path);
     const QByteArray directory = QFile::encodeName(launch.workingDirectory);
+    std::vector<unsigned long> cpuMask = cpuAffinityMask(launch.cpus);
 
     int output[2] = { -1, -1 };
     int failure[2] = { -1, -1 };
@@ -392,6 +396,11 @@ bool ServerProcess::start(const Launch &launch, QString *error)
         ChildFailure failed { 0, 0 };
         if (!directory.isEmpty() && ::chdir(directory.constData()) != 0) {
             failed = { 1, errno };
+        } else if (!launch.cpus.empty()
+            && ::sched_setaffinity(
+                   0, cpuMask.size() * sizeof(unsigned long), reinterpret_cast<const cpu_set_t *>(cpuMask.data()))
+                != 0) {
+            failed = { 3, errno };
         } else {
             // Descriptors rpcscope opened without O_CLOEXEC (its own listening sockets) stay out of the server.
             ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -433,9 +442,13 @@ bool ServerProcess::start(const Launch &launch, QString *error)
         ::close(s.readFd);
         s.readFd = -1;
         const QString why = QString::fromLocal8Bit(std::strerror(failed.error));
-        return setError(failed.step == 1
-                ? QStringLiteral("cannot start %1: working directory %2: %3").arg(shown, launch.workingDirectory, why)
-                : QStringLiteral("cannot start %1: %2").arg(shown, why));
+        if (failed.step == 1)
+            return setError(
+                QStringLiteral("cannot start %1: working directory %2: %3").arg(shown, launch.workingDirectory, why));
+        if (failed.step == 3)
+            return setError(QStringLiteral("cannot start %1: cannot pin it to CPUs %2: %3")
+                                .arg(shown, formatCpuList(launch.cpus), why));
+        return setError(QStringLiteral("cannot start %1: %2").arg(shown, why));
     }
 
     {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -46,6 +47,9 @@ public:
         /// With no pattern: ready when 127.0.0.1:readyPort accepts a TCP connection (polled every 50 ms).
         quint16 readyPort = 0;
         std::chrono::milliseconds readyTimeout { 10000 };
+        /// Pins the process to these CPUs (sched_setaffinity before exec; its threads and children inherit it).
+        /// Empty: it inherits rpcscope's own mask.
+        std::vector<int> cpus;
     };
 
     /// How the process ended (valid once it has been reaped).
