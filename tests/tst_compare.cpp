@@ -1,5 +1,6 @@
 #include "compare/checks.h"
 #include "compare/comparison.h"
+#include "compare/replicatetest.h"
 #include "compare/statistics.h"
 #include "report/comparereport.h"
 
@@ -48,12 +49,48 @@ RunSnapshot snapshotOf(const LatencyHistogram &latency)
     return run;
 }
 
+// One run against one run, judged call by call as asked for (perCallWhenSingleRun): the first version's method.
 CompareOptions optionsWithSeed(uint64_t seed, int replicates = 2000)
 {
     CompareOptions options;
+    options.perCallWhenSingleRun = true;
     options.seed = seed;
     options.replicates = replicates;
     return options;
+}
+
+// One side of an interleaved A/B: @p blocks blocks of @p calls calls, each block's latencies scaled by a factor of
+// its own, as measured on a 2-core machine: a block's connection lands on one of two placements, and the slow one
+// is @p blockSpread slower (Echo at c=1: block p50s of 53 or 74 us, +40%). Calls inside a block vary around it.
+// With @p processes > 1 the blocks are split evenly between that many server processes.
+RunSnapshot blockedSide(std::mt19937_64 &rng, int blocks, int calls, double scale, double blockSpread,
+                        int processes = 1)
+{
+    RunSnapshot run;
+    std::lognormal_distribution<double> call(std::log(60e3), 0.15);
+    std::bernoulli_distribution slowPlacement(0.5);
+    for (int i = 0; i < blocks; ++i) {
+        const double factor = scale * (slowPlacement(rng) ? 1.0 + blockSpread : 1.0);
+        RunBlock b;
+        b.round = i + 1;
+        b.process = processes > 1 ? 1 + i * processes / blocks : 0;
+        for (int k = 0; k < calls; ++k)
+            b.latency.record(static_cast<uint64_t>(call(rng) * factor));
+        b.calls = static_cast<uint64_t>(calls);
+        RunSnapshot block = snapshotOf(b.latency);
+        block.elapsed = std::chrono::seconds(1);
+        block.blocks.push_back(b);
+        appendRun(run, block);
+    }
+    run.state = RunState::Finished;
+    run.blocksConnection = QStringLiteral("kept");
+    return run;
+}
+
+RunSnapshot withoutBlocks(RunSnapshot run)
+{
+    run.blocks.clear();
+    return run;
 }
 
 // U of B against A the slow way: every pair, ties by key, half a point each.
@@ -174,11 +211,11 @@ private slots:
             const MetricRow *row = c.row(kind);
             QVERIFY(row);
             QVERIFY2(row->hasVerdict && row->hasInterval, qPrintable(row->name));
-            QVERIFY2(int(row->verdict) == verdict, qPrintable(row->verdictText(c.mannWhitney)));
+            QVERIFY2(int(row->verdict) == verdict, qPrintable(c.verdictText(*row)));
             // Right sign and size; the interval holds the true shift (up to bucket rounding, about 1%).
             QVERIFY2(std::fabs(row->relativeChange - shift) < 0.02, qPrintable(row->name));
-            QCOMPARE(row->bootstrap.estimate, row->relativeChange);
-            const BootstrapResult &ci = row->bootstrap;
+            QCOMPARE(row->interval.estimate, row->relativeChange);
+            const ChangeInterval &ci = row->interval;
             QVERIFY2(ci.ciLow <= ci.estimate && ci.estimate <= ci.ciHigh, qPrintable(row->name));
             QVERIFY2(ci.ciLow <= shift + 0.01 && ci.ciHigh >= shift - 0.01,
                      qPrintable(row->name + QStringLiteral(" [%1, %2]").arg(ci.ciLow).arg(ci.ciHigh)));
@@ -187,13 +224,13 @@ private slots:
         QCOMPARE(c.mannWhitney.z > 0, scale > 1);
         QCOMPARE(c.mannWhitney.probabilityBGreater > 0.5, scale > 1);
         if (verdict == int(Verdict::Regression)) {
-            const QStringList all{QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99")};
+            const QStringList all{QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99"), QStringLiteral("mean")};
             QCOMPARE(c.regressions, all);
             QVERIFY(c.improvements.isEmpty());
             QVERIFY2(c.verdictLine().startsWith(QStringLiteral("regression: p50 +")), qPrintable(c.verdictLine()));
             QVERIFY(c.verdictLine().contains(QStringLiteral("Mann-Whitney p < 0.001")));
         } else if (verdict == int(Verdict::Improvement)) {
-            QCOMPARE(c.improvements.size(), 3);
+            QCOMPARE(c.improvements.size(), 4);
             QVERIFY(c.regressions.isEmpty());
             QVERIFY2(c.verdictLine().startsWith(QStringLiteral("improvement: p50 -")), qPrintable(c.verdictLine()));
         } else {
@@ -254,6 +291,178 @@ private slots:
         QVERIFY(!compareRuns(snapshotOf(a.latency), snapshotOf(b.latency), optionsWithSeed(3)).row(MetricKind::MessageP50));
     }
 
+    void studentTAndHolm()
+    {
+        // Table values: t(0.975; 10) = 2.228, t(0.975; 4) = 2.776; df = 1 is Cauchy.
+        QVERIFY(std::fabs(studentTQuantile(0.975, 10) - 2.2281) < 1e-3);
+        QVERIFY(std::fabs(studentTQuantile(0.975, 4) - 2.7764) < 1e-3);
+        QVERIFY(std::fabs(studentTCdf(1, 1) - 0.75) < 1e-9);
+        QVERIFY(std::fabs(studentTCdf(0, 7.5) - 0.5) < 1e-12);
+        QVERIFY(std::fabs(studentTCdf(-2.2281, 10) - 0.025) < 1e-4);
+        QVERIFY(std::fabs(studentTCdf(1.96, 1e6) - 0.975) < 1e-4); // towards the normal
+
+        const std::vector<double> adjusted = holmAdjust({0.01, 0.04, 0.03, std::nan("")});
+        QCOMPARE(adjusted.size(), size_t(4));
+        QVERIFY(std::fabs(adjusted[0] - 0.03) < 1e-12); // smallest of 3: times 3
+        QVERIFY(std::fabs(adjusted[2] - 0.06) < 1e-12); // next: times 2
+        QVERIFY(std::fabs(adjusted[1] - 0.06) < 1e-12); // times 1 is 0.04, but never below the one before
+        QVERIFY(std::isnan(adjusted[3]));
+    }
+
+    void welchIntervalAndTestAgree()
+    {
+        // The interval excludes no change exactly when p < 1 - confidence (both from the same t).
+        std::mt19937_64 rng(5);
+        std::lognormal_distribution<double> value(std::log(100.0), 0.2);
+        for (int trial = 0; trial < 200; ++trial) {
+            std::vector<double> a(5);
+            std::vector<double> b(7);
+            for (double &v : a)
+                v = value(rng);
+            for (double &v : b)
+                v = value(rng) * 1.15;
+            const ReplicateChange c = welchLogChange(a, b, 0.95);
+            QVERIFY(c.valid);
+            QVERIFY(c.ciLow <= c.estimate && c.estimate <= c.ciHigh);
+            QCOMPARE(c.ciLow > 0 || c.ciHigh < 0, c.pValue < 0.05);
+        }
+        const ReplicateChange few = welchLogChange({100}, {110, 120});
+        QVERIFY(!few.valid);
+        QVERIFY2(few.reason.contains(QStringLiteral("at least 2 replicates")), qPrintable(few.reason));
+        // A detectable change shrinks with more replicates.
+        QVERIFY(minimumDetectableChange(0.05, 18, 0.05) < minimumDetectableChange(0.05, 4, 0.05));
+    }
+
+    // What broke: interleaved A/A runs of one server called "43% slower" than itself. Calls inside a block share
+    // its connection's placement, so per-call statistics see block effects as a difference between A and B.
+    void blockEffectsAreNotVerdicts()
+    {
+        int perCallFalse = 0;
+        int blockFalse = 0;
+        int blockSignificant = 0;
+        for (uint64_t seed = 0; seed < 100; ++seed) {
+            std::mt19937_64 rng(9000 + seed);
+            const RunSnapshot a = blockedSide(rng, 10, 400, 1.0, 0.4);
+            const RunSnapshot b = blockedSide(rng, 10, 400, 1.0, 0.4);
+            CompareOptions perCall = optionsWithSeed(seed, 200);
+            const Comparison old = compareRuns(withoutBlocks(a), withoutBlocks(b), perCall);
+            if (old.overall == Verdict::Regression || old.overall == Verdict::Improvement)
+                ++perCallFalse;
+            const Comparison c = compareRuns(a, b);
+            QCOMPARE(c.unitA, ReplicateUnit::Block);
+            QCOMPARE(c.replicatesA, qint64(10));
+            if (c.overall == Verdict::Regression || c.overall == Verdict::Improvement)
+                ++blockFalse;
+            if (c.overall == Verdict::Regression || c.overall == Verdict::Improvement
+                || c.overall == Verdict::WithinThreshold)
+                ++blockSignificant;
+        }
+        qInfo("A/A with block effects: per call %d/100 false verdicts, per block %d/100 (%d/100 significant)",
+              perCallFalse, blockFalse, blockSignificant);
+        QVERIFY2(perCallFalse >= 30, qPrintable(QString::number(perCallFalse))); // the old method is fooled
+        QVERIFY2(blockFalse <= 8, qPrintable(QString::number(blockFalse)));
+        QVERIFY2(blockSignificant <= 8, qPrintable(QString::number(blockSignificant)));
+    }
+
+    void blockShiftIsDetected()
+    {
+        // 40% slower (40 us on a ~100 us echo), under the same block noise: found nearly every time.
+        int found = 0;
+        for (uint64_t seed = 0; seed < 100; ++seed) {
+            std::mt19937_64 rng(7000 + seed);
+            const RunSnapshot a = blockedSide(rng, 10, 400, 1.0, 0.4);
+            const RunSnapshot b = blockedSide(rng, 10, 400, 1.4, 0.4);
+            const Comparison c = compareRuns(a, b);
+            if (c.overall == Verdict::Regression)
+                ++found;
+            if (seed == 0) {
+                const MetricRow *p50 = c.row(MetricKind::P50);
+                QVERIFY(p50->hasInterval);
+                QCOMPARE(p50->replicatesA.size(), size_t(10));
+                QVERIFY(p50->interval.ciLow < 0.4 && 0.4 < p50->interval.ciHigh);
+                // 400 calls a block: p99 needs 1000 in each, and says so instead of judging.
+                const MetricRow *p99 = c.row(MetricKind::P99);
+                QCOMPARE(p99->verdict, Verdict::TooFewSamples);
+                QVERIFY2(p99->reason.contains(QStringLiteral("1000 OK calls per block")), qPrintable(p99->reason));
+                QCOMPARE(c.testedMetrics, 3); // p50, p95, mean
+                const QString line = c.verdictLine();
+                QVERIFY2(line.startsWith(QStringLiteral("regression: p50 +")), qPrintable(line));
+                QVERIFY2(line.contains(QStringLiteral("[10 vs 10 blocks (connection kept across blocks), p Holm-adjusted "
+                                                      "over 3 metrics]")),
+                         qPrintable(line));
+                QVERIFY(std::isfinite(p50->interval.detectable) && p50->interval.detectable > 0);
+            }
+        }
+        qInfo("+40%% under block noise: found in %d/100", found);
+        QVERIFY2(found >= 95, qPrintable(QString::number(found)));
+    }
+
+    void noisyExperimentIsInconclusive()
+    {
+        // Four blocks a side with placements 2x apart cannot see a 3% change, nor rule out a 5% one.
+        std::mt19937_64 rng(3);
+        const RunSnapshot a = blockedSide(rng, 4, 400, 1.0, 1.0);
+        const RunSnapshot b = blockedSide(rng, 4, 400, 1.03, 1.0);
+        const Comparison c = compareRuns(a, b);
+        const MetricRow *p50 = c.row(MetricKind::P50);
+        QVERIFY(p50->interval.detectable > 0.05);
+        QCOMPARE(p50->verdict, Verdict::Inconclusive);
+        QCOMPARE(c.overall, Verdict::Inconclusive);
+        QVERIFY2(c.verdictLine().startsWith(QStringLiteral("inconclusive: noise too high for the 5.0% threshold")),
+                 qPrintable(c.verdictLine()));
+        QVERIFY2(c.verdictLine().contains(QStringLiteral("could detect changes above")), qPrintable(c.verdictLine()));
+    }
+
+    void oneRunPerSideIsInconclusive()
+    {
+        const RunSnapshot a = snapshotOf(lognormalHistogram(1, 20000));
+        const RunSnapshot b = snapshotOf(lognormalHistogram(2, 20000, 1.3));
+        const Comparison c = compareRuns(a, b);
+        QVERIFY(c.singleRun && !c.perCall);
+        QCOMPARE(c.overall, Verdict::Inconclusive);
+        QVERIFY(!c.row(MetricKind::P50)->hasInterval);
+        QVERIFY(c.regressions.isEmpty());
+        QVERIFY2(c.verdictLine().startsWith(QStringLiteral("inconclusive: one run per side: p50 +2")),
+                 qPrintable(c.verdictLine()));
+        QVERIFY(c.verdictLine().contains(QStringLiteral("may be run-to-run noise")));
+        // Asked for, the same pair is judged call by call, and the line says what that ignores.
+        const Comparison perCall = compareRuns(a, b, optionsWithSeed(1, 300));
+        QCOMPARE(perCall.overall, Verdict::Regression);
+        QVERIFY2(perCall.verdictLine().contains(QStringLiteral("run-to-run noise is not counted")),
+                 qPrintable(perCall.verdictLine()));
+    }
+
+    void serverProcessesAndRunsAreReplicates()
+    {
+        std::mt19937_64 rng(4);
+        const RunSnapshot a = blockedSide(rng, 10, 300, 1.0, 0.2, 5);
+        const RunSnapshot b = blockedSide(rng, 10, 300, 1.0, 0.2, 5);
+        const CompareSide side = CompareSide::fromRun(a);
+        QCOMPARE(side.unit, ReplicateUnit::ServerProcess);
+        QCOMPARE(side.replicates.size(), size_t(5));
+        QCOMPARE(side.replicates[0].latency.count(), uint64_t(600)); // two blocks each
+        const Comparison c = compareRuns(a, b);
+        QCOMPARE(c.replicatesB, qint64(5));
+        QVERIFY2(c.basis().startsWith(QStringLiteral("5 vs 5 server processes")), qPrintable(c.basis()));
+
+        // Runs as replicates: three against three, pooled for the values shown.
+        QList<RunSnapshot> runsA;
+        QList<RunSnapshot> runsB;
+        for (int i = 0; i < 3; ++i) {
+            runsA << snapshotOf(lognormalHistogram(100 + i, 3000));
+            runsB << snapshotOf(lognormalHistogram(200 + i, 3000, 1.5));
+        }
+        const CompareSide groupA = CompareSide::fromRuns(runsA);
+        QCOMPARE(groupA.unit, ReplicateUnit::Run);
+        QCOMPARE(groupA.total.latency.count(), uint64_t(9000));
+        const Comparison g = compareSides(groupA, CompareSide::fromRuns(runsB));
+        QCOMPARE(g.unitA, ReplicateUnit::Run);
+        QCOMPARE(g.overall, Verdict::Regression);
+        QVERIFY2(g.verdictLine().contains(QStringLiteral("[3 vs 3 runs")), qPrintable(g.verdictLine()));
+        QCOMPARE(g.row(MetricKind::P99)->verdict, Verdict::Regression); // 3000 calls a run: p99 is judged
+        QCOMPARE(replicateCountText(ReplicateUnit::ServerProcess, 1), QStringLiteral("1 server process"));
+    }
+
     void throughputDirection()
     {
         RunSnapshot a = snapshotOf(lognormalHistogram(1, 1000));
@@ -287,7 +496,7 @@ private slots:
                 ++notNoChange;
             if (c.mannWhitney.pValue < 0.05)
                 ++mannWhitneyRejects;
-            if (c.row(MetricKind::P50)->bootstrap.excludesZero())
+            if (c.row(MetricKind::P50)->interval.excludesZero())
                 ++p50Excludes;
         }
         qInfo("identical distributions: %d/100 regressions, %d/100 other than no significant change, Mann-Whitney "
@@ -457,8 +666,9 @@ private slots:
             const Comparison c = compareRuns(a, b, optionsWithSeed(1, 200));
             QCOMPARE(int(c.overall), int(Verdict::TooFewSamples));
             QCOMPARE(int(c.row(MetricKind::P50)->verdict), int(Verdict::TooFewSamples));
-            QCOMPARE(c.verdictLine(),
-                     QStringLiteral("too few samples: p50 needs at least 20 OK calls per run (A has 10, B has 10)"));
+            QVERIFY2(c.verdictLine().startsWith(
+                         QStringLiteral("too few samples: p50 needs at least 20 OK calls per run (A has 10, B has 10) [")),
+                     qPrintable(c.verdictLine()));
             QVERIFY(c.regressions.isEmpty());
         }
         // 500 calls: enough for p50 and p95, not for p99, which says so instead of a verdict.
@@ -470,7 +680,7 @@ private slots:
             QCOMPARE(int(c.row(MetricKind::P99)->verdict), int(Verdict::TooFewSamples));
             QVERIFY(!c.row(MetricKind::P99)->hasInterval);
             QVERIFY(c.row(MetricKind::P99)->reason.startsWith(QStringLiteral("p99 needs at least 1000")));
-            QCOMPARE(c.regressions, (QStringList{QStringLiteral("p50"), QStringLiteral("p95")}));
+            QCOMPARE(c.regressions, (QStringList{QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("mean")}));
             const QString table = formatComparisonTable(c, QStringLiteral("base"), QStringLiteral("new"));
             QVERIFY2(table.contains(QStringLiteral("note: p99 needs at least 1000")), qPrintable(table));
         }
@@ -533,7 +743,7 @@ private slots:
         }
         QCOMPARE(tableLines.size(), c.rows.size() + 2);
         for (const auto &line : std::as_const(tableLines))
-            QVERIFY2(markdownCells(line).size() == 6, qPrintable(line));
+            QVERIFY2(markdownCells(line).size() == 7, qPrintable(line));
         QCOMPARE(markdownCells(tableLines[0])[1], QStringLiteral("base|line")); // the pipe escaped, not a column
         QVERIFY(tableLines[1].contains(QStringLiteral("--:")));
         for (qsizetype i = 0; i < c.rows.size(); ++i) {
@@ -541,7 +751,7 @@ private slots:
             QVERIFY(cells[0].startsWith(c.rows[i].name));
             QCOMPARE(cells[4], formatPercentChange(c.rows[i].relativeChange));
         }
-        QCOMPARE(markdownCells(tableLines[2])[5].section(u' ', 0, 0), QStringLiteral("regression"));
+        QCOMPARE(markdownCells(tableLines[2])[6].section(u' ', 0, 0), QStringLiteral("regression"));
         QVERIFY(markdown.contains(QStringLiteral("**") + c.verdictLine() + QStringLiteral("**")));
     }
 

@@ -118,6 +118,32 @@ void AbController::work()
         else if (const auto d = parseDuration(m_request.block))
             blocks = {0, *d};
     }
+    const bool anyCommand = servers[0] || servers[1];
+    blocks.restarts = m_request.restarts > 0 ? std::min(m_request.restarts, blocks.roundsFor(m_sides[0].plan))
+                                             : AbBlocks::defaultRestarts(anyCommand, blocks.roundsFor(m_sides[0].plan));
+    blocks.connectionPerBlock = m_request.connectionPerBlock;
+    for (size_t side = 0; side < 2; ++side) {
+        if (!servers[side] || blocks.restarts < 2)
+            continue;
+        // Called on the runner's thread between blocks; this thread only waits meanwhile.
+        m_sides[side].restartServer = [this, side, server = servers[side].get()](QString *address, int64_t *pid,
+                                                                                QString *why) {
+            QString error;
+            const std::optional<ServerCommand> command = m_request.command(static_cast<int>(side), m_cliPath, m_transport, &error);
+            if (!command) {
+                *why = error;
+                return false;
+            }
+            server->stop();
+            *address = server->start(*command, why);
+            if (address->isEmpty())
+                return false;
+            if (m_transport == u"http" && !address->startsWith(QStringLiteral("http")))
+                address->prepend(QStringLiteral("http://"));
+            *pid = server->pid();
+            return true;
+        };
+    }
     QString why;
     if (!m_runner.start(m_sides, blocks, &why))
         return fail(why);

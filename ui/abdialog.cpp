@@ -2,6 +2,7 @@
 
 #include "util/units.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -14,6 +15,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 namespace rpcscope {
@@ -73,6 +75,19 @@ AbDialog::AbDialog(QWidget *parent)
     m_block->setPlaceholderText(tr("automatic (a tenth of the run)"));
     m_block->setToolTip(tr("Calls per block for a counted run (e.g. 500), or a duration for a timed run (e.g. 2s)."));
     form->addRow(tr("Block size:"), m_block);
+    m_restarts = new QSpinBox;
+    m_restarts->setObjectName(QStringLiteral("abRestarts"));
+    m_restarts->setRange(0, 100);
+    m_restarts->setSpecialValueText(tr("automatic (5 for server commands)"));
+    m_restarts->setToolTip(tr("How many times each server command (or built-in server) is started over the run, A1 B1 "
+                              "A2 B2 ...: what differs from one server process to the next (CPU placement, memory "
+                              "layout) is then measured and counted, not mistaken for a difference between A and B."));
+    form->addRow(tr("Server processes per side:"), m_restarts);
+    m_connectionPerBlock = new QCheckBox(tr("Dial a new connection for every block"));
+    m_connectionPerBlock->setObjectName(QStringLiteral("abConnectionPerBlock"));
+    m_connectionPerBlock->setToolTip(tr("By default each side keeps its connection across its blocks (one per server "
+                                        "process)."));
+    form->addRow(tr("Connections:"), m_connectionPerBlock);
     m_ready = new QLineEdit;
     m_ready->setPlaceholderText(tr("ready when its port accepts connections"));
     m_ready->setToolTip(tr("A regular expression: a server command is ready when a line of its output matches."));
@@ -178,6 +193,8 @@ AbRequest AbDialog::request() const
         }
     }
     r.block = m_block->text().trimmed();
+    r.restarts = m_restarts->value();
+    r.connectionPerBlock = m_connectionPerBlock->isChecked();
     r.readyPattern = m_ready->text();
     r.readyTimeout = m_readyTimeout->text().trimmed();
     r.threshold = m_threshold->value() / 100.0;
@@ -198,6 +215,8 @@ void AbDialog::setRequest(const AbRequest &r)
         w.environment->setPlainText(lines.join(u'\n'));
     }
     m_block->setText(r.block);
+    m_restarts->setValue(r.restarts);
+    m_connectionPerBlock->setChecked(r.connectionPerBlock);
     m_ready->setText(r.readyPattern);
     m_readyTimeout->setText(r.readyTimeout);
     m_threshold->setValue(r.threshold * 100);

@@ -6,11 +6,13 @@
 
 #include <array>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QSpinBox;
 
 namespace rpcscope {
 
@@ -27,6 +29,8 @@ struct AbRequest
     };
     std::array<Target, 2> targets;
     QString block; ///< calls or a duration; empty = automatic
+    int restarts = 0; ///< server processes per command side over the run; 0 = automatic (AbBlocks::defaultRestarts)
+    bool connectionPerBlock = false; ///< dial anew for every block instead of keeping a side's connection
     QString readyPattern; ///< empty = ready when the port accepts connections
     QString readyTimeout = QStringLiteral("10s");
     double threshold = 0.05;
@@ -68,6 +72,8 @@ private:
 
     std::array<SideWidgets, 2> m_sides;
     QLineEdit *m_block = nullptr;
+    QSpinBox *m_restarts = nullptr;
+    QCheckBox *m_connectionPerBlock = nullptr;
     QLineEdit *m_ready = nullptr;
     QLineEdit *m_readyTimeout = nullptr;
     QDoubleSpinBox *m_threshold = nullptr;

@@ -7,6 +7,7 @@
 #include "server/servercommand.h"
 #include "store/environment.h"
 #include "store/runstore.h"
+#include "util/cpuset.h"
 #include "util/units.h"
 
 #include <QCoreApplication>
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace rpcscope::cli {
 
@@ -42,6 +44,15 @@ AB options:
   --ready-timeout DURATION   how long a command may take to get ready (default 10s)
   --block N|DURATION         calls (or time) per block (default: a tenth of -n, at least 4 per caller; or a
                              tenth of -z, at least 1s)
+  --restarts K               start each command's server K times over the run (A1 B1 A2 B2 ..., fresh processes,
+                             each side's blocks split evenly), so that what differs from one server process to
+                             the next (CPU placement, memory layout) is counted, not mistaken for A vs B
+                             (default: 5 for commands and builtin, at most one per round; no effect on addresses)
+  --server-cpus LIST, --client-cpus LIST
+                             pin the server commands (every start) and this client to CPUs, e.g. 1 and 0
+  --connection kept|per-block
+                             keep one connection per side and server process across its blocks (default), or
+                             dial anew for every block
   --threshold T              smallest change that counts as a regression (default 5%)
   --format text|markdown     of the comparison
   --db PATH, --label TEXT, --name NAME
@@ -51,6 +62,10 @@ AB options:
                              targets are --a and --b, given here)
 RUN OPTIONS are run's: --call, --proto, --protoset, --transport, --codec, -d, -D, --fill, -n, -z, -c, --rps,
 --warmup, --timeout, -m, ... or --scenario FILE (see 'rpcscope-cli run --help'); not --builtin or a target.
+
+The verdict is judged on the blocks (or, with restarts, on the server processes) as replicates, not on the calls:
+calls inside one block share a connection, a server process and a moment of the machine, and do not vary
+independently (see docs/statistics.md).
 
 Exit codes: 0 no regression; 4 B regressed beyond the threshold; 2 bad usage; 3 a server could not start.
 )HELP";
@@ -68,6 +83,7 @@ struct Side
     RunSnapshot total;
     std::vector<RawSample> raw;
     RunRecord record;
+    std::function<bool(QString *, int64_t *, QString *)> restart; ///< set when its server is restarted
 };
 
 QString transportFromArguments(const QStringList &args, QString *error)
@@ -108,6 +124,8 @@ int abCommand(const QStringList &arguments)
     QString ready;
     QString readyTimeout = QStringLiteral("10s");
     QString block;
+    QString restartsText;
+    QString connection = QStringLiteral("kept");
     QString threshold = QStringLiteral("5%");
     QString format = QStringLiteral("text");
     QString db;
@@ -157,7 +175,7 @@ int abCommand(const QStringList &arguments)
             continue;
         }
         if (a == u"--ready" || a == u"--ready-timeout" || a == u"--block" || a == u"--threshold" || a == u"--format"
-            || a == u"--db" || a == u"--name" || a == u"--label") {
+            || a == u"--db" || a == u"--name" || a == u"--label" || a == u"--restarts" || a == u"--connection") {
             if (!value(&v))
                 return usageError(cmd, a + QStringLiteral(" needs a value"));
             if (a == u"--ready")
@@ -166,6 +184,10 @@ int abCommand(const QStringList &arguments)
                 readyTimeout = v;
             else if (a == u"--block")
                 block = v;
+            else if (a == u"--restarts")
+                restartsText = v;
+            else if (a == u"--connection")
+                connection = v;
             else if (a == u"--threshold")
                 threshold = v;
             else if (a == u"--format")
@@ -196,6 +218,16 @@ int abCommand(const QStringList &arguments)
         return usageError(cmd, QStringLiteral("--threshold: ") + error);
     if (format != u"text" && format != u"markdown")
         return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or markdown").arg(format));
+    if (connection != u"kept" && connection != u"per-block")
+        return usageError(cmd, QStringLiteral("--connection: \"%1\" is not kept or per-block").arg(connection));
+    int restarts = 0; // 0: the default, chosen once the rounds are known
+    if (!restartsText.isEmpty()) {
+        bool isNumber = false;
+        restarts = restartsText.toInt(&isNumber);
+        if (!isNumber || restarts < 1 || restarts > 1000)
+            return usageError(cmd, QStringLiteral("--restarts: expected a number of server starts from 1 to 1000, got \"%1\"")
+                                       .arg(restartsText));
+    }
     const auto timeout = parseDuration(readyTimeout, &error);
     if (!timeout)
         return usageError(cmd, QStringLiteral("--ready-timeout: ") + error);
@@ -204,6 +236,26 @@ int abCommand(const QStringList &arguments)
         return usageError(cmd, QStringLiteral("--scenario ") + error);
     if (transport == u"none")
         return usageError(cmd, QStringLiteral("--transport none calls no server: there is nothing to compare A/B"));
+
+    // Pinning: read here because the servers start before the run options are prepared (below).
+    std::vector<int> serverCpus;
+    std::vector<int> clientCpus;
+    for (qsizetype i = 0; i < runArgs.size(); ++i) {
+        for (const auto &[flag, into] : {std::pair(QStringLiteral("--server-cpus"), &serverCpus),
+                                         std::pair(QStringLiteral("--client-cpus"), &clientCpus)}) {
+            QString text;
+            if (runArgs.at(i) == flag && i + 1 < runArgs.size())
+                text = runArgs.at(i + 1);
+            else if (runArgs.at(i).startsWith(flag + u'='))
+                text = runArgs.at(i).mid(flag.size() + 1);
+            else
+                continue;
+            const auto cpus = parseCpuList(text, &error);
+            if (!cpus)
+                return usageError(cmd, flag + QStringLiteral(": ") + error);
+            *into = *cpus;
+        }
+    }
 
     // Targets: commands and built-in servers are started first, so the schema can come from their reflection.
     for (Side &side : sides) {
@@ -224,6 +276,7 @@ int abCommand(const QStringList &arguments)
             side.server.readyPattern = ready;
         }
         side.server.readyTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
+        side.server.cpus = serverCpus;
         if (!side.server.check(&error))
             return usageError(cmd, QStringLiteral("--%1: ").arg(side.name.toLower()) + error);
         err() << "Starting " << side.name << ": " << (side.builtin ? QStringLiteral("built-in %1 server").arg(transport) : side.spec)
@@ -245,6 +298,12 @@ int abCommand(const QStringList &arguments)
             return code;
         side.prepared.plan.serverPid = side.command ? side.running.pid() : 0;
     }
+    // The client is pinned once its servers run (a child would inherit the client's CPUs).
+    if (!clientCpus.empty() && !pinCurrentProcess(clientCpus, &error)) {
+        err() << "rpcscope-cli ab: --client-cpus: " << error << '\n';
+        return ExitRuntime;
+    }
+    printMachineNoiseWarnings();
 
     // Blocks: by calls when the run is bounded by a count, by time otherwise.
     const LoadPlan &plan = sides[0].prepared.plan;
@@ -271,8 +330,37 @@ int abCommand(const QStringList &arguments)
         }
     }
 
+    blocks.connectionPerBlock = connection == u"per-block";
+    const bool anyCommand = sides[0].command || sides[1].command;
+    const int rounds = blocks.roundsFor(plan);
+    if (restarts == 0)
+        restarts = AbBlocks::defaultRestarts(anyCommand, rounds);
+    else if (restarts > rounds)
+        return usageError(cmd, QStringLiteral("--restarts %1: the run has only %2 rounds; a process needs a block at least")
+                                   .arg(restarts)
+                                   .arg(rounds));
+    blocks.restarts = restarts;
+    for (Side &side : sides) {
+        if (!side.command || restarts < 2)
+            continue;
+        side.restart = [&side, transport](QString *address, int64_t *pid, QString *why) {
+            side.running.stop();
+            *address = side.running.start(side.server, why);
+            if (address->isEmpty())
+                return false;
+            if (transport == u"http" && !address->startsWith(QStringLiteral("http")))
+                address->prepend(QStringLiteral("http://"));
+            *pid = side.running.pid();
+            return true;
+        };
+    }
+
     // The records are filled whether or not they are saved: the comparison below names its sides from them.
-    const QJsonObject environment = environmentFingerprint();
+    QJsonObject environment = environmentFingerprint();
+    if (!clientCpus.empty())
+        environment.insert(QStringLiteral("client_cpus"), formatCpuList(clientCpus));
+    if (!serverCpus.empty())
+        environment.insert(QStringLiteral("server_cpus"), formatCpuList(serverCpus));
     for (Side &side : sides) {
         RunRecord &r = side.record;
         // The side in the name too: charts and lists name runs by it, and both sides often share the rest.
@@ -308,7 +396,8 @@ int abCommand(const QStringList &arguments)
 
     std::array<AbSide, 2> abSides;
     for (int i = 0; i < 2; ++i)
-        abSides[i] = {sides[i].prepared.transport, sides[i].prepared.target, *sides[i].prepared.call, sides[i].prepared.plan};
+        abSides[i] = {sides[i].prepared.transport, sides[i].prepared.target, *sides[i].prepared.call,
+                      sides[i].prepared.plan, sides[i].restart};
     AbRunner runner;
     if (!runner.start(abSides, blocks, &error))
         return usageError(cmd, error);
@@ -319,7 +408,9 @@ int abCommand(const QStringList &arguments)
         bool changed[2] = {false, false};
         for (; shown < static_cast<int>(done.size()); ++shown) {
             const AbBlockResult &b = done[static_cast<size_t>(shown)];
-            err() << "round " << b.round << ' ' << sides[b.side].name << ": " << b.calls << " calls, p50 "
+            err() << "round " << b.round << ' ' << sides[b.side].name
+                  << (b.process > 0 && restarts > 1 ? QStringLiteral(" (process %1)").arg(b.process) : QString()) << ": "
+                  << b.calls << " calls, p50 "
                   << formatNanos(static_cast<double>(b.p50Ns)) << ", " << b.failed << " failed\n";
             changed[b.side] = true;
         }
@@ -357,7 +448,11 @@ int abCommand(const QStringList &arguments)
     err().flush();
     const std::vector<AbBlockResult> done = runner.completedBlocks();
     out() << "A: " << sides[0].spec << "\nB: " << sides[1].spec << '\n' << (done.empty() ? 0 : done.back().round) << " rounds, "
-          << (byCount ? QStringLiteral("%1 calls").arg(blocks.calls) : formatDuration(blocks.time)) << " per block"
+          << (byCount ? QStringLiteral("%1 calls").arg(blocks.calls) : formatDuration(blocks.time)) << " per block, "
+          << (restarts > 1 ? QStringLiteral("%1 server processes per command side").arg(restarts)
+                           : anyCommand ? QStringLiteral("one server process per command side (--restarts 1)")
+                                        : QStringLiteral("servers not restarted (addresses)"))
+          << ", connection " << (blocks.connectionPerBlock ? QStringLiteral("dialled per block") : QStringLiteral("kept across blocks"))
           << (stopped ? QStringLiteral(", stopped early") : QString()) << "\n\n";
     const Comparison c = printComparison(sides[0].record, sides[1].record, options, format == u"markdown");
     return c.overall == Verdict::Regression ? ExitRegression : ExitOk;

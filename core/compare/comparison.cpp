@@ -1,5 +1,10 @@
 #include "comparison.h"
 
+#include "compare/replicatetest.h"
+
+#include <QStringList>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -17,21 +22,15 @@ struct LatencySpec
     bool verdict;
 };
 
-// p90 and p99.9 are shown with their interval but decide nothing: the verdict rests on p50, p95 and p99, so the
-// chance of a false alarm does not grow with every extra percentile we print.
+// p90 and p99.9 are shown with their interval but decide nothing: the verdict rests on p50, p95, p99 and the mean
+// (Holm-adjusted over those), so the chance of a false alarm does not grow with every percentile we print.
 constexpr LatencySpec kLatencyRows[] = {
     {MetricKind::P50, 50, u"p50", true},   {MetricKind::P90, 90, u"p90", false},
     {MetricKind::P95, 95, u"p95", true},   {MetricKind::P99, 99, u"p99", true},
     {MetricKind::P999, 99.9, u"p99.9", false}, {MetricKind::Mean, kNaN, u"mean", true},
 };
 
-bool decidesOverall(MetricKind kind)
-{
-    return kind == MetricKind::P50 || kind == MetricKind::P95 || kind == MetricKind::P99 || kind == MetricKind::MessageP50
-        || kind == MetricKind::MessageP99;
-}
-
-/// Rows whose verdict rests on their interval alone (see decide()).
+/// Rows whose per-call verdict rests on their interval alone (see decidePerCall()).
 bool isTail(MetricKind kind)
 {
     return kind == MetricKind::P95 || kind == MetricKind::P99 || kind == MetricKind::MessageP99;
@@ -71,150 +70,253 @@ MetricRow plainRow(MetricKind kind, const QString &name, MetricUnit unit, double
     return row;
 }
 
-Verdict decide(const BootstrapResult &bootstrap, const MannWhitneyResult &mannWhitney, bool lowerIsBetter,
-               bool tail, const CompareOptions &options)
+
+uint64_t requiredCalls(double percentile, const SampleRules &rules)
+{
+    uint64_t required = rules.minSamples;
+    if (!std::isnan(percentile) && percentile > 0 && percentile < 100) {
+        const double tail = rules.minTailSamples / (1.0 - percentile / 100.0);
+        required = std::max(required, static_cast<uint64_t>(std::ceil(tail - 1e-6)));
+    }
+    return required;
+}
+
+double statisticOf(const LatencyHistogram &h, double percentile)
+{
+    return std::isnan(percentile) ? h.mean() : static_cast<double>(h.percentile(percentile));
+}
+
+QString unitSingular(ReplicateUnit unit)
+{
+    switch (unit) {
+    case ReplicateUnit::Call:
+        return QStringLiteral("call");
+    case ReplicateUnit::Block:
+        return QStringLiteral("block");
+    case ReplicateUnit::ServerProcess:
+        return QStringLiteral("server process");
+    case ReplicateUnit::Run:
+        return QStringLiteral("run");
+    }
+    return {};
+}
+
+// The per-call verdict of the first version, kept for perCallWhenSingleRun: a bootstrap interval over calls, and for
+// p50 and the mean Mann-Whitney too.
+Verdict decidePerCall(const BootstrapResult &bootstrap, const MannWhitneyResult &mannWhitney, bool tail,
+                      const CompareOptions &options)
 {
     if (!bootstrap.valid || bootstrap.tooFewSamples || (!tail && !mannWhitney.valid))
         return Verdict::TooFewSamples;
-    // Mann-Whitney asks whether B's calls tend to be slower as a whole: the right second opinion for the median
-    // and the mean, the wrong one for a tail (a p99 that doubles while most calls are unchanged is a regression
-    // the rank test cannot see). Tail percentiles rest on their own interval.
     const bool significant = bootstrap.excludesZero() && (tail || mannWhitney.pValue < 1 - options.confidence);
     if (!significant)
         return Verdict::NoSignificantChange;
-    const double worse = lowerIsBetter ? bootstrap.estimate : -bootstrap.estimate;
-    if (worse > options.threshold)
+    if (bootstrap.estimate > options.threshold)
         return Verdict::Regression;
-    if (worse < -options.threshold)
+    if (bootstrap.estimate < -options.threshold)
         return Verdict::Improvement;
     return Verdict::WithinThreshold;
 }
 
-// "p50 +19.1% (95% CI +17.0 .. +21.3%, Mann-Whitney p < 0.001)": the row's part of a verdict line.
-QString verdictPart(const MetricRow &row, const MannWhitneyResult &mannWhitney)
+struct RowSpec
 {
-    if (row.verdict == Verdict::TooFewSamples)
-        return row.reason;
-    QString text = row.name + u' ' + formatPercentChange(row.relativeChange);
-    if (!row.hasInterval)
-        return text;
-    const auto &b = row.bootstrap;
-    text += QStringLiteral(" (%1% CI %2 .. %3%")
-                .arg(QString::number(b.confidence * 100, 'g', 3), signedNumber(b.ciLow * 100, 1),
-                     signedNumber(b.ciHigh * 100, 1));
-    // Mann-Whitney's p is shown whenever it is part of the reason: for every significant verdict, and when the
-    // interval alone would have called the change significant.
-    if (!isTail(row.kind) && (row.verdict != Verdict::NoSignificantChange || b.excludesZero()))
-        text += QStringLiteral(", Mann-Whitney ") + formatPValue(mannWhitney.pValue);
-    return text + u')';
+    MetricKind kind;
+    double percentile;
+    QString name;
+    bool verdict;
+    bool messages; // of the message histograms
+};
+
+QList<RowSpec> latencySpecs(bool streams)
+{
+    QList<RowSpec> specs;
+    for (const auto &spec : kLatencyRows)
+        specs.push_back({spec.kind, spec.percentile, QString::fromUtf16(spec.name), spec.verdict, false});
+    if (streams) {
+        specs.push_back({MetricKind::MessageP50, 50, QStringLiteral("message p50"), true, true});
+        specs.push_back({MetricKind::MessageP99, 99, QStringLiteral("message p99"), true, true});
+    }
+    return specs;
 }
 
-Comparison compare(const RunSnapshot &a, const RunSnapshot &b, const EmpiricalDistribution &latencyA,
-                   const EmpiricalDistribution &latencyB, const MannWhitneyResult &mannWhitney,
-                   const CompareOptions &options)
+// Latency rows judged on replicates: each statistic per replicate, Welch's t on their logs, Holm over the verdicts.
+void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec> &specs,
+                   const CompareOptions &options, Comparison *result)
 {
-    Comparison result;
-    result.threshold = options.threshold;
-    result.confidence = options.confidence;
-    result.mannWhitney = mannWhitney;
+    const double alpha = 1 - options.confidence;
+    QList<MetricRow> rows;
+    QList<ReplicateChange> changes;
+    for (const RowSpec &spec : specs) {
+        const LatencyHistogram &pooledA = spec.messages ? a.total.messageLatency : a.total.latency;
+        const LatencyHistogram &pooledB = spec.messages ? b.total.messageLatency : b.total.latency;
+        MetricRow row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds, statisticOf(pooledA, spec.percentile),
+                                 statisticOf(pooledB, spec.percentile), true);
+        row.hasVerdict = spec.verdict;
+        const uint64_t required = requiredCalls(spec.percentile, options.rules);
+        QStringList shortSides;
+        for (const auto &[side, name] : {std::pair(&a, u'A'), std::pair(&b, u'B')}) {
+            uint64_t fewest = std::numeric_limits<uint64_t>::max();
+            for (const auto &replicate : side->replicates) {
+                const LatencyHistogram &h = spec.messages ? replicate.messageLatency : replicate.latency;
+                fewest = std::min(fewest, h.count());
+                if (h.count() >= required)
+                    (side == &a ? row.replicatesA : row.replicatesB).push_back(statisticOf(h, spec.percentile));
+            }
+            if (fewest < required)
+                shortSides << QStringLiteral("%1's smallest has %2").arg(name).arg(fewest);
+        }
+        ReplicateChange change;
+        if (!shortSides.isEmpty()) {
+            // A percentile is estimated inside each replicate: a tail needs enough calls in every one of them.
+            row.reason = QStringLiteral("%1 needs at least %2 %3 per %4 (%5): use fewer, longer blocks or more calls")
+                             .arg(row.name)
+                             .arg(required)
+                             .arg(spec.messages ? QStringLiteral("messages") : QStringLiteral("OK calls"),
+                                  unitSingular(a.unit == b.unit ? a.unit : ReplicateUnit::Block),
+                                  shortSides.join(QStringLiteral(", ")));
+        } else {
+            change = welchLogChange(row.replicatesA, row.replicatesB, options.confidence);
+            if (!change.valid)
+                row.reason = row.name + u' ' + change.reason;
+        }
+        if (change.valid) {
+            row.hasInterval = true;
+            row.interval.valid = true;
+            row.interval.estimate = change.estimate;
+            row.interval.ciLow = change.ciLow;
+            row.interval.ciHigh = change.ciHigh;
+            row.interval.confidence = options.confidence;
+            row.interval.pValue = change.pValue;
+        }
+        rows.push_back(row);
+        changes.push_back(change);
+    }
 
-    QList<double> percentiles;
-    for (const auto &spec : kLatencyRows)
-        percentiles.push_back(spec.percentile);
+    std::vector<double> pValues;
+    for (const MetricRow &row : std::as_const(rows))
+        pValues.push_back(row.hasVerdict && row.interval.valid ? row.interval.pValue : kNaN);
+    const std::vector<double> adjusted = holmAdjust(pValues);
+    int family = 0;
+    for (const double p : pValues)
+        family += std::isnan(p) ? 0 : 1;
+    result->testedMetrics = family;
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        MetricRow &row = rows[i];
+        if (row.interval.valid) {
+            // Bonferroni's share is Holm's strictest step: a change this large is found even when it is the only one.
+            row.interval.detectable = minimumDetectableChange(changes[i].standardError, changes[i].degreesOfFreedom,
+                                                              row.hasVerdict ? alpha / std::max(family, 1) : alpha);
+        }
+        if (!row.hasVerdict)
+            continue;
+        if (!row.interval.valid) {
+            row.verdict = Verdict::TooFewSamples;
+            continue;
+        }
+        row.interval.pAdjusted = adjusted[static_cast<size_t>(i)];
+        if (row.interval.pAdjusted < alpha) {
+            if (row.interval.estimate > options.threshold)
+                row.verdict = Verdict::Regression;
+            else if (row.interval.estimate < -options.threshold)
+                row.verdict = Verdict::Improvement;
+            else
+                row.verdict = Verdict::WithinThreshold;
+        } else {
+            const bool sensitive = options.threshold <= 0 || !(row.interval.detectable > options.threshold);
+            row.verdict = sensitive ? Verdict::NoSignificantChange : Verdict::Inconclusive;
+        }
+    }
+    result->rows += rows;
+}
+
+// One run a side, each call a sample (perCallWhenSingleRun); or, without it, the estimates and no verdict.
+void perCallRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec> &specs, const CompareOptions &options,
+                 Comparison *result)
+{
+    const bool raw = !a.rawLatenciesUs.empty() && !b.rawLatenciesUs.empty();
+    const EmpiricalDistribution distA = raw ? EmpiricalDistribution::fromMicroseconds(a.rawLatenciesUs)
+                                            : EmpiricalDistribution::fromHistogram(a.total.latency);
+    const EmpiricalDistribution distB = raw ? EmpiricalDistribution::fromMicroseconds(b.rawLatenciesUs)
+                                            : EmpiricalDistribution::fromHistogram(b.total.latency);
     BootstrapOptions bootstrapOptions;
     bootstrapOptions.replicates = options.replicates;
     bootstrapOptions.confidence = options.confidence;
     bootstrapOptions.seed = options.seed;
     bootstrapOptions.rules = options.rules;
-    const QList<BootstrapResult> changes = bootstrapChanges(latencyA, latencyB, percentiles, bootstrapOptions);
-
-    for (qsizetype i = 0; i < changes.size(); ++i) {
-        const LatencySpec &spec = kLatencyRows[i];
-        const BootstrapResult &change = changes[i];
-        MetricRow row = plainRow(spec.kind, QString::fromUtf16(spec.name), MetricUnit::Nanoseconds, change.valueA,
-                                 change.valueB, true);
-        row.bootstrap = change;
-        row.hasInterval = change.valid && !change.tooFewSamples;
-        row.reason = change.reason;
-        row.hasVerdict = spec.verdict;
-        if (spec.verdict)
-            row.verdict = decide(change, mannWhitney, true, isTail(spec.kind), options);
-        result.rows.push_back(row);
-    }
-
-    // Streams: what each message took, from the message histograms, with a rank test of their own.
-    if (!a.messageLatency.isEmpty() && !b.messageLatency.isEmpty()) {
-        result.messageMannWhitney = rpcscope::mannWhitney(a.messageLatency, b.messageLatency);
-        const QList<BootstrapResult> messageChanges
-            = bootstrapChanges(EmpiricalDistribution::fromHistogram(a.messageLatency),
-                               EmpiricalDistribution::fromHistogram(b.messageLatency), {50, 99}, bootstrapOptions);
-        const std::pair<MetricKind, QString> specs[] = {{MetricKind::MessageP50, QStringLiteral("message p50")},
-                                                        {MetricKind::MessageP99, QStringLiteral("message p99")}};
-        for (qsizetype i = 0; i < messageChanges.size() && i < 2; ++i) {
-            const BootstrapResult &change = messageChanges[i];
-            MetricRow row = plainRow(specs[i].first, specs[i].second, MetricUnit::Nanoseconds, change.valueA,
-                                     change.valueB, true);
-            row.bootstrap = change;
-            row.hasInterval = change.valid && !change.tooFewSamples;
-            row.reason = change.reason;
-            row.hasVerdict = true;
-            row.verdict = decide(change, result.messageMannWhitney, true, isTail(row.kind), options);
-            result.rows.push_back(row);
+    QList<double> callPercentiles;
+    QList<double> messagePercentiles;
+    for (const RowSpec &spec : specs)
+        (spec.messages ? messagePercentiles : callPercentiles).push_back(spec.percentile);
+    QList<BootstrapResult> changes;
+    if (options.perCallWhenSingleRun) {
+        result->perCall = true;
+        result->fromRawSamples = raw;
+        result->mannWhitney = mannWhitney(distA, distB);
+        changes = bootstrapChanges(distA, distB, callPercentiles, bootstrapOptions);
+        if (!messagePercentiles.isEmpty()) {
+            const auto messagesA = EmpiricalDistribution::fromHistogram(a.total.messageLatency);
+            const auto messagesB = EmpiricalDistribution::fromHistogram(b.total.messageLatency);
+            result->messageMannWhitney = mannWhitney(messagesA, messagesB);
+            changes += bootstrapChanges(messagesA, messagesB, messagePercentiles, bootstrapOptions);
         }
-        result.rows.push_back(plainRow(MetricKind::MessagesPerSecond, QStringLiteral("messages/s"), MetricUnit::PerSecond,
-                                       a.messagesReceivedPerSecond(), b.messagesReceivedPerSecond(), false));
     }
-
-    result.rows.push_back(plainRow(MetricKind::RequestsPerSecond, QStringLiteral("req/s"), MetricUnit::PerSecond,
-                                   a.requestsPerSecond(), b.requestsPerSecond(), false));
-    result.rows.push_back(plainRow(MetricKind::ClientCpuPerCall, QStringLiteral("client CPU/call"),
-                                   MetricUnit::Microseconds, a.clientCpuPerCallUs(), b.clientCpuPerCallUs(), true));
-    const bool serverStats = a.hasServerStats && b.hasServerStats;
-    if (serverStats) {
-        result.rows.push_back(plainRow(MetricKind::ServerCpuPerCall, QStringLiteral("server CPU/call"),
-                                       MetricUnit::Microseconds, a.serverCpuPerCallUs(), b.serverCpuPerCallUs(),
-                                       true));
-    }
-    result.rows.push_back(plainRow(MetricKind::ClientPeakRss, QStringLiteral("client peak RSS"), MetricUnit::Bytes,
-                                   static_cast<double>(a.clientPeakRssBytes),
-                                   static_cast<double>(b.clientPeakRssBytes), true));
-    if (serverStats) {
-        result.rows.push_back(plainRow(MetricKind::ServerPeakRss, QStringLiteral("server peak RSS"),
-                                       MetricUnit::Bytes, static_cast<double>(a.serverPeakRssBytes),
-                                       static_cast<double>(b.serverPeakRssBytes), true));
-    }
-    auto errorRate = [](const RunSnapshot &run) {
-        const uint64_t calls = run.callsCompleted();
-        return calls ? static_cast<double>(run.callsFailed()) / static_cast<double>(calls) : 0.0;
-    };
-    result.rows.push_back(plainRow(MetricKind::ErrorRate, QStringLiteral("error rate"), MetricUnit::Fraction,
-                                   errorRate(a), errorRate(b), true));
-
-    bool anyWithin = false;
-    bool anyTested = false;
-    for (const auto &row : std::as_const(result.rows)) {
-        if (!decidesOverall(row.kind))
+    for (qsizetype i = 0; i < specs.size(); ++i) {
+        const RowSpec &spec = specs[i];
+        const LatencyHistogram &pooledA = spec.messages ? a.total.messageLatency : a.total.latency;
+        const LatencyHistogram &pooledB = spec.messages ? b.total.messageLatency : b.total.latency;
+        const bool exact = raw && !spec.messages;
+        MetricRow row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds,
+                                 exact ? distA.percentile(spec.percentile) : statisticOf(pooledA, spec.percentile),
+                                 exact ? distB.percentile(spec.percentile) : statisticOf(pooledB, spec.percentile),
+                                 true);
+        if (exact && std::isnan(spec.percentile)) {
+            row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds, distA.mean(), distB.mean(), true);
+        }
+        row.hasVerdict = spec.verdict;
+        if (!options.perCallWhenSingleRun) {
+            if (row.hasVerdict) {
+                row.verdict = Verdict::Inconclusive;
+                row.reason = QStringLiteral("one run per side");
+            }
+            result->rows.push_back(row);
             continue;
-        if (row.verdict == Verdict::Regression)
-            result.regressions << row.name;
-        else if (row.verdict == Verdict::Improvement)
-            result.improvements << row.name;
-        else if (row.verdict == Verdict::WithinThreshold)
-            anyWithin = true;
-        if (row.verdict != Verdict::TooFewSamples)
-            anyTested = true;
+        }
+        const BootstrapResult &change = changes[i];
+        const MannWhitneyResult &rank = spec.messages ? result->messageMannWhitney : result->mannWhitney;
+        row.hasInterval = change.valid && !change.tooFewSamples;
+        row.interval.valid = row.hasInterval;
+        row.interval.estimate = change.estimate;
+        row.interval.ciLow = change.ciLow;
+        row.interval.ciHigh = change.ciHigh;
+        row.interval.confidence = change.confidence;
+        if (!isTail(spec.kind) && rank.valid)
+            row.interval.pValue = rank.pValue;
+        row.reason = change.reason;
+        if (row.hasVerdict)
+            row.verdict = decidePerCall(change, rank, isTail(spec.kind), options);
+        result->rows.push_back(row);
     }
-    if (!result.regressions.isEmpty())
-        result.overall = Verdict::Regression;
-    else if (!result.improvements.isEmpty())
-        result.overall = Verdict::Improvement;
-    else if (anyWithin)
-        result.overall = Verdict::WithinThreshold;
-    else if (anyTested)
-        result.overall = Verdict::NoSignificantChange;
-    else
-        result.overall = Verdict::TooFewSamples;
-    return result;
+}
+
+// "p50 +19.1% (95% CI +17.0 .. +21.3%, p < 0.001)": the row's part of a verdict line.
+QString verdictPart(const MetricRow &row, const Comparison &comparison)
+{
+    if (row.verdict == Verdict::TooFewSamples)
+        return row.reason;
+    QString text = row.name + u' ' + formatPercentChange(row.hasInterval ? row.interval.estimate : row.relativeChange);
+    if (!row.hasInterval)
+        return text;
+    const ChangeInterval &i = row.interval;
+    text += QStringLiteral(" (%1% CI %2 .. %3%")
+                .arg(QString::number(i.confidence * 100, 'g', 3), signedNumber(i.ciLow * 100, 1),
+                     signedNumber(i.ciHigh * 100, 1));
+    if (comparison.perCall) {
+        if (!isTail(row.kind) && !std::isnan(i.pValue) && (row.verdict != Verdict::NoSignificantChange || i.excludesZero()))
+            text += QStringLiteral(", Mann-Whitney ") + formatPValue(i.pValue);
+    } else if (!std::isnan(i.pAdjusted)) {
+        text += QStringLiteral(", ") + formatPValue(i.pAdjusted);
+    }
+    return text + u')';
 }
 
 } // namespace
@@ -228,6 +330,8 @@ QString verdictName(Verdict verdict)
         return QStringLiteral("too few samples");
     case Verdict::NoSignificantChange:
         return QStringLiteral("no significant change");
+    case Verdict::Inconclusive:
+        return QStringLiteral("inconclusive");
     case Verdict::WithinThreshold:
         return QStringLiteral("change within threshold");
     case Verdict::Improvement:
@@ -236,6 +340,14 @@ QString verdictName(Verdict verdict)
         return QStringLiteral("regression");
     }
     return {};
+}
+
+QString replicateCountText(ReplicateUnit unit, qint64 count)
+{
+    QString name = unitSingular(unit);
+    if (count != 1)
+        name += unit == ReplicateUnit::ServerProcess ? QStringLiteral("es") : QStringLiteral("s");
+    return QString::number(count) + u' ' + name;
 }
 
 QString formatPercentChange(double fraction, int decimals)
@@ -254,18 +366,6 @@ QString formatPValue(double p)
     return QStringLiteral("p = ") + QString::number(p, 'f', 2);
 }
 
-QString MetricRow::verdictText(const MannWhitneyResult &mannWhitney) const
-{
-    if (!hasVerdict)
-        return {};
-    return verdictName(verdict) + QStringLiteral(": ") + verdictPart(*this, mannWhitney);
-}
-
-const MannWhitneyResult &Comparison::rankTestFor(MetricKind kind) const
-{
-    return kind == MetricKind::MessageP50 || kind == MetricKind::MessageP99 ? messageMannWhitney : mannWhitney;
-}
-
 const MetricRow *Comparison::row(MetricKind kind) const
 {
     for (const auto &r : rows) {
@@ -275,48 +375,225 @@ const MetricRow *Comparison::row(MetricKind kind) const
     return nullptr;
 }
 
+QString Comparison::basis() const
+{
+    if (perCall) {
+        return QStringLiteral("one run per side, each call a sample (%1 vs %2 calls): run-to-run noise is not counted")
+            .arg(replicatesA)
+            .arg(replicatesB);
+    }
+    if (singleRun)
+        return QStringLiteral("one run per side: nothing measures how much runs differ");
+    QString text = unitA == unitB ? QStringLiteral("%1 vs %2").arg(replicatesA).arg(replicateCountText(unitB, replicatesB))
+                                  : replicateCountText(unitA, replicatesA) + QStringLiteral(" vs ")
+                                      + replicateCountText(unitB, replicatesB);
+    if (!connectionA.isEmpty() && connectionA == connectionB)
+        text += QStringLiteral(" (connection %1)").arg(connectionA == u"kept" ? QStringLiteral("kept across blocks")
+                                                                               : QStringLiteral("dialled per block"));
+    if (testedMetrics > 1)
+        text += QStringLiteral(", p Holm-adjusted over %1 metrics").arg(testedMetrics);
+    return text;
+}
+
+QString Comparison::verdictText(const MetricRow &row) const
+{
+    if (!row.hasVerdict)
+        return {};
+    return verdictName(row.verdict) + QStringLiteral(": ") + verdictPart(row, *this);
+}
+
 QString Comparison::verdictLine() const
 {
     QStringList parts;
     auto addRows = [&](Verdict verdict) {
         for (const auto &r : rows) {
-            if (decidesOverall(r.kind) && r.verdict == verdict)
-                parts << verdictPart(r, rankTestFor(r.kind));
+            if (r.hasVerdict && r.verdict == verdict)
+                parts << verdictPart(r, *this);
         }
     };
+    const MetricRow *p50 = row(MetricKind::P50);
+    QString lead = verdictName(overall) + QStringLiteral(": ");
+    QString tail;
+    if (singleRun && !perCall) {
+        lead += QStringLiteral("one run per side: ");
+        if (p50)
+            parts << p50->name + u' ' + formatPercentChange(p50->relativeChange);
+        tail = QStringLiteral("; the change may be run-to-run noise; use ab, or several runs a side "
+                              "(compare 3,4,5 6,7,8 or label:NAME)");
+        return lead + parts.join(QStringLiteral("; ")) + tail;
+    }
     switch (overall) {
     case Verdict::Regression:
     case Verdict::Improvement:
     case Verdict::WithinThreshold:
         addRows(overall);
         break;
+    case Verdict::Inconclusive:
+        lead += QStringLiteral("noise too high for the %1 threshold, run longer: ")
+                    .arg(formatPercentChange(threshold).mid(1));
+        [[fallthrough]];
     case Verdict::NoSignificantChange:
     case Verdict::TooFewSamples:
     case Verdict::NotTested:
         // p50 speaks for the whole run when nothing stands out.
-        if (const MetricRow *p50 = row(MetricKind::P50))
-            parts << verdictPart(*p50, mannWhitney);
+        if (p50)
+            parts << verdictPart(*p50, *this);
+        if (p50 && p50->hasInterval && std::isfinite(p50->interval.detectable))
+            tail = QStringLiteral("; could detect changes above %1").arg(formatPercentChange(p50->interval.detectable).mid(1));
         break;
     }
-    return verdictName(overall) + QStringLiteral(": ") + parts.join(QStringLiteral("; "));
+    return lead + parts.join(QStringLiteral("; ")) + tail + QStringLiteral(" [") + basis() + u']';
+}
+
+CompareSide CompareSide::fromRun(const RunSnapshot &run, std::vector<uint32_t> rawLatenciesUs)
+{
+    CompareSide side;
+    side.total = run;
+    side.rawLatenciesUs = std::move(rawLatenciesUs);
+    if (run.blocks.size() < 2)
+        return side;
+    std::vector<int> processes;
+    for (const RunBlock &block : run.blocks) {
+        if (std::find(processes.cbegin(), processes.cend(), block.process) == processes.cend())
+            processes.push_back(block.process);
+    }
+    if (processes.size() > 1) {
+        // Blocks served by one process share its placement and memory layout: the process is the replicate.
+        side.unit = ReplicateUnit::ServerProcess;
+        for (const int process : processes) {
+            Replicate replicate;
+            replicate.label = QStringLiteral("process %1").arg(process);
+            for (const RunBlock &block : run.blocks) {
+                if (block.process == process) {
+                    replicate.latency.merge(block.latency);
+                    replicate.messageLatency.merge(block.messageLatency);
+                }
+            }
+            side.replicates.push_back(std::move(replicate));
+        }
+        return side;
+    }
+    side.unit = ReplicateUnit::Block;
+    for (const RunBlock &block : run.blocks)
+        side.replicates.push_back({QStringLiteral("block %1").arg(block.round), block.latency, block.messageLatency});
+    return side;
+}
+
+CompareSide CompareSide::fromRuns(const QList<RunSnapshot> &runs)
+{
+    if (runs.size() == 1)
+        return fromRun(runs.first());
+    CompareSide side;
+    side.unit = ReplicateUnit::Run;
+    side.runs = static_cast<int>(runs.size());
+    for (qsizetype i = 0; i < runs.size(); ++i) {
+        appendRun(side.total, runs[i]);
+        side.replicates.push_back({QStringLiteral("run %1").arg(i + 1), runs[i].latency, runs[i].messageLatency});
+    }
+    side.total.blocks.clear();
+    return side;
+}
+
+Comparison compareSides(const CompareSide &a, const CompareSide &b, const CompareOptions &options)
+{
+    Comparison result;
+    result.threshold = options.threshold;
+    result.confidence = options.confidence;
+    result.runsA = a.runs;
+    result.runsB = b.runs;
+    result.connectionA = a.unit == ReplicateUnit::Block || a.unit == ReplicateUnit::ServerProcess ? a.total.blocksConnection : QString();
+    result.connectionB = b.unit == ReplicateUnit::Block || b.unit == ReplicateUnit::ServerProcess ? b.total.blocksConnection : QString();
+    const bool streams = !a.total.messageLatency.isEmpty() && !b.total.messageLatency.isEmpty();
+    const QList<RowSpec> specs = latencySpecs(streams);
+    result.singleRun = a.replicates.size() < 2 || b.replicates.size() < 2;
+    if (result.singleRun) {
+        result.unitA = result.unitB = ReplicateUnit::Call;
+        result.replicatesA = static_cast<qint64>(a.total.latency.count());
+        result.replicatesB = static_cast<qint64>(b.total.latency.count());
+        perCallRows(a, b, specs, options, &result);
+    } else {
+        result.unitA = a.unit;
+        result.unitB = b.unit;
+        result.replicatesA = static_cast<qint64>(a.replicates.size());
+        result.replicatesB = static_cast<qint64>(b.replicates.size());
+        replicateRows(a, b, specs, options, &result);
+    }
+    // Latency rows first, then the message rate (streams), then the rest.
+    const RunSnapshot &ta = a.total;
+    const RunSnapshot &tb = b.total;
+    if (streams) {
+        result.rows.push_back(plainRow(MetricKind::MessagesPerSecond, QStringLiteral("messages/s"), MetricUnit::PerSecond,
+                                       ta.messagesReceivedPerSecond(), tb.messagesReceivedPerSecond(), false));
+    }
+    result.rows.push_back(plainRow(MetricKind::RequestsPerSecond, QStringLiteral("req/s"), MetricUnit::PerSecond,
+                                   ta.requestsPerSecond(), tb.requestsPerSecond(), false));
+    result.rows.push_back(plainRow(MetricKind::ClientCpuPerCall, QStringLiteral("client CPU/call"),
+                                   MetricUnit::Microseconds, ta.clientCpuPerCallUs(), tb.clientCpuPerCallUs(), true));
+    const bool serverStats = ta.hasServerStats && tb.hasServerStats;
+    if (serverStats) {
+        result.rows.push_back(plainRow(MetricKind::ServerCpuPerCall, QStringLiteral("server CPU/call"),
+                                       MetricUnit::Microseconds, ta.serverCpuPerCallUs(), tb.serverCpuPerCallUs(),
+                                       true));
+    }
+    result.rows.push_back(plainRow(MetricKind::ClientPeakRss, QStringLiteral("client peak RSS"), MetricUnit::Bytes,
+                                   static_cast<double>(ta.clientPeakRssBytes),
+                                   static_cast<double>(tb.clientPeakRssBytes), true));
+    if (serverStats) {
+        result.rows.push_back(plainRow(MetricKind::ServerPeakRss, QStringLiteral("server peak RSS"),
+                                       MetricUnit::Bytes, static_cast<double>(ta.serverPeakRssBytes),
+                                       static_cast<double>(tb.serverPeakRssBytes), true));
+    }
+    auto errorRate = [](const RunSnapshot &run) {
+        const uint64_t calls = run.callsCompleted();
+        return calls ? static_cast<double>(run.callsFailed()) / static_cast<double>(calls) : 0.0;
+    };
+    result.rows.push_back(plainRow(MetricKind::ErrorRate, QStringLiteral("error rate"), MetricUnit::Fraction,
+                                   errorRate(ta), errorRate(tb), true));
+
+    bool anyWithin = false;
+    bool anySensitive = false;
+    bool anyInconclusive = false;
+    for (const auto &row : std::as_const(result.rows)) {
+        if (!row.hasVerdict)
+            continue;
+        if (row.verdict == Verdict::Regression)
+            result.regressions << row.name;
+        else if (row.verdict == Verdict::Improvement)
+            result.improvements << row.name;
+        else if (row.verdict == Verdict::WithinThreshold)
+            anyWithin = true;
+        else if (row.verdict == Verdict::NoSignificantChange)
+            anySensitive = true;
+        else if (row.verdict == Verdict::Inconclusive)
+            anyInconclusive = true;
+    }
+    const MetricRow *p50 = result.row(MetricKind::P50);
+    if (!result.regressions.isEmpty())
+        result.overall = Verdict::Regression;
+    else if (!result.improvements.isEmpty())
+        result.overall = Verdict::Improvement;
+    else if (anyWithin)
+        result.overall = Verdict::WithinThreshold;
+    else if (p50 && (p50->verdict == Verdict::NoSignificantChange || p50->verdict == Verdict::Inconclusive))
+        result.overall = p50->verdict; // the median speaks for the run; a noisy tail alone does not make it unknown
+    else if (anySensitive)
+        result.overall = Verdict::NoSignificantChange;
+    else if (anyInconclusive)
+        result.overall = Verdict::Inconclusive;
+    else
+        result.overall = Verdict::TooFewSamples;
+    return result;
 }
 
 Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const CompareOptions &options)
 {
-    return compare(a, b, EmpiricalDistribution::fromHistogram(a.latency),
-                   EmpiricalDistribution::fromHistogram(b.latency), mannWhitney(a.latency, b.latency), options);
+    return compareSides(CompareSide::fromRun(a), CompareSide::fromRun(b), options);
 }
 
 Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const std::vector<uint32_t> &latenciesUsA,
                        const std::vector<uint32_t> &latenciesUsB, const CompareOptions &options)
 {
-    if (latenciesUsA.empty() || latenciesUsB.empty())
-        return compareRuns(a, b, options);
-    const auto distA = EmpiricalDistribution::fromMicroseconds(latenciesUsA);
-    const auto distB = EmpiricalDistribution::fromMicroseconds(latenciesUsB);
-    Comparison result = compare(a, b, distA, distB, mannWhitney(distA, distB), options);
-    result.fromRawSamples = true;
-    return result;
+    return compareSides(CompareSide::fromRun(a, latenciesUsA), CompareSide::fromRun(b, latenciesUsB), options);
 }
 
 std::vector<uint32_t> okLatenciesUs(const std::vector<RawSample> &samples)

@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace rpcscope {
@@ -16,39 +17,49 @@ struct CompareOptions
 {
     /// A significant change counts as a regression or an improvement only beyond this relative size (0.05 = 5%).
     double threshold = 0.05;
-    /// Of the bootstrap intervals; Mann-Whitney's p must also be below 1 - confidence.
+    /// Of the intervals; a change is significant when its (Holm-adjusted) p is below 1 - confidence.
     double confidence = 0.95;
+    /// Bootstrap replicates and seed: only for perCallWhenSingleRun.
     int replicates = 2000;
     uint64_t seed = 0x9e3779b97f4a7c15ULL;
     SampleRules rules;
+    /**
+     * One run against one run has no replicates: nothing says how much a run differs from the next one, so its
+     * verdict is "inconclusive". Set this to judge such a pair the old way instead, each call a sample (a bootstrap
+     * over calls and Mann-Whitney): it then may say regression, and the verdict line says on what it rests.
+     */
+    bool perCallWhenSingleRun = false;
 };
 
 /**
  * What a comparison says about one metric (and overall).
  *
- * - TooFewSamples: SampleRules say a run has too few OK calls for this statistic; nothing is concluded.
- * - NoSignificantChange: the bootstrap interval of the relative change contains 0, or (p50, mean) Mann-Whitney's
- *   p is not below 1 - confidence.
- * - WithinThreshold: significant (interval excludes 0 and p < 1 - confidence) but the point estimate is within
- *   +-threshold: real, and too small to matter.
- * - Regression: significant and the point estimate is beyond the threshold in the bad direction (slower).
+ * - TooFewSamples: a replicate has too few OK calls for this statistic (SampleRules, applied per replicate), or a
+ *   side has fewer than 2 replicates with it; nothing is concluded.
+ * - NoSignificantChange: the change is not significant, and the experiment could have seen one of the threshold's
+ *   size (the minimum detectable change is within the threshold).
+ * - Inconclusive: not significant, and the noise was too high to see a change of the threshold's size; or one run
+ *   per side, which cannot tell a change from run-to-run noise.
+ * - WithinThreshold: significant, but the estimate is within +-threshold: real, and too small to matter.
+ * - Regression: significant and beyond the threshold in the bad direction (slower).
  * - Improvement: significant and beyond the threshold in the good direction.
  * - NotTested: the row has no verdict (throughput, CPU, memory, and the percentiles without a verdict).
  *
- * For p50 and the mean both tests must agree (has this statistic moved; do B's calls tend to be slower than A's).
- * For the tail percentiles (p95, p99) the interval alone decides: a tail that grows while most calls stay the same
- * is a real regression that a rank test over all calls would not see.
+ * Significant means: Welch's t test on the log of the per-replicate statistic (ReplicateChange) gives a p that,
+ * Holm-adjusted over every metric with a verdict, is below 1 - confidence. See docs/statistics.md.
  */
 enum class Verdict {
     NotTested,
     TooFewSamples,
     NoSignificantChange,
+    Inconclusive,
     WithinThreshold,
     Improvement,
     Regression,
 };
 
-/// "regression", "improvement", "change within threshold", "no significant change", "too few samples", "".
+/// "regression", "improvement", "change within threshold", "no significant change", "inconclusive",
+/// "too few samples", "".
 QString verdictName(Verdict verdict);
 
 enum class MetricKind {
@@ -78,80 +89,138 @@ enum class MetricUnit {
     Fraction, ///< 0..1, shown as a percentage (error rate)
 };
 
+/// What one replicate of a comparison is: the unit whose statistics vary independently from one to the next.
+enum class ReplicateUnit {
+    Call, ///< no replicates: one run, each call taken as a sample (perCallWhenSingleRun only)
+    Block, ///< a block of an interleaved A/B run
+    ServerProcess, ///< the blocks one start of a server command served (ab --restarts)
+    Run, ///< a whole run (compare of several runs a side)
+};
+
+/// "3 blocks", "1 server process", "5 runs", "20000 calls".
+QString replicateCountText(ReplicateUnit unit, qint64 count);
+
+/// The interval of a relative change (B / A - 1), its test and how sensitive the test was.
+struct ChangeInterval
+{
+    bool valid = false;
+    double estimate = 0; ///< relative change (geometric means of the replicates, or of the calls per call)
+    double ciLow = 0;
+    double ciHigh = 0;
+    double confidence = 0.95;
+    double pValue = std::numeric_limits<double>::quiet_NaN(); ///< two-sided; NaN when no test backs the row
+    double pAdjusted = std::numeric_limits<double>::quiet_NaN(); ///< Holm-adjusted over the verdict rows
+    /// The smallest change this test finds 80% of the time at this noise (fraction); NaN when unknown.
+    double detectable = std::numeric_limits<double>::quiet_NaN();
+
+    /// The interval does not contain 0 (no change).
+    bool excludesZero() const { return valid && (ciLow > 0 || ciHigh < 0); }
+};
+
 /// One line of a comparison: A and B, how they differ, and for tested latencies whether that matters.
 struct MetricRow
 {
     MetricKind kind = MetricKind::P50;
     QString name; ///< "p50", "p99.9", "mean", "req/s", "client CPU/call", ...
     MetricUnit unit = MetricUnit::Nanoseconds;
-    double valueA = 0;
+    double valueA = 0; ///< of all of A's calls together
     double valueB = 0;
     double delta = 0; ///< B - A, in the row's unit
     double relativeChange = 0; ///< B / A - 1; NaN when A is 0
     bool lowerIsBetter = true; ///< false for req/s
-    bool hasInterval = false; ///< bootstrap holds a confidence interval (latency rows)
-    BootstrapResult bootstrap;
+    bool hasInterval = false; ///< interval holds a confidence interval (latency rows)
+    ChangeInterval interval;
     bool hasVerdict = false; ///< p50, p95, p99 and mean; a stream's message p50 and p99
     Verdict verdict = Verdict::NotTested;
     QString reason; ///< for TooFewSamples (or an invalid statistic)
-
-    /**
-     * The verdict in one line: "regression: p50 +19.1% (95% CI +17.0 .. +21.3%, Mann-Whitney p < 0.001)",
-     * "no significant change: p50 +0.4% (95% CI -1.2 .. +2.0%)", "too few samples: p99 needs ...".
-     */
-    QString verdictText(const MannWhitneyResult &mannWhitney) const;
+    /// The row's statistic per replicate (ns), in order: what the dots of a comparison chart show.
+    std::vector<double> replicatesA;
+    std::vector<double> replicatesB;
 };
 
-/// Two runs side by side, B against A (A is the baseline).
+/// Two sides side by side, B against A (A is the baseline).
 struct Comparison
 {
     QList<MetricRow> rows;
-    /// Of the OK calls' latencies; the same test backs every call latency verdict.
+    /// Per call only (perCallWhenSingleRun): the rank tests behind p50/mean and the message p50.
     MannWhitneyResult mannWhitney;
-    /// Of the streams' per-message latencies (when both runs have them): backs the message p50's verdict.
     MannWhitneyResult messageMannWhitney;
-    bool fromRawSamples = false; ///< latencies compared from raw samples rather than histograms
+    bool fromRawSamples = false; ///< per call only: latencies from raw samples rather than histograms
     double threshold = 0.05;
     double confidence = 0.95;
 
-    /// Regression if p50, p95 or p99 is one; else improvement if any is; else change within threshold if any is;
-    /// else no significant change; too few samples when even p50 has too few.
+    ReplicateUnit unitA = ReplicateUnit::Call;
+    ReplicateUnit unitB = ReplicateUnit::Call;
+    qint64 replicatesA = 0; ///< how many replicates (calls, when judged per call)
+    qint64 replicatesB = 0;
+    int runsA = 1;
+    int runsB = 1;
+    bool singleRun = false; ///< one run a side without blocks: run-to-run noise is unknown
+    bool perCall = false; ///< judged call by call (singleRun with perCallWhenSingleRun)
+    int testedMetrics = 0; ///< the family Holm adjusts over
+    QString connectionA; ///< of A/B blocks: "kept" or "per-block"; empty otherwise
+    QString connectionB;
+
+    /// Regression if a verdict row is one; else improvement if any is; else change within threshold if any is;
+    /// else no significant change when p50 (or another row) could have seen a change; else inconclusive; too
+    /// few samples when no row could be tested.
     Verdict overall = Verdict::NotTested;
-    QStringList regressions; ///< names of the p50/p95/p99 rows that regressed, e.g. {"p50", "p99"}
+    QStringList regressions; ///< names of the verdict rows that regressed, e.g. {"p50", "p99"}
     QStringList improvements;
 
     /// The row of @p kind, or nullptr when the comparison has none (e.g. server CPU without server stats).
     const MetricRow *row(MetricKind kind) const;
-    /// The rank test behind @p kind's verdict: the messages' for the message rows, else the calls'.
-    const MannWhitneyResult &rankTestFor(MetricKind kind) const;
-    /// @p row's verdict in one line, with its own rank test (see MetricRow::verdictText).
-    QString verdictText(const MetricRow &row) const { return row.verdictText(rankTestFor(row.kind)); }
+    /// What the verdict rests on: "10 vs 10 blocks (connection kept), p Holm-adjusted over 4 metrics".
+    QString basis() const;
+    /// @p row's verdict in one line: "regression: p50 +19.1% (95% CI +17.0 .. +21.3%, p < 0.001)".
+    QString verdictText(const MetricRow &row) const;
     /**
-     * The overall verdict in one line, naming the deciding rows: "regression: p50 +19.1% (95% CI +17.0 .. +21.3%,
-     * Mann-Whitney p < 0.001); p99 +12.0% (...)", or "no significant change: p50 +0.4% (95% CI -1.2 .. +2.0%)".
+     * The overall verdict in one line, naming the deciding rows and what they rest on: "regression: p50 +19.1%
+     * (95% CI +17.0 .. +21.3%, p < 0.001) [10 vs 10 blocks, p Holm-adjusted over 4 metrics]", "inconclusive: one
+     * run per side: p50 +43.3%; the change may be run-to-run noise; use ab, or several runs a side".
      */
     QString verdictLine() const;
 };
 
-/**
- * Compares run B against run A (the baseline): p50, p90, p95, p99, p99.9 and mean latency of the OK calls, req/s,
- * client CPU per call, server CPU per call (when both runs have server stats), peak client RSS, peak server RSS
- * (likewise) and error rate; for streaming runs (both with timed messages) also the message p50 and p99 (with
- * verdicts that count in the overall one: a stream's calls can last as long as the stream is told to) and the
- * messages received per second. p50, p95, p99 and mean get a verdict (see Verdict); all latency rows get a bootstrap
- * interval. Deterministic for a given CompareOptions::seed.
- */
-Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const CompareOptions &options = {});
+/// One side of a comparison: its calls pooled (for the values shown) and its replicates (for the verdict).
+struct CompareSide
+{
+    RunSnapshot total;
+    ReplicateUnit unit = ReplicateUnit::Call;
+    struct Replicate
+    {
+        QString label; ///< "block 3", "process 2", "run #12"
+        LatencyHistogram latency; ///< OK calls
+        LatencyHistogram messageLatency;
+    };
+    std::vector<Replicate> replicates;
+    int runs = 1;
+    std::vector<uint32_t> rawLatenciesUs; ///< per call only: the OK calls, exact
+
+    /**
+     * One run: the blocks of an A/B side (merged per server process when its server was started more than once),
+     * or none (a plain run; compared per call only when asked).
+     */
+    static CompareSide fromRun(const RunSnapshot &run, std::vector<uint32_t> rawLatenciesUs = {});
+    /// Several runs of one side (e.g. every run labelled "before"): each run a replicate, their numbers pooled.
+    static CompareSide fromRuns(const QList<RunSnapshot> &runs);
+};
 
 /**
- * The same, with the latency rows computed from raw samples (microseconds of the OK calls, e.g. from
- * okLatenciesUs()) rather than the histograms: exact values and ties, at the raw samples' 1 us resolution.
- * Falls back to the histograms when either list is empty.
+ * Compares side B against side A (the baseline): p50, p90, p95, p99, p99.9 and mean latency of the OK calls, req/s,
+ * client CPU per call, server CPU per call (when both have server stats), peak client and server RSS and error
+ * rate; for streams also the message p50 and p99 and messages/s. p50, p95, p99, mean (and the message p50/p99) get
+ * verdicts; every latency row gets an interval when both sides have 2 or more replicates. Deterministic.
  */
+Comparison compareSides(const CompareSide &a, const CompareSide &b, const CompareOptions &options = {});
+
+/// Two runs: compareSides(CompareSide::fromRun(a), CompareSide::fromRun(b)).
+Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const CompareOptions &options = {});
+/// The same, with the OK calls' raw latencies (used only when judged per call).
 Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const std::vector<uint32_t> &latenciesUsA,
                        const std::vector<uint32_t> &latenciesUsB, const CompareOptions &options = {});
 
-/// The latencies of the OK calls among @p samples, for the raw-sample comparison.
+/// The latencies of the OK calls among @p samples, for the per-call comparison.
 std::vector<uint32_t> okLatenciesUs(const std::vector<RawSample> &samples);
 
 /// "+19.1%", "-0.4%", "+0.0%"; @p fraction 0.191 = +19.1%. "n/a" for NaN or infinity.

@@ -1,8 +1,28 @@
 #include "abrunner.h"
 
+#include "transport/transport.h"
+
 #include <algorithm>
 
 namespace rpcscope {
+
+namespace {
+
+// Lends one side's transport (and so its connections) to one block's engine; the side keeps it for the next.
+class BorrowedTransport final : public Transport
+{
+public:
+    explicit BorrowedTransport(std::shared_ptr<Transport> transport)
+        : m_transport(std::move(transport))
+    {
+    }
+    std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) override { return m_transport->makeSlot(index, sink); }
+
+private:
+    std::shared_ptr<Transport> m_transport;
+};
+
+} // namespace
 
 AbBlocks AbBlocks::defaultFor(const LoadPlan &plan)
 {
@@ -12,6 +32,24 @@ AbBlocks AbBlocks::defaultFor(const LoadPlan &plan)
     else
         b.time = std::max<std::chrono::nanoseconds>(plan.duration / 10, std::chrono::seconds(1));
     return b;
+}
+
+int AbBlocks::roundsFor(const LoadPlan &plan) const
+{
+    if (plan.totalCalls > 0)
+        return static_cast<int>((plan.totalCalls + calls - 1) / std::max<uint64_t>(calls, 1));
+    return static_cast<int>((plan.duration.count() + time.count() - 1) / std::max<int64_t>(time.count(), 1));
+}
+
+int AbBlocks::defaultRestarts(bool anyCommand, int rounds)
+{
+    constexpr int kProcesses = 5;
+    return anyCommand ? std::clamp(rounds, 1, kProcesses) : 1;
+}
+
+QString AbBlocks::connectionName() const
+{
+    return connectionPerBlock ? QStringLiteral("per-block") : QStringLiteral("kept");
 }
 
 AbRunner::AbRunner() = default;
@@ -85,14 +123,42 @@ bool AbRunner::sideDone(int side) const
     return plan.totalCalls > 0 ? m_plannedSoFar[side] >= plan.totalCalls : m_totals[side].elapsed >= plan.duration;
 }
 
+int AbRunner::processDue(int round) const
+{
+    const int restarts = std::max(m_blocks.restarts, 1);
+    const int rounds = std::max(roundsPlanned(), 1);
+    return std::clamp(1 + (round - 1) * restarts / rounds, 1, restarts);
+}
+
 void AbRunner::run()
 {
     const LoadPlan &plan = m_sides[0].plan;
     const bool byCount = plan.totalCalls > 0;
+    std::array<std::shared_ptr<Transport>, 2> kept;
+    std::array<int, 2> process{};
+    for (int side = 0; side < 2; ++side)
+        process[side] = m_sides[side].restartServer ? 1 : 0;
     for (int round = 1; !m_stop && (!sideDone(0) || !sideDone(1)); ++round) {
         for (int side = 0; side < 2 && !m_stop; ++side) {
             if (sideDone(side))
                 continue;
+            QString why;
+            bool freshProcess = false;
+            if (m_sides[side].restartServer && m_blocks.restarts > 1 && processDue(round) > process[side]) {
+                QString address;
+                int64_t pid = 0;
+                kept[side].reset(); // its connections lead to the server that is about to stop
+                if (!m_sides[side].restartServer(&address, &pid, &why)) {
+                    std::lock_guard lock(m_mutex);
+                    m_error = QStringLiteral("%1: the server did not start again: %2").arg(side == 0 ? u'A' : u'B').arg(why);
+                    m_running = false;
+                    return;
+                }
+                m_sides[side].target.address = address;
+                m_sides[side].plan.serverPid = pid;
+                process[side] = processDue(round);
+                freshProcess = true;
+            }
             LoadPlan block = m_sides[side].plan;
             if (byCount) {
                 block.totalCalls = std::min(m_blocks.calls, plan.totalCalls - m_plannedSoFar[side]);
@@ -101,13 +167,21 @@ void AbRunner::run()
                 block.totalCalls = 0;
                 block.duration = std::min(m_blocks.time, plan.duration - m_totals[side].elapsed);
             }
-            if (round > 1) {
+            // A new server process is cold: it gets the run's warm-up, as the first block did.
+            if (round > 1 && !freshProcess) {
                 block.warmupCalls = static_cast<uint64_t>(block.concurrency);
                 block.warmupDuration = std::chrono::nanoseconds(0);
             }
-            QString why;
-            std::unique_ptr<Transport> transport
-                = makeTransport(m_sides[side].transport, m_sides[side].target, m_sides[side].call, &why);
+            std::unique_ptr<Transport> transport;
+            if (m_blocks.connectionPerBlock || !kept[side]) {
+                transport = makeTransport(m_sides[side].transport, m_sides[side].target, m_sides[side].call, &why);
+                if (transport && !m_blocks.connectionPerBlock) {
+                    kept[side] = std::shared_ptr<Transport>(std::move(transport));
+                    transport = std::make_unique<BorrowedTransport>(kept[side]);
+                }
+            } else {
+                transport = std::make_unique<BorrowedTransport>(kept[side]);
+            }
             LoadEngine engine;
             if (!transport || !engine.start(std::move(transport), block, &why)) {
                 std::lock_guard lock(m_mutex);
@@ -136,9 +210,20 @@ void AbRunner::run()
             for (RawSample &sample : raw)
                 sample.sentNs += offset;
             m_raw[side].insert(m_raw[side].end(), raw.begin(), raw.end());
+            RunBlock record;
+            record.round = round;
+            record.process = process[side];
+            record.elapsed = result.elapsed;
+            record.calls = result.callsCompleted();
+            record.failed = result.callsFailed();
+            record.latency = result.latency;
+            record.messageLatency = result.messageLatency;
+            result.blocks.push_back(std::move(record));
+            result.blocksConnection = m_blocks.connectionName();
             appendRun(m_totals[side], result);
             m_plannedSoFar[side] += byCount ? block.totalCalls : 0;
-            m_blockLog.push_back({side, round, result.callsCompleted(), result.callsFailed(), result.latency.percentile(50)});
+            m_blockLog.push_back({side, round, result.callsCompleted(), result.callsFailed(), result.latency.percentile(50),
+                                  process[side]});
             ++m_blocksDone;
             if (byCount && result.callsCompleted() == 0 && !m_stop) {
                 // A side that completes nothing (its server died) would loop forever.
@@ -182,10 +267,7 @@ std::vector<AbBlockResult> AbRunner::completedBlocks() const
 
 int AbRunner::roundsPlanned() const
 {
-    const LoadPlan &plan = m_sides[0].plan;
-    if (plan.totalCalls > 0)
-        return static_cast<int>((plan.totalCalls + m_blocks.calls - 1) / std::max<uint64_t>(m_blocks.calls, 1));
-    return static_cast<int>((plan.duration.count() + m_blocks.time.count() - 1) / std::max<int64_t>(m_blocks.time.count(), 1));
+    return m_blocks.roundsFor(m_sides[0].plan);
 }
 
 bool AbRunner::wasStopped() const

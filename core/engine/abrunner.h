@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -23,6 +24,11 @@ struct AbSide
     GrpcTarget target;
     GrpcCall call;
     LoadPlan plan; ///< the whole run's plan: totalCalls or duration, warm-up, concurrency, serverPid of this side
+    /**
+     * Starts this side's server anew (stopping the one running) and gives its address and pid; set for server
+     * commands when AbBlocks::restarts > 1. Called on the runner's thread, between blocks, never during one.
+     */
+    std::function<bool(QString *address, int64_t *pid, QString *error)> restartServer;
 };
 
 /// One finished block, for progress reports.
@@ -33,6 +39,7 @@ struct AbBlockResult
     uint64_t calls = 0;
     uint64_t failed = 0;
     uint64_t p50Ns = 0;
+    int process = 0; ///< which server process of its side served it (from 1), 0 when not restarted
 };
 
 /// How the calls are cut into blocks: by count when the plan has a call count, by time otherwise.
@@ -40,16 +47,37 @@ struct AbBlocks
 {
     uint64_t calls = 0; ///< per block (count mode)
     std::chrono::nanoseconds time{0}; ///< per block (time mode)
+    /**
+     * Server processes per side over the run (A1 B1 A2 B2 ..., each side's blocks split evenly between them):
+     * process effects (placement, memory layout) are then replicated and counted by the comparison. Only for sides
+     * with restartServer; 1 = the server runs the whole time.
+     */
+    int restarts = 1;
+    /// false (default): one connection per side and server process, kept across blocks; true: dialled per block.
+    bool connectionPerBlock = false;
 
     /// A tenth of the run, at least 4 calls per caller (count) or 1 s (time).
     static AbBlocks defaultFor(const LoadPlan &plan);
+    /// How many rounds these blocks make of @p plan (an estimate for a timed run).
+    int roundsFor(const LoadPlan &plan) const;
+    /**
+     * The default number of server processes a side: 5 when a side is a command rpcscope starts (at most one per
+     * round), else 1. Five: with two blocks a process at the default ten rounds, process-to-process differences
+     * are counted with 8 degrees of freedom, for about 10 s of server starts (measured in docs/statistics.md).
+     */
+    static int defaultRestarts(bool anyCommand, int rounds);
+    /// "kept" or "per-block", as RunSnapshot::blocksConnection records it.
+    QString connectionName() const;
 };
 
 /**
  * Interleaved A/B: runs blocks of calls against A, then B, then A... until both sides have made their planned
  * calls (or time), so that whatever drifts on the machine meanwhile (other load, thermal throttling, a noisy
- * neighbour) hits both alike. Each side's blocks add up into one run (appendRun). Every block dials anew; from the
- * second block on, one warm-up call per caller brings the connections up before timing resumes.
+ * neighbour) hits both alike. Each side's blocks add up into one run (appendRun) that also keeps every block
+ * (RunSnapshot::blocks), the replicates its comparison is judged on. A side's connection is kept across its blocks
+ * (or dialled per block, AbBlocks::connectionPerBlock); from the second block on, one warm-up call per caller
+ * restarts the callers before timing resumes. With AbBlocks::restarts > 1 a side's server is started anew at even
+ * intervals, and the first block of each new process gets the plan's whole warm-up.
  *
  * Runs on a thread of its own; the owner polls snapshot()/blocksDone() (the run store is the owner's thread's).
  */
@@ -84,6 +112,7 @@ public:
 private:
     void run();
     bool sideDone(int side) const;
+    int processDue(int round) const;
 
     std::array<AbSide, 2> m_sides;
     AbBlocks m_blocks;

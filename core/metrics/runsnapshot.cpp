@@ -63,6 +63,9 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     total.elapsed += block.elapsed;
     total.plannedCalls += block.plannedCalls;
     total.plannedDuration += block.plannedDuration;
+    total.blocks.insert(total.blocks.end(), block.blocks.cbegin(), block.blocks.cend());
+    if (!block.blocksConnection.isEmpty())
+        total.blocksConnection = block.blocksConnection;
 }
 
 double RunSnapshot::requestsPerSecond() const

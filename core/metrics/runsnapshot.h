@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 namespace rpcscope {
 
@@ -65,6 +66,22 @@ struct IntervalPoint
 };
 
 /**
+ * One block of an interleaved A/B run (AbRunner): the replicate its comparison is judged on. Its calls also count
+ * in the side's totals; the block keeps its own latency histograms so a comparison can take each statistic per block
+ * (or per server process, merging the blocks a process served).
+ */
+struct RunBlock
+{
+    int round = 0; ///< from 1
+    int process = 0; ///< which start of this side's server command served it (from 1); 0: a server not restarted
+    std::chrono::nanoseconds elapsed{0};
+    uint64_t calls = 0; ///< completed, OK or not
+    uint64_t failed = 0;
+    LatencyHistogram latency; ///< OK calls
+    LatencyHistogram messageLatency; ///< streams: per message
+};
+
+/**
  * Everything a run has measured so far, as a plain value: the engine hands out copies, the GUI and the reports
  * read only these. Only the timed phase is in here; warm-up calls are counted in warmupCalls and nowhere else.
  */
@@ -106,6 +123,10 @@ struct RunSnapshot
     uint64_t bytesReceived = 0;
 
     std::chrono::nanoseconds elapsed{0}; ///< of the timed phase, up to now or to its end
+    /// An A/B side's blocks, in order (empty for other runs); blocksConnection says how they connected.
+    std::vector<RunBlock> blocks;
+    QString blocksConnection; ///< "kept" (one connection per server process) or "per-block" (dialled anew)
+
     uint64_t plannedCalls = 0; ///< 0 = bounded by duration only
     std::chrono::nanoseconds plannedDuration{0}; ///< 0 = bounded by count only
 

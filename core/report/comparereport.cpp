@@ -11,7 +11,7 @@ namespace rpcscope {
 
 namespace {
 
-QString intervalText(const BootstrapResult &b)
+QString intervalText(const ChangeInterval &b)
 {
     QString low = formatPercentChange(b.ciLow);
     if (low.endsWith(u'%')) // "+17.0 .. +21.3%": one percent sign for the pair
@@ -24,11 +24,11 @@ QString verdictCell(const MetricRow &row)
 {
     if (row.unit != MetricUnit::Nanoseconds)
         return {};
-    if (row.hasVerdict && row.verdict == Verdict::TooFewSamples)
+    if (row.hasVerdict && (row.verdict == Verdict::TooFewSamples || !row.hasInterval))
         return verdictName(row.verdict);
     if (!row.hasInterval)
-        return row.bootstrap.tooFewSamples ? verdictName(Verdict::TooFewSamples) : QString();
-    const QString interval = intervalText(row.bootstrap);
+        return {};
+    const QString interval = intervalText(row.interval);
     return row.hasVerdict ? verdictName(row.verdict) + u' ' + interval : interval;
 }
 
@@ -37,8 +37,15 @@ QString confidenceLabel(const Comparison &comparison)
     return QString::number(comparison.confidence * 100, 'g', 3) + QStringLiteral("% CI");
 }
 
-QString mannWhitneyLine(const Comparison &comparison)
+// What the verdict rests on; for a per-call comparison also its rank test.
+QString basisLine(const Comparison &comparison)
 {
+    if (!comparison.perCall) {
+        QString line = QStringLiteral("Judged on: ") + comparison.basis();
+        if (!comparison.singleRun)
+            line += QStringLiteral(" (Welch's t on the log of each replicate's statistic)");
+        return line;
+    }
     const auto &mw = comparison.mannWhitney;
     const QString source = comparison.fromRawSamples ? QStringLiteral("raw samples") : QStringLiteral("histograms");
     if (!mw.valid)
@@ -61,6 +68,14 @@ QStringList notes(const Comparison &comparison)
     return out;
 }
 
+// The smallest change the row's test would have found (80% of the time): how sensitive this experiment was.
+QString detectableCell(const MetricRow &row)
+{
+    if (!row.hasInterval || !std::isfinite(row.interval.detectable))
+        return {};
+    return formatPercentChange(row.interval.detectable).replace(u'+', QStringLiteral("\u00b1"));
+}
+
 struct Cells
 {
     QStringList header;
@@ -72,14 +87,15 @@ Cells cellsOf(const Comparison &comparison, const QString &nameA, const QString 
     Cells cells;
     cells.header = {QStringLiteral("metric"), nameA.isEmpty() ? QStringLiteral("A") : nameA,
                     nameB.isEmpty() ? QStringLiteral("B") : nameB, QStringLiteral("delta"),
-                    QStringLiteral("change"), QStringLiteral("verdict ") + u'(' + confidenceLabel(comparison) + u')'};
+                    QStringLiteral("change"), QStringLiteral("detectable"),
+                    QStringLiteral("verdict ") + u'(' + confidenceLabel(comparison) + u')'};
     for (const auto &row : comparison.rows) {
         QString name = row.name;
         if (!row.lowerIsBetter)
             name += QStringLiteral(" (higher is better)");
         cells.rows.push_back({name, formatMetricValue(row.valueA, row.unit), formatMetricValue(row.valueB, row.unit),
                               formatMetricDelta(row.delta, row.unit), formatPercentChange(row.relativeChange),
-                              verdictCell(row)});
+                              detectableCell(row), verdictCell(row)});
     }
     return cells;
 }
@@ -152,7 +168,7 @@ QString formatComparisonTable(const Comparison &comparison, const QString &nameA
     text += render(rule);
     for (const auto &line : cells.rows)
         text += render(line);
-    text += u'\n' + mannWhitneyLine(comparison) + u'\n';
+    text += u'\n' + basisLine(comparison) + u'\n';
     for (const auto &note : notes(comparison))
         text += QStringLiteral("note: ") + note + u'\n';
     text += comparison.verdictLine() + u'\n';
@@ -169,11 +185,11 @@ QString formatComparisonMarkdown(const Comparison &comparison, const QString &na
         return QStringLiteral("| ") + escaped.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
     };
     QString text = render(cells.header);
-    text += QStringLiteral("|:--|--:|--:|--:|--:|:--|\n");
+    text += QStringLiteral("|:--|--:|--:|--:|--:|--:|:--|\n");
     for (const auto &line : cells.rows)
         text += render(line);
     text += QStringLiteral("\n**") + escapeMarkdown(comparison.verdictLine()) + QStringLiteral("**\n\n");
-    text += mannWhitneyLine(comparison) + u'\n';
+    text += basisLine(comparison) + u'\n';
     for (const auto &note : notes(comparison))
         text += QStringLiteral("\nNote: ") + note + u'\n';
     return text;

@@ -315,6 +315,22 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
                                   {QStringLiteral("count"), static_cast<double>(e.count)}});
     }
     o.insert(QStringLiteral("errors"), errors);
+    if (!s.blocks.empty()) {
+        QJsonArray blocks;
+        for (const RunBlock &b : s.blocks) {
+            QJsonObject block{{QStringLiteral("round"), b.round},
+                              {QStringLiteral("process"), b.process},
+                              {QStringLiteral("elapsed_ns"), static_cast<double>(b.elapsed.count())},
+                              {QStringLiteral("calls"), static_cast<double>(b.calls)},
+                              {QStringLiteral("failed"), static_cast<double>(b.failed)},
+                              {QStringLiteral("latency"), histogramToJson(b.latency)}};
+            if (!b.messageLatency.isEmpty())
+                block.insert(QStringLiteral("message_latency"), histogramToJson(b.messageLatency));
+            blocks.append(block);
+        }
+        o.insert(QStringLiteral("blocks"), blocks);
+        o.insert(QStringLiteral("blocks_connection"), s.blocksConnection);
+    }
     if (withTimeline) {
         QJsonArray timeline;
         for (const IntervalPoint &p : s.timeline)
@@ -388,6 +404,29 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
             return e.fail(QStringLiteral("status"), QStringLiteral("not a status name")), std::nullopt;
         s.errors.append(sample);
     }
+    const QJsonArray blocks = r.array(QStringLiteral("blocks"));
+    for (qsizetype i = 0; i < blocks.size() && r.ok(); ++i) {
+        Reader b(blocks.at(i).toObject(), r.path(QStringLiteral("blocks[%1]").arg(i)), error);
+        RunBlock block;
+        block.round = static_cast<int>(b.count(QStringLiteral("round")));
+        block.process = static_cast<int>(b.count(QStringLiteral("process")));
+        block.elapsed = std::chrono::nanoseconds(b.count(QStringLiteral("elapsed_ns")));
+        block.calls = b.count(QStringLiteral("calls"));
+        block.failed = b.count(QStringLiteral("failed"));
+        for (const auto &[key, into] : {std::pair(QStringLiteral("latency"), &block.latency),
+                                        std::pair(QStringLiteral("message_latency"), &block.messageLatency)}) {
+            b.take(key, [into](const QJsonObject &o, const QString &path, QString *why) {
+                const auto h = histogramFromJson(o, path, why);
+                if (h)
+                    *into = *h;
+                return h.has_value();
+            });
+        }
+        if (!b.ok())
+            return std::nullopt;
+        s.blocks.push_back(std::move(block));
+    }
+    s.blocksConnection = r.string(QStringLiteral("blocks_connection"));
     const QJsonArray timeline = r.array(QStringLiteral("timeline"));
     for (qsizetype i = 0; i < timeline.size() && r.ok(); ++i) {
         const auto p = intervalFromJson(timeline.at(i).toObject(), r.path(QStringLiteral("timeline[%1]").arg(i)), error);

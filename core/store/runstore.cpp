@@ -675,6 +675,23 @@ qint64 RunStore::resolve(const QString &reference, QString *error) const
     return 0;
 }
 
+std::vector<qint64> RunStore::idsWithLabel(const QString &label, QString *error) const
+{
+    std::vector<qint64> ids;
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    q.prepare(QStringLiteral("SELECT run_id FROM run_labels WHERE label = ? ORDER BY run_id"));
+    q.addBindValue(label);
+    if (!q.exec()) {
+        *error = sqlError(q);
+        return ids;
+    }
+    while (q.next())
+        ids.push_back(q.value(0).toLongLong());
+    if (ids.empty())
+        *error = QStringLiteral("no run in %1 is labelled \"%2\"").arg(m_path, label);
+    return ids;
+}
+
 bool RunStore::execOnRun(QSqlQuery &query, qint64 id, QString *error) const
 {
     if (!query.exec()) {

@@ -100,6 +100,8 @@ public:
     qint64 resolve(const QString &reference, QString *error) const;
     /// @p text has the form of a resolve() reference (it may still name no run).
     static bool isReference(const QString &text);
+    /// Every run carrying exactly @p label, oldest first; empty (and @p error set) when none does.
+    std::vector<qint64> idsWithLabel(const QString &label, QString *error) const;
 
     bool rename(qint64 id, const QString &name, QString *error);
     bool setLabels(qint64 id, const QStringList &labels, QString *error);

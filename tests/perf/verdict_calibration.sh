@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# How often rpcscope's comparison verdicts are wrong on this machine, and how small a change they find.
+#
+#   tests/perf/verdict_calibration.sh [BUILD_DIR] [K]      (defaults: build/dev, 40)
+#
+# Runs, each K times, at default settings (Echo of 2 bytes, c=1, 200 warm-up calls, 4000 calls a side):
+#   A/A  ab with the same built-in server command on both sides       (false verdicts: regression or improvement)
+#   A/A  ab with one server address on both sides                     (likewise)
+#   A/A  compare of separate runs, 3 runs a side (label:x label:y)     (likewise)
+#   A/A  compare of one run against one run                           (must say inconclusive, never a verdict)
+#   A/B  ab with B burning 40 us of CPU more per call                  (detection: a regression)
+# then the smallest added CPU per call (of BURNS) found as a regression in at least 80% of K/2 runs.
+# Targets (issue 14): false verdicts <= 5% in each A/A row; 40 us found in >= 95% of runs.
+# Every load is on 127.0.0.1 and bounded by its call count.
+set -euo pipefail
+build=${1:-build/dev}
+k=${2:-40}
+burns=${BURNS:-"5us 10us 20us 40us"}
+cli=$(cd "$build" && pwd)/app/rpcscope-cli
+[[ -x $cli ]] || { echo "verdict_calibration: no $cli (build first)" >&2; exit 2; }
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+    [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+load=(--call rpcscope.bench.v1.Bench/Echo -d '{"payload":"aGk="}' --warmup 200 -n 4000 -c 1)
+command="'$cli' serve grpc --port {port}"
+
+# The verdict word of a comparison's output: its last line that starts with one.
+verdict_of() {
+    grep -Eo '^(regression|improvement|change within threshold|no significant change|inconclusive|too few samples)' |
+        tail -1 | sed 's/ /_/g'
+}
+
+declare -A count
+tally() { # SETUP VERDICT
+    count[$1,$2]=$((${count[$1,$2]:-0} + 1))
+    count[$1,all]=$((${count[$1,all]:-0} + 1))
+}
+
+echo "verdict_calibration: $k runs a row on $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for ((i = 1; i <= k; ++i)); do
+    v=$("$cli" ab --a "$command" --b "$command" "${load[@]}" --no-save 2>/dev/null | verdict_of || true)
+    tally "aa_command" "${v:-error}"
+done
+echo "  A/A same command: done" >&2
+
+"$cli" serve grpc --port 0 >"$work/server.out" 2>&1 &
+server_pid=$!
+for _ in $(seq 50); do
+    address=$(head -1 "$work/server.out" 2>/dev/null || true)
+    [[ -n $address ]] && break
+    sleep 0.1
+done
+for ((i = 1; i <= k; ++i)); do
+    v=$("$cli" ab --a "$address" --b "$address" "${load[@]}" --no-save 2>/dev/null | verdict_of || true)
+    tally "aa_address" "${v:-error}"
+done
+kill "$server_pid"
+server_pid=
+echo "  A/A one address: done" >&2
+
+db="$work/runs.sqlite"
+for ((i = 1; i <= k; ++i)); do
+    for side in x y; do
+        for _ in 1 2 3; do
+            "$cli" run --builtin "${load[@]}" --db "$db" --label "$side$i" >/dev/null 2>&1
+        done
+    done
+    v=$("$cli" compare "label:x$i" "label:y$i" --db "$db" 2>/dev/null | verdict_of || true)
+    tally "aa_runs" "${v:-error}"
+    v=$("$cli" compare last~1 last --db "$db" 2>/dev/null | verdict_of || true)
+    tally "aa_single" "${v:-error}"
+done
+echo "  A/A compare: done" >&2
+
+for ((i = 1; i <= k; ++i)); do
+    v=$("$cli" ab --a "$command" --b "$command" --b-env RPCSCOPE_SERVE_BURN=40us "${load[@]}" --no-save 2>/dev/null |
+        verdict_of || true)
+    tally "ab_40us" "${v:-error}"
+done
+echo "  A/B 40 us: done" >&2
+
+smallest=
+half=$(((k + 1) / 2))
+for burn in $burns; do
+    found=0
+    for ((i = 1; i <= half; ++i)); do
+        v=$("$cli" ab --a "$command" --b "$command" --b-env "RPCSCOPE_SERVE_BURN=$burn" "${load[@]}" --no-save \
+            2>/dev/null | verdict_of || true)
+        [[ $v == regression ]] && found=$((found + 1))
+    done
+    echo "  burn $burn: found $found/$half" >&2
+    if [[ -z $smallest ]] && ((found * 5 >= half * 4)); then
+        smallest="$burn ($found/$half)"
+    fi
+done
+
+printf '\n%-44s %5s %10s %11s %7s %9s %12s %6s  %s\n' setup runs regression improvement within no_change inconclusive other \
+    "false verdicts (target <= 5%)"
+status=0
+for setup in aa_command aa_address aa_runs aa_single ab_40us; do
+    all=${count[$setup,all]:-0}
+    reg=${count[$setup,regression]:-0}
+    imp=${count[$setup,improvement]:-0}
+    within=${count[$setup,change_within_threshold]:-0}
+    none=${count[$setup,no_significant_change]:-0}
+    inc=${count[$setup,inconclusive]:-0}
+    other=$((all - reg - imp - within - none - inc))
+    case $setup in
+    aa_command) name="A/A ab, the same server command both sides" ;;
+    aa_address) name="A/A ab, one server address both sides" ;;
+    aa_runs) name="A/A compare, 3 runs a side" ;;
+    aa_single) name="A/A compare, 1 run a side" ;;
+    ab_40us) name="A/B ab, B +40 us CPU per call" ;;
+    esac
+    if [[ $setup == ab_40us ]]; then
+        rate=$(awk -v f="$reg" -v n="$all" 'BEGIN { printf "%.1f", n ? 100 * f / n : 0 }')
+        verdict=$(awk -v r="$rate" 'BEGIN { print (r >= 95 ? "PASS" : "MISS") }')
+        summary="detected $reg/$all = $rate% (target >= 95%) $verdict"
+    else
+        bad=$((reg + imp))
+        rate=$(awk -v f="$bad" -v n="$all" 'BEGIN { printf "%.1f", n ? 100 * f / n : 0 }')
+        verdict=$(awk -v r="$rate" 'BEGIN { print (r <= 5 ? "PASS" : "MISS") }')
+        summary="$bad/$all = $rate% $verdict"
+    fi
+    [[ $verdict == PASS ]] || status=1
+    printf '%-44s %5d %10d %11d %7d %9d %12d %6d  %s\n' "$name" "$all" "$reg" "$imp" "$within" "$none" "$inc" "$other" \
+        "$summary"
+done
+echo "smallest added CPU per call found in >= 80% of $half runs: ${smallest:-none of $burns}"
+exit $status
