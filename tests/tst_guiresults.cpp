@@ -7,6 +7,7 @@
 #include "comparepage.h"
 #include "historypage.h"
 #include "qcp.h"
+#include "replicatechart.h"
 #include "runcontroller.h"
 #include "runlistmodel.h"
 #include "scenariopage.h"
@@ -143,6 +144,23 @@ private Q_SLOTS:
         QCOMPARE(compare->runs().size(), 2);
         QVERIFY2(compare->comparison().regressions.contains(QStringLiteral("p50")), qPrintable(compare->verdictText()));
         QVERIFY(compare->verdictText().startsWith(QStringLiteral("regression: p50 +")));
+        // The blocks (or server processes) the verdict compares, a dot each, p50 first.
+        const Comparison &comparison = compare->comparison();
+        QVERIFY(!comparison.singleRun);
+        ReplicateChart *spread = compare->replicateChart();
+        QVERIFY(spread->message().isEmpty());
+        QVERIFY(!spread->shown().isEmpty());
+        QCOMPARE(spread->shown().first().metric, QStringLiteral("p50"));
+        QCOMPARE(static_cast<qint64>(spread->shown().first().a.size()), comparison.replicatesA);
+        QCOMPARE(static_cast<qint64>(spread->shown().first().b.size()), comparison.replicatesB);
+        int dots = 0;
+        for (int g = 0; g < spread->graphCount(); ++g)
+            dots += spread->graph(g)->dataCount();
+        int expected = 0;
+        for (const ReplicateSpread &shown : spread->shown())
+            expected += static_cast<int>(shown.a.size() + shown.b.size());
+        QCOMPARE(dots, expected);
+        QVERIFY(compare->basisText().contains(comparison.basis()));
         const auto &records = m_window->abController()->records();
         QVERIFY(records[0].id > 0 && records[1].id > 0);
         QCOMPARE(records[0].snapshot.callsOk(), 600ULL);

@@ -5,6 +5,7 @@
 #include "comparepage.h"
 #include "htmlreport.h"
 #include "qcp.h"
+#include "replicatechart.h"
 #include "runpage.h"
 #include "store/runrecord.h"
 
@@ -12,6 +13,7 @@
 #include <QApplication>
 #include <QBuffer>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -21,6 +23,7 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QSvgRenderer>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -95,6 +98,56 @@ RunRecord makeRun(const QString &name, uint64_t seed, double medianNs, bool open
     s.bytesSent = s.callsCompleted() * 1024;
     s.bytesReceived = s.callsCompleted() * 1030;
     return run;
+}
+
+// An interleaved A/B side: @p blocks blocks of 2,000 calls, each block a little faster or slower than the next (as
+// connections land on different cores), pooled into the run's own histogram as the A/B runner does.
+RunRecord blockedRun(const QString &name, uint64_t seed, double medianNs, int blocks)
+{
+    RunRecord run = makeRun(name, seed, medianNs);
+    RunSnapshot &s = run.snapshot;
+    s.latency = LatencyHistogram();
+    std::mt19937_64 rng(seed * 7919);
+    std::lognormal_distribution<double> blockFactor(0, 0.03);
+    for (int i = 0; i < blocks; ++i) {
+        RunBlock block;
+        block.round = i + 1;
+        block.elapsed = std::chrono::seconds(1);
+        recordLognormal(block.latency, seed * 1000 + static_cast<uint64_t>(i), medianNs * blockFactor(rng), 0.3, 2000);
+        block.calls = block.latency.count();
+        s.latency.merge(block.latency);
+        s.blocks.push_back(block);
+    }
+    s.statusCounts[CallStatus::Ok] = s.latency.count();
+    s.elapsed = std::chrono::seconds(blocks);
+    s.blocksConnection = QStringLiteral("kept");
+    return run;
+}
+
+// The dots of a replicate chart: the points of its scatter graphs (the legend's mean entry has none).
+int dotCount(const QCustomPlot *plot, const QColor &color = QColor())
+{
+    int dots = 0;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        const QCPGraph *graph = plot->graph(g);
+        if (graph->scatterStyle().shape() != QCPScatterStyle::ssDisc)
+            continue;
+        if (color.isValid() && graph->scatterStyle().brush().color().rgb() != color.rgb())
+            continue;
+        dots += graph->dataCount();
+    }
+    return dots;
+}
+
+// The texts a plot shows as items (the replicate chart's message).
+QStringList itemTexts(const QCustomPlot *plot)
+{
+    QStringList texts;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        if (const auto *text = qobject_cast<const QCPItemText *>(plot->item(i)))
+            texts << text->text().simplified();
+    }
+    return texts;
 }
 
 // Distinct colors on a grid of samples: a blank or single-color image has one or two.
@@ -286,9 +339,10 @@ private Q_SLOTS:
 
     void comparePageComputesOffTheGuiThread()
     {
-        // 60,000 calls a side: a bootstrap of a tenth of a second or more, which the GUI thread must not wait for.
-        const RunRecord slower = makeRun(QStringLiteral("B slower"), 2, 1.3e6);
-        const RunRecord faster = makeRun(QStringLiteral("A"), 1, 1e6);
+        // Whatever a comparison costs (judged per call, a bootstrap of a tenth of a second or more), the GUI thread
+        // does not wait for it. Blocks a side, so that the verdict can say which is faster.
+        const RunRecord slower = blockedRun(QStringLiteral("B slower"), 2, 1.3e6, 10);
+        const RunRecord faster = blockedRun(QStringLiteral("A"), 1, 1e6, 10);
         ComparePage page;
         QSignalSpy changed(&page, &ComparePage::comparisonChanged);
         page.setRuns({faster, slower});
@@ -443,7 +497,11 @@ private Q_SLOTS:
     {
         RunRecord b = m_b;
         b.environment.insert(QStringLiteral("cpu_governor"), QStringLiteral("powersave"));
-        const Comparison comparison = compareRuns(m_a.snapshot, b.snapshot);
+        // One run a side, judged call by call (a plain pair of runs is otherwise inconclusive, and has no verdict to
+        // colour).
+        CompareOptions perCall;
+        perCall.perCallWhenSingleRun = true;
+        const Comparison comparison = compareRuns(m_a.snapshot, b.snapshot, perCall);
         QCOMPARE(comparison.overall, Verdict::Regression);
         const QByteArray html = htmlComparisonReport({&m_a, &b}, comparison);
         keep(QStringLiteral("comparison.html"), html);
@@ -468,14 +526,137 @@ private Q_SLOTS:
         QVERIFY(!html.contains("<b>bold"));
 
         // The other way round it is an improvement, in green.
-        const Comparison reverse = compareRuns(b.snapshot, m_a.snapshot);
+        const Comparison reverse = compareRuns(b.snapshot, m_a.snapshot, perCall);
         QCOMPARE(reverse.overall, Verdict::Improvement);
         QVERIFY(htmlComparisonReport({&b, &m_a}, reverse).contains("<div class=\"verdict improvement\">"));
         // Runs that do not differ: neutral.
-        const Comparison same = compareRuns(m_a.snapshot, m_a.snapshot);
+        const Comparison same = compareRuns(m_a.snapshot, m_a.snapshot, perCall);
         const QByteArray neutral = htmlComparisonReport({&m_a, &m_a}, same);
         QVERIFY(neutral.contains("<div class=\"verdict neutral\">"));
         QVERIFY(neutral.contains("the same environment"));
+    }
+
+    void comparisonReportShowsTheSpreadOfTheReplicates()
+    {
+        const RunRecord a = blockedRun(QStringLiteral("before <tuning>"), 11, 2e6, 8);
+        const RunRecord b = blockedRun(QStringLiteral("after"), 12, 2.3e6, 10);
+        const Comparison comparison = compareRuns(a.snapshot, b.snapshot);
+        QCOMPARE(comparison.unitA, ReplicateUnit::Block);
+        QCOMPARE(comparison.replicatesA, qint64(8));
+        QCOMPARE(comparison.replicatesB, qint64(10));
+        QCOMPARE(comparison.overall, Verdict::Regression);
+        const QByteArray html = htmlComparisonReport({&a, &b}, comparison);
+        keep(QStringLiteral("comparison-blocks.html"), html);
+        const QString text = QString::fromUtf8(html);
+
+        // The section, after the deltas it explains, with its caption saying what the verdict rests on.
+        const qsizetype start = text.indexOf(QStringLiteral("<h2>Spread of the replicates</h2>"));
+        QVERIFY(start > text.indexOf(QStringLiteral("<h2>Deltas</h2>")));
+        const qsizetype end = text.indexOf(QStringLiteral("</figure>"), start);
+        QVERIFY(end > start);
+        const QString section = text.mid(start, end - start);
+        QVERIFY2(section.contains(comparison.basis().toHtmlEscaped()), qPrintable(section.right(400)));
+        const qsizetype svgStart = section.indexOf(QStringLiteral("<svg"));
+        const QByteArray svg = section.mid(svgStart, section.indexOf(QStringLiteral("</svg>")) + 6 - svgStart).toUtf8();
+        keep(QStringLiteral("comparison-blocks-spread.svg"), svg);
+        QVERIFY(QSvgRenderer(svg).isValid());
+        const SvgContent content = readSvg(svg);
+        QVERIFY2(content.wellFormed, qPrintable(content.error));
+        QVERIFY2(content.texts.contains(QStringLiteral("p50 per block (ms)")), qPrintable(content.texts.join(u'|')));
+        QVERIFY(content.texts.contains(QStringLiteral("A before <tuning>: 8 blocks"))); // escaped in the file
+
+        // One circle per block and side in p50's panel, each side in its colour; a panel per tested latency.
+        static const QRegularExpression panelElement(
+            QStringLiteral("<g class=\"panel\" data-metric=\"([^\"]+)\">(.*?)</g>"),
+            QRegularExpression::DotMatchesEverythingOption);
+        QStringList metrics;
+        int circles = 0;
+        for (const QRegularExpressionMatch &m : panelElement.globalMatch(section)) {
+            metrics << m.captured(1);
+            const QString panel = m.captured(2);
+            QCOMPARE(panel.count(QStringLiteral("<circle")), 18);
+            QCOMPARE(panel.count(QStringLiteral("fill=\"%1\"").arg(chartRunColor(0).name())), 8);
+            QCOMPARE(panel.count(QStringLiteral("fill=\"%1\"").arg(chartRunColor(1).name())), 10);
+            QVERIFY(panel.contains(QStringLiteral("<title>B, block 10: ")));
+            circles += 18;
+        }
+        QCOMPARE(metrics.first(), QStringLiteral("p50"));
+        QCOMPARE(metrics, (QStringList{QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99"),
+                                       QStringLiteral("mean")}));
+        QCOMPARE(section.count(QStringLiteral("<circle")), circles + 2); // and the legend's two
+
+        // The delta table says how large a change each row could have seen.
+        QVERIFY(html.contains(">Detectable</th>"));
+        const qsizetype p50Row = text.indexOf(QStringLiteral("<tr><th>p50</th>"));
+        const QString row = text.mid(p50Row, text.indexOf(QStringLiteral("</tr>"), p50Row) - p50Row);
+        QVERIFY2(row.contains(QStringLiteral("<td class=\"num\">\u00b1")), qPrintable(row));
+
+        // One plain run a side: no replicates, no section, and nothing detectable to state.
+        const QByteArray plain = htmlComparisonReport({&m_a, &m_b}, compareRuns(m_a.snapshot, m_b.snapshot));
+        QVERIFY(!plain.contains("Spread of the replicates"));
+        QVERIFY(!plain.contains("class=\"panel\""));
+        QVERIFY(plain.contains(">Detectable</th>"));
+        QVERIFY(!plain.contains("\u00b1"));
+    }
+
+    void comparePageShowsEachReplicateAsADot()
+    {
+        const RunRecord a = blockedRun(QStringLiteral("before"), 11, 2e6, 8);
+        const RunRecord b = blockedRun(QStringLiteral("after"), 12, 2.3e6, 10);
+        ComparePage page;
+        page.resize(1100, 720);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setRuns({a, b});
+        const Comparison &comparison = page.comparison(); // waits for the thread pool
+        QCOMPARE(comparison.replicatesB, qint64(10));
+        auto *chart = page.findChild<ReplicateChart *>(QStringLiteral("replicateChart"));
+        QVERIFY(chart);
+        QCOMPARE(chart, page.replicateChart());
+        QVERIFY(chart->isVisible());
+        QVERIFY(chart->message().isEmpty());
+        QCOMPARE(chart->spreads().size(), 4); // p50, p95, p99, mean
+        QCOMPARE(chart->axisRectCount(), 4);
+        // Every block a dot, A's in the baseline's colour, B's in the candidate's: 18 per panel.
+        QCOMPARE(dotCount(chart), 4 * 18);
+        QCOMPARE(dotCount(chart, ComparePage::runColor(0)), 4 * 8);
+        QCOMPARE(dotCount(chart, ComparePage::runColor(1)), 4 * 10);
+        QCOMPARE(chart->axisRect(0)->axis(QCPAxis::atLeft)->label(), QStringLiteral("p50 per block (ms)"));
+        QVERIFY(chart->axisRect(0)->axis(QCPAxis::atBottom)->label().startsWith(u'+')); // the change
+        QVERIFY(itemTexts(chart).isEmpty());
+        // Under the verdict, what it rests on; in the table, what each row could have seen.
+        QVERIFY2(page.basisText().contains(comparison.basis()), qPrintable(page.basisText()));
+        QTableWidget *table = page.table();
+        QCOMPARE(table->horizontalHeaderItem(5)->text(), QStringLiteral("Detectable"));
+        QCOMPARE(table->horizontalHeaderItem(6)->text(), QStringLiteral("Verdict (CI)"));
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("p50"));
+        QVERIFY2(table->item(0, 5)->text().startsWith(QChar(0x00b1)), qPrintable(table->item(0, 5)->text()));
+        QTest::qWait(20); // the layout for the verdict's new text, before a picture of it
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        page.grab().save(&buffer, "PNG");
+        keep(QStringLiteral("compare-page-blocks.png"), png);
+
+        // The baseline and candidate swapped: the colours follow the runs.
+        page.findChild<QComboBox *>(QStringLiteral("compareBaseline"))->setCurrentIndex(1);
+        page.findChild<QComboBox *>(QStringLiteral("compareCandidate"))->setCurrentIndex(0);
+        QCOMPARE(page.comparison().replicatesA, qint64(10));
+        QCOMPARE(dotCount(chart, ComparePage::runColor(1)), 4 * 10);
+
+        // One plain run a side: the chart says why it has no dots.
+        page.setRuns({m_a, m_b});
+        QVERIFY(page.comparison().singleRun);
+        QCOMPARE(dotCount(chart), 0);
+        QCOMPARE(chart->message(), ReplicateChart::noReplicatesText());
+        QCOMPARE(itemTexts(chart), QStringList{ReplicateChart::noReplicatesText()});
+        QVERIFY(table->item(0, 5)->text().isEmpty());
+        QVERIFY(page.basisText().contains(QStringLiteral("one run per side")));
+        QTest::qWait(20);
+        png.clear();
+        buffer.seek(0);
+        page.grab().save(&buffer, "PNG");
+        keep(QStringLiteral("compare-page-plain.png"), png);
     }
 
     void runPageChartsHaveCopyAndSaveActions()

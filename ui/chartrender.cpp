@@ -302,6 +302,11 @@ bool writeAtomically(const QString &path, const QByteArray &data, QString *error
 
 } // namespace
 
+QColor chartRunColor(qsizetype index)
+{
+    return runColor(index);
+}
+
 QString chartKindName(ChartKind kind)
 {
     switch (kind) {

@@ -3,6 +3,7 @@
 // Charts of stored runs drawn offscreen into files, images and SVG text: for reports, slides and the clipboard.
 
 #include <QByteArray>
+#include <QColor>
 #include <QImage>
 #include <QList>
 #include <QString>
@@ -30,6 +31,9 @@ struct ChartOptions
     double scale = 1.0; ///< PNG and images only: the pixel size is width * scale (2 for a "retina" image)
     QString title; ///< empty = a title from the kind and the run names
 };
+
+/// The colour of run @p index (the baseline first) in every chart written to a file: the same as on screen.
+QColor chartRunColor(qsizetype index);
 
 /// "Latency histogram", "Percentile spectrum", "Latency over time", "Throughput", "Message latency histogram".
 QString chartKindName(ChartKind kind);

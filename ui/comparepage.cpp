@@ -2,6 +2,7 @@
 
 #include "charts.h"
 #include "qcp.h"
+#include "replicatechart.h"
 #include "report/comparereport.h"
 #include "store/environment.h"
 
@@ -21,12 +22,23 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 namespace rpcscope {
 
 namespace {
 
 enum Chart { HistogramChart, SpectrumChart, LatencyTimeChart, ThroughputChart };
+enum Column { MetricColumn, AColumn, BColumn, DeltaColumn, ChangeColumn, DetectableColumn, VerdictColumn, ColumnCount };
+
+// The basis is a footnote to the verdict: the text colour toned towards the background, in either theme.
+void muteLabel(QLabel *label, const QPalette &palette)
+{
+    QPalette muted = label->palette();
+    muted.setColor(QPalette::WindowText,
+                   mixColors(palette.color(QPalette::WindowText), palette.color(QPalette::Window), 0.7));
+    label->setPalette(muted);
+}
 
 QString runLabel(const RunRecord &r, int index)
 {
@@ -77,12 +89,27 @@ ComparePage::ComparePage(QWidget *parent)
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_verdict->setMargin(6);
     layout->addWidget(m_verdict);
+    m_basis = new QLabel;
+    m_basis->setObjectName(QStringLiteral("compareBasis"));
+    m_basis->setWordWrap(true);
+    m_basis->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_basis->setContentsMargins(6, 0, 6, 0);
+    m_basis->setToolTip(tr("What the verdict rests on: the replicates of each side (blocks of an A/B run, server "
+                           "processes, or whole runs) and how many metrics the p values are adjusted over."));
+    QFont small = m_basis->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_basis->setFont(small);
+    muteLabel(m_basis, palette());
+    layout->addWidget(m_basis);
 
     m_empty = new QLabel(tr("Select two or more runs in the History and choose Compare, or run Compare A/B."));
     m_empty->setAlignment(Qt::AlignCenter);
     layout->addWidget(m_empty);
 
-    auto *splitter = new QSplitter(Qt::Vertical);
+    m_body = new QSplitter(Qt::Vertical);
+    // The overlays and, beside them, the replicates the verdict compares: both at the height of the charts, which
+    // suits the spread's tall, narrow strips of dots.
+    m_top = new QSplitter(Qt::Horizontal);
     m_charts = new QTabWidget;
     for (const QString &title : {tr("Histogram"), tr("Percentiles"), tr("Latency over time"), tr("Throughput")})
         m_plots << addChart(title);
@@ -90,13 +117,23 @@ ComparePage::ComparePage(QWidget *parent)
     setUpSpectrumAxes(m_plots[SpectrumChart]);
     setUpLatencyTimeAxes(m_plots[LatencyTimeChart]);
     setUpThroughputAxes(m_plots[ThroughputChart]);
-    splitter->addWidget(m_charts);
+    m_top->addWidget(m_charts);
+    m_spread = new ReplicateChart;
+    m_spread->setMinimumWidth(260);
+    m_top->addWidget(m_spread);
+    m_top->setChildrenCollapsible(false);
+    m_top->setSizes({550, 450}); // proportions: the splitter scales them to its width
+    m_body->addWidget(m_top);
     auto *bottom = new QWidget;
     auto *bottomLayout = new QVBoxLayout(bottom);
     bottomLayout->setContentsMargins(0, 0, 0, 0);
-    m_table = new QTableWidget(0, 6);
+    m_table = new QTableWidget(0, ColumnCount);
     m_table->setObjectName(QStringLiteral("compareTable"));
-    m_table->setHorizontalHeaderLabels({tr("Metric"), tr("A"), tr("B"), tr("Delta"), tr("Change"), tr("Verdict (CI)")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("Metric"), tr("A"), tr("B"), tr("Delta"), tr("Change"), tr("Detectable"), tr("Verdict (CI)")});
+    m_table->horizontalHeaderItem(DetectableColumn)
+        ->setToolTip(tr("The minimum detectable change: the smallest change this comparison finds 80% of the time at "
+                        "the noise measured between replicates. A smaller change can hide in the noise."));
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -106,10 +143,10 @@ ComparePage::ComparePage(QWidget *parent)
     m_differences->setWordWrap(true);
     m_differences->setTextInteractionFlags(Qt::TextSelectableByMouse);
     bottomLayout->addWidget(m_differences);
-    splitter->addWidget(bottom);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    layout->addWidget(splitter, 1);
+    m_body->addWidget(bottom);
+    m_body->setStretchFactor(0, 3);
+    m_body->setStretchFactor(1, 2);
+    layout->addWidget(m_body, 1);
 
     connect(m_baseline, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
     connect(m_candidate, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
@@ -151,8 +188,9 @@ void ComparePage::setRuns(const QList<RunRecord> &runs)
     m_candidate->setCurrentIndex(m_runs.size() > 1 ? 1 : -1);
     const bool enough = m_runs.size() >= 2;
     m_empty->setVisible(!enough);
-    m_charts->parentWidget()->setVisible(enough);
+    m_body->setVisible(enough);
     m_verdict->setVisible(enough);
+    m_basis->setVisible(enough);
     recompute();
     redraw();
 }
@@ -191,6 +229,11 @@ QString ComparePage::verdictText()
     return m_verdict->text();
 }
 
+QString ComparePage::basisText() const
+{
+    return m_basis->text();
+}
+
 QTableWidget *ComparePage::table()
 {
     settle();
@@ -209,6 +252,8 @@ void ComparePage::recompute()
     const RunRecord *b = candidate();
     m_table->setRowCount(0);
     m_differences->clear();
+    m_basis->clear();
+    m_spread->clearComparison(); // the dots of the pair shown before are not this pair's
     m_pending = {};
     const quint64 generation = ++m_generation;
     if (!a || !b) {
@@ -253,7 +298,11 @@ void ComparePage::showComparison(quint64 generation)
     const RunRecord *b = candidate();
     if (!a || !b)
         return;
-    const QString line = a == b ? tr("Pick two different runs.") : m_comparison.verdictLine();
+    QString line = a == b ? tr("Pick two different runs.") : m_comparison.verdictLine();
+    // The basis has a line of its own under the verdict: not twice.
+    const QString basisTail = QStringLiteral(" [") + m_comparison.basis() + u']';
+    if (line.endsWith(basisTail))
+        line.chop(basisTail.size());
     m_verdict->setText(line);
     // The verdict's colour carries its meaning; the text says it too, for anyone who cannot see the colour.
     QColor background = palette().color(QPalette::AlternateBase);
@@ -263,6 +312,16 @@ void ComparePage::showComparison(quint64 generation)
         background = QColor(0xd4, 0xed, 0xda);
     m_verdict->setStyleSheet(QStringLiteral("QLabel { background: %1; color: black; border-radius: 4px; font-weight: bold; }")
                                  .arg(background.name()));
+    m_basis->setText(tr("Judged on %1.").arg(m_comparison.basis()));
+    const int indexA = m_baseline->currentIndex();
+    const int indexB = m_candidate->currentIndex();
+    m_spread->setComparison(m_comparison, {runLabel(*a, indexA), runColor(indexA)},
+                            {runLabel(*b, indexB), runColor(indexB)});
+    // A panel per tested metric needs room; the note of a comparison without replicates needs little. Resized only
+    // when that changes, so a width the user picked stays while they step through comparisons of one kind.
+    const bool dots = !m_spread->spreads().isEmpty();
+    if (dots != std::exchange(m_spreadHasDots, dots))
+        m_top->setSizes(dots ? QList<int>{550, 450} : QList<int>{750, 250});
     m_table->setRowCount(static_cast<int>(m_comparison.rows.size()));
     int row = 0;
     for (const MetricRow &r : m_comparison.rows) {
@@ -272,23 +331,28 @@ void ComparePage::showComparison(quint64 generation)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(row, column, item);
         };
-        set(0, r.name + (r.lowerIsBetter ? QString() : tr(" (higher is better)")), false);
-        set(1, formatMetricValue(r.valueA, r.unit), true);
-        set(2, formatMetricValue(r.valueB, r.unit), true);
-        set(3, formatMetricDelta(r.delta, r.unit), true);
-        set(4, formatPercentChange(r.relativeChange), true);
+        set(MetricColumn, r.name + (r.lowerIsBetter ? QString() : tr(" (higher is better)")), false);
+        set(AColumn, formatMetricValue(r.valueA, r.unit), true);
+        set(BColumn, formatMetricValue(r.valueB, r.unit), true);
+        set(DeltaColumn, formatMetricDelta(r.delta, r.unit), true);
+        set(ChangeColumn, formatPercentChange(r.relativeChange), true);
+        // A size either way: "+-4.2%" without the sign formatPercentChange puts first.
+        set(DetectableColumn,
+            std::isfinite(r.interval.detectable) ? QChar(0x00b1) + formatPercentChange(r.interval.detectable).mid(1)
+                                                 : QString(),
+            true);
         QString verdict;
         if (r.hasVerdict)
             verdict = m_comparison.verdictText(r);
         else if (r.hasInterval)
-            verdict = tr("CI %1 .. %2").arg(formatPercentChange(r.bootstrap.ciLow), formatPercentChange(r.bootstrap.ciHigh));
+            verdict = tr("CI %1 .. %2").arg(formatPercentChange(r.interval.ciLow), formatPercentChange(r.interval.ciHigh));
         else if (!r.reason.isEmpty())
             verdict = r.reason;
-        set(5, verdict, false);
+        set(VerdictColumn, verdict, false);
         if (r.verdict == Verdict::Regression || r.verdict == Verdict::Improvement) {
             QFont bold = m_table->font();
             bold.setBold(true);
-            for (int c = 0; c < 6; ++c)
+            for (int c = 0; c < ColumnCount; ++c)
                 m_table->item(row, c)->setFont(bold);
         }
         ++row;
@@ -412,6 +476,7 @@ void ComparePage::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
+        muteLabel(m_basis, palette());
         for (QCustomPlot *plot : m_plots) {
             applyChartPalette(plot, palette());
             plot->replot();

@@ -12,15 +12,20 @@ class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
+class QSplitter;
 class QTabWidget;
 class QTableWidget;
 
 namespace rpcscope {
 
+class ReplicateChart;
+
 /**
  * Runs side by side: the histograms, percentile spectra and time series of 2..N runs overlaid (each run its own
- * colour), the delta table of a candidate run against the baseline with a bootstrap interval per latency, and the
- * verdict ("regression: p50 +19.1% (95% CI ...)"). The regression threshold is a setting, kept across sessions.
+ * colour), the delta table of a candidate run against the baseline with an interval and the minimum detectable
+ * change per latency, the verdict ("regression: p50 +19.1% (95% CI ...)") with what it rests on, and beside the
+ * overlays the spread of the replicates (blocks, server processes or runs) the verdict compares. The regression
+ * threshold is a setting, kept across sessions.
  */
 class ComparePage : public QWidget
 {
@@ -44,6 +49,10 @@ public:
     /// The delta table (waits for a comparison being computed, as comparison() does).
     QTableWidget *table();
     QCustomPlot *plot(int index) const;
+    /// The dots of each replicate of the baseline and the candidate (objectName "replicateChart").
+    ReplicateChart *replicateChart() const { return m_spread; }
+    /// What the verdict rests on (Comparison::basis()), under the verdict.
+    QString basisText() const;
 
     /// The colour of run @p index in every chart (the baseline first).
     static QColor runColor(int index);
@@ -73,10 +82,15 @@ private:
     QComboBox *m_candidate = nullptr;
     QDoubleSpinBox *m_threshold = nullptr;
     QLabel *m_verdict = nullptr;
+    QLabel *m_basis = nullptr;
     QLabel *m_differences = nullptr;
     QLabel *m_empty = nullptr;
     QTableWidget *m_table = nullptr;
+    QSplitter *m_body = nullptr; ///< the charts above, the table below
+    QSplitter *m_top = nullptr; ///< the overlays, and the replicates beside them
+    bool m_spreadHasDots = true; ///< the layout is the one for a chart of dots (rather than for its note)
     QTabWidget *m_charts = nullptr;
+    ReplicateChart *m_spread = nullptr;
     QList<QCustomPlot *> m_plots;
 };
 

@@ -3,6 +3,7 @@
 #include "chartrender.h"
 #include "compare/checks.h"
 #include "compare/comparison.h"
+#include "replicatespread.h"
 #include "report/comparereport.h"
 #include "report/textreport.h"
 #include "store/environment.h"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <set>
 
@@ -415,6 +417,7 @@ QString verdictClass(Verdict verdict)
     case Verdict::NotTested:
     case Verdict::TooFewSamples:
     case Verdict::NoSignificantChange:
+    case Verdict::Inconclusive:
     case Verdict::WithinThreshold:
         break;
     }
@@ -424,11 +427,17 @@ QString verdictClass(Verdict verdict)
 QString deltaTable(const Comparison &comparison, const QString &nameA, const QString &nameB)
 {
     QString html = QStringLiteral("<table class=\"delta\">\n<tr><th>Metric</th><th>%1</th><th>%2</th><th>Delta</th>"
-                                  "<th>Change</th><th>%3% CI of change</th><th>Verdict</th></tr>\n")
+                                  "<th>Change</th><th>%3% CI of change</th>"
+                                  "<th title=\"The smallest change this comparison finds 80% of the time at the noise "
+                                  "measured between replicates\">Detectable</th><th>Verdict</th></tr>\n")
                        .arg(esc(nameA), esc(nameB), QString::number(comparison.confidence * 100, 'g', 3));
     for (const MetricRow &row : comparison.rows) {
-        const QString ci = row.hasInterval && row.bootstrap.valid
-            ? formatPercentChange(row.bootstrap.ciLow) + QStringLiteral(" .. ") + formatPercentChange(row.bootstrap.ciHigh)
+        const QString ci = row.hasInterval && row.interval.valid
+            ? formatPercentChange(row.interval.ciLow) + QStringLiteral(" .. ") + formatPercentChange(row.interval.ciHigh)
+            : QString();
+        // A size either way: "+-4.2%" without the sign formatPercentChange puts first.
+        const QString detectable = std::isfinite(row.interval.detectable)
+            ? QChar(0x00b1) + formatPercentChange(row.interval.detectable).mid(1)
             : QString();
         QString verdict = row.hasVerdict ? verdictName(row.verdict) : QString();
         if (row.verdict == Verdict::TooFewSamples && !row.reason.isEmpty())
@@ -436,21 +445,170 @@ QString deltaTable(const Comparison &comparison, const QString &nameA, const QSt
         const QString cls = row.hasVerdict ? verdictClass(row.verdict) : QString();
         html += QStringLiteral("<tr><th>%1</th><td class=\"num\">%2</td><td class=\"num\">%3</td>"
                                "<td class=\"num\">%4</td><td class=\"num\">%5</td><td class=\"num\">%6</td>"
-                               "<td class=\"%7\">%8</td></tr>\n")
+                               "<td class=\"num\">%7</td><td class=\"%8\">%9</td></tr>\n")
                     .arg(esc(row.name), esc(formatMetricValue(row.valueA, row.unit)),
                          esc(formatMetricValue(row.valueB, row.unit)), esc(formatMetricDelta(row.delta, row.unit)),
-                         esc(formatPercentChange(row.relativeChange)), esc(ci), cls, esc(verdict));
+                         esc(formatPercentChange(row.relativeChange)), esc(ci), esc(detectable), cls, esc(verdict));
     }
     html += QStringLiteral("</table>\n");
-    const MannWhitneyResult &mw = comparison.mannWhitney;
-    if (mw.valid)
-        html += QStringLiteral("<p class=\"muted\">Mann-Whitney U over the OK calls' latencies: %1, P(B &gt; A) = %2. "
-                               "Latencies compared from %3; a change counts beyond &plusmn;%4%.</p>\n")
-                    .arg(esc(formatPValue(mw.pValue)))
-                    .arg(mw.probabilityBGreater, 0, 'f', 3)
-                    .arg(comparison.fromRawSamples ? QStringLiteral("raw samples") : QStringLiteral("histograms"))
-                    .arg(comparison.threshold * 100, 0, 'g', 3);
+    html += QStringLiteral("<p class=\"muted\">Judged on %1; a change counts beyond &plusmn;%2%.</p>\n")
+                .arg(esc(comparison.basis()))
+                .arg(comparison.threshold * 100, 0, 'g', 3);
     return html;
+}
+
+// Linear ticks at 1-2-5 steps, about @p target of them between @p low and @p high.
+QList<double> linearTicks(double low, double high, int target)
+{
+    QList<double> ticks;
+    const double raw = (high - low) / target;
+    if (!(raw > 0))
+        return ticks;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    const double norm = raw / magnitude;
+    const double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
+    // Multiples of the step, so "2.05" does not come out as "2.0500000001".
+    for (double k = std::ceil(low / step); k * step <= high + step * 1e-9; ++k)
+        ticks << k * step;
+    return ticks;
+}
+
+QString svgNumber(double v)
+{
+    return QString::number(v, 'f', 1);
+}
+
+/**
+ * The replicates as dots: a panel per tested latency with its own value axis, A's and B's dots side by side (each
+ * side in its run's colour), and a bar at each side's geometric mean. Written directly rather than through
+ * QCustomPlot: each dot is a <circle> whose <title> names its replicate and value, which a browser shows on hover.
+ * Laid out as the Compare runs page's chart (ReplicateChart), from the same ReplicateSpread values.
+ */
+QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, const QString &nameB)
+{
+    constexpr int kHeight = 400;
+    constexpr double kSide = 10; // page margin, left and right
+    constexpr double kAxisRoom = 66; // the rotated axis title and the tick labels, left of each panel's plot
+    constexpr double kPlotTop = 14;
+    constexpr double kPlotBottom = kHeight - 84; // below: A/B, the change, the legend
+    constexpr double kJitter = 0.2; // in column widths, as on the page
+    constexpr double kMeanHalfWidth = 0.32;
+    const QString text = QStringLiteral("#202020");
+    const QColor colors[] = {chartRunColor(0), chartRunColor(1)};
+    const double panelWidth = (kChartWidth - 2 * kSide) / static_cast<double>(spreads.size());
+
+    QString svg = QStringLiteral("<svg role=\"img\" aria-label=\"Spread of the replicates\" viewBox=\"0 0 %1 %2\" "
+                                 "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"13\" "
+                                 "fill=\"%3\">\n<rect width=\"%1\" height=\"%2\" fill=\"#fff\"/>\n")
+                      .arg(kChartWidth)
+                      .arg(kHeight)
+                      .arg(text);
+    for (qsizetype p = 0; p < spreads.size(); ++p) {
+        const ReplicateSpread &spread = spreads[p];
+        const double left = kSide + static_cast<double>(p) * panelWidth + kAxisRoom;
+        const double right = kSide + static_cast<double>(p + 1) * panelWidth - 12;
+        // Keys as on the page: A at 1, B at 2, shown from 0.4 to 2.6.
+        auto xOf = [&](double key) { return left + (key - 0.4) / 2.2 * (right - left); };
+        const auto [lowNs, highNs] = spreadRangeNs(spread);
+        const auto [scale, unit] = latencyAxisUnit(highNs);
+        auto yOf = [&](double ns) { return kPlotBottom - (ns - lowNs) / (highNs - lowNs) * (kPlotBottom - kPlotTop); };
+
+        svg += QStringLiteral("<g class=\"panel\" data-metric=\"%1\">\n").arg(esc(spread.metric));
+        for (const double tick : linearTicks(lowNs / scale, highNs / scale, 5)) {
+            // Text is placed by its baseline: 4.5 px below the line centres a 13 px label on it. (Not with dy,
+            // which Qt's own SVG renderer ignores.)
+            const double y = yOf(tick * scale);
+            svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"#c8c8c8\" "
+                                  "stroke-dasharray=\"2 3\"/>\n<text x=\"%4\" y=\"%5\" text-anchor=\"end\">%6</text>\n")
+                       .arg(svgNumber(left), svgNumber(y), svgNumber(right), svgNumber(left - 6), svgNumber(y + 4.5),
+                            esc(QString::number(tick, 'g', 6)));
+        }
+        svg += QStringLiteral("<path d=\"M%1 %2V%3H%4\" fill=\"none\" stroke=\"%5\"/>\n")
+                   .arg(svgNumber(left), svgNumber(kPlotTop), svgNumber(kPlotBottom), svgNumber(right), text);
+        const double titleX = left - kAxisRoom + 14;
+        const double titleY = (kPlotTop + kPlotBottom) / 2;
+        svg += QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"middle\" transform=\"rotate(-90 %1 %2)\">%3 "
+                              "(%4)</text>\n")
+                   .arg(svgNumber(titleX), svgNumber(titleY), esc(spread.axisTitle), unit);
+        const QString changeColor = spread.verdict == Verdict::Regression ? QStringLiteral("#b3261e")
+            : spread.verdict == Verdict::Improvement                       ? QStringLiteral("#1e7b34")
+                                                                           : text;
+        svg += QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"middle\" fill=\"%3\">B vs A %4</text>\n")
+                   .arg(svgNumber((left + right) / 2), svgNumber(kPlotBottom + 38), changeColor,
+                        esc(formatPercentChange(spread.change)));
+
+        const struct
+        {
+            const std::vector<double> &values;
+            double mean;
+            double center;
+            ReplicateUnit unit;
+            QString role;
+            QColor color;
+        } sides[] = {{spread.a, spread.geometricMeanA, 1, spread.unitA, QStringLiteral("A"), colors[0]},
+                     {spread.b, spread.geometricMeanB, 2, spread.unitB, QStringLiteral("B"), colors[1]}};
+        for (const auto &s : sides) {
+            svg += QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"middle\">%3</text>\n")
+                       .arg(svgNumber(xOf(s.center)), svgNumber(kPlotBottom + 18), s.role);
+            for (std::size_t i = 0; i < s.values.size(); ++i) {
+                svg += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"4\" fill=\"%3\" fill-opacity=\"0.8\" "
+                                      "stroke=\"%4\"><title>%5</title></circle>\n")
+                           .arg(svgNumber(xOf(s.center + kJitter * spreadJitter(i))), svgNumber(yOf(s.values[i])),
+                                s.color.name(), s.color.darker(115).name(),
+                                esc(QStringLiteral("%1, %2: %3 %4")
+                                        .arg(s.role, replicateName(s.unit, i), spread.metric,
+                                             formatNanos(s.values[i]))));
+            }
+            svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"%4\" stroke-width=\"2.5\">"
+                                  "<title>%5</title></line>\n")
+                       .arg(svgNumber(xOf(s.center - kMeanHalfWidth)), svgNumber(yOf(s.mean)),
+                            svgNumber(xOf(s.center + kMeanHalfWidth)), text,
+                            esc(QStringLiteral("%1 geometric mean: %2 %3")
+                                    .arg(s.role, spread.metric, formatNanos(s.mean))));
+        }
+        svg += QStringLiteral("</g>\n");
+    }
+
+    // The legend under the panels: which run is which colour, and what the bars are. SVG text does not measure
+    // itself: each entry advances by an estimate of its width (about 7.5 px a character at 13 px), and a long run
+    // name is shortened so that the three entries fit.
+    auto shortened = [](const QString &name) {
+        return name.size() > 36 ? name.left(35) + QChar(0x2026) : name;
+    };
+    const ReplicateSpread &first = spreads.first();
+    const QString entries[] = {
+        QStringLiteral("A %1: %2")
+            .arg(shortened(nameA), replicateCountText(first.unitA, static_cast<qint64>(first.a.size()))),
+        QStringLiteral("B %1: %2")
+            .arg(shortened(nameB), replicateCountText(first.unitB, static_cast<qint64>(first.b.size()))),
+    };
+    const double legendY = kHeight - 16;
+    double x = kSide + 8;
+    svg += QStringLiteral("<g class=\"legend\">\n");
+    for (int i = 0; i < 2; ++i) {
+        svg += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"5\" fill=\"%3\"/><text x=\"%4\" y=\"%5\">%6</text>\n")
+                   .arg(svgNumber(x + 5), svgNumber(legendY), colors[i].name(), svgNumber(x + 15),
+                        svgNumber(legendY + 4.5), esc(entries[i]));
+        x += 15 + 7.5 * static_cast<double>(entries[i].size()) + 24;
+    }
+    svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"%4\" stroke-width=\"2.5\"/>"
+                          "<text x=\"%5\" y=\"%6\">geometric mean</text>\n</g>\n</svg>")
+               .arg(svgNumber(x), svgNumber(legendY), svgNumber(x + 20), text, svgNumber(x + 26),
+                    svgNumber(legendY + 4.5));
+    return svg;
+}
+
+/// The replicates behind the verdict, as dots; nothing when there are none (one run per side).
+QString spreadSection(const Comparison &comparison, const QString &nameA, const QString &nameB)
+{
+    const QList<ReplicateSpread> spreads = replicateSpreads(comparison);
+    if (spreads.isEmpty())
+        return {};
+    return QStringLiteral("<h2>Spread of the replicates</h2>\n<figure class=\"chart spread\">\n%1\n<figcaption>Each "
+                          "dot is one %2's value, the bar each side's geometric mean: the values the verdict compares. "
+                          "Judged on %3.</figcaption>\n</figure>\n")
+        .arg(spreadSvg(spreads, nameA, nameB), esc(spreads.first().axisTitle.section(QStringLiteral(" per "), 1)),
+             esc(comparison.basis()));
 }
 
 /// The run's checks (its scenario's, or its CLI --check flags), judged on its numbers; nothing when it had none.
@@ -524,6 +682,7 @@ QByteArray htmlComparisonReport(const QList<const RunRecord *> &runs, const Comp
                                    "the other runs are in the charts and tables.</p>\n")
                         .arg(esc(names[1]), esc(names[0]));
         body += QStringLiteral("<h2>Deltas</h2>\n") + deltaTable(comparison, names[0], names[1]);
+        body += spreadSection(comparison, names[0], names[1]);
     }
     body += chartsSection(runs);
     body += QStringLiteral("<h2>Summary</h2>\n") + summaryTable(runs);

@@ -299,8 +299,8 @@ bool MainWindow::startAb(const AbRequest &request, QString *error)
         return false;
     }
     prepared->plan.serverPid = 0;
-    std::array<AbSide, 2> sides{AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan},
-                                AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan}};
+    std::array<AbSide, 2> sides{AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan, {}},
+                                AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan, {}}};
     std::array<RunRecord, 2> records;
     const QJsonObject scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
     for (int i = 0; i < 2; ++i) {
