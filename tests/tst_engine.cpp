@@ -298,7 +298,10 @@ private Q_SLOTS:
         // The burn is CPU time spent before the answer: one caller at a time sees all of it in its latency. Only
         // the lower bound is checked (a busy machine adds, never takes away), with room for the clock's rounding.
         QFETCH(QString, transport);
-        auto medianWithBurn = [&](std::chrono::microseconds burn) -> uint64_t {
+        // The fastest call, not the median: on 2 cores a call's latency depends on whether the scheduler put client
+        // and server on one core or two (~45 or ~130 us here), and a median of 200 calls can land in either mode;
+        // the fastest call cannot be faster than the server's CPU time for it.
+        auto fastestWithBurn = [&](std::chrono::microseconds burn) -> uint64_t {
             BuiltinGrpcServer grpc;
             BuiltinHttpServer http;
             BuiltinMsgpackServer msgpack;
@@ -337,12 +340,13 @@ private Q_SLOTS:
             const RunSnapshot s = engine.snapshot();
             if (s.callsOk() != 200)
                 qFatal("%llu of 200 calls OK", static_cast<unsigned long long>(s.callsOk()));
-            return s.latency.percentile(50);
+            return s.latency.min();
         };
-        const uint64_t plain = medianWithBurn(0us);
-        const uint64_t burnt = medianWithBurn(300us);
-        QVERIFY2(burnt >= plain + 250'000,
-                 qPrintable(QStringLiteral("p50 %1 ns without a burn, %2 ns with 300us").arg(plain).arg(burnt)));
+        const uint64_t plain = fastestWithBurn(0us);
+        const uint64_t burnt = fastestWithBurn(300us);
+        const QString seen = QStringLiteral("fastest call %1 ns without a burn, %2 ns with 300us").arg(plain).arg(burnt);
+        QVERIFY2(burnt >= 300'000, qPrintable(seen));
+        QVERIFY2(burnt >= plain + 200'000, qPrintable(seen));
     }
 
     void openLoopKeepsTheRate()

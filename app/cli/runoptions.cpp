@@ -156,7 +156,9 @@ void addRunOptions(QCommandLineParser &parser)
         {QStringLiteral("save"), QStringLiteral("Save the run in the history (also implied by --db, --label, --name).")},
         {QStringLiteral("compare-to"),
          QStringLiteral("After the run, compare it with this baseline (a history run: ID, last, last~N, label:NAME[~N]; "
-                        "or a JSON report) and exit 4 on a regression beyond --compare-threshold."),
+                        "or a JSON report) and exit 4 on a regression beyond --compare-threshold. One run against one "
+                        "run cannot know run-to-run noise: the verdict is inconclusive unless the runs are A/B sides; "
+                        "for a gate, compare several runs a side (compare label:base label:new)."),
          QStringLiteral("RUN")},
         {QStringLiteral("check"),
          QStringLiteral("A condition the run must meet, else exit 4 (repeatable): p99<10ms, p99.9<=25ms, mean<2ms, max<1s, "

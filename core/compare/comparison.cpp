@@ -154,7 +154,7 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
         row.hasVerdict = spec.verdict;
         const uint64_t required = requiredCalls(spec.percentile, options.rules);
         QStringList shortSides;
-        for (const auto &[side, name] : {std::pair(&a, u'A'), std::pair(&b, u'B')}) {
+        for (const auto &[side, name] : {std::pair(&a, QStringLiteral("A")), std::pair(&b, QStringLiteral("B"))}) {
             uint64_t fewest = std::numeric_limits<uint64_t>::max();
             for (const auto &replicate : side->replicates) {
                 const LatencyHistogram &h = spec.messages ? replicate.messageLatency : replicate.latency;

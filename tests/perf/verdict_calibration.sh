@@ -11,6 +11,9 @@
 #   A/B  ab with B burning 40 us of CPU more per call                  (detection: a regression)
 # then the smallest added CPU per call (of BURNS) found as a regression in at least 80% of K/2 runs.
 # Targets (issue 14): false verdicts <= 5% in each A/A row; 40 us found in >= 95% of runs.
+# CLIENT_CPUS=0 SERVER_CPUS=1 runs the same with the client and the servers pinned apart (--client-cpus,
+# --server-cpus; the address server under taskset): on a 2-core machine an unpinned Echo's blocks land either on one
+# core (~45 us) or across both (~130 us), and that, not the code, is most of the noise.
 # Every load is on 127.0.0.1 and bounded by its call count.
 set -euo pipefail
 build=${1:-build/dev}
@@ -26,6 +29,11 @@ cleanup() {
 }
 trap cleanup EXIT
 load=(--call rpcscope.bench.v1.Bench/Echo -d '{"payload":"aGk="}' --warmup 200 -n 4000 -c 1)
+pin=()
+[[ -n ${CLIENT_CPUS:-} ]] && pin+=(--client-cpus "$CLIENT_CPUS")
+address_load=("${load[@]}" "${pin[@]}") # the address's server is pinned by taskset below
+[[ -n ${SERVER_CPUS:-} ]] && pin+=(--server-cpus "$SERVER_CPUS")
+load+=("${pin[@]}")
 command="'$cli' serve grpc --port {port}"
 
 # The verdict word of a comparison's output: its last line that starts with one.
@@ -40,14 +48,19 @@ tally() { # SETUP VERDICT
     count[$1,all]=$((${count[$1,all]:-0} + 1))
 }
 
-echo "verdict_calibration: $k runs a row on $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "verdict_calibration: $k runs a row on $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
+    "pinning: ${pin[*]:-none}" >&2
 for ((i = 1; i <= k; ++i)); do
     v=$("$cli" ab --a "$command" --b "$command" "${load[@]}" --no-save 2>/dev/null | verdict_of || true)
     tally "aa_command" "${v:-error}"
 done
 echo "  A/A same command: done" >&2
 
-"$cli" serve grpc --port 0 >"$work/server.out" 2>&1 &
+if [[ -n ${SERVER_CPUS:-} ]]; then
+    taskset -c "$SERVER_CPUS" "$cli" serve grpc --port 0 >"$work/server.out" 2>&1 &
+else
+    "$cli" serve grpc --port 0 >"$work/server.out" 2>&1 &
+fi
 server_pid=$!
 for _ in $(seq 50); do
     address=$(head -1 "$work/server.out" 2>/dev/null || true)
@@ -55,7 +68,7 @@ for _ in $(seq 50); do
     sleep 0.1
 done
 for ((i = 1; i <= k; ++i)); do
-    v=$("$cli" ab --a "$address" --b "$address" "${load[@]}" --no-save 2>/dev/null | verdict_of || true)
+    v=$("$cli" ab --a "$address" --b "$address" "${address_load[@]}" --no-save 2>/dev/null | verdict_of || true)
     tally "aa_address" "${v:-error}"
 done
 kill "$server_pid"
