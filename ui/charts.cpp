@@ -150,19 +150,24 @@ QString formatNanosRange(double lowNs, double highNs)
     return low + QLatin1Char('-') + high;
 }
 
+void applyAxisPalette(QCPAxis *axis, const QPalette &palette)
+{
+    const QColor text = palette.color(QPalette::Text);
+    axis->setBasePen(QPen(text));
+    axis->setTickPen(QPen(text));
+    axis->setSubTickPen(QPen(text));
+    axis->setTickLabelColor(text);
+    axis->setLabelColor(text);
+    axis->grid()->setPen(QPen(palette.color(QPalette::Mid), 0, Qt::DotLine));
+    axis->grid()->setZeroLinePen(Qt::NoPen);
+}
+
 void applyChartPalette(QCustomPlot *plot, const QPalette &palette)
 {
     const QColor text = palette.color(QPalette::Text);
     plot->setBackground(palette.brush(QPalette::Base));
-    for (QCPAxis *axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(palette.color(QPalette::Mid), 0, Qt::DotLine));
-        axis->grid()->setZeroLinePen(Qt::NoPen);
-    }
+    for (QCPAxis *axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2})
+        applyAxisPalette(axis, palette);
     plot->legend->setBrush(palette.brush(QPalette::Base));
     plot->legend->setTextColor(text);
     // Marker labels get a backing in the background color: where one crosses a line or another curve, the text

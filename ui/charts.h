@@ -40,6 +40,8 @@ QString formatNanosRange(double lowNs, double highNs);
 
 /// Background, axes, grid, legend and text in the colors of @p palette, so charts follow dark themes.
 void applyChartPalette(QCustomPlot *plot, const QPalette &palette);
+/// One axis in @p palette's text colour with a dotted grid: what applyChartPalette does to each of a plot's axes.
+void applyAxisPalette(QCPAxis *axis, const QPalette &palette);
 
 /// Puts the legend in a row under the axis rect, so it never covers data; hidden until shown.
 void placeLegendBelow(QCustomPlot *plot, int columns);

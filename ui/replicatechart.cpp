@@ -47,18 +47,6 @@ int panelPriority(MetricKind kind)
 const QColor kRegressionText(0xc0, 0x39, 0x2b);
 const QColor kImprovementText(0x1e, 0x84, 0x49);
 
-void styleAxis(QCPAxis *axis, const QPalette &palette)
-{
-    const QColor text = palette.color(QPalette::Text);
-    axis->setBasePen(QPen(text));
-    axis->setTickPen(QPen(text));
-    axis->setSubTickPen(QPen(text));
-    axis->setTickLabelColor(text);
-    axis->setLabelColor(text);
-    axis->grid()->setPen(QPen(palette.color(QPalette::Mid), 0, Qt::DotLine));
-    axis->grid()->setZeroLinePen(Qt::NoPen);
-}
-
 } // namespace
 
 ReplicateChart::ReplicateChart(QWidget *parent)
@@ -193,8 +181,8 @@ void ReplicateChart::rebuild()
         rect->setMargins(QMargins(0, 10, 4, 0));
         QCPAxis *x = rect->axis(QCPAxis::atBottom);
         QCPAxis *y = rect->axis(QCPAxis::atLeft);
-        styleAxis(x, pal);
-        styleAxis(y, pal);
+        applyAxisPalette(x, pal);
+        applyAxisPalette(y, pal);
         x->grid()->setVisible(false);
 
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();

@@ -21,34 +21,22 @@ double betaContinuedFraction(double a, double b, double x)
 {
     constexpr double kTiny = 1e-300;
     constexpr double kEpsilon = 1e-15;
+    auto awayFromZero = [](double v) { return std::fabs(v) < kTiny ? kTiny : v; };
     double c = 1;
-    double d = 1 - (a + b) * x / (a + 1);
-    if (std::fabs(d) < kTiny)
-        d = kTiny;
-    d = 1 / d;
+    double d = 1 / awayFromZero(1 - (a + b) * x / (a + 1));
     double h = d;
+    // One Lentz step with the next coefficient: the factor it multiplies h by.
+    auto step = [&](double coefficient) {
+        d = 1 / awayFromZero(1 + coefficient * d);
+        c = awayFromZero(1 + coefficient / c);
+        return d * c;
+    };
     for (int m = 1; m <= 500; ++m) {
         const double m2 = 2.0 * m;
-        double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-        d = 1 + aa * d;
-        if (std::fabs(d) < kTiny)
-            d = kTiny;
-        c = 1 + aa / c;
-        if (std::fabs(c) < kTiny)
-            c = kTiny;
-        d = 1 / d;
-        h *= d * c;
-        aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-        d = 1 + aa * d;
-        if (std::fabs(d) < kTiny)
-            d = kTiny;
-        c = 1 + aa / c;
-        if (std::fabs(c) < kTiny)
-            c = kTiny;
-        d = 1 / d;
-        const double step = d * c;
-        h *= step;
-        if (std::fabs(step - 1) < kEpsilon)
+        h *= step(m * (b - m) * x / ((a + m2 - 1) * (a + m2)));
+        const double last = step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)));
+        h *= last;
+        if (std::fabs(last - 1) < kEpsilon)
             break;
     }
     return h;
@@ -105,7 +93,8 @@ ReplicateChange welchLogChange(const std::vector<double> &a, const std::vector<d
     r.countB = static_cast<int>(b.size());
     r.confidence = confidence;
     if (a.size() < 2 || b.size() < 2) {
-        r.reason = QStringLiteral("needs at least 2 replicates a side (A has %1, B has %2)").arg(a.size()).arg(b.size());
+        r.reason
+            = QStringLiteral("needs at least 2 replicates a side (A has %1, B has %2)").arg(a.size()).arg(b.size());
         return r;
     }
     auto logs = [&r](const std::vector<double> &values, std::vector<double> *out) {

@@ -25,8 +25,7 @@ double studentTQuantile(double q, double df);
  * Every replicate value also carries the variance of the histogram's bucket rounding (about 1.6% wide), so runs
  * whose blocks all land in the same bucket do not give an interval of zero width.
  */
-struct ReplicateChange
-{
+struct ReplicateChange {
     bool valid = false;
     QString reason; ///< why not valid: fewer than 2 replicates on a side, or a value that is not positive
     int countA = 0;
