@@ -70,8 +70,7 @@ independently (see docs/statistics.md).
 Exit codes: 0 no regression; 4 B regressed beyond the threshold; 2 bad usage; 3 a server could not start.
 )HELP";
 
-struct Side
-{
+struct Side {
     QString name; ///< "A" or "B"
     QString spec; ///< as given
     bool builtin = false;
@@ -120,7 +119,7 @@ int abCommand(const QStringList &arguments)
     Side sides[2];
     sides[0].name = QStringLiteral("A");
     sides[1].name = QStringLiteral("B");
-    QStringList runArgs{arguments.value(0), QStringLiteral("run")};
+    QStringList runArgs { arguments.value(0), QStringLiteral("run") };
     QString ready;
     QString readyTimeout = QStringLiteral("10s");
     QString block;
@@ -168,7 +167,7 @@ int abCommand(const QStringList &arguments)
                 const qsizetype eq = v.indexOf(u'=');
                 if (eq <= 0)
                     return usageError(cmd, QStringLiteral("%1: expected NAME=VALUE, got \"%2\"").arg(a, v));
-                side->server.environment.append({v.left(eq), v.mid(eq + 1)});
+                side->server.environment.append({ v.left(eq), v.mid(eq + 1) });
             } else {
                 side->server.workingDirectory = v;
             }
@@ -225,8 +224,9 @@ int abCommand(const QStringList &arguments)
         bool isNumber = false;
         restarts = restartsText.toInt(&isNumber);
         if (!isNumber || restarts < 1 || restarts > 1000)
-            return usageError(cmd, QStringLiteral("--restarts: expected a number of server starts from 1 to 1000, got \"%1\"")
-                                       .arg(restartsText));
+            return usageError(cmd,
+                QStringLiteral("--restarts: expected a number of server starts from 1 to 1000, got \"%1\"")
+                    .arg(restartsText));
     }
     const auto timeout = parseDuration(readyTimeout, &error);
     if (!timeout)
@@ -241,8 +241,8 @@ int abCommand(const QStringList &arguments)
     std::vector<int> serverCpus;
     std::vector<int> clientCpus;
     for (qsizetype i = 0; i < runArgs.size(); ++i) {
-        for (const auto &[flag, into] : {std::pair(QStringLiteral("--server-cpus"), &serverCpus),
-                                         std::pair(QStringLiteral("--client-cpus"), &clientCpus)}) {
+        for (const auto &[flag, into] : { std::pair(QStringLiteral("--server-cpus"), &serverCpus),
+                 std::pair(QStringLiteral("--client-cpus"), &clientCpus) }) {
             QString text;
             if (runArgs.at(i) == flag && i + 1 < runArgs.size())
                 text = runArgs.at(i + 1);
@@ -263,13 +263,15 @@ int abCommand(const QStringList &arguments)
         side.command = side.builtin || looksLikeCommand(side.spec);
         if (!side.command) {
             if (!side.server.environment.isEmpty() || !side.server.workingDirectory.isEmpty())
-                return usageError(cmd, QStringLiteral("--%1-env/--%1-dir are for commands; \"%2\" is an address")
-                                           .arg(side.name.toLower(), side.spec));
+                return usageError(cmd,
+                    QStringLiteral("--%1-env/--%1-dir are for commands; \"%2\" is an address")
+                        .arg(side.name.toLower(), side.spec));
             side.address = side.spec;
             continue;
         }
         if (side.builtin) {
-            side.server.command = QStringLiteral("'%1' serve %2 --port {port}").arg(QCoreApplication::applicationFilePath(), transport);
+            side.server.command
+                = QStringLiteral("'%1' serve %2 --port {port}").arg(QCoreApplication::applicationFilePath(), transport);
             side.server.readyPattern = QStringLiteral("^(?:http://)?[0-9.]+:[0-9]+$");
         } else {
             side.server.command = side.spec;
@@ -279,8 +281,8 @@ int abCommand(const QStringList &arguments)
         side.server.cpus = serverCpus;
         if (!side.server.check(&error))
             return usageError(cmd, QStringLiteral("--%1: ").arg(side.name.toLower()) + error);
-        err() << "Starting " << side.name << ": " << (side.builtin ? QStringLiteral("built-in %1 server").arg(transport) : side.spec)
-              << '\n';
+        err() << "Starting " << side.name << ": "
+              << (side.builtin ? QStringLiteral("built-in %1 server").arg(transport) : side.spec) << '\n';
         err().flush();
         side.address = side.running.start(side.server, &error);
         if (side.address.isEmpty()) {
@@ -293,7 +295,7 @@ int abCommand(const QStringList &arguments)
 
     for (Side &side : sides) {
         side.prepared.builtinSchema = side.builtin;
-        const int code = runOnce(runArgs + QStringList{side.address}, nullptr, &side.prepared);
+        const int code = runOnce(runArgs + QStringList { side.address }, nullptr, &side.prepared);
         if (code != ExitOk)
             return code;
         side.prepared.plan.serverPid = side.command ? side.running.pid() : 0;
@@ -315,9 +317,10 @@ int abCommand(const QStringList &arguments)
         bool isNumber = false;
         const uint64_t calls = block.toULongLong(&isNumber);
         if (isNumber != byCount)
-            return usageError(cmd, QStringLiteral("--block: the run is %1, so give %2 (got \"%3\")")
-                                       .arg(byCount ? QStringLiteral("counted (-n)") : QStringLiteral("timed (-z)"),
-                                            byCount ? QStringLiteral("a number of calls") : QStringLiteral("a duration"), block));
+            return usageError(cmd,
+                QStringLiteral("--block: the run is %1, so give %2 (got \"%3\")")
+                    .arg(byCount ? QStringLiteral("counted (-n)") : QStringLiteral("timed (-z)"),
+                        byCount ? QStringLiteral("a number of calls") : QStringLiteral("a duration"), block));
         if (isNumber) {
             if (calls == 0)
                 return usageError(cmd, QStringLiteral("--block: must be at least 1"));
@@ -336,9 +339,10 @@ int abCommand(const QStringList &arguments)
     if (restarts == 0)
         restarts = AbBlocks::defaultRestarts(anyCommand, rounds);
     else if (restarts > rounds)
-        return usageError(cmd, QStringLiteral("--restarts %1: the run has only %2 rounds; a process needs a block at least")
-                                   .arg(restarts)
-                                   .arg(rounds));
+        return usageError(cmd,
+            QStringLiteral("--restarts %1: the run has only %2 rounds; a process needs a block at least")
+                .arg(restarts)
+                .arg(rounds));
     blocks.restarts = restarts;
     for (Side &side : sides) {
         if (!side.command || restarts < 2)
@@ -372,8 +376,8 @@ int abCommand(const QStringList &arguments)
         r.transport = transportName(side.prepared.transport.kind);
         r.codec = codecName(side.prepared.transport.codec.value_or(defaultCodec(side.prepared.transport.kind)));
         r.target = side.spec;
-        r.scenario = QJsonObject{{QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2))},
-                                 {QStringLiteral("ab_side"), side.name}};
+        r.scenario = QJsonObject { { QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2)) },
+            { QStringLiteral("ab_side"), side.name } };
         r.environment = environment;
         r.startedAt = QDateTime::currentDateTimeUtc();
         if (side.command) {
@@ -396,8 +400,8 @@ int abCommand(const QStringList &arguments)
 
     std::array<AbSide, 2> abSides;
     for (int i = 0; i < 2; ++i)
-        abSides[i] = {sides[i].prepared.transport, sides[i].prepared.target, *sides[i].prepared.call,
-                      sides[i].prepared.plan, sides[i].restart};
+        abSides[i] = { sides[i].prepared.transport, sides[i].prepared.target, *sides[i].prepared.call,
+            sides[i].prepared.plan, sides[i].restart };
     AbRunner runner;
     if (!runner.start(abSides, blocks, &error))
         return usageError(cmd, error);
@@ -405,13 +409,13 @@ int abCommand(const QStringList &arguments)
     auto report = [&] {
         // Progress and saving happen here, on the thread that owns the run store.
         const std::vector<AbBlockResult> done = runner.completedBlocks();
-        bool changed[2] = {false, false};
+        bool changed[2] = { false, false };
         for (; shown < static_cast<int>(done.size()); ++shown) {
             const AbBlockResult &b = done[static_cast<size_t>(shown)];
             err() << "round " << b.round << ' ' << sides[b.side].name
-                  << (b.process > 0 && restarts > 1 ? QStringLiteral(" (process %1)").arg(b.process) : QString()) << ": "
-                  << b.calls << " calls, p50 "
-                  << formatNanos(static_cast<double>(b.p50Ns)) << ", " << b.failed << " failed\n";
+                  << (b.process > 0 && restarts > 1 ? QStringLiteral(" (process %1)").arg(b.process) : QString())
+                  << ": " << b.calls << " calls, p50 " << formatNanos(static_cast<double>(b.p50Ns)) << ", " << b.failed
+                  << " failed\n";
             changed[b.side] = true;
         }
         err().flush();
@@ -420,8 +424,9 @@ int abCommand(const QStringList &arguments)
                 err() << "rpcscope-cli ab: --db " << store.path() << ": " << error << '\n';
         }
     };
-    const bool interrupted = waitForEngineLike([&runner](std::chrono::milliseconds t) { return runner.waitForFinished(t); },
-                                               [&runner] { runner.stop(); }, std::chrono::milliseconds(100), report);
+    const bool interrupted
+        = waitForEngineLike([&runner](std::chrono::milliseconds t) { return runner.waitForFinished(t); },
+            [&runner] { runner.stop(); }, std::chrono::milliseconds(100), report);
     report();
     if (!runner.error().isEmpty())
         err() << "rpcscope-cli ab: " << runner.error() << '\n';
@@ -443,16 +448,18 @@ int abCommand(const QStringList &arguments)
         }
     }
     if (save)
-        err() << "Saved as runs #" << sides[0].record.id << " (A) and #" << sides[1].record.id << " (B) in " << store.path()
-              << '\n';
+        err() << "Saved as runs #" << sides[0].record.id << " (A) and #" << sides[1].record.id << " (B) in "
+              << store.path() << '\n';
     err().flush();
     const std::vector<AbBlockResult> done = runner.completedBlocks();
-    out() << "A: " << sides[0].spec << "\nB: " << sides[1].spec << '\n' << (done.empty() ? 0 : done.back().round) << " rounds, "
+    out() << "A: " << sides[0].spec << "\nB: " << sides[1].spec << '\n'
+          << (done.empty() ? 0 : done.back().round) << " rounds, "
           << (byCount ? QStringLiteral("%1 calls").arg(blocks.calls) : formatDuration(blocks.time)) << " per block, "
-          << (restarts > 1 ? QStringLiteral("%1 server processes per command side").arg(restarts)
-                           : anyCommand ? QStringLiteral("one server process per command side (--restarts 1)")
-                                        : QStringLiteral("servers not restarted (addresses)"))
-          << ", connection " << (blocks.connectionPerBlock ? QStringLiteral("dialled per block") : QStringLiteral("kept across blocks"))
+          << (restarts > 1        ? QStringLiteral("%1 server processes per command side").arg(restarts)
+                     : anyCommand ? QStringLiteral("one server process per command side (--restarts 1)")
+                                  : QStringLiteral("servers not restarted (addresses)"))
+          << ", connection "
+          << (blocks.connectionPerBlock ? QStringLiteral("dialled per block") : QStringLiteral("kept across blocks"))
           << (stopped ? QStringLiteral(", stopped early") : QString()) << "\n\n";
     const Comparison c = printComparison(sides[0].record, sides[1].record, options, format == u"markdown");
     if (c.overall == Verdict::Inconclusive && (clientCpus.empty() || serverCpus.empty()) && anyCommand) {

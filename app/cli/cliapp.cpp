@@ -3,10 +3,10 @@
 #include "codecscommand.h"
 #include "comparecommand.h"
 #include "exportcommand.h"
-#include "renderedexport.h"
-#include "runoptions.h"
 #include "historycommand.h"
 #include "matrixcommand.h"
+#include "renderedexport.h"
+#include "runoptions.h"
 #include "servecommand.h"
 
 #include "compare/checks.h"
@@ -30,16 +30,16 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QGuiApplication>
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
+#include <QGuiApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
 #include <QMap>
+#include <QSaveFile>
 #include <QTextStream>
 
 #include <algorithm>
@@ -80,8 +80,7 @@ void printMachineNoiseWarnings()
 
 int usageError(const QString &command, const QString &message)
 {
-    err() << "rpcscope-cli " << command << ": " << message << '\n'
-          << "Try 'rpcscope-cli " << command << " --help'.\n";
+    err() << "rpcscope-cli " << command << ": " << message << '\n' << "Try 'rpcscope-cli " << command << " --help'.\n";
     err().flush();
     return ExitUsage;
 }
@@ -98,8 +97,7 @@ sigset_t terminationSignals()
 namespace {
 
 /// Runs @p onSignal on a helper thread when SIGINT or SIGTERM arrives; the signals are blocked everywhere else.
-class SignalWatcher
-{
+class SignalWatcher {
 public:
     explicit SignalWatcher(std::function<void(int)> onSignal)
         : m_thread([onSignal = std::move(onSignal)] {
@@ -168,10 +166,11 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         const bool userTarget = !positional.isEmpty() || parser.isSet(QStringLiteral("builtin"));
         // A document can start a program: only with the user's say-so (the file may come from anywhere).
         if (!userTarget && looksLikeCommand(scenario->target) && !parser.isSet(QStringLiteral("trust")))
-            return usageError(cmd, QStringLiteral("--scenario %1 starts a server command: %2\nRun it with --trust if you "
-                                                  "trust that file, or give the target on the command line.")
-                                       .arg(parser.value(QStringLiteral("scenario")), scenario->target));
-        QStringList combined{arguments.value(0), arguments.value(1)};
+            return usageError(cmd,
+                QStringLiteral("--scenario %1 starts a server command: %2\nRun it with --trust if you "
+                               "trust that file, or give the target on the command line.")
+                    .arg(parser.value(QStringLiteral("scenario")), scenario->target));
+        QStringList combined { arguments.value(0), arguments.value(1) };
         combined += scenario->toRunArguments(!userTarget);
         for (qsizetype i = 2; i < arguments.size(); ++i) {
             if (arguments.at(i) == u"--scenario") {
@@ -187,15 +186,17 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     if (parser.isSet(QStringLiteral("transport"))) {
         const auto kind = parseTransport(parser.value(QStringLiteral("transport")));
         if (!kind)
-            return usageError(cmd, QStringLiteral("--transport: \"%1\" is not grpc, http, msgpack or none")
-                                       .arg(parser.value(QStringLiteral("transport"))));
+            return usageError(cmd,
+                QStringLiteral("--transport: \"%1\" is not grpc, http, msgpack or none")
+                    .arg(parser.value(QStringLiteral("transport"))));
         transport.kind = *kind;
     }
     if (parser.isSet(QStringLiteral("codec"))) {
         transport.codec = parseCodec(parser.value(QStringLiteral("codec")));
         if (!transport.codec)
-            return usageError(cmd, QStringLiteral("--codec: \"%1\" is not protobuf, json or msgpack")
-                                       .arg(parser.value(QStringLiteral("codec"))));
+            return usageError(cmd,
+                QStringLiteral("--codec: \"%1\" is not protobuf, json or msgpack")
+                    .arg(parser.value(QStringLiteral("codec"))));
     }
     transport.rpcMethod = parser.value(QStringLiteral("rpc-method"));
     if (parser.isSet(QStringLiteral("msgpack-params"))) {
@@ -206,11 +207,13 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     }
     const bool inProcess = transport.kind == TransportKind::InProcess;
     const bool builtin = parser.isSet(QStringLiteral("builtin")) || (inProcess && positional.isEmpty());
-    const QString targetForm = transport.kind == TransportKind::Http ? QStringLiteral("a URL") : QStringLiteral("HOST:PORT");
+    const QString targetForm
+        = transport.kind == TransportKind::Http ? QStringLiteral("a URL") : QStringLiteral("HOST:PORT");
     if (positional.size() > 1)
         return usageError(cmd, QStringLiteral("one target expected, got: %1").arg(positional.join(u' ')));
     if (inProcess && !positional.isEmpty())
-        return usageError(cmd, QStringLiteral("--transport none calls nothing: drop the target \"%1\"").arg(positional.first()));
+        return usageError(
+            cmd, QStringLiteral("--transport none calls nothing: drop the target \"%1\"").arg(positional.first()));
     if (builtin && !positional.isEmpty())
         return usageError(cmd, QStringLiteral("give either a target %1 or --builtin, not both").arg(targetForm));
     if (!builtin && positional.isEmpty())
@@ -220,8 +223,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     // CPU pinning: checked now, before any server starts.
     std::vector<int> clientCpus;
     std::vector<int> serverCpus;
-    for (const auto &[flag, into] : {std::pair(QStringLiteral("client-cpus"), &clientCpus),
-                                     std::pair(QStringLiteral("server-cpus"), &serverCpus)}) {
+    for (const auto &[flag, into] : { std::pair(QStringLiteral("client-cpus"), &clientCpus),
+             std::pair(QStringLiteral("server-cpus"), &serverCpus) }) {
         if (!parser.isSet(flag))
             continue;
         QString why;
@@ -232,10 +235,11 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     }
     // ab starts its servers itself; run pins only a server it starts.
     if (!serverCpus.empty() && !prepared && (inProcess || (!builtin && !looksLikeCommand(positional.first()))))
-        return usageError(cmd, inProcess ? QStringLiteral("--server-cpus: --transport none starts no server")
-                                         : QStringLiteral("--server-cpus is for a server rpcscope starts (--builtin "
-                                                          "or a server command), not the address \"%1\"")
-                                               .arg(positional.first()));
+        return usageError(cmd,
+            inProcess ? QStringLiteral("--server-cpus: --transport none starts no server")
+                      : QStringLiteral("--server-cpus is for a server rpcscope starts (--builtin "
+                                       "or a server command), not the address \"%1\"")
+                            .arg(positional.first()));
 
     // Numbers and durations.
     auto parseCount = [&](const QString &name, uint64_t fallback, uint64_t minimum, uint64_t *value) -> bool {
@@ -251,8 +255,9 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     uint64_t concurrency = 0;
     uint64_t connections = 0;
     if (!parseCount(QStringLiteral("c"), 50, 1, &concurrency) || concurrency > 100000)
-        return usageError(cmd, QStringLiteral("-c: expected a number from 1 to 100000, got \"%1\"")
-                                   .arg(parser.value(QStringLiteral("c"))));
+        return usageError(cmd,
+            QStringLiteral("-c: expected a number from 1 to 100000, got \"%1\"")
+                .arg(parser.value(QStringLiteral("c"))));
     plan.concurrency = static_cast<int>(concurrency);
     if (parser.isSet(QStringLiteral("z"))) {
         QString why;
@@ -262,7 +267,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         plan.duration = *d;
     }
     if (!parseCount(QStringLiteral("n"), plan.duration.count() > 0 ? 0 : 200, 1, &plan.totalCalls))
-        return usageError(cmd, QStringLiteral("-n: expected a number >= 1, got \"%1\"").arg(parser.value(QStringLiteral("n"))));
+        return usageError(
+            cmd, QStringLiteral("-n: expected a number >= 1, got \"%1\"").arg(parser.value(QStringLiteral("n"))));
     if (QString why; !parseWarmup(parser.value(QStringLiteral("warmup")), &plan, &why))
         return usageError(cmd, QStringLiteral("--warmup: ") + why);
     auto durationFlag = [&](const QString &name, std::chrono::nanoseconds *into, QString *problem) {
@@ -328,7 +334,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         else if (kind == u"line")
             callers.kind = RateSchedule::Kind::Line;
         else if (kind != u"const")
-            return usageError(cmd, QStringLiteral("--concurrency-schedule: \"%1\" is not const, step or line").arg(kind));
+            return usageError(
+                cmd, QStringLiteral("--concurrency-schedule: \"%1\" is not const, step or line").arg(kind));
         if (!parser.isSet(QStringLiteral("concurrency-start")))
             return usageError(cmd, QStringLiteral("--concurrency-schedule needs --concurrency-start"));
         if (!rateFlag(QStringLiteral("concurrency-start"), &callers.start, &problem)
@@ -338,15 +345,17 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             || !durationFlag(QStringLiteral("concurrency-max-duration"), &callers.maxDuration, &problem))
             return usageError(cmd, problem);
         if (plan.rate)
-            return usageError(cmd, QStringLiteral("--concurrency-schedule is for closed-loop runs; drop --rps/--load-schedule"));
+            return usageError(
+                cmd, QStringLiteral("--concurrency-schedule is for closed-loop runs; drop --rps/--load-schedule"));
         if (const char *why = callers.problem())
             return usageError(cmd, QStringLiteral("--concurrency-*: %1").arg(QString::fromLatin1(why)));
         // Callers are made up front: the schedule's highest point, bounded by -c when given.
         double most = std::max(callers.start, callers.end);
         if (callers.step > 0 && callers.end <= 0) {
             if (callers.maxDuration.count() <= 0 && !parser.isSet(QStringLiteral("c")))
-                return usageError(cmd, QStringLiteral("a rising concurrency schedule needs --concurrency-end, "
-                                                      "--concurrency-max-duration or -c as its ceiling"));
+                return usageError(cmd,
+                    QStringLiteral("a rising concurrency schedule needs --concurrency-end, "
+                                   "--concurrency-max-duration or -c as its ceiling"));
             most = callers.maxDuration.count() > 0 ? callers.rateAt(callers.maxDuration) : 1e9;
         }
         if (!parser.isSet(QStringLiteral("c")))
@@ -357,12 +366,13 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     }
     const uint64_t defaultConnections = transport.kind == TransportKind::Http ? 0 : 1; // 0: one per caller
     if (!parseCount(QStringLiteral("connections"), defaultConnections, 1, &connections) || connections > 100000)
-        return usageError(cmd, QStringLiteral("--connections: expected a number from 1 to 100000, got \"%1\"")
-                                   .arg(parser.value(QStringLiteral("connections"))));
+        return usageError(cmd,
+            QStringLiteral("--connections: expected a number from 1 to 100000, got \"%1\"")
+                .arg(parser.value(QStringLiteral("connections"))));
     GrpcTarget target;
     target.connections = static_cast<int>(connections);
-    for (const auto &[flag, field] : {std::pair(QStringLiteral("max-recv-size"), &target.maxReceiveBytes),
-                                      std::pair(QStringLiteral("max-send-size"), &target.maxSendBytes)}) {
+    for (const auto &[flag, field] : { std::pair(QStringLiteral("max-recv-size"), &target.maxReceiveBytes),
+             std::pair(QStringLiteral("max-send-size"), &target.maxSendBytes) }) {
         if (!parser.isSet(flag))
             continue;
         QString why;
@@ -388,21 +398,26 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         QJsonParseError jsonError;
         const QJsonDocument doc = QJsonDocument::fromJson(parser.value(QStringLiteral("m")).toUtf8(), &jsonError);
         if (jsonError.error != QJsonParseError::NoError || !doc.isObject())
-            return usageError(cmd, QStringLiteral("-m/--metadata: expected a JSON object of strings, e.g. '{\"key\":\"value\"}'"));
+            return usageError(
+                cmd, QStringLiteral("-m/--metadata: expected a JSON object of strings, e.g. '{\"key\":\"value\"}'"));
         const QJsonObject object = doc.object();
         for (auto it = object.begin(); it != object.end(); ++it) {
             if (!it.value().isString())
-                return usageError(cmd, QStringLiteral("-m/--metadata: the value of \"%1\" is not a string").arg(it.key()));
+                return usageError(
+                    cmd, QStringLiteral("-m/--metadata: the value of \"%1\" is not a string").arg(it.key()));
             const QString key = it.key().toLower();
             if (key.isEmpty() || key.startsWith(QLatin1Char(':')) || key.contains(QLatin1Char(' ')))
-                return usageError(cmd, QStringLiteral("-m/--metadata: \"%1\" is not a valid metadata key").arg(it.key()));
+                return usageError(
+                    cmd, QStringLiteral("-m/--metadata: \"%1\" is not a valid metadata key").arg(it.key()));
             target.metadata.emplace_back(key.toStdString(), it.value().toString().toStdString());
         }
     }
     const bool tlsFlags = parser.isSet(QStringLiteral("cacert")) || parser.isSet(QStringLiteral("cert"))
-        || parser.isSet(QStringLiteral("key")) || parser.isSet(QStringLiteral("cname")) || parser.isSet(QStringLiteral("skipTLS"));
+        || parser.isSet(QStringLiteral("key")) || parser.isSet(QStringLiteral("cname"))
+        || parser.isSet(QStringLiteral("skipTLS"));
     if (tlsFlags && parser.isSet(QStringLiteral("insecure")))
-        return usageError(cmd, QStringLiteral("--insecure contradicts the TLS flags (--cacert, --cert, --key, --cname, --skipTLS)"));
+        return usageError(
+            cmd, QStringLiteral("--insecure contradicts the TLS flags (--cacert, --cert, --key, --cname, --skipTLS)"));
     if (parser.isSet(QStringLiteral("cert")) != parser.isSet(QStringLiteral("key")))
         return usageError(cmd, QStringLiteral("--cert and --key go together"));
     auto readPem = [&](const QString &flag, std::string *into) -> bool {
@@ -420,7 +435,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         }
         return true;
     };
-    if (!readPem(QStringLiteral("cacert"), &target.tls.rootCerts) || !readPem(QStringLiteral("cert"), &target.tls.certChain)
+    if (!readPem(QStringLiteral("cacert"), &target.tls.rootCerts)
+        || !readPem(QStringLiteral("cert"), &target.tls.certChain)
         || !readPem(QStringLiteral("key"), &target.tls.privateKey))
         return ExitUsage;
     target.tls.serverNameOverride = parser.value(QStringLiteral("cname")).toStdString();
@@ -462,7 +478,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         || (transport.kind == TransportKind::Grpc && !builtin && !parser.isSet(QStringLiteral("insecure"))
             && !isLoopbackAddress(dialled));
     if (builtin && tlsFlags)
-        return usageError(cmd, QStringLiteral("--builtin serves plaintext; run 'serve grpc --cert --key' for a TLS server"));
+        return usageError(
+            cmd, QStringLiteral("--builtin serves plaintext; run 'serve grpc --cert --key' for a TLS server"));
 
     // Schema.
     Schema schema;
@@ -484,9 +501,9 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         // No schema given: ask the server, as ghz and grpcurl do.
         ReflectionTarget reflection;
         reflection.address = dialled;
-        reflection.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-            target.timeout.count() > 0 ? std::min<std::chrono::nanoseconds>(target.timeout, std::chrono::seconds(10))
-                                       : std::chrono::seconds(10));
+        reflection.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(target.timeout.count() > 0
+                ? std::min<std::chrono::nanoseconds>(target.timeout, std::chrono::seconds(10))
+                : std::chrono::seconds(10));
         reflection.tls = target.tls.enabled;
         reflection.rootCerts = target.tls.rootCerts;
         reflection.certChain = target.tls.certChain;
@@ -497,11 +514,13 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         const SchemaLoadResult loaded = loadSchemaFromReflection(reflection);
         if (!loaded.ok()) {
             err() << loaded.errorText() << '\n';
-            return usageError(cmd, QStringLiteral("no schema: server reflection failed (see above); give --proto or --protoset"));
+            return usageError(
+                cmd, QStringLiteral("no schema: server reflection failed (see above); give --proto or --protoset"));
         }
         schema = loaded.schema;
     } else {
-        return usageError(cmd, QStringLiteral("no schema: give --proto FILE or --protoset FILE (reflection is gRPC only)"));
+        return usageError(
+            cmd, QStringLiteral("no schema: give --proto FILE or --protoset FILE (reflection is gRPC only)"));
     }
 
     // Request.
@@ -509,7 +528,9 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     spec.call = parser.value(QStringLiteral("call"));
     spec.fills = parser.values(QStringLiteral("fill"));
     spec.decodeResponse = !parser.isSet(QStringLiteral("discard-response"));
-    if (int(parser.isSet(QStringLiteral("d"))) + int(parser.isSet(QStringLiteral("D"))) + int(parser.isSet(QStringLiteral("b"))) > 1)
+    if (int(parser.isSet(QStringLiteral("d"))) + int(parser.isSet(QStringLiteral("D")))
+            + int(parser.isSet(QStringLiteral("b")))
+        > 1)
         return usageError(cmd, QStringLiteral("give the request with one of -d, -D or -b"));
     if (parser.isSet(QStringLiteral("b"))) {
         QFile file(parser.value(QStringLiteral("b")));
@@ -535,9 +556,11 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
             where = QStringLiteral("-b ") + parser.value(QStringLiteral("b")) + QStringLiteral(": ");
         return usageError(cmd, where + error);
     }
-    if (!parseStreamOptions({parser.value(QStringLiteral("stream-call-count")), parser.value(QStringLiteral("stream-interval")),
-                             parser.value(QStringLiteral("stream-call-duration")), parser.isSet(QStringLiteral("stream-ping-pong"))},
-                            &call->stream, &error))
+    if (!parseStreamOptions(
+            { parser.value(QStringLiteral("stream-call-count")), parser.value(QStringLiteral("stream-interval")),
+                parser.value(QStringLiteral("stream-call-duration")),
+                parser.isSet(QStringLiteral("stream-ping-pong")) },
+            &call->stream, &error))
         return usageError(cmd, error);
 
     // The built-in server runs as a child process (this same program's `serve grpc`), so the client's CPU is
@@ -551,7 +574,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
                                                                    : QStringLiteral("grpc");
         ServerProcess::Launch launch;
         launch.program = QCoreApplication::applicationFilePath();
-        launch.arguments = {QStringLiteral("serve"), kind, QStringLiteral("--port"), QStringLiteral("0")};
+        launch.arguments = { QStringLiteral("serve"), kind, QStringLiteral("--port"), QStringLiteral("0") };
         launch.readyPattern = QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$");
         launch.readyTimeout = std::chrono::seconds(10);
         launch.cpus = serverCpus;
@@ -583,37 +606,45 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         if (formats.size() == 1 && files.isEmpty())
             files << QStringLiteral("-");
         if (formats.size() != files.size())
-            return usageError(cmd, QStringLiteral("-O/-o: give them in pairs (-O csv -o run.csv), got %1 -O and %2 -o")
-                                       .arg(formats.size())
-                                       .arg(files.size()));
+            return usageError(cmd,
+                QStringLiteral("-O/-o: give them in pairs (-O csv -o run.csv), got %1 -O and %2 -o")
+                    .arg(formats.size())
+                    .arg(files.size()));
         for (qsizetype i = 0; i < formats.size(); ++i) {
             const std::optional<ExportFormat> format = parseExportFormat(formats[i]);
             if (!format)
-                return usageError(cmd, QStringLiteral("-O: \"%1\" is not one of %2").arg(formats[i], exportFormatNames().join(QStringLiteral(", "))));
+                return usageError(cmd,
+                    QStringLiteral("-O: \"%1\" is not one of %2")
+                        .arg(formats[i], exportFormatNames().join(QStringLiteral(", "))));
             if (isRenderedFormat(*format) && !qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
-                return usageError(cmd, QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)").arg(formats[i]));
+                return usageError(cmd,
+                    QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)").arg(formats[i]));
             if (*format == ExportFormat::CsvRawSamples && !parser.isSet(QStringLiteral("raw-samples")))
                 plan.recordRawSamples = true;
             const QFileInfo file(files[i]);
             if (files[i] != u"-" && !QFileInfo(file.absolutePath()).isWritable())
-                return usageError(cmd, QStringLiteral("-o %1: the folder %2 is not writable or does not exist").arg(files[i], file.absolutePath()));
-            exports.append({*format, files[i]});
+                return usageError(cmd,
+                    QStringLiteral("-o %1: the folder %2 is not writable or does not exist")
+                        .arg(files[i], file.absolutePath()));
+            exports.append({ *format, files[i] });
         }
     }
     if (!parseChartKind(parser.value(QStringLiteral("chart"))))
-        return usageError(cmd, QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput")
-                                   .arg(parser.value(QStringLiteral("chart"))));
+        return usageError(cmd,
+            QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput")
+                .arg(parser.value(QStringLiteral("chart"))));
     ChartOptions chartOptions;
-    if (QString why; !parseChartOptions(parser.value(QStringLiteral("chart-size")), parser.value(QStringLiteral("chart-scale")),
-                                        &chartOptions, &why))
+    if (QString why; !parseChartOptions(parser.value(QStringLiteral("chart-size")),
+            parser.value(QStringLiteral("chart-scale")), &chartOptions, &why))
         return usageError(cmd, why);
     // Opened before any load is sent, so a bad --db is a usage error, not a lost run.
     const bool save = !outcome && !prepared
-        && (parser.isSet(QStringLiteral("save")) || parser.isSet(QStringLiteral("db")) || parser.isSet(QStringLiteral("label"))
-            || parser.isSet(QStringLiteral("name")));
+        && (parser.isSet(QStringLiteral("save")) || parser.isSet(QStringLiteral("db"))
+            || parser.isSet(QStringLiteral("label")) || parser.isSet(QStringLiteral("name")));
     RunStore store;
     RunRecord record;
-    const QString storePath = parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();
+    const QString storePath
+        = parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();
     if (save && !store.open(storePath, &error))
         return usageError(cmd, QStringLiteral("--db ") + error);
     // The baseline is read before the run (a typo costs no load), and before this run is saved: "last" is the
@@ -647,7 +678,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         record.transport = transportName(transport.kind);
         record.codec = codecName(transport.codec.value_or(defaultCodec(transport.kind)));
         record.target = builtin ? QStringLiteral("builtin") : target.address;
-        record.scenario = QJsonObject{{QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2))}};
+        record.scenario = QJsonObject { { QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2)) } };
         record.environment = environmentFingerprint();
         // Pinning is part of where a run ran: two runs pinned differently are told apart like two machines.
         if (!clientCpus.empty())
@@ -655,7 +686,8 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         if (!serverCpus.empty())
             record.environment.insert(QStringLiteral("server_cpus"), formatCpuList(serverCpus));
         if (builtin && !inProcess) {
-            record.server = QJsonObject{{QStringLiteral("command"), QString(QStringLiteral("rpcscope-cli serve ") + record.transport)}};
+            record.server = QJsonObject { { QStringLiteral("command"),
+                QString(QStringLiteral("rpcscope-cli serve ") + record.transport) } };
             if (!serverCpus.empty())
                 record.server.insert(QStringLiteral("cpus"), formatCpuList(serverCpus));
         } else if (!commandAddress.isEmpty())
@@ -668,7 +700,9 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
         bool ok = false;
         target.clientThreads = parser.value(QStringLiteral("cpus")).toInt(&ok);
         if (!ok || target.clientThreads < 1 || target.clientThreads > 64)
-            return usageError(cmd, QStringLiteral("--cpus: expected a number from 1 to 64, got \"%1\"").arg(parser.value(QStringLiteral("cpus"))));
+            return usageError(cmd,
+                QStringLiteral("--cpus: expected a number from 1 to 64, got \"%1\"")
+                    .arg(parser.value(QStringLiteral("cpus"))));
     } else {
         target.clientThreads = autoClientThreads(plan.concurrency);
     }
@@ -691,8 +725,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     // thread inherits its creator's): the threads running already (gRPC's, the server output reader) are pinned
     // one by one. Undone on the way out: matrix runs its cells in this process, and the next cell's server must
     // not inherit this cell's pinning.
-    struct Unpin
-    {
+    struct Unpin {
         std::vector<int> cpus;
         ~Unpin()
         {
@@ -717,19 +750,19 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     }
     // Saved every interval while it runs, so a crash or kill leaves all but the last interval.
     waitForEngine(engine,
-                  save ? std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::max<std::chrono::nanoseconds>(plan.interval, std::chrono::milliseconds(100)))
-                       : std::chrono::hours(24 * 365),
-                  [&] {
-                      if (save && !store.updateRun(record.id, engine.snapshot(), &error))
-                          err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
-                  });
+        save ? std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::max<std::chrono::nanoseconds>(plan.interval, std::chrono::milliseconds(100)))
+             : std::chrono::hours(24 * 365),
+        [&] {
+            if (save && !store.updateRun(record.id, engine.snapshot(), &error))
+                err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
+        });
     const RunSnapshot result = engine.snapshot();
     if (save) {
         const QString status = result.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
                                                                  : QString::fromUtf16(RunStatus::Finished);
         if (!store.finishRun(record.id, result, plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>(),
-                             status, &error)) {
+                status, &error)) {
             err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
             return ExitRuntime;
         }
@@ -762,8 +795,9 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
     if (!exports.isEmpty()) {
         const std::optional<ChartKind> chart = parseChartKind(parser.value(QStringLiteral("chart")));
         for (const auto &[format, file] : exports) {
-            const QByteArray data = isRenderedFormat(format) ? renderExport({record}, format, chart.value_or(ChartKind::Histogram), chartOptions, &error)
-                                                             : exportRun(record, format, &error);
+            const QByteArray data = isRenderedFormat(format)
+                ? renderExport({ record }, format, chart.value_or(ChartKind::Histogram), chartOptions, &error)
+                : exportRun(record, format, &error);
             if (data.isEmpty() && !error.isEmpty()) {
                 err() << "rpcscope-cli " << cmd << ": -O " << exportFormatName(format) << ": " << error << '\n';
                 return ExitRuntime;
@@ -799,9 +833,9 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
 }
 
 bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,
-                       std::chrono::milliseconds every, const std::function<void()> &tick)
+    std::chrono::milliseconds every, const std::function<void()> &tick)
 {
-    std::atomic<bool> signalled{false};
+    std::atomic<bool> signalled { false };
     SignalWatcher watcher([&stop, &signalled](int) {
         signalled = true;
         stop();
@@ -814,7 +848,7 @@ bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wai
 bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const std::function<void()> &tick)
 {
     return waitForEngineLike([&engine](std::chrono::milliseconds t) { return engine.waitForFinished(t); },
-                             [&engine] { engine.stop(); }, every, tick);
+        [&engine] { engine.stop(); }, every, tick);
 }
 
 void blockTerminationSignals()

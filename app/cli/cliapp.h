@@ -32,16 +32,14 @@ sigset_t terminationSignals();
 QTextStream &out();
 QTextStream &err();
 /// What one run produced, for commands that run several (matrix).
-struct RunOutcome
-{
+struct RunOutcome {
     RunSnapshot snapshot;
     QString transport;
     QString codec;
 };
 
 /// What `run`'s flags describe, checked and ready to start: for commands that run it their own way (ab).
-struct PreparedRun
-{
+struct PreparedRun {
     TransportOptions transport;
     GrpcTarget target;
     std::optional<GrpcCall> call;
@@ -64,7 +62,7 @@ int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prep
 bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const std::function<void()> &tick);
 /// The same for anything that can wait (@p wait returns true when done) and be stopped.
 bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,
-                       std::chrono::milliseconds every, const std::function<void()> &tick);
+    std::chrono::milliseconds every, const std::function<void()> &tick);
 /// The run history database: --db when @p parser has it set, else RunStore::defaultPath().
 QString historyPath(const QCommandLineParser &parser);
 /// machineNoiseWarnings() on stderr, one "warning: ..." line each: for commands about to send load.

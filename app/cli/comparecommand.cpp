@@ -16,7 +16,8 @@ namespace rpcscope::cli {
 
 namespace {
 
-const char *const kCompareHelp = R"HELP(Usage: rpcscope-cli compare A B [--threshold 5%] [--format text|markdown] [--db PATH]
+const char *const kCompareHelp
+    = R"HELP(Usage: rpcscope-cli compare A B [--threshold 5%] [--format text|markdown] [--db PATH]
 
 Compares B against A (the baseline). Each side is one run or several:
   12, last, last~N, label:NAME~N   one run from the history ('history list' shows the IDs)
@@ -72,13 +73,16 @@ std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, cons
     }
     QFile file(text);
     if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("%1: %2 (give a run ID from 'history list' or a JSON report)").arg(text, file.errorString());
+        *error = QStringLiteral("%1: %2 (give a run ID from 'history list' or a JSON report)")
+                     .arg(text, file.errorString());
         return std::nullopt;
     }
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        *error = QStringLiteral("%1: not JSON (%2 at offset %3)").arg(text, parseError.errorString()).arg(parseError.offset);
+        *error = QStringLiteral("%1: not JSON (%2 at offset %3)")
+                     .arg(text, parseError.errorString())
+                     .arg(parseError.offset);
         return std::nullopt;
     }
     QString why;
@@ -111,14 +115,15 @@ bool parseThreshold(const QString &text, double *fraction, QString *error)
     return true;
 }
 
-std::optional<QList<RunRecord>> loadRunGroup(RunStore &store, const QString &storePath, const QString &text,
-                                             QString *error)
+std::optional<QList<RunRecord>> loadRunGroup(
+    RunStore &store, const QString &storePath, const QString &text, QString *error)
 {
-    const QStringList parts = text.contains(u',') && !QFile::exists(text) ? text.split(u',', Qt::SkipEmptyParts)
-                                                                          : QStringList{text};
+    const QStringList parts
+        = text.contains(u',') && !QFile::exists(text) ? text.split(u',', Qt::SkipEmptyParts) : QStringList { text };
     QList<RunRecord> runs;
     for (const QString &part : parts) {
-        const QString label = part.startsWith(QStringLiteral("label:")) && !part.contains(u'~') ? part.mid(6) : QString();
+        const QString label
+            = part.startsWith(QStringLiteral("label:")) && !part.contains(u'~') ? part.mid(6) : QString();
         if (!label.isEmpty() && !QFile::exists(part)) {
             if (!store.isOpen() && !store.open(storePath, error))
                 return std::nullopt;
@@ -150,18 +155,18 @@ std::optional<QList<RunRecord>> loadRunGroup(RunStore &store, const QString &sto
 
 Comparison printComparison(const RunRecord &a, const RunRecord &b, const CompareOptions &options, bool markdown)
 {
-    return printComparison(QList<RunRecord>{a}, QList<RunRecord>{b}, options, markdown);
+    return printComparison(QList<RunRecord> { a }, QList<RunRecord> { b }, options, markdown);
 }
 
-Comparison printComparison(const QList<RunRecord> &groupA, const QList<RunRecord> &groupB, const CompareOptions &options,
-                           bool markdown)
+Comparison printComparison(
+    const QList<RunRecord> &groupA, const QList<RunRecord> &groupB, const CompareOptions &options, bool markdown)
 {
     const RunRecord &a = groupA.first();
     const RunRecord &b = groupB.first();
     Comparison c;
     if (groupA.size() == 1 && groupB.size() == 1) {
         c = compareSides(CompareSide::fromRun(a.snapshot, okLatenciesUs(a.rawSamples)),
-                         CompareSide::fromRun(b.snapshot, okLatenciesUs(b.rawSamples)), options);
+            CompareSide::fromRun(b.snapshot, okLatenciesUs(b.rawSamples)), options);
     } else {
         QList<RunSnapshot> snapshotsA;
         QList<RunSnapshot> snapshotsB;
@@ -175,10 +180,10 @@ Comparison printComparison(const QList<RunRecord> &groupA, const QList<RunRecord
     const QString nameB = QStringLiteral("B: ") + groupName(groupB);
     out() << (markdown ? formatComparisonMarkdown(c, nameA, nameB) : formatComparisonTable(c, nameA, nameB));
     QStringList differences;
-    for (const auto &[what, va, vb] : {std::tuple(QStringLiteral("method"), a.method, b.method),
-                                       std::tuple(QStringLiteral("transport"), a.transport, b.transport),
-                                       std::tuple(QStringLiteral("codec"), a.codec, b.codec),
-                                       std::tuple(QStringLiteral("target"), a.target, b.target)}) {
+    for (const auto &[what, va, vb] : { std::tuple(QStringLiteral("method"), a.method, b.method),
+             std::tuple(QStringLiteral("transport"), a.transport, b.transport),
+             std::tuple(QStringLiteral("codec"), a.codec, b.codec),
+             std::tuple(QStringLiteral("target"), a.target, b.target) }) {
         if (va != vb)
             differences << QStringLiteral("%1: %2 -> %3").arg(what, va, vb);
     }
@@ -186,7 +191,8 @@ Comparison printComparison(const QList<RunRecord> &groupA, const QList<RunRecord
     for (const QString &line : environmentDifferences(a.server, b.server))
         differences << QStringLiteral("server ") + line;
     if (!differences.isEmpty()) {
-        out() << (markdown ? QStringLiteral("\nWhat differs between the runs:\n\n") : QStringLiteral("\nWhat differs between the runs:\n"));
+        out() << (markdown ? QStringLiteral("\nWhat differs between the runs:\n\n")
+                           : QStringLiteral("\nWhat differs between the runs:\n"));
         for (const QString &line : differences)
             out() << (markdown ? QStringLiteral("- ") : QStringLiteral("  ")) << line << '\n';
     }
@@ -202,12 +208,15 @@ int compareCommand(const QStringList &arguments)
     parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("baseline run"));
     parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("run compared against it"));
     parser.addOptions({
-        {QStringLiteral("threshold"), QStringLiteral("Regression threshold."), QStringLiteral("T"), QStringLiteral("5%")},
-        {QStringLiteral("confidence"), QStringLiteral("Confidence level."), QStringLiteral("C"), QStringLiteral("95%")},
-        {QStringLiteral("format"), QStringLiteral("text or markdown."), QStringLiteral("F"), QStringLiteral("text")},
-        {QStringLiteral("replicates"), QStringLiteral("Bootstrap replicates."), QStringLiteral("N"), QStringLiteral("2000")},
-        {QStringLiteral("per-call"), QStringLiteral("Judge one run against one run call by call.")},
-        {QStringLiteral("db"), QStringLiteral("Run history database."), QStringLiteral("PATH")},
+        { QStringLiteral("threshold"), QStringLiteral("Regression threshold."), QStringLiteral("T"),
+            QStringLiteral("5%") },
+        { QStringLiteral("confidence"), QStringLiteral("Confidence level."), QStringLiteral("C"),
+            QStringLiteral("95%") },
+        { QStringLiteral("format"), QStringLiteral("text or markdown."), QStringLiteral("F"), QStringLiteral("text") },
+        { QStringLiteral("replicates"), QStringLiteral("Bootstrap replicates."), QStringLiteral("N"),
+            QStringLiteral("2000") },
+        { QStringLiteral("per-call"), QStringLiteral("Judge one run against one run call by call.") },
+        { QStringLiteral("db"), QStringLiteral("Run history database."), QStringLiteral("PATH") },
     });
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
@@ -217,13 +226,17 @@ int compareCommand(const QStringList &arguments)
     }
     const QStringList runs = parser.positionalArguments().mid(1);
     if (runs.size() != 2)
-        return usageError(cmd, QStringLiteral("expected two sides A B (runs, run lists or label:NAME), got %1").arg(runs.size()));
+        return usageError(
+            cmd, QStringLiteral("expected two sides A B (runs, run lists or label:NAME), got %1").arg(runs.size()));
     CompareOptions options;
     QString error;
     if (!parseThreshold(parser.value(QStringLiteral("threshold")), &options.threshold, &error))
         return usageError(cmd, QStringLiteral("--threshold: ") + error);
-    if (!parseThreshold(parser.value(QStringLiteral("confidence")), &options.confidence, &error) || options.confidence < 0.5)
-        return usageError(cmd, QStringLiteral("--confidence: expected 50% to 99.9%, got \"%1\"").arg(parser.value(QStringLiteral("confidence"))));
+    if (!parseThreshold(parser.value(QStringLiteral("confidence")), &options.confidence, &error)
+        || options.confidence < 0.5)
+        return usageError(cmd,
+            QStringLiteral("--confidence: expected 50% to 99.9%, got \"%1\"")
+                .arg(parser.value(QStringLiteral("confidence"))));
     bool ok = false;
     options.replicates = parser.value(QStringLiteral("replicates")).toInt(&ok);
     if (!ok || options.replicates < 100 || options.replicates > 1000000)
@@ -243,9 +256,10 @@ int compareCommand(const QStringList &arguments)
     for (const RunRecord &ra : std::as_const(*a)) {
         for (const RunRecord &rb : std::as_const(*b)) {
             if (ra.id != 0 && ra.id == rb.id)
-                return usageError(cmd, QStringLiteral("run #%1 is on both sides (\"%2\" and \"%3\"): nothing to compare")
-                                           .arg(ra.id)
-                                           .arg(runs.at(0), runs.at(1)));
+                return usageError(cmd,
+                    QStringLiteral("run #%1 is on both sides (\"%2\" and \"%3\"): nothing to compare")
+                        .arg(ra.id)
+                        .arg(runs.at(0), runs.at(1)));
         }
     }
     const Comparison c = printComparison(*a, *b, options, format == u"markdown");

@@ -31,14 +31,14 @@ bool parseThreshold(const QString &text, double *fraction, QString *error);
  * One side of `compare`: a run, a comma list of runs ("3,4,5", "last~2,last~1,last") or label:NAME, every run with
  * that label (label:NAME~N stays the one run). Errors name the part that failed.
  */
-std::optional<QList<RunRecord>> loadRunGroup(RunStore &store, const QString &storePath, const QString &text,
-                                             QString *error);
+std::optional<QList<RunRecord>> loadRunGroup(
+    RunStore &store, const QString &storePath, const QString &text, QString *error);
 
 /// Compares @p b against @p a and prints the table (text or markdown) with the environment differences; returns the
 /// comparison. One run a side is judged on its blocks (an A/B side), else per call when asked, else inconclusive;
 /// several runs a side are judged run against run.
-Comparison printComparison(const QList<RunRecord> &a, const QList<RunRecord> &b, const CompareOptions &options,
-                           bool markdown);
+Comparison printComparison(
+    const QList<RunRecord> &a, const QList<RunRecord> &b, const CompareOptions &options, bool markdown);
 Comparison printComparison(const RunRecord &a, const RunRecord &b, const CompareOptions &options, bool markdown);
 
 } // namespace rpcscope::cli

@@ -24,26 +24,28 @@ int serveCommand(const QStringList &arguments)
         "grpc=HOST:PORT http=URL msgpack=HOST:PORT."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("kind"), QStringLiteral("grpc, http, msgpack or all"));
-    parser.addOption({QStringLiteral("host"), QStringLiteral("Address to bind (default 127.0.0.1)."),
-                      QStringLiteral("HOST"), QStringLiteral("127.0.0.1")});
-    parser.addOption({QStringLiteral("port"), QStringLiteral("Port to bind (default 0: a free port; 'all' takes free ports)."),
-                      QStringLiteral("PORT"), QStringLiteral("0")});
-    parser.addOption({QStringLiteral("threads"), QStringLiteral("Serving threads (default 0: one per core)."),
-                      QStringLiteral("N"), QStringLiteral("0")});
-    parser.addOption({QStringLiteral("delay"),
-                      QStringLiteral("Answer every call this much later, e.g. 2ms (default: $RPCSCOPE_SERVE_DELAY, else 0): "
-                                     "a server made slower on purpose, for trying A/B comparisons."),
-                      QStringLiteral("DURATION")});
-    parser.addOption({QStringLiteral("burn"),
-                      QStringLiteral("Spend this much CPU time busy on the serving thread before every answer (every "
-                                     "message of a stream), e.g. 40us (default: $RPCSCOPE_SERVE_BURN, else 0): "
-                                     "server work made heavier, finer than --delay's timer (which adds at least "
-                                     "~150us)."),
-                      QStringLiteral("DURATION")});
-    parser.addOption({QStringLiteral("cert"), QStringLiteral("Serve TLS with this certificate chain (PEM)."), QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("key"), QStringLiteral("Private key of --cert (PEM)."), QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("client-ca"),
-                      QStringLiteral("Mutual TLS: require client certificates signed by these CAs (PEM)."), QStringLiteral("FILE")});
+    parser.addOption({ QStringLiteral("host"), QStringLiteral("Address to bind (default 127.0.0.1)."),
+        QStringLiteral("HOST"), QStringLiteral("127.0.0.1") });
+    parser.addOption(
+        { QStringLiteral("port"), QStringLiteral("Port to bind (default 0: a free port; 'all' takes free ports)."),
+            QStringLiteral("PORT"), QStringLiteral("0") });
+    parser.addOption({ QStringLiteral("threads"), QStringLiteral("Serving threads (default 0: one per core)."),
+        QStringLiteral("N"), QStringLiteral("0") });
+    parser.addOption({ QStringLiteral("delay"),
+        QStringLiteral("Answer every call this much later, e.g. 2ms (default: $RPCSCOPE_SERVE_DELAY, else 0): "
+                       "a server made slower on purpose, for trying A/B comparisons."),
+        QStringLiteral("DURATION") });
+    parser.addOption({ QStringLiteral("burn"),
+        QStringLiteral("Spend this much CPU time busy on the serving thread before every answer (every "
+                       "message of a stream), e.g. 40us (default: $RPCSCOPE_SERVE_BURN, else 0): "
+                       "server work made heavier, finer than --delay's timer (which adds at least "
+                       "~150us)."),
+        QStringLiteral("DURATION") });
+    parser.addOption({ QStringLiteral("cert"), QStringLiteral("Serve TLS with this certificate chain (PEM)."),
+        QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("key"), QStringLiteral("Private key of --cert (PEM)."), QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("client-ca"),
+        QStringLiteral("Mutual TLS: require client certificates signed by these CAs (PEM)."), QStringLiteral("FILE") });
     if (!parser.parse(arguments))
         return usageError(QStringLiteral("serve"), parser.errorText());
     if (parser.isSet(QStringLiteral("help"))) {
@@ -58,28 +60,31 @@ int serveCommand(const QStringList &arguments)
     bool okPort = false;
     const uint port = parser.value(QStringLiteral("port")).toUInt(&okPort);
     if (!okPort || port > 65535)
-        return usageError(QStringLiteral("serve"), QStringLiteral("--port: \"%1\" is not a port number (0-65535)")
-                                                       .arg(parser.value(QStringLiteral("port"))));
+        return usageError(QStringLiteral("serve"),
+            QStringLiteral("--port: \"%1\" is not a port number (0-65535)").arg(parser.value(QStringLiteral("port"))));
     bool okThreads = false;
     const int threads = parser.value(QStringLiteral("threads")).toInt(&okThreads);
     if (!okThreads || threads < 0)
         return usageError(QStringLiteral("serve"), QStringLiteral("--threads: expected a number >= 0"));
 
     std::optional<ServerTls> tls;
-    if (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key")) || parser.isSet(QStringLiteral("client-ca"))) {
+    if (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key"))
+        || parser.isSet(QStringLiteral("client-ca"))) {
         if (kind != u"grpc")
-            return usageError(QStringLiteral("serve"), QStringLiteral("TLS (--cert, --key, --client-ca) is for serve grpc only"));
+            return usageError(
+                QStringLiteral("serve"), QStringLiteral("TLS (--cert, --key, --client-ca) is for serve grpc only"));
         if (!parser.isSet(QStringLiteral("cert")) || !parser.isSet(QStringLiteral("key")))
             return usageError(QStringLiteral("serve"), QStringLiteral("TLS needs both --cert and --key"));
         tls.emplace();
-        for (const auto &[flag, into] : {std::pair(QStringLiteral("cert"), &tls->certChain),
-                                         std::pair(QStringLiteral("key"), &tls->privateKey),
-                                         std::pair(QStringLiteral("client-ca"), &tls->clientCa)}) {
+        for (const auto &[flag, into] :
+            { std::pair(QStringLiteral("cert"), &tls->certChain), std::pair(QStringLiteral("key"), &tls->privateKey),
+                std::pair(QStringLiteral("client-ca"), &tls->clientCa) }) {
             if (!parser.isSet(flag))
                 continue;
             QFile file(parser.value(flag));
             if (!file.open(QIODevice::ReadOnly))
-                return usageError(QStringLiteral("serve"), QStringLiteral("--%1 %2: %3").arg(flag, file.fileName(), file.errorString()));
+                return usageError(QStringLiteral("serve"),
+                    QStringLiteral("--%1 %2: %3").arg(flag, file.fileName(), file.errorString()));
             *into = file.readAll().toStdString();
         }
     }
@@ -98,8 +103,8 @@ int serveCommand(const QStringList &arguments)
         *into = std::chrono::duration_cast<std::chrono::microseconds>(*value);
         return true;
     };
-    std::chrono::microseconds extraDelay{0};
-    std::chrono::microseconds burn{0};
+    std::chrono::microseconds extraDelay { 0 };
+    std::chrono::microseconds burn { 0 };
     if (!durationSetting(QStringLiteral("delay"), "RPCSCOPE_SERVE_DELAY", &extraDelay)
         || !durationSetting(QStringLiteral("burn"), "RPCSCOPE_SERVE_BURN", &burn))
         return ExitUsage;
@@ -122,8 +127,8 @@ int serveCommand(const QStringList &arguments)
         return ExitRuntime;
     }
     if (kind == u"all")
-        out() << "grpc=" << grpcServer.address() << " http=" << httpServer.url() << " msgpack=" << msgpackServer.address()
-              << '\n';
+        out() << "grpc=" << grpcServer.address() << " http=" << httpServer.url()
+              << " msgpack=" << msgpackServer.address() << '\n';
     else if (kind == u"grpc")
         out() << grpcServer.address() << '\n';
     else if (kind == u"http")

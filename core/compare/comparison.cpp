@@ -14,8 +14,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-struct LatencySpec
-{
+struct LatencySpec {
     MetricKind kind;
     double percentile; // NaN: the mean
     const char16_t *name;
@@ -25,9 +24,12 @@ struct LatencySpec
 // p90 and p99.9 are shown with their interval but decide nothing: the verdict rests on p50, p95, p99 and the mean
 // (Holm-adjusted over those), so the chance of a false alarm does not grow with every percentile we print.
 constexpr LatencySpec kLatencyRows[] = {
-    {MetricKind::P50, 50, u"p50", true},   {MetricKind::P90, 90, u"p90", false},
-    {MetricKind::P95, 95, u"p95", true},   {MetricKind::P99, 99, u"p99", true},
-    {MetricKind::P999, 99.9, u"p99.9", false}, {MetricKind::Mean, kNaN, u"mean", true},
+    { MetricKind::P50, 50, u"p50", true },
+    { MetricKind::P90, 90, u"p90", false },
+    { MetricKind::P95, 95, u"p95", true },
+    { MetricKind::P99, 99, u"p99", true },
+    { MetricKind::P999, 99.9, u"p99.9", false },
+    { MetricKind::Mean, kNaN, u"mean", true },
 };
 
 /// Rows whose per-call verdict rests on their interval alone (see decidePerCall()).
@@ -70,7 +72,6 @@ MetricRow plainRow(MetricKind kind, const QString &name, MetricUnit unit, double
     return row;
 }
 
-
 uint64_t requiredCalls(double percentile, const SampleRules &rules)
 {
     uint64_t required = rules.minSamples;
@@ -103,8 +104,8 @@ QString unitSingular(ReplicateUnit unit)
 
 // The per-call verdict of the first version, kept for perCallWhenSingleRun: a bootstrap interval over calls, and for
 // p50 and the mean Mann-Whitney too.
-Verdict decidePerCall(const BootstrapResult &bootstrap, const MannWhitneyResult &mannWhitney, bool tail,
-                      const CompareOptions &options)
+Verdict decidePerCall(
+    const BootstrapResult &bootstrap, const MannWhitneyResult &mannWhitney, bool tail, const CompareOptions &options)
 {
     if (!bootstrap.valid || bootstrap.tooFewSamples || (!tail && !mannWhitney.valid))
         return Verdict::TooFewSamples;
@@ -118,8 +119,7 @@ Verdict decidePerCall(const BootstrapResult &bootstrap, const MannWhitneyResult 
     return Verdict::WithinThreshold;
 }
 
-struct RowSpec
-{
+struct RowSpec {
     MetricKind kind;
     double percentile;
     QString name;
@@ -131,17 +131,17 @@ QList<RowSpec> latencySpecs(bool streams)
 {
     QList<RowSpec> specs;
     for (const auto &spec : kLatencyRows)
-        specs.push_back({spec.kind, spec.percentile, QString::fromUtf16(spec.name), spec.verdict, false});
+        specs.push_back({ spec.kind, spec.percentile, QString::fromUtf16(spec.name), spec.verdict, false });
     if (streams) {
-        specs.push_back({MetricKind::MessageP50, 50, QStringLiteral("message p50"), true, true});
-        specs.push_back({MetricKind::MessageP99, 99, QStringLiteral("message p99"), true, true});
+        specs.push_back({ MetricKind::MessageP50, 50, QStringLiteral("message p50"), true, true });
+        specs.push_back({ MetricKind::MessageP99, 99, QStringLiteral("message p99"), true, true });
     }
     return specs;
 }
 
 // Latency rows judged on replicates: each statistic per replicate, Welch's t on their logs, Holm over the verdicts.
 void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec> &specs,
-                   const CompareOptions &options, Comparison *result)
+    const CompareOptions &options, Comparison *result)
 {
     const double alpha = 1 - options.confidence;
     QList<MetricRow> rows;
@@ -150,11 +150,11 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
         const LatencyHistogram &pooledA = spec.messages ? a.total.messageLatency : a.total.latency;
         const LatencyHistogram &pooledB = spec.messages ? b.total.messageLatency : b.total.latency;
         MetricRow row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds, statisticOf(pooledA, spec.percentile),
-                                 statisticOf(pooledB, spec.percentile), true);
+            statisticOf(pooledB, spec.percentile), true);
         row.hasVerdict = spec.verdict;
         const uint64_t required = requiredCalls(spec.percentile, options.rules);
         QStringList shortSides;
-        for (const auto &[side, name] : {std::pair(&a, QStringLiteral("A")), std::pair(&b, QStringLiteral("B"))}) {
+        for (const auto &[side, name] : { std::pair(&a, QStringLiteral("A")), std::pair(&b, QStringLiteral("B")) }) {
             uint64_t fewest = std::numeric_limits<uint64_t>::max();
             for (const auto &replicate : side->replicates) {
                 const LatencyHistogram &h = spec.messages ? replicate.messageLatency : replicate.latency;
@@ -172,8 +172,8 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
                              .arg(row.name)
                              .arg(required)
                              .arg(spec.messages ? QStringLiteral("messages") : QStringLiteral("OK calls"),
-                                  unitSingular(a.unit == b.unit ? a.unit : ReplicateUnit::Block),
-                                  shortSides.join(QStringLiteral(", ")));
+                                 unitSingular(a.unit == b.unit ? a.unit : ReplicateUnit::Block),
+                                 shortSides.join(QStringLiteral(", ")));
         } else {
             change = welchLogChange(row.replicatesA, row.replicatesB, options.confidence);
             if (!change.valid)
@@ -205,7 +205,7 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
         if (row.interval.valid) {
             // Bonferroni's share is Holm's strictest step: a change this large is found even when it is the only one.
             row.interval.detectable = minimumDetectableChange(changes[i].standardError, changes[i].degreesOfFreedom,
-                                                              row.hasVerdict ? alpha / std::max(family, 1) : alpha);
+                row.hasVerdict ? alpha / std::max(family, 1) : alpha);
         }
         if (!row.hasVerdict)
             continue;
@@ -231,7 +231,7 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
 
 // One run a side, each call a sample (perCallWhenSingleRun); or, without it, the estimates and no verdict.
 void perCallRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec> &specs, const CompareOptions &options,
-                 Comparison *result)
+    Comparison *result)
 {
     const bool raw = !a.rawLatenciesUs.empty() && !b.rawLatenciesUs.empty();
     const EmpiricalDistribution distA = raw ? EmpiricalDistribution::fromMicroseconds(a.rawLatenciesUs)
@@ -266,9 +266,8 @@ void perCallRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec
         const LatencyHistogram &pooledB = spec.messages ? b.total.messageLatency : b.total.latency;
         const bool exact = raw && !spec.messages;
         MetricRow row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds,
-                                 exact ? distA.percentile(spec.percentile) : statisticOf(pooledA, spec.percentile),
-                                 exact ? distB.percentile(spec.percentile) : statisticOf(pooledB, spec.percentile),
-                                 true);
+            exact ? distA.percentile(spec.percentile) : statisticOf(pooledA, spec.percentile),
+            exact ? distB.percentile(spec.percentile) : statisticOf(pooledB, spec.percentile), true);
         if (exact && std::isnan(spec.percentile)) {
             row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds, distA.mean(), distB.mean(), true);
         }
@@ -309,9 +308,10 @@ QString verdictPart(const MetricRow &row, const Comparison &comparison)
     const ChangeInterval &i = row.interval;
     text += QStringLiteral(" (%1% CI %2 .. %3%")
                 .arg(QString::number(i.confidence * 100, 'g', 3), signedNumber(i.ciLow * 100, 1),
-                     signedNumber(i.ciHigh * 100, 1));
+                    signedNumber(i.ciHigh * 100, 1));
     if (comparison.perCall) {
-        if (!isTail(row.kind) && !std::isnan(i.pValue) && (row.verdict != Verdict::NoSignificantChange || i.excludesZero()))
+        if (!isTail(row.kind) && !std::isnan(i.pValue)
+            && (row.verdict != Verdict::NoSignificantChange || i.excludesZero()))
             text += QStringLiteral(", Mann-Whitney ") + formatPValue(i.pValue);
     } else if (!std::isnan(i.pAdjusted)) {
         text += QStringLiteral(", ") + formatPValue(i.pAdjusted);
@@ -384,12 +384,13 @@ QString Comparison::basis() const
     }
     if (singleRun)
         return QStringLiteral("one run per side: nothing measures how much runs differ");
-    QString text = unitA == unitB ? QStringLiteral("%1 vs %2").arg(replicatesA).arg(replicateCountText(unitB, replicatesB))
-                                  : replicateCountText(unitA, replicatesA) + QStringLiteral(" vs ")
-                                      + replicateCountText(unitB, replicatesB);
+    QString text = unitA == unitB
+        ? QStringLiteral("%1 vs %2").arg(replicatesA).arg(replicateCountText(unitB, replicatesB))
+        : replicateCountText(unitA, replicatesA) + QStringLiteral(" vs ") + replicateCountText(unitB, replicatesB);
     if (!connectionA.isEmpty() && connectionA == connectionB)
-        text += QStringLiteral(" (connection %1)").arg(connectionA == u"kept" ? QStringLiteral("kept across blocks")
-                                                                               : QStringLiteral("dialled per block"));
+        text += QStringLiteral(" (connection %1)")
+                    .arg(connectionA == u"kept" ? QStringLiteral("kept across blocks")
+                                                : QStringLiteral("dialled per block"));
     if (testedMetrics > 1)
         text += QStringLiteral(", p Holm-adjusted over %1 metrics").arg(testedMetrics);
     return text;
@@ -439,7 +440,8 @@ QString Comparison::verdictLine() const
         if (p50)
             parts << verdictPart(*p50, *this);
         if (p50 && p50->hasInterval && std::isfinite(p50->interval.detectable))
-            tail = QStringLiteral("; could detect changes above %1").arg(formatPercentChange(p50->interval.detectable).mid(1));
+            tail = QStringLiteral("; could detect changes above %1")
+                       .arg(formatPercentChange(p50->interval.detectable).mid(1));
         break;
     }
     return lead + parts.join(QStringLiteral("; ")) + tail + QStringLiteral(" [") + basis() + u']';
@@ -475,7 +477,7 @@ CompareSide CompareSide::fromRun(const RunSnapshot &run, std::vector<uint32_t> r
     }
     side.unit = ReplicateUnit::Block;
     for (const RunBlock &block : run.blocks)
-        side.replicates.push_back({QStringLiteral("block %1").arg(block.round), block.latency, block.messageLatency});
+        side.replicates.push_back({ QStringLiteral("block %1").arg(block.round), block.latency, block.messageLatency });
     return side;
 }
 
@@ -488,7 +490,7 @@ CompareSide CompareSide::fromRuns(const QList<RunSnapshot> &runs)
     side.runs = static_cast<int>(runs.size());
     for (qsizetype i = 0; i < runs.size(); ++i) {
         appendRun(side.total, runs[i]);
-        side.replicates.push_back({QStringLiteral("run %1").arg(i + 1), runs[i].latency, runs[i].messageLatency});
+        side.replicates.push_back({ QStringLiteral("run %1").arg(i + 1), runs[i].latency, runs[i].messageLatency });
     }
     side.total.blocks.clear();
     return side;
@@ -501,8 +503,12 @@ Comparison compareSides(const CompareSide &a, const CompareSide &b, const Compar
     result.confidence = options.confidence;
     result.runsA = a.runs;
     result.runsB = b.runs;
-    result.connectionA = a.unit == ReplicateUnit::Block || a.unit == ReplicateUnit::ServerProcess ? a.total.blocksConnection : QString();
-    result.connectionB = b.unit == ReplicateUnit::Block || b.unit == ReplicateUnit::ServerProcess ? b.total.blocksConnection : QString();
+    result.connectionA = a.unit == ReplicateUnit::Block || a.unit == ReplicateUnit::ServerProcess
+        ? a.total.blocksConnection
+        : QString();
+    result.connectionB = b.unit == ReplicateUnit::Block || b.unit == ReplicateUnit::ServerProcess
+        ? b.total.blocksConnection
+        : QString();
     const bool streams = !a.total.messageLatency.isEmpty() && !b.total.messageLatency.isEmpty();
     const QList<RowSpec> specs = latencySpecs(streams);
     result.singleRun = a.replicates.size() < 2 || b.replicates.size() < 2;
@@ -522,33 +528,30 @@ Comparison compareSides(const CompareSide &a, const CompareSide &b, const Compar
     const RunSnapshot &ta = a.total;
     const RunSnapshot &tb = b.total;
     if (streams) {
-        result.rows.push_back(plainRow(MetricKind::MessagesPerSecond, QStringLiteral("messages/s"), MetricUnit::PerSecond,
-                                       ta.messagesReceivedPerSecond(), tb.messagesReceivedPerSecond(), false));
+        result.rows.push_back(plainRow(MetricKind::MessagesPerSecond, QStringLiteral("messages/s"),
+            MetricUnit::PerSecond, ta.messagesReceivedPerSecond(), tb.messagesReceivedPerSecond(), false));
     }
     result.rows.push_back(plainRow(MetricKind::RequestsPerSecond, QStringLiteral("req/s"), MetricUnit::PerSecond,
-                                   ta.requestsPerSecond(), tb.requestsPerSecond(), false));
+        ta.requestsPerSecond(), tb.requestsPerSecond(), false));
     result.rows.push_back(plainRow(MetricKind::ClientCpuPerCall, QStringLiteral("client CPU/call"),
-                                   MetricUnit::Microseconds, ta.clientCpuPerCallUs(), tb.clientCpuPerCallUs(), true));
+        MetricUnit::Microseconds, ta.clientCpuPerCallUs(), tb.clientCpuPerCallUs(), true));
     const bool serverStats = ta.hasServerStats && tb.hasServerStats;
     if (serverStats) {
         result.rows.push_back(plainRow(MetricKind::ServerCpuPerCall, QStringLiteral("server CPU/call"),
-                                       MetricUnit::Microseconds, ta.serverCpuPerCallUs(), tb.serverCpuPerCallUs(),
-                                       true));
+            MetricUnit::Microseconds, ta.serverCpuPerCallUs(), tb.serverCpuPerCallUs(), true));
     }
     result.rows.push_back(plainRow(MetricKind::ClientPeakRss, QStringLiteral("client peak RSS"), MetricUnit::Bytes,
-                                   static_cast<double>(ta.clientPeakRssBytes),
-                                   static_cast<double>(tb.clientPeakRssBytes), true));
+        static_cast<double>(ta.clientPeakRssBytes), static_cast<double>(tb.clientPeakRssBytes), true));
     if (serverStats) {
-        result.rows.push_back(plainRow(MetricKind::ServerPeakRss, QStringLiteral("server peak RSS"),
-                                       MetricUnit::Bytes, static_cast<double>(ta.serverPeakRssBytes),
-                                       static_cast<double>(tb.serverPeakRssBytes), true));
+        result.rows.push_back(plainRow(MetricKind::ServerPeakRss, QStringLiteral("server peak RSS"), MetricUnit::Bytes,
+            static_cast<double>(ta.serverPeakRssBytes), static_cast<double>(tb.serverPeakRssBytes), true));
     }
     auto errorRate = [](const RunSnapshot &run) {
         const uint64_t calls = run.callsCompleted();
         return calls ? static_cast<double>(run.callsFailed()) / static_cast<double>(calls) : 0.0;
     };
-    result.rows.push_back(plainRow(MetricKind::ErrorRate, QStringLiteral("error rate"), MetricUnit::Fraction,
-                                   errorRate(ta), errorRate(tb), true));
+    result.rows.push_back(plainRow(
+        MetricKind::ErrorRate, QStringLiteral("error rate"), MetricUnit::Fraction, errorRate(ta), errorRate(tb), true));
 
     bool anyWithin = false;
     bool anySensitive = false;
@@ -591,7 +594,7 @@ Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const Compare
 }
 
 Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const std::vector<uint32_t> &latenciesUsA,
-                       const std::vector<uint32_t> &latenciesUsB, const CompareOptions &options)
+    const std::vector<uint32_t> &latenciesUsB, const CompareOptions &options)
 {
     return compareSides(CompareSide::fromRun(a, latenciesUsA), CompareSide::fromRun(b, latenciesUsB), options);
 }
