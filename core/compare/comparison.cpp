@@ -265,12 +265,14 @@ void perCallRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec
         const LatencyHistogram &pooledA = spec.messages ? a.total.messageLatency : a.total.latency;
         const LatencyHistogram &pooledB = spec.messages ? b.total.messageLatency : b.total.latency;
         const bool exact = raw && !spec.messages;
-        MetricRow row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds,
-            exact ? distA.percentile(spec.percentile) : statisticOf(pooledA, spec.percentile),
-            exact ? distB.percentile(spec.percentile) : statisticOf(pooledB, spec.percentile), true);
-        if (exact && std::isnan(spec.percentile)) {
-            row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds, distA.mean(), distB.mean(), true);
-        }
+        // Raw samples give exact values (the mean too: percentile() takes no NaN); else the pooled histograms.
+        auto value = [&](const EmpiricalDistribution &dist, const LatencyHistogram &pooled) {
+            if (!exact)
+                return statisticOf(pooled, spec.percentile);
+            return std::isnan(spec.percentile) ? dist.mean() : dist.percentile(spec.percentile);
+        };
+        MetricRow row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds, value(distA, pooledA),
+                                 value(distB, pooledB), true);
         row.hasVerdict = spec.verdict;
         if (!options.perCallWhenSingleRun) {
             if (row.hasVerdict) {
