@@ -271,8 +271,8 @@ void perCallRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec
                 return statisticOf(pooled, spec.percentile);
             return std::isnan(spec.percentile) ? dist.mean() : dist.percentile(spec.percentile);
         };
-        MetricRow row = plainRow(spec.kind, spec.name, MetricUnit::Nanoseconds, value(distA, pooledA),
-                                 value(distB, pooledB), true);
+        MetricRow row = plainRow(
+            spec.kind, spec.name, MetricUnit::Nanoseconds, value(distA, pooledA), value(distB, pooledB), true);
         row.hasVerdict = spec.verdict;
         if (!options.perCallWhenSingleRun) {
             if (row.hasVerdict) {
