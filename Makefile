@@ -3,7 +3,7 @@ PRESET ?= $(if $(CI),ci,dev)
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build run test screenshots clean
+.PHONY: all setup configure build run test screenshots format format-check clean
 
 all: build
 
@@ -31,6 +31,14 @@ test: build
 # Regenerates the README's screenshots under Xvfb.
 screenshots: build
 	bash packaging/screenshots.sh $(BUILD_DIR)
+
+# The tree's formatting (.clang-format): `format` applies it, `format-check` fails on any difference (CI runs it).
+SOURCES = $(shell git ls-files '*.cpp' '*.h')
+format: setup
+	clang-format -i $(SOURCES)
+
+format-check: setup
+	@clang-format --dry-run --Werror $(SOURCES) || { echo "make format-check: run 'make format'" >&2; exit 1; }
 
 clean:
 	rm -rf build

@@ -16,15 +16,12 @@
 
 namespace rpcscope {
 
-class GuiFixture : public QObject
-{
+class GuiFixture : public QObject {
 protected:
-
     QTemporaryDir m_historyDir; ///< the window's run history lives here, not in the user's data folder
     std::unique_ptr<MainWindow> m_window;
 
-    template<typename T>
-    T *child(const char *name)
+    template<typename T> T *child(const char *name)
     {
         T *widget = m_window->findChild<T *>(QLatin1String(name));
         if (!widget)

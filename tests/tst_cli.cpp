@@ -2,7 +2,6 @@
 #include "util/cpuset.h"
 
 #include <QElapsedTimer>
-#include <QtEndian>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -10,15 +9,14 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtEndian>
 
 #include <csignal>
 
-class TestCli : public QObject
-{
+class TestCli : public QObject {
     Q_OBJECT
 
-    struct Result
-    {
+    struct Result {
         int exitCode;
         QString out;
         QString err;
@@ -31,23 +29,23 @@ class TestCli : public QObject
         if (!process.waitForFinished(timeoutMs)) {
             process.kill();
             process.waitForFinished();
-            return {-1, QString(), QStringLiteral("timed out")};
+            return { -1, QString(), QStringLiteral("timed out") };
         }
-        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
-                QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+        return { process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError()) };
     }
 
 private Q_SLOTS:
     void builtinRunPrintsGhzSummary()
     {
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
-                              QStringLiteral(R"({"payload":"aGVsbG8="})"), QStringLiteral("-n"), QStringLiteral("5000"),
-                              QStringLiteral("-c"), QStringLiteral("20")});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
+            QStringLiteral(R"({"payload":"aGVsbG8="})"), QStringLiteral("-n"), QStringLiteral("5000"),
+            QStringLiteral("-c"), QStringLiteral("20") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        for (const char *section : {"Summary:", "Count:\t5000", "Total:", "Slowest:", "Fastest:", "Average:",
-                                    "Requests/sec:", "Response time histogram", "Latency distribution",
-                                    "99.9 % in", "99.99 % in", "Status code distribution:"})
+        for (const char *section : { "Summary:", "Count:\t5000",
+                 "Total:", "Slowest:", "Fastest:", "Average:", "Requests/sec:", "Response time histogram",
+                 "Latency distribution", "99.9 % in", "99.99 % in", "Status code distribution:" })
             QVERIFY2(r.out.contains(QLatin1String(section)), section);
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t5000 responses")), qPrintable(r.out));
         QVERIFY(!r.out.contains(QStringLiteral("UNAVAILABLE")));
@@ -56,49 +54,54 @@ private Q_SLOTS:
     void versionNamesTheRevisionBuilt()
     {
         // Read at build time, not configure time: a build folder kept across commits still names the right one.
-        const Result r = cli({QStringLiteral("--version")});
+        const Result r = cli({ QStringLiteral("--version") });
         QCOMPARE(r.exitCode, 0);
         QProcess git;
         git.setWorkingDirectory(QStringLiteral(RPCSCOPE_SOURCE_DIR));
-        git.start(QStringLiteral("git"), {QStringLiteral("describe"), QStringLiteral("--always"), QStringLiteral("--dirty")});
+        git.start(QStringLiteral("git"),
+            { QStringLiteral("describe"), QStringLiteral("--always"), QStringLiteral("--dirty") });
         if (!git.waitForFinished(10000) || git.exitCode() != 0)
             QSKIP("no git checkout to compare with");
         const QString revision = QString::fromUtf8(git.readAllStandardOutput()).trimmed();
         QVERIFY2(r.out.contains(QStringLiteral("(%1)").arg(revision)),
-                 qPrintable(QStringLiteral("%1 but the tree is at %2: a stale build (rebuild), or the revision is not read "
-                                           "at build time").arg(r.out.trimmed(), revision)));
+            qPrintable(QStringLiteral("%1 but the tree is at %2: a stale build (rebuild), or the revision is not read "
+                                      "at build time")
+                           .arg(r.out.trimmed(), revision)));
     }
 
     void checksDecideTheExitCode()
     {
-        const QStringList run{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("300"),
-                              QStringLiteral("--check"), QStringLiteral("p99<60s"), QStringLiteral("--check"),
-                              QStringLiteral("errors==0")};
+        const QStringList run { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("300"),
+            QStringLiteral("--check"), QStringLiteral("p99<60s"), QStringLiteral("--check"),
+            QStringLiteral("errors==0") };
         Result r = cli(run);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QStringLiteral("ok    p99<60s")) && r.out.contains(QStringLiteral("ok    errors==0")),
-                 qPrintable(r.out));
+            qPrintable(r.out));
         // No call over loopback gRPC answers within a microsecond: this one cannot hold.
         QTemporaryDir dir;
         const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
-        r = cli(QStringList(run) << QStringLiteral("--check") << QStringLiteral("max < 1us") << QStringLiteral("--db") << db);
+        r = cli(QStringList(run) << QStringLiteral("--check") << QStringLiteral("max < 1us") << QStringLiteral("--db")
+                                 << db);
         QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QStringLiteral("FAIL  max<1us")), qPrintable(r.out));
         // The stored run keeps its checks: judged again wherever it is shown.
-        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("last"), QStringLiteral("--db"), db});
+        r = cli(
+            { QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("last"), QStringLiteral("--db"), db });
         QVERIFY2(r.out.contains(QStringLiteral("FAIL  max<1us")) && r.out.contains(QStringLiteral("ok    p99<60s")),
-                 qPrintable(r.out));
+            qPrintable(r.out));
         r = cli(QStringList(run) << QStringLiteral("--check") << QStringLiteral("p99 < soon"));
-        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("p99 < soon")) && !r.out.contains(QStringLiteral("Summary")),
-                 qPrintable(r.err));
+        QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("p99 < soon"))
+                && !r.out.contains(QStringLiteral("Summary")),
+            qPrintable(r.err));
     }
 
     void brokenProtoGivesFileLineColumn()
     {
         const QString proto = QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto");
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--proto"), proto, QStringLiteral("--call"),
-                              QStringLiteral("test.broken.S/M"), QStringLiteral("127.0.0.1:1")});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--proto"), proto, QStringLiteral("--call"),
+            QStringLiteral("test.broken.S/M"), QStringLiteral("127.0.0.1:1") });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(proto + QStringLiteral(":6:3: Expected \";\"")), qPrintable(r.err));
     }
@@ -108,95 +111,116 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("mentions");
         const QString call = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
-        QTest::newRow("unknown flag") << QStringList{QStringLiteral("run"), QStringLiteral("--bogus")} << QStringLiteral("bogus");
-        QTest::newRow("no target") << QStringList{QStringLiteral("run"), QStringLiteral("--call"), call} << QStringLiteral("no target");
-        QTest::newRow("bad -n") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                             QStringLiteral("-n"), QStringLiteral("many")} << QStringLiteral("-n");
-        QTest::newRow("bad -z") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                             QStringLiteral("-z"), QStringLiteral("10")} << QStringLiteral("-z");
-        QTest::newRow("bad json") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                               QStringLiteral("-d"), QStringLiteral("{\"payload\":")} << QStringLiteral("invalid JSON");
-        QTest::newRow("unknown field") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                    QStringLiteral("-d"), QStringLiteral("{\"pay\":1}")} << QStringLiteral("pay");
-        QTest::newRow("unknown method") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                                                     QStringLiteral("rpcscope.bench.v1.Bench/Nope")} << QStringLiteral("Nope");
-        QTest::newRow("missing -D file") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                      QStringLiteral("-D"), QStringLiteral("/no/such.json")} << QStringLiteral("/no/such.json");
-        QTest::newRow("bad fill") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                               QStringLiteral("--fill"), QStringLiteral("nums=3")} << QStringLiteral("nums");
-        QTest::newRow("threshold without baseline")
-            << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                           QStringLiteral("--compare-threshold"), QStringLiteral("3%")}
-            << QStringLiteral("--compare-to");
-        QTest::newRow("baseline file missing")
-            << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                           QStringLiteral("--compare-to"), QStringLiteral("/no/such/baseline.json")}
-            << QStringLiteral("/no/such/baseline.json");
-        QTest::newRow("bad rps") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                              QStringLiteral("--rps"), QStringLiteral("fast")} << QStringLiteral("--rps");
-        QTest::newRow("zero rps") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                               QStringLiteral("--rps"), QStringLiteral("0")} << QStringLiteral("rate must be positive");
-        QTest::newRow("bad schedule") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                   QStringLiteral("--load-schedule"), QStringLiteral("zigzag")} << QStringLiteral("zigzag");
-        QTest::newRow("step without start") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                         QStringLiteral("--load-schedule"), QStringLiteral("step")} << QStringLiteral("--load-start");
-        QTest::newRow("bad warmup") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                 QStringLiteral("--warmup"), QStringLiteral("soon")} << QStringLiteral("--warmup");
-        QTest::newRow("bad concurrency schedule") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                               QStringLiteral("--concurrency-schedule"), QStringLiteral("zigzag"),
-                                                               QStringLiteral("--concurrency-start"), QStringLiteral("1")} << QStringLiteral("zigzag");
-        QTest::newRow("unbounded concurrency schedule") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                                     QStringLiteral("--concurrency-schedule"), QStringLiteral("line"),
-                                                                     QStringLiteral("--concurrency-start"), QStringLiteral("1"),
-                                                                     QStringLiteral("--concurrency-step"), QStringLiteral("1")} << QStringLiteral("ceiling");
-        QTest::newRow("bad cpus") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                               QStringLiteral("--cpus"), QStringLiteral("0")} << QStringLiteral("--cpus");
-        QTest::newRow("bad stream interval") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                                                          QStringLiteral("rpcscope.bench.v1.Bench/Chat"),
-                                                          QStringLiteral("--stream-interval"), QStringLiteral("soon")}
+        QTest::newRow("unknown flag") << QStringList { QStringLiteral("run"), QStringLiteral("--bogus") }
+                                      << QStringLiteral("bogus");
+        QTest::newRow("no target") << QStringList { QStringLiteral("run"), QStringLiteral("--call"), call }
+                                   << QStringLiteral("no target");
+        QTest::newRow("bad -n") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("-n"), QStringLiteral("many") }
+                                << QStringLiteral("-n");
+        QTest::newRow("bad -z") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("-z"), QStringLiteral("10") }
+                                << QStringLiteral("-z");
+        QTest::newRow("bad json") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("-d"), QStringLiteral("{\"payload\":") }
+                                  << QStringLiteral("invalid JSON");
+        QTest::newRow("unknown field") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("-d"), QStringLiteral("{\"pay\":1}") }
+                                       << QStringLiteral("pay");
+        QTest::newRow("unknown method") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Nope") }
+                                        << QStringLiteral("Nope");
+        QTest::newRow("missing -D file") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("-D"), QStringLiteral("/no/such.json") }
+                                         << QStringLiteral("/no/such.json");
+        QTest::newRow("bad fill") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--fill"), QStringLiteral("nums=3") }
+                                  << QStringLiteral("nums");
+        QTest::newRow("threshold without baseline") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--compare-threshold"), QStringLiteral("3%") }
+                                                    << QStringLiteral("--compare-to");
+        QTest::newRow("baseline file missing") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--compare-to"), QStringLiteral("/no/such/baseline.json") }
+                                               << QStringLiteral("/no/such/baseline.json");
+        QTest::newRow("bad rps") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--rps"), QStringLiteral("fast") }
+                                 << QStringLiteral("--rps");
+        QTest::newRow("zero rps") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--rps"), QStringLiteral("0") }
+                                  << QStringLiteral("rate must be positive");
+        QTest::newRow("bad schedule") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--load-schedule"), QStringLiteral("zigzag") }
+                                      << QStringLiteral("zigzag");
+        QTest::newRow("step without start") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--load-schedule"), QStringLiteral("step") }
+                                            << QStringLiteral("--load-start");
+        QTest::newRow("bad warmup") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--warmup"), QStringLiteral("soon") }
+                                    << QStringLiteral("--warmup");
+        QTest::newRow("bad concurrency schedule") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--concurrency-schedule"), QStringLiteral("zigzag"),
+            QStringLiteral("--concurrency-start"), QStringLiteral("1") }
+                                                  << QStringLiteral("zigzag");
+        QTest::newRow("unbounded concurrency schedule") << QStringList { QStringLiteral("run"),
+            QStringLiteral("--builtin"), QStringLiteral("--call"), call, QStringLiteral("--concurrency-schedule"),
+            QStringLiteral("line"), QStringLiteral("--concurrency-start"), QStringLiteral("1"),
+            QStringLiteral("--concurrency-step"), QStringLiteral("1") }
+                                                        << QStringLiteral("ceiling");
+        QTest::newRow("bad cpus") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--cpus"), QStringLiteral("0") }
+                                  << QStringLiteral("--cpus");
+        QTest::newRow("bad stream interval") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Chat"),
+            QStringLiteral("--stream-interval"), QStringLiteral("soon") }
                                              << QStringLiteral("--stream-interval");
-        QTest::newRow("bad stream count") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                                                       QStringLiteral("rpcscope.bench.v1.Bench/Chat"),
-                                                       QStringLiteral("--stream-call-count"), QStringLiteral("-3")}
+        QTest::newRow("bad stream count") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Chat"),
+            QStringLiteral("--stream-call-count"), QStringLiteral("-3") }
                                           << QStringLiteral("--stream-call-count");
-        QTest::newRow("stream over http") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
-                                                       QStringLiteral("http"), QStringLiteral("--call"),
-                                                       QStringLiteral("rpcscope.bench.v1.Bench/Download")}
+        QTest::newRow("stream over http") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Download") }
                                           << QStringLiteral("gRPC only");
-        QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("frobnicate");
-        QTest::newRow("bad serve delay") << QStringList{QStringLiteral("serve"), QStringLiteral("grpc"),
-                                                      QStringLiteral("--delay"), QStringLiteral("soon")}
+        QTest::newRow("unknown command") << QStringList { QStringLiteral("frobnicate") }
+                                         << QStringLiteral("frobnicate");
+        QTest::newRow("bad serve delay") << QStringList { QStringLiteral("serve"), QStringLiteral("grpc"),
+            QStringLiteral("--delay"), QStringLiteral("soon") }
                                          << QStringLiteral("--delay");
-        QTest::newRow("bad serve burn") << QStringList{QStringLiteral("serve"), QStringLiteral("grpc"),
-                                                     QStringLiteral("--burn"), QStringLiteral("nonsense")}
+        QTest::newRow("bad serve burn") << QStringList { QStringLiteral("serve"), QStringLiteral("grpc"),
+            QStringLiteral("--burn"), QStringLiteral("nonsense") }
                                         << QStringLiteral("--burn: invalid duration \"nonsense\"");
-        QTest::newRow("bad client cpus") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"),
-                                                      QStringLiteral("--call"), call, QStringLiteral("--client-cpus"),
-                                                      QStringLiteral("0-x")}
+        QTest::newRow("bad client cpus") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--client-cpus"), QStringLiteral("0-x") }
                                          << QStringLiteral("--client-cpus: \"0-x\" in \"0-x\" is not a CPU number");
-        QTest::newRow("server cpus of an address") << QStringList{QStringLiteral("run"), QStringLiteral("--call"), call,
-                                                                QStringLiteral("--server-cpus"), QStringLiteral("0"),
-                                                                QStringLiteral("127.0.0.1:1")}
+        QTest::newRow("server cpus of an address") << QStringList { QStringLiteral("run"), QStringLiteral("--call"),
+            call, QStringLiteral("--server-cpus"), QStringLiteral("0"), QStringLiteral("127.0.0.1:1") }
                                                    << QStringLiteral("--server-cpus is for a server rpcscope starts");
-        QTest::newRow("bad transport") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                    QStringLiteral("--transport"), QStringLiteral("smoke")} << QStringLiteral("--transport");
-        QTest::newRow("bad codec") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                QStringLiteral("--codec"), QStringLiteral("xml")} << QStringLiteral("--codec");
-        QTest::newRow("grpc with json") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"), call,
-                                                     QStringLiteral("--codec"), QStringLiteral("json")} << QStringLiteral("protobuf only");
-        QTest::newRow("bad url") << QStringList{QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"),
-                                              QStringLiteral("--protoset"), QStringLiteral("/no/such.protoset"), QStringLiteral("--call"), call,
-                                              QStringLiteral("http://[::1")} << QStringLiteral("/no/such.protoset");
-        QTest::newRow("http without schema") << QStringList{QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"),
-                                                          QStringLiteral("--call"), call, QStringLiteral("http://127.0.0.1:1/")}
+        QTest::newRow("bad transport") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--transport"), QStringLiteral("smoke") }
+                                       << QStringLiteral("--transport");
+        QTest::newRow("bad codec") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--codec"), QStringLiteral("xml") }
+                                   << QStringLiteral("--codec");
+        QTest::newRow("grpc with json") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--call"), call, QStringLiteral("--codec"), QStringLiteral("json") }
+                                        << QStringLiteral("protobuf only");
+        QTest::newRow("bad url") << QStringList { QStringLiteral("run"), QStringLiteral("--transport"),
+            QStringLiteral("http"), QStringLiteral("--protoset"), QStringLiteral("/no/such.protoset"),
+            QStringLiteral("--call"), call, QStringLiteral("http://[::1") }
+                                 << QStringLiteral("/no/such.protoset");
+        QTest::newRow("http without schema") << QStringList { QStringLiteral("run"), QStringLiteral("--transport"),
+            QStringLiteral("http"), QStringLiteral("--call"), call, QStringLiteral("http://127.0.0.1:1/") }
                                              << QStringLiteral("--protoset");
-        QTest::newRow("none with target") << QStringList{QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("none"),
-                                                       QStringLiteral("--call"), call, QStringLiteral("127.0.0.1:1")} << QStringLiteral("drop the target");
-        QTest::newRow("bad msgpack params") << QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
-                                                         QStringLiteral("msgpack"), QStringLiteral("--call"), call,
-                                                         QStringLiteral("--msgpack-params"), QStringLiteral("tuple")} << QStringLiteral("--msgpack-params");
-        QTest::newRow("reflection refused") << QStringList{QStringLiteral("run"), QStringLiteral("--call"), call, QStringLiteral("-t"),
-                                                         QStringLiteral("2s"), QStringLiteral("127.0.0.1:1")} << QStringLiteral("cannot connect");
+        QTest::newRow("none with target") << QStringList { QStringLiteral("run"), QStringLiteral("--transport"),
+            QStringLiteral("none"), QStringLiteral("--call"), call, QStringLiteral("127.0.0.1:1") }
+                                          << QStringLiteral("drop the target");
+        QTest::newRow("bad msgpack params") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
+            QStringLiteral("--transport"), QStringLiteral("msgpack"), QStringLiteral("--call"), call,
+            QStringLiteral("--msgpack-params"), QStringLiteral("tuple") }
+                                            << QStringLiteral("--msgpack-params");
+        QTest::newRow("reflection refused") << QStringList { QStringLiteral("run"), QStringLiteral("--call"), call,
+            QStringLiteral("-t"), QStringLiteral("2s"), QStringLiteral("127.0.0.1:1") }
+                                            << QStringLiteral("cannot connect");
     }
     void badUsageExitsTwoWithOneLine()
     {
@@ -211,10 +235,10 @@ private Q_SLOTS:
     void streamingMethodsReportTheirMessages()
     {
         // A bidi stream of 10 messages per call, each answered: 40 calls, 400 messages each way.
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
-                              QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"), QStringLiteral("10"),
-                              QStringLiteral("-n"), QStringLiteral("40"), QStringLiteral("-c"), QStringLiteral("4")});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
+            QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"), QStringLiteral("10"),
+            QStringLiteral("-n"), QStringLiteral("40"), QStringLiteral("-c"), QStringLiteral("4") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("Streams (one call = one stream):")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("Messages:\t400 sent, 400 received")), qPrintable(r.out));
@@ -223,10 +247,10 @@ private Q_SLOTS:
         // And the JSON report keeps them, for the history and for import.
         QTemporaryDir dir;
         const QString json = dir.filePath(QStringLiteral("run.json"));
-        const Result j = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
-                              QStringLiteral(R"({"count":7})"), QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("-c"),
-                              QStringLiteral("1"), QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), json});
+        const Result j = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"), QStringLiteral(R"({"count":7})"),
+            QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-O"),
+            QStringLiteral("json"), QStringLiteral("-o"), json });
         QVERIFY2(j.exitCode == 0, qPrintable(j.err));
         QFile file(json);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -237,16 +261,16 @@ private Q_SLOTS:
 
     void openLoopReportsBothLatencies()
     {
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
-                              QStringLiteral(R"({"delayUs": 20000})"), QStringLiteral("--load-schedule"), QStringLiteral("step"),
-                              QStringLiteral("--load-start"), QStringLiteral("50"), QStringLiteral("--load-step"),
-                              QStringLiteral("50"), QStringLiteral("--load-step-duration"), QStringLiteral("200ms"),
-                              QStringLiteral("--load-max-duration"), QStringLiteral("1s"), QStringLiteral("-c"),
-                              QStringLiteral("2"), QStringLiteral("--interval"), QStringLiteral("250ms"), QStringLiteral("--warmup"), QStringLiteral("200ms")});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
+            QStringLiteral(R"({"delayUs": 20000})"), QStringLiteral("--load-schedule"), QStringLiteral("step"),
+            QStringLiteral("--load-start"), QStringLiteral("50"), QStringLiteral("--load-step"), QStringLiteral("50"),
+            QStringLiteral("--load-step-duration"), QStringLiteral("200ms"), QStringLiteral("--load-max-duration"),
+            QStringLiteral("1s"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--interval"),
+            QStringLiteral("250ms"), QStringLiteral("--warmup"), QStringLiteral("200ms") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        for (const char *text : {"Open loop", "from intended send", "from actual send", "Send lag:", "WARNING:",
-                                 "Time series:", "Client CPU:", "Server CPU:", "[OK]\t"})
+        for (const char *text : { "Open loop", "from intended send", "from actual send",
+                 "Send lag:", "WARNING:", "Time series:", "Client CPU:", "Server CPU:", "[OK]\t" })
             QVERIFY2(r.out.contains(QLatin1String(text)), text);
     }
 
@@ -257,9 +281,9 @@ private Q_SLOTS:
         QVERIFY(good.open(QIODevice::WriteOnly));
         good.write(QByteArray("\x0a\x05hello", 7));
         good.close();
-        const QStringList base{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                               QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("10")};
-        const Result r = cli(base + QStringList{QStringLiteral("-b"), good.fileName()});
+        const QStringList base { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("10") };
+        const Result r = cli(base + QStringList { QStringLiteral("-b"), good.fileName() });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("[OK]\t10 responses")));
         QVERIFY(r.out.contains(QStringLiteral("7 B sent, 7 B received")));
@@ -267,19 +291,20 @@ private Q_SLOTS:
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write(QByteArray("\x0a\x7f", 2));
         bad.close();
-        const Result refused = cli(base + QStringList{QStringLiteral("-b"), bad.fileName()});
+        const Result refused = cli(base + QStringList { QStringLiteral("-b"), bad.fileName() });
         QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.contains(QStringLiteral("-b ") + bad.fileName()) && refused.err.contains(QStringLiteral("does not parse")),
-                 qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("-b ") + bad.fileName())
+                && refused.err.contains(QStringLiteral("does not parse")),
+            qPrintable(refused.err));
     }
 
     void rawSamplesAsCsv()
     {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("raw.csv"));
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
-                              QStringLiteral("-c"), QStringLiteral("5"), QStringLiteral("--raw-samples"), path});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
+            QStringLiteral("-c"), QStringLiteral("5"), QStringLiteral("--raw-samples"), path });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -294,9 +319,9 @@ private Q_SLOTS:
             previous = fields[0].toULongLong();
             QCOMPARE(fields[2], QByteArray("OK"));
         }
-        const Result unwritable = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                                       QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("5"),
-                                       QStringLiteral("--raw-samples"), QStringLiteral("/no/such/dir/raw.csv")});
+        const Result unwritable = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("5"),
+            QStringLiteral("--raw-samples"), QStringLiteral("/no/such/dir/raw.csv") });
         QCOMPARE(unwritable.exitCode, 2);
         QVERIFY(unwritable.err.contains(QStringLiteral("/no/such/dir/raw.csv")));
     }
@@ -304,14 +329,14 @@ private Q_SLOTS:
     void metadataReachesTheServer()
     {
         // The built-in server answers a call carrying `rpcscope-status: 7` with PERMISSION_DENIED.
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-m"),
-                              QStringLiteral(R"({"rpcscope-status":"7"})"), QStringLiteral("-n"), QStringLiteral("30"),
-                              QStringLiteral("-c"), QStringLiteral("3")});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-m"),
+            QStringLiteral(R"({"rpcscope-status":"7"})"), QStringLiteral("-n"), QStringLiteral("30"),
+            QStringLiteral("-c"), QStringLiteral("3") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("[PERMISSION_DENIED]\t30 responses")), qPrintable(r.out));
-        const Result bad = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-m"), QStringLiteral("[1]")});
+        const Result bad = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-m"), QStringLiteral("[1]") });
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains(QStringLiteral("--metadata")));
     }
@@ -320,33 +345,39 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QProcess make;
-        make.start(QStringLiteral("bash"), {QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), dir.path()});
+        make.start(QStringLiteral("bash"), { QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), dir.path() });
         QVERIFY(make.waitForFinished(60000) && make.exitCode() == 0);
         QProcess server;
-        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--cert"),
-                                                    dir.filePath(QStringLiteral("server.crt")), QStringLiteral("--key"),
-                                                    dir.filePath(QStringLiteral("server.key"))});
+        server.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--cert"),
+                dir.filePath(QStringLiteral("server.crt")), QStringLiteral("--key"),
+                dir.filePath(QStringLiteral("server.key")) });
         QVERIFY(server.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
         const QString port = QString::fromUtf8(server.readLine()).trimmed().section(QLatin1Char(':'), -1);
-        const QStringList base{QStringLiteral("run"), QStringLiteral("--proto"),
-                               QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),
-                               QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"),
-                               QStringLiteral("20"), QStringLiteral("-c"), QStringLiteral("2")};
-        const Result ok = cli(base + QStringList{QStringLiteral("--cacert"), dir.filePath(QStringLiteral("ca.crt")),
-                                                 QStringLiteral("--cname"), QStringLiteral("rpcscope.test"),
-                                                 QStringLiteral("127.0.0.1:") + port});
+        const QStringList base { QStringLiteral("run"), QStringLiteral("--proto"),
+            QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"), QStringLiteral("20"),
+            QStringLiteral("-c"), QStringLiteral("2") };
+        const Result ok = cli(base
+            + QStringList { QStringLiteral("--cacert"), dir.filePath(QStringLiteral("ca.crt")),
+                QStringLiteral("--cname"), QStringLiteral("rpcscope.test"), QStringLiteral("127.0.0.1:") + port });
         QVERIFY2(ok.out.contains(QStringLiteral("[OK]\t20 responses")), qPrintable(ok.out + ok.err));
-        const Result wrongCa = cli(base + QStringList{QStringLiteral("--cacert"), dir.filePath(QStringLiteral("other-ca.crt")),
-                                                      QStringLiteral("localhost:") + port});
+        const Result wrongCa = cli(base
+            + QStringList { QStringLiteral("--cacert"), dir.filePath(QStringLiteral("other-ca.crt")),
+                QStringLiteral("localhost:") + port });
         QVERIFY2(wrongCa.out.contains(QStringLiteral("[UNAVAILABLE]\t20 responses")), qPrintable(wrongCa.out));
-        QVERIFY2(!wrongCa.err.contains(QStringLiteral("Handshake failed")), qPrintable(wrongCa.err)); // no gRPC log spam
-        const Result notPem = cli(base + QStringList{QStringLiteral("--cacert"), QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto"),
-                                                     QStringLiteral("localhost:") + port});
+        QVERIFY2(
+            !wrongCa.err.contains(QStringLiteral("Handshake failed")), qPrintable(wrongCa.err)); // no gRPC log spam
+        const Result notPem = cli(base
+            + QStringList { QStringLiteral("--cacert"), QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto"),
+                QStringLiteral("localhost:") + port });
         QCOMPARE(notPem.exitCode, 2);
-        QVERIFY(notPem.err.contains(QStringLiteral("--cacert")) && notPem.err.contains(QStringLiteral("not a PEM file")));
-        const Result contradiction = cli(base + QStringList{QStringLiteral("--insecure"), QStringLiteral("--skipTLS"),
-                                                            QStringLiteral("localhost:") + port});
+        QVERIFY(
+            notPem.err.contains(QStringLiteral("--cacert")) && notPem.err.contains(QStringLiteral("not a PEM file")));
+        const Result contradiction = cli(base
+            + QStringList {
+                QStringLiteral("--insecure"), QStringLiteral("--skipTLS"), QStringLiteral("localhost:") + port });
         QCOMPARE(contradiction.exitCode, 2);
         ::kill(static_cast<pid_t>(server.processId()), SIGTERM);
         QVERIFY(server.waitForFinished(10000));
@@ -354,34 +385,33 @@ private Q_SLOTS:
 
     void failOnErrorIsAChoice()
     {
-        const QStringList base{QStringLiteral("run"), QStringLiteral("--proto"),
-                               QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto"), QStringLiteral("--call"),
-                               QStringLiteral("rpcscope.bench.v1.Bench/Nope"), QStringLiteral("-n"), QStringLiteral("20"),
-                               QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("127.0.0.1:1")};
+        const QStringList base { QStringLiteral("run"), QStringLiteral("--proto"),
+            QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Nope"), QStringLiteral("-n"), QStringLiteral("20"),
+            QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("127.0.0.1:1") };
         const Result shown = cli(base);
         QCOMPARE(shown.exitCode, 0);
         QVERIFY2(shown.out.contains(QStringLiteral("[UNAVAILABLE]\t20 responses")), qPrintable(shown.out));
         QVERIFY(shown.out.contains(QStringLiteral("Error distribution")));
-        const Result failing = cli(base + QStringList{QStringLiteral("--fail-on-error")});
+        const Result failing = cli(base + QStringList { QStringLiteral("--fail-on-error") });
         QCOMPARE(failing.exitCode, 1);
     }
 
     void tenMegabyteReplyNeedsARaisedLimit()
     {
         // The reply echoes a 10 MiB payload: past gRPC's 4 MiB receive default unless the user raises it.
-        const QStringList base{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                               QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"),
-                               QStringLiteral("payload=10MiB"), QStringLiteral("-n"), QStringLiteral("3"),
-                               QStringLiteral("-c"), QStringLiteral("1")};
+        const QStringList base { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"), QStringLiteral("payload=10MiB"),
+            QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("-c"), QStringLiteral("1") };
         const Result refused = cli(base);
         QCOMPARE(refused.exitCode, 0);
         QVERIFY2(refused.out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]\t3 responses")), qPrintable(refused.out));
         QVERIFY2(refused.out.contains(QStringLiteral("larger than max")), qPrintable(refused.out));
-        const Result raised = cli(base + QStringList{QStringLiteral("--max-recv-size"), QStringLiteral("16MiB")});
+        const Result raised = cli(base + QStringList { QStringLiteral("--max-recv-size"), QStringLiteral("16MiB") });
         QCOMPARE(raised.exitCode, 0);
         QVERIFY2(raised.out.contains(QStringLiteral("[OK]\t3 responses")), qPrintable(raised.out));
         QVERIFY(raised.out.contains(QStringLiteral("10.0 MiB sent, 10.0 MiB received")));
-        const Result bad = cli(base + QStringList{QStringLiteral("--max-recv-size"), QStringLiteral("lots")});
+        const Result bad = cli(base + QStringList { QStringLiteral("--max-recv-size"), QStringLiteral("lots") });
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains(QStringLiteral("--max-recv-size")));
     }
@@ -389,17 +419,19 @@ private Q_SLOTS:
     void serveThenRunAgainstIt()
     {
         QProcess server;
-        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0")});
+        server.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0") });
         QVERIFY(server.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
         const QString address = QString::fromUtf8(server.readLine()).trimmed();
-        QVERIFY2(QRegularExpression(QStringLiteral("^127\\.0\\.0\\.1:[1-9][0-9]*$")).match(address).hasMatch(), qPrintable(address));
+        QVERIFY2(QRegularExpression(QStringLiteral("^127\\.0\\.0\\.1:[1-9][0-9]*$")).match(address).hasMatch(),
+            qPrintable(address));
 
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--proto"),
-                              QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),
-                              QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
-                              QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
-                              QStringLiteral("5"), QStringLiteral("--warmup"), QStringLiteral("30"), QStringLiteral("--insecure"), address});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--proto"),
+            QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=1000"),
+            QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"), QStringLiteral("5"),
+            QStringLiteral("--warmup"), QStringLiteral("30"), QStringLiteral("--insecure"), address });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t300 responses")), qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("Warm-up:\t30 calls")));
@@ -414,23 +446,23 @@ private Q_SLOTS:
     void everyTransportAgainstItsBuiltinServer_data()
     {
         QTest::addColumn<QStringList>("flags");
-        QTest::newRow("http json") << QStringList{QStringLiteral("--transport"), QStringLiteral("http")};
-        QTest::newRow("http msgpack") << QStringList{QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--codec"),
-                                                     QStringLiteral("msgpack")};
-        QTest::newRow("msgpack-rpc") << QStringList{QStringLiteral("--transport"), QStringLiteral("msgpack")};
-        QTest::newRow("msgpack-rpc map") << QStringList{QStringLiteral("--transport"), QStringLiteral("msgpack"),
-                                                        QStringLiteral("--msgpack-params"), QStringLiteral("map")};
-        QTest::newRow("no rpc") << QStringList{QStringLiteral("--transport"), QStringLiteral("none"), QStringLiteral("--codec"),
-                                               QStringLiteral("json")};
+        QTest::newRow("http json") << QStringList { QStringLiteral("--transport"), QStringLiteral("http") };
+        QTest::newRow("http msgpack") << QStringList { QStringLiteral("--transport"), QStringLiteral("http"),
+            QStringLiteral("--codec"), QStringLiteral("msgpack") };
+        QTest::newRow("msgpack-rpc") << QStringList { QStringLiteral("--transport"), QStringLiteral("msgpack") };
+        QTest::newRow("msgpack-rpc map") << QStringList { QStringLiteral("--transport"), QStringLiteral("msgpack"),
+            QStringLiteral("--msgpack-params"), QStringLiteral("map") };
+        QTest::newRow("no rpc") << QStringList { QStringLiteral("--transport"), QStringLiteral("none"),
+            QStringLiteral("--codec"), QStringLiteral("json") };
     }
     void everyTransportAgainstItsBuiltinServer()
     {
         QFETCH(QStringList, flags);
-        const Result r = cli(QStringList{QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                                         QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
-                                         QStringLiteral("nums=100"), QStringLiteral("-n"), QStringLiteral("500"), QStringLiteral("-c"),
-                                         QStringLiteral("4")}
-                             + flags);
+        const Result r = cli(
+            QStringList { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=100"),
+                QStringLiteral("-n"), QStringLiteral("500"), QStringLiteral("-c"), QStringLiteral("4") }
+            + flags);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t500 responses")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("Transport: ") + flags.at(1)), qPrintable(r.out));
@@ -439,18 +471,20 @@ private Q_SLOTS:
     void schemaFromReflectionOrProtoset()
     {
         QProcess server;
-        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("all")});
+        server.start(QStringLiteral(RPCSCOPE_CLI), { QStringLiteral("serve"), QStringLiteral("all") });
         QVERIFY(server.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
         const QString line = QString::fromUtf8(server.readLine()).trimmed();
         const QRegularExpressionMatch m = QRegularExpression(
-            QStringLiteral("^grpc=(127\\.0\\.0\\.1:\\d+) http=(http://127\\.0\\.0\\.1:\\d+) msgpack=(127\\.0\\.0\\.1:\\d+)$")).match(line);
+            QStringLiteral(
+                "^grpc=(127\\.0\\.0\\.1:\\d+) http=(http://127\\.0\\.0\\.1:\\d+) msgpack=(127\\.0\\.0\\.1:\\d+)$"))
+                                              .match(line);
         QVERIFY2(m.hasMatch(), qPrintable(line));
 
         // No --proto: the gRPC server's reflection service provides the schema.
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
-                              QStringLiteral("-d"), QStringLiteral(R"({"nums":[1,2]})"), QStringLiteral("-n"), QStringLiteral("50"),
-                              m.captured(1)});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-d"), QStringLiteral(R"({"nums":[1,2]})"),
+            QStringLiteral("-n"), QStringLiteral("50"), m.captured(1) });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t50 responses")), qPrintable(r.out));
 
@@ -458,16 +492,18 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString protoset = dir.filePath(QStringLiteral("bench.protoset"));
         QProcess protoc;
-        protoc.start(QStringLiteral("protoc"), {QStringLiteral("-I"), QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto"),
-                                                QStringLiteral("--include_imports"), QStringLiteral("--descriptor_set_out=") + protoset,
-                                                QStringLiteral("rpcscope/bench/v1/bench.proto")});
+        protoc.start(QStringLiteral("protoc"),
+            { QStringLiteral("-I"), QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto"),
+                QStringLiteral("--include_imports"), QStringLiteral("--descriptor_set_out=") + protoset,
+                QStringLiteral("rpcscope/bench/v1/bench.proto") });
         QVERIFY(protoc.waitForFinished(30000));
         QCOMPARE(protoc.exitCode(), 0);
-        for (const auto &[transport, address] : {std::pair(QStringLiteral("http"), m.captured(2)),
-                                                  std::pair(QStringLiteral("msgpack"), m.captured(3))}) {
-            const Result t = cli({QStringLiteral("run"), QStringLiteral("--transport"), transport, QStringLiteral("--protoset"), protoset,
-                                  QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"),
-                                  QStringLiteral("payload=1KiB"), QStringLiteral("-n"), QStringLiteral("200"), address});
+        for (const auto &[transport, address] :
+            { std::pair(QStringLiteral("http"), m.captured(2)), std::pair(QStringLiteral("msgpack"), m.captured(3)) }) {
+            const Result t = cli({ QStringLiteral("run"), QStringLiteral("--transport"), transport,
+                QStringLiteral("--protoset"), protoset, QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"),
+                QStringLiteral("payload=1KiB"), QStringLiteral("-n"), QStringLiteral("200"), address });
             QVERIFY2(t.exitCode == 0, qPrintable(t.err));
             QVERIFY2(t.out.contains(QStringLiteral("[OK]\t200 responses")), qPrintable(transport + t.out));
         }
@@ -478,12 +514,12 @@ private Q_SLOTS:
 
     void matrixRunsEveryCellOnce()
     {
-        const Result r = cli({QStringLiteral("matrix"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--payloads"),
-                              QStringLiteral("nums=2;nums=1000"), QStringLiteral("--transports=grpc,http,msgpack,none"),
-                              QStringLiteral("--codecs"), QStringLiteral("protobuf,json,msgpack"), QStringLiteral("-n"),
-                              QStringLiteral("100"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--format"),
-                              QStringLiteral("csv")});
+        const Result r = cli({ QStringLiteral("matrix"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--payloads"),
+            QStringLiteral("nums=2;nums=1000"), QStringLiteral("--transports=grpc,http,msgpack,none"),
+            QStringLiteral("--codecs"), QStringLiteral("protobuf,json,msgpack"), QStringLiteral("-n"),
+            QStringLiteral("100"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--format"),
+            QStringLiteral("csv") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList lines = r.out.trimmed().split(QLatin1Char('\n'));
         // Per payload: grpc/protobuf, http x 3 codecs, msgpack/msgpack, none x 3 codecs = 8 cells.
@@ -504,10 +540,11 @@ private Q_SLOTS:
         }
         QCOMPARE(withShare, 10);
         // The bigger payload costs more bytes on every transport.
-        QVERIFY(lines.at(1).section(QLatin1Char(','), 10, 10).toDouble() < lines.at(9).section(QLatin1Char(','), 10, 10).toDouble());
+        QVERIFY(lines.at(1).section(QLatin1Char(','), 10, 10).toDouble()
+            < lines.at(9).section(QLatin1Char(','), 10, 10).toDouble());
 
-        const Result bad = cli({QStringLiteral("matrix"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
-                                QStringLiteral("--transports"), QStringLiteral("http")});
+        const Result bad = cli({ QStringLiteral("matrix"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--transports"), QStringLiteral("http") });
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains(QStringLiteral("--http ADDRESS or --builtin")), qPrintable(bad.err));
     }
@@ -519,21 +556,23 @@ private Q_SLOTS:
         QVERIFY(QFile::copy(QStringLiteral(RPCSCOPE_TEST_DATA "/sum-msgpack.rpcscope.json"), path));
         QFile file(path);
         QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--scenario"), path});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--scenario"), path });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("Transport: msgpack")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t300 responses")), qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("Warm-up:\t10 calls")));
         // A flag given too wins over the document.
-        const Result o = cli({QStringLiteral("run"), QStringLiteral("--scenario=") + path, QStringLiteral("-n"), QStringLiteral("50"),
-                              QStringLiteral("--transport"), QStringLiteral("http")});
+        const Result o = cli({ QStringLiteral("run"), QStringLiteral("--scenario=") + path, QStringLiteral("-n"),
+            QStringLiteral("50"), QStringLiteral("--transport"), QStringLiteral("http") });
         QVERIFY2(o.exitCode == 0, qPrintable(o.err));
-        QVERIFY2(o.out.contains(QStringLiteral("Transport: http")) && o.out.contains(QStringLiteral("[OK]\t50 responses")), qPrintable(o.out));
+        QVERIFY2(
+            o.out.contains(QStringLiteral("Transport: http")) && o.out.contains(QStringLiteral("[OK]\t50 responses")),
+            qPrintable(o.out));
 
         QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
         file.write("{\"rpcscope_scenario\": 1, \"load\": {\"concurrency\": \"many\"}}");
         file.close();
-        const Result bad = cli({QStringLiteral("run"), QStringLiteral("--scenario"), path});
+        const Result bad = cli({ QStringLiteral("run"), QStringLiteral("--scenario"), path });
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains(path + QStringLiteral(": load.concurrency")), qPrintable(bad.err));
     }
@@ -541,9 +580,10 @@ private Q_SLOTS:
     void interruptedRunPrintsWhatItHas()
     {
         QProcess run;
-        run.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                                                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-z"),
-                                                 QStringLiteral("60s"), QStringLiteral("-c"), QStringLiteral("4")});
+        run.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-z"), QStringLiteral("60s"),
+                QStringLiteral("-c"), QStringLiteral("4") });
         QVERIFY(run.waitForStarted());
         QTest::qWait(800);
         ::kill(static_cast<pid_t>(run.processId()), SIGINT);
@@ -559,9 +599,9 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
-        const QStringList run{QStringLiteral("run"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
-                              QStringLiteral("-n"), QStringLiteral("3000"), QStringLiteral("-c"), QStringLiteral("4"),
-                              QStringLiteral("--db"), db, QStringLiteral("--insecure")};
+        const QStringList run { QStringLiteral("run"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("3000"),
+            QStringLiteral("-c"), QStringLiteral("4"), QStringLiteral("--db"), db, QStringLiteral("--insecure") };
         QStringList builtinRun = run;
         builtinRun.last() = QStringLiteral("--builtin");
         Result r = cli(builtinRun << QStringLiteral("--label") << QStringLiteral("fast"));
@@ -569,8 +609,8 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(QStringLiteral("Saved as run #1")), qPrintable(r.err));
         // B: a server that answers every call 5 ms later (far above what a loaded machine adds by itself).
         QProcess slow;
-        slow.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--delay"),
-                                                  QStringLiteral("5ms")});
+        slow.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--delay"), QStringLiteral("5ms") });
         QVERIFY(slow.waitForReadyRead(10000));
         const QString address = QString::fromUtf8(slow.readLine()).trimmed();
         // Compared with the baseline as soon as it ends: one run against one run cannot know how much runs differ
@@ -579,85 +619,105 @@ private Q_SLOTS:
                                  << QStringLiteral("--compare-to") << QStringLiteral("label:fast"));
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QStringLiteral("Compared with the baseline label:fast (run #1)"))
-                     && QRegularExpression(QStringLiteral("inconclusive: one run per side: p50 \\+[0-9.]+%")).match(r.out).hasMatch(),
-                 qPrintable(r.out));
+                && QRegularExpression(QStringLiteral("inconclusive: one run per side: p50 \\+[0-9.]+%"))
+                       .match(r.out)
+                       .hasMatch(),
+            qPrintable(r.out));
         QVERIFY2(r.err.contains(QStringLiteral("Saved as run #2")), qPrintable(r.err));
         // Several runs a side are judged run against run: label:NAME takes every run with the label.
         QStringList small = run;
         small[small.indexOf(QStringLiteral("3000"))] = QStringLiteral("400");
         for (int i = 0; i < 3; ++i) {
-            QCOMPARE(cli(QStringList(small) << address << QStringLiteral("--label") << QStringLiteral("after")).exitCode, 0);
+            QCOMPARE(
+                cli(QStringList(small) << address << QStringLiteral("--label") << QStringLiteral("after")).exitCode, 0);
             QStringList before = small;
             before.last() = QStringLiteral("--builtin");
             QCOMPARE(cli(before << QStringLiteral("--label") << QStringLiteral("before")).exitCode, 0);
         }
         slow.terminate();
         slow.waitForFinished(5000);
-        r = cli({QStringLiteral("compare"), QStringLiteral("label:before"), QStringLiteral("label:after"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("compare"), QStringLiteral("label:before"), QStringLiteral("label:after"),
+            QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("A: 3 runs (#4, #6, #8)")) && r.out.contains(QStringLiteral("[3 vs 3 runs")),
-                 qPrintable(r.out));
-        QVERIFY2(QRegularExpression(QStringLiteral("regression: p50 \\+[0-9.]+% \\(95% CI \\+")).match(r.out).hasMatch(),
-                 qPrintable(r.out));
-        r = cli({QStringLiteral("compare"), QStringLiteral("4,6,8"), QStringLiteral("3,5,7"), QStringLiteral("--db"), db});
-        QVERIFY2(r.exitCode == 4 && r.out.contains(QStringLiteral("B: 3 runs (#3, #5, #7)")), qPrintable(r.out + r.err));
-        r = cli({QStringLiteral("compare"), QStringLiteral("4,nope"), QStringLiteral("3"), QStringLiteral("--db"), db});
+        QVERIFY2(
+            r.out.contains(QStringLiteral("A: 3 runs (#4, #6, #8)")) && r.out.contains(QStringLiteral("[3 vs 3 runs")),
+            qPrintable(r.out));
+        QVERIFY2(
+            QRegularExpression(QStringLiteral("regression: p50 \\+[0-9.]+% \\(95% CI \\+")).match(r.out).hasMatch(),
+            qPrintable(r.out));
+        r = cli({ QStringLiteral("compare"), QStringLiteral("4,6,8"), QStringLiteral("3,5,7"), QStringLiteral("--db"),
+            db });
+        QVERIFY2(
+            r.exitCode == 4 && r.out.contains(QStringLiteral("B: 3 runs (#3, #5, #7)")), qPrintable(r.out + r.err));
+        r = cli(
+            { QStringLiteral("compare"), QStringLiteral("4,nope"), QStringLiteral("3"), QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("in \"4,nope\"")), qPrintable(r.err));
         for (int id = 8; id >= 3; --id)
-            QCOMPARE(cli({QStringLiteral("history"), QStringLiteral("delete"), QString::number(id), QStringLiteral("--db"), db}).exitCode, 0);
+            QCOMPARE(cli({ QStringLiteral("history"), QStringLiteral("delete"), QString::number(id),
+                             QStringLiteral("--db"), db })
+                         .exitCode,
+                0);
 
-        r = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db });
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.out.contains(QStringLiteral("slow one")) && r.out.contains(QStringLiteral("fast")), qPrintable(r.out));
-        r = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db, QStringLiteral("--label"),
-                 QStringLiteral("fast")});
+        QVERIFY2(
+            r.out.contains(QStringLiteral("slow one")) && r.out.contains(QStringLiteral("fast")), qPrintable(r.out));
+        r = cli({ QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db,
+            QStringLiteral("--label"), QStringLiteral("fast") });
         QVERIFY2(!r.out.contains(QStringLiteral("slow one")), qPrintable(r.out));
-        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("2"), QStringLiteral("--db"), db});
-        QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("Count:\t3000")) && r.out.contains(address), qPrintable(r.out));
-        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("7"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("2"), QStringLiteral("--db"), db });
+        QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("Count:\t3000")) && r.out.contains(address),
+            qPrintable(r.out));
+        r = cli({ QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("7"), QStringLiteral("--db"), db });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("no run #7")), qPrintable(r.err));
 
         // B is slower: a regression, exit 4, with the interval; the other way round an improvement, exit 0.
         // Named as people name runs: the one labelled fast against the newest.
         // One run a side: judged call by call only when asked (--per-call), and the verdict says what that ignores.
-        r = cli({QStringLiteral("compare"), QStringLiteral("label:fast"), QStringLiteral("last"), QStringLiteral("--db"), db,
-                 QStringLiteral("--per-call")});
+        r = cli({ QStringLiteral("compare"), QStringLiteral("label:fast"), QStringLiteral("last"),
+            QStringLiteral("--db"), db, QStringLiteral("--per-call") });
         QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains(QStringLiteral("run-to-run noise is not counted")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("B: slow one")), qPrintable(r.out));
-        QVERIFY2(QRegularExpression(QStringLiteral("regression: p50 \\+[0-9.]+% \\(95% CI \\+")).match(r.out).hasMatch(),
-                 qPrintable(r.out));
-        r = cli({QStringLiteral("compare"), QStringLiteral("last"), QStringLiteral("last~1"), QStringLiteral("--db"), db,
-                 QStringLiteral("--format"), QStringLiteral("markdown"), QStringLiteral("--per-call")});
+        QVERIFY2(
+            QRegularExpression(QStringLiteral("regression: p50 \\+[0-9.]+% \\(95% CI \\+")).match(r.out).hasMatch(),
+            qPrintable(r.out));
+        r = cli({ QStringLiteral("compare"), QStringLiteral("last"), QStringLiteral("last~1"), QStringLiteral("--db"),
+            db, QStringLiteral("--format"), QStringLiteral("markdown"), QStringLiteral("--per-call") });
         // The p50 row decides here: on a loaded machine the fast run's own tail may be the longer one.
         QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.out + r.err));
-        QVERIFY2(QRegularExpression(QStringLiteral("\\| p50 \\|[^\\n]*improvement")).match(r.out).hasMatch(), qPrintable(r.out));
+        QVERIFY2(QRegularExpression(QStringLiteral("\\| p50 \\|[^\\n]*improvement")).match(r.out).hasMatch(),
+            qPrintable(r.out));
         // A JSON report on one side, a history ID on the other.
-        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--json"),
-                 QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--json"),
+            QStringLiteral("--db"), db });
         QFile report(dir.filePath(QStringLiteral("a.json")));
         QVERIFY(report.open(QIODevice::WriteOnly));
         report.write(r.out.toUtf8());
         report.close();
-        r = cli({QStringLiteral("compare"), report.fileName(), QStringLiteral("1"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("compare"), report.fileName(), QStringLiteral("1"), QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("inconclusive: one run per side: p50 +0.0%")),
-                 qPrintable(r.out + r.err));
-        r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("--db"), db});
+            qPrintable(r.out + r.err));
+        r = cli({ QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("--db"), db });
         QCOMPARE(r.exitCode, 2);
-        r = cli({QStringLiteral("compare"), QStringLiteral("last~5"), QStringLiteral("label:nope"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("compare"), QStringLiteral("last~5"), QStringLiteral("label:nope"),
+            QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("so the oldest is last~1")), qPrintable(r.err));
-        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("label:nope"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("label:nope"),
+            QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("labelled \"nope\"")), qPrintable(r.err));
-        r = cli({QStringLiteral("compare"), QStringLiteral("label:fast"), QStringLiteral("1"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("compare"), QStringLiteral("label:fast"), QStringLiteral("1"), QStringLiteral("--db"),
+            db });
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("run #1 is on both sides")), qPrintable(r.err));
-        r = cli({QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--threshold"),
-                 QStringLiteral("abc"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--threshold"),
+            QStringLiteral("abc"), QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("--threshold")), qPrintable(r.err));
 
-        r = cli({QStringLiteral("history"), QStringLiteral("delete"), QStringLiteral("2"), QStringLiteral("--db"), db});
+        r = cli(
+            { QStringLiteral("history"), QStringLiteral("delete"), QStringLiteral("2"), QStringLiteral("--db"), db });
         QCOMPARE(r.exitCode, 0);
-        r = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db});
+        r = cli({ QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db });
         QVERIFY(!r.out.contains(QStringLiteral("slow one")));
     }
 
@@ -676,25 +736,27 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
         const QString command = QStringLiteral("'%1' serve grpc --port {port}").arg(QStringLiteral(RPCSCOPE_CLI));
-        const Result r = cli({QStringLiteral("ab"), QStringLiteral("--a"), command, QStringLiteral("--b"), QStringLiteral("builtin"),
-                              bSlower ? QStringLiteral("--b-env") : QStringLiteral("--a-env"),
-                              QStringLiteral("RPCSCOPE_SERVE_DELAY=5ms"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("2000"),
-                              QStringLiteral("-c"), QStringLiteral("4"), QStringLiteral("--db"), db, QStringLiteral("--label"),
-                              QStringLiteral("ab test"), bSlower ? QStringLiteral("--label=saved") : QStringLiteral("--no-save")});
+        const Result r = cli({ QStringLiteral("ab"), QStringLiteral("--a"), command, QStringLiteral("--b"),
+            QStringLiteral("builtin"), bSlower ? QStringLiteral("--b-env") : QStringLiteral("--a-env"),
+            QStringLiteral("RPCSCOPE_SERVE_DELAY=5ms"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("2000"),
+            QStringLiteral("-c"), QStringLiteral("4"), QStringLiteral("--db"), db, QStringLiteral("--label"),
+            QStringLiteral("ab test"), bSlower ? QStringLiteral("--label=saved") : QStringLiteral("--no-save") });
         if (bSlower) {
             QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
             QVERIFY2(r.out.contains(QStringLiteral("regression: p50 +")), qPrintable(r.out));
         } else {
             // B is faster at the median; its tail may still be longer on a loaded machine (then exit 4 names p99).
             QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.out + r.err));
-            QVERIFY2(QRegularExpression(QStringLiteral("\\np50 [^\\n]*improvement")).match(r.out).hasMatch(), qPrintable(r.out));
+            QVERIFY2(QRegularExpression(QStringLiteral("\\np50 [^\\n]*improvement")).match(r.out).hasMatch(),
+                qPrintable(r.out));
             QVERIFY(!r.out.contains(QStringLiteral("regression: p50")));
         }
         QVERIFY2(r.err.contains(QStringLiteral("round 10 B")), qPrintable(r.err)); // ABAB..., 200 calls per block
         QVERIFY2(r.out.contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=5ms")), qPrintable(r.out)); // what differs
         // Saved or not, the comparison names both sides and says what differs between their targets.
-        QVERIFY2(r.out.count(QStringLiteral("A: '")) >= 2 && r.out.count(QStringLiteral("B: builtin")) >= 2, qPrintable(r.out));
+        QVERIFY2(r.out.count(QStringLiteral("A: '")) >= 2 && r.out.count(QStringLiteral("B: builtin")) >= 2,
+            qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("target: '")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("B: builtin (B)")), qPrintable(r.out)); // the side is in the run's name
         if (!bSlower) {
@@ -702,9 +764,10 @@ private Q_SLOTS:
             QVERIFY(!QFile::exists(db));
             return;
         }
-        const Result list = cli({QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db});
-        QVERIFY2(list.out.contains(QStringLiteral("A, ab test, saved")) && list.out.contains(QStringLiteral("B, ab test, saved")),
-                 qPrintable(list.out));
+        const Result list = cli({ QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db });
+        QVERIFY2(list.out.contains(QStringLiteral("A, ab test, saved"))
+                && list.out.contains(QStringLiteral("B, ab test, saved")),
+            qPrintable(list.out));
         QVERIFY2(list.out.count(QStringLiteral(" 2000 ")) == 2, qPrintable(list.out));
     }
 
@@ -715,7 +778,7 @@ private Q_SLOTS:
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert(QStringLiteral("RPCSCOPE_SERVE_BURN"), QStringLiteral("lots"));
         server.setProcessEnvironment(environment);
-        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc")});
+        server.start(QStringLiteral(RPCSCOPE_CLI), { QStringLiteral("serve"), QStringLiteral("grpc") });
         QVERIFY(server.waitForFinished(10000));
         QCOMPARE(server.exitCode(), 2);
         const QString err = QString::fromUtf8(server.readAllStandardError());
@@ -730,10 +793,10 @@ private Q_SLOTS:
         const std::vector<int> available = rpcscope::availableCpus();
         const QString clientCpu = QString::number(available.front());
         const QString serverCpu = QString::number(available.back()); // another one, when there is another
-        const Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                              QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("200"),
-                              QStringLiteral("--client-cpus"), clientCpu, QStringLiteral("--server-cpus"), serverCpu,
-                              QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), json});
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("200"),
+            QStringLiteral("--client-cpus"), clientCpu, QStringLiteral("--server-cpus"), serverCpu,
+            QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), json });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t200 responses")), qPrintable(r.out));
         QFile file(json);
@@ -750,13 +813,13 @@ private Q_SLOTS:
         // One run, five files: the tables, the lossless report, and charts drawn offscreen (no display needed).
         QTemporaryDir dir;
         auto path = [&dir](const char *name) { return dir.filePath(QLatin1String(name)); };
-        Result r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                        QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
-                        QStringLiteral("-O"), QStringLiteral("csv"), QStringLiteral("-o"), path("a.csv"), QStringLiteral("-O"),
-                        QStringLiteral("html"), QStringLiteral("-o"), path("a.html"), QStringLiteral("-O"), QStringLiteral("json"),
-                        QStringLiteral("-o"), path("a.json"), QStringLiteral("-O"), QStringLiteral("png"), QStringLiteral("-o"),
-                        path("a.png"), QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"), path("a.svg"),
-                        QStringLiteral("--chart"), QStringLiteral("spectrum"), QStringLiteral("--db"), path("runs.sqlite")});
+        Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
+            QStringLiteral("-O"), QStringLiteral("csv"), QStringLiteral("-o"), path("a.csv"), QStringLiteral("-O"),
+            QStringLiteral("html"), QStringLiteral("-o"), path("a.html"), QStringLiteral("-O"), QStringLiteral("json"),
+            QStringLiteral("-o"), path("a.json"), QStringLiteral("-O"), QStringLiteral("png"), QStringLiteral("-o"),
+            path("a.png"), QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"), path("a.svg"),
+            QStringLiteral("--chart"), QStringLiteral("spectrum"), QStringLiteral("--db"), path("runs.sqlite") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         auto read = [](const QString &file) {
             QFile f(file);
@@ -767,41 +830,41 @@ private Q_SLOTS:
         const QByteArray html = read(path("a.html"));
         QVERIFY(html.startsWith("<!DOCTYPE html>") && html.count("<svg") >= 4);
         QCOMPARE(QJsonDocument::fromJson(read(path("a.json"))).object().value(QStringLiteral("format")).toString(),
-                 QStringLiteral("rpcscope-run"));
+            QStringLiteral("rpcscope-run"));
         QVERIFY(read(path("a.png")).startsWith("\x89PNG\r\n"));
         QVERIFY(read(path("a.png")).size() > 10000);
         const QByteArray svg = read(path("a.svg"));
         QVERIFY(svg.contains("<svg") && svg.contains("Percentile spectrum"));
 
         // The run and a second one, compared in one HTML report from the history.
-        r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
-                 QStringLiteral("--db"), path("runs.sqlite")});
+        r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),
+            QStringLiteral("--db"), path("runs.sqlite") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        r = cli({QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("-O"), QStringLiteral("html"),
-                 QStringLiteral("-o"), path("cmp.html"), QStringLiteral("-O"), QStringLiteral("pdf"), QStringLiteral("-o"),
-                 path("cmp.pdf"), QStringLiteral("--db"), path("runs.sqlite")});
+        r = cli({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("-O"),
+            QStringLiteral("html"), QStringLiteral("-o"), path("cmp.html"), QStringLiteral("-O"), QStringLiteral("pdf"),
+            QStringLiteral("-o"), path("cmp.pdf"), QStringLiteral("--db"), path("runs.sqlite") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // Two plain runs: the report says what its verdict rests on, and that it cannot know run-to-run noise.
         QVERIFY(read(path("cmp.html")).contains("Judged on one run per side"));
         QVERIFY(read(path("cmp.html")).contains("inconclusive: one run per side"));
         // The size of a PNG is the user's: 800x500 points at 1.5 pixels each (the IHDR chunk holds width, height).
-        r = cli({QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("-O"), QStringLiteral("png"), QStringLiteral("-o"),
-                 path("sized.png"), QStringLiteral("--chart-size"), QStringLiteral("800x500"), QStringLiteral("--chart-scale"),
-                 QStringLiteral("1.5"), QStringLiteral("--db"), path("runs.sqlite")});
+        r = cli({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("-O"), QStringLiteral("png"),
+            QStringLiteral("-o"), path("sized.png"), QStringLiteral("--chart-size"), QStringLiteral("800x500"),
+            QStringLiteral("--chart-scale"), QStringLiteral("1.5"), QStringLiteral("--db"), path("runs.sqlite") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QByteArray ihdr = read(path("sized.png")).mid(16, 8);
         QCOMPARE(qFromBigEndian<quint32>(ihdr.constData()), 1200u);
         QCOMPARE(qFromBigEndian<quint32>(ihdr.constData() + 4), 750u);
         QVERIFY(read(path("cmp.pdf")).startsWith("%PDF-"));
         // A bad pair is refused before any load is sent.
-        r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-O"), QStringLiteral("xlsx"),
-                 QStringLiteral("-o"), path("a.xlsx")});
+        r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-O"), QStringLiteral("xlsx"),
+            QStringLiteral("-o"), path("a.xlsx") });
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("\"xlsx\"")), qPrintable(r.err));
-        r = cli({QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-O"), QStringLiteral("csv"),
-                 QStringLiteral("-o"), QStringLiteral("/proc/no/such/a.csv")});
+        r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-O"), QStringLiteral("csv"),
+            QStringLiteral("-o"), QStringLiteral("/proc/no/such/a.csv") });
         QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("/proc/no/such")), qPrintable(r.err));
     }
 
@@ -811,51 +874,56 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString command = QStringLiteral("'%1' serve grpc --port {port}").arg(QStringLiteral(RPCSCOPE_CLI));
         const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
-        Result r = cli({QStringLiteral("run"), command, QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
-                        QStringLiteral("-n"), QStringLiteral("200"), QStringLiteral("--db"), db});
+        Result r = cli(
+            { QStringLiteral("run"), command, QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                QStringLiteral("-n"), QStringLiteral("200"), QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t200 responses")) && r.out.contains(QStringLiteral("Server CPU:")),
-                 qPrintable(r.out));
-        r = cli({QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--db"), db});
+            qPrintable(r.out));
+        r = cli({ QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--db"), db });
         QVERIFY2(r.out.contains(QStringLiteral("serve grpc --port {port}")), qPrintable(r.out));
 
         const QString path = dir.filePath(QStringLiteral("cmd.rpcscope.json"));
         QFile file(path);
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(QJsonObject{{QStringLiteral("rpcscope_scenario"), 1},
-                                             {QStringLiteral("method"), QStringLiteral("rpcscope.bench.v1.Bench/Echo")},
-                                             {QStringLiteral("target"), command},
-                                             {QStringLiteral("load"), QJsonObject{{QStringLiteral("calls"), 100}}}})
+        file.write(QJsonDocument(QJsonObject { { QStringLiteral("rpcscope_scenario"), 1 },
+                                     { QStringLiteral("method"), QStringLiteral("rpcscope.bench.v1.Bench/Echo") },
+                                     { QStringLiteral("target"), command },
+                                     { QStringLiteral("load"), QJsonObject { { QStringLiteral("calls"), 100 } } } })
                        .toJson());
         file.close();
-        r = cli({QStringLiteral("run"), QStringLiteral("--scenario"), path});
+        r = cli({ QStringLiteral("run"), QStringLiteral("--scenario"), path });
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("starts a server command")) && r.err.contains(QStringLiteral("--trust")),
-                 qPrintable(r.err));
-        r = cli({QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("--trust")});
+            qPrintable(r.err));
+        r = cli({ QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("--trust") });
         QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("[OK]\t100 responses")), qPrintable(r.out + r.err));
 
-        r = cli({QStringLiteral("run"), QStringLiteral("sh -c 'echo no server here on $1; exit 7' sh {port}"), QStringLiteral("--call"),
-                 QStringLiteral("rpcscope.bench.v1.Bench/Echo")});
+        r = cli({ QStringLiteral("run"), QStringLiteral("sh -c 'echo no server here on $1; exit 7' sh {port}"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo") });
         QCOMPARE(r.exitCode, 3);
-        QVERIFY2(r.err.contains(QStringLiteral("no server here")) && r.err.contains(QStringLiteral("7")), qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(QStringLiteral("no server here")) && r.err.contains(QStringLiteral("7")), qPrintable(r.err));
     }
 
     void abServerThatNeverGetsReady()
     {
         QElapsedTimer timer;
         timer.start();
-        const Result r = cli({QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
-                              QStringLiteral("sh -c 'echo booting the {port} server; sleep 30'"), QStringLiteral("--ready"),
-                              QStringLiteral("listening"), QStringLiteral("--ready-timeout"), QStringLiteral("700ms"),
-                              QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--no-save")});
+        const Result r = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"),
+            QStringLiteral("--b"), QStringLiteral("sh -c 'echo booting the {port} server; sleep 30'"),
+            QStringLiteral("--ready"), QStringLiteral("listening"), QStringLiteral("--ready-timeout"),
+            QStringLiteral("700ms"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+            QStringLiteral("--no-save") });
         QCOMPARE(r.exitCode, 3);
-        QVERIFY2(r.err.contains(QStringLiteral("server B did not start")) && r.err.contains(QStringLiteral("booting the")),
-                 qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(QStringLiteral("server B did not start")) && r.err.contains(QStringLiteral("booting the")),
+            qPrintable(r.err));
         QVERIFY(timer.elapsed() < 15000);
-        const Result usage = cli({QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--call"),
-                                  QStringLiteral("x.Y/Z")});
-        QVERIFY2(usage.exitCode == 2 && usage.err.contains(QStringLiteral("--a and --b are required")), qPrintable(usage.err));
+        const Result usage = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"),
+            QStringLiteral("--call"), QStringLiteral("x.Y/Z") });
+        QVERIFY2(usage.exitCode == 2 && usage.err.contains(QStringLiteral("--a and --b are required")),
+            qPrintable(usage.err));
     }
 };
 

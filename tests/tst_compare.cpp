@@ -63,8 +63,8 @@ CompareOptions optionsWithSeed(uint64_t seed, int replicates = 2000)
 // its own, as measured on a 2-core machine: a block's connection lands on one of two placements, and the slow one
 // is @p blockSpread slower (Echo at c=1: block p50s of 53 or 74 us, +40%). Calls inside a block vary around it.
 // With @p processes > 1 the blocks are split evenly between that many server processes.
-RunSnapshot blockedSide(std::mt19937_64 &rng, int blocks, int calls, double scale, double blockSpread,
-                        int processes = 1)
+RunSnapshot blockedSide(
+    std::mt19937_64 &rng, int blocks, int calls, double scale, double blockSpread, int processes = 1)
 {
     RunSnapshot run;
     std::lognormal_distribution<double> call(std::log(60e3), 0.15);
@@ -165,8 +165,7 @@ QStringList markdownCells(const QString &line)
 
 } // namespace
 
-class TestCompare : public QObject
-{
+class TestCompare : public QObject {
     Q_OBJECT
 
 private slots:
@@ -176,7 +175,7 @@ private slots:
         const auto dist = EmpiricalDistribution::fromHistogram(h);
         QCOMPARE(dist.count(), h.count());
         QCOMPARE(dist.mean(), h.mean());
-        for (const double p : {1.0, 10.0, 50.0, 90.0, 95.0, 99.0, 99.9})
+        for (const double p : { 1.0, 10.0, 50.0, 90.0, 95.0, 99.0, 99.9 })
             QCOMPARE(dist.percentile(p), static_cast<double>(h.percentile(p)));
         // Midpoints are within a bucket of the exact values, so their mean is within 0.8%.
         QVERIFY(std::fabs(dist.storedMean() / h.mean() - 1) < 0.008);
@@ -205,8 +204,8 @@ private slots:
         // A +2% shift is within the histogram's resolution of a single percentile (buckets are 1 to 1.6% wide
         // here), so p95 and p99 may well not see it; p50 and the mean, with most samples behind them, do.
         const QList<MetricKind> judged = std::fabs(shift) > 0.05
-            ? QList<MetricKind>{MetricKind::P50, MetricKind::P95, MetricKind::P99, MetricKind::Mean}
-            : QList<MetricKind>{MetricKind::P50, MetricKind::Mean};
+            ? QList<MetricKind> { MetricKind::P50, MetricKind::P95, MetricKind::P99, MetricKind::Mean }
+            : QList<MetricKind> { MetricKind::P50, MetricKind::Mean };
         for (const auto kind : judged) {
             const MetricRow *row = c.row(kind);
             QVERIFY(row);
@@ -218,13 +217,14 @@ private slots:
             const ChangeInterval &ci = row->interval;
             QVERIFY2(ci.ciLow <= ci.estimate && ci.estimate <= ci.ciHigh, qPrintable(row->name));
             QVERIFY2(ci.ciLow <= shift + 0.01 && ci.ciHigh >= shift - 0.01,
-                     qPrintable(row->name + QStringLiteral(" [%1, %2]").arg(ci.ciLow).arg(ci.ciHigh)));
+                qPrintable(row->name + QStringLiteral(" [%1, %2]").arg(ci.ciLow).arg(ci.ciHigh)));
         }
         QVERIFY(c.mannWhitney.pValue < 0.001);
         QCOMPARE(c.mannWhitney.z > 0, scale > 1);
         QCOMPARE(c.mannWhitney.probabilityBGreater > 0.5, scale > 1);
         if (verdict == int(Verdict::Regression)) {
-            const QStringList all{QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99"), QStringLiteral("mean")};
+            const QStringList all { QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99"),
+                QStringLiteral("mean") };
             QCOMPARE(c.regressions, all);
             QVERIFY(c.improvements.isEmpty());
             QVERIFY2(c.verdictLine().startsWith(QStringLiteral("regression: p50 +")), qPrintable(c.verdictLine()));
@@ -236,7 +236,7 @@ private slots:
         } else {
             QVERIFY(c.regressions.isEmpty() && c.improvements.isEmpty());
             QVERIFY2(c.verdictLine().startsWith(QStringLiteral("change within threshold: p50 +")),
-                     qPrintable(c.verdictLine()));
+                qPrintable(c.verdictLine()));
         }
     }
 
@@ -278,7 +278,8 @@ private slots:
         QVERIFY(c.row(MetricKind::P50)->verdict != Verdict::Regression);
         QCOMPARE(c.overall, Verdict::Regression);
         QVERIFY(c.regressions.contains(QStringLiteral("message p50")));
-        QVERIFY2(c.verdictText(*p50).contains(QStringLiteral("Mann-Whitney p < 0.001")), qPrintable(c.verdictText(*p50)));
+        QVERIFY2(
+            c.verdictText(*p50).contains(QStringLiteral("Mann-Whitney p < 0.001")), qPrintable(c.verdictText(*p50)));
         const MetricRow *rate = c.row(MetricKind::MessagesPerSecond);
         QVERIFY(rate && !rate->lowerIsBetter);
         QCOMPARE(rate->valueA, 2000.0); // 20000 messages in 10 s
@@ -288,7 +289,8 @@ private slots:
         c = compareRuns(a, b, optionsWithSeed(3));
         QVERIFY(c.row(MetricKind::MessageP50)->verdict != Verdict::Regression);
         QVERIFY(c.row(MetricKind::MessageP99)->verdict != Verdict::Regression);
-        QVERIFY(!compareRuns(snapshotOf(a.latency), snapshotOf(b.latency), optionsWithSeed(3)).row(MetricKind::MessageP50));
+        QVERIFY(
+            !compareRuns(snapshotOf(a.latency), snapshotOf(b.latency), optionsWithSeed(3)).row(MetricKind::MessageP50));
     }
 
     void studentTAndHolm()
@@ -301,7 +303,7 @@ private slots:
         QVERIFY(std::fabs(studentTCdf(-2.2281, 10) - 0.025) < 1e-4);
         QVERIFY(std::fabs(studentTCdf(1.96, 1e6) - 0.975) < 1e-4); // towards the normal
 
-        const std::vector<double> adjusted = holmAdjust({0.01, 0.04, 0.03, std::nan("")});
+        const std::vector<double> adjusted = holmAdjust({ 0.01, 0.04, 0.03, std::nan("") });
         QCOMPARE(adjusted.size(), size_t(4));
         QVERIFY(std::fabs(adjusted[0] - 0.03) < 1e-12); // smallest of 3: times 3
         QVERIFY(std::fabs(adjusted[2] - 0.06) < 1e-12); // next: times 2
@@ -326,7 +328,7 @@ private slots:
             QVERIFY(c.ciLow <= c.estimate && c.estimate <= c.ciHigh);
             QCOMPARE(c.ciLow > 0 || c.ciHigh < 0, c.pValue < 0.05);
         }
-        const ReplicateChange few = welchLogChange({100}, {110, 120});
+        const ReplicateChange few = welchLogChange({ 100 }, { 110, 120 });
         QVERIFY(!few.valid);
         QVERIFY2(few.reason.contains(QStringLiteral("at least 2 replicates")), qPrintable(few.reason));
         // A detectable change shrinks with more replicates.
@@ -358,7 +360,7 @@ private slots:
                 ++blockSignificant;
         }
         qInfo("A/A with block effects: per call %d/100 false verdicts, per block %d/100 (%d/100 significant)",
-              perCallFalse, blockFalse, blockSignificant);
+            perCallFalse, blockFalse, blockSignificant);
         QVERIFY2(perCallFalse >= 30, qPrintable(QString::number(perCallFalse))); // the old method is fooled
         QVERIFY2(blockFalse <= 8, qPrintable(QString::number(blockFalse)));
         QVERIFY2(blockSignificant <= 8, qPrintable(QString::number(blockSignificant)));
@@ -383,13 +385,15 @@ private slots:
                 // 400 calls a block: p99 needs 1000 in each, and says so instead of judging.
                 const MetricRow *p99 = c.row(MetricKind::P99);
                 QCOMPARE(p99->verdict, Verdict::TooFewSamples);
-                QVERIFY2(p99->reason.contains(QStringLiteral("1000 OK calls per block (A's smallest has 400")), qPrintable(p99->reason));
+                QVERIFY2(p99->reason.contains(QStringLiteral("1000 OK calls per block (A's smallest has 400")),
+                    qPrintable(p99->reason));
                 QCOMPARE(c.testedMetrics, 3); // p50, p95, mean
                 const QString line = c.verdictLine();
                 QVERIFY2(line.startsWith(QStringLiteral("regression: p50 +")), qPrintable(line));
-                QVERIFY2(line.contains(QStringLiteral("[10 vs 10 blocks (connection kept across blocks), p Holm-adjusted "
-                                                      "over 3 metrics]")),
-                         qPrintable(line));
+                QVERIFY2(
+                    line.contains(QStringLiteral("[10 vs 10 blocks (connection kept across blocks), p Holm-adjusted "
+                                                 "over 3 metrics]")),
+                    qPrintable(line));
                 QVERIFY(std::isfinite(p50->interval.detectable) && p50->interval.detectable > 0);
             }
         }
@@ -409,7 +413,7 @@ private slots:
         QCOMPARE(p50->verdict, Verdict::Inconclusive);
         QCOMPARE(c.overall, Verdict::Inconclusive);
         QVERIFY2(c.verdictLine().startsWith(QStringLiteral("inconclusive: noise too high for the 5.0% threshold")),
-                 qPrintable(c.verdictLine()));
+            qPrintable(c.verdictLine()));
         QVERIFY2(c.verdictLine().contains(QStringLiteral("could detect changes above")), qPrintable(c.verdictLine()));
     }
 
@@ -423,13 +427,13 @@ private slots:
         QVERIFY(!c.row(MetricKind::P50)->hasInterval);
         QVERIFY(c.regressions.isEmpty());
         QVERIFY2(c.verdictLine().startsWith(QStringLiteral("inconclusive: one run per side: p50 +2")),
-                 qPrintable(c.verdictLine()));
+            qPrintable(c.verdictLine()));
         QVERIFY(c.verdictLine().contains(QStringLiteral("may be run-to-run noise")));
         // Asked for, the same pair is judged call by call, and the line says what that ignores.
         const Comparison perCall = compareRuns(a, b, optionsWithSeed(1, 300));
         QCOMPARE(perCall.overall, Verdict::Regression);
         QVERIFY2(perCall.verdictLine().contains(QStringLiteral("run-to-run noise is not counted")),
-                 qPrintable(perCall.verdictLine()));
+            qPrintable(perCall.verdictLine()));
     }
 
     void serverProcessesAndRunsAreReplicates()
@@ -501,7 +505,7 @@ private slots:
         }
         qInfo("identical distributions: %d/100 regressions, %d/100 other than no significant change, Mann-Whitney "
               "p < 0.05 in %d/100, p50 CI excludes 0 in %d/100",
-              regressions, notNoChange, mannWhitneyRejects, p50Excludes);
+            regressions, notNoChange, mannWhitneyRejects, p50Excludes);
         QVERIFY2(regressions <= 5, qPrintable(QString::number(regressions)));
         // Each test alone is calibrated: about 5 of 100 by chance (more than 12 has probability 0.2%).
         QVERIFY2(mannWhitneyRejects <= 12, qPrintable(QString::number(mannWhitneyRejects)));
@@ -520,14 +524,14 @@ private slots:
             BootstrapOptions options;
             options.seed = seed;
             options.replicates = 500;
-            const auto results = bootstrapChanges(a, b, {50, 95, std::nan("")}, options);
+            const auto results = bootstrapChanges(a, b, { 50, 95, std::nan("") }, options);
             auto covers = [&](const BootstrapResult &r) { return r.ciLow <= shift && shift <= r.ciHigh; };
             coveredP50 += covers(results[0]);
             coveredP95 += covers(results[1]);
             coveredMean += covers(results[2]);
         }
         qInfo("95%% CI coverage of a +10%% shift over 100 seeds: p50 %d, p95 %d, mean %d", coveredP50, coveredP95,
-              coveredMean);
+            coveredMean);
         QVERIFY2(coveredP50 >= 88, qPrintable(QString::number(coveredP50)));
         QVERIFY2(coveredP95 >= 88, qPrintable(QString::number(coveredP95)));
         QVERIFY2(coveredMean >= 88, qPrintable(QString::number(coveredMean)));
@@ -616,13 +620,13 @@ private slots:
         QVERIFY(mw.z > 0);
 
         // Complete separation: U is nA * nB, P(B > A) is 1.
-        const MannWhitneyResult separated = mannWhitney(EmpiricalDistribution::fromMicroseconds({1, 2, 3}),
-                                                        EmpiricalDistribution::fromMicroseconds({4, 5, 6, 7}));
+        const MannWhitneyResult separated = mannWhitney(EmpiricalDistribution::fromMicroseconds({ 1, 2, 3 }),
+            EmpiricalDistribution::fromMicroseconds({ 4, 5, 6, 7 }));
         QCOMPARE(separated.u, 12.0);
         QCOMPARE(separated.probabilityBGreater, 1.0);
         // Everything tied: no evidence either way.
-        const MannWhitneyResult tied = mannWhitney(EmpiricalDistribution::fromMicroseconds({5, 5, 5}),
-                                                   EmpiricalDistribution::fromMicroseconds({5, 5}));
+        const MannWhitneyResult tied = mannWhitney(
+            EmpiricalDistribution::fromMicroseconds({ 5, 5, 5 }), EmpiricalDistribution::fromMicroseconds({ 5, 5 }));
         QCOMPARE(tied.u, 3.0);
         QCOMPARE(tied.probabilityBGreater, 0.5);
         QCOMPARE(tied.pValue, 1.0);
@@ -643,9 +647,9 @@ private slots:
         QCOMPARE(p50->valueA, sorted[2499] * 1000.0); // nearest rank: the 2500th of 5000, exact
         QVERIFY(std::fabs(p50->relativeChange - 0.10) < 0.03);
 
-        const std::vector<RawSample> samples{
-            {0, 10, CallStatus::Ok}, {1, 20, CallStatus::Unavailable}, {2, 30, CallStatus::Ok}};
-        QCOMPARE(okLatenciesUs(samples), (std::vector<uint32_t>{10, 30}));
+        const std::vector<RawSample> samples { { 0, 10, CallStatus::Ok }, { 1, 20, CallStatus::Unavailable },
+            { 2, 30, CallStatus::Ok } };
+        QCOMPARE(okLatenciesUs(samples), (std::vector<uint32_t> { 10, 30 }));
     }
 
     void tooFewSamples()
@@ -666,9 +670,9 @@ private slots:
             const Comparison c = compareRuns(a, b, optionsWithSeed(1, 200));
             QCOMPARE(int(c.overall), int(Verdict::TooFewSamples));
             QCOMPARE(int(c.row(MetricKind::P50)->verdict), int(Verdict::TooFewSamples));
-            QVERIFY2(c.verdictLine().startsWith(
-                         QStringLiteral("too few samples: p50 needs at least 20 OK calls per run (A has 10, B has 10) [")),
-                     qPrintable(c.verdictLine()));
+            QVERIFY2(c.verdictLine().startsWith(QStringLiteral(
+                         "too few samples: p50 needs at least 20 OK calls per run (A has 10, B has 10) [")),
+                qPrintable(c.verdictLine()));
             QVERIFY(c.regressions.isEmpty());
         }
         // 500 calls: enough for p50 and p95, not for p99, which says so instead of a verdict.
@@ -680,7 +684,8 @@ private slots:
             QCOMPARE(int(c.row(MetricKind::P99)->verdict), int(Verdict::TooFewSamples));
             QVERIFY(!c.row(MetricKind::P99)->hasInterval);
             QVERIFY(c.row(MetricKind::P99)->reason.startsWith(QStringLiteral("p99 needs at least 1000")));
-            QCOMPARE(c.regressions, (QStringList{QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("mean")}));
+            QCOMPARE(
+                c.regressions, (QStringList { QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("mean") }));
             const QString table = formatComparisonTable(c, QStringLiteral("base"), QStringLiteral("new"));
             QVERIFY2(table.contains(QStringLiteral("note: p99 needs at least 1000")), qPrintable(table));
         }
@@ -699,7 +704,7 @@ private slots:
     {
         RunSnapshot a = snapshotOf(lognormalHistogram(1, 5000));
         RunSnapshot b = snapshotOf(lognormalHistogram(2, 5000, 1.2));
-        for (RunSnapshot *run : {&a, &b}) {
+        for (RunSnapshot *run : { &a, &b }) {
             run->hasServerStats = true;
             run->serverCpuSeconds = 0.25;
             run->serverPeakRssBytes = 30ull << 20;
@@ -808,26 +813,27 @@ private slots:
         failed.statusCounts[CallStatus::Unavailable] = 1;
         const CheckResult none = evaluateCheck(*parseCheck(QStringLiteral("p99<1s"), &error), failed);
         QVERIFY(!none.passed && !none.measured);
-        QVERIFY(formatCheckResults({none}).contains(QStringLiteral("not measured")));
-        QVERIFY(formatCheckResults({check("p99<10ms")}).contains(QStringLiteral("ok    p99<10ms")));
-        QVERIFY(formatCheckResults({check("p99<9ms")}).contains(QStringLiteral("FAIL  p99<9ms")));
+        QVERIFY(formatCheckResults({ none }).contains(QStringLiteral("not measured")));
+        QVERIFY(formatCheckResults({ check("p99<10ms") }).contains(QStringLiteral("ok    p99<10ms")));
+        QVERIFY(formatCheckResults({ check("p99<9ms") }).contains(QStringLiteral("FAIL  p99<9ms")));
 
         // A stored run's checks: a scenario document's list, or the CLI's flags kept as its arguments.
-        const QJsonObject document{{QStringLiteral("checks"), QJsonArray{QStringLiteral("p99<10ms"), QStringLiteral("errors==0")}}};
-        QCOMPARE(checksOfRun(document), (QStringList{QStringLiteral("p99<10ms"), QStringLiteral("errors==0")}));
-        const QJsonObject cli{{QStringLiteral("arguments"),
-                               QJsonArray{QStringLiteral("--builtin"), QStringLiteral("--check"), QStringLiteral("p99<9ms"),
-                                          QStringLiteral("-n"), QStringLiteral("5"), QStringLiteral("--check=rps>=1"),
-                                          QStringLiteral("--check")}}};
-        QCOMPARE(checksOfRun(cli), (QStringList{QStringLiteral("p99<9ms"), QStringLiteral("rps>=1")}));
-        QVERIFY(checksOfRun(QJsonObject{}).isEmpty());
-        const std::vector<CheckResult> judged
-            = evaluateChecks({QStringLiteral("p99<10ms"), QStringLiteral("not a check"), QStringLiteral("p99<9ms")}, s);
+        const QJsonObject document { { QStringLiteral("checks"),
+            QJsonArray { QStringLiteral("p99<10ms"), QStringLiteral("errors==0") } } };
+        QCOMPARE(checksOfRun(document), (QStringList { QStringLiteral("p99<10ms"), QStringLiteral("errors==0") }));
+        const QJsonObject cli { { QStringLiteral("arguments"),
+            QJsonArray { QStringLiteral("--builtin"), QStringLiteral("--check"), QStringLiteral("p99<9ms"),
+                QStringLiteral("-n"), QStringLiteral("5"), QStringLiteral("--check=rps>=1"),
+                QStringLiteral("--check") } } };
+        QCOMPARE(checksOfRun(cli), (QStringList { QStringLiteral("p99<9ms"), QStringLiteral("rps>=1") }));
+        QVERIFY(checksOfRun(QJsonObject {}).isEmpty());
+        const std::vector<CheckResult> judged = evaluateChecks(
+            { QStringLiteral("p99<10ms"), QStringLiteral("not a check"), QStringLiteral("p99<9ms") }, s);
         QCOMPARE(judged.size(), size_t(2)); // what no longer parses is left out
         QVERIFY(judged[0].passed && !judged[1].passed);
 
-        for (const char *bad : {"p99", "p99<", "<10ms", "p99<fast", "p0<1ms", "p101<1ms", "latency<1ms", "rps>many",
-                                "error_rate<150%", "error_rate<2", "p99=10ms"}) {
+        for (const char *bad : { "p99", "p99<", "<10ms", "p99<fast", "p0<1ms", "p101<1ms", "latency<1ms", "rps>many",
+                 "error_rate<150%", "error_rate<2", "p99=10ms" }) {
             QVERIFY2(!parseCheck(QLatin1String(bad), &error), bad);
             QVERIFY2(error.contains(QLatin1String(bad)), qPrintable(error));
         }

@@ -14,8 +14,7 @@
 using namespace rpcscope;
 using namespace std::chrono_literals;
 
-class TestEngine : public QObject
-{
+class TestEngine : public QObject {
     Q_OBJECT
 
     BuiltinGrpcServer m_server;
@@ -23,8 +22,8 @@ class TestEngine : public QObject
     GrpcCall echoCall(const QByteArray &json = R"({"payload":"aGVsbG8="})")
     {
         QString error;
-        auto call = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/Echo"), json, {}, true},
-                                    &error);
+        auto call = prepareGrpcCall(
+            builtinBenchSchema(), { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), json, {}, true }, &error);
         if (!call)
             qFatal("%s", qPrintable(error));
         return *call;
@@ -35,8 +34,7 @@ class TestEngine : public QObject
     {
         QString error;
         auto call = prepareGrpcCall(builtinBenchSchema(),
-                                    {QStringLiteral("rpcscope.bench.v1.Bench/") + QLatin1String(method), json, {}, true},
-                                    &error);
+            { QStringLiteral("rpcscope.bench.v1.Bench/") + QLatin1String(method), json, {}, true }, &error);
         if (!call)
             qFatal("%s", qPrintable(error));
         call->stream = stream;
@@ -136,10 +134,11 @@ private Q_SLOTS:
 
     void methodTheServerLacksIsUnimplemented()
     {
-        const SchemaLoadResult loaded = loadProtoFiles({QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto")});
+        const SchemaLoadResult loaded = loadProtoFiles({ QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto") });
         QVERIFY2(loaded.ok(), qPrintable(loaded.errorText()));
         QString error;
-        const auto call = prepareGrpcCall(loaded.schema, {QStringLiteral("rpcscope.bench.v1.Bench/Nope"), {}, {}, true}, &error);
+        const auto call
+            = prepareGrpcCall(loaded.schema, { QStringLiteral("rpcscope.bench.v1.Bench/Nope"), {}, {}, true }, &error);
         QVERIFY2(call, qPrintable(error));
         LoadEngine engine;
         LoadPlan plan;
@@ -227,8 +226,7 @@ private Q_SLOTS:
         // The server answers 300 ms late; the deadline is 50 ms.
         QString error;
         auto call = prepareGrpcCall(builtinBenchSchema(),
-                                    {QStringLiteral("rpcscope.bench.v1.Bench/Echo"), R"({"delayUs": 300000})", {}, true},
-                                    &error);
+            { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), R"({"delayUs": 300000})", {}, true }, &error);
         QVERIFY2(call, qPrintable(error));
         GrpcTarget t = target();
         t.timeout = 50ms;
@@ -239,13 +237,14 @@ private Q_SLOTS:
         const RunSnapshot s = runToEnd(engine, t, *call, plan);
         QCOMPARE(s.callsCompleted(), 20ULL);
         QCOMPARE(s.statusCounts[CallStatus::DeadlineExceeded], 20ULL);
-        // Errors keep their latency: about the deadline, never the full delay. Not exactly >= 50 ms: the server enforces
-        // the deadline too (from the grpc-timeout header, on its own millisecond clock, cached per poll), and on a busy
-        // machine its side can fire and send DEADLINE_EXCEEDED a little before the client's own timer (seen in CI).
+        // Errors keep their latency: about the deadline, never the full delay. Not exactly >= 50 ms: the server
+        // enforces the deadline too (from the grpc-timeout header, on its own millisecond clock, cached per poll), and
+        // on a busy machine its side can fire and send DEADLINE_EXCEEDED a little before the client's own timer (seen
+        // in CI).
         QVERIFY2(s.errorLatency.min() >= 45'000'000ULL,
-                 qPrintable(QStringLiteral("fastest deadline error %1 ns").arg(s.errorLatency.min())));
+            qPrintable(QStringLiteral("fastest deadline error %1 ns").arg(s.errorLatency.min())));
         QVERIFY2(s.errorLatency.max() < 300'000'000ULL,
-                 qPrintable(QStringLiteral("slowest deadline error %1 ns").arg(s.errorLatency.max())));
+            qPrintable(QStringLiteral("slowest deadline error %1 ns").arg(s.errorLatency.max())));
     }
 
     void delayedAnswersComeOnTimeAndStopCutsThemShort()
@@ -344,7 +343,8 @@ private Q_SLOTS:
         };
         const uint64_t plain = fastestWithBurn(0us);
         const uint64_t burnt = fastestWithBurn(300us);
-        const QString seen = QStringLiteral("fastest call %1 ns without a burn, %2 ns with 300us").arg(plain).arg(burnt);
+        const QString seen
+            = QStringLiteral("fastest call %1 ns without a burn, %2 ns with 300us").arg(plain).arg(burnt);
         QVERIFY2(burnt >= 300'000, qPrintable(seen));
         QVERIFY2(burnt >= plain + 200'000, qPrintable(seen));
     }
@@ -355,7 +355,7 @@ private Q_SLOTS:
         LoadPlan plan;
         plan.concurrency = 10;
         plan.totalCalls = 200;
-        plan.rate = RateSchedule{};
+        plan.rate = RateSchedule {};
         plan.rate->start = 200; // 200 calls at 200/s: one second
         const RunSnapshot s = runToEnd(engine, target(), echoCall(), plan);
         QVERIFY(s.openLoop);
@@ -379,14 +379,13 @@ private Q_SLOTS:
         // shows once a call is sent. A closed-loop tool would report ~50 ms.
         QString error;
         const auto call = prepareGrpcCall(builtinBenchSchema(),
-                                          {QStringLiteral("rpcscope.bench.v1.Bench/Echo"), R"({"delayUs": 50000})", {}, true},
-                                          &error);
+            { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), R"({"delayUs": 50000})", {}, true }, &error);
         QVERIFY2(call, qPrintable(error));
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 2;
         plan.totalCalls = 60;
-        plan.rate = RateSchedule{};
+        plan.rate = RateSchedule {};
         plan.rate->start = 100;
         const RunSnapshot s = runToEnd(engine, target(), *call, plan);
         QCOMPARE(s.callsOk(), 60ULL);
@@ -443,9 +442,8 @@ private Q_SLOTS:
     {
         // 1 caller, one more every 250 ms up to 4, for 1 s; each call takes ~5 ms.
         QString error;
-        const auto call = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
-                                                                 R"({"delayUs": 5000})"},
-                                          &error);
+        const auto call = prepareGrpcCall(
+            builtinBenchSchema(), { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), R"({"delayUs": 5000})" }, &error);
         QVERIFY2(call, qPrintable(error));
         LoadEngine engine;
         LoadPlan plan;
@@ -477,9 +475,10 @@ private Q_SLOTS:
     {
         QString error;
         // Round robin: payloads of 1, 2 and 3 bytes -> requests of 3, 4 and 5 bytes, in turn.
-        const auto rr = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
-                                                               R"([{"payload":"YQ=="}, {"payload":"YWI="}, {"payload":"YWJj"}])"},
-                                        &error);
+        const auto rr = prepareGrpcCall(builtinBenchSchema(),
+            { QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                R"([{"payload":"YQ=="}, {"payload":"YWI="}, {"payload":"YWJj"}])" },
+            &error);
         QVERIFY2(rr, qPrintable(error));
         LoadEngine engine;
         LoadPlan plan;
@@ -489,9 +488,8 @@ private Q_SLOTS:
         QCOMPARE(s.callsOk(), 300ULL);
         QCOMPARE(s.bytesSent, 100ULL * (3 + 4 + 5));
         // Template: call k sends nums [k]; packed int64 k takes 3 bytes below 128 and 4 up to 16383.
-        const auto t = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
-                                                              R"({"nums": [{{.RequestNumber}}]})"},
-                                       &error);
+        const auto t = prepareGrpcCall(builtinBenchSchema(),
+            { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": [{{.RequestNumber}}]})" }, &error);
         QVERIFY2(t, qPrintable(error));
         plan.totalCalls = 200;
         s = runToEnd(engine, target(), *t, plan);
@@ -525,7 +523,8 @@ private Q_SLOTS:
         plan.totalCalls = 10;
         StreamOptions stream;
         stream.callCount = 3; // of a million the server would send
-        const RunSnapshot s = runToEnd(engine, target(), streamCall("Download", R"({"count":1000000,"size":1})", stream), plan);
+        const RunSnapshot s
+            = runToEnd(engine, target(), streamCall("Download", R"({"count":1000000,"size":1})", stream), plan);
         QCOMPARE(s.callsOk(), 10ULL);
         QVERIFY2(s.errors.isEmpty(), qPrintable(s.errors.value(0).message));
         QCOMPARE(s.messagesReceived, 30ULL);
@@ -534,11 +533,13 @@ private Q_SLOTS:
         StreamOptions timed;
         timed.callDuration = 150ms;
         plan.totalCalls = 4;
-        const RunSnapshot t = runToEnd(engine, target(), streamCall("Download", R"({"count":1000000,"size":1,"intervalUs":2000})", timed), plan);
+        const RunSnapshot t = runToEnd(
+            engine, target(), streamCall("Download", R"({"count":1000000,"size":1,"intervalUs":2000})", timed), plan);
         QCOMPARE(t.callsOk(), 4ULL);
         QVERIFY2(t.latency.min() >= 150'000'000ULL, qPrintable(QString::number(t.latency.min())));
         // At most one message every 2 ms in 150 ms (76), and the few sent while the cancel was on its way.
-        QVERIFY2(t.messagesReceived >= 4 && t.messagesReceived <= 4 * 80, qPrintable(QString::number(t.messagesReceived)));
+        QVERIFY2(
+            t.messagesReceived >= 4 && t.messagesReceived <= 4 * 80, qPrintable(QString::number(t.messagesReceived)));
     }
 
     void clientStreamSendsEveryRequest()
@@ -549,7 +550,7 @@ private Q_SLOTS:
         plan.totalCalls = 12;
         // Three requests once each; the reply (messages, bytes) tells what the server counted.
         RunSnapshot s = runToEnd(engine, target(),
-                                 streamCall("Upload", R"([{"payload":"aGVsbG8="},{"payload":"aGk="},{"payload":""}])"), plan);
+            streamCall("Upload", R"([{"payload":"aGVsbG8="},{"payload":"aGk="},{"payload":""}])"), plan);
         QCOMPARE(s.callsOk(), 12ULL);
         QCOMPARE(s.messagesSent, 36ULL);
         QCOMPARE(s.messagesReceived, 12ULL);
@@ -574,7 +575,8 @@ private Q_SLOTS:
         StreamOptions stream;
         stream.callCount = 3;
         // Sent at once; the server answers one at a time, each 20 ms late: reply i comes ~20*i ms after its request.
-        RunSnapshot s = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk=","delayUs":20000})", stream), plan);
+        RunSnapshot s
+            = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk=","delayUs":20000})", stream), plan);
         QCOMPARE(s.callsOk(), 4ULL);
         QCOMPARE(s.messagesSent, 12ULL);
         QCOMPARE(s.messagesReceived, 12ULL);
@@ -588,7 +590,8 @@ private Q_SLOTS:
         s = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk=","delayUs":20000})", stream), plan);
         QCOMPARE(s.messageLatency.count(), 12ULL);
         QVERIFY(s.messageLatency.min() >= 20'000'000ULL);
-        QVERIFY2(s.messageLatency.percentile(50) < 40'000'000ULL, qPrintable(QString::number(s.messageLatency.percentile(50))));
+        QVERIFY2(s.messageLatency.percentile(50) < 40'000'000ULL,
+            qPrintable(QString::number(s.messageLatency.percentile(50))));
         QVERIFY(s.latency.min() >= 2 * 40'000'000ULL + 20'000'000ULL);
     }
 
@@ -602,12 +605,14 @@ private Q_SLOTS:
         stream.callCount = 3;
         stream.pingPong = true;
         // Each message waits for the reply to the one before: ~20 ms each, not 20, 40 and 60 ms as when sent at once.
-        const RunSnapshot s = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk=","delayUs":20000})", stream), plan);
+        const RunSnapshot s
+            = runToEnd(engine, target(), streamCall("Chat", R"({"payload":"aGk=","delayUs":20000})", stream), plan);
         QCOMPARE(s.callsOk(), 4ULL);
         QCOMPARE(s.messagesSent, 12ULL);
         QCOMPARE(s.messagesReceived, 12ULL);
         QVERIFY(s.messageLatency.min() >= 20'000'000ULL);
-        QVERIFY2(s.messageLatency.percentile(50) < 40'000'000ULL, qPrintable(QString::number(s.messageLatency.percentile(50))));
+        QVERIFY2(s.messageLatency.percentile(50) < 40'000'000ULL,
+            qPrintable(QString::number(s.messageLatency.percentile(50))));
         QVERIFY(s.latency.min() >= 60'000'000ULL); // three round trips one after the other
     }
 
@@ -647,8 +652,8 @@ private Q_SLOTS:
         plan.totalCalls = 0;
         plan.duration = 20s;
         QVERIFY(engine.start(makeGrpcTransport(target(doomed.address()),
-                                               streamCall("Download", R"({"count":1000000,"size":100,"intervalUs":1000})")),
-                             plan, &error));
+                                 streamCall("Download", R"({"count":1000000,"size":100,"intervalUs":1000})")),
+            plan, &error));
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().messagesReceived >= 20, 10000);
         doomed.stop(); // within its 1 s grace: the streams in flight are ended with a status
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().callsFailed() >= 1, 10000);
@@ -667,8 +672,9 @@ private Q_SLOTS:
         plan.totalCalls = 4;
         plan.interval = 100ms;
         QString error;
-        QVERIFY(engine.start(makeGrpcTransport(target(), streamCall("Download", R"({"count":1000000,"size":10,"intervalUs":500})")),
-                             plan, &error));
+        QVERIFY(engine.start(
+            makeGrpcTransport(target(), streamCall("Download", R"({"count":1000000,"size":10,"intervalUs":500})")),
+            plan, &error));
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().messagesReceived >= 40, 10000); // counted while the calls go on
         // The time series has the messages too, long before any call (stream) ends.
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().timeline.size() >= 2, 10000);
@@ -677,7 +683,8 @@ private Q_SLOTS:
         QVERIFY(live.timeline.last().messages > 0);
         // The server keeps a 500 us cadence: a late message's successor comes sooner, so the median gap is near
         // 500 us, not above it.
-        QVERIFY2(live.timeline.last().messageP50 >= 250'000, qPrintable(QString::number(live.timeline.last().messageP50)));
+        QVERIFY2(
+            live.timeline.last().messageP50 >= 250'000, qPrintable(QString::number(live.timeline.last().messageP50)));
         QCOMPARE(live.timeline.last().calls, 0ULL);
         engine.stop();
         QVERIFY(engine.waitForFinished(5s));
@@ -697,7 +704,7 @@ private Q_SLOTS:
         QVERIFY(!engine.start(makeGrpcTransport(target(), echoCall()), plan, &error));
         QVERIFY(error.contains(QStringLiteral("concurrency")));
         plan.concurrency = 1;
-        plan.rate = RateSchedule{};
+        plan.rate = RateSchedule {};
         QVERIFY(!engine.start(makeGrpcTransport(target(), echoCall()), plan, &error));
         QVERIFY(error.contains(QStringLiteral("rate must be positive")));
     }

@@ -321,9 +321,9 @@ private slots:
         streamed[1].messageP50 = 250'000;
         streamed[1].messageP99 = 900'000;
         rows = parseCsvOrFail(timelineCsv(streamed));
-        QVERIFY2(rows.at(0).join(u',').endsWith(
-                     QStringLiteral("concurrency,messages,messages_per_s,message_p50_ms,message_p90_ms,message_p99_ms")),
-                 qPrintable(rows.at(0).join(u',')));
+        QVERIFY2(rows.at(0).join(u',').endsWith(QStringLiteral(
+                     "concurrency,messages,messages_per_s,message_p50_ms,message_p90_ms,message_p99_ms")),
+            qPrintable(rows.at(0).join(u',')));
         for (const QStringList &row : rows)
             QCOMPARE(row.size(), 14);
         QCOMPARE(rows.at(2).at(9), QStringLiteral("5000"));
@@ -721,11 +721,10 @@ private slots:
                 &output, &errors),
             0);
         QVERIFY(QFileInfo(dir.filePath(QStringLiteral("a.png"))).size() > 10000);
-        QCOMPARE(
-            runCli({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("-O"),
-                       QStringLiteral("svg"), QStringLiteral("-o"), dir.filePath(QStringLiteral("b.svg")),
-                       QStringLiteral("--chart"), QStringLiteral("pie") },
-                &output, &errors),
+        QCOMPARE(runCli({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("--db"), db,
+                            QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"),
+                            dir.filePath(QStringLiteral("b.svg")), QStringLiteral("--chart"), QStringLiteral("pie") },
+                     &output, &errors),
             2);
         QVERIFY2(errors.contains("--chart"), errors.constData());
         QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("b.svg"))));

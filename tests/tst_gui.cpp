@@ -2,12 +2,12 @@
 // comparisons, exports and A/B runs are in tst_guiresults.cpp.
 #include "guifixture.h"
 #include "mainwindow.h"
-#include "scenario/scenario.h"
 #include "matrixpage.h"
 #include "metadataeditor.h"
 #include "qcp.h"
 #include "runcontroller.h"
 #include "runpage.h"
+#include "scenario/scenario.h"
 #include "scenariopage.h"
 #include "scheduleeditor.h"
 #include "schemapanel.h"
@@ -15,9 +15,9 @@
 #include "targetspanel.h"
 
 #include <QAction>
-#include <QScopeGuard>
-#include <QMessageBox>
 #include <QDir>
+#include <QMessageBox>
+#include <QScopeGuard>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBlock>
@@ -27,23 +27,22 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
-#include <QProcess>
-#include <QTemporaryDir>
-#include <QSignalSpy>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 
 using namespace rpcscope;
 
-class TestGui : public GuiFixture
-{
+class TestGui : public GuiFixture {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -105,13 +104,15 @@ private Q_SLOTS:
             return false;
         });
         QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
-        QCOMPARE(asked, QStringList{command});
+        QCOMPARE(asked, QStringList { command });
         QCOMPARE(m_window->scenarioPage()->scenario().target, QStringLiteral("builtin")); // refused: nothing starts
         m_window->setTrustAsker([](const QString &, const QString &) { return true; });
         QVERIFY(m_window->openScenario(path, &error));
         QCOMPARE(m_window->scenarioPage()->scenario().target, command);
         m_window->startRun();
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->runController()->isRunning() || m_window->runController()->lastSnapshot().callsOk() == 150, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_window->runController()->isRunning() || m_window->runController()->lastSnapshot().callsOk() == 150,
+            20000);
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
         QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 150ULL);
         QVERIFY(m_window->runController()->lastSnapshot().hasServerStats); // the command's CPU and RSS were sampled
@@ -133,11 +134,15 @@ private Q_SLOTS:
         QTest::addColumn<int>("transport");
         QTest::addColumn<QString>("codec");
         QTest::addColumn<QString>("targetPrefix");
-        QTest::newRow("http json") << int(TransportKind::Http) << QStringLiteral("json") << QStringLiteral("http://127.0.0.1:");
-        QTest::newRow("http msgpack") << int(TransportKind::Http) << QStringLiteral("msgpack") << QStringLiteral("http://127.0.0.1:");
-        QTest::newRow("msgpack-rpc") << int(TransportKind::Msgpack) << QStringLiteral("msgpack") << QStringLiteral("127.0.0.1:");
+        QTest::newRow("http json") << int(TransportKind::Http) << QStringLiteral("json")
+                                   << QStringLiteral("http://127.0.0.1:");
+        QTest::newRow("http msgpack") << int(TransportKind::Http) << QStringLiteral("msgpack")
+                                      << QStringLiteral("http://127.0.0.1:");
+        QTest::newRow("msgpack-rpc") << int(TransportKind::Msgpack) << QStringLiteral("msgpack")
+                                     << QStringLiteral("127.0.0.1:");
         QTest::newRow("no rpc") << int(TransportKind::InProcess) << QStringLiteral("json") << QString();
-        QTest::newRow("grpc again") << int(TransportKind::Grpc) << QStringLiteral("protobuf") << QStringLiteral("127.0.0.1:");
+        QTest::newRow("grpc again") << int(TransportKind::Grpc) << QStringLiteral("protobuf")
+                                    << QStringLiteral("127.0.0.1:");
     }
     void everyTransportRunsFromTheGui()
     {
@@ -199,7 +204,7 @@ private Q_SLOTS:
         QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
         QVERIFY(!page->isRunning());
         QVERIFY2(child<QLabel>("matrixProgress")->text().contains(QStringLiteral("nope")),
-                 qPrintable(child<QLabel>("matrixProgress")->text()));
+            qPrintable(child<QLabel>("matrixProgress")->text()));
         child<QCheckBox>("matrix_json")->setChecked(true);
         m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
@@ -214,30 +219,36 @@ private Q_SLOTS:
         m_window->loadFromReflection(m_window->builtinAddress());
         QVERIFY(loaded.wait(15000));
         QVERIFY(loaded.first().first().toString().contains(QStringLiteral("reflection")));
-        QVERIFY(m_window->schemaPanel()->findChild<QTreeWidget *>()->findItems(QStringLiteral("rpcscope.bench.v1.Bench"),
-                                                                              Qt::MatchExactly).size() == 1);
+        QVERIFY(m_window->schemaPanel()
+                    ->findChild<QTreeWidget *>()
+                    ->findItems(QStringLiteral("rpcscope.bench.v1.Bench"), Qt::MatchExactly)
+                    .size()
+            == 1);
         // A server that is not there: an error listed, the schema kept, within the deadline.
         m_window->loadFromReflection(QStringLiteral("127.0.0.1:1"));
         QVERIFY(failed.wait(15000));
-        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("127.0.0.1:1")), qPrintable(failed.first().first().toString()));
+        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("127.0.0.1:1")),
+            qPrintable(failed.first().first().toString()));
         QVERIFY(m_window->scenarioPage()->validateNow());
 
         QTemporaryDir dir;
         const QString protoset = dir.filePath(QStringLiteral("bench.protoset"));
         QProcess protoc;
-        protoc.start(QStringLiteral("protoc"), {QStringLiteral("-I"), QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto"),
-                                                QStringLiteral("--include_imports"), QStringLiteral("--descriptor_set_out=") + protoset,
-                                                QStringLiteral("rpcscope/bench/v1/bench.proto")});
+        protoc.start(QStringLiteral("protoc"),
+            { QStringLiteral("-I"), QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto"),
+                QStringLiteral("--include_imports"), QStringLiteral("--descriptor_set_out=") + protoset,
+                QStringLiteral("rpcscope/bench/v1/bench.proto") });
         QVERIFY(protoc.waitForFinished(30000));
-        QVERIFY(m_window->openProtosets({protoset}));
+        QVERIFY(m_window->openProtosets({ protoset }));
         QFile garbage(dir.filePath(QStringLiteral("garbage.protoset")));
         QVERIFY(garbage.open(QIODevice::WriteOnly));
         garbage.write("not a protoset");
         garbage.close();
-        QVERIFY(!m_window->openProtosets({garbage.fileName()}));
+        QVERIFY(!m_window->openProtosets({ garbage.fileName() }));
         QVERIFY(m_window->scenarioPage()->validateNow()); // the previous schema stays
         // Leave a schema whose source outlives this test (the protoset's folder goes away with it).
-        QVERIFY(m_window->openProtoFiles({QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto")}));
+        QVERIFY(m_window->openProtoFiles(
+            { QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto") }));
     }
 
     void scenarioSavedAndReopened()
@@ -245,10 +256,11 @@ private Q_SLOTS:
         QVERIFY(!m_window->isWindowModified() || true);
         child<QLineEdit>("durationEdit")->setText(QStringLiteral("7s"));
         QVERIFY(m_window->isWindowModified()); // an edit marks the document
-        setMetadata({{QStringLiteral("x-team"), QStringLiteral("perf")}});
+        setMetadata({ { QStringLiteral("x-team"), QStringLiteral("perf") } });
         child<QLineEdit>("maxReceiveEdit")->setText(QStringLiteral("16MiB"));
         child<QLineEdit>("intervalEdit")->setText(QStringLiteral("500ms"));
-        child<QComboBox>("securityCombo")->setCurrentIndex(child<QComboBox>("securityCombo")->findData(QStringLiteral("plaintext")));
+        child<QComboBox>("securityCombo")
+            ->setCurrentIndex(child<QComboBox>("securityCombo")->findData(QStringLiteral("plaintext")));
         QVERIFY(m_window->scenarioPage()->validateNow());
         const Scenario before = m_window->scenarioPage()->scenario();
         QTemporaryDir dir;
@@ -270,8 +282,9 @@ private Q_SLOTS:
         QVERIFY(!m_window->isWindowModified());
         // The CLI runs the very same file.
         QProcess cli;
-        cli.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("-z"),
-                                                 QStringLiteral("1s"), QStringLiteral("-n"), QStringLiteral("200")});
+        cli.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("-z"), QStringLiteral("1s"),
+                QStringLiteral("-n"), QStringLiteral("200") });
         QVERIFY(cli.waitForFinished(60000));
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         QVERIFY(cli.readAllStandardOutput().contains("[OK]\t200 responses"));
@@ -297,7 +310,8 @@ private Q_SLOTS:
         QCOMPARE(builtin->childCount(), 3);
         QTreeWidgetItem *http = nullptr;
         for (int i = 0; i < builtin->childCount(); ++i) {
-            QVERIFY2(builtin->child(i)->text(2).startsWith(QStringLiteral("running (pid")), qPrintable(builtin->child(i)->text(2)));
+            QVERIFY2(builtin->child(i)->text(2).startsWith(QStringLiteral("running (pid")),
+                qPrintable(builtin->child(i)->text(2)));
             if (builtin->child(i)->text(1).startsWith(QStringLiteral("http://")))
                 http = builtin->child(i);
         }
@@ -357,11 +371,11 @@ private Q_SLOTS:
         QVERIFY(schedule);
         QVERIFY(!child<QLineEdit>("concurrencyStart")->isVisibleTo(m_window.get())); // folded while off
         schedule->setValues(QStringLiteral("step"), QStringLiteral("1"), QStringLiteral("1"), QStringLiteral("3"),
-                            QStringLiteral("bad"), QStringLiteral("600ms"));
+            QStringLiteral("bad"), QStringLiteral("600ms"));
         QVERIFY(child<QLineEdit>("concurrencyStart")->isVisibleTo(m_window.get()));
         QVERIFY(!m_window->scenarioPage()->validateNow());
         QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("Step duration")),
-                 qPrintable(child<QLabel>("requestStatus")->text()));
+            qPrintable(child<QLabel>("requestStatus")->text()));
         child<QLineEdit>("concurrencyStepDuration")->setText(QStringLiteral("200ms"));
         child<QSpinBox>("callsEdit")->setValue(0);
         child<QLineEdit>("warmupEdit")->setText(QStringLiteral("100ms"));
@@ -388,7 +402,7 @@ private Q_SLOTS:
         QVERIFY(!m_window->scenarioPage()->validateNow());
         QVERIFY(!child<QPushButton>("runButton")->isEnabled());
         QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("invalid JSON")),
-                 qPrintable(child<QLabel>("requestStatus")->text()));
+            qPrintable(child<QLabel>("requestStatus")->text()));
         editor->setPlainText(QStringLiteral("{\"paylod\": \"\"}"));
         QVERIFY(!m_window->scenarioPage()->validateNow());
         QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("paylod")));
@@ -400,19 +414,20 @@ private Q_SLOTS:
     void badProtoShowsErrorsAndKeepsSchema()
     {
         const QString broken = QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto");
-        QVERIFY(!m_window->openProtoFiles({broken}));
+        QVERIFY(!m_window->openProtoFiles({ broken }));
         QListWidget *errors = m_window->schemaPanel()->errorList();
         QVERIFY(errors->isVisibleTo(m_window.get()));
         QVERIFY(errors->count() >= 1);
-        QVERIFY2(errors->item(0)->text().startsWith(broken + QStringLiteral(":6:3:")), qPrintable(errors->item(0)->text()));
+        QVERIFY2(
+            errors->item(0)->text().startsWith(broken + QStringLiteral(":6:3:")), qPrintable(errors->item(0)->text()));
         QTreeWidget *tree = m_window->schemaPanel()->tree();
         QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("rpcscope.bench.v1.Bench"));
     }
 
     void loadProtoAndPickMethod()
     {
-        QVERIFY(m_window->openProtoFiles({QStringLiteral(RPCSCOPE_TEST_DATA "/imports/shapes.proto")},
-                                         {QStringLiteral(RPCSCOPE_TEST_DATA "/imports")}));
+        QVERIFY(m_window->openProtoFiles({ QStringLiteral(RPCSCOPE_TEST_DATA "/imports/shapes.proto") },
+            { QStringLiteral(RPCSCOPE_TEST_DATA "/imports") }));
         QVERIFY(!m_window->schemaPanel()->errorList()->isVisibleTo(m_window.get()));
         QTreeWidget *tree = m_window->schemaPanel()->tree();
         QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("test.shapes.Shapes"));
@@ -436,15 +451,15 @@ private Q_SLOTS:
         proto.close();
         SchemaPanel *panel = m_window->schemaPanel();
         panel->setImportPaths({});
-        QVERIFY(!m_window->openProtoFiles({proto.fileName()}));
+        QVERIFY(!m_window->openProtoFiles({ proto.fileName() }));
         QVERIFY(panel->errorList()->isVisibleTo(m_window.get()));
         QVERIFY2(panel->errorList()->item(0)->text().contains(QStringLiteral("common/types.proto")),
-                 qPrintable(panel->errorList()->item(0)->text()));
+            qPrintable(panel->errorList()->item(0)->text()));
         const QString imports = QStringLiteral(RPCSCOPE_TEST_DATA "/imports");
         panel->setFolderAsker([&imports] { return imports; });
         QSignalSpy loaded(m_window.get(), &MainWindow::schemaLoaded);
         QTest::mouseClick(child<QPushButton>("addImportPath"), Qt::LeftButton);
-        QCOMPARE(panel->importPaths(), QStringList{imports});
+        QCOMPARE(panel->importPaths(), QStringList { imports });
         QCOMPARE(loaded.size(), 1); // added folder: the .proto files are loaded again, now with their import
         QVERIFY(!panel->errorList()->isVisibleTo(m_window.get()));
         QCOMPARE(panel->tree()->topLevelItem(0)->text(0), QStringLiteral("test.uses.Uses"));
@@ -454,7 +469,7 @@ private Q_SLOTS:
         QVERIFY(m_window->saveScenario(docs.filePath(QStringLiteral("p.rpcscope.json")), &error));
         const auto saved = Scenario::load(docs.filePath(QStringLiteral("p.rpcscope.json")), &error);
         QVERIFY2(saved, qPrintable(error));
-        QCOMPARE(saved->importPaths, QStringList{imports});
+        QCOMPARE(saved->importPaths, QStringList { imports });
         // Removing it: loaded again, the import is missing again, the schema stays.
         panel->importPathList()->item(0)->setSelected(true);
         QVERIFY(child<QPushButton>("removeImportPath")->isEnabled());
@@ -467,9 +482,10 @@ private Q_SLOTS:
     void doubleClickedSchemaErrorOpensTheLine()
     {
         const QString broken = QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto");
-        QVERIFY(!m_window->openProtoFiles({broken}));
+        QVERIFY(!m_window->openProtoFiles({ broken }));
         QListWidget *errors = m_window->schemaPanel()->errorList();
-        QVERIFY2(errors->item(0)->text().startsWith(broken + QStringLiteral(":6:3:")), qPrintable(errors->item(0)->text()));
+        QVERIFY2(
+            errors->item(0)->text().startsWith(broken + QStringLiteral(":6:3:")), qPrintable(errors->item(0)->text()));
         const QRect rect = errors->visualItemRect(errors->item(0));
         QTest::mouseClick(errors->viewport(), Qt::LeftButton, {}, rect.center());
         QTest::mouseDClick(errors->viewport(), Qt::LeftButton, {}, rect.center());
@@ -491,7 +507,7 @@ private Q_SLOTS:
         QVERIFY(gone.open(QIODevice::WriteOnly));
         gone.write("syntax = \"proto3\";\nmessage {\n");
         gone.close();
-        QVERIFY(!m_window->openProtoFiles({gone.fileName()}));
+        QVERIFY(!m_window->openProtoFiles({ gone.fileName() }));
         QVERIFY(gone.remove());
         QVERIFY(!m_window->schemaPanel()->showError(0));
         QVERIFY(viewer->editor()->toPlainText().isEmpty());
@@ -526,7 +542,7 @@ private Q_SLOTS:
         QVERIFY(child<QLineEdit>("durationEdit")->text().isEmpty());
         QVERIFY(!m_window->isWindowModified());
         child<QLineEdit>("durationEdit")->setText(QStringLiteral("3s"));
-        setMetadata({{QStringLiteral("x-menu"), QStringLiteral("1")}});
+        setMetadata({ { QStringLiteral("x-menu"), QStringLiteral("1") } });
         child<QSpinBox>("clientThreadsEdit")->setValue(2);
         QString error;
         QVERIFY2(m_window->saveScenario(path, &error), qPrintable(error));
@@ -568,7 +584,8 @@ private Q_SLOTS:
     {
         ScenarioPage *page = m_window->scenarioPage();
         Scenario s = page->scenario();
-        s.metadata = {{QStringLiteral("authorization"), QStringLiteral("Bearer x")}, {QStringLiteral("x-b"), QStringLiteral("2")}};
+        s.metadata = { { QStringLiteral("authorization"), QStringLiteral("Bearer x") },
+            { QStringLiteral("x-b"), QStringLiteral("2") } };
         page->setScenario(s);
         auto *table = child<QTableWidget>("metadataTable");
         QCOMPARE(table->rowCount(), 2);
@@ -594,7 +611,7 @@ private Q_SLOTS:
         table->item(2, 0)->setText(QString());
         QVERIFY(!page->validateNow());
         QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("no key")),
-                 qPrintable(child<QLabel>("requestStatus")->text()));
+            qPrintable(child<QLabel>("requestStatus")->text()));
         table->item(2, 0)->setText(QStringLiteral("bad key"));
         QVERIFY(!page->validateNow());
         QVERIFY(child<QLabel>("requestStatus")->text().contains(QStringLiteral("bad key")));
@@ -613,14 +630,15 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QProcess make;
-        make.start(QStringLiteral("bash"), {QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), dir.path()});
+        make.start(QStringLiteral("bash"), { QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), dir.path() });
         QVERIFY(make.waitForFinished(60000) && make.exitCode() == 0);
         // A mutual-TLS server: it refuses clients without a certificate signed by ca.crt.
         QProcess server;
-        server.start(QStringLiteral(RPCSCOPE_CLI), {QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--cert"),
-                                                    dir.filePath(QStringLiteral("server.crt")), QStringLiteral("--key"),
-                                                    dir.filePath(QStringLiteral("server.key")), QStringLiteral("--client-ca"),
-                                                    dir.filePath(QStringLiteral("ca.crt"))});
+        server.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--cert"),
+                dir.filePath(QStringLiteral("server.crt")), QStringLiteral("--key"),
+                dir.filePath(QStringLiteral("server.key")), QStringLiteral("--client-ca"),
+                dir.filePath(QStringLiteral("ca.crt")) });
         QVERIFY(server.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
         const QString address = QString::fromUtf8(server.readLine()).trimmed();
@@ -635,7 +653,7 @@ private Q_SLOTS:
         child<QLineEdit>("clientCertEdit")->setText(dir.filePath(QStringLiteral("client.crt")));
         QVERIFY(!page->validateNow());
         QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("go together")),
-                 qPrintable(child<QLabel>("requestStatus")->text()));
+            qPrintable(child<QLabel>("requestStatus")->text()));
         child<QLineEdit>("clientKeyEdit")->setText(dir.filePath(QStringLiteral("client.key")));
         child<QLineEdit>("serverNameEdit")->setText(QStringLiteral("rpcscope.test"));
         QVERIFY(!page->validateNow()); // still the built-in (plaintext) server
@@ -737,7 +755,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QFile file(dir.filePath(QStringLiteral("echo.bin")));
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QByteArray("\x0a\x03" "abc", 5)); // EchoRequest{payload: "abc"}, serialized
+        file.write(QByteArray("\x0a\x03"
+                              "abc",
+            5)); // EchoRequest{payload: "abc"}, serialized
         file.close();
         auto *edit = child<QLineEdit>("requestBinaryEdit");
         edit->setText(dir.filePath(QStringLiteral("missing.bin")));
@@ -783,7 +803,7 @@ private Q_SLOTS:
         m_window->startRun();
         QVERIFY(!m_window->runController()->isRunning());
         QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("/no/such/dir/raw.csv")),
-                 qPrintable(m_window->statusBar()->currentMessage()));
+            qPrintable(m_window->statusBar()->currentMessage()));
         child<QLineEdit>("rawSamplesEdit")->clear();
         QVERIFY(m_window->scenarioPage()->validateNow());
     }

@@ -25,8 +25,7 @@
 
 using namespace rpcscope;
 
-class TestGuiResults : public GuiFixture
-{
+class TestGuiResults : public GuiFixture {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -44,11 +43,12 @@ private Q_SLOTS:
         QVERIFY(!m_window->scenarioPage()->validateNow());
         QVERIFY(!child<QPushButton>("runButton")->isEnabled());
         QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("p99 < soon")),
-                 qPrintable(child<QLabel>("requestStatus")->text()));
+            qPrintable(child<QLabel>("requestStatus")->text()));
         // One bound any run meets, one none can (nothing over loopback answers within a microsecond).
         checks->setText(QStringLiteral("p99<60s, max<1us"));
         QVERIFY(m_window->scenarioPage()->validateNow());
-        QCOMPARE(m_window->scenarioPage()->scenario().checks, (QStringList{QStringLiteral("p99<60s"), QStringLiteral("max<1us")}));
+        QCOMPARE(m_window->scenarioPage()->scenario().checks,
+            (QStringList { QStringLiteral("p99<60s"), QStringLiteral("max<1us") }));
         child<QSpinBox>("callsEdit")->setValue(300);
         m_window->startRun();
         QVERIFY(m_window->runController()->isRunning());
@@ -56,8 +56,9 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
         QLabel *label = m_window->runPage()->checksLabel();
         QVERIFY(!label->isHidden());
-        QVERIFY2(label->text().contains(QStringLiteral("1 of 2 failed")) && label->text().contains(QStringLiteral("max&lt;1us")),
-                 qPrintable(label->text()));
+        QVERIFY2(label->text().contains(QStringLiteral("1 of 2 failed"))
+                && label->text().contains(QStringLiteral("max&lt;1us")),
+            qPrintable(label->text()));
     }
 
     void runsAreSavedOpenedComparedAndExported()
@@ -84,12 +85,13 @@ private Q_SLOTS:
         QCOMPARE(summaryValue(QStringLiteral("Calls")), QString::number(rows.back().calls));
 
         QTemporaryDir out;
-        const QList<QPair<QString, QString>> formats{
-            {QStringLiteral("html"), QStringLiteral("run.html")}, {QStringLiteral("png"), QStringLiteral("run.png")},
-            {QStringLiteral("svg"), QStringLiteral("run.svg")},   {QStringLiteral("pdf"), QStringLiteral("run.pdf")},
-            {QStringLiteral("csv"), QStringLiteral("run.csv")},   {QStringLiteral("json"), QStringLiteral("run.json")},
-            {QStringLiteral("hgrm"), QStringLiteral("run.hgrm")}, {QStringLiteral("ghz-json"), QStringLiteral("ghz.json")},
-            {QStringLiteral("markdown"), QStringLiteral("run.md")}};
+        const QList<QPair<QString, QString>> formats { { QStringLiteral("html"), QStringLiteral("run.html") },
+            { QStringLiteral("png"), QStringLiteral("run.png") }, { QStringLiteral("svg"), QStringLiteral("run.svg") },
+            { QStringLiteral("pdf"), QStringLiteral("run.pdf") }, { QStringLiteral("csv"), QStringLiteral("run.csv") },
+            { QStringLiteral("json"), QStringLiteral("run.json") },
+            { QStringLiteral("hgrm"), QStringLiteral("run.hgrm") },
+            { QStringLiteral("ghz-json"), QStringLiteral("ghz.json") },
+            { QStringLiteral("markdown"), QStringLiteral("run.md") } };
         for (const auto &[format, file] : formats) {
             QVERIFY2(m_window->exportTo(out.filePath(file), format, false, &error), qPrintable(format + u' ' + error));
             QVERIFY2(QFileInfo(out.filePath(file)).size() > 100, qPrintable(file));
@@ -98,7 +100,7 @@ private Q_SLOTS:
         QVERIFY2(error.contains(QStringLiteral("/proc/no/such")), qPrintable(error));
 
         // Two runs compared: overlays, the table, the verdict; exported as one HTML report.
-        QVERIFY(m_window->compareRuns({rows.back().id, rows.front().id}));
+        QVERIFY(m_window->compareRuns({ rows.back().id, rows.front().id }));
         ComparePage *compare = m_window->comparePage();
         QCOMPARE(compare->runs().size(), 2);
         QVERIFY(compare->table()->rowCount() >= 10);
@@ -113,18 +115,19 @@ private Q_SLOTS:
         QVERIFY(m_window->openRun(rows.front().id));
         const std::vector<RunListEntry> baselines = m_window->baselineCandidates();
         QVERIFY(!baselines.empty());
-        QVERIFY(std::none_of(baselines.cbegin(), baselines.cend(), [&](const RunListEntry &e) { return e.id == rows.front().id; }));
+        QVERIFY(std::none_of(
+            baselines.cbegin(), baselines.cend(), [&](const RunListEntry &e) { return e.id == rows.front().id; }));
         QVERIFY(std::all_of(baselines.cbegin(), baselines.cend(),
-                            [&](const RunListEntry &e) { return e.method == m_window->currentRun()->method; }));
+            [&](const RunListEntry &e) { return e.method == m_window->currentRun()->method; }));
         QVERIFY(m_window->compareCurrentWith(baselines.front().id));
         QCOMPARE(compare->baseline()->id, baselines.front().id);
         QCOMPARE(compare->candidate()->id, rows.front().id);
         QVERIFY(!compare->verdictText().isEmpty());
 
         // What was exported as JSON comes back through import as a new run with the same numbers.
-        QCOMPARE(m_window->importReports({out.filePath(QStringLiteral("run.json")), out.filePath(QStringLiteral("ghz.json"))},
-                                         &error),
-                 2);
+        QCOMPARE(m_window->importReports(
+                     { out.filePath(QStringLiteral("run.json")), out.filePath(QStringLiteral("ghz.json")) }, &error),
+            2);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(store->list({}, &error).front().calls, rows.back().calls);
     }
@@ -134,7 +137,7 @@ private Q_SLOTS:
         // Both targets are the built-in server started for the A/B run; B's gets a 1 ms delay through its environment.
         AbRequest request;
         // 20 ms: far above what a loaded test machine adds by itself, so the verdict cannot be noise.
-        request.targets[1].environment = {{QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("20ms")}};
+        request.targets[1].environment = { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("20ms") } };
         child<QSpinBox>("callsEdit")->setValue(600);
         QString error;
         QVERIFY2(m_window->startAb(request, &error), qPrintable(error));
@@ -169,7 +172,9 @@ private Q_SLOTS:
         const auto stored = m_window->runStore()->load(records[1].id, &error);
         QVERIFY2(stored, qPrintable(error));
         QCOMPARE(stored->status, QStringLiteral("finished"));
-        QVERIFY(stored->server.value(QStringLiteral("env")).toArray().contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=20ms")));
+        QVERIFY(stored->server.value(QStringLiteral("env"))
+                    .toArray()
+                    .contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=20ms")));
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
     }
 
@@ -183,7 +188,7 @@ private Q_SLOTS:
         QVERIFY2(m_window->startAb(request, &error), qPrintable(error));
         AbController *ab = m_window->abController();
         QTRY_VERIFY_WITH_TIMEOUT(ab->records()[1].id > 0 && ab->snapshot(1).callsOk() > 0, 60000);
-        const std::array<qint64, 2> ids{ab->records()[0].id, ab->records()[1].id};
+        const std::array<qint64, 2> ids { ab->records()[0].id, ab->records()[1].id };
         QVERIFY(m_window->close());
         QVERIFY(!ab->isRunning());
         // Written by the time close() returns: nothing for the next start to find as interrupted.

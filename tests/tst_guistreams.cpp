@@ -18,8 +18,7 @@
 
 using namespace rpcscope;
 
-class TestGuiStreams : public GuiFixture
-{
+class TestGuiStreams : public GuiFixture {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -70,13 +69,13 @@ private Q_SLOTS:
         child<QLineEdit>("streamIntervalEdit")->setText(QStringLiteral("soon"));
         QVERIFY(!m_window->scenarioPage()->validateNow());
         QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("Stream interval")),
-                 qPrintable(child<QLabel>("requestStatus")->text()));
+            qPrintable(child<QLabel>("requestStatus")->text()));
         child<QLineEdit>("streamIntervalEdit")->clear();
         auto *transports = child<QComboBox>("transportCombo");
         transports->setCurrentIndex(transports->findData(int(TransportKind::Http)));
         QVERIFY(!m_window->scenarioPage()->validateNow());
         QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("gRPC only")),
-                 qPrintable(child<QLabel>("requestStatus")->text()));
+            qPrintable(child<QLabel>("requestStatus")->text()));
         transports->setCurrentIndex(transports->findData(int(TransportKind::Grpc)));
         count->clear();
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo")));

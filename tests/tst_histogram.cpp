@@ -9,8 +9,7 @@
 
 using rpcscope::LatencyHistogram;
 
-class TestHistogram : public QObject
-{
+class TestHistogram : public QObject {
     Q_OBJECT
 
 private:
@@ -24,14 +23,14 @@ private:
         QCOMPARE(h.count(), sorted.size());
         QCOMPARE(h.min(), sorted.front());
         QCOMPARE(h.max(), sorted.back());
-        for (double p : {1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99}) {
+        for (double p : { 1.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99 }) {
             const auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
             const double exact = static_cast<double>(sorted[std::max<size_t>(rank, 1) - 1]);
             const double got = static_cast<double>(h.percentile(p));
             const double relative = std::abs(got - exact) / exact;
             if (relative > 0.01)
-                QFAIL(qPrintable(QStringLiteral("p%1: got %2, exact %3 (%4% off)")
-                                     .arg(p).arg(got).arg(exact).arg(relative * 100)));
+                QFAIL(qPrintable(
+                    QStringLiteral("p%1: got %2, exact %3 (%4% off)").arg(p).arg(got).arg(exact).arg(relative * 100)));
         }
         // Mean and standard deviation come from exact sums, not buckets.
         double sum = 0;
@@ -43,7 +42,8 @@ private:
         for (uint64_t v : samples)
             squares += (static_cast<double>(v) - mean) * (static_cast<double>(v) - mean);
         const double sd = std::sqrt(squares / static_cast<double>(samples.size()));
-        QVERIFY2(std::abs(h.stddev() - sd) <= sd * 1e-6, qPrintable(QStringLiteral("%1 vs %2").arg(h.stddev()).arg(sd)));
+        QVERIFY2(
+            std::abs(h.stddev() - sd) <= sd * 1e-6, qPrintable(QStringLiteral("%1 vs %2").arg(h.stddev()).arg(sd)));
     }
 
 private Q_SLOTS:
@@ -155,12 +155,13 @@ private Q_SLOTS:
     void restoreChecksItsParts()
     {
         LatencyHistogram h;
-        for (uint64_t v : {5ULL, 700ULL, 123456ULL, 99999999ULL})
+        for (uint64_t v : { 5ULL, 700ULL, 123456ULL, 99999999ULL })
             h.record(v);
         LatencyHistogram back;
-        QVERIFY(LatencyHistogram::restore(h.bucketCounts(), h.min(), h.max(), h.exactSum(), h.exactSumOfSquares(), &back));
+        QVERIFY(
+            LatencyHistogram::restore(h.bucketCounts(), h.min(), h.max(), h.exactSum(), h.exactSumOfSquares(), &back));
         QVERIFY(back == h);
-        QVERIFY(!LatencyHistogram::restore({{LatencyHistogram::kBucketCount, 1}}, 1, 1, 1, 1, &back));
+        QVERIFY(!LatencyHistogram::restore({ { LatencyHistogram::kBucketCount, 1 } }, 1, 1, 1, 1, &back));
         QVERIFY(!LatencyHistogram::restore(h.bucketCounts(), h.max(), h.min(), 0, 0, &back)); // min > max
         QVERIFY(!LatencyHistogram::restore(h.bucketCounts(), 6, h.max(), 0, 0, &back)); // min outside its bucket
     }
@@ -172,16 +173,16 @@ private Q_SLOTS:
         a.latency.record(1000);
         a.statusCounts[0] = 1;
         a.elapsed = std::chrono::seconds(2);
-        a.timeline.append({1.0, 1.0, 1, 0, 1000, 1000, 1000, 1});
-        a.errors.append({14, QStringLiteral("refused"), 2});
+        a.timeline.append({ 1.0, 1.0, 1, 0, 1000, 1000, 1000, 1 });
+        a.errors.append({ 14, QStringLiteral("refused"), 2 });
         a.clientPeakRssBytes = 10;
         b.latency.record(3000);
         b.latency.record(5000);
         b.statusCounts[0] = 2;
         b.elapsed = std::chrono::seconds(1);
-        b.timeline.append({0.5, 0.5, 2, 0, 3000, 5000, 5000, 1});
-        b.errors.append({14, QStringLiteral("refused"), 3});
-        b.errors.append({4, QStringLiteral("deadline"), 1});
+        b.timeline.append({ 0.5, 0.5, 2, 0, 3000, 5000, 5000, 1 });
+        b.errors.append({ 14, QStringLiteral("refused"), 3 });
+        b.errors.append({ 4, QStringLiteral("deadline"), 1 });
         b.clientPeakRssBytes = 7;
         b.state = rpcscope::RunState::Finished;
         rpcscope::RunSnapshot total;

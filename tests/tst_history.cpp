@@ -28,8 +28,7 @@ const QString kEcho = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
 const QString kSum = QStringLiteral("rpcscope.bench.v1.Bench/Sum");
 const QString kOtherEcho = QStringLiteral("other.v1.Bench/Echo");
 
-struct Spec
-{
+struct Spec {
     QString name;
     QStringList labels;
     QString method;
@@ -60,9 +59,10 @@ RunRecord makeRun(const Spec &spec)
     r.target = spec.target;
     if (spec.status == u"imported")
         r.origin = QStringLiteral("ghz: report.json");
-    r.scenario = QJsonObject{{QStringLiteral("method"), spec.method}, {QStringLiteral("calls"), spec.calls}};
-    r.environment = QJsonObject{{QStringLiteral("os"), QStringLiteral("Test OS 1.0")}, {QStringLiteral("cores"), 8}};
-    r.server = QJsonObject{{QStringLiteral("command"), QStringLiteral("server --port {port}")}};
+    r.scenario = QJsonObject { { QStringLiteral("method"), spec.method }, { QStringLiteral("calls"), spec.calls } };
+    r.environment
+        = QJsonObject { { QStringLiteral("os"), QStringLiteral("Test OS 1.0") }, { QStringLiteral("cores"), 8 } };
+    r.server = QJsonObject { { QStringLiteral("command"), QStringLiteral("server --port {port}") } };
     RunSnapshot &s = r.snapshot;
     s.state = RunState::Finished;
     const int ok = spec.calls - spec.failed;
@@ -72,10 +72,10 @@ RunRecord makeRun(const Spec &spec)
         s.errorLatency.record(spec.p50Ns * 2);
     s.statusCounts[CallStatus::Ok] = static_cast<uint64_t>(ok);
     s.statusCounts[CallStatus::Unavailable] = static_cast<uint64_t>(spec.failed);
-    s.timeline.append({1.0, 1.0, uint64_t(spec.calls), uint64_t(spec.failed), spec.p50Ns, spec.p99Ns, spec.p99Ns, 4});
+    s.timeline.append({ 1.0, 1.0, uint64_t(spec.calls), uint64_t(spec.failed), spec.p50Ns, spec.p99Ns, spec.p99Ns, 4 });
     s.elapsed = std::chrono::seconds(2);
     for (uint32_t i = 0; i < 10; ++i)
-        r.rawSamples.push_back({uint64_t(i) * 1000, i + 1, 0u});
+        r.rawSamples.push_back({ uint64_t(i) * 1000, i + 1, 0u });
     return r;
 }
 
@@ -87,27 +87,26 @@ QList<Spec> specs()
     const QString local = QStringLiteral("127.0.0.1:50051");
     const qint64 day = 86400;
     return {
-        {QStringLiteral("baseline grpc"), {QStringLiteral("baseline"), QStringLiteral("protobuf 3.21")}, kEcho, grpc,
-         protobuf, local, 40 * day, 60000, 95000, 1000, 0, QStringLiteral("finished")},
-        {QString(), {}, kSum, QStringLiteral("http"), QStringLiteral("json"), QStringLiteral("http://127.0.0.1:8080"),
-         20 * day, 400000, 900000, 500, 0, QStringLiteral("interrupted")},
-        {QStringLiteral("after upgrade"), {QStringLiteral("protobuf 4.25")}, kEcho, grpc, protobuf, local, 3 * day,
-         700000, 1500000, 2000, 0, QStringLiteral("finished")},
-        {QStringLiteral("msgpack sum"), {}, kSum, QStringLiteral("msgpack"), QStringLiteral("msgpack"),
-         QStringLiteral("127.0.0.1:9000"), 7200, 5000000, 12000000, 300, 0, QStringLiteral("finished")},
-        {QStringLiteral("with errors"), {QStringLiteral("flaky")}, kEcho, grpc, protobuf,
-         QStringLiteral("10.0.0.5:50051"), 3600, 100000, 250000, 800, 40, QStringLiteral("stopped")},
-        {QStringLiteral("imported ghz"), {}, kEcho, grpc, protobuf, local, 600, 1000000, 3000000, 100, 0,
-         QStringLiteral("imported")},
-        {QStringLiteral("running now"), {}, kEcho, grpc, protobuf, local, 60, 20000, 40000, 50, 0,
-         QStringLiteral("running")},
-        {QStringLiteral("big payload"), {QStringLiteral("baseline")}, kOtherEcho, grpc, protobuf, local, 0, 300000,
-         600000, 4000, 0, QStringLiteral("finished")},
+        { QStringLiteral("baseline grpc"), { QStringLiteral("baseline"), QStringLiteral("protobuf 3.21") }, kEcho, grpc,
+            protobuf, local, 40 * day, 60000, 95000, 1000, 0, QStringLiteral("finished") },
+        { QString(), {}, kSum, QStringLiteral("http"), QStringLiteral("json"), QStringLiteral("http://127.0.0.1:8080"),
+            20 * day, 400000, 900000, 500, 0, QStringLiteral("interrupted") },
+        { QStringLiteral("after upgrade"), { QStringLiteral("protobuf 4.25") }, kEcho, grpc, protobuf, local, 3 * day,
+            700000, 1500000, 2000, 0, QStringLiteral("finished") },
+        { QStringLiteral("msgpack sum"), {}, kSum, QStringLiteral("msgpack"), QStringLiteral("msgpack"),
+            QStringLiteral("127.0.0.1:9000"), 7200, 5000000, 12000000, 300, 0, QStringLiteral("finished") },
+        { QStringLiteral("with errors"), { QStringLiteral("flaky") }, kEcho, grpc, protobuf,
+            QStringLiteral("10.0.0.5:50051"), 3600, 100000, 250000, 800, 40, QStringLiteral("stopped") },
+        { QStringLiteral("imported ghz"), {}, kEcho, grpc, protobuf, local, 600, 1000000, 3000000, 100, 0,
+            QStringLiteral("imported") },
+        { QStringLiteral("running now"), {}, kEcho, grpc, protobuf, local, 60, 20000, 40000, 50, 0,
+            QStringLiteral("running") },
+        { QStringLiteral("big payload"), { QStringLiteral("baseline") }, kOtherEcho, grpc, protobuf, local, 0, 300000,
+            600000, 4000, 0, QStringLiteral("finished") },
     };
 }
 
-struct Fixture
-{
+struct Fixture {
     QTemporaryDir dir;
     RunStore store;
     QList<qint64> ids; ///< in specs() order
@@ -153,7 +152,7 @@ QModelIndex sourceIndex(const HistoryPage &page, qint64 id, int column)
 bool storeHas(const RunStore &store, qint64 id)
 {
     QString error;
-    for (const RunListEntry &e : store.list(RunFilter{}, &error)) {
+    for (const RunListEntry &e : store.list(RunFilter {}, &error)) {
         if (e.id == id)
             return true;
     }
@@ -162,8 +161,7 @@ bool storeHas(const RunStore &store, qint64 id)
 
 } // namespace
 
-class HistoryTest : public QObject
-{
+class HistoryTest : public QObject {
     Q_OBJECT
 
 private slots:
@@ -193,11 +191,10 @@ private slots:
         QCOMPARE(page.proxy()->columnCount(), int(RunListModel::ColumnCount));
         QCOMPARE(page.proxy()->columnCount(), 13);
         QCOMPARE(page.countLabel()->text(), QStringLiteral("8 runs"));
-        const QStringList headers{QStringLiteral("ID"),     QStringLiteral("Started"), QStringLiteral("Status"),
-                                  QStringLiteral("Name"),   QStringLiteral("Labels"),  QStringLiteral("Method"),
-                                  QStringLiteral("Stack"),  QStringLiteral("Target"),  QStringLiteral("Calls"),
-                                  QStringLiteral("Req/s"),  QStringLiteral("p50"),     QStringLiteral("p99"),
-                                  QStringLiteral("Errors")};
+        const QStringList headers { QStringLiteral("ID"), QStringLiteral("Started"), QStringLiteral("Status"),
+            QStringLiteral("Name"), QStringLiteral("Labels"), QStringLiteral("Method"), QStringLiteral("Stack"),
+            QStringLiteral("Target"), QStringLiteral("Calls"), QStringLiteral("Req/s"), QStringLiteral("p50"),
+            QStringLiteral("p99"), QStringLiteral("Errors") };
         for (int c = 0; c < headers.size(); ++c)
             QCOMPARE(page.proxy()->headerData(c, Qt::Horizontal).toString(), headers[c]);
 
@@ -208,22 +205,22 @@ private slots:
         const QModelIndex echo = sourceIndex(page, f.ids[0], RunListModel::MethodColumn);
         QCOMPARE(echo.data().toString(), QStringLiteral("Bench/Echo"));
         QCOMPARE(echo.data(Qt::ToolTipRole).toString(), kEcho);
-        QCOMPARE(sourceIndex(page, f.ids[0], RunListModel::StackColumn).data().toString(),
-                 QStringLiteral("grpc/protobuf"));
+        QCOMPARE(
+            sourceIndex(page, f.ids[0], RunListModel::StackColumn).data().toString(), QStringLiteral("grpc/protobuf"));
         QCOMPARE(sourceIndex(page, f.ids[0], RunListModel::LabelsColumn).data().toString(),
-                 QStringLiteral("baseline, protobuf 3.21"));
+            QStringLiteral("baseline, protobuf 3.21"));
         // 95 us as the histogram keeps it (within 1%), formatted.
         QCOMPARE(sourceIndex(page, f.ids[0], RunListModel::P99Column).data().toString(),
-                 formatNanos(static_cast<double>(entryOf(page, f.ids[0]).p99Ns)));
+            formatNanos(static_cast<double>(entryOf(page, f.ids[0]).p99Ns)));
         QVERIFY(sourceIndex(page, f.ids[0], RunListModel::P99Column).data().toString().endsWith(QStringLiteral(" us")));
         QCOMPARE(sourceIndex(page, f.ids[0], RunListModel::P99Column).data(Qt::TextAlignmentRole).toInt(),
-                 int(Qt::AlignRight | Qt::AlignVCenter));
+            int(Qt::AlignRight | Qt::AlignVCenter));
         QCOMPARE(sourceIndex(page, f.ids[0], RunListModel::NameColumn).data(Qt::TextAlignmentRole).toInt(),
-                 int(Qt::AlignLeft | Qt::AlignVCenter));
+            int(Qt::AlignLeft | Qt::AlignVCenter));
         QCOMPARE(sourceIndex(page, f.ids[4], RunListModel::ErrorsColumn).data().toString(), QStringLiteral("40"));
         const QDateTime started = entryOf(page, f.ids[0]).startedAt;
         QCOMPARE(sourceIndex(page, f.ids[0], RunListModel::StartedColumn).data().toString(),
-                 started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+            started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
 
         // The interrupted run says so, with an icon; the others carry none.
         const QModelIndex interrupted = sourceIndex(page, f.ids[1], RunListModel::StatusColumn);
@@ -274,16 +271,16 @@ private slots:
         HistoryPage page(&f.store);
 
         page.textFilter()->setText(QStringLiteral("SUM"));
-        QCOMPARE(shownIds(page), (QList<qint64>{f.ids[3], f.ids[1]})); // method Sum; "msgpack sum" by name too
+        QCOMPARE(shownIds(page), (QList<qint64> { f.ids[3], f.ids[1] })); // method Sum; "msgpack sum" by name too
         page.textFilter()->setText(QStringLiteral("10.0.0.5"));
-        QCOMPARE(shownIds(page), QList<qint64>{f.ids[4]});
+        QCOMPARE(shownIds(page), QList<qint64> { f.ids[4] });
         page.textFilter()->setText(QStringLiteral("4.25")); // a label
-        QCOMPARE(shownIds(page), QList<qint64>{f.ids[2]});
+        QCOMPARE(shownIds(page), QList<qint64> { f.ids[2] });
         QCOMPARE(page.countLabel()->text(), QStringLiteral("1 of 8 runs shown"));
         page.textFilter()->clear();
 
         page.labelFilter()->setText(QStringLiteral("baseline"));
-        QCOMPARE(shownIds(page), (QList<qint64>{f.ids[7], f.ids[0]}));
+        QCOMPARE(shownIds(page), (QList<qint64> { f.ids[7], f.ids[0] }));
         page.labelFilter()->clear();
 
         QComboBox *methods = page.methodFilter();
@@ -292,12 +289,12 @@ private slots:
         QVERIFY(methods->findText(kOtherEcho) > 0);
         QVERIFY(methods->findText(QStringLiteral("Bench/Sum")) > 0);
         methods->setCurrentIndex(methods->findData(kSum));
-        QCOMPARE(shownIds(page), (QList<qint64>{f.ids[3], f.ids[1]}));
+        QCOMPARE(shownIds(page), (QList<qint64> { f.ids[3], f.ids[1] }));
         methods->setCurrentIndex(methods->findData(kOtherEcho));
-        QCOMPARE(shownIds(page), QList<qint64>{f.ids[7]});
+        QCOMPARE(shownIds(page), QList<qint64> { f.ids[7] });
         // Combined with the label filter: both must match.
         page.labelFilter()->setText(QStringLiteral("protobuf"));
-        QCOMPARE(shownIds(page), QList<qint64>{});
+        QCOMPARE(shownIds(page), QList<qint64> {});
         page.labelFilter()->clear();
         methods->setCurrentIndex(0);
         QCOMPARE(page.proxy()->rowCount(), 8);
@@ -339,7 +336,7 @@ private slots:
         QVERIFY(page.model()->setData(labels, QStringLiteral("zeta, alpha,, alpha , ")));
         QCOMPARE(labels.data().toString(), QStringLiteral("alpha, zeta"));
         const QStringList stored = f.store.load(f.ids[1], &error)->labels;
-        QCOMPARE(stored, (QStringList{QStringLiteral("alpha"), QStringLiteral("zeta")}));
+        QCOMPARE(stored, (QStringList { QStringLiteral("alpha"), QStringLiteral("zeta") }));
         QVERIFY(page.model()->setData(labels, QString()));
         QVERIFY(f.store.load(f.ids[1], &error)->labels.isEmpty());
         QVERIFY(page.errorMessage().isEmpty());
@@ -353,7 +350,7 @@ private slots:
 
         // The rename action edits the name in place.
         page.show();
-        QVERIFY(page.selectIds({f.ids[0]}));
+        QVERIFY(page.selectIds({ f.ids[0] }));
         QVERIFY(page.renameAction()->isEnabled());
         page.renameAction()->trigger();
         QCOMPARE(page.view()->currentIndex().column(), int(RunListModel::NameColumn));
@@ -378,7 +375,7 @@ private slots:
         const uint64_t listedP50 = entryOf(page, f.ids[0]).p50Ns;
 
         QVERIFY(!page.deleteAction()->isEnabled());
-        QVERIFY(page.selectIds({f.ids[0], f.ids[3]}));
+        QVERIFY(page.selectIds({ f.ids[0], f.ids[3] }));
         QVERIFY(page.deleteAction()->isEnabled());
         QVERIFY(!page.undoAction()->isEnabled());
         page.deleteAction()->trigger();
@@ -387,7 +384,7 @@ private slots:
         QVERIFY(!f.store.load(f.ids[0], &error));
         QCOMPARE(page.proxy()->rowCount(), 6);
         QCOMPARE(deleted.size(), 1);
-        QCOMPARE(deleted.first().first().value<QList<qint64>>(), (QList<qint64>{f.ids[3], f.ids[0]}));
+        QCOMPARE(deleted.first().first().value<QList<qint64>>(), (QList<qint64> { f.ids[3], f.ids[0] }));
         QVERIFY(page.canUndo());
         QVERIFY(page.undoAction()->isEnabled());
         QCOMPARE(page.selectedIds().size(), 1); // the next row, for the keyboard
@@ -404,13 +401,13 @@ private slots:
         QCOMPARE(after->rawSamples.size(), before->rawSamples.size());
         QCOMPARE(entryOf(page, f.ids[0]).p50Ns, listedP50);
         QVERIFY(storeHas(f.store, f.ids[3]));
-        QCOMPARE(page.selectedIds(), (QList<qint64>{f.ids[3], f.ids[0]})); // the restored runs, selected
+        QCOMPARE(page.selectedIds(), (QList<qint64> { f.ids[3], f.ids[0] })); // the restored runs, selected
 
         // A run being written is not deleted, and the page says why; the undo of the delete before stays.
-        QVERIFY(page.selectIds({f.ids[5]}));
+        QVERIFY(page.selectIds({ f.ids[5] }));
         page.deleteSelected();
         QVERIFY(!storeHas(f.store, f.ids[5]));
-        QVERIFY(page.selectIds({f.ids[6]}));
+        QVERIFY(page.selectIds({ f.ids[6] }));
         page.deleteAction()->trigger();
         QVERIFY(storeHas(f.store, f.ids[6]));
         QVERIFY2(page.errorMessage().contains(QStringLiteral("running")), qPrintable(page.errorMessage()));
@@ -419,7 +416,7 @@ private slots:
         QVERIFY(storeHas(f.store, f.ids[5]));
 
         // An edit ends the offer: Ctrl+Z would otherwise undo an older delete rather than the edit.
-        QVERIFY(page.selectIds({f.ids[5]}));
+        QVERIFY(page.selectIds({ f.ids[5] }));
         page.deleteSelected();
         QVERIFY(page.canUndo());
         QVERIFY(page.model()->setData(sourceIndex(page, f.ids[4], RunListModel::NameColumn), QStringLiteral("n")));
@@ -435,7 +432,7 @@ private slots:
         page.show();
         QVERIFY(QTest::qWaitForWindowActive(&page));
         page.view()->setFocus();
-        QVERIFY(page.selectIds({f.ids[5]}));
+        QVERIFY(page.selectIds({ f.ids[5] }));
 
         QTest::keyClick(page.view(), Qt::Key_Return);
         QCOMPARE(open.size(), 1);
@@ -455,8 +452,8 @@ private slots:
         QVERIFY(storeHas(f.store, f.ids[5]));
 
         page.textFilter()->clear();
-        const QRect cell = page.view()->visualRect(page.proxy()->mapFromSource(
-            sourceIndex(page, f.ids[7], RunListModel::NameColumn)));
+        const QRect cell = page.view()->visualRect(
+            page.proxy()->mapFromSource(sourceIndex(page, f.ids[7], RunListModel::NameColumn)));
         // As a real double click arrives: a click, then the double click.
         QTest::mouseClick(page.view()->viewport(), Qt::LeftButton, {}, cell.center());
         QTest::mouseDClick(page.view()->viewport(), Qt::LeftButton, {}, cell.center());
@@ -474,7 +471,7 @@ private slots:
 
         QVERIFY(!page.compareAction()->isEnabled());
         QVERIFY(!page.openAction()->isEnabled());
-        QVERIFY(page.selectIds({f.ids[4]}));
+        QVERIFY(page.selectIds({ f.ids[4] }));
         QVERIFY(!page.compareAction()->isEnabled());
         QVERIFY(page.openAction()->isEnabled());
         page.openAction()->trigger();
@@ -485,11 +482,11 @@ private slots:
         page.compareSelected(); // and the slot itself refuses one run
         QCOMPARE(compare.size(), 0);
 
-        QVERIFY(page.selectIds({f.ids[5], f.ids[0], f.ids[2]}));
+        QVERIFY(page.selectIds({ f.ids[5], f.ids[0], f.ids[2] }));
         QVERIFY(page.compareAction()->isEnabled());
         page.compareAction()->trigger();
         QCOMPARE(compare.size(), 1);
-        QCOMPARE(compare.first().first().value<QList<qint64>>(), (QList<qint64>{f.ids[0], f.ids[2], f.ids[5]}));
+        QCOMPARE(compare.first().first().value<QList<qint64>>(), (QList<qint64> { f.ids[0], f.ids[2], f.ids[5] }));
     }
 
     void detailsShowTheSelectedRun()
@@ -497,7 +494,7 @@ private slots:
         Fixture f;
         QVERIFY(f.open());
         HistoryPage page(&f.store);
-        QVERIFY(page.selectIds({f.ids[3]}));
+        QVERIFY(page.selectIds({ f.ids[3] }));
         RunDetailsPanel *details = page.detailsPanel();
         QTRY_COMPARE(details->runId(), f.ids[3]);
         QVERIFY(details->header()->text().contains(QStringLiteral("msgpack sum")));
@@ -522,7 +519,7 @@ private slots:
         QVERIFY(!page.isAvailable());
         QVERIFY(page.unavailableLabel()->isVisibleTo(&page));
         QVERIFY2(page.unavailableLabel()->text().contains(QStringLiteral("not open")),
-                 qPrintable(page.unavailableLabel()->text()));
+            qPrintable(page.unavailableLabel()->text()));
         QVERIFY(!page.view()->isVisibleTo(&page));
         QCOMPARE(page.model()->rowCount(), 0);
         QVERIFY(!page.openAction()->isEnabled());
@@ -576,7 +573,7 @@ private slots:
 
         s.state = RunState::Stopped;
         s.latency.record(3000);
-        recorder.finish(&run, s, {{1, 2, 0}});
+        recorder.finish(&run, s, { { 1, 2, 0 } });
         QCOMPARE(run.status, QStringLiteral("stopped"));
         QTRY_COMPARE(stored.count(), 1);
         QCOMPARE(stored.first().first().toLongLong(), run.id);
@@ -601,7 +598,7 @@ private slots:
         Fixture f;
         QVERIFY(f.open());
         HistoryPage page(&f.store);
-        QVERIFY(page.selectIds({f.ids[2], f.ids[4]}));
+        QVERIFY(page.selectIds({ f.ids[2], f.ids[4] }));
         QString error;
         Spec spec = specs().first();
         spec.name = QStringLiteral("saved just now");
@@ -610,7 +607,7 @@ private slots:
         page.refresh();
         QCOMPARE(page.proxy()->rowCount(), 9);
         QCOMPARE(page.countLabel()->text(), QStringLiteral("9 runs"));
-        QCOMPARE(page.selectedIds(), (QList<qint64>{f.ids[4], f.ids[2]}));
+        QCOMPARE(page.selectedIds(), (QList<qint64> { f.ids[4], f.ids[2] }));
     }
 };
 

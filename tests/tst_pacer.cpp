@@ -40,8 +40,7 @@ RateSchedule line(double start, double slope, double end, nanoseconds max = 0ns)
 }
 } // namespace
 
-class TestPacer : public QObject
-{
+class TestPacer : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void pace_data()
@@ -54,32 +53,50 @@ private Q_SLOTS:
         QTest::addColumn<bool>("stop");
 
         // Constant 100/s: call k is due at k * 10 ms.
-        QTest::newRow("const first call now") << constant(100) << qint64(0) << quint64(0) << qint64(0) << qint64(0) << false;
-        QTest::newRow("const on time") << constant(100) << qint64(0) << quint64(1) << qint64(10'000'000) << qint64(10'000'000) << false;
-        QTest::newRow("const mid-wait") << constant(100) << qint64(25'000'000) << quint64(3) << qint64(30'000'000) << qint64(5'000'000) << false;
+        QTest::newRow("const first call now")
+            << constant(100) << qint64(0) << quint64(0) << qint64(0) << qint64(0) << false;
+        QTest::newRow("const on time") << constant(100) << qint64(0) << quint64(1) << qint64(10'000'000)
+                                       << qint64(10'000'000) << false;
+        QTest::newRow("const mid-wait") << constant(100) << qint64(25'000'000) << quint64(3) << qint64(30'000'000)
+                                        << qint64(5'000'000) << false;
         // Behind schedule: due in the past, no wait, and the due time is kept (latency counts from it).
-        QTest::newRow("const behind") << constant(100) << qint64(95'000'000) << quint64(5) << qint64(50'000'000) << qint64(0) << false;
-        QTest::newRow("const fractional") << constant(3) << qint64(0) << quint64(1) << qint64(333'333'333) << qint64(333'333'333) << false;
+        QTest::newRow("const behind") << constant(100) << qint64(95'000'000) << quint64(5) << qint64(50'000'000)
+                                      << qint64(0) << false;
+        QTest::newRow("const fractional")
+            << constant(3) << qint64(0) << quint64(1) << qint64(333'333'333) << qint64(333'333'333) << false;
         // Max duration: a call due at or after it is never sent.
-        QTest::newRow("const max reached") << constant(100, 1s) << qint64(0) << quint64(100) << qint64(0) << qint64(0) << true;
-        QTest::newRow("const just before max") << constant(100, 1s) << qint64(0) << quint64(99) << qint64(990'000'000) << qint64(990'000'000) << false;
+        QTest::newRow("const max reached")
+            << constant(100, 1s) << qint64(0) << quint64(100) << qint64(0) << qint64(0) << true;
+        QTest::newRow("const just before max")
+            << constant(100, 1s) << qint64(0) << quint64(99) << qint64(990'000'000) << qint64(990'000'000) << false;
 
         // Step: 10/s for 1 s (calls 0-9), 20/s for 1 s (10-29), then 30/s, capped there: call 60 at 3 s, 120 at 5 s.
-        QTest::newRow("step first block") << step(10, 10, 30, 1s) << qint64(0) << quint64(5) << qint64(500'000'000) << qint64(500'000'000) << false;
-        QTest::newRow("step second block") << step(10, 10, 30, 1s) << qint64(0) << quint64(10) << qint64(1'000'000'000) << qint64(1'000'000'000) << false;
-        QTest::newRow("step inside second") << step(10, 10, 30, 1s) << qint64(1'000'000'000) << quint64(15) << qint64(1'250'000'000) << qint64(250'000'000) << false;
-        QTest::newRow("step capped at end") << step(10, 10, 30, 1s) << qint64(0) << quint64(60) << qint64(3'000'000'000) << qint64(3'000'000'000) << false;
-        QTest::newRow("step capped later") << step(10, 10, 30, 1s) << qint64(0) << quint64(120) << qint64(5'000'000'000) << qint64(5'000'000'000) << false;
+        QTest::newRow("step first block")
+            << step(10, 10, 30, 1s) << qint64(0) << quint64(5) << qint64(500'000'000) << qint64(500'000'000) << false;
+        QTest::newRow("step second block") << step(10, 10, 30, 1s) << qint64(0) << quint64(10) << qint64(1'000'000'000)
+                                           << qint64(1'000'000'000) << false;
+        QTest::newRow("step inside second") << step(10, 10, 30, 1s) << qint64(1'000'000'000) << quint64(15)
+                                            << qint64(1'250'000'000) << qint64(250'000'000) << false;
+        QTest::newRow("step capped at end") << step(10, 10, 30, 1s) << qint64(0) << quint64(60) << qint64(3'000'000'000)
+                                            << qint64(3'000'000'000) << false;
+        QTest::newRow("step capped later") << step(10, 10, 30, 1s) << qint64(0) << quint64(120) << qint64(5'000'000'000)
+                                           << qint64(5'000'000'000) << false;
         // A falling step schedule that reaches zero stops.
-        QTest::newRow("step down to zero") << step(20, -10, 0, 1s) << qint64(0) << quint64(30) << qint64(0) << qint64(0) << true;
-        QTest::newRow("step down, still going") << step(20, -10, 0, 1s) << qint64(0) << quint64(25) << qint64(1'500'000'000) << qint64(1'500'000'000) << false;
+        QTest::newRow("step down to zero")
+            << step(20, -10, 0, 1s) << qint64(0) << quint64(30) << qint64(0) << qint64(0) << true;
+        QTest::newRow("step down, still going") << step(20, -10, 0, 1s) << qint64(0) << quint64(25)
+                                                << qint64(1'500'000'000) << qint64(1'500'000'000) << false;
 
         // Line: rate 10 + 10 t; calls by time t: 10t + 5t^2. By 1 s: 15 calls; by 2 s: 40.
-        QTest::newRow("line 15 at 1s") << line(10, 10, 0) << qint64(0) << quint64(15) << qint64(1'000'000'000) << qint64(1'000'000'000) << false;
-        QTest::newRow("line 40 at 2s") << line(10, 10, 0) << qint64(500'000'000) << quint64(40) << qint64(2'000'000'000) << qint64(1'500'000'000) << false;
+        QTest::newRow("line 15 at 1s") << line(10, 10, 0) << qint64(0) << quint64(15) << qint64(1'000'000'000)
+                                       << qint64(1'000'000'000) << false;
+        QTest::newRow("line 40 at 2s") << line(10, 10, 0) << qint64(500'000'000) << quint64(40) << qint64(2'000'000'000)
+                                       << qint64(1'500'000'000) << false;
         // Capped at 20/s from t = 1 s (15 calls by then), linear after: call 35 at 2 s.
-        QTest::newRow("line capped") << line(10, 10, 20) << qint64(0) << quint64(35) << qint64(2'000'000'000) << qint64(2'000'000'000) << false;
-        QTest::newRow("line max duration") << line(10, 10, 0, 1s) << qint64(0) << quint64(15) << qint64(0) << qint64(0) << true;
+        QTest::newRow("line capped") << line(10, 10, 20) << qint64(0) << quint64(35) << qint64(2'000'000'000)
+                                     << qint64(2'000'000'000) << false;
+        QTest::newRow("line max duration")
+            << line(10, 10, 0, 1s) << qint64(0) << quint64(15) << qint64(0) << qint64(0) << true;
     }
 
     void pace()
@@ -101,7 +118,8 @@ private Q_SLOTS:
 
     void intendedTimesAreMonotonic()
     {
-        for (const RateSchedule &s : {constant(1000), step(100, 50, 1000, 200ms), line(5, 100, 2000), line(500, -10, 100)}) {
+        for (const RateSchedule &s :
+            { constant(1000), step(100, 50, 1000, 200ms), line(5, 100, 2000), line(500, -10, 100) }) {
             nanoseconds previous = -1ns;
             for (uint64_t k = 0; k < 20'000; ++k) {
                 const nanoseconds t = s.intendedTime(k);

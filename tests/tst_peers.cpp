@@ -7,12 +7,10 @@
 
 #include <csignal>
 
-class TestPeers : public QObject
-{
+class TestPeers : public QObject {
     Q_OBJECT
 
-    struct Result
-    {
+    struct Result {
         int exitCode;
         QString out;
         QString err;
@@ -25,15 +23,14 @@ class TestPeers : public QObject
         if (!process.waitForFinished(60000)) {
             process.kill();
             process.waitForFinished();
-            return {-1, QString(), QStringLiteral("timed out")};
+            return { -1, QString(), QStringLiteral("timed out") };
         }
-        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
-                QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+        return { process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError()) };
     }
 
     /// A peer process, stopped with SIGTERM when the test ends.
-    struct Peer
-    {
+    struct Peer {
         QProcess process;
         QString address;
         ~Peer()
@@ -59,15 +56,21 @@ class TestPeers : public QObject
         }
         if (!peer->process.canReadLine()) {
             qWarning("%s did not start: %s", qPrintable(arguments.value(0, program)),
-                     peer->process.readAllStandardError().constData());
+                peer->process.readAllStandardError().constData());
             return false;
         }
         peer->address = QString::fromUtf8(peer->process.readLine()).trimmed();
         return !peer->address.isEmpty();
     }
 
-    static QString peerScript(const char *name) { return QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/") + QLatin1String(name); }
-    static QString benchProto() { return QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"); }
+    static QString peerScript(const char *name)
+    {
+        return QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/") + QLatin1String(name);
+    }
+    static QString benchProto()
+    {
+        return QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto");
+    }
     static QString python() { return QStringLiteral("/usr/bin/python3"); }
 
     static void expectAllOk(const Result &r, int calls)
@@ -80,21 +83,23 @@ private Q_SLOTS:
     void fastapiJsonEndpoint()
     {
         Peer peer;
-        QVERIFY(start(&peer, python(), {peerScript("fastapi_server.py"), QStringLiteral("--port"), QStringLiteral("0")}));
+        QVERIFY(
+            start(&peer, python(), { peerScript("fastapi_server.py"), QStringLiteral("--port"), QStringLiteral("0") }));
         QVERIFY2(peer.address.startsWith(QStringLiteral("http://127.0.0.1:")), qPrintable(peer.address));
         // The bench route, and a plain FastAPI route a user would write (POST /sum).
-        for (const QString &path : {QStringLiteral("/rpcscope.bench.v1.Bench/Sum"), QStringLiteral("/sum")}) {
-            const Result r = cli({QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--proto"),
-                                  benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
-                                  QStringLiteral("--fill"), QStringLiteral("nums=100"), QStringLiteral("-n"), QStringLiteral("300"),
-                                  QStringLiteral("-c"), QStringLiteral("4"), QStringLiteral("--fail-on-error"), peer.address + path});
+        for (const QString &path : { QStringLiteral("/rpcscope.bench.v1.Bench/Sum"), QStringLiteral("/sum") }) {
+            const Result r = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"),
+                QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=100"),
+                QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"), QStringLiteral("4"),
+                QStringLiteral("--fail-on-error"), peer.address + path });
             expectAllOk(r, 300);
         }
         // A route that does not exist: counted as UNIMPLEMENTED (HTTP 404), not a crash.
-        const Result missing = cli({QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--proto"),
-                                    benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
-                                    QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("-c"), QStringLiteral("1"),
-                                    peer.address + QStringLiteral("/nope")});
+        const Result missing = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"),
+            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"), QStringLiteral("20"),
+            QStringLiteral("-c"), QStringLiteral("1"), peer.address + QStringLiteral("/nope") });
         QCOMPARE(missing.exitCode, 0);
         QVERIFY2(missing.out.contains(QStringLiteral("[UNIMPLEMENTED]\t20 responses")), qPrintable(missing.out));
         QVERIFY(missing.out.contains(QStringLiteral("HTTP 404")));
@@ -103,54 +108,58 @@ private Q_SLOTS:
     void grpcioServer()
     {
         Peer peer;
-        QVERIFY(start(&peer, python(), {peerScript("grpcio_server.py"), QStringLiteral("--port"), QStringLiteral("0")}));
-        QVERIFY2(QRegularExpression(QStringLiteral("^127\\.0\\.0\\.1:\\d+$")).match(peer.address).hasMatch(), qPrintable(peer.address));
-        const Result sum = cli({QStringLiteral("run"), QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
-                                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=1000"),
-                                QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"), QStringLiteral("4"),
-                                QStringLiteral("--fail-on-error"), peer.address});
+        QVERIFY(
+            start(&peer, python(), { peerScript("grpcio_server.py"), QStringLiteral("--port"), QStringLiteral("0") }));
+        QVERIFY2(QRegularExpression(QStringLiteral("^127\\.0\\.0\\.1:\\d+$")).match(peer.address).hasMatch(),
+            qPrintable(peer.address));
+        const Result sum = cli({ QStringLiteral("run"), QStringLiteral("--proto"), benchProto(),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+            QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
+            QStringLiteral("4"), QStringLiteral("--fail-on-error"), peer.address });
         expectAllOk(sum, 300);
-        const Result list = cli({QStringLiteral("run"), QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
-                                 QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
-                                 QStringLiteral(R"({"count":50,"name_size":10})"), QStringLiteral("-n"), QStringLiteral("100"),
-                                 QStringLiteral("--fail-on-error"), peer.address});
+        const Result list = cli({ QStringLiteral("run"), QStringLiteral("--proto"), benchProto(),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
+            QStringLiteral(R"({"count":50,"name_size":10})"), QStringLiteral("-n"), QStringLiteral("100"),
+            QStringLiteral("--fail-on-error"), peer.address });
         expectAllOk(list, 100);
     }
 
     void pythonMsgpackRpcServer()
     {
         Peer peer;
-        QVERIFY(start(&peer, python(), {peerScript("msgpackrpc_server.py"), QStringLiteral("--port"), QStringLiteral("0")}));
+        QVERIFY(start(
+            &peer, python(), { peerScript("msgpackrpc_server.py"), QStringLiteral("--port"), QStringLiteral("0") }));
         // sum_nums(list) -> int, as a Python user names it; then the map form.
-        const Result positional = cli({QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"),
-                                       QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
-                                       QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--rpc-method"),
-                                       QStringLiteral("sum_nums"), QStringLiteral("--fill"), QStringLiteral("nums=1000"),
-                                       QStringLiteral("-n"), QStringLiteral("500"), QStringLiteral("-c"), QStringLiteral("16"),
-                                       QStringLiteral("--fail-on-error"), peer.address});
+        const Result positional = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"),
+            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--rpc-method"), QStringLiteral("sum_nums"),
+            QStringLiteral("--fill"), QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("500"),
+            QStringLiteral("-c"), QStringLiteral("16"), QStringLiteral("--fail-on-error"), peer.address });
         expectAllOk(positional, 500);
-        const Result map = cli({QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"), QStringLiteral("--proto"),
-                                benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
-                                QStringLiteral("--msgpack-params"), QStringLiteral("map"), QStringLiteral("--fill"),
-                                QStringLiteral("payload=4KiB"), QStringLiteral("-n"), QStringLiteral("200"),
-                                QStringLiteral("--fail-on-error"), peer.address});
+        const Result map = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"),
+            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--msgpack-params"), QStringLiteral("map"),
+            QStringLiteral("--fill"), QStringLiteral("payload=4KiB"), QStringLiteral("-n"), QStringLiteral("200"),
+            QStringLiteral("--fail-on-error"), peer.address });
         expectAllOk(map, 200);
     }
 
     void neovimMsgpackRpcApi()
     {
         Peer peer;
-        QVERIFY(start(&peer, QStringLiteral("bash"), {peerScript("nvim_server.sh")}));
+        QVERIFY(start(&peer, QStringLiteral("bash"), { peerScript("nvim_server.sh") }));
         const QString proto = QStringLiteral(RPCSCOPE_TEST_DATA "/nvim.proto");
-        const QStringList common{QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"), QStringLiteral("--proto"),
-                                 proto, QStringLiteral("--call"), QStringLiteral("test.nvim.Nvim/Eval"), QStringLiteral("--rpc-method"),
-                                 QStringLiteral("nvim_eval"), QStringLiteral("-n"), QStringLiteral("200"), QStringLiteral("-c"),
-                                 QStringLiteral("4")};
-        expectAllOk(cli(common + QStringList{QStringLiteral("-d"), QStringLiteral(R"({"expr":"1+2"})"), QStringLiteral("--fail-on-error"),
-                                             peer.address}),
-                    200);
+        const QStringList common { QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("msgpack"),
+            QStringLiteral("--proto"), proto, QStringLiteral("--call"), QStringLiteral("test.nvim.Nvim/Eval"),
+            QStringLiteral("--rpc-method"), QStringLiteral("nvim_eval"), QStringLiteral("-n"), QStringLiteral("200"),
+            QStringLiteral("-c"), QStringLiteral("4") };
+        expectAllOk(cli(common
+                        + QStringList { QStringLiteral("-d"), QStringLiteral(R"({"expr":"1+2"})"),
+                            QStringLiteral("--fail-on-error"), peer.address }),
+            200);
         // nvim's error element is counted with its text.
-        const Result error = cli(common + QStringList{QStringLiteral("-d"), QStringLiteral(R"j({"expr":"nosuchfunc()"})j"), peer.address});
+        const Result error = cli(common
+            + QStringList { QStringLiteral("-d"), QStringLiteral(R"j({"expr":"nosuchfunc()"})j"), peer.address });
         QCOMPARE(error.exitCode, 0);
         QVERIFY2(error.out.contains(QStringLiteral("[UNKNOWN]\t200 responses")), qPrintable(error.out));
         QVERIFY2(error.out.contains(QStringLiteral("E117")), qPrintable(error.out));

@@ -55,13 +55,11 @@ RunRecord makeRun(const QString &name, uint64_t seed, double medianNs, bool open
     run.target = QStringLiteral("builtin");
     run.startedAt = QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC);
     run.endedAt = run.startedAt.addSecs(30);
-    run.scenario = QJsonObject{{QStringLiteral("load"), QJsonObject{{QStringLiteral("calls"), 0},
-                                                                    {QStringLiteral("concurrency"), 16},
-                                                                    {QStringLiteral("duration"), QStringLiteral("30s")},
-                                                                    {QStringLiteral("rate"), QString()}}}};
-    run.environment = QJsonObject{{QStringLiteral("os"), QStringLiteral("Debian GNU/Linux 12")},
-                                  {QStringLiteral("cores"), 8},
-                                  {QStringLiteral("cpu_governor"), QStringLiteral("performance")}};
+    run.scenario = QJsonObject { { QStringLiteral("load"),
+        QJsonObject { { QStringLiteral("calls"), 0 }, { QStringLiteral("concurrency"), 16 },
+            { QStringLiteral("duration"), QStringLiteral("30s") }, { QStringLiteral("rate"), QString() } } } };
+    run.environment = QJsonObject { { QStringLiteral("os"), QStringLiteral("Debian GNU/Linux 12") },
+        { QStringLiteral("cores"), 8 }, { QStringLiteral("cpu_governor"), QStringLiteral("performance") } };
 
     RunSnapshot &s = run.snapshot;
     s.generation = seed;
@@ -70,7 +68,7 @@ RunRecord makeRun(const QString &name, uint64_t seed, double medianNs, bool open
     recordLognormal(s.errorLatency, seed + 1, medianNs * 3, 0.3, 120);
     s.statusCounts[CallStatus::Ok] = s.latency.count();
     s.statusCounts[CallStatus::Unavailable] = s.errorLatency.count();
-    s.errors << ErrorSample{CallStatus::Unavailable, QStringLiteral("connect failed: <refused> & gone"), 120};
+    s.errors << ErrorSample { CallStatus::Unavailable, QStringLiteral("connect failed: <refused> & gone"), 120 };
     if (openLoop) {
         s.openLoop = true;
         recordLognormal(s.serviceLatency, seed + 2, medianNs * 0.7, 0.4, 60'000);
@@ -175,8 +173,7 @@ int pixelsNear(const QImage &image, const QColor &color, int tolerance = 24)
     return n;
 }
 
-struct SvgContent
-{
+struct SvgContent {
     bool wellFormed = false;
     QString error;
     QStringList texts;
@@ -220,8 +217,7 @@ QString axisLabelOf(ChartKind kind)
 
 } // namespace
 
-class TestReportCharts : public QObject
-{
+class TestReportCharts : public QObject {
     Q_OBJECT
 
     RunRecord m_a = makeRun(kNastyName, 1, 2e6);
@@ -272,8 +268,8 @@ private Q_SLOTS:
         options.scale = 2;
         const QString path = m_dir.filePath(QStringLiteral("chart-%1.png").arg(kind));
         QString error;
-        QVERIFY2(renderChart({&m_a}, static_cast<ChartKind>(kind), ChartFormat::Png, options, path, &error),
-                 qPrintable(error));
+        QVERIFY2(renderChart({ &m_a }, static_cast<ChartKind>(kind), ChartFormat::Png, options, path, &error),
+            qPrintable(error));
         QImage image;
         QVERIFY(image.load(path, "PNG"));
         QCOMPARE(image.size(), QSize(1600, 900));
@@ -282,8 +278,8 @@ private Q_SLOTS:
         QCOMPARE(image.pixelColor(2, 2), QColor(Qt::white));
         QCOMPARE(image.pixelColor(image.width() - 3, image.height() - 3), QColor(Qt::white));
         // The series is drawn: the accent blue (or, for latency over time, the p50 green) is on the picture.
-        const QColor series = kind == static_cast<int>(ChartKind::Timeline) ? QColor(0x2e, 0x9d, 0x4f)
-                                                                            : QColor(0x1f, 0x77, 0xb4);
+        const QColor series
+            = kind == static_cast<int>(ChartKind::Timeline) ? QColor(0x2e, 0x9d, 0x4f) : QColor(0x1f, 0x77, 0xb4);
         QVERIFY(pixelsNear(image, series) > 200);
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -296,8 +292,8 @@ private Q_SLOTS:
         QFETCH(int, kind);
         const QString path = m_dir.filePath(QStringLiteral("chart-%1.pdf").arg(kind));
         QString error;
-        QVERIFY2(renderChart({&m_a, &m_b}, static_cast<ChartKind>(kind), ChartFormat::Pdf, {}, path, &error),
-                 qPrintable(error));
+        QVERIFY2(renderChart({ &m_a, &m_b }, static_cast<ChartKind>(kind), ChartFormat::Pdf, {}, path, &error),
+            qPrintable(error));
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray pdf = file.readAll();
@@ -313,7 +309,7 @@ private Q_SLOTS:
         const auto chartKind = static_cast<ChartKind>(kind);
         ChartOptions options;
         options.title = QStringLiteral("Echo <1 KiB> & friends");
-        const QByteArray svg = renderChartSvg({&m_a}, chartKind, options);
+        const QByteArray svg = renderChartSvg({ &m_a }, chartKind, options);
         QVERIFY(QSvgRenderer(svg).isValid());
         const SvgContent content = readSvg(svg);
         QVERIFY2(content.wellFormed, qPrintable(content.error));
@@ -326,13 +322,13 @@ private Q_SLOTS:
         const QString allText = content.texts.join(u'|');
         if (chartKind == ChartKind::Spectrum)
             QVERIFY2(allText.contains(QStringLiteral("99.9%")) && allText.contains(QStringLiteral(" ms")),
-                     qPrintable(allText));
+                qPrintable(allText));
         if (chartKind == ChartKind::Histogram)
             QVERIFY2(allText.contains(QStringLiteral("p99 ")), qPrintable(allText)); // the percentile markers
         // The same file through the atomic writer.
         const QString path = m_dir.filePath(QStringLiteral("chart-%1.svg").arg(kind));
         QString error;
-        QVERIFY2(renderChart({&m_a}, chartKind, ChartFormat::Svg, options, path, &error), qPrintable(error));
+        QVERIFY2(renderChart({ &m_a }, chartKind, ChartFormat::Svg, options, path, &error), qPrintable(error));
         QVERIFY(QSvgRenderer(path).isValid());
         keep(QStringLiteral("single-%1.svg").arg(kind), svg);
     }
@@ -345,18 +341,18 @@ private Q_SLOTS:
         const RunRecord faster = blockedRun(QStringLiteral("A"), 1, 1e6, 10);
         ComparePage page;
         QSignalSpy changed(&page, &ComparePage::comparisonChanged);
-        page.setRuns({faster, slower});
+        page.setRuns({ faster, slower });
         QVERIFY(page.isComparing()); // setRuns returned before the comparison was done
         QCOMPARE(changed.count(), 0);
         // Picked again before the first result is in: only the newest is shown.
-        page.setRuns({slower, faster});
+        page.setRuns({ slower, faster });
         QTRY_VERIFY_WITH_TIMEOUT(!page.isComparing(), 30000);
         QTest::qWait(100); // a stale result arriving late must not replace the newer one
         QCOMPARE(changed.count(), 1);
         QVERIFY2(page.comparison().improvements.contains(QStringLiteral("p50")), qPrintable(page.verdictText()));
         QVERIFY(page.table()->rowCount() >= 10);
         // Read while it computes: the accessors wait for the result instead of showing a stale one.
-        page.setRuns({faster, slower});
+        page.setRuns({ faster, slower });
         QVERIFY(page.isComparing());
         QVERIFY2(page.comparison().regressions.contains(QStringLiteral("p50")), qPrintable(page.verdictText()));
         QVERIFY(!page.isComparing());
@@ -368,7 +364,7 @@ private Q_SLOTS:
         QFETCH(int, kind);
         const auto chartKind = static_cast<ChartKind>(kind);
         const RunRecord c = makeRun(QStringLiteral("C faster"), 3, 1.4e6);
-        const QList<const RunRecord *> runs{&m_a, &m_b, &c};
+        const QList<const RunRecord *> runs { &m_a, &m_b, &c };
         const SvgContent content = readSvg(renderChartSvg(runs, chartKind));
         QVERIFY2(content.wellFormed, qPrintable(content.error));
         const QString allText = content.texts.join(u'|');
@@ -377,7 +373,7 @@ private Q_SLOTS:
         // Each run in its own color: baseline blue, then orange, then green.
         const QImage image = renderChartImage(runs, chartKind);
         QCOMPARE(image.size(), QSize(1000, 600));
-        for (const QColor &color : {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c)})
+        for (const QColor &color : { QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c) })
             QVERIFY2(pixelsNear(image, color) > 100, qPrintable(color.name()));
         QByteArray png;
         QBuffer buffer(&png);
@@ -390,8 +386,9 @@ private Q_SLOTS:
     {
         RunRecord empty;
         empty.name = QStringLiteral("nothing yet");
-        for (ChartKind kind : {ChartKind::Histogram, ChartKind::Spectrum, ChartKind::Timeline, ChartKind::Throughput}) {
-            const QImage image = renderChartImage({&empty}, kind);
+        for (ChartKind kind :
+            { ChartKind::Histogram, ChartKind::Spectrum, ChartKind::Timeline, ChartKind::Throughput }) {
+            const QImage image = renderChartImage({ &empty }, kind);
             QCOMPARE(image.size(), QSize(1000, 600));
             QVERIFY(distinctColors(image) > 5); // title, axes and tick labels
         }
@@ -400,18 +397,18 @@ private Q_SLOTS:
 
     void unwritablePathIsAnErrorAndLeavesNoFile()
     {
-        for (ChartFormat format : {ChartFormat::Png, ChartFormat::Pdf, ChartFormat::Svg}) {
+        for (ChartFormat format : { ChartFormat::Png, ChartFormat::Pdf, ChartFormat::Svg }) {
             const QString path = m_dir.filePath(QStringLiteral("no-such-folder/chart.") + chartFormatSuffix(format));
             QString error;
-            QVERIFY(!renderChart({&m_a}, ChartKind::Histogram, format, {}, path, &error));
+            QVERIFY(!renderChart({ &m_a }, ChartKind::Histogram, format, {}, path, &error));
             QVERIFY2(error.contains(QDir::toNativeSeparators(path)), qPrintable(error));
             QVERIFY(!QFile::exists(path));
         }
         // A folder where the file should go: nothing is replaced.
         QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("taken.png")));
         QString error;
-        QVERIFY(!renderChart({&m_a}, ChartKind::Histogram, ChartFormat::Png, {},
-                             m_dir.filePath(QStringLiteral("taken.png")), &error));
+        QVERIFY(!renderChart(
+            { &m_a }, ChartKind::Histogram, ChartFormat::Png, {}, m_dir.filePath(QStringLiteral("taken.png")), &error));
         QVERIFY(error.contains(QStringLiteral("taken.png")));
         QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("taken.png"))).isDir());
     }
@@ -422,11 +419,12 @@ private Q_SLOTS:
         recordLognormal(streamed.snapshot.messageLatency, 8, 200e3, 0.3, 50'000);
         streamed.snapshot.messagesReceived = 50'000;
         streamed.snapshot.messagesSent = 600;
-        const SvgContent svg = readSvg(renderChartSvg({&streamed}, ChartKind::MessageHistogram));
+        const SvgContent svg = readSvg(renderChartSvg({ &streamed }, ChartKind::MessageHistogram));
         QVERIFY2(svg.wellFormed, qPrintable(svg.error));
         QVERIFY2(svg.texts.contains(QStringLiteral("messages per bin")), qPrintable(svg.texts.join(u'|')));
         QVERIFY(svg.texts.contains(QStringLiteral("Message latency histogram: Download")));
-        QVERIFY(std::any_of(svg.texts.begin(), svg.texts.end(), [](const QString &t) { return t.startsWith(u"p50 2"); }));
+        QVERIFY(
+            std::any_of(svg.texts.begin(), svg.texts.end(), [](const QString &t) { return t.startsWith(u"p50 2"); }));
         // The report puts the messages' histogram first, and lists them in the summary; a unary run's has neither.
         const QByteArray html = htmlReport(streamed);
         QCOMPARE(html.count("<svg"), 5);
@@ -446,12 +444,12 @@ private Q_SLOTS:
         QVERIFY(html.contains("<h1>A &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; run</h1>"));
         QVERIFY(!html.contains("<b>bold"));
         QVERIFY(html.contains("connect failed: &lt;refused&gt; &amp; gone"));
-        for (const char *section : {"<h2>Scenario</h2>", "<h2>Summary</h2>", "<h2>Status codes</h2>", "<h2>Errors</h2>",
-                                    "<h2>Charts</h2>", "<h2>Environment</h2>"})
+        for (const char *section : { "<h2>Scenario</h2>", "<h2>Summary</h2>", "<h2>Status codes</h2>",
+                 "<h2>Errors</h2>", "<h2>Charts</h2>", "<h2>Environment</h2>" })
             QVERIFY2(html.contains(section), section);
-        for (const char *header : {"<th>Metric</th>", "<th>Calls</th>", "<th>Requests/s</th>", "<th>Mean</th>",
-                                   "<th>Std dev</th>", "<th>Min</th>", "<th>p50</th>", "<th>p99.9</th>", "<th>Max</th>",
-                                   "<th>Client CPU/call</th>", "<th>Server CPU/call</th>", "<th>Client peak RSS</th>"})
+        for (const char *header : { "<th>Metric</th>", "<th>Calls</th>", "<th>Requests/s</th>", "<th>Mean</th>",
+                 "<th>Std dev</th>", "<th>Min</th>", "<th>p50</th>", "<th>p99.9</th>", "<th>Max</th>",
+                 "<th>Client CPU/call</th>", "<th>Server CPU/call</th>", "<th>Client peak RSS</th>" })
             QVERIFY2(html.contains(header), header);
         QVERIFY(html.contains("<th>Load: concurrency</th><td>16</td>"));
         QVERIFY(html.contains("<th>Transport / codec</th><td>grpc / protobuf</td>"));
@@ -459,7 +457,8 @@ private Q_SLOTS:
         QVERIFY(html.contains("<th>cpu_governor</th>"));
         QVERIFY(!html.contains("<h2>Checks</h2>")); // the run had none
         RunRecord checked = m_a;
-        checked.scenario.insert(QStringLiteral("checks"), QJsonArray{QStringLiteral("p99<1h"), QStringLiteral("max<1us")});
+        checked.scenario.insert(
+            QStringLiteral("checks"), QJsonArray { QStringLiteral("p99<1h"), QStringLiteral("max<1us") });
         const QByteArray withChecks = htmlReport(checked);
         QVERIFY(withChecks.contains("<h2>Checks</h2>"));
         QVERIFY(withChecks.contains("1 of 2 checks failed"));
@@ -469,7 +468,7 @@ private Q_SLOTS:
         QCOMPARE(html.count("</svg>"), 4);
         QVERIFY(!html.contains("<?xml")); // inline SVG, not a pasted document
         // Nothing to fetch: no scripts, stylesheets, images or fonts from anywhere, no URL but SVG's namespaces.
-        for (const char *fetch : {"<script", "<link", "<img", "<iframe", "src=", "@import", "url("})
+        for (const char *fetch : { "<script", "<link", "<img", "<iframe", "src=", "@import", "url(" })
             QVERIFY2(!html.contains(fetch), fetch);
         QByteArray stripped = html;
         stripped.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
@@ -481,8 +480,8 @@ private Q_SLOTS:
         QVERIFY(html.contains("break-inside: avoid"));
         // Each chart is valid SVG on its own.
         const QString text = QString::fromUtf8(html);
-        static const QRegularExpression svgElement(QStringLiteral("<svg.*?</svg>"),
-                                                   QRegularExpression::DotMatchesEverythingOption);
+        static const QRegularExpression svgElement(
+            QStringLiteral("<svg.*?</svg>"), QRegularExpression::DotMatchesEverythingOption);
         int charts = 0;
         for (const QRegularExpressionMatch &m : svgElement.globalMatch(text)) {
             const SvgContent content = readSvg(m.captured().toUtf8());
@@ -503,7 +502,7 @@ private Q_SLOTS:
         perCall.perCallWhenSingleRun = true;
         const Comparison comparison = compareRuns(m_a.snapshot, b.snapshot, perCall);
         QCOMPARE(comparison.overall, Verdict::Regression);
-        const QByteArray html = htmlComparisonReport({&m_a, &b}, comparison);
+        const QByteArray html = htmlComparisonReport({ &m_a, &b }, comparison);
         keep(QStringLiteral("comparison.html"), html);
         const QByteArray verdict = QByteArray("<div class=\"verdict regression\">")
             + comparison.verdictLine().toHtmlEscaped().toUtf8() + QByteArray("</div>");
@@ -513,8 +512,8 @@ private Q_SLOTS:
         QCOMPARE(html.count("<svg"), 4);
         // Every overlay's legend names both runs.
         const QString text = QString::fromUtf8(html);
-        static const QRegularExpression svgElement(QStringLiteral("<svg.*?</svg>"),
-                                                   QRegularExpression::DotMatchesEverythingOption);
+        static const QRegularExpression svgElement(
+            QStringLiteral("<svg.*?</svg>"), QRegularExpression::DotMatchesEverythingOption);
         for (const QRegularExpressionMatch &m : svgElement.globalMatch(text)) {
             const QString legend = readSvg(m.captured().toUtf8()).texts.join(u'|');
             QVERIFY2(legend.contains(kNastyName) && legend.contains(QStringLiteral("B slower")), qPrintable(legend));
@@ -528,10 +527,10 @@ private Q_SLOTS:
         // The other way round it is an improvement, in green.
         const Comparison reverse = compareRuns(b.snapshot, m_a.snapshot, perCall);
         QCOMPARE(reverse.overall, Verdict::Improvement);
-        QVERIFY(htmlComparisonReport({&b, &m_a}, reverse).contains("<div class=\"verdict improvement\">"));
+        QVERIFY(htmlComparisonReport({ &b, &m_a }, reverse).contains("<div class=\"verdict improvement\">"));
         // Runs that do not differ: neutral.
         const Comparison same = compareRuns(m_a.snapshot, m_a.snapshot, perCall);
-        const QByteArray neutral = htmlComparisonReport({&m_a, &m_a}, same);
+        const QByteArray neutral = htmlComparisonReport({ &m_a, &m_a }, same);
         QVERIFY(neutral.contains("<div class=\"verdict neutral\">"));
         QVERIFY(neutral.contains("the same environment"));
     }
@@ -545,7 +544,7 @@ private Q_SLOTS:
         QCOMPARE(comparison.replicatesA, qint64(8));
         QCOMPARE(comparison.replicatesB, qint64(10));
         QCOMPARE(comparison.overall, Verdict::Regression);
-        const QByteArray html = htmlComparisonReport({&a, &b}, comparison);
+        const QByteArray html = htmlComparisonReport({ &a, &b }, comparison);
         keep(QStringLiteral("comparison-blocks.html"), html);
         const QString text = QString::fromUtf8(html);
 
@@ -581,8 +580,9 @@ private Q_SLOTS:
             circles += 18;
         }
         QCOMPARE(metrics.first(), QStringLiteral("p50"));
-        QCOMPARE(metrics, (QStringList{QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99"),
-                                       QStringLiteral("mean")}));
+        QCOMPARE(metrics,
+            (QStringList {
+                QStringLiteral("p50"), QStringLiteral("p95"), QStringLiteral("p99"), QStringLiteral("mean") }));
         QCOMPARE(section.count(QStringLiteral("<circle")), circles + 2); // and the legend's two
 
         // The delta table says how large a change each row could have seen.
@@ -592,7 +592,7 @@ private Q_SLOTS:
         QVERIFY2(row.contains(QStringLiteral("<td class=\"num\">\u00b1")), qPrintable(row));
 
         // One plain run a side: no replicates, no section, and nothing detectable to state.
-        const QByteArray plain = htmlComparisonReport({&m_a, &m_b}, compareRuns(m_a.snapshot, m_b.snapshot));
+        const QByteArray plain = htmlComparisonReport({ &m_a, &m_b }, compareRuns(m_a.snapshot, m_b.snapshot));
         QVERIFY(!plain.contains("Spread of the replicates"));
         QVERIFY(!plain.contains("class=\"panel\""));
         QVERIFY(plain.contains(">Detectable</th>"));
@@ -607,7 +607,7 @@ private Q_SLOTS:
         page.resize(1100, 720);
         page.show();
         QVERIFY(QTest::qWaitForWindowExposed(&page));
-        page.setRuns({a, b});
+        page.setRuns({ a, b });
         const Comparison &comparison = page.comparison(); // waits for the thread pool
         QCOMPARE(comparison.replicatesB, qint64(10));
         auto *chart = page.findChild<ReplicateChart *>(QStringLiteral("replicateChart"));
@@ -645,11 +645,11 @@ private Q_SLOTS:
         QCOMPARE(dotCount(chart, ComparePage::runColor(1)), 4 * 10);
 
         // One plain run a side: the chart says why it has no dots.
-        page.setRuns({m_a, m_b});
+        page.setRuns({ m_a, m_b });
         QVERIFY(page.comparison().singleRun);
         QCOMPARE(dotCount(chart), 0);
         QCOMPARE(chart->message(), ReplicateChart::noReplicatesText());
-        QCOMPARE(itemTexts(chart), QStringList{ReplicateChart::noReplicatesText()});
+        QCOMPARE(itemTexts(chart), QStringList { ReplicateChart::noReplicatesText() });
         QVERIFY(table->item(0, 5)->text().isEmpty());
         QVERIFY(page.basisText().contains(QStringLiteral("one run per side")));
         QTest::qWait(20);
@@ -673,8 +673,9 @@ private Q_SLOTS:
             QStringList texts;
             for (const QAction *action : plot->actions())
                 texts << action->text();
-            QCOMPARE(texts, (QStringList{QStringLiteral("Copy chart"), QStringLiteral("Save chart as PNG..."),
-                                         QStringLiteral("Save chart as PDF..."), QStringLiteral("Save chart as SVG...")}));
+            QCOMPARE(texts,
+                (QStringList { QStringLiteral("Copy chart"), QStringLiteral("Save chart as PNG..."),
+                    QStringLiteral("Save chart as PDF..."), QStringLiteral("Save chart as SVG...") }));
         }
         // The save hook: what the dialog's path gets.
         const QString path = m_dir.filePath(QStringLiteral("runpage-spectrum.png"));
@@ -690,8 +691,8 @@ private Q_SLOTS:
         QFile svg(svgPath);
         QVERIFY(svg.open(QIODevice::ReadOnly));
         QVERIFY(readSvg(svg.readAll()).texts.contains(QStringLiteral("Latency histogram: live run")));
-        QVERIFY(!page.saveChart(RunPage::HistogramChart, ChartFormat::Pdf,
-                                m_dir.filePath(QStringLiteral("missing/x.pdf")), &error));
+        QVERIFY(!page.saveChart(
+            RunPage::HistogramChart, ChartFormat::Pdf, m_dir.filePath(QStringLiteral("missing/x.pdf")), &error));
 
         // "Copy chart" puts the image on the clipboard.
         QApplication::clipboard()->clear();

@@ -96,8 +96,7 @@ int indexOfKey(const QCPGraph *graph, double key)
 
 } // namespace
 
-class TestRunPage : public QObject
-{
+class TestRunPage : public QObject {
     Q_OBJECT
 
     std::unique_ptr<RunPage> m_page;
@@ -112,8 +111,8 @@ class TestRunPage : public QObject
     QString hoverAt(RunPage::Chart chart, QPointF pixel)
     {
         QCustomPlot *plot = m_page->chartPlot(chart);
-        QMouseEvent move(QEvent::MouseMove, pixel, plot->mapToGlobal(pixel), Qt::NoButton, Qt::NoButton,
-                         Qt::NoModifier);
+        QMouseEvent move(
+            QEvent::MouseMove, pixel, plot->mapToGlobal(pixel), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
         QCoreApplication::sendEvent(plot, &move);
         return m_page->chartHover(chart)->text();
     }
@@ -121,8 +120,9 @@ class TestRunPage : public QObject
     QString hoverPoint(RunPage::Chart chart, const QCPGraph *graph, int index)
     {
         const auto point = graph->data()->at(index);
-        return hoverAt(chart, QPointF(std::round(graph->keyAxis()->coordToPixel(point->key)),
-                                      std::round(graph->valueAxis()->coordToPixel(point->value))));
+        return hoverAt(chart,
+            QPointF(std::round(graph->keyAxis()->coordToPixel(point->key)),
+                std::round(graph->valueAxis()->coordToPixel(point->value))));
     }
 
     void saveScreenshot(const QString &name)
@@ -157,7 +157,7 @@ private Q_SLOTS:
         QCOMPARE(m_page->spectrumPlot()->objectName(), QStringLiteral("spectrumPlot"));
         QCOMPARE(m_page->latencyTimePlot()->objectName(), QStringLiteral("latencyTimePlot"));
         QCOMPARE(m_page->throughputTimePlot()->objectName(), QStringLiteral("throughputTimePlot"));
-        for (const char *name : {"histogramPlot", "spectrumPlot", "latencyTimePlot", "throughputTimePlot"})
+        for (const char *name : { "histogramPlot", "spectrumPlot", "latencyTimePlot", "throughputTimePlot" })
             QVERIFY(m_page->findChild<QCustomPlot *>(QLatin1String(name)));
     }
 
@@ -204,8 +204,8 @@ private Q_SLOTS:
         const double middle = (x->coordToPixel(from) + x->coordToPixel(to)) / 2;
         const double inside = m_page->histogramPlot()->yAxis->coordToPixel(counts[tallest] / 2);
         const QString text = hoverAt(RunPage::HistogramChart, QPointF(std::round(middle), inside));
-        const QString expected = formatNanosRange(from * 1e6, to * 1e6)
-            + QStringLiteral(": %1 calls").arg(qRound64(counts[tallest]));
+        const QString expected
+            = formatNanosRange(from * 1e6, to * 1e6) + QStringLiteral(": %1 calls").arg(qRound64(counts[tallest]));
         QCOMPARE(text, expected);
         QVERIFY2(text.contains(QStringLiteral(" ms: ")), qPrintable(text));
         QCOMPARE(QToolTip::text(), expected);
@@ -229,10 +229,11 @@ private Q_SLOTS:
             const QFontMetrics metrics(x->tickLabelFont());
             for (qsizetype i = 1; i < ticks.size(); ++i) {
                 const double gap = x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]);
-                const double needed = (metrics.horizontalAdvance(labels[i - 1]) + metrics.horizontalAdvance(labels[i])) / 2.0;
+                const double needed
+                    = (metrics.horizontalAdvance(labels[i - 1]) + metrics.horizontalAdvance(labels[i])) / 2.0;
                 if (gap < needed) {
                     qWarning("labels %s and %s overlap: %.0f px apart, need %.0f", qPrintable(labels[i - 1]),
-                             qPrintable(labels[i]), gap, needed);
+                        qPrintable(labels[i]), gap, needed);
                     return -1;
                 }
             }
@@ -262,8 +263,8 @@ private Q_SLOTS:
         QVERIFY(!plot->legend->visible());
         const QCPGraph *curve = plot->graph(0);
         // Bounded by decades of the count, not by it: 20 a decade for 10^5 calls.
-        QVERIFY2(curve->dataCount() >= 90 && curve->dataCount() <= 110,
-                 qPrintable(QString::number(curve->dataCount())));
+        QVERIFY2(
+            curve->dataCount() >= 90 && curve->dataCount() <= 110, qPrintable(QString::number(curve->dataCount())));
         const QList<double> ys = values(curve);
         QCOMPARE(ys.first(), static_cast<double>(s.latency.min()) / 1e6);
         QCOMPARE(ys.last(), static_cast<double>(s.latency.max()) / 1e6);
@@ -271,7 +272,7 @@ private Q_SLOTS:
         for (qsizetype i = 1; i < ys.size(); ++i)
             QVERIFY2(ys[i] >= ys[i - 1], qPrintable(QStringLiteral("point %1 falls").arg(i)));
         // The decades are the axis' 90%, 99%, 99.9%, 99.99%: the same values as the summary table's.
-        for (double p : {90.0, 99.0, 99.9, 99.99}) {
+        for (double p : { 90.0, 99.0, 99.9, 99.99 }) {
             const int index = indexOfKey(curve, 100.0 / (100.0 - p));
             QVERIFY2(index > 0, qPrintable(QString::number(p)));
             QCOMPARE(curve->data()->at(index)->value, static_cast<double>(s.latency.percentile(p)) / 1e6);
@@ -286,7 +287,7 @@ private Q_SLOTS:
         const QString text = hoverPoint(RunPage::SpectrumChart, curve, p999);
         QCOMPARE(text, QStringLiteral("99.9%: ") + formatNanos(static_cast<double>(s.latency.percentile(99.9))));
         QCOMPARE(hoverPoint(RunPage::SpectrumChart, curve, curve->dataCount() - 1),
-                 QStringLiteral("100% (max): ") + formatNanos(static_cast<double>(s.latency.max())));
+            QStringLiteral("100% (max): ") + formatNanos(static_cast<double>(s.latency.max())));
         saveScreenshot(QStringLiteral("spectrum-closed-loop"));
     }
 
@@ -304,8 +305,8 @@ private Q_SLOTS:
         QCOMPARE(values(plot->graph(1)).last(), static_cast<double>(s.serviceLatency.max()) / 1e6);
         const int p99 = indexOfKey(plot->graph(1), 100);
         QCOMPARE(hoverPoint(RunPage::SpectrumChart, plot->graph(1), p99),
-                 QStringLiteral("99%: ") + formatNanos(static_cast<double>(s.serviceLatency.percentile(99)))
-                     + QStringLiteral(", from actual send time (uncorrected)"));
+            QStringLiteral("99%: ") + formatNanos(static_cast<double>(s.serviceLatency.percentile(99)))
+                + QStringLiteral(", from actual send time (uncorrected)"));
         saveScreenshot(QStringLiteral("spectrum-open-loop"));
 
         // The next run is a closed loop: back to one curve.
@@ -342,9 +343,9 @@ private Q_SLOTS:
         QCOMPARE(plot->graph(2)->pen().color(), QColor(0xd0, 0x3b, 0x3b));
 
         QCOMPARE(hoverPoint(RunPage::LatencyTimeChart, plot->graph(2), 11),
-                 QStringLiteral("p99 at 12.0 s: ") + formatNanos(static_cast<double>(s.timeline[11].p99)));
+            QStringLiteral("p99 at 12.0 s: ") + formatNanos(static_cast<double>(s.timeline[11].p99)));
         QCOMPARE(hoverPoint(RunPage::LatencyTimeChart, plot->graph(0), 11),
-                 QStringLiteral("p50 at 12.0 s: ") + formatNanos(static_cast<double>(s.timeline[11].p50)));
+            QStringLiteral("p50 at 12.0 s: ") + formatNanos(static_cast<double>(s.timeline[11].p50)));
         saveScreenshot(QStringLiteral("latency-over-time"));
 
         // The next snapshot under a still mouse: the read-out follows the data instead of going stale.
@@ -379,8 +380,8 @@ private Q_SLOTS:
             QCOMPARE(inFlight[i], static_cast<double>(p.concurrency));
         }
         QCOMPARE(plot->graph(1)->pen().color(), QColor(0xd0, 0x3b, 0x3b));
-        QCOMPARE(hoverPoint(RunPage::ThroughputChart, plot->graph(0), 11),
-                 QStringLiteral("requests/s at 12.0 s: 1110"));
+        QCOMPARE(
+            hoverPoint(RunPage::ThroughputChart, plot->graph(0), 11), QStringLiteral("requests/s at 12.0 s: 1110"));
         saveScreenshot(QStringLiteral("throughput"));
 
         // A run that reports no concurrency has no such series, nor its axis.
@@ -466,7 +467,7 @@ private Q_SLOTS:
             p.concurrency = static_cast<int>(jitter(rng) % 200);
         }
         qInfo("histogram: %zu non-empty buckets, %llu calls", s.latency.buckets().size(),
-              static_cast<unsigned long long>(s.latency.count()));
+            static_cast<unsigned long long>(s.latency.count()));
         constexpr int kRounds = 50;
         for (int c = 0; c < RunPage::ChartCount; ++c) {
             const auto chart = static_cast<RunPage::Chart>(c);
@@ -489,8 +490,8 @@ private Q_SLOTS:
                 replotNs += timer.nsecsElapsed();
             }
             qInfo("%-18s showSnapshot %.3f ms (worst %.3f ms), replot %.3f ms, per snapshot over %d",
-                  qPrintable(m_page->chartTabs()->tabText(c)), static_cast<double>(snapshotNs) / kRounds / 1e6, worstMs,
-                  static_cast<double>(replotNs) / kRounds / 1e6, kRounds);
+                qPrintable(m_page->chartTabs()->tabText(c)), static_cast<double>(snapshotNs) / kRounds / 1e6, worstMs,
+                static_cast<double>(replotNs) / kRounds / 1e6, kRounds);
         }
     }
 };

@@ -8,15 +8,14 @@
 
 using namespace rpcscope;
 
-class TestScenario : public QObject
-{
+class TestScenario : public QObject {
     Q_OBJECT
 
     static Scenario full()
     {
         Scenario s;
-        s.protos = {QStringLiteral("/abs/a.proto")};
-        s.importPaths = {QStringLiteral("/abs/include")};
+        s.protos = { QStringLiteral("/abs/a.proto") };
+        s.importPaths = { QStringLiteral("/abs/include") };
         s.method = QStringLiteral("pkg.Service/Method");
         s.transport = QStringLiteral("msgpack");
         s.codec = QStringLiteral("msgpack");
@@ -25,8 +24,9 @@ class TestScenario : public QObject
         s.target = QStringLiteral("127.0.0.1:18800");
         // Text, never re-serialized: a 64-bit id beyond double precision and a template survive.
         s.request = R"({"id": 9007199254740993, "name": "{{.RequestNumber}}"})";
-        s.fills = {QStringLiteral("payload=1KiB"), QStringLiteral("nums=1000")};
-        s.metadata = {{QStringLiteral("authorization"), QStringLiteral("Bearer x")}, {QStringLiteral("x-a"), QStringLiteral("1")}};
+        s.fills = { QStringLiteral("payload=1KiB"), QStringLiteral("nums=1000") };
+        s.metadata = { { QStringLiteral("authorization"), QStringLiteral("Bearer x") },
+            { QStringLiteral("x-a"), QStringLiteral("1") } };
         s.calls = 12345;
         s.concurrency = 64;
         s.duration = QStringLiteral("30s");
@@ -37,8 +37,8 @@ class TestScenario : public QObject
         s.discardResponse = true;
         s.maxReceiveSize = QStringLiteral("64MiB");
         s.maxSendSize = QStringLiteral("1MiB");
-        s.rateSchedule = ScheduleText{QStringLiteral("line"), QStringLiteral("100"), QStringLiteral("10"), QStringLiteral("1000"),
-                                      QStringLiteral("1s"), QStringLiteral("60s")};
+        s.rateSchedule = ScheduleText { QStringLiteral("line"), QStringLiteral("100"), QStringLiteral("10"),
+            QStringLiteral("1000"), QStringLiteral("1s"), QStringLiteral("60s") };
         return s;
     }
 
@@ -58,7 +58,7 @@ class TestScenario : public QObject
         s.clientThreads = 3;
         s.interval = QStringLiteral("250ms");
         s.rawSamples = QStringLiteral("/abs/raw.csv");
-        s.checks = {QStringLiteral("p99<20ms"), QStringLiteral("error_rate<0.1%")};
+        s.checks = { QStringLiteral("p99<20ms"), QStringLiteral("error_rate<0.1%") };
         return s;
     }
 
@@ -90,8 +90,8 @@ private Q_SLOTS:
         QVERIFY(*back == s);
         QCOMPARE(back->streamInterval, QStringLiteral("10ms"));
         const QStringList args = s.toRunArguments(false);
-        for (const auto &[flag, value] : {std::pair("--stream-call-count", "100"), std::pair("--stream-interval", "10ms"),
-                                          std::pair("--stream-call-duration", "5s")})
+        for (const auto &[flag, value] : { std::pair("--stream-call-count", "100"),
+                 std::pair("--stream-interval", "10ms"), std::pair("--stream-call-duration", "5s") })
             QCOMPARE(args.value(args.indexOf(QLatin1String(flag)) + 1), QLatin1String(value));
         QVERIFY(args.contains(QStringLiteral("--stream-ping-pong")));
         // Unset, they are left out of the document and the flags (older readers open it).
@@ -113,7 +113,7 @@ private Q_SLOTS:
         QCOMPARE(back->clientThreads, 3);
         QCOMPARE(back->interval, QStringLiteral("250ms"));
         QCOMPARE(back->rawSamples, QStringLiteral("/abs/raw.csv"));
-        QCOMPARE(back->checks, (QStringList{QStringLiteral("p99<20ms"), QStringLiteral("error_rate<0.1%")}));
+        QCOMPARE(back->checks, (QStringList { QStringLiteral("p99<20ms"), QStringLiteral("error_rate<0.1%") }));
         Scenario plain;
         plain.security = QStringLiteral("plaintext");
         const auto plainBack = Scenario::fromJson(plain.toJson(), &error);
@@ -158,8 +158,8 @@ private Q_SLOTS:
         // ...and a document that uses none of them writes none of them, so older builds still open it.
         const QByteArray json = Scenario().toJson();
         QVERIFY2(!json.contains("connection") && !json.contains("raw_samples") && !json.contains("client_threads")
-                     && !json.contains("interval"),
-                 json.constData());
+                && !json.contains("interval"),
+            json.constData());
     }
 
     void badConnectionValuesNameTheField_data()
@@ -168,17 +168,20 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("security") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"security":"maybe"}})")
                                   << QStringLiteral("connection.security: \"maybe\" is not auto, plaintext or tls");
-        QTest::newRow("plaintext and tls") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"security":"plaintext","cacert":"ca.crt"}})")
-                                           << QStringLiteral("connection.security: plaintext contradicts");
-        QTest::newRow("cert without key") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"cert":"c.crt"}})")
-                                          << QStringLiteral("connection.key: a client certificate and its key go together");
+        QTest::newRow("plaintext and tls")
+            << QByteArray(R"({"rpcscope_scenario":1,"connection":{"security":"plaintext","cacert":"ca.crt"}})")
+            << QStringLiteral("connection.security: plaintext contradicts");
+        QTest::newRow("cert without key")
+            << QByteArray(R"({"rpcscope_scenario":1,"connection":{"cert":"c.crt"}})")
+            << QStringLiteral("connection.key: a client certificate and its key go together");
         QTest::newRow("key without cert") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"key":"c.key"}})")
                                           << QStringLiteral("connection.cert:");
         QTest::newRow("skip not bool") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"skip_verify":"yes"}})")
                                        << QStringLiteral("connection.skip_verify: expected true or false");
         QTest::newRow("unknown") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"cafile":"x"}})")
                                  << QStringLiteral("connection.cafile: unknown field");
-        QTest::newRow("tls over http") << QByteArray(R"({"rpcscope_scenario":1,"transport":"http","connection":{"skip_verify":true}})")
+        QTest::newRow("tls over http") << QByteArray(
+            R"({"rpcscope_scenario":1,"transport":"http","connection":{"skip_verify":true}})")
                                        << QStringLiteral("connection: the TLS settings are for the grpc transport");
         QTest::newRow("threads") << QByteArray(R"({"rpcscope_scenario":1,"load":{"client_threads":65}})")
                                  << QStringLiteral("load.client_threads: expected a whole number from 0 to 64");
@@ -223,8 +226,8 @@ private Q_SLOTS:
         QVERIFY(plainArgs.contains(QStringLiteral("--insecure")));
         // Defaults add no flag: the CLI's own defaults (automatic threads, 1 s, no samples) apply.
         const QStringList defaults = Scenario().toRunArguments(false);
-        for (const char *flag : {"--insecure", "--cacert", "--cert", "--key", "--cname", "--skipTLS", "--authority", "--cpus",
-                                 "--interval", "--raw-samples", "--check"})
+        for (const char *flag : { "--insecure", "--cacert", "--cert", "--key", "--cname", "--skipTLS", "--authority",
+                 "--cpus", "--interval", "--raw-samples", "--check" })
             QVERIFY2(!defaults.contains(QLatin1String(flag)), flag);
     }
 
@@ -232,21 +235,29 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("syntax") << QByteArray("{\n  \"rpcscope_scenario\": 1,\n  \"method\": \n}") << QStringLiteral("line 4, column");
+        QTest::newRow("syntax") << QByteArray("{\n  \"rpcscope_scenario\": 1,\n  \"method\": \n}")
+                                << QStringLiteral("line 4, column");
         QTest::newRow("not a scenario") << QByteArray(R"({"method":"a/b"})") << QStringLiteral("rpcscope_scenario");
         QTest::newRow("newer") << QByteArray(R"({"rpcscope_scenario":7})") << QStringLiteral("newer");
-        QTest::newRow("unknown field") << QByteArray(R"({"rpcscope_scenario":1,"metod":"a/b"})") << QStringLiteral("metod: unknown field");
+        QTest::newRow("unknown field") << QByteArray(R"({"rpcscope_scenario":1,"metod":"a/b"})")
+                                       << QStringLiteral("metod: unknown field");
         QTest::newRow("wrong type") << QByteArray(R"({"rpcscope_scenario":1,"load":{"concurrency":"many"}})")
                                     << QStringLiteral("load.concurrency: expected a whole number from 1 to 100000");
-        QTest::newRow("zero callers") << QByteArray(R"({"rpcscope_scenario":1,"load":{"concurrency":0}})") << QStringLiteral("load.concurrency");
-        QTest::newRow("bad schedule") << QByteArray(R"({"rpcscope_scenario":1,"load":{"rate_schedule":{"kind":"zigzag"}}})")
+        QTest::newRow("zero callers") << QByteArray(R"({"rpcscope_scenario":1,"load":{"concurrency":0}})")
+                                      << QStringLiteral("load.concurrency");
+        QTest::newRow("bad schedule") << QByteArray(
+            R"({"rpcscope_scenario":1,"load":{"rate_schedule":{"kind":"zigzag"}}})")
                                       << QStringLiteral("load.rate_schedule.kind");
-        QTest::newRow("bad transport") << QByteArray(R"({"rpcscope_scenario":1,"transport":"smoke"})") << QStringLiteral("transport");
-        QTest::newRow("bad proto list") << QByteArray(R"({"rpcscope_scenario":1,"schema":{"protos":[1]}})") << QStringLiteral("schema.protos[0]");
-        QTest::newRow("bad metadata") << QByteArray(R"({"rpcscope_scenario":1,"metadata":[["a"]]})") << QStringLiteral("metadata[0]");
+        QTest::newRow("bad transport") << QByteArray(R"({"rpcscope_scenario":1,"transport":"smoke"})")
+                                       << QStringLiteral("transport");
+        QTest::newRow("bad proto list") << QByteArray(R"({"rpcscope_scenario":1,"schema":{"protos":[1]}})")
+                                        << QStringLiteral("schema.protos[0]");
+        QTest::newRow("bad metadata") << QByteArray(R"({"rpcscope_scenario":1,"metadata":[["a"]]})")
+                                      << QStringLiteral("metadata[0]");
         QTest::newRow("bad check") << QByteArray(R"({"rpcscope_scenario":1,"checks":["p99<20ms","p99<soon"]})")
                                    << QStringLiteral("checks[1]: \"p99<soon\": p99 needs a duration");
-        QTest::newRow("checks not a list") << QByteArray(R"({"rpcscope_scenario":1,"checks":"p99<20ms"})") << QStringLiteral("checks: expected a list");
+        QTest::newRow("checks not a list") << QByteArray(R"({"rpcscope_scenario":1,"checks":"p99<20ms"})")
+                                           << QStringLiteral("checks: expected a list");
     }
     void errorsNameTheField()
     {
@@ -260,7 +271,8 @@ private Q_SLOTS:
     void handWrittenRequestObjectIsAccepted()
     {
         QString error;
-        const auto s = Scenario::fromJson(R"({"rpcscope_scenario":1,"request":{"nums":[1,2]},"metadata":{"k":"v"}})", &error);
+        const auto s
+            = Scenario::fromJson(R"({"rpcscope_scenario":1,"request":{"nums":[1,2]},"metadata":{"k":"v"}})", &error);
         QVERIFY2(s, qPrintable(error));
         QCOMPARE(s->request, QByteArray(R"({"nums":[1,2]})"));
         QCOMPARE(s->metadata.size(), 1);
@@ -271,7 +283,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("protos")));
         Scenario s;
-        s.protos = {dir.filePath(QStringLiteral("protos/a.proto")), QStringLiteral("/elsewhere/b.proto")};
+        s.protos = { dir.filePath(QStringLiteral("protos/a.proto")), QStringLiteral("/elsewhere/b.proto") };
         const QString path = dir.filePath(QStringLiteral("x.rpcscope.json"));
         QString error;
         QVERIFY2(s.save(path, &error), qPrintable(error));
@@ -299,8 +311,9 @@ private Q_SLOTS:
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray text = file.readAll();
-        QVERIFY2(text.contains("\"pki/ca.crt\"") && text.contains("\"pki/client.crt\"") && text.contains("\"out/raw.csv\""),
-                 text.constData());
+        QVERIFY2(
+            text.contains("\"pki/ca.crt\"") && text.contains("\"pki/client.crt\"") && text.contains("\"out/raw.csv\""),
+            text.constData());
         QVERIFY(text.contains("\"/elsewhere/client.key\""));
         const auto back = Scenario::load(path, &error);
         QVERIFY2(back, qPrintable(error));

@@ -14,15 +14,15 @@
 
 using namespace rpcscope;
 
-class TestSchema : public QObject
-{
+class TestSchema : public QObject {
     Q_OBJECT
 
     const QString m_data = QStringLiteral(RPCSCOPE_TEST_DATA);
 
     SchemaLoadResult loadShapes()
     {
-        return loadProtoFiles({m_data + QStringLiteral("/imports/shapes.proto")}, {m_data + QStringLiteral("/imports")});
+        return loadProtoFiles(
+            { m_data + QStringLiteral("/imports/shapes.proto") }, { m_data + QStringLiteral("/imports") });
     }
 
 private Q_SLOTS:
@@ -40,16 +40,17 @@ private Q_SLOTS:
         QStringList kinds;
         for (const auto &m : services[0].methods)
             kinds << m.name + QLatin1Char('=') + m.kindName();
-        QCOMPARE(kinds, (QStringList{QStringLiteral("Get=unary"), QStringLiteral("Clear=unary"),
-                                     QStringLiteral("Watch=server streaming"),
-                                     QStringLiteral("Upload=client streaming"), QStringLiteral("Chat=bidi streaming")}));
+        QCOMPARE(kinds,
+            (QStringList { QStringLiteral("Get=unary"), QStringLiteral("Clear=unary"),
+                QStringLiteral("Watch=server streaming"), QStringLiteral("Upload=client streaming"),
+                QStringLiteral("Chat=bidi streaming") }));
         QCOMPARE(services[0].methods[0].inputType, QStringLiteral("test.shapes.Shape"));
     }
 
     void fileFoundWithoutImportPath()
     {
         // Like ghz: the file's own folder is an import root, so a file with no imports of its own loads alone.
-        const SchemaLoadResult result = loadProtoFiles({m_data + QStringLiteral("/imports/common/types.proto")});
+        const SchemaLoadResult result = loadProtoFiles({ m_data + QStringLiteral("/imports/common/types.proto") });
         QVERIFY2(result.ok(), qPrintable(result.errorText()));
         QVERIFY(result.schema.findMessage(QStringLiteral("test.common.Point")));
     }
@@ -57,7 +58,7 @@ private Q_SLOTS:
     void syntaxErrorHasLineAndColumn()
     {
         const QString file = m_data + QStringLiteral("/broken/syntax.proto");
-        const SchemaLoadResult result = loadProtoFiles({file});
+        const SchemaLoadResult result = loadProtoFiles({ file });
         QVERIFY(!result.ok());
         QVERIFY(result.schema.isEmpty());
         // "int32 a = 1" lacks its ';': protoc reports it where the next token starts (line 6, column 3).
@@ -71,18 +72,18 @@ private Q_SLOTS:
     void missingImportAndUnknownTypeReportedTogether()
     {
         const QString file = m_data + QStringLiteral("/broken/missing_import.proto");
-        const SchemaLoadResult result = loadProtoFiles({file});
+        const SchemaLoadResult result = loadProtoFiles({ file });
         QVERIFY(!result.ok());
         const QString text = result.errorText();
-        QVERIFY2(text.contains(file + QStringLiteral(":4:1: Import \"nowhere/missing.proto\" was not found")), qPrintable(text));
+        QVERIFY2(text.contains(file + QStringLiteral(":4:1: Import \"nowhere/missing.proto\" was not found")),
+            qPrintable(text));
         QVERIFY2(text.contains(file + QStringLiteral(":7:3: \"Unknown\" is not defined.")), qPrintable(text));
     }
 
     void errorsFromSeveralFilesAtOnce()
     {
-        const SchemaLoadResult result = loadProtoFiles({m_data + QStringLiteral("/broken/syntax.proto"),
-                                                        m_data + QStringLiteral("/broken/missing_import.proto"),
-                                                        m_data + QStringLiteral("/no/such/file.proto")});
+        const SchemaLoadResult result = loadProtoFiles({ m_data + QStringLiteral("/broken/syntax.proto"),
+            m_data + QStringLiteral("/broken/missing_import.proto"), m_data + QStringLiteral("/no/such/file.proto") });
         const QString text = result.errorText();
         QVERIFY2(text.contains(QStringLiteral("syntax.proto:6:3")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("missing_import.proto:7:3")), qPrintable(text));
@@ -93,13 +94,13 @@ private Q_SLOTS:
     {
         const Schema schema = builtinBenchSchema();
         QVERIFY(!schema.isEmpty());
-        for (const char *name : {"rpcscope.bench.v1.Bench/Echo", "rpcscope.bench.v1.Bench.Echo",
-                                 "/rpcscope.bench.v1.Bench/Echo"})
+        for (const char *name :
+            { "rpcscope.bench.v1.Bench/Echo", "rpcscope.bench.v1.Bench.Echo", "/rpcscope.bench.v1.Bench/Echo" })
             QVERIFY2(schema.findMethod(QString::fromLatin1(name)), name);
         QString error;
         QVERIFY(!schema.findMethod(QStringLiteral("rpcscope.bench.v1.Bench/Ech"), &error));
         QVERIFY2(error.contains(QStringLiteral("\"Ech\" not found")) && error.contains(QStringLiteral("Bench/Echo")),
-                 qPrintable(error));
+            qPrintable(error));
         QVERIFY(!schema.findMethod(QStringLiteral("nope.Svc/M"), &error));
         QVERIFY(error.contains(QStringLiteral("service \"nope.Svc\" not found")));
     }
@@ -112,7 +113,7 @@ private Q_SLOTS:
         QVERIFY(type);
         const QByteArray example = exampleJson(result.schema, type);
         const QJsonObject object = QJsonDocument::fromJson(example).object();
-        for (const char *key : {"name", "points", "color", "blob", "weights", "radius", "parent"})
+        for (const char *key : { "name", "points", "color", "blob", "weights", "radius", "parent" })
             QVERIFY2(object.contains(QLatin1String(key)), key);
         QCOMPARE(object.value(QStringLiteral("color")).toString(), QStringLiteral("COLOR_UNSPECIFIED"));
         QVERIFY(object.value(QStringLiteral("points")).isArray());
@@ -137,7 +138,9 @@ private Q_SLOTS:
         QVERIFY(error.contains(QStringLiteral("JSON object")));
         auto message = messageFromJson(schema, sum, R"({"nums": [1, "2", 3]})", &error);
         QVERIFY2(message, qPrintable(error));
-        QCOMPARE(QJsonDocument::fromJson(messageToJson(*message)).object().value(QStringLiteral("nums")).toArray().size(), 3);
+        QCOMPARE(
+            QJsonDocument::fromJson(messageToJson(*message)).object().value(QStringLiteral("nums")).toArray().size(),
+            3);
     }
 
     void fillSizes()
@@ -157,10 +160,10 @@ private Q_SLOTS:
 
         QVERIFY(!applyFill(sum.get(), QStringLiteral("payload=10"), &error));
         QVERIFY2(error.contains(QStringLiteral("no field \"payload\"")) && error.contains(QStringLiteral("nums")),
-                 qPrintable(error));
+            qPrintable(error));
         QVERIFY(!applyFill(echo.get(), QStringLiteral("response_size=10"), &error));
         QVERIFY2(error.contains(QStringLiteral("response_size")) && error.contains(QStringLiteral("uint32")),
-                 qPrintable(error));
+            qPrintable(error));
         QVERIFY(!applyFill(echo.get(), QStringLiteral("payload=lots"), &error));
         QVERIFY(error.contains(QStringLiteral("invalid size")));
     }
@@ -170,9 +173,10 @@ private Q_SLOTS:
         const Schema schema = builtinBenchSchema();
         QString error;
         // 2^53 + 1 does not survive a trip through double: the elements must be taken as written.
-        const auto arr = prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
-                                                  R"([{"nums": ["9007199254740993"]}, {"nums": [9007199254740993, 2]}, {}])"},
-                                         &error);
+        const auto arr = prepareGrpcCall(schema,
+            { QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                R"([{"nums": ["9007199254740993"]}, {"nums": [9007199254740993, 2]}, {}])" },
+            &error);
         QVERIFY2(arr, qPrintable(error));
         QCOMPARE(arr->requests.size(), size_t(3));
         auto message = schema.newMessage(schema.findMessage(QStringLiteral("rpcscope.bench.v1.SumRequest")));
@@ -181,11 +185,13 @@ private Q_SLOTS:
         QCOMPARE(message->GetReflection()->GetRepeatedInt64(*message, nums, 0), int64_t(9007199254740993LL));
         QVERIFY(arr->requests[2].empty());
 
-        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([{"nums": [1]}, {"numz": 1}])"}, &error));
-        QVERIFY2(error.contains(QStringLiteral("element 1")) && error.contains(QStringLiteral("numz")), qPrintable(error));
-        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([1])"}, &error));
+        QVERIFY(!prepareGrpcCall(
+            schema, { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([{"nums": [1]}, {"numz": 1}])" }, &error));
+        QVERIFY2(
+            error.contains(QStringLiteral("element 1")) && error.contains(QStringLiteral("numz")), qPrintable(error));
+        QVERIFY(!prepareGrpcCall(schema, { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([1])" }, &error));
         QVERIFY(error.contains(QStringLiteral("not a JSON object")));
-        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([])"}, &error));
+        QVERIFY(!prepareGrpcCall(schema, { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"([])" }, &error));
 
         RequestSpec binary(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         binary.binary = QByteArray("\x0a\x05hello", 7);
@@ -201,9 +207,10 @@ private Q_SLOTS:
     {
         const Schema schema = builtinBenchSchema();
         QString error;
-        const auto call = prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
-                                                   R"({"nums": [{{.RequestNumber}}, {{.WorkerID}}, {{randomInt 5 9}}]})"},
-                                          &error);
+        const auto call = prepareGrpcCall(schema,
+            { QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                R"({"nums": [{{.RequestNumber}}, {{.WorkerID}}, {{randomInt 5 9}}]})" },
+            &error);
         QVERIFY2(call, qPrintable(error));
         QVERIFY(call->perCall);
         QVERIFY(call->requests.empty());
@@ -220,16 +227,19 @@ private Q_SLOTS:
         QVERIFY(random >= 5 && random <= 9);
 
         RequestTemplate t = *RequestTemplate::parse("{{.UUID}} {{randomString 12}}", &error);
-        const std::string rendered = t.render({0, 0, &rng});
+        const std::string rendered = t.render({ 0, 0, &rng });
         QCOMPARE(rendered.size(), size_t(36 + 1 + 12));
         QCOMPARE(rendered[14], '4');
 
-        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": [{{.Nope}}]})"}, &error));
+        QVERIFY(!prepareGrpcCall(
+            schema, { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": [{{.Nope}}]})" }, &error));
         QVERIFY2(error.contains(QStringLiteral("{{.Nope}}")), qPrintable(error));
-        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": [{{.RequestNumber]})"}, &error));
+        QVERIFY(!prepareGrpcCall(
+            schema, { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": [{{.RequestNumber]})" }, &error));
         QVERIFY(error.contains(QStringLiteral("never closed")));
         // A template whose rendering is not a valid request fails when prepared, not mid-run.
-        QVERIFY(!prepareGrpcCall(schema, {QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": ["{{randomString 3}}"]})"}, &error));
+        QVERIFY(!prepareGrpcCall(
+            schema, { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": ["{{randomString 3}}"]})" }, &error));
         QVERIFY2(error.startsWith(QStringLiteral("request template:")), qPrintable(error));
     }
 
@@ -237,21 +247,23 @@ private Q_SLOTS:
     {
         const SchemaLoadResult result = loadShapes();
         QString error;
-        const auto watch = prepareGrpcCall(result.schema, {QStringLiteral("test.shapes.Shapes/Watch"), {}, {}, true}, &error);
+        const auto watch
+            = prepareGrpcCall(result.schema, { QStringLiteral("test.shapes.Shapes/Watch"), {}, {}, true }, &error);
         QVERIFY2(watch, qPrintable(error));
         QVERIFY(watch->method->server_streaming());
-        for (TransportKind kind : {TransportKind::Http, TransportKind::Msgpack, TransportKind::InProcess}) {
+        for (TransportKind kind : { TransportKind::Http, TransportKind::Msgpack, TransportKind::InProcess }) {
             TransportOptions options;
             options.kind = kind;
             GrpcTarget target;
-            target.address = kind == TransportKind::Http ? QStringLiteral("http://127.0.0.1:1/") : QStringLiteral("127.0.0.1:1");
+            target.address
+                = kind == TransportKind::Http ? QStringLiteral("http://127.0.0.1:1/") : QStringLiteral("127.0.0.1:1");
             QVERIFY(!makeTransport(options, target, *watch, &error));
             QVERIFY2(error.contains(QStringLiteral("server streaming")) && error.contains(QStringLiteral("gRPC only")),
-                     qPrintable(error));
+                qPrintable(error));
         }
-        const auto call = prepareGrpcCall(result.schema, {QStringLiteral("test.shapes.Shapes/Get"),
-                                                          R"({"name":"sq"})", {QStringLiteral("blob=100")}, true},
-                                          &error);
+        const auto call = prepareGrpcCall(result.schema,
+            { QStringLiteral("test.shapes.Shapes/Get"), R"({"name":"sq"})", { QStringLiteral("blob=100") }, true },
+            &error);
         QVERIFY2(call, qPrintable(error));
         QCOMPARE(QString::fromStdString(call->methodPath), QStringLiteral("/test.shapes.Shapes/Get"));
         QCOMPARE(call->requests.size(), size_t(1));

@@ -63,8 +63,7 @@ ServerCommand command(const QString &line, const QString &pattern = {}, std::chr
 
 } // namespace
 
-class TestServerCommand : public QObject
-{
+class TestServerCommand : public QObject {
     Q_OBJECT
 
 private slots:

@@ -40,7 +40,8 @@ RunSnapshot richSnapshot(int seed)
     s.intendedRate = 1234.5;
     s.intendedCalls = 5020.25;
     for (int i = 0; i < 3; ++i)
-        s.timeline.append({1.0 + i, 1.0, uint64_t(1600 + i), uint64_t(i), uint64_t(700000 + i), uint64_t(900000), uint64_t(1500000), 50 + i});
+        s.timeline.append({ 1.0 + i, 1.0, uint64_t(1600 + i), uint64_t(i), uint64_t(700000 + i), uint64_t(900000),
+            uint64_t(1500000), 50 + i });
     // A streaming run's messages: totals, their latencies, and per interval.
     s.messagesSent = 5019;
     s.messagesReceived = 250950;
@@ -58,8 +59,8 @@ RunSnapshot richSnapshot(int seed)
     s.statusCounts[CallStatus::Ok] = 5002;
     s.statusCounts[CallStatus::Unavailable] = 12;
     s.statusCounts[CallStatus::DecodeError] = 5;
-    s.errors.append({CallStatus::Unavailable, QStringLiteral("connection refused \"quoted\" ü"), 12});
-    s.errors.append({CallStatus::DecodeError, QStringLiteral("bad reply"), 5});
+    s.errors.append({ CallStatus::Unavailable, QStringLiteral("connection refused \"quoted\" ü"), 12 });
+    s.errors.append({ CallStatus::DecodeError, QStringLiteral("bad reply"), 5 });
     s.warmupCalls = 100;
     s.bytesSent = 1ull << 40;
     s.bytesReceived = 77;
@@ -73,7 +74,7 @@ RunRecord richRecord(int seed)
 {
     RunRecord r;
     r.name = QStringLiteral("before upgrade");
-    r.labels = {QStringLiteral("baseline"), QStringLiteral("protobuf 3.21")}; // a set: the store returns it sorted
+    r.labels = { QStringLiteral("baseline"), QStringLiteral("protobuf 3.21") }; // a set: the store returns it sorted
     r.status = QStringLiteral("stopped");
     r.startedAt = QDateTime(QDate(2026, 12, 1), QTime(10, 0, 0, 250), Qt::UTC);
     r.endedAt = r.startedAt.addSecs(3);
@@ -82,12 +83,12 @@ RunRecord richRecord(int seed)
     r.codec = QStringLiteral("protobuf");
     r.target = QStringLiteral("127.0.0.1:50051");
     r.origin = QStringLiteral("rpcscope");
-    r.scenario = QJsonObject{{QStringLiteral("method"), r.method}, {QStringLiteral("calls"), 200}};
+    r.scenario = QJsonObject { { QStringLiteral("method"), r.method }, { QStringLiteral("calls"), 200 } };
     r.environment = environmentFingerprint();
-    r.server = QJsonObject{{QStringLiteral("command"), QStringLiteral("server --port {port}")}};
+    r.server = QJsonObject { { QStringLiteral("command"), QStringLiteral("server --port {port}") } };
     r.snapshot = richSnapshot(seed);
     for (uint32_t i = 0; i < 1000; ++i)
-        r.rawSamples.push_back({uint64_t(i) * 1000003, i * 7, i % 97 == 0 ? uint32_t(CallStatus::Unavailable) : 0u});
+        r.rawSamples.push_back({ uint64_t(i) * 1000003, i * 7, i % 97 == 0 ? uint32_t(CallStatus::Unavailable) : 0u });
     return r;
 }
 
@@ -105,8 +106,7 @@ QString cli()
 
 } // namespace
 
-class StoreTest : public QObject
-{
+class StoreTest : public QObject {
     Q_OBJECT
 
 private slots:
@@ -127,7 +127,7 @@ private slots:
     {
         QJsonObject h = histogramToJson(richSnapshot(1).latency);
         QJsonArray buckets = h.value(QStringLiteral("buckets")).toArray();
-        buckets[2] = QJsonArray{1001, 5};
+        buckets[2] = QJsonArray { 1001, 5 };
         h.insert(QStringLiteral("buckets"), buckets);
         QString error;
         QVERIFY(!histogramFromJson(h, QStringLiteral("snapshot.latency"), &error));
@@ -170,7 +170,7 @@ private slots:
         bad.insert(QStringLiteral("snapshot"), snapshot);
         QVERIFY(!runFromJson(bad, &error));
         QCOMPARE(error, QStringLiteral("snapshot.timeline[1].calls: expected a whole number >= 0"));
-        QVERIFY(!runFromJson(QJsonObject{{QStringLiteral("format"), QStringLiteral("ghz")}}, &error));
+        QVERIFY(!runFromJson(QJsonObject { { QStringLiteral("format"), QStringLiteral("ghz") } }, &error));
         QCOMPARE(error, QStringLiteral("format: expected \"rpcscope-run\""));
     }
 
@@ -208,7 +208,7 @@ private slots:
         const auto light = store.load(id, &error, RunStore::Parts::Metadata);
         QVERIFY2(light, qPrintable(error));
         QCOMPARE(light->name, r.name);
-        QCOMPARE(light->labels, QStringList({QStringLiteral("baseline"), QStringLiteral("protobuf 3.21")}));
+        QCOMPARE(light->labels, QStringList({ QStringLiteral("baseline"), QStringLiteral("protobuf 3.21") }));
         QCOMPARE(light->status, r.status);
         QCOMPARE(light->startedAt, r.startedAt);
         QCOMPARE(light->scenario, r.scenario);
@@ -219,7 +219,7 @@ private slots:
 
         const auto rows = store.list({}, &error);
         QCOMPARE(rows.size(), size_t(1));
-        QCOMPARE(rows.front().labels, QStringList({QStringLiteral("baseline"), QStringLiteral("protobuf 3.21")}));
+        QCOMPARE(rows.front().labels, QStringList({ QStringLiteral("baseline"), QStringLiteral("protobuf 3.21") }));
         QCOMPARE(rows.front().p99Ns, r.snapshot.latency.percentile(99));
         QCOMPARE(rows.front().calls, r.snapshot.callsCompleted());
         QVERIFY(!store.load(id + 100, &error));
@@ -251,7 +251,7 @@ private slots:
         }
         s = richSnapshot(4);
         QVERIFY(store.updateRun(r.id, s, &error));
-        std::vector<RawSample> raw{{1, 2, 0}, {3, 4, 14}};
+        std::vector<RawSample> raw { { 1, 2, 0 }, { 3, 4, 14 } };
         QVERIFY(store.finishRun(r.id, s, raw, QStringLiteral("finished"), &error));
         const auto done = store.load(r.id, &error);
         QVERIFY(done);
@@ -302,7 +302,7 @@ private slots:
             QCOMPARE(mid->snapshot.callsSent, 200ULL);
             QCOMPARE(mid->snapshot.timeline.size(), full.timeline.size());
 
-            writer.finish(a.id, full, {{1, 2, 0}}, QStringLiteral("stopped"));
+            writer.finish(a.id, full, { { 1, 2, 0 } }, QStringLiteral("stopped"));
             writer.update(a.id + b.id + 100, full); // no such run: reported, and the writer goes on
             // Queued and not waited for: the writer's destructor writes it before it returns.
             writer.update(b.id, full);
@@ -318,10 +318,10 @@ private slots:
         QVERIFY(doneB->endedAt.isValid());
         QCOMPARE(doneB->snapshot.timeline.size(), full.timeline.size());
         // The signals come to this thread's receiver through its event loop.
-        QTRY_COMPARE(finished, (QList<qint64>{a.id, b.id}));
+        QTRY_COMPARE(finished, (QList<qint64> { a.id, b.id }));
         QCOMPARE(failures.size(), 1);
         QVERIFY2(failures.first().contains(path) && failures.first().contains(QString::number(a.id + b.id + 100)),
-                 qPrintable(failures.first()));
+            qPrintable(failures.first()));
 
         RunWriter nowhere;
         QVERIFY(!nowhere.open(QStringLiteral("/proc/no/such/runs.sqlite"), &error));
@@ -341,7 +341,7 @@ private slots:
         a.method = QStringLiteral("pkg.Svc/Alpha");
         RunRecord b = richRecord(6);
         b.method = QStringLiteral("pkg.Svc/Beta");
-        b.labels = {QStringLiteral("candidate")};
+        b.labels = { QStringLiteral("candidate") };
         b.target = QStringLiteral("10.0.0.1:9000");
         const qint64 ia = store.addRun(a, &error);
         const qint64 ib = store.addRun(b, &error);
@@ -361,10 +361,10 @@ private slots:
         QCOMPARE(store.list(f, &error).size(), size_t(1));
 
         QVERIFY(store.rename(ia, QStringLiteral("renamed"), &error));
-        QVERIFY(store.setLabels(ia, {QStringLiteral("x"), QStringLiteral(" y "), QString()}, &error));
+        QVERIFY(store.setLabels(ia, { QStringLiteral("x"), QStringLiteral(" y "), QString() }, &error));
         auto loaded = store.load(ia, &error);
         QCOMPARE(loaded->name, QStringLiteral("renamed"));
-        QCOMPARE(loaded->labels, QStringList({QStringLiteral("x"), QStringLiteral("y")}));
+        QCOMPARE(loaded->labels, QStringList({ QStringLiteral("x"), QStringLiteral("y") }));
         QVERIFY(!store.rename(999, QStringLiteral("n"), &error));
         QVERIFY(!store.setLabels(999, {}, &error));
 
@@ -387,8 +387,8 @@ private slots:
         QCOMPARE(store.resolve(QStringLiteral("last"), &error), 0);
         QVERIFY2(error.contains(QStringLiteral("has no runs yet")), qPrintable(error));
         QList<qint64> ids;
-        for (const QStringList &labels : {QStringList{QStringLiteral("baseline")}, QStringList{},
-                                          QStringList{QStringLiteral("baseline"), QStringLiteral("x")}, QStringList{}}) {
+        for (const QStringList &labels : { QStringList { QStringLiteral("baseline") }, QStringList {},
+                 QStringList { QStringLiteral("baseline"), QStringLiteral("x") }, QStringList {} }) {
             RunRecord r;
             r.method = QStringLiteral("x.Y/Z");
             r.labels = labels;
@@ -406,10 +406,12 @@ private slots:
         QCOMPARE(store.resolve(QStringLiteral("last~4"), &error), 0);
         QVERIFY2(error.contains(QStringLiteral("has 4 run(s), so the oldest is last~3")), qPrintable(error));
         QCOMPARE(store.resolve(QStringLiteral("label:baseline~2"), &error), 0);
-        QVERIFY2(error.contains(QStringLiteral("2 run(s) in")) && error.contains(QStringLiteral("label:baseline~1")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("2 run(s) in")) && error.contains(QStringLiteral("label:baseline~1")),
+            qPrintable(error));
         QCOMPARE(store.resolve(QStringLiteral("label:nope"), &error), 0);
-        QVERIFY2(error.contains(QStringLiteral("no run in")) && error.contains(QStringLiteral("labelled \"nope\"")), qPrintable(error));
-        for (const char *bad : {"first", "last~", "label:", "-3", "0", "last~x", ""}) {
+        QVERIFY2(error.contains(QStringLiteral("no run in")) && error.contains(QStringLiteral("labelled \"nope\"")),
+            qPrintable(error));
+        for (const char *bad : { "first", "last~", "label:", "-3", "0", "last~x", "" }) {
             QVERIFY2(!RunStore::isReference(QLatin1String(bad)), bad);
             QCOMPARE(store.resolve(QLatin1String(bad), &error), 0);
             QVERIFY2(error.contains(QStringLiteral("names no run")), qPrintable(error));
@@ -442,7 +444,7 @@ private slots:
         const auto rows = store.list({}, &error);
         QCOMPARE(rows.size(), size_t(1));
         QCOMPARE(rows.front().name, QStringLiteral("old run"));
-        QCOMPARE(rows.front().labels, QStringList({QStringLiteral("other"), QStringLiteral("v1 label")}));
+        QCOMPARE(rows.front().labels, QStringList({ QStringLiteral("other"), QStringLiteral("v1 label") }));
         const auto run = store.load(rows.front().id, &error);
         QVERIFY2(run, qPrintable(error));
         QCOMPARE(run->method, QStringLiteral("a.B/C"));
@@ -488,11 +490,11 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
         QProcess child;
-        child.start(cli(), {QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-                            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-c"), QStringLiteral("2"),
-                            QStringLiteral("-z"), QStringLiteral("60s"), QStringLiteral("--interval"),
-                            QStringLiteral("200ms"), QStringLiteral("--db"), path, QStringLiteral("--label"),
-                            QStringLiteral("killed")});
+        child.start(cli(),
+            { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-c"), QStringLiteral("2"),
+                QStringLiteral("-z"), QStringLiteral("60s"), QStringLiteral("--interval"), QStringLiteral("200ms"),
+                QStringLiteral("--db"), path, QStringLiteral("--label"), QStringLiteral("killed") });
         QVERIFY(child.waitForStarted());
         RunStore store;
         QString error;
@@ -515,7 +517,9 @@ private slots:
                 }
             }
         }
-        QVERIFY2(id > 0, qPrintable(QStringLiteral("no interval stored; child said: ") + QString::fromUtf8(child.readAllStandardError())));
+        QVERIFY2(id > 0,
+            qPrintable(
+                QStringLiteral("no interval stored; child said: ") + QString::fromUtf8(child.readAllStandardError())));
         ::kill(static_cast<pid_t>(child.processId()), SIGKILL);
         QVERIFY(child.waitForFinished(5000));
         QCOMPARE(store.markInterruptedRuns(), 1);
@@ -525,7 +529,7 @@ private slots:
         QVERIFY(run->snapshot.callsOk() > 0);
         QVERIFY(run->snapshot.latency.count() > 0);
         QVERIFY(run->snapshot.timeline.size() >= 2);
-        QCOMPARE(run->labels, QStringList{QStringLiteral("killed")});
+        QCOMPARE(run->labels, QStringList { QStringLiteral("killed") });
         QCOMPARE(run->method, QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         // The built-in server the killed CLI started is in its own process group and outlives it only until it
         // notices: nothing to assert about it here.
@@ -540,8 +544,9 @@ private slots:
         b.insert(QStringLiteral("protobuf"), QStringLiteral("9.9.9"));
         const QStringList diff = environmentDifferences(a, b);
         QCOMPARE(diff.size(), 1);
-        QVERIFY2(diff.first().startsWith(QStringLiteral("protobuf: ")) && diff.first().endsWith(QStringLiteral("-> 9.9.9")),
-                 qPrintable(diff.first()));
+        QVERIFY2(
+            diff.first().startsWith(QStringLiteral("protobuf: ")) && diff.first().endsWith(QStringLiteral("-> 9.9.9")),
+            qPrintable(diff.first()));
     }
 };
 

@@ -12,8 +12,7 @@
 using namespace rpcscope;
 using namespace std::chrono_literals;
 
-class TestTls : public QObject
-{
+class TestTls : public QObject {
     Q_OBJECT
 
     QTemporaryDir m_dir;
@@ -32,8 +31,8 @@ class TestTls : public QObject
     RunSnapshot run(const QString &address, const GrpcTls &tls)
     {
         QString error;
-        const auto call = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
-                                                                  R"({"payload":"aGVsbG8="})", {}, true}, &error);
+        const auto call = prepareGrpcCall(builtinBenchSchema(),
+            { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), R"({"payload":"aGVsbG8="})", {}, true }, &error);
         if (!call)
             qFatal("%s", qPrintable(error));
         GrpcTarget target;
@@ -67,17 +66,19 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         QProcess make;
-        make.start(QStringLiteral("bash"), {QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), m_dir.path()});
+        make.start(QStringLiteral("bash"), { QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), m_dir.path() });
         QVERIFY(make.waitForFinished(60000));
         QVERIFY2(make.exitCode() == 0, make.readAllStandardError().constData());
         QString error;
-        QVERIFY2(m_server.start(QStringLiteral("127.0.0.1"), 0, 1, &error, ServerTls{pem("server.crt"), pem("server.key"), {}}),
-                 qPrintable(error));
-        QVERIFY2(m_expired.start(QStringLiteral("127.0.0.1"), 0, 1, &error, ServerTls{pem("expired.crt"), pem("expired.key"), {}}),
-                 qPrintable(error));
+        QVERIFY2(m_server.start(
+                     QStringLiteral("127.0.0.1"), 0, 1, &error, ServerTls { pem("server.crt"), pem("server.key"), {} }),
+            qPrintable(error));
+        QVERIFY2(m_expired.start(QStringLiteral("127.0.0.1"), 0, 1, &error,
+                     ServerTls { pem("expired.crt"), pem("expired.key"), {} }),
+            qPrintable(error));
         QVERIFY2(m_mutual.start(QStringLiteral("127.0.0.1"), 0, 1, &error,
-                                ServerTls{pem("server.crt"), pem("server.key"), pem("ca.crt")}),
-                 qPrintable(error));
+                     ServerTls { pem("server.crt"), pem("server.key"), pem("ca.crt") }),
+            qPrintable(error));
     }
 
     void trustedCaWorks()
@@ -88,7 +89,7 @@ private Q_SLOTS:
 
     void plaintextClientAgainstTlsServerFails()
     {
-        const RunSnapshot s = run(localhost(m_server), GrpcTls{});
+        const RunSnapshot s = run(localhost(m_server), GrpcTls {});
         QCOMPARE(s.statusCounts[CallStatus::Unavailable], 10ULL);
     }
 

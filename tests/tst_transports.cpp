@@ -24,16 +24,14 @@ namespace {
 
 /// A TCP server on 127.0.0.1:0 that answers every connection with @p reply: given what the client sent so far,
 /// returns bytes to send back (empty = keep reading) and whether to close afterwards.
-class RawServer
-{
+class RawServer {
 public:
     using Reply = std::function<std::pair<std::string, bool>(const std::string &received)>;
 
-    explicit RawServer(Reply reply)
-        : m_reply(std::move(reply))
+    explicit RawServer(Reply reply) : m_reply(std::move(reply))
     {
         m_listen = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in address{};
+        sockaddr_in address {};
         address.sin_family = AF_INET;
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         ::bind(m_listen, reinterpret_cast<sockaddr *>(&address), sizeof address);
@@ -81,14 +79,13 @@ private:
     Reply m_reply;
     int m_listen = -1;
     int m_port = 0;
-    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_stop { false };
     std::thread m_thread;
 };
 
 } // namespace
 
-class TestTransports : public QObject
-{
+class TestTransports : public QObject {
     Q_OBJECT
 
     BuiltinHttpServer m_http;
@@ -97,16 +94,15 @@ class TestTransports : public QObject
     static GrpcCall call(const QString &method, const QByteArray &json, bool decode = true)
     {
         QString error;
-        auto prepared = prepareGrpcCall(builtinBenchSchema(), {QStringLiteral("rpcscope.bench.v1.Bench/") + method, json, {}, decode},
-                                        &error);
+        auto prepared = prepareGrpcCall(
+            builtinBenchSchema(), { QStringLiteral("rpcscope.bench.v1.Bench/") + method, json, {}, decode }, &error);
         if (!prepared)
             qFatal("%s", qPrintable(error));
         return *prepared;
     }
 
     static RunSnapshot run(TransportKind kind, const QString &address, const GrpcCall &c, uint64_t calls = 200,
-                           int concurrency = 4, std::optional<Codec> codec = {}, GrpcTarget target = {},
-                           TransportOptions options = {})
+        int concurrency = 4, std::optional<Codec> codec = {}, GrpcTarget target = {}, TransportOptions options = {})
     {
         options.kind = kind;
         options.codec = codec;
@@ -128,7 +124,10 @@ class TestTransports : public QObject
         return engine.snapshot();
     }
 
-    static QString firstError(const RunSnapshot &s) { return s.errors.isEmpty() ? QString() : s.errors.first().message; }
+    static QString firstError(const RunSnapshot &s)
+    {
+        return s.errors.isEmpty() ? QString() : s.errors.first().message;
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -150,7 +149,8 @@ private Q_SLOTS:
     {
         QFETCH(Codec, codec);
         const uint64_t before = m_http.callsServed();
-        const RunSnapshot s = run(TransportKind::Http, m_http.url(), call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 300, 4, codec);
+        const RunSnapshot s
+            = run(TransportKind::Http, m_http.url(), call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 300, 4, codec);
         QCOMPARE(s.callsOk(), 300ULL);
         QCOMPARE(m_http.callsServed() - before, 300ULL);
         QVERIFY(s.bytesSent > 0 && s.bytesReceived > 0);
@@ -161,8 +161,8 @@ private Q_SLOTS:
         // 8 callers over 2 keep-alive connections: calls queue for a connection, all succeed.
         GrpcTarget target;
         target.connections = 2;
-        const RunSnapshot s = run(TransportKind::Http, m_http.url(), call(QStringLiteral("Echo"), R"({"payload":"aGVsbG8="})"),
-                                  400, 8, {}, target);
+        const RunSnapshot s = run(TransportKind::Http, m_http.url(),
+            call(QStringLiteral("Echo"), R"({"payload":"aGVsbG8="})"), 400, 8, {}, target);
         QCOMPARE(s.callsOk(), 400ULL);
         QCOMPARE(s.bytesSent, 400ULL * QByteArray(R"({"payload":"aGVsbG8="})").size());
     }
@@ -171,10 +171,12 @@ private Q_SLOTS:
     {
         // The List reply must decode; the wrong reply type would be a decode error. Checked with a URL whose
         // path is another method than the one named, so the body does not fit the expected type.
-        const RunSnapshot ok = run(TransportKind::Http, m_http.url(), call(QStringLiteral("List"), R"({"count":3,"name_size":4})"), 50);
+        const RunSnapshot ok
+            = run(TransportKind::Http, m_http.url(), call(QStringLiteral("List"), R"({"count":3,"name_size":4})"), 50);
         QCOMPARE(ok.callsOk(), 50ULL);
-        const RunSnapshot wrong = run(TransportKind::Http, m_http.url() + QStringLiteral("/rpcscope.bench.v1.Bench/Echo"),
-                                      call(QStringLiteral("Sum"), R"({"nums":[1]})"), 20);
+        const RunSnapshot wrong
+            = run(TransportKind::Http, m_http.url() + QStringLiteral("/rpcscope.bench.v1.Bench/Echo"),
+                call(QStringLiteral("Sum"), R"({"nums":[1]})"), 20);
         QCOMPARE(wrong.callsOk(), 0ULL);
         QCOMPARE(wrong.statusCounts[CallStatus::Internal], 20ULL); // HTTP 400: the Sum body is no EchoRequest
         QVERIFY2(firstError(wrong).startsWith(QStringLiteral("HTTP 400")), qPrintable(firstError(wrong)));
@@ -183,12 +185,13 @@ private Q_SLOTS:
     void httpStatusCodesAreCounted()
     {
         GrpcTarget target;
-        target.metadata = {{"rpcscope-http-status", "503"}};
-        const RunSnapshot s = run(TransportKind::Http, m_http.url(), call(QStringLiteral("Sum"), "{}"), 30, 2, {}, target);
+        target.metadata = { { "rpcscope-http-status", "503" } };
+        const RunSnapshot s
+            = run(TransportKind::Http, m_http.url(), call(QStringLiteral("Sum"), "{}"), 30, 2, {}, target);
         QCOMPARE(s.statusCounts[CallStatus::Unavailable], 30ULL);
         QVERIFY2(firstError(s).startsWith(QStringLiteral("HTTP 503")), qPrintable(firstError(s)));
-        const RunSnapshot missing
-            = run(TransportKind::Http, m_http.url() + QStringLiteral("/no/such"), call(QStringLiteral("Sum"), "{}"), 10, 1);
+        const RunSnapshot missing = run(
+            TransportKind::Http, m_http.url() + QStringLiteral("/no/such"), call(QStringLiteral("Sum"), "{}"), 10, 1);
         QCOMPARE(missing.statusCounts[CallStatus::Unimplemented], 10ULL);
     }
 
@@ -196,16 +199,18 @@ private Q_SLOTS:
     {
         RawServer html([](const std::string &received) -> std::pair<std::string, bool> {
             if (received.find("\r\n\r\n") == std::string::npos)
-                return {{}, false};
-            return {"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n<html></html>", false};
+                return { {}, false };
+            return { "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n<html></html>", false };
         });
         const RunSnapshot s = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(html.port()),
-                                  call(QStringLiteral("Sum"), "{}"), 20, 1);
+            call(QStringLiteral("Sum"), "{}"), 20, 1);
         QCOMPARE(s.statusCounts[CallStatus::DecodeError], 20ULL);
 
-        RawServer garbage([](const std::string &) -> std::pair<std::string, bool> { return {"\x01\x02garbage\r\n\r\n", true}; });
+        RawServer garbage([](const std::string &) -> std::pair<std::string, bool> {
+            return { "\x01\x02garbage\r\n\r\n", true };
+        });
         const RunSnapshot g = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(garbage.port()),
-                                  call(QStringLiteral("Sum"), "{}"), 10, 1);
+            call(QStringLiteral("Sum"), "{}"), 10, 1);
         QCOMPARE(g.callsOk(), 0ULL);
         QCOMPARE(g.callsCompleted(), 10ULL);
         QVERIFY2(firstError(g).contains(QStringLiteral("not an HTTP reply")), qPrintable(firstError(g)));
@@ -213,16 +218,16 @@ private Q_SLOTS:
 
     void silentServersHitTheDeadline()
     {
-        RawServer silent([](const std::string &) -> std::pair<std::string, bool> { return {{}, false}; });
+        RawServer silent([](const std::string &) -> std::pair<std::string, bool> { return { {}, false }; });
         GrpcTarget target;
         target.timeout = 200ms;
         QElapsedTimer timer;
         timer.start();
         const RunSnapshot h = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(silent.port()),
-                                  call(QStringLiteral("Sum"), "{}"), 1, 1, {}, target);
+            call(QStringLiteral("Sum"), "{}"), 1, 1, {}, target);
         QCOMPARE(h.statusCounts[CallStatus::DeadlineExceeded], 1ULL);
         const RunSnapshot m = run(TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(silent.port()),
-                                  call(QStringLiteral("Sum"), "{}"), 1, 1, {}, target);
+            call(QStringLiteral("Sum"), "{}"), 1, 1, {}, target);
         QCOMPARE(m.statusCounts[CallStatus::DeadlineExceeded], 1ULL);
         QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
     }
@@ -231,19 +236,22 @@ private Q_SLOTS:
     {
         int port;
         {
-            RawServer gone([](const std::string &) -> std::pair<std::string, bool> { return {{}, true}; });
+            RawServer gone([](const std::string &) -> std::pair<std::string, bool> { return { {}, true }; });
             port = gone.port();
         }
-        const RunSnapshot h = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(port), call(QStringLiteral("Sum"), "{}"), 5, 1);
+        const RunSnapshot h = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(port),
+            call(QStringLiteral("Sum"), "{}"), 5, 1);
         QCOMPARE(h.statusCounts[CallStatus::Unavailable], 5ULL);
-        const RunSnapshot m = run(TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(port), call(QStringLiteral("Sum"), "{}"), 5, 1);
+        const RunSnapshot m = run(
+            TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(port), call(QStringLiteral("Sum"), "{}"), 5, 1);
         QCOMPARE(m.statusCounts[CallStatus::Unavailable], 5ULL);
     }
 
     void msgpackManyInFlightOnOneConnection()
     {
         const uint64_t before = m_msgpack.callsServed();
-        const RunSnapshot s = run(TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 5000, 64);
+        const RunSnapshot s = run(
+            TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 5000, 64);
         QCOMPARE(s.callsOk(), 5000ULL);
         QCOMPARE(m_msgpack.callsServed() - before, 5000ULL);
     }
@@ -252,8 +260,8 @@ private Q_SLOTS:
     {
         TransportOptions options;
         options.msgpackParamsMap = true;
-        const RunSnapshot s = run(TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("List"), R"({"count":5,"name_size":3})"),
-                                  100, 2, {}, {}, options);
+        const RunSnapshot s = run(TransportKind::Msgpack, m_msgpack.address(),
+            call(QStringLiteral("List"), R"({"count":5,"name_size":3})"), 100, 2, {}, {}, options);
         QCOMPARE(s.callsOk(), 100ULL);
         QVERIFY(s.bytesReceived > 100 * 5 * 3);
     }
@@ -262,7 +270,8 @@ private Q_SLOTS:
     {
         TransportOptions options;
         options.rpcMethod = QStringLiteral("NoSuchMethod");
-        const RunSnapshot s = run(TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("Sum"), "{}"), 10, 1, {}, {}, options);
+        const RunSnapshot s = run(
+            TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("Sum"), "{}"), 10, 1, {}, {}, options);
         QCOMPARE(s.statusCounts[CallStatus::Unknown], 10ULL);
         QVERIFY2(firstError(s).contains(QStringLiteral("no such method: NoSuchMethod")), qPrintable(firstError(s)));
     }
@@ -272,9 +281,12 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("reply");
         QTest::addColumn<QString>("expected");
         // [1, 999, nil, 3]: a msgid nobody sent.
-        QTest::newRow("wrong msgid") << QByteArray("\x94\x01\xcd\x03\xe7\xc0\x03", 7) << QStringLiteral("unknown msgid 999");
+        QTest::newRow("wrong msgid") << QByteArray("\x94\x01\xcd\x03\xe7\xc0\x03", 7)
+                                     << QStringLiteral("unknown msgid 999");
         // [1, 0, nil, "abc..." cut short], then the server closes.
-        QTest::newRow("truncated") << QByteArray("\x94\x01\x00\xc0\xa5" "ab", 7) << QStringLiteral("closed");
+        QTest::newRow("truncated") << QByteArray("\x94\x01\x00\xc0\xa5"
+                                                 "ab",
+            7) << QStringLiteral("closed");
         QTest::newRow("not an array") << QByteArray("\x03", 1) << QStringLiteral("not a msgpack-rpc reply");
         QTest::newRow("not msgpack") << QByteArray("\xc1", 1) << QStringLiteral("not msgpack-rpc");
     }
@@ -284,9 +296,9 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         const std::string bytes = reply.toStdString();
         const bool close = expected == u"closed";
-        RawServer server([&](const std::string &) -> std::pair<std::string, bool> { return {bytes, close}; });
+        RawServer server([&](const std::string &) -> std::pair<std::string, bool> { return { bytes, close }; });
         const RunSnapshot s = run(TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(server.port()),
-                                  call(QStringLiteral("Sum"), R"({"nums":[1]})"), 3, 1);
+            call(QStringLiteral("Sum"), R"({"nums":[1]})"), 3, 1);
         QCOMPARE(s.callsOk(), 0ULL);
         QCOMPARE(s.callsCompleted(), 3ULL);
         QVERIFY2(firstError(s).contains(expected), qPrintable(firstError(s)));
@@ -296,7 +308,8 @@ private Q_SLOTS:
     void inProcessBaselineEveryCodec()
     {
         QFETCH(Codec, codec);
-        const RunSnapshot s = run(TransportKind::InProcess, {}, call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 1000, 2, codec);
+        const RunSnapshot s
+            = run(TransportKind::InProcess, {}, call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 1000, 2, codec);
         QCOMPARE(s.callsOk(), 1000ULL);
         QVERIFY(s.bytesSent > 0);
         QVERIFY(s.latency.max() < s.latency.min() + 1'000'000'000ULL);

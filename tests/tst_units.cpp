@@ -11,8 +11,7 @@
 
 using namespace std::chrono_literals;
 
-class TestUnits : public QObject
-{
+class TestUnits : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void durations_data()
@@ -89,23 +88,23 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QList<int>>("cpus"); // empty: must be refused
         QTest::addColumn<QString>("error"); // a part of the error
-        QTest::newRow("one") << QStringLiteral("0") << QList<int>{0} << QString();
-        QTest::newRow("two") << QStringLiteral("0,1") << QList<int>{0, 1} << QString();
-        QTest::newRow("range") << QStringLiteral("0-1") << QList<int>{0, 1} << QString();
-        QTest::newRow("sorted, once each") << QStringLiteral("1,0-1,0") << QList<int>{0, 1} << QString();
-        QTest::newRow("spaces") << QStringLiteral(" 0 , 1 ") << QList<int>{0, 1} << QString();
-        QTest::newRow("empty") << QString() << QList<int>{} << QStringLiteral("empty CPU list");
-        QTest::newRow("word") << QStringLiteral("0,x") << QList<int>{}
+        QTest::newRow("one") << QStringLiteral("0") << QList<int> { 0 } << QString();
+        QTest::newRow("two") << QStringLiteral("0,1") << QList<int> { 0, 1 } << QString();
+        QTest::newRow("range") << QStringLiteral("0-1") << QList<int> { 0, 1 } << QString();
+        QTest::newRow("sorted, once each") << QStringLiteral("1,0-1,0") << QList<int> { 0, 1 } << QString();
+        QTest::newRow("spaces") << QStringLiteral(" 0 , 1 ") << QList<int> { 0, 1 } << QString();
+        QTest::newRow("empty") << QString() << QList<int> {} << QStringLiteral("empty CPU list");
+        QTest::newRow("word") << QStringLiteral("0,x") << QList<int> {}
                               << QStringLiteral("\"x\" in \"0,x\" is not a CPU number or range (N or N-M)");
-        QTest::newRow("empty item") << QStringLiteral("0,,1") << QList<int>{} << QStringLiteral("\"\" in \"0,,1\"");
-        QTest::newRow("negative") << QStringLiteral("-1") << QList<int>{}
+        QTest::newRow("empty item") << QStringLiteral("0,,1") << QList<int> {} << QStringLiteral("\"\" in \"0,,1\"");
+        QTest::newRow("negative") << QStringLiteral("-1") << QList<int> {}
                                   << QStringLiteral("\"-1\" in \"-1\" is not a CPU");
-        QTest::newRow("open range") << QStringLiteral("0-") << QList<int>{}
+        QTest::newRow("open range") << QStringLiteral("0-") << QList<int> {}
                                     << QStringLiteral("\"0-\" in \"0-\" is not a CPU");
-        QTest::newRow("two dashes") << QStringLiteral("0-1-2") << QList<int>{} << QStringLiteral("\"0-1-2\"");
-        QTest::newRow("backwards") << QStringLiteral("0,3-1") << QList<int>{}
+        QTest::newRow("two dashes") << QStringLiteral("0-1-2") << QList<int> {} << QStringLiteral("\"0-1-2\"");
+        QTest::newRow("backwards") << QStringLiteral("0,3-1") << QList<int> {}
                                    << QStringLiteral("\"3-1\" in \"0,3-1\": the range runs backwards");
-        QTest::newRow("huge") << QStringLiteral("1-1000000000") << QList<int>{}
+        QTest::newRow("huge") << QStringLiteral("1-1000000000") << QList<int> {}
                               << QStringLiteral("no machine has CPU 1000000000");
     }
     void cpuLists()
@@ -136,19 +135,20 @@ private Q_SLOTS:
         const QString beyond = QString::number(available.back() + 1);
         QString why;
         QVERIFY(!rpcscope::parseCpuList(QStringLiteral("%1,%2").arg(available.front()).arg(beyond), &why));
-        QCOMPARE(why, QStringLiteral("CPU %1 in \"%2,%1\" is not available to this process (available: %3)")
-                          .arg(beyond)
-                          .arg(available.front())
-                          .arg(rpcscope::formatCpuList(available)));
+        QCOMPARE(why,
+            QStringLiteral("CPU %1 in \"%2,%1\" is not available to this process (available: %3)")
+                .arg(beyond)
+                .arg(available.front())
+                .arg(rpcscope::formatCpuList(available)));
     }
 
     void cpuListsFormatted()
     {
         QCOMPARE(rpcscope::formatCpuList({}), QString());
-        QCOMPARE(rpcscope::formatCpuList({3}), QStringLiteral("3"));
-        QCOMPARE(rpcscope::formatCpuList({0, 2, 3}), QStringLiteral("0,2-3"));
-        QCOMPARE(rpcscope::formatCpuList({5, 1, 2, 3, 3}), QStringLiteral("1-3,5"));
-        const std::vector<unsigned long> mask = rpcscope::cpuAffinityMask({1, 65});
+        QCOMPARE(rpcscope::formatCpuList({ 3 }), QStringLiteral("3"));
+        QCOMPARE(rpcscope::formatCpuList({ 0, 2, 3 }), QStringLiteral("0,2-3"));
+        QCOMPARE(rpcscope::formatCpuList({ 5, 1, 2, 3, 3 }), QStringLiteral("1-3,5"));
+        const std::vector<unsigned long> mask = rpcscope::cpuAffinityMask({ 1, 65 });
         QCOMPARE(mask.size(), size_t(128 / (sizeof(unsigned long) * 8)));
         QCOMPARE(mask.front() & 0xF, 2UL);
     }
@@ -176,16 +176,16 @@ private Q_SLOTS:
         write(QStringLiteral("proc/loadavg"), "1.90 0.50 0.20 3/100 1234\n");
         write(QStringLiteral("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor"), "powersave\n");
         QCOMPARE(rpcscope::machineNoiseWarnings(root.path()),
-                 QStringList({QStringLiteral("load average 1.90 over the last minute on 2 CPUs (above 1.0, half of "
-                                             "them): other work is running; results will be noisier"),
-                              QStringLiteral("CPU governor is 'powersave', not 'performance': frequency changes add "
-                                             "noise")}));
+            QStringList({ QStringLiteral("load average 1.90 over the last minute on 2 CPUs (above 1.0, half of "
+                                         "them): other work is running; results will be noisier"),
+                QStringLiteral("CPU governor is 'powersave', not 'performance': frequency changes add "
+                               "noise") }));
 
         write(QStringLiteral("proc/loadavg"), "0.10 0.50 0.20 1/100 1234\n");
         write(QStringLiteral("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "schedutil\n");
         QCOMPARE(rpcscope::machineNoiseWarnings(root.path()),
-                 QStringList({QStringLiteral("CPU governors are 'schedutil', 'powersave', not 'performance': frequency "
-                                             "changes add noise")}));
+            QStringList({ QStringLiteral("CPU governors are 'schedutil', 'powersave', not 'performance': frequency "
+                                         "changes add noise") }));
     }
 };
 

@@ -7,9 +7,7 @@
 
 namespace rpcscope {
 
-AbController::AbController(RunRecorder *recorder, QObject *parent)
-    : QObject(parent)
-    , m_recorder(recorder)
+AbController::AbController(RunRecorder *recorder, QObject *parent) : QObject(parent), m_recorder(recorder)
 {
     m_timer.setInterval(100);
     connect(&m_timer, &QTimer::timeout, this, &AbController::poll);
@@ -23,7 +21,7 @@ AbController::~AbController()
 }
 
 bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &request, const QString &cliPath,
-                         const QString &transport, std::array<RunRecord, 2> records, QString *error)
+    const QString &transport, std::array<RunRecord, 2> records, QString *error)
 {
     if (m_running) {
         *error = tr("An A/B run is going already.");
@@ -114,9 +112,9 @@ void AbController::work()
         bool isNumber = false;
         const qulonglong calls = m_request.block.toULongLong(&isNumber);
         if (isNumber)
-            blocks = {calls, std::chrono::nanoseconds(0)};
+            blocks = { calls, std::chrono::nanoseconds(0) };
         else if (const auto d = parseDuration(m_request.block))
-            blocks = {0, *d};
+            blocks = { 0, *d };
     }
     const bool anyCommand = servers[0] || servers[1];
     blocks.restarts = m_request.restarts > 0 ? std::min(m_request.restarts, blocks.roundsFor(m_sides[0].plan))
@@ -126,23 +124,24 @@ void AbController::work()
         if (!servers[side] || blocks.restarts < 2)
             continue;
         // Called on the runner's thread between blocks; this thread only waits meanwhile.
-        m_sides[side].restartServer = [this, side, server = servers[side].get()](QString *address, int64_t *pid,
-                                                                                QString *why) {
-            QString error;
-            const std::optional<ServerCommand> command = m_request.command(static_cast<int>(side), m_cliPath, m_transport, &error);
-            if (!command) {
-                *why = error;
-                return false;
-            }
-            server->stop();
-            *address = server->start(*command, why);
-            if (address->isEmpty())
-                return false;
-            if (m_transport == u"http" && !address->startsWith(QStringLiteral("http")))
-                address->prepend(QStringLiteral("http://"));
-            *pid = server->pid();
-            return true;
-        };
+        m_sides[side].restartServer
+            = [this, side, server = servers[side].get()](QString *address, int64_t *pid, QString *why) {
+                  QString error;
+                  const std::optional<ServerCommand> command
+                      = m_request.command(static_cast<int>(side), m_cliPath, m_transport, &error);
+                  if (!command) {
+                      *why = error;
+                      return false;
+                  }
+                  server->stop();
+                  *address = server->start(*command, why);
+                  if (address->isEmpty())
+                      return false;
+                  if (m_transport == u"http" && !address->startsWith(QStringLiteral("http")))
+                      address->prepend(QStringLiteral("http://"));
+                  *pid = server->pid();
+                  return true;
+              };
     }
     QString why;
     if (!m_runner.start(m_sides, blocks, &why))
@@ -232,7 +231,9 @@ QString AbController::progressText() const
     QString text = tr("Round %1 of %2").arg(std::min(round, m_runner.roundsPlanned())).arg(m_runner.roundsPlanned());
     for (int side = 0; side < 2; ++side) {
         const RunSnapshot s = m_runner.snapshot(side);
-        text += QStringLiteral(", %1 p50 %2").arg(side == 0 ? u'A' : u'B').arg(formatNanos(static_cast<double>(s.latency.percentile(50))));
+        text += QStringLiteral(", %1 p50 %2")
+                    .arg(side == 0 ? u'A' : u'B')
+                    .arg(formatNanos(static_cast<double>(s.latency.percentile(50))));
     }
     return text;
 }

@@ -22,8 +22,7 @@ class RunRecorder;
  * timer and shows progress; both runs go into the history as they grow (inserted here for their ids, written by
  * the recorder's writer thread).
  */
-class AbController : public QObject
-{
+class AbController : public QObject {
     Q_OBJECT
 public:
     /// @p recorder takes both runs into the history (nothing is saved when its history is not open).
@@ -35,7 +34,7 @@ public:
      * per side. @p records are the two runs' descriptions (method, scenario, labels ...) as they will be saved.
      */
     bool start(const std::array<AbSide, 2> &sides, const AbRequest &request, const QString &cliPath,
-               const QString &transport, std::array<RunRecord, 2> records, QString *error);
+        const QString &transport, std::array<RunRecord, 2> records, QString *error);
     void stop();
     /// Stops, waits for the worker (its servers stopped) and hands both runs to the writer as stopped: for closing
     /// the window, when no timer will fire again. finished() is emitted as usual.
@@ -74,7 +73,7 @@ private:
     QString m_error; ///< guarded
     bool m_runnerStarted = false; ///< guarded
     bool m_workerDone = false; ///< guarded
-    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_stop { false };
     std::array<QJsonObject, 2> m_serverDescriptions; ///< guarded
     bool m_begun = false; ///< GUI thread: runs inserted into the store
     int m_shownBlocks = 0;

@@ -20,8 +20,8 @@
 
 namespace rpcscope {
 
-std::optional<ServerCommand> AbRequest::command(int side, const QString &cliPath, const QString &transport,
-                                                QString *error) const
+std::optional<ServerCommand> AbRequest::command(
+    int side, const QString &cliPath, const QString &transport, QString *error) const
 {
     const Target &t = targets[static_cast<size_t>(side)];
     if (t.kind == Kind::Address)
@@ -56,13 +56,13 @@ QString AbRequest::targetText(int side) const
     return t.kind == Kind::Builtin ? QStringLiteral("builtin") : t.text;
 }
 
-AbDialog::AbDialog(QWidget *parent)
-    : QDialog(parent)
+AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
 {
     setWindowTitle(tr("Compare A/B"));
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(tr("Runs this scenario against two targets in alternating blocks of calls (A B A B ...), so "
-                                "whatever changes on the machine meanwhile hits both alike, then compares B against A."));
+    auto *intro
+        = new QLabel(tr("Runs this scenario against two targets in alternating blocks of calls (A B A B ...), so "
+                        "whatever changes on the machine meanwhile hits both alike, then compares B against A."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto *sides = new QHBoxLayout;
@@ -136,8 +136,9 @@ QWidget *AbDialog::makeSide(int side, const QString &title)
     w.environment = new QPlainTextEdit;
     w.environment->setObjectName(QStringLiteral("abEnv%1").arg(side));
     w.environment->setPlaceholderText(tr("NAME=value, one per line"));
-    w.environment->setToolTip(tr("Environment variables for this side's server (e.g. LD_LIBRARY_PATH to another library "
-                                 "version; RPCSCOPE_SERVE_DELAY=1ms makes the built-in server slower)."));
+    w.environment->setToolTip(
+        tr("Environment variables for this side's server (e.g. LD_LIBRARY_PATH to another library "
+           "version; RPCSCOPE_SERVE_DELAY=1ms makes the built-in server slower)."));
     w.environment->setMaximumHeight(fontMetrics().lineSpacing() * 5);
     form->addRow(tr("Environment:"), w.environment);
     w.directory = new QLineEdit;
@@ -167,12 +168,12 @@ void AbDialog::updateSide(int side)
     w.environment->setEnabled(kind != AbRequest::Kind::Address);
     w.directory->setEnabled(kind == AbRequest::Kind::Command);
     w.text->setPlaceholderText(kind == AbRequest::Kind::Address ? tr("127.0.0.1:50051 or http://host:port")
-                                                                : kind == AbRequest::Kind::Command ? tr("./server --port {port}")
-                                                                                                   : QString());
+            : kind == AbRequest::Kind::Command                  ? tr("./server --port {port}")
+                                                                : QString());
     w.text->setToolTip(kind == AbRequest::Kind::Command
-                           ? tr("The command line; {port} is replaced by a free port. No shell: use sh -c '...' for pipes "
-                                "or variables.")
-                           : tr("Where the server listens."));
+            ? tr("The command line; {port} is replaced by a free port. No shell: use sh -c '...' for pipes "
+                 "or variables.")
+            : tr("Where the server listens."));
 }
 
 AbRequest AbDialog::request() const
@@ -189,7 +190,7 @@ AbRequest AbDialog::request() const
             if (trimmed.isEmpty())
                 continue;
             const qsizetype eq = trimmed.indexOf(u'=');
-            t.environment.append({eq < 0 ? trimmed : trimmed.left(eq), eq < 0 ? QString() : trimmed.mid(eq + 1)});
+            t.environment.append({ eq < 0 ? trimmed : trimmed.left(eq), eq < 0 ? QString() : trimmed.mid(eq + 1) });
         }
     }
     r.block = m_block->text().trimmed();
@@ -229,15 +230,18 @@ std::optional<AbRequest> AbDialog::validatedRequest(QString *error) const
         const AbRequest::Target &t = r.targets[i];
         const QString side = i == 0 ? QStringLiteral("A") : QStringLiteral("B");
         if (t.kind != AbRequest::Kind::Builtin && t.text.isEmpty()) {
-            *error = tr("%1: give the %2.").arg(side, t.kind == AbRequest::Kind::Address ? tr("address") : tr("command"));
+            *error
+                = tr("%1: give the %2.").arg(side, t.kind == AbRequest::Kind::Address ? tr("address") : tr("command"));
             return std::nullopt;
         }
         if (t.kind == AbRequest::Kind::Address && looksLikeCommand(t.text)) {
-            *error = tr("%1: \"%2\" looks like a command (it has a space or {port}); pick \"Server command\".").arg(side, t.text);
+            *error = tr("%1: \"%2\" looks like a command (it has a space or {port}); pick \"Server command\".")
+                         .arg(side, t.text);
             return std::nullopt;
         }
         for (const auto &[name, value] : t.environment) {
-            if (name.isEmpty() || !QRegularExpression(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$")).match(name).hasMatch()) {
+            if (name.isEmpty()
+                || !QRegularExpression(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$")).match(name).hasMatch()) {
                 *error = tr("%1: \"%2\" is not an environment variable name (NAME=value).").arg(side, name);
                 return std::nullopt;
             }

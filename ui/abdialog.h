@@ -17,11 +17,9 @@ class QSpinBox;
 namespace rpcscope {
 
 /// What the A/B dialog asks for: two targets, how to interleave, what counts as a regression.
-struct AbRequest
-{
+struct AbRequest {
     enum class Kind { Builtin, Address, Command };
-    struct Target
-    {
+    struct Target {
         Kind kind = Kind::Builtin;
         QString text; ///< the address, or the command line (with {port})
         QList<QPair<QString, QString>> environment; ///< commands and built-in servers
@@ -36,7 +34,8 @@ struct AbRequest
     double threshold = 0.05;
 
     /// The command to start for @p side (a built-in server is `rpcscope-cli serve KIND --port {port}`), when it is one.
-    std::optional<ServerCommand> command(int side, const QString &cliPath, const QString &transport, QString *error) const;
+    std::optional<ServerCommand> command(
+        int side, const QString &cliPath, const QString &transport, QString *error) const;
     /// "builtin", the address, or the command line: what the run records as its target.
     QString targetText(int side) const;
 };
@@ -46,8 +45,7 @@ struct AbRequest
  * command rpcscope starts, each with its own environment), the block size and the regression threshold. The
  * commands are shown as they will be run; nothing starts before the user says Run.
  */
-class AbDialog : public QDialog
-{
+class AbDialog : public QDialog {
     Q_OBJECT
 public:
     explicit AbDialog(QWidget *parent = nullptr);
@@ -60,8 +58,7 @@ public:
     void accept() override;
 
 private:
-    struct SideWidgets
-    {
+    struct SideWidgets {
         QComboBox *kind = nullptr;
         QLineEdit *text = nullptr;
         QPlainTextEdit *environment = nullptr;

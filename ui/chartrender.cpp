@@ -32,10 +32,9 @@ const QColor kAccent(0x1f, 0x77, 0xb4);
 // common color-vision deficiencies in the first few.
 QColor runColor(qsizetype index)
 {
-    static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
-                                    QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
-                                    QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22),
-                                    QColor(0x17, 0xbe, 0xcf)};
+    static const QColor colors[] = { QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+        QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2),
+        QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf) };
     return colors[index % static_cast<qsizetype>(std::size(colors))];
 }
 
@@ -90,7 +89,8 @@ void drawHistogram(QCustomPlot *plot, const QList<const RunRecord *> &runs, bool
     };
     // Overlaid runs rarely have the same number of calls: shares make their shapes comparable.
     const QString unit = messages ? QObject::tr("messages") : QObject::tr("calls");
-    setUpHistogramAxes(plot, overlay ? QObject::tr("share of %1 per bin (%)").arg(unit) : QObject::tr("%1 per bin").arg(unit));
+    setUpHistogramAxes(
+        plot, overlay ? QObject::tr("share of %1 per bin (%)").arg(unit) : QObject::tr("%1 per bin").arg(unit));
     double lowMs = std::numeric_limits<double>::max();
     double highMs = 0;
     for (const RunRecord *run : runs) {
@@ -122,7 +122,7 @@ void drawHistogram(QCustomPlot *plot, const QList<const RunRecord *> &runs, bool
             // The numbers people compare, next to the name, since overlaid marker lines would be a thicket.
             graph->setName(QStringLiteral("%1 (p50 %2, p99 %3)")
                                .arg(runName(runs[i]), formatNanos(static_cast<double>(h.percentile(50))),
-                                    formatNanos(static_cast<double>(h.percentile(99)))));
+                                   formatNanos(static_cast<double>(h.percentile(99)))));
         } else {
             graph->setData(bins.edgesMs, bins.counts, true);
             peak = bins.peak;
@@ -163,8 +163,8 @@ void drawSpectrum(QCustomPlot *plot, const QList<const RunRecord *> &runs)
     } else {
         const RunSnapshot &s = runs.first()->snapshot;
         // Open loop: beside the latency from the intended send time, the one from the actual send, as on screen.
-        add(s.latency, s.openLoop ? QObject::tr("%1: from intended send time").arg(runName(runs.first()))
-                                  : runName(runs.first()),
+        add(s.latency,
+            s.openLoop ? QObject::tr("%1: from intended send time").arg(runName(runs.first())) : runName(runs.first()),
             QPen(kAccent, 2));
         if (s.openLoop)
             add(s.serviceLatency, QObject::tr("from actual send time (uncorrected)"),
@@ -193,7 +193,7 @@ void drawTimeline(QCustomPlot *plot, const QList<const RunRecord *> &runs)
         }
         end = std::max(end, series.endSeconds);
         // Overlays show p50 and p99 per run: three percentiles times several runs is a tangle.
-        for (size_t j : overlay ? std::vector<size_t>{0, 2} : std::vector<size_t>{0, 1, 2}) {
+        for (size_t j : overlay ? std::vector<size_t> { 0, 2 } : std::vector<size_t> { 0, 1, 2 }) {
             QCPGraph *graph = plot->addGraph();
             const QString percentile = QStringLiteral("p%1").arg(kMarkerPercentiles[j], 0, 'g', 4);
             if (overlay) {
@@ -272,7 +272,7 @@ void drawThroughput(QCustomPlot *plot, const QList<const RunRecord *> &runs)
 void applyFileStyle(QCustomPlot *plot)
 {
     applyChartPalette(plot, filePalette());
-    for (QCPAxis *axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
+    for (QCPAxis *axis : { plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2 }) {
         axis->setTickLabelFont(fileFont(13));
         axis->setLabelFont(fileFont(14));
         axis->grid()->setPen(QPen(kGrid, 1, Qt::DotLine));
@@ -422,8 +422,8 @@ QByteArray renderChartSvg(const QList<const RunRecord *> &runs, ChartKind kind, 
     return svg;
 }
 
-QByteArray renderChartPdf(const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options,
-                          QString *error)
+QByteArray renderChartPdf(
+    const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options, QString *error)
 {
     if (runs.isEmpty()) {
         if (error)
@@ -450,8 +450,8 @@ QByteArray renderChartPdf(const QList<const RunRecord *> &runs, ChartKind kind, 
     return file.readAll();
 }
 
-bool renderChart(const QList<const RunRecord *> &runs, ChartKind kind, ChartFormat format,
-                 const ChartOptions &options, const QString &path, QString *error)
+bool renderChart(const QList<const RunRecord *> &runs, ChartKind kind, ChartFormat format, const ChartOptions &options,
+    const QString &path, QString *error)
 {
     if (runs.isEmpty()) {
         if (error)

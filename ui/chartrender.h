@@ -24,8 +24,7 @@ enum class ChartKind {
 
 enum class ChartFormat { Png, Pdf, Svg };
 
-struct ChartOptions
-{
+struct ChartOptions {
     int width = 1000; ///< in logical pixels (PDF: points at screen resolution)
     int height = 600;
     double scale = 1.0; ///< PNG and images only: the pixel size is width * scale (2 for a "retina" image)
@@ -57,14 +56,14 @@ QImage renderChartImage(const QList<const RunRecord *> &runs, ChartKind kind, co
 QByteArray renderChartSvg(const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options = {});
 
 /// The chart as a PDF document (vector); empty on failure, with @p error set.
-QByteArray renderChartPdf(const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options = {},
-                          QString *error = nullptr);
+QByteArray renderChartPdf(
+    const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options = {}, QString *error = nullptr);
 
 /**
  * Renders the chart and writes it to @p path atomically: the whole file or, on failure, nothing (an existing
  * file is left as it was). False with @p error naming the path and the reason.
  */
-bool renderChart(const QList<const RunRecord *> &runs, ChartKind kind, ChartFormat format,
-                 const ChartOptions &options, const QString &path, QString *error = nullptr);
+bool renderChart(const QList<const RunRecord *> &runs, ChartKind kind, ChartFormat format, const ChartOptions &options,
+    const QString &path, QString *error = nullptr);
 
 } // namespace rpcscope

@@ -24,7 +24,7 @@ QList<double> logTicks(double lower, double upper, double floorValue, bool finer
 {
     const int first = static_cast<int>(std::floor(std::log10(std::max(lower, floorValue))));
     const int last = static_cast<int>(std::ceil(std::log10(std::max(upper, floorValue))));
-    static const std::vector<double> steps[] = {{1, 2, 5}, {1, 2, 3, 5, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+    static const std::vector<double> steps[] = { { 1, 2, 5 }, { 1, 2, 3, 5, 7 }, { 1, 2, 3, 4, 5, 6, 7, 8, 9 } };
     QList<double> ticks;
     for (const auto &mantissas : steps) {
         ticks.clear();
@@ -55,8 +55,10 @@ QList<double> logTicks(double lower, double upper, double floorValue, bool finer
 QString latencyTickLabel(double ms)
 {
     const double ns = ms * 1e6;
-    const auto [scale, unit] = ns < 1e3 ? std::pair(1.0, "ns") : ns < 1e6 ? std::pair(1e3, "us")
-                             : ns < 1e9 ? std::pair(1e6, "ms") : std::pair(1e9, "s");
+    const auto [scale, unit] = ns < 1e3 ? std::pair(1.0, "ns")
+        : ns < 1e6                      ? std::pair(1e3, "us")
+        : ns < 1e9                      ? std::pair(1e6, "ms")
+                                        : std::pair(1e9, "s");
     return QString::number(ns / scale, 'g', 3) + QLatin1Char(' ') + QLatin1String(unit);
 }
 
@@ -64,13 +66,9 @@ QString latencyTickLabel(double ms)
  * Latency ticks worked out at every layout from the axis's range and its length on screen: a narrow chart gets
  * fewer labels (decades, then every other decade) instead of labels printed over each other.
  */
-class LatencyTicker final : public QCPAxisTicker
-{
+class LatencyTicker final : public QCPAxisTicker {
 public:
-    explicit LatencyTicker(QCPAxis *axis)
-        : m_axis(axis)
-    {
-    }
+    explicit LatencyTicker(QCPAxis *axis) : m_axis(axis) { }
 
 protected:
     QVector<double> createTickVector(double /*tickStep*/, const QCPRange &range) override
@@ -166,7 +164,7 @@ void applyChartPalette(QCustomPlot *plot, const QPalette &palette)
 {
     const QColor text = palette.color(QPalette::Text);
     plot->setBackground(palette.brush(QPalette::Base));
-    for (QCPAxis *axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2})
+    for (QCPAxis *axis : { plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2 })
         applyAxisPalette(axis, palette);
     plot->legend->setBrush(palette.brush(QPalette::Base));
     plot->legend->setTextColor(text);
@@ -195,8 +193,8 @@ void placeLegendBelow(QCustomPlot *plot, int columns)
 
 QColor markerColor(int index)
 {
-    static const QColor colors[] = {QColor(0x2e, 0x9d, 0x4f), QColor(0xd9, 0x8c, 0x1f), QColor(0xd0, 0x3b, 0x3b),
-                                    QColor(0x8e, 0x44, 0xad)};
+    static const QColor colors[]
+        = { QColor(0x2e, 0x9d, 0x4f), QColor(0xd9, 0x8c, 0x1f), QColor(0xd0, 0x3b, 0x3b), QColor(0x8e, 0x44, 0xad) };
     return colors[std::clamp(index, 0, 3)];
 }
 
@@ -213,8 +211,8 @@ QColor concurrencyColor()
 QColor mixColors(const QColor &a, const QColor &b, double share)
 {
     return QColor::fromRgbF(static_cast<float>(a.redF() * share + b.redF() * (1 - share)),
-                            static_cast<float>(a.greenF() * share + b.greenF() * (1 - share)),
-                            static_cast<float>(a.blueF() * share + b.blueF() * (1 - share)));
+        static_cast<float>(a.greenF() * share + b.greenF() * (1 - share)),
+        static_cast<float>(a.blueF() * share + b.blueF() * (1 - share)));
 }
 
 double percentileKey(double percent)
@@ -233,7 +231,7 @@ std::pair<double, double> histogramSpanMs(const LatencyHistogram &h)
 {
     const double lowMs = std::max(1e-4, static_cast<double>(h.min()) / 1e6 * 0.95);
     const double highMs = std::max(lowMs * 1.5, static_cast<double>(h.max()) / 1e6 * 1.05);
-    return {lowMs, highMs};
+    return { lowMs, highMs };
 }
 
 HistogramBins histogramBins(const LatencyHistogram &h, double lowMs, double highMs, int bins)
@@ -299,8 +297,8 @@ TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline, bool message
     for (const IntervalPoint &point : timeline) {
         out.seconds << point.endSeconds;
         out.endSeconds = std::max(out.endSeconds, point.endSeconds);
-        const uint64_t nanos[] = {messages ? point.messageP50 : point.p50, messages ? point.messageP90 : point.p90,
-                                  messages ? point.messageP99 : point.p99};
+        const uint64_t nanos[] = { messages ? point.messageP50 : point.p50, messages ? point.messageP90 : point.p90,
+            messages ? point.messageP99 : point.p99 };
         for (size_t j = 0; j < 3; ++j) {
             // An interval without an OK call has no latency: a gap in the line, not a zero on a log axis.
             const double ms = nanos[j] ? static_cast<double>(nanos[j]) / 1e6 : std::numeric_limits<double>::quiet_NaN();
@@ -313,7 +311,7 @@ TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline, bool message
         out.rates << (messages ? point.messagesPerSecond() : point.requestsPerSecond());
         out.errorRates << (point.seconds > 0 ? static_cast<double>(point.errors) / point.seconds : 0.0);
         out.concurrency << point.concurrency;
-        out.topRate = std::max({out.topRate, out.rates.last(), out.errorRates.last()});
+        out.topRate = std::max({ out.topRate, out.rates.last(), out.errorRates.last() });
         out.topConcurrency = std::max(out.topConcurrency, point.concurrency);
         out.hasErrors = out.hasErrors || point.errors > 0;
     }
@@ -341,7 +339,7 @@ void setUpSpectrumAxes(QCustomPlot *plot)
     setPercentileTicks(plot->xAxis);
     setLatencyTicks(plot->yAxis);
     QObject::connect(plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), plot->xAxis,
-                     [axis = plot->xAxis] { setPercentileTicks(axis); });
+        [axis = plot->xAxis] { setPercentileTicks(axis); });
 }
 
 void setUpLatencyTimeAxes(QCustomPlot *plot)
@@ -376,8 +374,7 @@ QCPLayer *markerLayer(QCustomPlot *plot)
 
 } // namespace
 
-HistogramMarkers::HistogramMarkers(QCustomPlot *plot)
-    : m_plot(plot)
+HistogramMarkers::HistogramMarkers(QCustomPlot *plot) : m_plot(plot)
 {
     for (int i = 0; i < static_cast<int>(kMarkerPercentiles.size()); ++i) {
         auto *line = new QCPItemStraightLine(plot);
@@ -409,8 +406,8 @@ void HistogramMarkers::update(const LatencyHistogram &h)
         m_lines[i]->point2->setCoords(x, 1);
         m_lines[i]->setVisible(true);
         // Labels go right of their line, or left of it near the right edge, so none is cut off.
-        const bool nearRight = std::log10(x)
-            > std::log10(range.lower) + 0.75 * (std::log10(range.upper) - std::log10(range.lower));
+        const bool nearRight
+            = std::log10(x) > std::log10(range.lower) + 0.75 * (std::log10(range.upper) - std::log10(range.lower));
         m_labels[i]->setPositionAlignment((nearRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
         m_labels[i]->position->setCoords(x, 0.02 + 0.06 * i);
         m_labels[i]->setText(QStringLiteral(" p%1 %2 ").arg(pct, 0, 'g', 4).arg(formatNanos(x * 1e6)));
@@ -426,8 +423,7 @@ void HistogramMarkers::hide()
         label->setVisible(false);
 }
 
-SpectrumMarkers::SpectrumMarkers(QCustomPlot *plot)
-    : m_plot(plot)
+SpectrumMarkers::SpectrumMarkers(QCustomPlot *plot) : m_plot(plot)
 {
     for (int i = 0; i < static_cast<int>(kMarkerPercentiles.size()); ++i) {
         auto *dot = new QCPItemTracer(plot);
@@ -489,8 +485,8 @@ PercentileSpectrum percentileSpectrum(const LatencyHistogram &histogram, int poi
     for (int i = 1;; ++i) {
         const double x = std::pow(10.0, static_cast<double>(i) / pointsPerDecade);
         const double p = 100.0 - 100.0 / x;
-        const auto rank = std::clamp<uint64_t>(
-            static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count))), 1, count);
+        const auto rank
+            = std::clamp<uint64_t>(static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count))), 1, count);
         if (rank >= count) // only the max is left above
             break;
         while (seen < rank && bucket + 1 < buckets.size())
@@ -506,10 +502,7 @@ PercentileSpectrum percentileSpectrum(const LatencyHistogram &histogram, int poi
 }
 
 ChartHover::ChartHover(QCustomPlot *plot, Formatter formatter)
-    : QObject(plot)
-    , m_plot(plot)
-    , m_tracer(new QCPItemTracer(plot))
-    , m_formatter(std::move(formatter))
+    : QObject(plot), m_plot(plot), m_tracer(new QCPItemTracer(plot)), m_formatter(std::move(formatter))
 {
     // The marker lives on the buffered overlay layer: moving it repaints that layer, not the chart.
     m_tracer->setLayer(QStringLiteral("overlay"));
@@ -587,7 +580,7 @@ void ChartHover::showAt(QPoint pos)
             }
             continue;
         }
-        for (int index : {after - 1, after}) {
+        for (int index : { after - 1, after }) {
             if (index < 0 || index >= data->size() || std::isnan(data->at(index)->value))
                 continue;
             const double dx = keyAxis->coordToPixel(data->at(index)->key) - pos.x();
@@ -610,8 +603,8 @@ void ChartHover::showAt(QPoint pos)
     double key = point->key;
     if (bestIsStep) { // mark the top of the bar, half-way across it in pixels (log axes included)
         QCPAxis *keyAxis = best->keyAxis();
-        key = keyAxis->pixelToCoord((keyAxis->coordToPixel(point->key)
-                                     + keyAxis->coordToPixel(best->data()->at(bestIndex + 1)->key)) / 2);
+        key = keyAxis->pixelToCoord(
+            (keyAxis->coordToPixel(point->key) + keyAxis->coordToPixel(best->data()->at(bestIndex + 1)->key)) / 2);
     }
     m_tracer->position->setAxes(best->keyAxis(), best->valueAxis());
     m_tracer->position->setCoords(key, point->value);

@@ -47,8 +47,7 @@ void applyAxisPalette(QCPAxis *axis, const QPalette &palette);
 void placeLegendBelow(QCustomPlot *plot, int columns);
 
 /// A latency percentile spectrum: percentiles (0..100) and their latencies (ns).
-struct PercentileSpectrum
-{
+struct PercentileSpectrum {
     QVector<double> percentiles;
     QVector<double> nanos;
 };
@@ -62,7 +61,7 @@ struct PercentileSpectrum
 PercentileSpectrum percentileSpectrum(const LatencyHistogram &histogram, int pointsPerDecade = 20);
 
 /// p50, p90, p99, p99.9: the percentiles the charts mark, each in the same color on every chart and in every file.
-inline constexpr std::array<double, 4> kMarkerPercentiles{50, 90, 99, 99.9};
+inline constexpr std::array<double, 4> kMarkerPercentiles { 50, 90, 99, 99.9 };
 /// The color of kMarkerPercentiles[@p index]: p50 green, p90 orange, p99 red, p99.9 purple.
 QColor markerColor(int index);
 QColor errorColor();
@@ -76,8 +75,7 @@ double percentileKey(double percent);
 QCPRange latencyRange(double lowMs, double highMs, double air);
 
 /// Log-spaced display bins of a histogram: edges in ms (one more than the bins), and per bin its calls.
-struct HistogramBins
-{
+struct HistogramBins {
     QVector<double> edgesMs; ///< bins + 1 edges
     QVector<double> counts; ///< bins + 1 values: the last is 0 and only closes the step outline
     double peak = 0;
@@ -93,16 +91,14 @@ std::pair<double, double> histogramSpanMs(const LatencyHistogram &histogram);
 HistogramBins histogramBins(const LatencyHistogram &histogram, double lowMs, double highMs, int bins = 60);
 
 /// The spectrum as chart points: keys on the 1/(1-p) axis (the max just past the last percentile), values in ms.
-struct SpectrumCurve
-{
+struct SpectrumCurve {
     QVector<double> keys;
     QVector<double> ms;
 };
 SpectrumCurve spectrumCurve(const LatencyHistogram &histogram);
 
 /// A run's time series as chart points. Latencies are NaN (a gap) in intervals without an OK call.
-struct TimelineSeries
-{
+struct TimelineSeries {
     QVector<double> seconds; ///< interval ends
     std::array<QVector<double>, 3> latencyMs; ///< p50, p90, p99
     QVector<double> rates; ///< requests/s (or messages/s)
@@ -125,8 +121,7 @@ void setUpLatencyTimeAxes(QCustomPlot *plot);
 void setUpThroughputAxes(QCustomPlot *plot);
 
 /// The dashed p50/p90/p99/p99.9 lines of a histogram chart, each labelled with its value.
-class HistogramMarkers
-{
+class HistogramMarkers {
 public:
     explicit HistogramMarkers(QCustomPlot *plot);
     /// Moves the lines to @p histogram's percentiles; call after the x range is set (labels avoid its right edge).
@@ -140,8 +135,7 @@ private:
 };
 
 /// The p50/p90/p99/p99.9 dots on a spectrum curve, each labelled with its value under the curve.
-class SpectrumMarkers
-{
+class SpectrumMarkers {
 public:
     explicit SpectrumMarkers(QCustomPlot *plot);
     /// Moves the dots to @p histogram's percentiles; call after the x range is set (labels avoid its right edge).
@@ -157,8 +151,7 @@ private:
  * Hover read-out for a chart: the data point nearest the mouse (or, for a step graph, the step under it) is marked
  * and its exact value shown in a tooltip, written by the page's formatter (which knows the units).
  */
-class ChartHover : public QObject
-{
+class ChartHover : public QObject {
     Q_OBJECT
 public:
     /// Returns the text for point @p index of @p graph, or an empty string for no read-out there.

@@ -5,10 +5,7 @@
 
 namespace rpcscope {
 
-CommandServer::CommandServer(QObject *parent)
-    : QObject(parent)
-{
-}
+CommandServer::CommandServer(QObject *parent) : QObject(parent) { }
 
 CommandServer::~CommandServer()
 {
@@ -51,12 +48,24 @@ void CommandServer::start(const ServerCommand &command)
         const QString address = server.start(command, &error);
         if (address.isEmpty()) {
             s->running = false;
-            QMetaObject::invokeMethod(this, [self, error] { if (self) Q_EMIT self->failed(error); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [self, error] {
+                    if (self)
+                        Q_EMIT self->failed(error);
+                },
+                Qt::QueuedConnection);
             s->done = true;
             return;
         }
         s->pid = server.pid();
-        QMetaObject::invokeMethod(this, [self, address] { if (self) Q_EMIT self->ready(address); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [self, address] {
+                if (self)
+                    Q_EMIT self->ready(address);
+            },
+            Qt::QueuedConnection);
         std::unique_lock lock(s->mutex);
         s->wake.wait(lock, [s] { return s->stopRequested; });
         lock.unlock();

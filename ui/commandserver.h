@@ -19,8 +19,7 @@ namespace rpcscope {
  * that started it ends (PR_SET_PDEATHSIG), so that thread lives exactly as long as the server should. A server
  * still stopping (its grace period) does not hold up the next one.
  */
-class CommandServer : public QObject
-{
+class CommandServer : public QObject {
     Q_OBJECT
 public:
     explicit CommandServer(QObject *parent = nullptr);
@@ -39,15 +38,14 @@ Q_SIGNALS:
     void failed(const QString &error);
 
 private:
-    struct Slot
-    {
+    struct Slot {
         std::thread thread;
         std::mutex mutex;
         std::condition_variable wake;
         bool stopRequested = false;
-        std::atomic<bool> running{true};
-        std::atomic<bool> done{false};
-        std::atomic<qint64> pid{0};
+        std::atomic<bool> running { true };
+        std::atomic<bool> done { false };
+        std::atomic<qint64> pid { 0 };
     };
     void reap();
 

@@ -8,17 +8,17 @@
 
 #include <QComboBox>
 #include <QCoreApplication>
-#include <QThreadPool>
-#include <QPointer>
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPointer>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -35,8 +35,8 @@ enum Column { MetricColumn, AColumn, BColumn, DeltaColumn, ChangeColumn, Detecta
 void muteLabel(QLabel *label, const QPalette &palette)
 {
     QPalette muted = label->palette();
-    muted.setColor(QPalette::WindowText,
-                   mixColors(palette.color(QPalette::WindowText), palette.color(QPalette::Window), 0.7));
+    muted.setColor(
+        QPalette::WindowText, mixColors(palette.color(QPalette::WindowText), palette.color(QPalette::Window), 0.7));
     label->setPalette(muted);
 }
 
@@ -50,14 +50,13 @@ QString runLabel(const RunRecord &r, int index)
 QColor ComparePage::runColor(int index)
 {
     // Distinct in light and dark themes and for the common colour-vision deficiencies (blue/orange first).
-    static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
-                                    QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
-                                    QColor(0xe3, 0x77, 0xc2), QColor(0x17, 0xbe, 0xcf)};
+    static const QColor colors[]
+        = { QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
+              QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2), QColor(0x17, 0xbe, 0xcf) };
     return colors[index % 8];
 }
 
-ComparePage::ComparePage(QWidget *parent)
-    : QWidget(parent)
+ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     auto *controls = new QHBoxLayout;
@@ -111,7 +110,7 @@ ComparePage::ComparePage(QWidget *parent)
     // suits the spread's tall, narrow strips of dots.
     m_top = new QSplitter(Qt::Horizontal);
     m_charts = new QTabWidget;
-    for (const QString &title : {tr("Histogram"), tr("Percentiles"), tr("Latency over time"), tr("Throughput")})
+    for (const QString &title : { tr("Histogram"), tr("Percentiles"), tr("Latency over time"), tr("Throughput") })
         m_plots << addChart(title);
     setUpHistogramAxes(m_plots[HistogramChart], tr("share of calls (%)"));
     setUpSpectrumAxes(m_plots[SpectrumChart]);
@@ -122,7 +121,7 @@ ComparePage::ComparePage(QWidget *parent)
     m_spread->setMinimumWidth(260);
     m_top->addWidget(m_spread);
     m_top->setChildrenCollapsible(false);
-    m_top->setSizes({550, 450}); // proportions: the splitter scales them to its width
+    m_top->setSizes({ 550, 450 }); // proportions: the splitter scales them to its width
     m_body->addWidget(m_top);
     auto *bottom = new QWidget;
     auto *bottomLayout = new QVBoxLayout(bottom);
@@ -130,7 +129,7 @@ ComparePage::ComparePage(QWidget *parent)
     m_table = new QTableWidget(0, ColumnCount);
     m_table->setObjectName(QStringLiteral("compareTable"));
     m_table->setHorizontalHeaderLabels(
-        {tr("Metric"), tr("A"), tr("B"), tr("Delta"), tr("Change"), tr("Detectable"), tr("Verdict (CI)")});
+        { tr("Metric"), tr("A"), tr("B"), tr("Delta"), tr("Change"), tr("Detectable"), tr("Verdict (CI)") });
     m_table->horizontalHeaderItem(DetectableColumn)
         ->setToolTip(tr("The minimum detectable change: the smallest change this comparison finds 80% of the time at "
                         "the noise measured between replicates. A smaller change can hide in the noise."));
@@ -269,23 +268,24 @@ void ComparePage::recompute()
     m_pending = task->get_future().share();
     m_verdict->setText(tr("Comparing ..."));
     m_verdict->setStyleSheet(QString());
-    QThreadPool::globalInstance()->start([task, generation, page = QPointer<ComparePage>(this), snapshotA = a->snapshot,
-                                          snapshotB = b->snapshot, rawA = okLatenciesUs(a->rawSamples),
-                                          rawB = okLatenciesUs(b->rawSamples), options] {
-        task->set_value(!rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
-                                                       : compareRuns(snapshotA, snapshotB, options));
-        // Back on the GUI thread; the page may be gone by then (the pointer is checked there, where it lives), and
-        // at exit the application too.
-        QCoreApplication *app = QCoreApplication::instance();
-        if (!app)
-            return;
-        QMetaObject::invokeMethod(
-            app, [page, generation] {
-                if (page)
-                    page->showComparison(generation);
-            },
-            Qt::QueuedConnection);
-    });
+    QThreadPool::globalInstance()->start(
+        [task, generation, page = QPointer<ComparePage>(this), snapshotA = a->snapshot, snapshotB = b->snapshot,
+            rawA = okLatenciesUs(a->rawSamples), rawB = okLatenciesUs(b->rawSamples), options] {
+            task->set_value(!rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
+                                                           : compareRuns(snapshotA, snapshotB, options));
+            // Back on the GUI thread; the page may be gone by then (the pointer is checked there, where it lives), and
+            // at exit the application too.
+            QCoreApplication *app = QCoreApplication::instance();
+            if (!app)
+                return;
+            QMetaObject::invokeMethod(
+                app,
+                [page, generation] {
+                    if (page)
+                        page->showComparison(generation);
+                },
+                Qt::QueuedConnection);
+        });
 }
 
 void ComparePage::showComparison(quint64 generation)
@@ -310,18 +310,19 @@ void ComparePage::showComparison(quint64 generation)
         background = QColor(0xf8, 0xd7, 0xda);
     else if (m_comparison.overall == Verdict::Improvement)
         background = QColor(0xd4, 0xed, 0xda);
-    m_verdict->setStyleSheet(QStringLiteral("QLabel { background: %1; color: black; border-radius: 4px; font-weight: bold; }")
-                                 .arg(background.name()));
+    m_verdict->setStyleSheet(
+        QStringLiteral("QLabel { background: %1; color: black; border-radius: 4px; font-weight: bold; }")
+            .arg(background.name()));
     m_basis->setText(tr("Judged on %1.").arg(m_comparison.basis()));
     const int indexA = m_baseline->currentIndex();
     const int indexB = m_candidate->currentIndex();
-    m_spread->setComparison(m_comparison, {runLabel(*a, indexA), runColor(indexA)},
-                            {runLabel(*b, indexB), runColor(indexB)});
+    m_spread->setComparison(
+        m_comparison, { runLabel(*a, indexA), runColor(indexA) }, { runLabel(*b, indexB), runColor(indexB) });
     // A panel per tested metric needs room; the note of a comparison without replicates needs little. Resized only
     // when that changes, so a width the user picked stays while they step through comparisons of one kind.
     const bool dots = !m_spread->spreads().isEmpty();
     if (dots != std::exchange(m_spreadHasDots, dots))
-        m_top->setSizes(dots ? QList<int>{550, 450} : QList<int>{750, 250});
+        m_top->setSizes(dots ? QList<int> { 550, 450 } : QList<int> { 750, 250 });
     m_table->setRowCount(static_cast<int>(m_comparison.rows.size()));
     int row = 0;
     for (const MetricRow &r : m_comparison.rows) {
@@ -345,7 +346,8 @@ void ComparePage::showComparison(quint64 generation)
         if (r.hasVerdict)
             verdict = m_comparison.verdictText(r);
         else if (r.hasInterval)
-            verdict = tr("CI %1 .. %2").arg(formatPercentChange(r.interval.ciLow), formatPercentChange(r.interval.ciHigh));
+            verdict
+                = tr("CI %1 .. %2").arg(formatPercentChange(r.interval.ciLow), formatPercentChange(r.interval.ciHigh));
         else if (!r.reason.isEmpty())
             verdict = r.reason;
         set(VerdictColumn, verdict, false);
@@ -358,10 +360,9 @@ void ComparePage::showComparison(quint64 generation)
         ++row;
     }
     QStringList differences;
-    for (const auto &[what, va, vb] : {std::tuple(tr("method"), a->method, b->method),
-                                       std::tuple(tr("transport"), a->transport, b->transport),
-                                       std::tuple(tr("codec"), a->codec, b->codec),
-                                       std::tuple(tr("target"), a->target, b->target)}) {
+    for (const auto &[what, va, vb] :
+        { std::tuple(tr("method"), a->method, b->method), std::tuple(tr("transport"), a->transport, b->transport),
+            std::tuple(tr("codec"), a->codec, b->codec), std::tuple(tr("target"), a->target, b->target) }) {
         if (va != vb)
             differences << QStringLiteral("%1: %2 -> %3").arg(what, va, vb);
     }

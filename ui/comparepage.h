@@ -27,8 +27,7 @@ class ReplicateChart;
  * overlays the spread of the replicates (blocks, server processes or runs) the verdict compares. The regression
  * threshold is a setting, kept across sessions.
  */
-class ComparePage : public QWidget
-{
+class ComparePage : public QWidget {
     Q_OBJECT
 public:
     explicit ComparePage(QWidget *parent = nullptr);

@@ -34,8 +34,7 @@ namespace {
 enum Since { SinceAll, SinceToday, Since7Days, Since30Days };
 
 /// Editors that say what they expect: labels are one line, comma-separated.
-class RunEditDelegate : public QStyledItemDelegate
-{
+class RunEditDelegate : public QStyledItemDelegate {
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
 
@@ -193,11 +192,11 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
         action->setSeparator(true);
         return action;
     };
-    m_view->addActions({m_open, m_compare, separator(), m_rename, m_editLabels, m_delete, m_undo, separator(),
-                        m_refresh});
+    m_view->addActions(
+        { m_open, m_compare, separator(), m_rename, m_editLabels, m_delete, m_undo, separator(), m_refresh });
     // Single-run shortcuts only while the table itself has the focus: Enter and Del in an editor or a filter field
     // are that widget's.
-    addActions({m_undo, m_refresh});
+    addActions({ m_undo, m_refresh });
 
     m_splitter->addWidget(m_view);
     m_splitter->addWidget(m_details);
@@ -225,8 +224,8 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
             Q_EMIT openRunRequested(index.data(RunListModel::IdRole).toLongLong());
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryPage::updateActions);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, m_detailsTimer,
-            qOverload<>(&QTimer::start));
+    connect(
+        m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, m_detailsTimer, qOverload<>(&QTimer::start));
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &HistoryPage::updateCount);
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &HistoryPage::updateCount);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &HistoryPage::updateCount);
@@ -245,7 +244,7 @@ HistoryPage::~HistoryPage() = default;
 void HistoryPage::buildActions()
 {
     auto make = [this](const QString &text, const QString &tip, const QList<QKeySequence> &keys,
-                       Qt::ShortcutContext context, void (HistoryPage::*slot)()) {
+                    Qt::ShortcutContext context, void (HistoryPage::*slot)()) {
         auto *action = new QAction(text, this);
         action->setToolTip(tip);
         action->setStatusTip(tip);
@@ -255,22 +254,19 @@ void HistoryPage::buildActions()
         return action;
     };
     m_open = make(tr("Open"), tr("Show the run's full dashboard (Enter, or double-click)"),
-                  {QKeySequence(Qt::Key_Return), QKeySequence(Qt::Key_Enter)}, Qt::WidgetShortcut,
-                  &HistoryPage::openSelected);
+        { QKeySequence(Qt::Key_Return), QKeySequence(Qt::Key_Enter) }, Qt::WidgetShortcut, &HistoryPage::openSelected);
     m_compare = make(tr("Compare"), tr("Compare the selected runs, the oldest as the baseline (select 2 or more)"), {},
-                     Qt::WidgetShortcut, &HistoryPage::compareSelected);
-    m_rename = make(tr("Rename"), tr("Name the run (F2)"), {QKeySequence(Qt::Key_F2)}, Qt::WidgetShortcut,
-                    &HistoryPage::renameSelected);
+        Qt::WidgetShortcut, &HistoryPage::compareSelected);
+    m_rename = make(tr("Rename"), tr("Name the run (F2)"), { QKeySequence(Qt::Key_F2) }, Qt::WidgetShortcut,
+        &HistoryPage::renameSelected);
     m_editLabels = make(tr("Labels"), tr("Edit the run's labels, comma-separated (Ctrl+L)"),
-                        {QKeySequence(Qt::CTRL | Qt::Key_L)}, Qt::WidgetShortcut, &HistoryPage::editLabelsOfSelected);
+        { QKeySequence(Qt::CTRL | Qt::Key_L) }, Qt::WidgetShortcut, &HistoryPage::editLabelsOfSelected);
     m_delete = make(tr("Delete"), tr("Delete the selected runs from the history; Undo brings them back (Del)"),
-                    QKeySequence::keyBindings(QKeySequence::Delete), Qt::WidgetShortcut, &HistoryPage::deleteSelected);
+        QKeySequence::keyBindings(QKeySequence::Delete), Qt::WidgetShortcut, &HistoryPage::deleteSelected);
     m_undo = make(tr("Undo delete"), tr("Bring back the runs just deleted, with their ids (Ctrl+Z)"),
-                  QKeySequence::keyBindings(QKeySequence::Undo), Qt::WidgetWithChildrenShortcut,
-                  &HistoryPage::undoDelete);
+        QKeySequence::keyBindings(QKeySequence::Undo), Qt::WidgetWithChildrenShortcut, &HistoryPage::undoDelete);
     m_refresh = make(tr("Refresh"), tr("Read the history again, e.g. after runs from the command line (F5)"),
-                     QKeySequence::keyBindings(QKeySequence::Refresh), Qt::WidgetWithChildrenShortcut,
-                     &HistoryPage::refresh);
+        QKeySequence::keyBindings(QKeySequence::Refresh), Qt::WidgetWithChildrenShortcut, &HistoryPage::refresh);
 }
 
 void HistoryPage::setStore(RunStore *store)
@@ -373,7 +369,7 @@ void HistoryPage::refresh()
         keep.prepend(current);
     }
     QString error;
-    std::vector<RunListEntry> runs = m_store->list(RunFilter{}, &error);
+    std::vector<RunListEntry> runs = m_store->list(RunFilter {}, &error);
     if (!error.isEmpty()) {
         showError(tr("Could not read the run history: %1").arg(error)); // the rows shown before stay
         return;
@@ -468,8 +464,8 @@ void HistoryPage::fitColumns()
     m_view->resizeColumnsToContents();
     // Free text must not push the figures off the screen; the full text is in the tooltip.
     const int em = fontMetrics().horizontalAdvance(u'M');
-    for (int column : {RunListModel::NameColumn, RunListModel::LabelsColumn, RunListModel::TargetColumn,
-                       RunListModel::MethodColumn}) {
+    for (int column : { RunListModel::NameColumn, RunListModel::LabelsColumn, RunListModel::TargetColumn,
+             RunListModel::MethodColumn }) {
         header->resizeSection(column, std::clamp(header->sectionSize(column), 6 * em, 16 * em));
     }
     // The name takes what is left, so a wide window shows it whole and a narrow one keeps the figures in view.
@@ -533,8 +529,8 @@ bool HistoryPage::writeEdit(qint64 id, int column, const QVariant &value)
     }
     QString error;
     const bool labels = column == RunListModel::LabelsColumn;
-    const bool ok = labels ? m_store->setLabels(id, value.toStringList(), &error)
-                           : m_store->rename(id, value.toString(), &error);
+    const bool ok
+        = labels ? m_store->setLabels(id, value.toStringList(), &error) : m_store->rename(id, value.toString(), &error);
     if (!ok) {
         showError(labels ? tr("Could not save the labels of run #%1: %2").arg(id).arg(error)
                          : tr("Could not rename run #%1: %2").arg(id).arg(error));
@@ -628,7 +624,7 @@ void HistoryPage::deleteSelected()
         // The keyboard stays on the list: the row that took the first deleted one's place.
         if (m_proxy->rowCount() > 0) {
             const QModelIndex next = m_proxy->index(std::min(firstRow, m_proxy->rowCount() - 1), 0);
-            selectIds({next.data(RunListModel::IdRole).toLongLong()});
+            selectIds({ next.data(RunListModel::IdRole).toLongLong() });
         }
         Q_EMIT runsDeleted(deletedIds);
     }

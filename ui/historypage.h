@@ -36,8 +36,7 @@ class RunStore;
  *
  * The store is not owned and may be null or closed: the page then says so instead of the table.
  */
-class HistoryPage : public QWidget
-{
+class HistoryPage : public QWidget {
     Q_OBJECT
 public:
     explicit HistoryPage(RunStore *store, QWidget *parent = nullptr);

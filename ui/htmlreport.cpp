@@ -108,8 +108,8 @@ QString jsonText(const QJsonValue &value)
 // A two-column table of label/value pairs; values are escaped here.
 QString keyValueTable(const QList<QPair<QString, QString>> &rows, const QString &cssClass = QString())
 {
-    QString html = cssClass.isEmpty() ? QStringLiteral("<table>\n")
-                                      : QStringLiteral("<table class=\"%1\">\n").arg(cssClass);
+    QString html
+        = cssClass.isEmpty() ? QStringLiteral("<table>\n") : QStringLiteral("<table class=\"%1\">\n").arg(cssClass);
     for (const auto &[key, value] : rows)
         html += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(esc(key), esc(value));
     return html + QStringLiteral("</table>\n");
@@ -120,8 +120,7 @@ QString percentileLabel(double pct)
     return QStringLiteral("p%1").arg(pct, 0, 'g', 6);
 }
 
-struct SummaryMetric
-{
+struct SummaryMetric {
     QString label;
     std::function<QString(const RunSnapshot &)> value;
 };
@@ -130,52 +129,55 @@ QList<SummaryMetric> summaryMetrics()
 {
     auto ns = [](double v) { return formatNanos(v); };
     QList<SummaryMetric> metrics = {
-        {QStringLiteral("Calls"), [](const RunSnapshot &s) { return QString::number(s.callsCompleted()); }},
-        {QStringLiteral("Errors"),
-         [](const RunSnapshot &s) {
-             return s.callsCompleted() ? QStringLiteral("%1 (%2%)").arg(s.callsFailed()).arg(
-                        100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(s.callsCompleted()), 0, 'f', 2)
-                                       : QStringLiteral("0");
-         }},
-        {QStringLiteral("Duration"), [](const RunSnapshot &s) { return formatDuration(s.elapsed); }},
-        {QStringLiteral("Requests/s"), [](const RunSnapshot &s) { return QString::number(s.requestsPerSecond(), 'f', 1); }},
-        {QStringLiteral("Mean"), [ns](const RunSnapshot &s) { return ns(s.latency.mean()); }},
-        {QStringLiteral("Std dev"), [ns](const RunSnapshot &s) { return ns(s.latency.stddev()); }},
-        {QStringLiteral("Min"), [ns](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.min())); }},
+        { QStringLiteral("Calls"), [](const RunSnapshot &s) { return QString::number(s.callsCompleted()); } },
+        { QStringLiteral("Errors"),
+            [](const RunSnapshot &s) {
+                return s.callsCompleted()
+                    ? QStringLiteral("%1 (%2%)")
+                          .arg(s.callsFailed())
+                          .arg(100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(s.callsCompleted()),
+                              0, 'f', 2)
+                    : QStringLiteral("0");
+            } },
+        { QStringLiteral("Duration"), [](const RunSnapshot &s) { return formatDuration(s.elapsed); } },
+        { QStringLiteral("Requests/s"),
+            [](const RunSnapshot &s) { return QString::number(s.requestsPerSecond(), 'f', 1); } },
+        { QStringLiteral("Mean"), [ns](const RunSnapshot &s) { return ns(s.latency.mean()); } },
+        { QStringLiteral("Std dev"), [ns](const RunSnapshot &s) { return ns(s.latency.stddev()); } },
+        { QStringLiteral("Min"), [ns](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.min())); } },
     };
     for (double pct : reportPercentiles())
-        metrics.append({percentileLabel(pct),
-                        [ns, pct](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.percentile(pct))); }});
-    metrics.append({QStringLiteral("Max"), [ns](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.max())); }});
-    metrics.append({QStringLiteral("Client CPU/call"), [](const RunSnapshot &s) {
-                        return formatNanos(s.clientCpuPerCallUs() * 1e3);
-                    }});
-    metrics.append({QStringLiteral("Server CPU/call"), [](const RunSnapshot &s) {
+        metrics.append({ percentileLabel(pct),
+            [ns, pct](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.percentile(pct))); } });
+    metrics.append(
+        { QStringLiteral("Max"), [ns](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.max())); } });
+    metrics.append({ QStringLiteral("Client CPU/call"),
+        [](const RunSnapshot &s) { return formatNanos(s.clientCpuPerCallUs() * 1e3); } });
+    metrics.append({ QStringLiteral("Server CPU/call"), [](const RunSnapshot &s) {
                         return s.hasServerStats ? formatNanos(s.serverCpuPerCallUs() * 1e3) : QStringLiteral("n/a");
-                    }});
-    metrics.append({QStringLiteral("Client peak RSS"), [](const RunSnapshot &s) {
-                        return formatBytes(static_cast<double>(s.clientPeakRssBytes));
-                    }});
-    metrics.append({QStringLiteral("Server peak RSS"), [](const RunSnapshot &s) {
+                    } });
+    metrics.append({ QStringLiteral("Client peak RSS"),
+        [](const RunSnapshot &s) { return formatBytes(static_cast<double>(s.clientPeakRssBytes)); } });
+    metrics.append({ QStringLiteral("Server peak RSS"), [](const RunSnapshot &s) {
                         return s.hasServerStats ? formatBytes(static_cast<double>(s.serverPeakRssBytes))
                                                 : QStringLiteral("n/a");
-                    }});
-    metrics.append({QStringLiteral("Bytes/call sent"), [](const RunSnapshot &s) {
-                        return s.callsCompleted() ? formatBytes(static_cast<double>(s.bytesSent)
-                                                                / static_cast<double>(s.callsCompleted()))
+                    } });
+    metrics.append({ QStringLiteral("Bytes/call sent"), [](const RunSnapshot &s) {
+                        return s.callsCompleted()
+                            ? formatBytes(static_cast<double>(s.bytesSent) / static_cast<double>(s.callsCompleted()))
+                            : QStringLiteral("-");
+                    } });
+    metrics.append({ QStringLiteral("Bytes/call received"), [](const RunSnapshot &s) {
+                        return s.callsCompleted() ? formatBytes(
+                                   static_cast<double>(s.bytesReceived) / static_cast<double>(s.callsCompleted()))
                                                   : QStringLiteral("-");
-                    }});
-    metrics.append({QStringLiteral("Bytes/call received"), [](const RunSnapshot &s) {
-                        return s.callsCompleted() ? formatBytes(static_cast<double>(s.bytesReceived)
-                                                                / static_cast<double>(s.callsCompleted()))
-                                                  : QStringLiteral("-");
-                    }});
+                    } });
     return metrics;
 }
 
 /// Rows for what only some runs have (open loop, streams): shown when any run has it, "-" for the others.
 void conditionalRows(QString &html, const QList<const RunRecord *> &runs, bool (*applies)(const RunSnapshot &),
-                     const QList<SummaryMetric> &metrics)
+    const QList<SummaryMetric> &metrics)
 {
     if (std::none_of(runs.begin(), runs.end(), [applies](const RunRecord *run) { return applies(run->snapshot); }))
         return;
@@ -203,30 +205,38 @@ QString summaryTable(const QList<const RunRecord *> &runs)
     }
     // Open loop: the numbers that say whether the client kept the schedule.
     conditionalRows(html, runs, [](const RunSnapshot &s) { return s.openLoop; },
-                    {
-                        {QStringLiteral("Intended rate"),
-                         [](const RunSnapshot &s) { return QStringLiteral("%1/s").arg(s.intendedRate, 0, 'f', 1); }},
-                        {QStringLiteral("Send lag p99"),
-                         [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.sendLag.percentile(99))); }},
-                        {QStringLiteral("Client kept up"), [](const RunSnapshot &s) {
-                             return s.keptUp() ? QStringLiteral("yes") : QStringLiteral("NO: latencies include the wait to be sent");
-                         }},
-                        {QStringLiteral("p99 from actual send"),
-                         [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.serviceLatency.percentile(99))); }},
-                    });
+        {
+            { QStringLiteral("Intended rate"),
+                [](const RunSnapshot &s) { return QStringLiteral("%1/s").arg(s.intendedRate, 0, 'f', 1); } },
+            { QStringLiteral("Send lag p99"),
+                [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.sendLag.percentile(99))); } },
+            { QStringLiteral("Client kept up"),
+                [](const RunSnapshot &s) {
+                    return s.keptUp() ? QStringLiteral("yes")
+                                      : QStringLiteral("NO: latencies include the wait to be sent");
+                } },
+            { QStringLiteral("p99 from actual send"),
+                [](const RunSnapshot &s) {
+                    return formatNanos(static_cast<double>(s.serviceLatency.percentile(99)));
+                } },
+        });
     // Streams: one call is one stream; its messages beside it.
     conditionalRows(html, runs, [](const RunSnapshot &s) { return s.hasStreams(); },
-                    {
-                        {QStringLiteral("Messages sent"), [](const RunSnapshot &s) { return QString::number(s.messagesSent); }},
-                        {QStringLiteral("Messages received"),
-                         [](const RunSnapshot &s) { return QString::number(s.messagesReceived); }},
-                        {QStringLiteral("Messages received/s"),
-                         [](const RunSnapshot &s) { return QString::number(s.messagesReceivedPerSecond(), 'f', 1); }},
-                        {QStringLiteral("Per message p50"),
-                         [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.messageLatency.percentile(50))); }},
-                        {QStringLiteral("Per message p99"),
-                         [](const RunSnapshot &s) { return formatNanos(static_cast<double>(s.messageLatency.percentile(99))); }},
-                    });
+        {
+            { QStringLiteral("Messages sent"), [](const RunSnapshot &s) { return QString::number(s.messagesSent); } },
+            { QStringLiteral("Messages received"),
+                [](const RunSnapshot &s) { return QString::number(s.messagesReceived); } },
+            { QStringLiteral("Messages received/s"),
+                [](const RunSnapshot &s) { return QString::number(s.messagesReceivedPerSecond(), 'f', 1); } },
+            { QStringLiteral("Per message p50"),
+                [](const RunSnapshot &s) {
+                    return formatNanos(static_cast<double>(s.messageLatency.percentile(50)));
+                } },
+            { QStringLiteral("Per message p99"),
+                [](const RunSnapshot &s) {
+                    return formatNanos(static_cast<double>(s.messageLatency.percentile(99)));
+                } },
+        });
     return html + QStringLiteral("</table>\n");
 }
 
@@ -246,13 +256,14 @@ QString statusTable(const QList<const RunRecord *> &runs)
             continue;
         any = true;
         html += QStringLiteral("<tr%1><td>%2</td>")
-                    .arg(code == CallStatus::Ok ? QString() : QStringLiteral(" class=\"error\""), esc(callStatusName(code)));
+                    .arg(code == CallStatus::Ok ? QString() : QStringLiteral(" class=\"error\""),
+                        esc(callStatusName(code)));
         for (const RunRecord *run : runs) {
             const uint64_t count = run->snapshot.statusCounts[static_cast<size_t>(code)];
             const uint64_t total = run->snapshot.callsCompleted();
-            const QString share = total ? QStringLiteral("%1%").arg(100.0 * static_cast<double>(count)
-                                                                        / static_cast<double>(total), 0, 'f', 2)
-                                        : QStringLiteral("-");
+            const QString share = total
+                ? QStringLiteral("%1%").arg(100.0 * static_cast<double>(count) / static_cast<double>(total), 0, 'f', 2)
+                : QStringLiteral("-");
             if (runs.size() == 1)
                 html += QStringLiteral("<td class=\"num\">%1</td><td class=\"num\">%2</td>").arg(count).arg(share);
             else
@@ -269,14 +280,15 @@ QString errorsSection(const QList<const RunRecord *> &runs)
 {
     QString html;
     bool any = false;
-    QString table = QStringLiteral("<table class=\"errors\">\n<tr>%1<th>Status</th><th>Message</th><th>Calls</th></tr>\n")
-                        .arg(runs.size() > 1 ? QStringLiteral("<th>Run</th>") : QString());
+    QString table
+        = QStringLiteral("<table class=\"errors\">\n<tr>%1<th>Status</th><th>Message</th><th>Calls</th></tr>\n")
+              .arg(runs.size() > 1 ? QStringLiteral("<th>Run</th>") : QString());
     for (const RunRecord *run : runs) {
         for (const ErrorSample &error : run->snapshot.errors) {
             any = true;
             table += QStringLiteral("<tr class=\"error\">%1<td>%2</td><td>%3</td><td class=\"num\">%4</td></tr>\n")
                          .arg(runs.size() > 1 ? QStringLiteral("<td>%1</td>").arg(esc(run->displayName())) : QString(),
-                              esc(callStatusName(error.status)), esc(error.message), QString::number(error.count));
+                             esc(callStatusName(error.status)), esc(error.message), QString::number(error.count));
         }
     }
     html += QStringLiteral("<h2>Errors</h2>\n");
@@ -308,15 +320,18 @@ QString chartsSection(const QList<const RunRecord *> &runs)
     options.height = kChartHeight;
     const bool overlay = runs.size() > 1;
     const std::pair<ChartKind, QString> charts[] = {
-        {ChartKind::Histogram,
-         overlay ? QStringLiteral("Latency of the OK calls in log-spaced bins, as a share of each run's calls.")
-                 : QStringLiteral("Latency of the OK calls in log-spaced bins; dashed lines mark percentiles.")},
-        {ChartKind::Spectrum, QStringLiteral("Latency at each percentile; the axis spreads the tail (90%, 99%, 99.9%...) "
-                                             "evenly.")},
-        {ChartKind::Timeline, overlay ? QStringLiteral("p50 (solid) and p99 (dashed) per interval of each run.")
-                                      : QStringLiteral("Latency percentiles per interval of the time series.")},
-        {ChartKind::Throughput, QStringLiteral("Completed calls (and errors, when there are any to speak of) per second, "
-                                               "per interval.")},
+        { ChartKind::Histogram,
+            overlay ? QStringLiteral("Latency of the OK calls in log-spaced bins, as a share of each run's calls.")
+                    : QStringLiteral("Latency of the OK calls in log-spaced bins; dashed lines mark percentiles.") },
+        { ChartKind::Spectrum,
+            QStringLiteral("Latency at each percentile; the axis spreads the tail (90%, 99%, 99.9%...) "
+                           "evenly.") },
+        { ChartKind::Timeline,
+            overlay ? QStringLiteral("p50 (solid) and p99 (dashed) per interval of each run.")
+                    : QStringLiteral("Latency percentiles per interval of the time series.") },
+        { ChartKind::Throughput,
+            QStringLiteral("Completed calls (and errors, when there are any to speak of) per second, "
+                           "per interval.") },
     };
     auto figure = [&](ChartKind kind, const QString &caption) {
         const QString svg = inlineSvg(renderChartSvg(runs, kind, options), chartKindName(kind));
@@ -326,8 +341,8 @@ QString chartsSection(const QList<const RunRecord *> &runs)
     // A streaming run's calls last as long as its streams do: what each message took comes first.
     if (std::any_of(runs.begin(), runs.end(), [](const RunRecord *r) { return !r->snapshot.messageLatency.isEmpty(); }))
         figure(ChartKind::MessageHistogram,
-               QStringLiteral("Latency of each received message in log-spaced bins: a server stream's gaps between "
-                              "messages, a bidi stream's round trips."));
+            QStringLiteral("Latency of each received message in log-spaced bins: a server stream's gaps between "
+                           "messages, a bidi stream's round trips."));
     for (const auto &[kind, caption] : charts)
         figure(kind, caption);
     return html;
@@ -336,37 +351,37 @@ QString chartsSection(const QList<const RunRecord *> &runs)
 QList<QPair<QString, QString>> scenarioRows(const RunRecord &run)
 {
     QList<QPair<QString, QString>> rows = {
-        {QStringLiteral("Method"), run.method},
-        {QStringLiteral("Transport / codec"),
-         run.transport + QStringLiteral(" / ") + (run.codec.isEmpty() ? QStringLiteral("default") : run.codec)},
-        {QStringLiteral("Target"), run.target},
-        {QStringLiteral("Status"), run.status},
-        {QStringLiteral("Started"), formatTime(run.startedAt)},
-        {QStringLiteral("Ended"), formatTime(run.endedAt)},
+        { QStringLiteral("Method"), run.method },
+        { QStringLiteral("Transport / codec"),
+            run.transport + QStringLiteral(" / ") + (run.codec.isEmpty() ? QStringLiteral("default") : run.codec) },
+        { QStringLiteral("Target"), run.target },
+        { QStringLiteral("Status"), run.status },
+        { QStringLiteral("Started"), formatTime(run.startedAt) },
+        { QStringLiteral("Ended"), formatTime(run.endedAt) },
     };
     if (!run.labels.isEmpty())
-        rows.append({QStringLiteral("Labels"), run.labels.join(QStringLiteral(", "))});
+        rows.append({ QStringLiteral("Labels"), run.labels.join(QStringLiteral(", ")) });
     if (run.origin != u"rpcscope")
-        rows.append({QStringLiteral("Origin"), run.origin});
+        rows.append({ QStringLiteral("Origin"), run.origin });
     // The scenario document's load settings, as written; a CLI run keeps its flags instead.
     const QJsonObject load = run.scenario.value(QStringLiteral("load")).toObject();
     for (auto it = load.begin(); it != load.end(); ++it) {
         const QString text = jsonText(it.value());
         if (!text.isEmpty())
-            rows.append({QStringLiteral("Load: ") + QString(it.key()).replace(u'_', u' '), text});
+            rows.append({ QStringLiteral("Load: ") + QString(it.key()).replace(u'_', u' '), text });
     }
     const QJsonArray arguments = run.scenario.value(QStringLiteral("arguments")).toArray();
     if (!arguments.isEmpty()) {
         QStringList words;
         for (const QJsonValue &word : arguments)
             words << word.toString();
-        rows.append({QStringLiteral("Command line"), words.join(u' ')});
+        rows.append({ QStringLiteral("Command line"), words.join(u' ') });
     }
     const QString fills = jsonText(run.scenario.value(QStringLiteral("fills")));
     if (!fills.isEmpty() && fills != u"[]")
-        rows.append({QStringLiteral("Fills"), fills});
+        rows.append({ QStringLiteral("Fills"), fills });
     if (!run.server.isEmpty())
-        rows.append({QStringLiteral("Server command"), jsonText(run.server.value(QStringLiteral("command")))});
+        rows.append({ QStringLiteral("Server command"), jsonText(run.server.value(QStringLiteral("command"))) });
     return rows;
 }
 
@@ -388,8 +403,8 @@ QString environmentTable(const QList<const RunRecord *> &runs)
         const QString first = jsonText(runs.first()->environment.value(key));
         for (const RunRecord *run : runs)
             differs = differs || jsonText(run->environment.value(key)) != first;
-        html += QStringLiteral("<tr%1><th>%2</th>").arg(differs ? QStringLiteral(" class=\"differs\"") : QString(),
-                                                         esc(key));
+        html += QStringLiteral("<tr%1><th>%2</th>")
+                    .arg(differs ? QStringLiteral(" class=\"differs\"") : QString(), esc(key));
         for (const RunRecord *run : runs)
             html += QStringLiteral("<td>%1</td>").arg(esc(jsonText(run->environment.value(key))));
         html += QStringLiteral("</tr>\n");
@@ -432,9 +447,9 @@ QString deltaTable(const Comparison &comparison, const QString &nameA, const QSt
                                   "measured between replicates\">Detectable</th><th>Verdict</th></tr>\n")
                        .arg(esc(nameA), esc(nameB), QString::number(comparison.confidence * 100, 'g', 3));
     for (const MetricRow &row : comparison.rows) {
-        const QString ci = row.hasInterval && row.interval.valid
-            ? formatPercentChange(row.interval.ciLow) + QStringLiteral(" .. ") + formatPercentChange(row.interval.ciHigh)
-            : QString();
+        const QString ci = row.hasInterval && row.interval.valid ? formatPercentChange(row.interval.ciLow)
+                + QStringLiteral(" .. ") + formatPercentChange(row.interval.ciHigh)
+                                                                 : QString();
         // A size either way: "+-4.2%" without the sign formatPercentChange puts first.
         const QString detectable = std::isfinite(row.interval.detectable)
             ? QChar(0x00b1) + formatPercentChange(row.interval.detectable).mid(1)
@@ -447,8 +462,8 @@ QString deltaTable(const Comparison &comparison, const QString &nameA, const QSt
                                "<td class=\"num\">%4</td><td class=\"num\">%5</td><td class=\"num\">%6</td>"
                                "<td class=\"num\">%7</td><td class=\"%8\">%9</td></tr>\n")
                     .arg(esc(row.name), esc(formatMetricValue(row.valueA, row.unit)),
-                         esc(formatMetricValue(row.valueB, row.unit)), esc(formatMetricDelta(row.delta, row.unit)),
-                         esc(formatPercentChange(row.relativeChange)), esc(ci), esc(detectable), cls, esc(verdict));
+                        esc(formatMetricValue(row.valueB, row.unit)), esc(formatMetricDelta(row.delta, row.unit)),
+                        esc(formatPercentChange(row.relativeChange)), esc(ci), esc(detectable), cls, esc(verdict));
     }
     html += QStringLiteral("</table>\n");
     html += QStringLiteral("<p class=\"muted\">Judged on %1; a change counts beyond &plusmn;%2%.</p>\n")
@@ -494,7 +509,7 @@ QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, c
     constexpr double kJitter = 0.2; // in column widths, as on the page
     constexpr double kMeanHalfWidth = 0.32;
     const QString text = QStringLiteral("#202020");
-    const QColor colors[] = {chartRunColor(0), chartRunColor(1)};
+    const QColor colors[] = { chartRunColor(0), chartRunColor(1) };
     const double panelWidth = (kChartWidth - 2 * kSide) / static_cast<double>(spreads.size());
 
     QString svg = QStringLiteral("<svg role=\"img\" aria-label=\"Spread of the replicates\" viewBox=\"0 0 %1 %2\" "
@@ -521,7 +536,7 @@ QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, c
             svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"#c8c8c8\" "
                                   "stroke-dasharray=\"2 3\"/>\n<text x=\"%4\" y=\"%5\" text-anchor=\"end\">%6</text>\n")
                        .arg(svgNumber(left), svgNumber(y), svgNumber(right), svgNumber(left - 6), svgNumber(y + 4.5),
-                            esc(QString::number(tick, 'g', 6)));
+                           esc(QString::number(tick, 'g', 6)));
         }
         svg += QStringLiteral("<path d=\"M%1 %2V%3H%4\" fill=\"none\" stroke=\"%5\"/>\n")
                    .arg(svgNumber(left), svgNumber(kPlotTop), svgNumber(kPlotBottom), svgNumber(right), text);
@@ -531,22 +546,21 @@ QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, c
                               "(%4)</text>\n")
                    .arg(svgNumber(titleX), svgNumber(titleY), esc(spread.axisTitle), unit);
         const QString changeColor = spread.verdict == Verdict::Regression ? QStringLiteral("#b3261e")
-            : spread.verdict == Verdict::Improvement                       ? QStringLiteral("#1e7b34")
-                                                                           : text;
+            : spread.verdict == Verdict::Improvement                      ? QStringLiteral("#1e7b34")
+                                                                          : text;
         svg += QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"middle\" fill=\"%3\">B vs A %4</text>\n")
                    .arg(svgNumber((left + right) / 2), svgNumber(kPlotBottom + 38), changeColor,
-                        esc(formatPercentChange(spread.change)));
+                       esc(formatPercentChange(spread.change)));
 
-        const struct
-        {
+        const struct {
             const std::vector<double> &values;
             double mean;
             double center;
             ReplicateUnit unit;
             QString role;
             QColor color;
-        } sides[] = {{spread.a, spread.geometricMeanA, 1, spread.unitA, QStringLiteral("A"), colors[0]},
-                     {spread.b, spread.geometricMeanB, 2, spread.unitB, QStringLiteral("B"), colors[1]}};
+        } sides[] = { { spread.a, spread.geometricMeanA, 1, spread.unitA, QStringLiteral("A"), colors[0] },
+            { spread.b, spread.geometricMeanB, 2, spread.unitB, QStringLiteral("B"), colors[1] } };
         for (const auto &s : sides) {
             svg += QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"middle\">%3</text>\n")
                        .arg(svgNumber(xOf(s.center)), svgNumber(kPlotBottom + 18), s.role);
@@ -554,17 +568,17 @@ QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, c
                 svg += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"4\" fill=\"%3\" fill-opacity=\"0.8\" "
                                       "stroke=\"%4\"><title>%5</title></circle>\n")
                            .arg(svgNumber(xOf(s.center + kJitter * spreadJitter(i))), svgNumber(yOf(s.values[i])),
-                                s.color.name(), s.color.darker(115).name(),
-                                esc(QStringLiteral("%1, %2: %3 %4")
-                                        .arg(s.role, replicateName(s.unit, i), spread.metric,
-                                             formatNanos(s.values[i]))));
+                               s.color.name(), s.color.darker(115).name(),
+                               esc(QStringLiteral("%1, %2: %3 %4")
+                                       .arg(
+                                           s.role, replicateName(s.unit, i), spread.metric, formatNanos(s.values[i]))));
             }
             svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"%4\" stroke-width=\"2.5\">"
                                   "<title>%5</title></line>\n")
                        .arg(svgNumber(xOf(s.center - kMeanHalfWidth)), svgNumber(yOf(s.mean)),
-                            svgNumber(xOf(s.center + kMeanHalfWidth)), text,
-                            esc(QStringLiteral("%1 geometric mean: %2 %3")
-                                    .arg(s.role, spread.metric, formatNanos(s.mean))));
+                           svgNumber(xOf(s.center + kMeanHalfWidth)), text,
+                           esc(QStringLiteral("%1 geometric mean: %2 %3")
+                                   .arg(s.role, spread.metric, formatNanos(s.mean))));
         }
         svg += QStringLiteral("</g>\n");
     }
@@ -572,9 +586,7 @@ QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, c
     // The legend under the panels: which run is which colour, and what the bars are. SVG text does not measure
     // itself: each entry advances by an estimate of its width (about 7.5 px a character at 13 px), and a long run
     // name is shortened so that the three entries fit.
-    auto shortened = [](const QString &name) {
-        return name.size() > 36 ? name.left(35) + QChar(0x2026) : name;
-    };
+    auto shortened = [](const QString &name) { return name.size() > 36 ? name.left(35) + QChar(0x2026) : name; };
     const ReplicateSpread &first = spreads.first();
     const QString entries[] = {
         QStringLiteral("A %1: %2")
@@ -588,13 +600,13 @@ QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, c
     for (int i = 0; i < 2; ++i) {
         svg += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"5\" fill=\"%3\"/><text x=\"%4\" y=\"%5\">%6</text>\n")
                    .arg(svgNumber(x + 5), svgNumber(legendY), colors[i].name(), svgNumber(x + 15),
-                        svgNumber(legendY + 4.5), esc(entries[i]));
+                       svgNumber(legendY + 4.5), esc(entries[i]));
         x += 15 + 7.5 * static_cast<double>(entries[i].size()) + 24;
     }
     svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"%4\" stroke-width=\"2.5\"/>"
                           "<text x=\"%5\" y=\"%6\">geometric mean</text>\n</g>\n</svg>")
                .arg(svgNumber(x), svgNumber(legendY), svgNumber(x + 20), text, svgNumber(x + 26),
-                    svgNumber(legendY + 4.5));
+                   svgNumber(legendY + 4.5));
     return svg;
 }
 
@@ -608,7 +620,7 @@ QString spreadSection(const Comparison &comparison, const QString &nameA, const 
                           "dot is one %2's value, the bar each side's geometric mean: the values the verdict compares. "
                           "Judged on %3.</figcaption>\n</figure>\n")
         .arg(spreadSvg(spreads, nameA, nameB), esc(spreads.first().axisTitle.section(QStringLiteral(" per "), 1)),
-             esc(comparison.basis()));
+            esc(comparison.basis()));
 }
 
 /// The run's checks (its scenario's, or its CLI --check flags), judged on its numbers; nothing when it had none.
@@ -621,14 +633,15 @@ QString checksSection(const RunRecord &run)
     QString html = QStringLiteral("<h2>Checks</h2>\n<div class=\"verdict %1\">%2</div>\n<table class=\"checks\">\n"
                                   "<tr><th>Check</th><th>Measured</th><th>Result</th></tr>\n")
                        .arg(failed ? QStringLiteral("regression") : QStringLiteral("improvement"),
-                            failed ? esc(QStringLiteral("%1 of %2 checks failed").arg(failed).arg(results.size()))
-                                   : esc(QStringLiteral("All %1 checks met").arg(results.size())));
+                           failed ? esc(QStringLiteral("%1 of %2 checks failed").arg(failed).arg(results.size()))
+                                  : esc(QStringLiteral("All %1 checks met").arg(results.size())));
     for (const CheckResult &r : results) {
         html += QStringLiteral("<tr><td>%1</td><td class=\"num\">%2</td><td%3>%4</td></tr>\n")
                     .arg(esc(r.check.text),
-                         esc(r.measured ? formatCheckValue(r.check, r.actual) : QStringLiteral("not measured: no OK call")),
-                         r.passed ? QString() : QStringLiteral(" class=\"regression\""),
-                         r.passed ? QStringLiteral("ok") : QStringLiteral("FAIL"));
+                        esc(r.measured ? formatCheckValue(r.check, r.actual)
+                                       : QStringLiteral("not measured: no OK call")),
+                        r.passed ? QString() : QStringLiteral(" class=\"regression\""),
+                        r.passed ? QStringLiteral("ok") : QStringLiteral("FAIL"));
     }
     return html + QStringLiteral("</table>\n");
 }
@@ -637,11 +650,11 @@ QString checksSection(const RunRecord &run)
 
 QByteArray htmlReport(const RunRecord &run)
 {
-    const QList<const RunRecord *> runs{&run};
+    const QList<const RunRecord *> runs { &run };
     const QString title = run.displayName().isEmpty() ? QStringLiteral("rpcscope run") : run.displayName();
     QString body = QStringLiteral("<h1>%1</h1>\n<p class=\"subtitle\">rpcscope run report: %2, %3 calls, %4</p>\n")
                        .arg(esc(title), esc(run.method.isEmpty() ? QStringLiteral("no method") : run.method),
-                            QString::number(run.snapshot.callsCompleted()), esc(formatTime(run.startedAt)));
+                           QString::number(run.snapshot.callsCompleted()), esc(formatTime(run.startedAt)));
     body += QStringLiteral("<h2>Scenario</h2>\n") + keyValueTable(scenarioRows(run), QStringLiteral("scenario"));
     body += QStringLiteral("<h2>Summary</h2>\n") + summaryTable(runs);
     body += checksSection(run);
@@ -660,7 +673,8 @@ QByteArray htmlComparisonReport(const QList<const RunRecord *> &runs, const Comp
     const QString title = QStringLiteral("Comparison: ")
         + names.join(names.size() == 2 ? QStringLiteral(" vs ") : QStringLiteral(", "));
     QString body = QStringLiteral("<h1>%1</h1>\n<p class=\"subtitle\">rpcscope comparison report; the first run is "
-                                  "the baseline.</p>\n").arg(esc(title));
+                                  "the baseline.</p>\n")
+                       .arg(esc(title));
 
     body += QStringLiteral("<h2>Runs</h2>\n<table class=\"runs\">\n<tr><th></th><th>Run</th><th>Method</th>"
                            "<th>Transport / codec</th><th>Target</th><th>Started</th><th>Calls</th></tr>\n");
@@ -669,8 +683,8 @@ QByteArray htmlComparisonReport(const QList<const RunRecord *> &runs, const Comp
         body += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>"
                                "<td class=\"num\">%7</td></tr>\n")
                     .arg(i == 0 ? QStringLiteral("baseline") : QStringLiteral("compared"), esc(run->displayName()),
-                         esc(run->method), esc(run->transport + QStringLiteral(" / ") + run->codec), esc(run->target),
-                         esc(formatTime(run->startedAt)), QString::number(run->snapshot.callsCompleted()));
+                        esc(run->method), esc(run->transport + QStringLiteral(" / ") + run->codec), esc(run->target),
+                        esc(formatTime(run->startedAt)), QString::number(run->snapshot.callsCompleted()));
     }
     body += QStringLiteral("</table>\n");
 

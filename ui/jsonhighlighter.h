@@ -7,8 +7,7 @@
 namespace rpcscope {
 
 /// Colours JSON in the request editor: keys, strings, numbers, literals, and ghz-style {{...}} placeholders.
-class JsonHighlighter : public QSyntaxHighlighter
-{
+class JsonHighlighter : public QSyntaxHighlighter {
 public:
     explicit JsonHighlighter(QTextDocument *document);
 

@@ -7,19 +7,19 @@
 #include "comparepage.h"
 #include "historypage.h"
 #include "matrixpage.h"
-#include "store/environment.h"
-#include "store/runstore.h"
-#include "runrecorder.h"
+#include "report/rawsamples.h"
 #include "runcontroller.h"
 #include "runpage.h"
-#include "scenariopage.h"
+#include "runrecorder.h"
 #include "scenario/scenario.h"
+#include "scenariopage.h"
 #include "schemapanel.h"
-#include "report/rawsamples.h"
-#include "targetspanel.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
 #include "server/serverprocess.h"
+#include "store/environment.h"
+#include "store/runstore.h"
+#include "targetspanel.h"
 #include "util/buildinfo.h"
 #include "util/units.h"
 
@@ -29,7 +29,6 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
-#include <QJsonDocument>
 #include <QDirIterator>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -37,19 +36,20 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QIcon>
+#include <QInputDialog>
+#include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSaveFile>
 #include <QSettings>
 #include <QSplitter>
-#include <QInputDialog>
-#include <QLineEdit>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QThread>
 #include <QTimer>
-#include <QTabWidget>
 
 namespace rpcscope {
 
@@ -104,8 +104,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->setObjectName(QStringLiteral("resultTabs"));
     m_results->addTab(m_runPage, tr("Run"));
     m_results->addTab(m_matrix, tr("Compare stacks"));
-    m_results->setTabToolTip(1, tr("The method over transports x codecs x payloads: how much protobuf/gRPC gains over "
-                                   "JSON/HTTP or msgpack-rpc, and how much of it is the codec."));
+    m_results->setTabToolTip(1,
+        tr("The method over transports x codecs x payloads: how much protobuf/gRPC gains over "
+           "JSON/HTTP or msgpack-rpc, and how much of it is the codec."));
     m_recorder = new RunRecorder(this);
     {
         // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
@@ -115,14 +116,15 @@ MainWindow::MainWindow(QWidget *parent)
     }
     m_history = new HistoryPage(m_recorder->store());
     connect(m_recorder, &RunRecorder::failed, this,
-            [this](const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
+        [this](const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
     connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
     m_compare = new ComparePage;
     m_ab = new AbController(m_recorder, this);
     m_results->addTab(m_history, tr("History"));
     m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
     m_results->addTab(m_compare, tr("Compare runs"));
-    m_results->setTabToolTip(3, tr("Runs overlaid, the change per metric with its confidence interval, and the verdict."));
+    m_results->setTabToolTip(
+        3, tr("Runs overlaid, the change per metric with its confidence interval, and the verdict."));
     connect(m_history, &HistoryPage::openRunRequested, this, &MainWindow::openRun);
     connect(m_history, &HistoryPage::compareRequested, this, [this](const QList<qint64> &ids) { compareRuns(ids); });
     connect(m_ab, &AbController::progressed, this, [this] {
@@ -138,7 +140,7 @@ MainWindow::MainWindow(QWidget *parent)
         // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
         m_announceComparison = error.isEmpty() && measured;
         if (measured) {
-            m_compare->setRuns({records[0], records[1]});
+            m_compare->setRuns({ records[0], records[1] });
             m_results->setCurrentWidget(m_compare);
         }
         if (!error.isEmpty())
@@ -164,9 +166,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_statusState->setText(tr("Idle"));
     // Fixed sizes: they change text at every snapshot; see RunPage's progress label for why that matters.
     m_statusState->setFixedSize(m_statusState->fontMetrics().horizontalAdvance(tr("Warming up · 100%")) + 16,
-                                m_statusState->sizeHint().height());
+        m_statusState->sizeHint().height());
     m_statusRate->setFixedSize(m_statusRate->fontMetrics().horizontalAdvance(QStringLiteral("9,999,999 req/s")) + 16,
-                               m_statusRate->sizeHint().height());
+        m_statusRate->sizeHint().height());
 
     createMenus();
 
@@ -184,13 +186,14 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
     connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
     connect(m_controller, &RunController::snapshotAvailable, this,
-            [this](const RunSnapshot &s) { m_recorder->progress(m_current.get(), s); });
+        [this](const RunSnapshot &s) { m_recorder->progress(m_current.get(), s); });
     m_commandServer = new CommandServer(this);
     connect(m_commandServer, &CommandServer::ready, this, [this](const QString &address) {
         if (!m_pendingRun)
             return;
         std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_pendingRun);
-        prepared->target.address = prepared->transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
+        prepared->target.address
+            = prepared->transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
             ? QStringLiteral("http://") + address
             : address;
         prepared->plan.serverPid = m_commandServer->pid();
@@ -204,7 +207,7 @@ MainWindow::MainWindow(QWidget *parent)
         statusBar()->showMessage(tr("The server command did not start"), 15000);
         // Not modal: the window stays usable while the server's output is read.
         auto *box = new QMessageBox(QMessageBox::Warning, tr("Server command"),
-                                    tr("The server command did not start:\n%1").arg(error), QMessageBox::Ok, this);
+            tr("The server command did not start:\n%1").arg(error), QMessageBox::Ok, this);
         box->setObjectName(QStringLiteral("serverCommandError"));
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
@@ -218,8 +221,11 @@ MainWindow::MainWindow(QWidget *parent)
         m_runPage->showChecks(checks);
         m_commandServer->stop();
         m_scenario->setRunning(false);
-        statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed").arg(runStateName(snapshot.state))
-                                     .arg(snapshot.callsCompleted()).arg(snapshot.callsFailed()), 10000);
+        statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed")
+                                     .arg(runStateName(snapshot.state))
+                                     .arg(snapshot.callsCompleted())
+                                     .arg(snapshot.callsFailed()),
+            10000);
         writeRawSamples();
     });
     m_askOpenPath = [this](const QString &caption, const QString &filter) {
@@ -227,10 +233,10 @@ MainWindow::MainWindow(QWidget *parent)
     };
     m_askTrust = [this](const QString &path, const QString &command) {
         return QMessageBox::warning(this, tr("Server command"),
-                                    tr("%1 starts this program when it runs:\n\n%2\n\nRun it? Choose No to use the built-in "
-                                       "server instead.")
-                                        .arg(QFileInfo(path).fileName(), command),
-                                    QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+                   tr("%1 starts this program when it runs:\n\n%2\n\nRun it? Choose No to use the built-in "
+                      "server instead.")
+                       .arg(QFileInfo(path).fileName(), command),
+                   QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
             == QMessageBox::Yes;
     };
     m_askUnsaved = [this] {
@@ -257,64 +263,78 @@ void MainWindow::createMenus()
         action->setObjectName(QLatin1String(name));
         return action;
     };
-    named(file->addAction(tr("&New scenario"), this, [this] {
-        if (maybeSave())
-            newScenario();
-    }), "actionNewScenario")->setShortcut(QKeySequence::New);
-    named(file->addAction(tr("&Open scenario…"), this, [this] {
-        if (!maybeSave())
-            return;
-        const QString path = m_askOpenPath(
-            tr("Open scenario"), tr("rpcscope scenarios (*.rpcscope.json);;JSON (*.json);;All files (*)"));
-        QString error;
-        if (!path.isEmpty() && !openScenario(path, &error))
-            QMessageBox::warning(this, tr("Open scenario"), error);
-    }), "actionOpenScenario")->setShortcut(QKeySequence::Open);
+    named(file->addAction(tr("&New scenario"), this,
+              [this] {
+                  if (maybeSave())
+                      newScenario();
+              }),
+        "actionNewScenario")
+        ->setShortcut(QKeySequence::New);
+    named(file->addAction(tr("&Open scenario…"), this,
+              [this] {
+                  if (!maybeSave())
+                      return;
+                  const QString path = m_askOpenPath(
+                      tr("Open scenario"), tr("rpcscope scenarios (*.rpcscope.json);;JSON (*.json);;All files (*)"));
+                  QString error;
+                  if (!path.isEmpty() && !openScenario(path, &error))
+                      QMessageBox::warning(this, tr("Open scenario"), error);
+              }),
+        "actionOpenScenario")
+        ->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &recent"));
-    named(file->addAction(tr("&Save scenario"), this, [this] {
-        QString error;
-        const QString path = m_scenarioPath.isEmpty()
-            ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
-                                           tr("rpcscope scenarios (*.rpcscope.json)"))
-            : m_scenarioPath;
-        if (!path.isEmpty() && !saveScenario(path, &error))
-            QMessageBox::warning(this, tr("Save scenario"), error);
-    }), "actionSaveScenario")->setShortcut(QKeySequence::Save);
-    named(file->addAction(tr("Save scenario &as…"), this, [this] {
-        QString error;
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"),
-                                                          m_scenarioPath.isEmpty() ? tr("scenario.rpcscope.json") : m_scenarioPath,
-                                                          tr("rpcscope scenarios (*.rpcscope.json)"));
-        if (!path.isEmpty() && !saveScenario(path, &error))
-            QMessageBox::warning(this, tr("Save scenario"), error);
-    }), "actionSaveScenarioAs")->setShortcut(QKeySequence::SaveAs);
+    named(file->addAction(tr("&Save scenario"), this,
+              [this] {
+                  QString error;
+                  const QString path = m_scenarioPath.isEmpty()
+                      ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
+                          tr("rpcscope scenarios (*.rpcscope.json)"))
+                      : m_scenarioPath;
+                  if (!path.isEmpty() && !saveScenario(path, &error))
+                      QMessageBox::warning(this, tr("Save scenario"), error);
+              }),
+        "actionSaveScenario")
+        ->setShortcut(QKeySequence::Save);
+    named(file->addAction(tr("Save scenario &as…"), this,
+              [this] {
+                  QString error;
+                  const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"),
+                      m_scenarioPath.isEmpty() ? tr("scenario.rpcscope.json") : m_scenarioPath,
+                      tr("rpcscope scenarios (*.rpcscope.json)"));
+                  if (!path.isEmpty() && !saveScenario(path, &error))
+                      QMessageBox::warning(this, tr("Save scenario"), error);
+              }),
+        "actionSaveScenarioAs")
+        ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     updateRecentMenu();
     QAction *open = file->addAction(tr("&Open .proto files…"), this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open .proto files"), QString(),
-                                                                tr("Protocol Buffers (*.proto);;All files (*)"));
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Open .proto files"), QString(), tr("Protocol Buffers (*.proto);;All files (*)"));
         if (!files.isEmpty())
             openProtoFiles(files);
     });
     open->setObjectName(QStringLiteral("actionOpenProtos"));
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     open->setToolTip(tr("Load .proto files; imports are resolved from their folder and the well-known types."));
-    file->addAction(tr("Open &protoset…"), this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(
-            this, tr("Open protosets"), QString(),
-            tr("Protosets (*.protoset *.pb *.desc *.bin);;All files (*)"));
-        if (!files.isEmpty())
-            openProtosets(files);
-    })->setToolTip(tr("Load compiled descriptors, as protoc --descriptor_set_out --include_imports writes them."));
-    file->addAction(tr("Schema from &server reflection…"), this, [this] {
-        bool ok = false;
-        const QString address = QInputDialog::getText(this, tr("Server reflection"),
-                                                      tr("gRPC server address (HOST:PORT):"), QLineEdit::Normal,
-                                                      m_builtinAddress, &ok)
-                                    .trimmed();
-        if (ok && !address.isEmpty())
-            loadFromReflection(address);
-    })->setToolTip(tr("Ask a running gRPC server for its services and messages (grpc.reflection v1 or v1alpha)."));
+    file->addAction(tr("Open &protoset…"), this,
+            [this] {
+                const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open protosets"), QString(),
+                    tr("Protosets (*.protoset *.pb *.desc *.bin);;All files (*)"));
+                if (!files.isEmpty())
+                    openProtosets(files);
+            })
+        ->setToolTip(tr("Load compiled descriptors, as protoc --descriptor_set_out --include_imports writes them."));
+    file->addAction(tr("Schema from &server reflection…"), this,
+            [this] {
+                bool ok = false;
+                const QString address = QInputDialog::getText(this, tr("Server reflection"),
+                    tr("gRPC server address (HOST:PORT):"), QLineEdit::Normal, m_builtinAddress, &ok)
+                                            .trimmed();
+                if (ok && !address.isEmpty())
+                    loadFromReflection(address);
+            })
+        ->setToolTip(tr("Ask a running gRPC server for its services and messages (grpc.reflection v1 or v1alpha)."));
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -323,7 +343,8 @@ void MainWindow::createMenus()
     QAction *exportRun = new QAction(tr("&Export run…"), this);
     exportRun->setObjectName(QStringLiteral("actionExportRun"));
     exportRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    exportRun->setToolTip(tr("Write the run on the Run page as an HTML report, a chart, CSV, JSON, ghz JSON, hgrm or Markdown."));
+    exportRun->setToolTip(
+        tr("Write the run on the Run page as an HTML report, a chart, CSV, JSON, ghz JSON, hgrm or Markdown."));
     connect(exportRun, &QAction::triggered, this, [this] { exportWithDialog(false); });
     file->insertAction(quit, exportRun);
     QAction *exportComparison = new QAction(tr("Export &comparison…"), this);
@@ -347,7 +368,8 @@ void MainWindow::createMenus()
     QAction *previous = run->addAction(tr("Compare with a &previous run…"), this, &MainWindow::compareWithDialog);
     previous->setObjectName(QStringLiteral("actionCompareWithPrevious"));
     previous->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
-    previous->setToolTip(tr("The run on the Run page against an earlier run of the same method: before/after in two clicks."));
+    previous->setToolTip(
+        tr("The run on the Run page against an earlier run of the same method: before/after in two clicks."));
     QAction *ab = run->addAction(tr("Compare &A/B…"), this, &MainWindow::showAbDialog);
     ab->setObjectName(QStringLiteral("actionCompareAb"));
     ab->setToolTip(tr("Run this scenario against two targets in alternating blocks and compare them."));
@@ -367,8 +389,8 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     // alone and the servers' can be measured too; in this process only when the CLI is missing.
     if (QFileInfo(cli).isExecutable()) {
         m_builtinProcess = std::make_unique<ServerProcess>();
-        if (m_builtinProcess->start(cli, {QStringLiteral("serve"), QStringLiteral("all")},
-                                    QStringLiteral("^(grpc=\\S+ http=\\S+ msgpack=\\S+)$"), std::chrono::seconds(10), &why)) {
+        if (m_builtinProcess->start(cli, { QStringLiteral("serve"), QStringLiteral("all") },
+                QStringLiteral("^(grpc=\\S+ http=\\S+ msgpack=\\S+)$"), std::chrono::seconds(10), &why)) {
             for (const QString &part : m_builtinProcess->readyText().split(QLatin1Char(' '))) {
                 const QString value = part.section(QLatin1Char('='), 1);
                 if (part.startsWith(QStringLiteral("grpc=")))
@@ -382,7 +404,7 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
             m_statusTarget->setText(tr("Built-in servers (pid %1): gRPC %2, HTTP %3, msgpack-rpc %4")
                                         .arg(m_builtinProcess->pid())
                                         .arg(m_builtinAddress, m_builtinTargets.value(TransportKind::Http),
-                                             m_builtinTargets.value(TransportKind::Msgpack)));
+                                            m_builtinTargets.value(TransportKind::Msgpack)));
         } else {
             m_builtinProcess.reset();
         }
@@ -391,7 +413,8 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
         m_builtin = std::make_unique<BuiltinGrpcServer>();
         m_builtinHttp = std::make_unique<BuiltinHttpServer>();
         m_builtinMsgpack = std::make_unique<BuiltinMsgpackServer>();
-        if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why) || !m_builtinHttp->start(QStringLiteral("127.0.0.1"), 0, 0, &why)
+        if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why)
+            || !m_builtinHttp->start(QStringLiteral("127.0.0.1"), 0, 0, &why)
             || !m_builtinMsgpack->start(QStringLiteral("127.0.0.1"), 0, 0, &why)) {
             m_builtin.reset();
             m_builtinHttp.reset();
@@ -402,9 +425,8 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
             return false;
         }
         m_builtinAddress = m_builtin->address();
-        m_builtinTargets = {{TransportKind::Grpc, m_builtinAddress},
-                            {TransportKind::Http, m_builtinHttp->url()},
-                            {TransportKind::Msgpack, m_builtinMsgpack->address()}};
+        m_builtinTargets = { { TransportKind::Grpc, m_builtinAddress }, { TransportKind::Http, m_builtinHttp->url() },
+            { TransportKind::Msgpack, m_builtinMsgpack->address() } };
         m_statusTarget->setText(tr("Built-in servers in this process (client CPU includes theirs): gRPC %1, HTTP %2, "
                                    "msgpack-rpc %3")
                                     .arg(m_builtinAddress, m_builtinHttp->url(), m_builtinMsgpack->address()));
@@ -428,8 +450,9 @@ bool MainWindow::applyLoaded(const SchemaLoadResult &result, const QString &orig
 {
     m_schemaPanel->setErrors(result.errors);
     if (!result.ok()) {
-        statusBar()->showMessage(tr("%n schema error(s); the previous schema stays loaded", nullptr,
-                                    static_cast<int>(result.errors.size())), 15000);
+        statusBar()->showMessage(
+            tr("%n schema error(s); the previous schema stays loaded", nullptr, static_cast<int>(result.errors.size())),
+            15000);
         Q_EMIT schemaFailed(result.errorText());
         return false;
     }
@@ -570,7 +593,7 @@ void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::uniqu
     m_current->transport = transportName(prepared->transport.kind);
     m_current->codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
     const bool builtinTarget = m_builtinTargets.values().contains(prepared->target.address);
-    m_current->target = builtinTarget                          ? QStringLiteral("builtin")
+    m_current->target = builtinTarget        ? QStringLiteral("builtin")
         : !prepared->serverCommand.isEmpty() ? prepared->serverCommand
                                              : prepared->target.address;
     if (!prepared->serverCommand.isEmpty()) {
@@ -581,23 +604,24 @@ void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::uniqu
     m_current->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
     m_current->environment = environmentFingerprint();
     if (builtinTarget && m_builtinProcess)
-        m_current->server = QJsonObject{{QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all")}};
+        m_current->server = QJsonObject { { QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all") } };
     m_current->startedAt = QDateTime::currentDateTimeUtc();
     QString storeError;
     if (m_recorder->store() && !m_recorder->begin(m_current.get(), &storeError))
         statusBar()->showMessage(tr("The run is not saved: %1").arg(storeError), 10000);
     m_runPage->setRunName(m_current->displayName());
-    if (prepared->transport.kind != TransportKind::InProcess && !m_builtinTargets.values().contains(prepared->target.address))
+    if (prepared->transport.kind != TransportKind::InProcess
+        && !m_builtinTargets.values().contains(prepared->target.address))
         m_targets->addRecent(prepared->transport.kind, prepared->target.address);
     m_runPage->clear();
     m_runChecks = prepared->checks;
     m_results->setCurrentWidget(m_runPage);
     m_scenario->setRunning(true);
     m_statusTarget->setText(prepared->transport.kind == TransportKind::InProcess
-                                ? tr("%1, no RPC (%2 codec only)").arg(m_scenario->method(), codecName(*prepared->transport.codec))
-                                : tr("%1 → %2 (%3/%4)")
-                                      .arg(m_scenario->method(), prepared->target.address,
-                                           transportName(prepared->transport.kind), codecName(*prepared->transport.codec)));
+            ? tr("%1, no RPC (%2 codec only)").arg(m_scenario->method(), codecName(*prepared->transport.codec))
+            : tr("%1 → %2 (%3/%4)")
+                  .arg(m_scenario->method(), prepared->target.address, transportName(prepared->transport.kind),
+                      codecName(*prepared->transport.codec)));
 }
 
 void MainWindow::writeRawSamples()
@@ -633,7 +657,8 @@ void MainWindow::showAbout()
 {
     QString text = tr("<h3>rpcscope</h3><p>A workbench for RPC performance.</p><table>");
     for (const auto &[name, version] : buildInfo())
-        text += QStringLiteral("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>").arg(name.toHtmlEscaped(), version.toHtmlEscaped());
+        text += QStringLiteral("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>")
+                    .arg(name.toHtmlEscaped(), version.toHtmlEscaped());
     text += QStringLiteral("</table>");
     QMessageBox::about(this, tr("About rpcscope"), text);
 }
@@ -654,7 +679,8 @@ void MainWindow::dropEvent(QDropEvent *event)
         if (info.isDir()) {
             // A dropped folder is an import root, and every .proto in it is loaded.
             importPaths << info.absoluteFilePath();
-            QDirIterator it(info.absoluteFilePath(), {QStringLiteral("*.proto")}, QDir::Files, QDirIterator::Subdirectories);
+            QDirIterator it(
+                info.absoluteFilePath(), { QStringLiteral("*.proto") }, QDir::Files, QDirIterator::Subdirectories);
             while (it.hasNext())
                 files << it.next();
         } else if (info.suffix() == u"proto") {

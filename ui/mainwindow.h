@@ -4,9 +4,9 @@
 
 #include <QMap>
 
+#include "scenariopage.h"
 #include "schema/schema.h"
 #include "store/runstore.h"
-#include "scenariopage.h"
 
 #include <QMainWindow>
 
@@ -43,8 +43,7 @@ struct RunSnapshot;
  * and the run controller each own their part. mainwindow.cpp has the window, menus and live runs;
  * mainwindowdocuments.cpp the scenario documents; mainwindowresults.cpp stored runs, comparisons, exports, A/B.
  */
-class MainWindow : public QMainWindow
-{
+class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget *parent = nullptr);
@@ -85,7 +84,10 @@ public:
     /// Replaces the "save unsaved changes?" question; @p ask returns QMessageBox::Save, Discard or Cancel.
     void setUnsavedChangesAsker(std::function<int()> ask) { m_askUnsaved = std::move(ask); }
     /// Test hook: what answers "this document starts COMMAND: run it?" (the default asks the user).
-    void setTrustAsker(std::function<bool(const QString &path, const QString &command)> ask) { m_askTrust = std::move(ask); }
+    void setTrustAsker(std::function<bool(const QString &path, const QString &command)> ask)
+    {
+        m_askTrust = std::move(ask);
+    }
 
     SchemaPanel *schemaPanel() const { return m_schemaPanel; }
     TargetsPanel *targetsPanel() const { return m_targets; }

@@ -57,7 +57,7 @@ bool MainWindow::openScenario(const QString &path, QString *error)
         setWindowModified(true);
         statusBar()->showMessage(tr("Opened %1; its server command is not used (the target is the built-in server)")
                                      .arg(QFileInfo(path).fileName()),
-                                 15000);
+            15000);
     } else {
         statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 10000);
     }
@@ -88,7 +88,7 @@ void MainWindow::newScenario()
     m_schemaProtosets.clear();
     Scenario fresh;
     fresh.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
-    fresh.fills = {QStringLiteral("payload=1KiB")};
+    fresh.fills = { QStringLiteral("payload=1KiB") };
     fresh.calls = 20000;
     fresh.concurrency = 20;
     m_schemaPanel->selectMethod(fresh.method);
@@ -118,11 +118,14 @@ void MainWindow::updateRecentMenu()
     m_recentMenu->clear();
     const QStringList recent = QSettings().value(QStringLiteral("scenarios/recent")).toStringList();
     for (const QString &path : recent) {
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            QString error;
-            if (maybeSave() && !openScenario(path, &error))
-                QMessageBox::warning(this, tr("Open scenario"), error);
-        })->setToolTip(path);
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                [this, path] {
+                    QString error;
+                    if (maybeSave() && !openScenario(path, &error))
+                        QMessageBox::warning(this, tr("Open scenario"), error);
+                })
+            ->setToolTip(path);
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
@@ -137,10 +140,9 @@ bool MainWindow::maybeSave()
     if (answer == QMessageBox::Discard)
         return true;
     QString error;
-    const QString path = m_scenarioPath.isEmpty()
-        ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
-                                       tr("rpcscope scenarios (*.rpcscope.json)"))
-        : m_scenarioPath;
+    const QString path = m_scenarioPath.isEmpty() ? QFileDialog::getSaveFileName(this, tr("Save scenario"),
+                             tr("scenario.rpcscope.json"), tr("rpcscope scenarios (*.rpcscope.json)"))
+                                                  : m_scenarioPath;
     if (path.isEmpty())
         return false;
     if (!saveScenario(path, &error)) {

@@ -36,28 +36,28 @@ namespace {
 /// The formats File > Export offers, as file dialog filters, with the format each stands for.
 const QList<QPair<QString, QString>> &exportFilters(bool comparison)
 {
-    static const QList<QPair<QString, QString>> run{
-        {QObject::tr("HTML report (*.html)"), QStringLiteral("html")},
-        {QObject::tr("Chart as PNG (*.png)"), QStringLiteral("png")},
-        {QObject::tr("Chart as PDF (*.pdf)"), QStringLiteral("pdf")},
-        {QObject::tr("Chart as SVG (*.svg)"), QStringLiteral("svg")},
-        {QObject::tr("CSV summary (*.csv)"), QStringLiteral("csv")},
-        {QObject::tr("CSV histogram buckets (*.csv)"), QStringLiteral("csv-histogram")},
-        {QObject::tr("CSV time series (*.csv)"), QStringLiteral("csv-timeline")},
-        {QObject::tr("CSV raw samples (*.csv)"), QStringLiteral("csv-raw")},
-        {QObject::tr("rpcscope JSON report (*.json)"), QStringLiteral("json")},
-        {QObject::tr("ghz JSON report (*.json)"), QStringLiteral("ghz-json")},
-        {QObject::tr("HdrHistogram percentiles (*.hgrm)"), QStringLiteral("hgrm")},
-        {QObject::tr("Markdown table (*.md)"), QStringLiteral("markdown")},
-        {QObject::tr("Text summary (*.txt)"), QStringLiteral("summary")},
+    static const QList<QPair<QString, QString>> run {
+        { QObject::tr("HTML report (*.html)"), QStringLiteral("html") },
+        { QObject::tr("Chart as PNG (*.png)"), QStringLiteral("png") },
+        { QObject::tr("Chart as PDF (*.pdf)"), QStringLiteral("pdf") },
+        { QObject::tr("Chart as SVG (*.svg)"), QStringLiteral("svg") },
+        { QObject::tr("CSV summary (*.csv)"), QStringLiteral("csv") },
+        { QObject::tr("CSV histogram buckets (*.csv)"), QStringLiteral("csv-histogram") },
+        { QObject::tr("CSV time series (*.csv)"), QStringLiteral("csv-timeline") },
+        { QObject::tr("CSV raw samples (*.csv)"), QStringLiteral("csv-raw") },
+        { QObject::tr("rpcscope JSON report (*.json)"), QStringLiteral("json") },
+        { QObject::tr("ghz JSON report (*.json)"), QStringLiteral("ghz-json") },
+        { QObject::tr("HdrHistogram percentiles (*.hgrm)"), QStringLiteral("hgrm") },
+        { QObject::tr("Markdown table (*.md)"), QStringLiteral("markdown") },
+        { QObject::tr("Text summary (*.txt)"), QStringLiteral("summary") },
     };
-    static const QList<QPair<QString, QString>> compared{
-        {QObject::tr("HTML comparison report (*.html)"), QStringLiteral("html")},
-        {QObject::tr("Overlay chart as PNG (*.png)"), QStringLiteral("png")},
-        {QObject::tr("Overlay chart as PDF (*.pdf)"), QStringLiteral("pdf")},
-        {QObject::tr("Overlay chart as SVG (*.svg)"), QStringLiteral("svg")},
-        {QObject::tr("Markdown table with the verdict (*.md)"), QStringLiteral("markdown")},
-        {QObject::tr("CSV summary, one row per run (*.csv)"), QStringLiteral("csv")},
+    static const QList<QPair<QString, QString>> compared {
+        { QObject::tr("HTML comparison report (*.html)"), QStringLiteral("html") },
+        { QObject::tr("Overlay chart as PNG (*.png)"), QStringLiteral("png") },
+        { QObject::tr("Overlay chart as PDF (*.pdf)"), QStringLiteral("pdf") },
+        { QObject::tr("Overlay chart as SVG (*.svg)"), QStringLiteral("svg") },
+        { QObject::tr("Markdown table with the verdict (*.md)"), QStringLiteral("markdown") },
+        { QObject::tr("CSV summary, one row per run (*.csv)"), QStringLiteral("csv") },
     };
     return comparison ? compared : run;
 }
@@ -99,10 +99,10 @@ bool MainWindow::openRun(qint64 id)
     m_runPage->setRunName(m_current->displayName());
     m_results->setCurrentWidget(m_runPage);
     m_runPage->showSnapshot(m_current->snapshot);
-    m_statusTarget->setText(tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
-                                .arg(m_current->id)
-                                .arg(m_current->method, m_current->target, m_current->transport, m_current->codec,
-                                     m_current->status));
+    m_statusTarget->setText(
+        tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
+            .arg(m_current->id)
+            .arg(m_current->method, m_current->target, m_current->transport, m_current->codec, m_current->status));
     return true;
 }
 
@@ -133,7 +133,8 @@ bool MainWindow::exportTo(const QString &path, const QString &format, bool compa
         for (const RunRecord &r : m_compare->runs())
             runs << &r;
         if (runs.size() < 2) {
-            *error = tr("No comparison to export: compare two or more runs first (History > Compare, or Run > Compare A/B).");
+            *error = tr(
+                "No comparison to export: compare two or more runs first (History > Compare, or Run > Compare A/B).");
             return false;
         }
     } else {
@@ -146,14 +147,18 @@ bool MainWindow::exportTo(const QString &path, const QString &format, bool compa
         runs << m_current.get();
     }
     // The chart on screen is the one written.
-    const ChartKind kind = comparison ? static_cast<ChartKind>(m_compare->findChild<QTabWidget *>()->currentIndex())
-                                      : RunPage::chartKind(static_cast<RunPage::Chart>(m_runPage->chartTabs()->currentIndex()));
+    const ChartKind kind = comparison
+        ? static_cast<ChartKind>(m_compare->findChild<QTabWidget *>()->currentIndex())
+        : RunPage::chartKind(static_cast<RunPage::Chart>(m_runPage->chartTabs()->currentIndex()));
     if (format == u"html") {
-        const QByteArray html = comparison ? htmlComparisonReport(runs, m_compare->comparison()) : htmlReport(*runs.first());
+        const QByteArray html
+            = comparison ? htmlComparisonReport(runs, m_compare->comparison()) : htmlReport(*runs.first());
         return writeFileAtomically(path, html, error);
     }
     if (format == u"png" || format == u"pdf" || format == u"svg") {
-        const ChartFormat chart = format == u"png" ? ChartFormat::Png : format == u"pdf" ? ChartFormat::Pdf : ChartFormat::Svg;
+        const ChartFormat chart = format == u"png" ? ChartFormat::Png
+            : format == u"pdf"                     ? ChartFormat::Pdf
+                                                   : ChartFormat::Svg;
         ChartOptions options;
         options.scale = chart == ChartFormat::Png ? 2.0 : 1.0;
         return renderChart(runs, kind, chart, options, path, error);
@@ -179,11 +184,12 @@ void MainWindow::exportWithDialog(bool comparison)
     for (const auto &[filter, format] : filters)
         names << filter;
     QString selected = names.first();
-    const QString base = comparison ? QStringLiteral("comparison")
-                                    : (m_current ? m_current->displayName() : QStringLiteral("run"))
-                                          .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    const QString base = comparison
+        ? QStringLiteral("comparison")
+        : (m_current ? m_current->displayName() : QStringLiteral("run"))
+              .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
     QString path = QFileDialog::getSaveFileName(this, comparison ? tr("Export comparison") : tr("Export run"),
-                                                QDir::home().filePath(base), names.join(QStringLiteral(";;")), &selected);
+        QDir::home().filePath(base), names.join(QStringLiteral(";;")), &selected);
     if (path.isEmpty())
         return;
     QString format = filters.value(static_cast<int>(names.indexOf(selected))).second;
@@ -207,8 +213,8 @@ int MainWindow::importReports(const QStringList &files, QString *error)
 
 void MainWindow::importWithDialog()
 {
-    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Import ghz or rpcscope reports"), QString(),
-                                                            tr("JSON reports (*.json);;All files (*)"));
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Import ghz or rpcscope reports"), QString(), tr("JSON reports (*.json);;All files (*)"));
     if (files.isEmpty())
         return;
     QString error;
@@ -229,7 +235,8 @@ std::vector<RunListEntry> MainWindow::baselineCandidates() const
     QString error;
     std::vector<RunListEntry> runs = runStore()->list(filter, &error);
     // The filter matches by substring; a baseline is a run of this very method.
-    std::erase_if(runs, [this](const RunListEntry &e) { return e.id == m_current->id || e.method != m_current->method; });
+    std::erase_if(
+        runs, [this](const RunListEntry &e) { return e.id == m_current->id || e.method != m_current->method; });
     if (runs.size() > 50)
         runs.resize(50);
     return runs;
@@ -241,7 +248,7 @@ bool MainWindow::compareCurrentWith(qint64 baselineId)
         statusBar()->showMessage(tr("Nothing to compare: finish a run, or open one from the History."), 10000);
         return false;
     }
-    return compareRuns({baselineId, m_current->id});
+    return compareRuns({ baselineId, m_current->id });
 }
 
 void MainWindow::compareWithDialog()
@@ -249,10 +256,10 @@ void MainWindow::compareWithDialog()
     const std::vector<RunListEntry> runs = baselineCandidates();
     if (!m_current || m_current->id <= 0 || runs.empty()) {
         QMessageBox::information(this, tr("Compare with a previous run"),
-                                 !m_current || m_current->id <= 0
-                                     ? tr("Run the scenario first (or open a run from the History): it is compared with an "
-                                          "earlier run of the same method.")
-                                     : tr("The history has no other run of %1 to compare with.").arg(m_current->method));
+            !m_current || m_current->id <= 0
+                ? tr("Run the scenario first (or open a run from the History): it is compared with an "
+                     "earlier run of the same method.")
+                : tr("The history has no other run of %1 to compare with.").arg(m_current->method));
         return;
     }
     QStringList items;
@@ -260,13 +267,12 @@ void MainWindow::compareWithDialog()
         items << tr("#%1  %2  %3  p50 %4  %5")
                      .arg(e.id)
                      .arg(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                          e.name.isEmpty() ? e.target : e.name, formatNanos(static_cast<double>(e.p50Ns)),
-                          e.labels.join(QStringLiteral(", ")));
+                         e.name.isEmpty() ? e.target : e.name, formatNanos(static_cast<double>(e.p50Ns)),
+                         e.labels.join(QStringLiteral(", ")));
     }
     bool ok = false;
     const QString picked = QInputDialog::getItem(this, tr("Compare with a previous run"),
-                                                 tr("Baseline for run #%1 (%2):").arg(m_current->id).arg(m_current->method),
-                                                 items, 0, false, &ok);
+        tr("Baseline for run #%1 (%2):").arg(m_current->id).arg(m_current->method), items, 0, false, &ok);
     if (ok)
         compareCurrentWith(runs[static_cast<size_t>(items.indexOf(picked))].id);
 }
@@ -299,14 +305,14 @@ bool MainWindow::startAb(const AbRequest &request, QString *error)
         return false;
     }
     prepared->plan.serverPid = 0;
-    std::array<AbSide, 2> sides{AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan, {}},
-                                AbSide{prepared->transport, prepared->target, prepared->call, prepared->plan, {}}};
+    std::array<AbSide, 2> sides { AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} },
+        AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} } };
     std::array<RunRecord, 2> records;
     const QJsonObject scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
     for (int i = 0; i < 2; ++i) {
         RunRecord &r = records[static_cast<size_t>(i)];
         r.name = (i == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) + request.targetText(i).left(40);
-        r.labels = {i == 0 ? QStringLiteral("A") : QStringLiteral("B")};
+        r.labels = { i == 0 ? QStringLiteral("A") : QStringLiteral("B") };
         r.method = m_scenario->method();
         r.transport = transportName(prepared->transport.kind);
         r.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));

@@ -26,11 +26,15 @@ namespace {
 /// One colour per transport/codec, the same in both charts; readable on light and dark backgrounds.
 QColor cellColor(const MatrixCell &cell)
 {
-    static const QMap<QString, QColor> colors{
-        {QStringLiteral("grpc/protobuf"), QColor(0x1f, 0x77, 0xb4)}, {QStringLiteral("http/json"), QColor(0xff, 0x7f, 0x0e)},
-        {QStringLiteral("http/msgpack"), QColor(0xd6, 0x27, 0x28)},  {QStringLiteral("http/protobuf"), QColor(0x94, 0x67, 0xbd)},
-        {QStringLiteral("msgpack/msgpack"), QColor(0x2c, 0xa0, 0x2c)}, {QStringLiteral("none/protobuf"), QColor(0x7f, 0x7f, 0x7f)},
-        {QStringLiteral("none/json"), QColor(0xbc, 0xbd, 0x22)},     {QStringLiteral("none/msgpack"), QColor(0x17, 0xbe, 0xcf)},
+    static const QMap<QString, QColor> colors {
+        { QStringLiteral("grpc/protobuf"), QColor(0x1f, 0x77, 0xb4) },
+        { QStringLiteral("http/json"), QColor(0xff, 0x7f, 0x0e) },
+        { QStringLiteral("http/msgpack"), QColor(0xd6, 0x27, 0x28) },
+        { QStringLiteral("http/protobuf"), QColor(0x94, 0x67, 0xbd) },
+        { QStringLiteral("msgpack/msgpack"), QColor(0x2c, 0xa0, 0x2c) },
+        { QStringLiteral("none/protobuf"), QColor(0x7f, 0x7f, 0x7f) },
+        { QStringLiteral("none/json"), QColor(0xbc, 0xbd, 0x22) },
+        { QStringLiteral("none/msgpack"), QColor(0x17, 0xbe, 0xcf) },
     };
     return colors.value(cell.label(), QColor(0x8c, 0x56, 0x4b));
 }
@@ -77,13 +81,14 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
         choose->addSpacing(16);
     };
     addBoxes(tr("Transports:"),
-             {{QStringLiteral("grpc"), tr("gRPC")}, {QStringLiteral("http"), tr("HTTP")},
-              {QStringLiteral("msgpack"), tr("msgpack-rpc")}, {QStringLiteral("none"), tr("no RPC")}},
-             &m_transports);
+        { { QStringLiteral("grpc"), tr("gRPC") }, { QStringLiteral("http"), tr("HTTP") },
+            { QStringLiteral("msgpack"), tr("msgpack-rpc") }, { QStringLiteral("none"), tr("no RPC") } },
+        &m_transports);
     addBoxes(tr("Codecs:"),
-             {{QStringLiteral("protobuf"), QStringLiteral("protobuf")}, {QStringLiteral("json"), QStringLiteral("json")},
-              {QStringLiteral("msgpack"), QStringLiteral("msgpack")}},
-             &m_codecs);
+        { { QStringLiteral("protobuf"), QStringLiteral("protobuf") },
+            { QStringLiteral("json"), QStringLiteral("json") },
+            { QStringLiteral("msgpack"), QStringLiteral("msgpack") } },
+        &m_codecs);
     choose->addStretch();
     for (QCheckBox *box : std::as_const(m_transports))
         box->setToolTip(tr("Run the method over this transport (against its built-in server unless it is the "
@@ -96,7 +101,7 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_payloads->setToolTip(tr("Payload variants, separated by ';': size knobs applied on top of the scenario's. "
                               "Several sizes of one field draw latency-vs-size curves."));
     m_metric->setObjectName(QStringLiteral("matrixMetric"));
-    m_metric->addItems({tr("mean"), tr("p50"), tr("p99"), tr("requests/s"), tr("client CPU/call")});
+    m_metric->addItems({ tr("mean"), tr("p50"), tr("p99"), tr("requests/s"), tr("client CPU/call") });
     m_metric->setToolTip(tr("What the bars and curves show."));
     m_run->setObjectName(QStringLiteral("matrixRun"));
     m_run->setToolTip(tr("Run every cell in turn with the scenario's load settings (the no-RPC baseline with one "
@@ -118,7 +123,7 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
 
     m_bars->setObjectName(QStringLiteral("matrixBars"));
     m_curves->setObjectName(QStringLiteral("matrixCurves"));
-    for (QCustomPlot *plot : {m_bars, m_curves}) {
+    for (QCustomPlot *plot : { m_bars, m_curves }) {
         plot->setMinimumHeight(220);
         plot->legend->setVisible(true);
         plot->legend->setFont(font());
@@ -143,9 +148,8 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnCount(10);
-    m_table->setHorizontalHeaderLabels({tr("Payload"), tr("Transport/codec"), tr("Mean"), tr("p50"), tr("p99"),
-                                        tr("Req/s"), tr("Bytes/call"), tr("Client CPU/call"), tr("Codec share"),
-                                        tr("Errors")});
+    m_table->setHorizontalHeaderLabels({ tr("Payload"), tr("Transport/codec"), tr("Mean"), tr("p50"), tr("p99"),
+        tr("Req/s"), tr("Bytes/call"), tr("Client CPU/call"), tr("Codec share"), tr("Errors") });
 
     auto *charts = new QSplitter(Qt::Vertical);
     charts->addWidget(m_bars);
@@ -192,7 +196,8 @@ void MatrixPage::start()
     // Every cell must be runnable before the first starts: a bad payload is reported now, not half-way.
     for (const MatrixCell &cell : std::as_const(m_cells)) {
         QString why;
-        ScenarioPage::Variation variation{cell.transport, cell.codec, cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts)};
+        ScenarioPage::Variation variation { cell.transport, cell.codec,
+            cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts) };
         if (!m_preparer(variation, &why)) {
             m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
             return;
@@ -227,11 +232,13 @@ void MatrixPage::runNext()
     }
     const MatrixCell &cell = m_cells.at(m_next);
     QString why;
-    ScenarioPage::Variation variation{cell.transport, cell.codec, cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts)};
+    ScenarioPage::Variation variation { cell.transport, cell.codec,
+        cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts) };
     std::optional<ScenarioPage::Prepared> prepared = m_preparer(variation, &why);
     if (prepared && cell.transport == TransportKind::InProcess)
         prepared->plan.concurrency = 1; // its mean is then one call's codec time
-    if (!prepared || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &why)) {
+    if (!prepared
+        || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &why)) {
         m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
         m_next = m_cells.size();
         runNext();
@@ -247,7 +254,7 @@ void MatrixPage::cellFinished(const RunSnapshot &snapshot)
 {
     if (!m_running)
         return;
-    m_results.append({m_cells.at(m_next), snapshot});
+    m_results.append({ m_cells.at(m_next), snapshot });
     ++m_next;
     redraw();
     runNext();
@@ -382,8 +389,7 @@ void MatrixPage::redraw()
         const MatrixResult &r = m_results.at(i);
         const double calls = std::max<double>(1, static_cast<double>(r.run.callsCompleted()));
         const double share = codecShare(m_results, i);
-        const QStringList cells{
-            r.cell.payload.isEmpty() ? tr("(as given)") : r.cell.payload,
+        const QStringList cells { r.cell.payload.isEmpty() ? tr("(as given)") : r.cell.payload,
             r.cell.label() + (r.cell.transport == TransportKind::InProcess ? tr(" (c=1)") : QString()),
             formatNanos(r.run.latency.count() ? r.run.latency.mean() : 0.0),
             formatNanos(static_cast<double>(r.run.latency.percentile(50))),
@@ -392,7 +398,7 @@ void MatrixPage::redraw()
             formatBytes(static_cast<double>(r.run.bytesSent + r.run.bytesReceived) / calls),
             QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + tr(" us"),
             share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
-            QString::number(r.run.callsFailed())};
+            QString::number(r.run.callsFailed()) };
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells.at(c));
             if (c >= 2)

@@ -26,8 +26,7 @@ class RunController;
  * are a size sweep, and the table `rpcscope-cli matrix` prints. Cells run on the engine's threads; the page only
  * collects each cell's final snapshot.
  */
-class MatrixPage : public QWidget
-{
+class MatrixPage : public QWidget {
     Q_OBJECT
 public:
     /// Makes a cell's run from the scenario; std::nullopt with the reason.

@@ -2,8 +2,7 @@
 
 namespace rpcscope {
 
-RunController::RunController(QObject *parent)
-    : QObject(parent)
+RunController::RunController(QObject *parent) : QObject(parent)
 {
     qRegisterMetaType<rpcscope::RunSnapshot>();
     m_timer.setInterval(100);
@@ -13,7 +12,7 @@ RunController::RunController(QObject *parent)
 }
 
 bool RunController::start(const TransportOptions &transport, const GrpcTarget &target, const GrpcCall &call,
-                          const LoadPlan &plan, QString *error)
+    const LoadPlan &plan, QString *error)
 {
     if (m_running) {
         if (error)

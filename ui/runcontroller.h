@@ -12,15 +12,14 @@ namespace rpcscope {
  * Runs the engine for the GUI: the engine works on the transport's threads; a coalescing ~10 Hz timer on the GUI thread
  * pulls value snapshots and hands them on. Snapshots of an earlier run (older generation) are dropped.
  */
-class RunController : public QObject
-{
+class RunController : public QObject {
     Q_OBJECT
 public:
     explicit RunController(QObject *parent = nullptr);
 
     /// Starts a run; @p target's clientThreads is used as given (ScenarioPage::prepare() picks it).
     bool start(const TransportOptions &transport, const GrpcTarget &target, const GrpcCall &call, const LoadPlan &plan,
-               QString *error);
+        QString *error);
     void stop();
     bool isRunning() const;
     RunSnapshot lastSnapshot() const { return m_last; }

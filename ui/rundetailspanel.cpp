@@ -60,7 +60,7 @@ void fillKeyValues(QTableWidget *table, const QJsonObject &object)
 QTableWidget *keyValueTable(QWidget *parent)
 {
     auto *table = new QTableWidget(0, 2, parent);
-    table->setHorizontalHeaderLabels({RunDetailsPanel::tr("Key"), RunDetailsPanel::tr("Value")});
+    table->setHorizontalHeaderLabels({ RunDetailsPanel::tr("Key"), RunDetailsPanel::tr("Value") });
     table->horizontalHeader()->setStretchLastSection(true);
     table->verticalHeader()->hide();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -114,8 +114,8 @@ void RunDetailsPanel::showRun(const RunRecord &run)
         header += u" &nbsp;&middot;&nbsp; " + tr("from %1").arg(run.origin).toHtmlEscaped();
     m_header->setText(header);
     m_scenario->setPlainText(run.scenario.isEmpty()
-                                 ? tr("(no scenario stored)")
-                                 : QString::fromUtf8(QJsonDocument(run.scenario).toJson(QJsonDocument::Indented)));
+            ? tr("(no scenario stored)")
+            : QString::fromUtf8(QJsonDocument(run.scenario).toJson(QJsonDocument::Indented)));
     fillKeyValues(m_environment, run.environment);
     fillKeyValues(m_server, run.server);
     m_tabs->setTabText(2, run.server.isEmpty() ? tr("Server (none)") : tr("Server"));
@@ -125,8 +125,8 @@ void RunDetailsPanel::showRun(const RunRecord &run)
 void RunDetailsPanel::clear(const QString &message)
 {
     m_runId = 0;
-    m_header->setText(message.isEmpty() ? tr("Select a run to see its scenario, environment and server.")
-                                        : message.toHtmlEscaped());
+    m_header->setText(
+        message.isEmpty() ? tr("Select a run to see its scenario, environment and server.") : message.toHtmlEscaped());
     m_scenario->clear();
     m_environment->setRowCount(0);
     m_server->setRowCount(0);

@@ -12,8 +12,7 @@ class QTableWidget;
 namespace rpcscope {
 
 /// What a stored run was, read-only: its labels, scenario JSON, environment fingerprint and server command.
-class RunDetailsPanel : public QWidget
-{
+class RunDetailsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit RunDetailsPanel(QWidget *parent = nullptr);

@@ -71,10 +71,7 @@ QString rpsText(double rps)
 
 } // namespace
 
-RunListModel::RunListModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+RunListModel::RunListModel(QObject *parent) : QAbstractTableModel(parent) { }
 
 void RunListModel::setRuns(std::vector<RunListEntry> runs)
 {
@@ -286,32 +283,54 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case IdColumn: return tr("ID");
-        case StartedColumn: return tr("Started");
-        case StatusColumn: return tr("Status");
-        case NameColumn: return tr("Name");
-        case LabelsColumn: return tr("Labels");
-        case MethodColumn: return tr("Method");
-        case StackColumn: return tr("Stack");
-        case TargetColumn: return tr("Target");
-        case CallsColumn: return tr("Calls");
-        case RpsColumn: return tr("Req/s");
-        case P50Column: return tr("p50");
-        case P99Column: return tr("p99");
-        case ErrorsColumn: return tr("Errors");
-        default: return {};
+        case IdColumn:
+            return tr("ID");
+        case StartedColumn:
+            return tr("Started");
+        case StatusColumn:
+            return tr("Status");
+        case NameColumn:
+            return tr("Name");
+        case LabelsColumn:
+            return tr("Labels");
+        case MethodColumn:
+            return tr("Method");
+        case StackColumn:
+            return tr("Stack");
+        case TargetColumn:
+            return tr("Target");
+        case CallsColumn:
+            return tr("Calls");
+        case RpsColumn:
+            return tr("Req/s");
+        case P50Column:
+            return tr("p50");
+        case P99Column:
+            return tr("p99");
+        case ErrorsColumn:
+            return tr("Errors");
+        default:
+            return {};
         }
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case StartedColumn: return tr("When the run started, in local time");
-        case StackColumn: return tr("Transport / codec");
-        case CallsColumn: return tr("Calls completed in the timed phase (warm-up excluded)");
-        case RpsColumn: return tr("Completed calls per second of the timed phase");
-        case P50Column: return tr("Median latency of OK calls");
-        case P99Column: return tr("99th percentile latency of OK calls");
-        case ErrorsColumn: return tr("Calls that ended with any status but OK");
-        default: return {};
+        case StartedColumn:
+            return tr("When the run started, in local time");
+        case StackColumn:
+            return tr("Transport / codec");
+        case CallsColumn:
+            return tr("Calls completed in the timed phase (warm-up excluded)");
+        case RpsColumn:
+            return tr("Completed calls per second of the timed phase");
+        case P50Column:
+            return tr("Median latency of OK calls");
+        case P99Column:
+            return tr("99th percentile latency of OK calls");
+        case ErrorsColumn:
+            return tr("Calls that ended with any status but OK");
+        default:
+            return {};
         }
     }
     return {};
@@ -355,7 +374,8 @@ bool RunListModel::setData(const QModelIndex &index, const QVariant &value, int 
     return true;
 }
 
-void RunFilterProxy::setFilters(const QString &text, const QString &method, const QString &label, const QDateTime &since)
+void RunFilterProxy::setFilters(
+    const QString &text, const QString &method, const QString &label, const QDateTime &since)
 {
     m_text = text.trimmed();
     m_method = method;

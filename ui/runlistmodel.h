@@ -17,8 +17,7 @@ namespace rpcscope {
  * 10 ms and dates by time. Name and Labels are editable; an edit goes through the edit handler (the page writes it
  * to the store) and only shows when the handler accepts it, so the table never claims what the store refused.
  */
-class RunListModel : public QAbstractTableModel
-{
+class RunListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -77,8 +76,7 @@ private:
 
 /// The History page's filters, applied to the model's rows in memory: as the store's RunFilter, plus the
 /// transport and codec in the free text. Typing filters without a query.
-class RunFilterProxy : public QSortFilterProxyModel
-{
+class RunFilterProxy : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
 

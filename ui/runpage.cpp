@@ -14,8 +14,8 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QHeaderView>
-#include <QMessageBox>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QRegularExpression>
 #include <QSplitter>
@@ -65,8 +65,8 @@ RunPage::RunPage(QWidget *parent)
     , m_spectrum(new QCustomPlot)
     , m_latencyTime(new QCustomPlot)
     , m_throughput(new QCustomPlot)
-    , m_summary(makeTable({tr("Metric"), tr("Value")}, QStringLiteral("summaryTable")))
-    , m_status(makeTable({tr("Status"), tr("Calls"), tr("Share")}, QStringLiteral("statusTable")))
+    , m_summary(makeTable({ tr("Metric"), tr("Value") }, QStringLiteral("summaryTable")))
+    , m_status(makeTable({ tr("Status"), tr("Calls"), tr("Share") }, QStringLiteral("statusTable")))
     , m_progress(new QProgressBar(this))
     , m_progressText(new QLabel(this))
     , m_latencyOf(new QComboBox(this))
@@ -92,7 +92,7 @@ RunPage::RunPage(QWidget *parent)
         const qint64 calls = qRound64(count);
         const bool messages = showsMessages();
         const QString callText = calls == 0 && count > 0 ? (messages ? tr("< 1 message") : tr("< 1 call"))
-                               : calls == 1              ? (messages ? tr("1 message") : tr("1 call"))
+            : calls == 1                                 ? (messages ? tr("1 message") : tr("1 call"))
                                                          : (messages ? tr("%1 messages") : tr("%1 calls")).arg(calls);
         return formatNanosRange(data->at(index)->key * 1e6, data->at(index + 1)->key * 1e6) + QStringLiteral(": ")
             + callText;
@@ -106,9 +106,9 @@ RunPage::RunPage(QWidget *parent)
     m_spectrumMarkers = std::make_unique<SpectrumMarkers>(m_spectrum);
     m_views[SpectrumChart].hover = new ChartHover(m_spectrum, [this](const QCPGraph *graph, int index) -> QString {
         const auto data = graph->data();
-        const QString percentile = index == 0                  ? tr("0% (min)")
-                                 : index == data->size() - 1 ? tr("100% (max)")
-                                                             : formatPercentile(100.0 - 100.0 / data->at(index)->key);
+        const QString percentile = index == 0 ? tr("0% (min)")
+            : index == data->size() - 1       ? tr("100% (max)")
+                                              : formatPercentile(100.0 - 100.0 / data->at(index)->key);
         QString text = percentile + QStringLiteral(": ") + formatNanos(data->at(index)->value * 1e6);
         if (m_uncorrected)
             text += QStringLiteral(", ") + graph->name();
@@ -146,8 +146,8 @@ RunPage::RunPage(QWidget *parent)
     m_errorRate->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     m_throughput->legend->setVisible(true);
     // Callers or calls in flight are context for the rates: drawn under them.
-    m_throughput->addLayer(QStringLiteral("behind"), m_throughput->layer(QStringLiteral("main")),
-                           QCustomPlot::limBelow);
+    m_throughput->addLayer(
+        QStringLiteral("behind"), m_throughput->layer(QStringLiteral("main")), QCustomPlot::limBelow);
     m_views[ThroughputChart].hover = new ChartHover(m_throughput, [this](const QCPGraph *graph, int index) -> QString {
         const auto point = graph->data()->at(index);
         const QString value = graph == m_concurrency ? QString::number(point->value, 'f', 0) : formatRate(point->value);
@@ -234,8 +234,8 @@ void RunPage::setUpChart(Chart chart, QCustomPlot *plot, const QString &tabTitle
         refreshCurrentChart();
     });
     const int tab = m_charts->addTab(plot, tabTitle);
-    m_charts->setTabToolTip(
-        tab, tr("Hover for exact values; drag to pan, wheel to zoom, double-click to fit; right-click to copy or save"));
+    m_charts->setTabToolTip(tab,
+        tr("Hover for exact values; drag to pan, wheel to zoom, double-click to fit; right-click to copy or save"));
     addChartActions(chart, plot);
 }
 
@@ -247,13 +247,13 @@ void RunPage::addChartActions(Chart chart, QCustomPlot *plot)
     copy->setObjectName(QStringLiteral("copyChart"));
     connect(copy, &QAction::triggered, this, [this, chart] { copyChart(chart); });
     plot->addAction(copy);
-    const std::pair<ChartFormat, QString> saves[] = {{ChartFormat::Png, tr("Save chart as PNG...")},
-                                                     {ChartFormat::Pdf, tr("Save chart as PDF...")},
-                                                     {ChartFormat::Svg, tr("Save chart as SVG...")}};
+    const std::pair<ChartFormat, QString> saves[] = { { ChartFormat::Png, tr("Save chart as PNG...") },
+        { ChartFormat::Pdf, tr("Save chart as PDF...") }, { ChartFormat::Svg, tr("Save chart as SVG...") } };
     for (const auto &[format, text] : saves) {
         auto *save = new QAction(text, plot);
         save->setObjectName(QStringLiteral("saveChart") + chartFormatSuffix(format).toUpper());
-        connect(save, &QAction::triggered, this, [this, chart, format = format] { saveChartWithDialog(chart, format); });
+        connect(
+            save, &QAction::triggered, this, [this, chart, format = format] { saveChartWithDialog(chart, format); });
         plot->addAction(save);
     }
 }
@@ -292,7 +292,7 @@ QImage RunPage::chartImage(Chart chart) const
     RunRecord run;
     run.name = m_runName;
     run.snapshot = m_snapshot;
-    return renderChartImage({&run}, chartKind(chart), fileChartOptions(ChartFormat::Png));
+    return renderChartImage({ &run }, chartKind(chart), fileChartOptions(ChartFormat::Png));
 }
 
 void RunPage::copyChart(Chart chart)
@@ -305,7 +305,7 @@ bool RunPage::saveChart(Chart chart, ChartFormat format, const QString &path, QS
     RunRecord run;
     run.name = m_runName;
     run.snapshot = m_snapshot;
-    return renderChart({&run}, chartKind(chart), format, fileChartOptions(format), path, error);
+    return renderChart({ &run }, chartKind(chart), format, fileChartOptions(format), path, error);
 }
 
 void RunPage::saveChartWithDialog(Chart chart, ChartFormat format)
@@ -317,9 +317,8 @@ void RunPage::saveChartWithDialog(Chart chart, ChartFormat format)
         static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
         base = QString(m_runName).replace(unsafe, QStringLiteral("-")) + u'-' + base;
     }
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save chart as %1").arg(suffix.toUpper()), QDir::home().filePath(base + u'.' + suffix),
-        tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart as %1").arg(suffix.toUpper()),
+        QDir::home().filePath(base + u'.' + suffix), tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
     if (path.isEmpty())
         return;
     QString error;
@@ -343,7 +342,8 @@ void RunPage::applyPalette()
         m_uncorrected->setPen(QPen(mixColors(pal.color(QPalette::Text), pal.color(QPalette::Base), 0.6), 1.8));
     m_rate->setPen(QPen(accent, 1.8));
     if (m_concurrency)
-        m_concurrency->setPen(QPen(mixColors(concurrencyColor(), pal.color(QPalette::Base), 0.7), 1.5)); // context: light
+        m_concurrency->setPen(
+            QPen(mixColors(concurrencyColor(), pal.color(QPalette::Base), 0.7), 1.5)); // context: light
 }
 
 void RunPage::changeEvent(QEvent *event)
@@ -393,8 +393,8 @@ void RunPage::showChecks(const std::vector<CheckResult> &results)
     for (const CheckResult &r : results) {
         const QString actual = r.measured ? formatCheckValue(r.check, r.actual) : tr("not measured: no OK call");
         text += QStringLiteral(" &nbsp;&middot;&nbsp; %1 %2 (%3)")
-                    .arg(r.passed ? tr("ok") : QStringLiteral("<b>%1</b>").arg(tr("FAIL")), r.check.text.toHtmlEscaped(),
-                         actual.toHtmlEscaped());
+                    .arg(r.passed ? tr("ok") : QStringLiteral("<b>%1</b>").arg(tr("FAIL")),
+                        r.check.text.toHtmlEscaped(), actual.toHtmlEscaped());
     }
     m_checks->setText(text);
     m_checks->show();
@@ -409,7 +409,7 @@ size_t RunPage::chartKey(Chart chart) const
         return qHashMulti(0, s.generation, s.latency.count(), showsMessages(), s.messageLatency.count());
     case SpectrumChart:
         return qHashMulti(0, s.generation, s.latency.count(), s.serviceLatency.count(), s.openLoop, showsMessages(),
-                          s.messageLatency.count());
+            s.messageLatency.count());
     case LatencyTimeChart:
     case ThroughputChart:
     case ChartCount:
@@ -496,9 +496,12 @@ void RunPage::showSnapshot(const RunSnapshot &s)
     int row = 0;
     setRow(row++, tr("Calls"), QString::number(s.callsCompleted()));
     setRow(row++, tr("Errors"),
-           s.callsCompleted() ? QStringLiteral("%1 (%2%)").arg(s.callsFailed()).arg(
-               100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(s.callsCompleted()), 0, 'f', 2)
-                              : QStringLiteral("0"));
+        s.callsCompleted()
+            ? QStringLiteral("%1 (%2%)")
+                  .arg(s.callsFailed())
+                  .arg(
+                      100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(s.callsCompleted()), 0, 'f', 2)
+            : QStringLiteral("0"));
     setRow(row++, tr("Requests/s"), QString::number(s.requestsPerSecond(), 'f', 1));
     if (s.hasStreams()) {
         // A stream is one call; its messages, and what each took, come beside the calls.
@@ -507,8 +510,9 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         setRow(row++, tr("Messages received/s"), QString::number(s.messagesReceivedPerSecond(), 'f', 1));
         const LatencyHistogram &m = s.messageLatency;
         if (!m.isEmpty()) {
-            for (double pct : {50.0, 90.0, 99.0})
-                setRow(row++, tr("Per message p%1").arg(pct, 0, 'g', 6), formatNanos(static_cast<double>(m.percentile(pct))));
+            for (double pct : { 50.0, 90.0, 99.0 })
+                setRow(row++, tr("Per message p%1").arg(pct, 0, 'g', 6),
+                    formatNanos(static_cast<double>(m.percentile(pct))));
             setRow(row++, tr("Per message max"), formatNanos(static_cast<double>(m.max())));
         }
     }
@@ -527,7 +531,7 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         const double seconds = std::chrono::duration<double>(s.elapsed).count();
         setRow(row++, tr("Intended rate"), QStringLiteral("%1/s").arg(s.intendedRate, 0, 'f', 1));
         setRow(row++, tr("Achieved send rate"),
-               QStringLiteral("%1/s").arg(seconds > 0 ? static_cast<double>(s.callsSent) / seconds : 0.0, 0, 'f', 1));
+            QStringLiteral("%1/s").arg(seconds > 0 ? static_cast<double>(s.callsSent) / seconds : 0.0, 0, 'f', 1));
         setRow(row++, tr("Send lag p99"), formatNanos(static_cast<double>(s.sendLag.percentile(99))));
         setRow(row++, tr("Client kept up"), s.keptUp() ? tr("yes") : tr("NO: latencies include the wait to be sent"));
         setRow(row++, tr("p50 from actual send"), formatNanos(static_cast<double>(s.serviceLatency.percentile(50))));
@@ -552,8 +556,9 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         if (!c)
             continue;
         m_status->setRowCount(statusRow + 1);
-        const QString values[] = {callStatusName(code), QString::number(c),
-                                  QStringLiteral("%1%").arg(100.0 * static_cast<double>(c) / static_cast<double>(s.callsCompleted()), 0, 'f', 2)};
+        const QString values[] = { callStatusName(code), QString::number(c),
+            QStringLiteral("%1%").arg(
+                100.0 * static_cast<double>(c) / static_cast<double>(s.callsCompleted()), 0, 'f', 2) };
         for (int column = 0; column < 3; ++column) {
             // Only what changed: a new item per cell per snapshot repaints and re-lays out the table each time.
             QTableWidgetItem *item = m_status->item(statusRow, column);
@@ -575,7 +580,8 @@ void RunPage::showSnapshot(const RunSnapshot &s)
     const bool messages = s.messageLatency.count() > 0;
     if (messages == m_latencyOf->isHidden()) {
         m_latencyOf->setVisible(messages);
-        m_plot->yAxis->setLabel(messages && m_latencyOf->currentIndex() == 0 ? tr("messages per bin") : tr("calls per bin"));
+        m_plot->yAxis->setLabel(
+            messages && m_latencyOf->currentIndex() == 0 ? tr("messages per bin") : tr("calls per bin"));
     }
     m_snapshot = s;
     refreshCurrentChart();
@@ -610,9 +616,9 @@ void RunPage::updateSpectrum(bool keepRange)
         m_spectrum->removeGraph(m_uncorrected);
         m_uncorrected = nullptr;
     }
-    m_corrected->setName(showsMessages()         ? tr("per message")
-                             : s.openLoop ? tr("from intended send time (corrected)")
-                                          : tr("latency"));
+    m_corrected->setName(showsMessages() ? tr("per message")
+            : s.openLoop                 ? tr("from intended send time (corrected)")
+                                         : tr("latency"));
     m_spectrum->legend->setVisible(s.openLoop);
 
     double lowMs = std::numeric_limits<double>::max();

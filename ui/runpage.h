@@ -31,8 +31,7 @@ class SpectrumMarkers;
  * snapshot; the others are drawn from the latest snapshot when their tab is shown. Every chart has a context menu to
  * copy it as an image or save it as PNG, PDF or SVG, drawn afresh in the light file theme (see chartrender.h).
  */
-class RunPage : public QWidget
-{
+class RunPage : public QWidget {
     Q_OBJECT
 public:
     enum Chart { HistogramChart, SpectrumChart, LatencyTimeChart, ThroughputChart, ChartCount };
@@ -76,8 +75,7 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    struct ChartView
-    {
+    struct ChartView {
         QCustomPlot *plot = nullptr;
         ChartHover *hover = nullptr;
         std::optional<size_t> drawnKey; ///< what the chart shows; unset = needs drawing
@@ -109,7 +107,7 @@ private:
     QCPGraph *m_uncorrected = nullptr; ///< open loop only
     std::unique_ptr<SpectrumMarkers> m_spectrumMarkers;
     QCustomPlot *m_latencyTime;
-    std::array<QCPGraph *, 3> m_percentileGraphs{}; ///< p50, p90, p99
+    std::array<QCPGraph *, 3> m_percentileGraphs {}; ///< p50, p90, p99
     QCustomPlot *m_throughput;
     QCPGraph *m_rate;
     QCPGraph *m_errorRate;

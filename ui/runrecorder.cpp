@@ -8,10 +8,7 @@
 
 namespace rpcscope {
 
-RunRecorder::RunRecorder(QObject *parent)
-    : QObject(parent)
-{
-}
+RunRecorder::RunRecorder(QObject *parent) : QObject(parent) { }
 
 RunRecorder::~RunRecorder() = default; // the writer's destructor drains its queue
 

@@ -20,8 +20,7 @@ class RunWriter;
  * is recorded from its first interval: begin() inserts it for its id, progress() hands its newest snapshot to the
  * writer at most once a second (the CLI's interval), finish() its end; a crash leaves all but the last second.
  */
-class RunRecorder : public QObject
-{
+class RunRecorder : public QObject {
     Q_OBJECT
 public:
     explicit RunRecorder(QObject *parent = nullptr);

@@ -66,7 +66,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_transport(new QComboBox)
     , m_codec(new QComboBox)
     , m_rpcMethod(line(QStringLiteral("rpcMethodEdit"), {}, tr("default: the proto method's name"),
-                       tr("msgpack-rpc: the method name sent on the wire, e.g. sum_nums.")))
+          tr("msgpack-rpc: the method name sent on the wire, e.g. sum_nums.")))
     , m_msgpackParams(new QComboBox)
     , m_rpcMethodLabel(new QLabel(tr("RPC method:")))
     , m_msgpackParamsLabel(new QLabel(tr("Params:")))
@@ -74,67 +74,69 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_request(new QPlainTextEdit)
     , m_requestStatus(new QLabel)
     , m_fills(line(QStringLiteral("fillEdit"), {}, tr("e.g. payload=1KiB, nums=1000"),
-                   tr("Size knobs: a bytes/string field to N bytes, a repeated field to N elements; comma-separated.")))
+          tr("Size knobs: a bytes/string field to N bytes, a repeated field to N elements; comma-separated.")))
     , m_calls(spin(QStringLiteral("callsEdit"), 0, 2'000'000'000, 20'000,
-                   tr("Timed calls to make (0 = bounded by the duration only).")))
-    , m_concurrency(spin(QStringLiteral("concurrencyEdit"), 1, 100'000, 20,
-                         tr("Concurrent callers; each keeps one call in flight.")))
+          tr("Timed calls to make (0 = bounded by the duration only).")))
+    , m_concurrency(spin(
+          QStringLiteral("concurrencyEdit"), 1, 100'000, 20, tr("Concurrent callers; each keeps one call in flight.")))
     , m_duration(line(QStringLiteral("durationEdit"), {}, tr("e.g. 30s (empty = by count)"),
-                      tr("Length of the timed phase; with a call count too, whichever comes first ends the run.")))
+          tr("Length of the timed phase; with a call count too, whichever comes first ends the run.")))
     , m_rate(line(QStringLiteral("rateEdit"), {}, tr("empty = closed loop"),
-                  tr("Open loop: calls per second sent on schedule whatever the replies do; latency counts from each "
-                     "call's intended send time. Concurrency then caps the calls in flight.")))
+          tr("Open loop: calls per second sent on schedule whatever the replies do; latency counts from each "
+             "call's intended send time. Concurrency then caps the calls in flight.")))
     , m_warmup(line(QStringLiteral("warmupEdit"), QStringLiteral("0"), tr("calls, or a duration like 5s"),
-                    tr("Calls (a number) or time (a duration) spent before the timed phase, never counted.")))
+          tr("Calls (a number) or time (a duration) spent before the timed phase, never counted.")))
     , m_rateSchedule(new ScheduleEditor(tr("Rate schedule (open loop)"), tr("calls/s"), QStringLiteral("rate")))
-    , m_callerSchedule(new ScheduleEditor(tr("Concurrency schedule (closed loop)"), tr("callers"), QStringLiteral("concurrency")))
+    , m_callerSchedule(
+          new ScheduleEditor(tr("Concurrency schedule (closed loop)"), tr("callers"), QStringLiteral("concurrency")))
     , m_timeout(line(QStringLiteral("timeoutEdit"), QStringLiteral("20s"), tr("0 = no deadline"),
-                     tr("Deadline of each call; a call past it counts as DEADLINE_EXCEEDED.")))
+          tr("Deadline of each call; a call past it counts as DEADLINE_EXCEEDED.")))
     , m_connections(spin(QStringLiteral("connectionsEdit"), 0, 100'000, 1,
-                         tr("Connections; callers are spread evenly over them. gRPC and msgpack-rpc carry many calls "
-                            "on one; HTTP/1.1 one at a time (0 = one per caller).")))
+          tr("Connections; callers are spread evenly over them. gRPC and msgpack-rpc carry many calls "
+             "on one; HTTP/1.1 one at a time (0 = one per caller).")))
     , m_metadata(new MetadataEditor)
     , m_tabs(new QTabWidget)
     , m_security(new QComboBox)
     , m_caCert(line(QStringLiteral("caCertEdit"), {}, tr("empty = the system's CAs"),
-                    tr("Trust the CA certificates in this PEM file (--cacert).")))
+          tr("Trust the CA certificates in this PEM file (--cacert).")))
     , m_clientCert(line(QStringLiteral("clientCertEdit"), {}, tr("none"),
-                        tr("Client certificate (PEM) for mutual TLS, with its key (--cert).")))
-    , m_clientKey(line(QStringLiteral("clientKeyEdit"), {}, tr("none"),
-                       tr("Private key (PEM) of the client certificate (--key).")))
+          tr("Client certificate (PEM) for mutual TLS, with its key (--cert).")))
+    , m_clientKey(line(
+          QStringLiteral("clientKeyEdit"), {}, tr("none"), tr("Private key (PEM) of the client certificate (--key).")))
     , m_serverName(line(QStringLiteral("serverNameEdit"), {}, tr("default: the target's host"),
-                        tr("Check the server's certificate against this name instead of the target's host (--cname).")))
+          tr("Check the server's certificate against this name instead of the target's host (--cname).")))
     , m_skipVerify(new QCheckBox(tr("Skip certificate verification")))
     , m_authority(line(QStringLiteral("authorityEdit"), {}, tr("default: the target"),
-                       tr("Value of the :authority header, e.g. for a proxy routing by host (--authority).")))
+          tr("Value of the :authority header, e.g. for a proxy routing by host (--authority).")))
     , m_connectionNote(new QLabel)
     , m_clientThreads(spin(QStringLiteral("clientThreadsEdit"), 0, 64, 0,
-                           tr("Client threads polling gRPC's completion queues (--cpus); automatic is one, plus one "
-                              "per 64 callers.")))
+          tr("Client threads polling gRPC's completion queues (--cpus); automatic is one, plus one "
+             "per 64 callers.")))
     , m_interval(line(QStringLiteral("intervalEdit"), {}, tr("default 1s"),
-                      tr("Resolution of the time series: calls, errors and percentiles per interval (--interval).")))
+          tr("Resolution of the time series: calls, errors and percentiles per interval (--interval).")))
     , m_rawSamples(line(QStringLiteral("rawSamplesEdit"), {}, tr("none"),
-                        tr("Write every timed call (send time, latency, status) to this CSV file when the run ends "
-                           "(--raw-samples).")))
+          tr("Write every timed call (send time, latency, status) to this CSV file when the run ends "
+             "(--raw-samples).")))
     , m_requestBinary(line(QStringLiteral("requestBinaryEdit"), {}, tr("none: the JSON request"),
-                           tr("Send the request as a serialized protobuf message read from this file, instead of the "
-                              "JSON above (-b).")))
+          tr("Send the request as a serialized protobuf message read from this file, instead of the "
+             "JSON above (-b).")))
     , m_checks(line(QStringLiteral("checksEdit"), {}, tr("none, e.g. p99<20ms, error_rate<0.1%"),
-                    tr("Bounds the run must meet, comma-separated (--check): any percentile, mean, min, max, rps, "
-                       "error_rate, errors; judged when the run ends.")))
+          tr("Bounds the run must meet, comma-separated (--check): any percentile, mean, min, max, rps, "
+             "error_rate, errors; judged when the run ends.")))
     , m_maxReceive(line(QStringLiteral("maxReceiveEdit"), {}, tr("default (gRPC: 4 MiB)"),
-                        tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
-    , m_maxSend(line(QStringLiteral("maxSendEdit"), {}, tr("default (unlimited)"), tr("Largest request sent, e.g. 64MiB.")))
+          tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
+    , m_maxSend(
+          line(QStringLiteral("maxSendEdit"), {}, tr("default (unlimited)"), tr("Largest request sent, e.g. 64MiB.")))
     , m_discard(new QCheckBox(tr("Discard responses")))
     , m_streamCallCount(line(QStringLiteral("streamCallCountEdit"), {}, tr("default: each request once"),
-                             tr("Streaming methods: messages each client or bidi stream sends, cycling through the "
-                                "requests; on a server stream, replies after which the client ends the call "
-                                "(--stream-call-count).")))
+          tr("Streaming methods: messages each client or bidi stream sends, cycling through the "
+             "requests; on a server stream, replies after which the client ends the call "
+             "(--stream-call-count).")))
     , m_streamInterval(line(QStringLiteral("streamIntervalEdit"), {}, tr("none, e.g. 10ms"),
-                            tr("Streaming methods: wait between the client's messages on a stream (--stream-interval).")))
+          tr("Streaming methods: wait between the client's messages on a stream (--stream-interval).")))
     , m_streamCallDuration(line(QStringLiteral("streamCallDurationEdit"), {}, tr("no limit, e.g. 5s"),
-                                tr("Streaming methods: the client ends each call after this long; a client or bidi "
-                                   "stream closes its side, a server stream is cancelled (--stream-call-duration).")))
+          tr("Streaming methods: the client ends each call after this long; a client or bidi "
+             "stream closes its side, a server stream is cancelled (--stream-call-duration).")))
     , m_streamPingPong(new QCheckBox(tr("Bidi: wait for each reply (ping-pong)")))
     , m_run(new QPushButton(tr("Run")))
     , m_stop(new QPushButton(tr("Stop")))
@@ -151,7 +153,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_codec->setObjectName(QStringLiteral("codecCombo"));
     m_codec->setToolTip(tr("How messages become bytes: protobuf, the proto3 JSON mapping, or msgpack (a map by field "
                            "name). gRPC carries protobuf, msgpack-rpc msgpack; HTTP and no-RPC take any."));
-    for (Codec c : {Codec::Protobuf, Codec::Json, Codec::Msgpack})
+    for (Codec c : { Codec::Protobuf, Codec::Json, Codec::Msgpack })
         m_codec->addItem(codecName(c), QVariant::fromValue(static_cast<int>(c)));
     m_msgpackParams->setObjectName(QStringLiteral("msgpackParamsCombo"));
     m_msgpackParams->addItem(tr("positional (fields in order)"));
@@ -182,7 +184,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_connectionNote->setWordWrap(true);
     m_connectionNote->setText(tr("TLS settings apply to gRPC; the built-in servers serve plaintext."));
     m_discard->setObjectName(QStringLiteral("discardResponse"));
-    m_discard->setToolTip(tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
+    m_discard->setToolTip(
+        tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
     m_run->setObjectName(QStringLiteral("runButton"));
     m_run->setToolTip(tr("Start the benchmark (Ctrl+R)."));
     m_stop->setObjectName(QStringLiteral("stopButton"));
@@ -243,10 +246,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_connectionForm = new QFormLayout(connection);
     m_connectionForm->addRow(tr("Security:"), m_security);
     const QString pem = tr("PEM files (*.pem *.crt *.cer *.key);;All files (*)");
-    m_tlsFields = {fileRow(m_caCert, QStringLiteral("caCertBrowse"), false, tr("CA certificates"), pem),
-                   fileRow(m_clientCert, QStringLiteral("clientCertBrowse"), false, tr("Client certificate"), pem),
-                   fileRow(m_clientKey, QStringLiteral("clientKeyBrowse"), false, tr("Client key"), pem), m_serverName,
-                   m_skipVerify};
+    m_tlsFields = { fileRow(m_caCert, QStringLiteral("caCertBrowse"), false, tr("CA certificates"), pem),
+        fileRow(m_clientCert, QStringLiteral("clientCertBrowse"), false, tr("Client certificate"), pem),
+        fileRow(m_clientKey, QStringLiteral("clientKeyBrowse"), false, tr("Client key"), pem), m_serverName,
+        m_skipVerify };
     m_connectionForm->addRow(tr("CA file:"), m_tlsFields[0]);
     m_connectionForm->addRow(tr("Client cert:"), m_tlsFields[1]);
     m_connectionForm->addRow(tr("Client key:"), m_tlsFields[2]);
@@ -259,10 +262,12 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     auto *advancedForm = new QFormLayout(advanced);
     advancedForm->addRow(tr("Client threads:"), m_clientThreads);
     advancedForm->addRow(tr("Interval:"), m_interval);
-    advancedForm->addRow(tr("Raw samples:"), fileRow(m_rawSamples, QStringLiteral("rawSamplesBrowse"), true,
-                                                     tr("Raw samples CSV"), tr("CSV (*.csv);;All files (*)")));
-    advancedForm->addRow(tr("Binary request:"), fileRow(m_requestBinary, QStringLiteral("requestBinaryBrowse"), false,
-                                                        tr("Serialized request"), tr("All files (*)")));
+    advancedForm->addRow(tr("Raw samples:"),
+        fileRow(m_rawSamples, QStringLiteral("rawSamplesBrowse"), true, tr("Raw samples CSV"),
+            tr("CSV (*.csv);;All files (*)")));
+    advancedForm->addRow(tr("Binary request:"),
+        fileRow(m_requestBinary, QStringLiteral("requestBinaryBrowse"), false, tr("Serialized request"),
+            tr("All files (*)")));
     advancedForm->addRow(tr("Checks:"), m_checks);
     advancedForm->addRow(tr("Max receive:"), m_maxReceive);
     advancedForm->addRow(tr("Max send:"), m_maxSend);
@@ -283,7 +288,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     const int savedTab = QSettings().value(QStringLiteral("scenario/tab")).toInt();
     m_tabs->setCurrentIndex(std::clamp(savedTab, 0, m_tabs->count() - 1));
     connect(m_tabs, &QTabWidget::currentChanged, this,
-            [](int index) { QSettings().setValue(QStringLiteral("scenario/tab"), index); });
+        [](int index) { QSettings().setValue(QStringLiteral("scenario/tab"), index); });
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_run, 1);
@@ -321,8 +326,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
         m_tabs->setTabText(1, rows > 0 ? tr("Metadata (%1)").arg(rows) : tr("Metadata"));
     });
     connect(m_security, &QComboBox::currentIndexChanged, this, &ScenarioPage::securityChanged);
-    for (QLineEdit *edit : {m_caCert, m_clientCert, m_clientKey, m_serverName, m_authority, m_interval, m_rawSamples,
-                            m_requestBinary, m_checks})
+    for (QLineEdit *edit : { m_caCert, m_clientCert, m_clientKey, m_serverName, m_authority, m_interval, m_rawSamples,
+             m_requestBinary, m_checks })
         connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_skipVerify, &QCheckBox::toggled, this, later);
     connect(m_clientThreads, &QSpinBox::valueChanged, this, later);
@@ -330,7 +335,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_maxSend, &QLineEdit::textChanged, this, later);
     connect(m_connections, &QSpinBox::valueChanged, this, later);
     connect(m_discard, &QCheckBox::toggled, this, later);
-    for (QLineEdit *edit : {m_streamCallCount, m_streamInterval, m_streamCallDuration})
+    for (QLineEdit *edit : { m_streamCallCount, m_streamInterval, m_streamCallDuration })
         connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_streamPingPong, &QCheckBox::toggled, this, later);
     connect(m_msgpackParams, &QComboBox::currentIndexChanged, this, later);
@@ -343,8 +348,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     validateNow();
 }
 
-QWidget *ScenarioPage::fileRow(QLineEdit *edit, const QString &browseName, bool save, const QString &caption,
-                               const QString &filter)
+QWidget *ScenarioPage::fileRow(
+    QLineEdit *edit, const QString &browseName, bool save, const QString &caption, const QString &filter)
 {
     auto *row = new QWidget;
     auto *layout = new QHBoxLayout(row);
@@ -560,7 +565,7 @@ void ScenarioPage::updateStreamFields()
 {
     const google::protobuf::MethodDescriptor *method = m_schema.findMethod(m_method);
     const bool streaming = method && (method->client_streaming() || method->server_streaming());
-    for (QLineEdit *edit : {m_streamCallCount, m_streamInterval, m_streamCallDuration})
+    for (QLineEdit *edit : { m_streamCallCount, m_streamInterval, m_streamCallDuration })
         edit->setEnabled(streaming);
     m_streamPingPong->setEnabled(method && method->client_streaming() && method->server_streaming());
 }

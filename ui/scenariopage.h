@@ -27,8 +27,7 @@ class QTabWidget;
 namespace rpcscope {
 
 /// The scenario editor: method, target, request JSON (validated as you type), size knobs, load settings, Run/Stop.
-class ScenarioPage : public QWidget
-{
+class ScenarioPage : public QWidget {
     Q_OBJECT
 public:
     explicit ScenarioPage(QWidget *parent = nullptr);
@@ -46,8 +45,7 @@ public:
     void setRunning(bool running);
 
     /// Everything needed to start a run, or std::nullopt with the reason (also shown next to Run).
-    struct Prepared
-    {
+    struct Prepared {
         TransportOptions transport;
         GrpcTarget target;
         GrpcCall call;
@@ -57,8 +55,7 @@ public:
         std::vector<Check> checks; ///< bounds the run must meet, judged when it ends
     };
     /// A variation of the scenario for one cell of a matrix: another transport and codec, extra size knobs.
-    struct Variation
-    {
+    struct Variation {
         TransportKind transport = TransportKind::Grpc;
         Codec codec = Codec::Protobuf;
         QStringList fills; ///< applied after the scenario's own

@@ -52,9 +52,9 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     std::optional<GrpcCall> call = prepareGrpcCall(m_schema, spec, &why);
     if (!call)
         return fail(why);
-    if (!parseStreamOptions({m_streamCallCount->text(), m_streamInterval->text(), m_streamCallDuration->text(),
-                             m_streamPingPong->isChecked()},
-                            &call->stream, &why))
+    if (!parseStreamOptions({ m_streamCallCount->text(), m_streamInterval->text(), m_streamCallDuration->text(),
+                                m_streamPingPong->isChecked() },
+            &call->stream, &why))
         return fail(why.replace(QStringLiteral("--stream-call-count"), tr("Stream messages"))
                         .replace(QStringLiteral("--stream-interval"), tr("Stream interval"))
                         .replace(QStringLiteral("--stream-call-duration"), tr("Stream call duration")));
@@ -66,13 +66,15 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     p.transport.msgpackParamsMap = m_msgpackParams->currentIndex() == 1;
     if (p.transport.kind != TransportKind::Http && p.transport.kind != TransportKind::InProcess
         && p.transport.codec != defaultCodec(p.transport.kind))
-        return fail(tr("%1 carries %2 only.").arg(m_transport->currentText(), codecName(defaultCodec(p.transport.kind))));
+        return fail(
+            tr("%1 carries %2 only.").arg(m_transport->currentText(), codecName(defaultCodec(p.transport.kind))));
     const MethodInfo method = Schema::methodInfo(p.call.method);
     if (p.transport.kind != TransportKind::Grpc && (method.clientStreaming || method.serverStreaming))
         return fail(tr("%1 is a %2 method: streaming calls go over gRPC only.").arg(method.name, method.kindName()));
     if (p.transport.kind != TransportKind::InProcess) {
-        p.target.address = variation && variation->transport != transport() ? m_builtinTargets.value(variation->transport)
-                                                                            : m_target->currentText().trimmed();
+        p.target.address = variation && variation->transport != transport()
+            ? m_builtinTargets.value(variation->transport)
+            : m_target->currentText().trimmed();
         if (looksLikeCommand(p.target.address)) {
             // A server command: the window starts it and dials the port it gets.
             p.serverCommand = p.target.address;
@@ -99,8 +101,8 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     }
     if (const std::optional<QString> problem = prepareConnection(&p, variation))
         return fail(*problem);
-    for (const auto &[edit, field, name] : {std::tuple(m_maxReceive, &p.target.maxReceiveBytes, tr("Max receive")),
-                                            std::tuple(m_maxSend, &p.target.maxSendBytes, tr("Max send"))}) {
+    for (const auto &[edit, field, name] : { std::tuple(m_maxReceive, &p.target.maxReceiveBytes, tr("Max receive")),
+             std::tuple(m_maxSend, &p.target.maxSendBytes, tr("Max send")) }) {
         const QString text = edit->text().trimmed();
         if (text.isEmpty())
             continue;
@@ -195,7 +197,8 @@ std::optional<QString> ScenarioPage::prepareConnection(Prepared *p, const Variat
     if (mode == u"plaintext")
         return std::nullopt;
     if (mode == u"auto") {
-        p->target.tls.enabled = p->serverCommand.isEmpty() && !isLoopbackAddress(p->target.address); // commands listen on loopback
+        p->target.tls.enabled
+            = p->serverCommand.isEmpty() && !isLoopbackAddress(p->target.address); // commands listen on loopback
         return std::nullopt;
     }
     const bool hasCert = !m_clientCert->text().trimmed().isEmpty();
@@ -209,9 +212,9 @@ std::optional<QString> ScenarioPage::prepareConnection(Prepared *p, const Variat
     // run in plaintext from the CLI. Such a server's certificate needs a CA file or a name anyway.
     if (!anySetting && isLoopbackAddress(p->target.address))
         return tr("TLS to a loopback target: give the CA file, the server name or skip verification.");
-    for (const auto &[edit, into, name] : {std::tuple(m_caCert, &p->target.tls.rootCerts, tr("CA file")),
-                                           std::tuple(m_clientCert, &p->target.tls.certChain, tr("Client cert")),
-                                           std::tuple(m_clientKey, &p->target.tls.privateKey, tr("Client key"))}) {
+    for (const auto &[edit, into, name] : { std::tuple(m_caCert, &p->target.tls.rootCerts, tr("CA file")),
+             std::tuple(m_clientCert, &p->target.tls.certChain, tr("Client cert")),
+             std::tuple(m_clientKey, &p->target.tls.privateKey, tr("Client key")) }) {
         const QString path = edit->text().trimmed();
         if (path.isEmpty())
             continue;

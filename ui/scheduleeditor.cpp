@@ -26,18 +26,18 @@ ScheduleEditor::ScheduleEditor(const QString &title, const QString &unit, const 
     m_kind->addItem(tr("Step"), QStringLiteral("step"));
     m_kind->addItem(tr("Line"), QStringLiteral("line"));
     m_kind->addItem(tr("Constant"), QStringLiteral("const"));
-    m_kind->setToolTip(tr("Step: add Step every Step duration. Line: add Step every second. Constant: Start throughout."));
-    const struct
-    {
+    m_kind->setToolTip(
+        tr("Step: add Step every Step duration. Line: add Step every second. Constant: Start throughout."));
+    const struct {
         QLineEdit *edit;
         const char *name;
         QString tip;
     } fields[] = {
-        {m_start, "Start", tr("%1 at the start.").arg(unit)},
-        {m_step, "Step", tr("%1 added per step (or per second for Line); may be negative.").arg(unit)},
-        {m_end, "End", tr("The value stays here once reached (empty = no bound).")},
-        {m_stepDuration, "StepDuration", tr("Length of each step, e.g. 5s.")},
-        {m_maxDuration, "MaxDuration", tr("Stop after this long (empty = by the run's count or duration).")},
+        { m_start, "Start", tr("%1 at the start.").arg(unit) },
+        { m_step, "Step", tr("%1 added per step (or per second for Line); may be negative.").arg(unit) },
+        { m_end, "End", tr("The value stays here once reached (empty = no bound).") },
+        { m_stepDuration, "StepDuration", tr("Length of each step, e.g. 5s.") },
+        { m_maxDuration, "MaxDuration", tr("Stop after this long (empty = by the run's count or duration).") },
     };
     for (const auto &field : fields) {
         field.edit->setObjectName(objectPrefix + QLatin1String(field.name));
@@ -66,7 +66,7 @@ ScheduleEditor::ScheduleEditor(const QString &title, const QString &unit, const 
 }
 
 void ScheduleEditor::setValues(const QString &kind, const QString &start, const QString &step, const QString &end,
-                               const QString &stepDuration, const QString &maxDuration)
+    const QString &stepDuration, const QString &maxDuration)
 {
     setChecked(true);
     m_kind->setCurrentIndex(std::max(0, m_kind->findData(kind)));
@@ -81,8 +81,8 @@ std::optional<ScheduleText> ScheduleEditor::text() const
 {
     if (!isChecked())
         return std::nullopt;
-    return ScheduleText{m_kind->currentData().toString(), m_start->text(), m_step->text(), m_end->text(),
-                        m_stepDuration->text(), m_maxDuration->text()};
+    return ScheduleText { m_kind->currentData().toString(), m_start->text(), m_step->text(), m_end->text(),
+        m_stepDuration->text(), m_maxDuration->text() };
 }
 
 void ScheduleEditor::setText(const std::optional<ScheduleText> &text)
@@ -105,7 +105,9 @@ std::optional<RateSchedule> ScheduleEditor::schedule(QString *error) const
     };
     RateSchedule s;
     const QString kind = m_kind->currentData().toString();
-    s.kind = kind == u"step" ? RateSchedule::Kind::Step : kind == u"line" ? RateSchedule::Kind::Line : RateSchedule::Kind::Constant;
+    s.kind = kind == u"step" ? RateSchedule::Kind::Step
+        : kind == u"line"    ? RateSchedule::Kind::Line
+                             : RateSchedule::Kind::Constant;
     auto number = [](QLineEdit *edit, double *into) {
         const QString text = edit->text().trimmed();
         if (text.isEmpty())

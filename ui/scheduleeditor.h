@@ -13,8 +13,7 @@ class QLineEdit;
 namespace rpcscope {
 
 /// A checkable group that edits a schedule (a rate for open loops, a number of callers for closed loops).
-class ScheduleEditor : public QGroupBox
-{
+class ScheduleEditor : public QGroupBox {
     Q_OBJECT
 public:
     /// @p unit names the scheduled value in labels and errors ("calls/s", "callers").
@@ -23,7 +22,7 @@ public:
     /// std::nullopt when unchecked; otherwise the schedule, or std::nullopt with @p error naming the field.
     std::optional<RateSchedule> schedule(QString *error) const;
     void setValues(const QString &kind, const QString &start, const QString &step, const QString &end,
-                   const QString &stepDuration, const QString &maxDuration);
+        const QString &stepDuration, const QString &maxDuration);
 
     /// The fields as typed (for scenario documents); unset when unchecked.
     std::optional<ScheduleText> text() const;

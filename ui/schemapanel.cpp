@@ -18,7 +18,7 @@ constexpr int kMethodRole = Qt::UserRole + 1;
 constexpr int kFileRole = Qt::UserRole + 2;
 constexpr int kLineRole = Qt::UserRole + 3;
 constexpr int kColumnRole = Qt::UserRole + 4;
-}
+} // namespace
 
 SchemaPanel::SchemaPanel(QWidget *parent)
     : QWidget(parent)
@@ -28,7 +28,7 @@ SchemaPanel::SchemaPanel(QWidget *parent)
     , m_errors(new QListWidget(this))
 {
     m_tree->setObjectName(QStringLiteral("schemaTree"));
-    m_tree->setHeaderLabels({tr("Service / method"), tr("Kind")});
+    m_tree->setHeaderLabels({ tr("Service / method"), tr("Kind") });
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
@@ -75,7 +75,7 @@ SchemaPanel::SchemaPanel(QWidget *parent)
     });
     connect(m_removeImportPath, &QPushButton::clicked, this, &SchemaPanel::removeSelectedImportPaths);
     connect(m_importPaths, &QListWidget::itemSelectionChanged, this,
-            [this] { m_removeImportPath->setEnabled(!m_importPaths->selectedItems().isEmpty()); });
+        [this] { m_removeImportPath->setEnabled(!m_importPaths->selectedItems().isEmpty()); });
     connect(
         m_errors, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { showError(m_errors->row(item)); });
 }
@@ -85,16 +85,18 @@ void SchemaPanel::setSchema(const Schema &schema, const QString &origin)
     const QSignalBlocker blocker(m_tree);
     m_tree->clear();
     for (const ServiceInfo &service : schema.services()) {
-        auto *serviceItem = new QTreeWidgetItem(m_tree, {service.name, QString()});
+        auto *serviceItem = new QTreeWidgetItem(m_tree, { service.name, QString() });
         serviceItem->setToolTip(0, tr("%1, from %2 (%3)").arg(service.name, service.file, origin));
         for (const MethodInfo &method : service.methods) {
-            auto *item = new QTreeWidgetItem(serviceItem, {method.name, method.kindName()});
+            auto *item = new QTreeWidgetItem(serviceItem, { method.name, method.kindName() });
             item->setData(0, kMethodRole, method.fullName());
-            item->setToolTip(0, QStringLiteral("%1(%2) returns (%3)").arg(method.fullName(), method.inputType, method.outputType));
+            item->setToolTip(
+                0, QStringLiteral("%1(%2) returns (%3)").arg(method.fullName(), method.inputType, method.outputType));
             if (method.clientStreaming || method.serverStreaming)
-                item->setToolTip(1, tr("A %1 method: one call is one stream, timed whole and per message (gRPC only; "
-                                       "the Load tab's stream settings drive it).")
-                                        .arg(method.kindName()));
+                item->setToolTip(1,
+                    tr("A %1 method: one call is one stream, timed whole and per message (gRPC only; "
+                       "the Load tab's stream settings drive it).")
+                        .arg(method.kindName()));
         }
     }
     m_tree->expandAll();
@@ -122,8 +124,8 @@ bool SchemaPanel::showError(int row)
         return false;
     if (!m_viewer)
         m_viewer = new SourceViewer(this); // one window, reused: errors are looked at one after the other
-    const bool ok = m_viewer->showLocation(item->data(kFileRole).toString(), item->data(kLineRole).toInt(),
-                                           item->data(kColumnRole).toInt());
+    const bool ok = m_viewer->showLocation(
+        item->data(kFileRole).toString(), item->data(kLineRole).toInt(), item->data(kColumnRole).toInt());
     m_viewer->show();
     m_viewer->raise();
     m_viewer->activateWindow();

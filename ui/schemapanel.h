@@ -15,8 +15,7 @@ namespace rpcscope {
 class SourceViewer;
 
 /// The schema dock: services and methods of the loaded schema, the import paths, and the errors of the last load.
-class SchemaPanel : public QWidget
-{
+class SchemaPanel : public QWidget {
     Q_OBJECT
 public:
     explicit SchemaPanel(QWidget *parent = nullptr);

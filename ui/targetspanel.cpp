@@ -27,12 +27,12 @@ QString transportTitle(TransportKind kind)
 TargetsPanel::TargetsPanel(QWidget *parent)
     : QWidget(parent)
     , m_tree(new QTreeWidget)
-    , m_builtinRoot(new QTreeWidgetItem({tr("Built-in servers")}))
-    , m_recentRoot(new QTreeWidgetItem({tr("Recent remote targets")}))
+    , m_builtinRoot(new QTreeWidgetItem({ tr("Built-in servers") }))
+    , m_recentRoot(new QTreeWidgetItem({ tr("Recent remote targets") }))
 {
     m_tree->setObjectName(QStringLiteral("targetsTree"));
     m_tree->setColumnCount(3);
-    m_tree->setHeaderLabels({tr("Target"), tr("Address"), tr("State")});
+    m_tree->setHeaderLabels({ tr("Target"), tr("Address"), tr("State") });
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tree->setToolTip(tr("Double-click a target to point the scenario at it."));
     m_tree->addTopLevelItem(m_builtinRoot);
@@ -52,11 +52,13 @@ void TargetsPanel::setBuiltin(const QMap<TransportKind, QString> &addresses, qin
 {
     qDeleteAll(m_builtinRoot->takeChildren());
     for (auto it = addresses.begin(); it != addresses.end(); ++it) {
-        auto *item = new QTreeWidgetItem(m_builtinRoot, {transportTitle(it.key()), it.value(),
-                                                         pid > 0 ? tr("running (pid %1)").arg(pid) : tr("running (in process)")});
+        auto *item = new QTreeWidgetItem(m_builtinRoot,
+            { transportTitle(it.key()), it.value(),
+                pid > 0 ? tr("running (pid %1)").arg(pid) : tr("running (in process)") });
         item->setData(0, Qt::UserRole, static_cast<int>(it.key()));
-        item->setToolTip(1, pid > 0 ? tr("rpcscope-cli serve all, a child process: its CPU and RSS are measured apart")
-                                    : tr("in this process: the client's CPU includes the server's"));
+        item->setToolTip(1,
+            pid > 0 ? tr("rpcscope-cli serve all, a child process: its CPU and RSS are measured apart")
+                    : tr("in this process: the client's CPU includes the server's"));
     }
     m_builtinRoot->setExpanded(true);
 }
@@ -90,7 +92,8 @@ void TargetsPanel::refreshRecent()
         const auto kind = parseTransport(entry.section(QLatin1Char(' '), 0, 0));
         if (!kind)
             continue;
-        auto *item = new QTreeWidgetItem(m_recentRoot, {transportTitle(*kind), entry.section(QLatin1Char(' '), 1), QString()});
+        auto *item = new QTreeWidgetItem(
+            m_recentRoot, { transportTitle(*kind), entry.section(QLatin1Char(' '), 1), QString() });
         item->setData(0, Qt::UserRole, static_cast<int>(*kind));
     }
     m_recentRoot->setExpanded(true);

@@ -13,8 +13,7 @@ namespace rpcscope {
  * The Targets dock: the built-in servers with their state, address and process, and the remote targets used
  * before (kept in QSettings). Activating one points the scenario at it (transport and address).
  */
-class TargetsPanel : public QWidget
-{
+class TargetsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit TargetsPanel(QWidget *parent = nullptr);

@@ -106,8 +106,8 @@ int codecsCommand(const QStringList &arguments)
     }
     const QStringList positional = parser.positionalArguments().mid(1);
     if (!positional.isEmpty())
-        return usageError(kCommand, 
-            QStringLiteral("unexpected argument \"%1\" (codecs takes no target)").arg(positional.first()));
+        return usageError(
+            kCommand, QStringLiteral("unexpected argument \"%1\" (codecs takes no target)").arg(positional.first()));
     if (!parser.isSet(QStringLiteral("call")))
         return usageError(kCommand, QStringLiteral("--call is required (package.Service/Method)"));
 
@@ -115,7 +115,7 @@ int codecsCommand(const QStringList &arguments)
     for (const QString &name : parser.value(QStringLiteral("codecs")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const std::optional<Codec> codec = parseCodec(name);
         if (!codec)
-            return usageError(kCommand, 
+            return usageError(kCommand,
                 QStringLiteral("--codecs: unknown codec \"%1\" (protobuf, json, msgpack)").arg(name.trimmed()));
         codecs.push_back(*codec);
     }
@@ -124,7 +124,8 @@ int codecsCommand(const QStringList &arguments)
     QString why;
     const std::optional<std::chrono::nanoseconds> budget = parseDuration(parser.value(QStringLiteral("time")), &why);
     if (!budget || budget->count() <= 0)
-        return usageError(kCommand, QStringLiteral("--time: %1").arg(budget ? QStringLiteral("must be positive") : why));
+        return usageError(
+            kCommand, QStringLiteral("--time: %1").arg(budget ? QStringLiteral("must be positive") : why));
     const QString format = parser.value(QStringLiteral("format"));
     if (format != u"text" && format != u"csv")
         return usageError(kCommand, QStringLiteral("--format: expected text or csv, got \"%1\"").arg(format));
@@ -138,7 +139,8 @@ int codecsCommand(const QStringList &arguments)
         const SchemaLoadResult loaded = loadProtoFiles(protos, parser.values(QStringLiteral("i")));
         if (!loaded.ok()) {
             err() << loaded.errorText() << '\n';
-            return usageError(kCommand, QStringLiteral("the schema has %1 error(s), see above").arg(loaded.errors.size()));
+            return usageError(
+                kCommand, QStringLiteral("the schema has %1 error(s), see above").arg(loaded.errors.size()));
         }
         schema = loaded.schema;
     } else {
@@ -189,8 +191,8 @@ int codecsCommand(const QStringList &arguments)
         }
         message = schema.newMessage(method->input_type());
         if (!message || !message->ParseFromString(bytes))
-            return usageError(kCommand, 
-                QStringLiteral("cannot rebuild the request of %1").arg(parser.value(QStringLiteral("call"))));
+            return usageError(
+                kCommand, QStringLiteral("cannot rebuild the request of %1").arg(parser.value(QStringLiteral("call"))));
     }
 
     const CodecBenchResult result = benchmarkCodecs(*message, codecs, *budget);

@@ -59,8 +59,11 @@ int exportCommand(const QStringList &arguments)
         { { QStringLiteral("o"), QStringLiteral("output") },
             QStringLiteral("Output file for the -O before it; - for stdout."), QStringLiteral("FILE") },
         { QStringLiteral("chart"),
-            QStringLiteral("png/pdf/svg: histogram (default), spectrum, timeline, throughput or message-histogram (streams)."), QStringLiteral("CHART") },
-        { QStringLiteral("chart-size"), QStringLiteral("png/pdf/svg: WIDTHxHEIGHT (default 1000x600)."), QStringLiteral("WxH") },
+            QStringLiteral(
+                "png/pdf/svg: histogram (default), spectrum, timeline, throughput or message-histogram (streams)."),
+            QStringLiteral("CHART") },
+        { QStringLiteral("chart-size"), QStringLiteral("png/pdf/svg: WIDTHxHEIGHT (default 1000x600)."),
+            QStringLiteral("WxH") },
         { QStringLiteral("chart-scale"), QStringLiteral("png: pixels per point (default 2)."), QStringLiteral("S") },
     });
     if (!parser.parse(arguments))
@@ -125,16 +128,18 @@ int exportCommand(const QStringList &arguments)
     // without raw samples) leaves no files behind either.
     const std::optional<ChartKind> chart = parseChartKind(parser.value(QStringLiteral("chart")));
     if (!chart)
-        return usageError(cmd, QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput")
-                                   .arg(parser.value(QStringLiteral("chart"))));
+        return usageError(cmd,
+            QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput")
+                .arg(parser.value(QStringLiteral("chart"))));
     ChartOptions chartOptions;
     if (!parseChartOptions(parser.value(QStringLiteral("chart-size")), parser.value(QStringLiteral("chart-scale")),
-                           &chartOptions, &error))
+            &chartOptions, &error))
         return usageError(cmd, error);
     QList<QByteArray> rendered;
     for (const ExportFormat format : formats) {
         error.clear();
-        rendered << (isRenderedFormat(format) ? renderExport(runs, format, *chart, chartOptions, &error) : exportRuns(runs, format, &error));
+        rendered << (isRenderedFormat(format) ? renderExport(runs, format, *chart, chartOptions, &error)
+                                              : exportRuns(runs, format, &error));
         if (!error.isEmpty())
             return usageError(cmd, error);
     }

@@ -44,13 +44,14 @@ int historyCommand(const QStringList &arguments)
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("subcommand"), QStringLiteral("list, show, delete, rename, label"));
     parser.addOptions({
-        {QStringLiteral("db"), QStringLiteral("Run history database."), QStringLiteral("PATH")},
-        {QStringLiteral("method"), QStringLiteral("list: runs whose method contains TEXT."), QStringLiteral("TEXT")},
-        {QStringLiteral("target"), QStringLiteral("list: runs whose target contains TEXT."), QStringLiteral("TEXT")},
-        {QStringLiteral("label"), QStringLiteral("list: runs with a label containing TEXT."), QStringLiteral("TEXT")},
-        {QStringLiteral("filter"), QStringLiteral("list: TEXT in the name, method, target or a label."), QStringLiteral("TEXT")},
-        {QStringLiteral("limit"), QStringLiteral("list: at most N runs."), QStringLiteral("N")},
-        {QStringLiteral("json"), QStringLiteral("show: print the run as rpcscope's JSON report.")},
+        { QStringLiteral("db"), QStringLiteral("Run history database."), QStringLiteral("PATH") },
+        { QStringLiteral("method"), QStringLiteral("list: runs whose method contains TEXT."), QStringLiteral("TEXT") },
+        { QStringLiteral("target"), QStringLiteral("list: runs whose target contains TEXT."), QStringLiteral("TEXT") },
+        { QStringLiteral("label"), QStringLiteral("list: runs with a label containing TEXT."), QStringLiteral("TEXT") },
+        { QStringLiteral("filter"), QStringLiteral("list: TEXT in the name, method, target or a label."),
+            QStringLiteral("TEXT") },
+        { QStringLiteral("limit"), QStringLiteral("list: at most N runs."), QStringLiteral("N") },
+        { QStringLiteral("json"), QStringLiteral("show: print the run as rpcscope's JSON report.") },
     });
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
@@ -69,7 +70,8 @@ int historyCommand(const QStringList &arguments)
 
     if (sub == u"list") {
         if (!args.isEmpty())
-            return usageError(cmd, QStringLiteral("list takes no arguments (filters are --method, --target, --label, --filter)"));
+            return usageError(
+                cmd, QStringLiteral("list takes no arguments (filters are --method, --target, --label, --filter)"));
         RunFilter filter;
         filter.method = parser.value(QStringLiteral("method"));
         filter.target = parser.value(QStringLiteral("target"));
@@ -79,23 +81,27 @@ int historyCommand(const QStringList &arguments)
             bool ok = false;
             filter.limit = parser.value(QStringLiteral("limit")).toInt(&ok);
             if (!ok || filter.limit < 1)
-                return usageError(cmd, QStringLiteral("--limit: expected a number >= 1, got \"%1\"").arg(parser.value(QStringLiteral("limit"))));
+                return usageError(cmd,
+                    QStringLiteral("--limit: expected a number >= 1, got \"%1\"")
+                        .arg(parser.value(QStringLiteral("limit"))));
         }
         const std::vector<RunListEntry> rows = store.list(filter, &error);
         if (!error.isEmpty()) {
             err() << "rpcscope-cli history: " << path << ": " << error << '\n';
             return ExitRuntime;
         }
-        out() << cell(QStringLiteral("ID"), 6) << cell(QStringLiteral("STARTED"), 17) << cell(QStringLiteral("STATUS"), 12)
-              << cell(QStringLiteral("NAME"), 22) << cell(QStringLiteral("METHOD"), 18) << cell(QStringLiteral("STACK"), 15)
-              << cell(QStringLiteral("CALLS"), 9) << cell(QStringLiteral("REQ/S"), 10) << cell(QStringLiteral("P50"), 10)
-              << cell(QStringLiteral("P99"), 10) << QStringLiteral("LABELS") << '\n';
+        out() << cell(QStringLiteral("ID"), 6) << cell(QStringLiteral("STARTED"), 17)
+              << cell(QStringLiteral("STATUS"), 12) << cell(QStringLiteral("NAME"), 22)
+              << cell(QStringLiteral("METHOD"), 18) << cell(QStringLiteral("STACK"), 15)
+              << cell(QStringLiteral("CALLS"), 9) << cell(QStringLiteral("REQ/S"), 10)
+              << cell(QStringLiteral("P50"), 10) << cell(QStringLiteral("P99"), 10) << QStringLiteral("LABELS") << '\n';
         for (const RunListEntry &e : rows) {
             out() << cell(QString::number(e.id), 6)
-                  << cell(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")), 17) << cell(e.status, 12)
-                  << cell(e.name.isEmpty() ? QStringLiteral("-") : e.name, 22) << cell(e.method.section(u'/', -1), 18)
-                  << cell(e.transport + u'/' + e.codec, 15) << cell(QString::number(e.calls), 9)
-                  << cell(QString::number(e.rps, 'f', 0), 10) << cell(formatNanos(static_cast<double>(e.p50Ns)), 10)
+                  << cell(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")), 17)
+                  << cell(e.status, 12) << cell(e.name.isEmpty() ? QStringLiteral("-") : e.name, 22)
+                  << cell(e.method.section(u'/', -1), 18) << cell(e.transport + u'/' + e.codec, 15)
+                  << cell(QString::number(e.calls), 9) << cell(QString::number(e.rps, 'f', 0), 10)
+                  << cell(formatNanos(static_cast<double>(e.p50Ns)), 10)
                   << cell(formatNanos(static_cast<double>(e.p99Ns)), 10) << e.labels.join(QStringLiteral(", ")) << '\n';
         }
         out().flush();
@@ -104,7 +110,8 @@ int historyCommand(const QStringList &arguments)
 
     auto needId = [&](qint64 *id) {
         if (args.isEmpty()) {
-            usageError(cmd, QStringLiteral("%1: expected a run (an ID from 'history list', last, label:NAME)").arg(sub));
+            usageError(
+                cmd, QStringLiteral("%1: expected a run (an ID from 'history list', last, label:NAME)").arg(sub));
             return false;
         }
         *id = store.resolve(args.first(), &error);
@@ -126,8 +133,8 @@ int historyCommand(const QStringList &arguments)
             out().flush();
             return ExitOk;
         }
-        out() << "Run #" << run->id << (run->name.isEmpty() ? QString() : QStringLiteral(" \"%1\"").arg(run->name)) << ", "
-              << run->status << '\n';
+        out() << "Run #" << run->id << (run->name.isEmpty() ? QString() : QStringLiteral(" \"%1\"").arg(run->name))
+              << ", " << run->status << '\n';
         out() << "  Started:     " << run->startedAt.toLocalTime().toString(Qt::ISODate) << '\n';
         out() << "  Method:      " << run->method << '\n';
         out() << "  Stack:       " << run->transport << " / " << run->codec << '\n';
@@ -141,14 +148,17 @@ int historyCommand(const QStringList &arguments)
         const QJsonObject env = run->environment;
         if (!env.isEmpty()) {
             out() << "  Environment: rpcscope " << env.value(QStringLiteral("rpcscope")).toString() << ", gRPC "
-                  << env.value(QStringLiteral("grpc")).toString() << ", protobuf " << env.value(QStringLiteral("protobuf")).toString()
-                  << ", " << env.value(QStringLiteral("os")).toString() << ", " << env.value(QStringLiteral("cpu_model")).toString()
-                  << " x" << env.value(QStringLiteral("cores")).toInt() << ", host " << env.value(QStringLiteral("hostname")).toString()
-                  << '\n';
+                  << env.value(QStringLiteral("grpc")).toString() << ", protobuf "
+                  << env.value(QStringLiteral("protobuf")).toString() << ", "
+                  << env.value(QStringLiteral("os")).toString() << ", "
+                  << env.value(QStringLiteral("cpu_model")).toString() << " x"
+                  << env.value(QStringLiteral("cores")).toInt() << ", host "
+                  << env.value(QStringLiteral("hostname")).toString() << '\n';
         }
         out() << '\n' << formatTextSummary(run->snapshot);
         // The run's own checks, judged again on what was stored.
-        if (const std::vector<CheckResult> checks = evaluateChecks(checksOfRun(run->scenario), run->snapshot); !checks.empty())
+        if (const std::vector<CheckResult> checks = evaluateChecks(checksOfRun(run->scenario), run->snapshot);
+            !checks.empty())
             out() << '\n' << formatCheckResults(checks);
         out().flush();
         return ExitOk;

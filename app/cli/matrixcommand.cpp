@@ -9,7 +9,8 @@ namespace rpcscope::cli {
 
 namespace {
 
-const char *const kMatrixHelp = R"(Usage: rpcscope-cli matrix [RUN OPTIONS] [--transports LIST] [--codecs LIST] [--payloads LIST]
+const char *const kMatrixHelp
+    = R"(Usage: rpcscope-cli matrix [RUN OPTIONS] [--transports LIST] [--codecs LIST] [--payloads LIST]
 
 Runs the same method over transports x codecs x payloads and prints one table: mean, p50, p99, req/s,
 bytes/call, client and server CPU per call, and which share of the mean is codec time (from the no-RPC
@@ -31,7 +32,7 @@ Every other option is run's (see 'rpcscope-cli run --help'): --call, -d, --fill,
 int matrixCommand(const QStringList &arguments)
 {
     const QString cmd = QStringLiteral("matrix");
-    QStringList rest{arguments.value(0), QStringLiteral("run")};
+    QStringList rest { arguments.value(0), QStringLiteral("run") };
     QString transports = QStringLiteral("grpc,http,msgpack,none");
     QString codecs = QStringLiteral("protobuf,json,msgpack");
     QString payloads;
@@ -50,8 +51,8 @@ int matrixCommand(const QStringList &arguments)
         if (a.startsWith(QStringLiteral("--")) && a.contains(QLatin1Char('='))) {
             // --flag=value: split, then handle like --flag value.
             const QString v = a.section(QLatin1Char('='), 1);
-            if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format" || name == u"grpc"
-                || name == u"http" || name == u"msgpack") {
+            if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format"
+                || name == u"grpc" || name == u"http" || name == u"msgpack") {
                 QStringList again = arguments;
                 again.replace(i, QStringLiteral("--") + name);
                 again.insert(i + 1, v);
@@ -63,15 +64,19 @@ int matrixCommand(const QStringList &arguments)
             return ExitOk;
         }
         if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format") {
-            QString *into = name == u"transports" ? &transports : name == u"codecs" ? &codecs : name == u"payloads" ? &payloads : &format;
+            QString *into = name == u"transports" ? &transports
+                : name == u"codecs"               ? &codecs
+                : name == u"payloads"             ? &payloads
+                                                  : &format;
             if (!value(into))
                 return usageError(cmd, QStringLiteral("--%1 needs a value").arg(name));
         } else if (name == u"grpc" || name == u"http" || name == u"msgpack") {
             if (!value(&targets[name]))
                 return usageError(cmd, QStringLiteral("--%1 needs an address").arg(name));
         } else if (a == u"--transport" || a == u"--codec" || a.startsWith(QStringLiteral("--transport="))
-                   || a.startsWith(QStringLiteral("--codec="))) {
-            return usageError(cmd, QStringLiteral("%1: the matrix sets it per cell; use --transports / --codecs").arg(a));
+            || a.startsWith(QStringLiteral("--codec="))) {
+            return usageError(
+                cmd, QStringLiteral("%1: the matrix sets it per cell; use --transports / --codecs").arg(a));
         } else {
             if (a == u"--builtin")
                 builtin = true;
@@ -96,10 +101,10 @@ int matrixCommand(const QStringList &arguments)
         return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or csv").arg(format));
     for (TransportKind kind : std::as_const(kinds)) {
         if (kind != TransportKind::InProcess && !builtin && !targets.contains(transportName(kind)))
-            return usageError(cmd, QStringLiteral("no target for %1: give --%1 ADDRESS or --builtin").arg(transportName(kind)));
+            return usageError(
+                cmd, QStringLiteral("no target for %1: give --%1 ADDRESS or --builtin").arg(transportName(kind)));
     }
-    const QList<MatrixCell> cells
-        = matrixCells(kinds, codecList, payloads.split(QLatin1Char(';'), Qt::SkipEmptyParts));
+    const QList<MatrixCell> cells = matrixCells(kinds, codecList, payloads.split(QLatin1Char(';'), Qt::SkipEmptyParts));
     if (cells.isEmpty())
         return usageError(cmd, QStringLiteral("no transport in --transports carries a codec in --codecs"));
 
@@ -123,7 +128,7 @@ int matrixCommand(const QStringList &arguments)
         const int code = runOnce(args, &outcome);
         if (code != ExitOk)
             return code;
-        results.append({cell, outcome.snapshot});
+        results.append({ cell, outcome.snapshot });
     }
     out() << (format == u"csv" ? formatMatrixCsv(results) : formatMatrixTable(results));
     out().flush();

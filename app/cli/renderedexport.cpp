@@ -55,7 +55,8 @@ bool parseChartOptions(const QString &size, const QString &scale, ChartOptions *
         const int w = parts.value(0).toInt(&okW);
         const int h = parts.value(1).toInt(&okH);
         if (parts.size() != 2 || !okW || !okH || w < 200 || h < 150 || w > 10000 || h > 10000) {
-            *error = QStringLiteral("--chart-size: expected WIDTHxHEIGHT from 200x150 to 10000x10000, got \"%1\"").arg(size);
+            *error = QStringLiteral("--chart-size: expected WIDTHxHEIGHT from 200x150 to 10000x10000, got \"%1\"")
+                         .arg(size);
             return false;
         }
         options->width = w;
@@ -72,8 +73,8 @@ bool parseChartOptions(const QString &size, const QString &scale, ChartOptions *
     return true;
 }
 
-QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, const ChartOptions &chartOptions,
-                        QString *error)
+QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, ChartKind chart,
+    const ChartOptions &chartOptions, QString *error)
 {
     QList<const RunRecord *> pointers;
     for (const RunRecord &r : runs)

@@ -21,8 +21,8 @@ bool wantsRenderedFormat(int argc, char *argv[]);
  * or as @p chart in PNG (twice the size, for slides), PDF or SVG (several runs overlaid). Empty with @p error on
  * failure.
  */
-QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, const ChartOptions &options,
-                        QString *error);
+QByteArray renderExport(
+    const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, const ChartOptions &options, QString *error);
 /// --chart-size WxH (default 1000x600 logical pixels) and --chart-scale S (PNG pixels per logical pixel, default 2:
 /// a 2000x1200 image; 1 for screen size, 3-4 for print) into @p options; false with @p error naming the flag.
 bool parseChartOptions(const QString &size, const QString &scale, ChartOptions *options, QString *error);

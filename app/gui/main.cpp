@@ -1,21 +1,21 @@
 #include "historypage.h"
 #include "mainwindow.h"
 #include "matrixpage.h"
+#include "runcontroller.h"
 #include "scenariopage.h"
 #include "schemapanel.h"
-#include "runcontroller.h"
 #include "stallwatchdog.h"
 
 #include <QApplication>
 
-#include <absl/synchronization/mutex.h>
-#include <malloc.h>
 #include <QCommandLineParser>
 #include <QLineEdit>
 #include <QSpinBox>
-#include <QTabWidget>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTimer>
+#include <absl/synchronization/mutex.h>
+#include <malloc.h>
 
 #include <memory>
 
@@ -37,44 +37,48 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("rpcscope: a workbench for RPC performance."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOption({QStringLiteral("run"), QStringLiteral("Start the default scenario right away.")});
-    parser.addOption({QStringLiteral("screenshot"),
-                      QStringLiteral("Save a picture of the window to FILE and quit: after start-up, or with --run when the run ends."),
-                      QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("screenshot-after"),
-                      QStringLiteral("With --run and --screenshot: take the picture MS milliseconds after the start, mid-run."),
-                      QStringLiteral("MS")});
-    parser.addOption({QStringLiteral("method"), QStringLiteral("Pick this method (package.Service/Method) at start."),
-                      QStringLiteral("METHOD")});
-    parser.addOption({QStringLiteral("matrix"),
-                      QStringLiteral("Run the stack comparison right away with these payloads ('nums=2;nums=1000')."),
-                      QStringLiteral("PAYLOADS")});
-    parser.addOption({QStringLiteral("calls"), QStringLiteral("Calls per run (default: the scenario's)."), QStringLiteral("N")});
-    parser.addOption({QStringLiteral("concurrency"), QStringLiteral("Concurrent callers (default: the scenario's)."),
-                      QStringLiteral("N")});
-    parser.addOption({QStringLiteral("duration"), QStringLiteral("Length of a run, e.g. 10s (default: by count)."),
-                      QStringLiteral("D")});
-    parser.addOption({QStringLiteral("quit-when-done"),
-                      QStringLiteral("With --run or --matrix: quit when it ends (--screenshot does too).")});
-    parser.addOption({QStringLiteral("stall-report"),
-                      QStringLiteral("Measure how long the GUI thread stalls (a 5 ms timer) and write it, with the "
-                                     "last run's requests/s, to FILE at quit. Also RPCSCOPE_STALL_REPORT=FILE."),
-                      QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("history"), QStringLiteral("Show the History page at start.")});
-    parser.addOption({QStringLiteral("compare"),
-                      QStringLiteral("Open the Compare runs page with these stored runs (IDs, the baseline first: 1,2)."),
-                      QStringLiteral("IDS")});
-    parser.addOption({QStringLiteral("scenario"),
-                      QStringLiteral("Open this scenario document (*.rpcscope.json) at start, as File > Open does."),
-                      QStringLiteral("FILE")});
-    parser.addPositionalArgument(QStringLiteral("protos"), QStringLiteral(".proto files to load."), QStringLiteral("[FILE...]"));
+    parser.addOption({ QStringLiteral("run"), QStringLiteral("Start the default scenario right away.") });
+    parser.addOption({ QStringLiteral("screenshot"),
+        QStringLiteral(
+            "Save a picture of the window to FILE and quit: after start-up, or with --run when the run ends."),
+        QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("screenshot-after"),
+        QStringLiteral("With --run and --screenshot: take the picture MS milliseconds after the start, mid-run."),
+        QStringLiteral("MS") });
+    parser.addOption({ QStringLiteral("method"), QStringLiteral("Pick this method (package.Service/Method) at start."),
+        QStringLiteral("METHOD") });
+    parser.addOption({ QStringLiteral("matrix"),
+        QStringLiteral("Run the stack comparison right away with these payloads ('nums=2;nums=1000')."),
+        QStringLiteral("PAYLOADS") });
+    parser.addOption(
+        { QStringLiteral("calls"), QStringLiteral("Calls per run (default: the scenario's)."), QStringLiteral("N") });
+    parser.addOption({ QStringLiteral("concurrency"), QStringLiteral("Concurrent callers (default: the scenario's)."),
+        QStringLiteral("N") });
+    parser.addOption({ QStringLiteral("duration"), QStringLiteral("Length of a run, e.g. 10s (default: by count)."),
+        QStringLiteral("D") });
+    parser.addOption({ QStringLiteral("quit-when-done"),
+        QStringLiteral("With --run or --matrix: quit when it ends (--screenshot does too).") });
+    parser.addOption({ QStringLiteral("stall-report"),
+        QStringLiteral("Measure how long the GUI thread stalls (a 5 ms timer) and write it, with the "
+                       "last run's requests/s, to FILE at quit. Also RPCSCOPE_STALL_REPORT=FILE."),
+        QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("history"), QStringLiteral("Show the History page at start.") });
+    parser.addOption({ QStringLiteral("compare"),
+        QStringLiteral("Open the Compare runs page with these stored runs (IDs, the baseline first: 1,2)."),
+        QStringLiteral("IDS") });
+    parser.addOption({ QStringLiteral("scenario"),
+        QStringLiteral("Open this scenario document (*.rpcscope.json) at start, as File > Open does."),
+        QStringLiteral("FILE") });
+    parser.addPositionalArgument(
+        QStringLiteral("protos"), QStringLiteral(".proto files to load."), QStringLiteral("[FILE...]"));
     parser.process(app);
 
     rpcscope::MainWindow window;
     window.startEmbeddedDefault();
     // First, so the options below (--calls, --method ...) adjust the document rather than being replaced by it.
     QString scenarioError;
-    if (parser.isSet(QStringLiteral("scenario")) && !window.openScenario(parser.value(QStringLiteral("scenario")), &scenarioError))
+    if (parser.isSet(QStringLiteral("scenario"))
+        && !window.openScenario(parser.value(QStringLiteral("scenario")), &scenarioError))
         qWarning("%s", qPrintable(scenarioError)); // the window stays up on the embedded default, and says why
     if (parser.isSet(QStringLiteral("method"))) {
         window.schemaPanel()->selectMethod(parser.value(QStringLiteral("method")));
@@ -121,25 +125,28 @@ int main(int argc, char *argv[])
         QApplication::quit();
     };
     if (parser.isSet(QStringLiteral("matrix"))) {
-        window.matrixPage()->findChild<QLineEdit *>(QStringLiteral("matrixPayloads"))->setText(parser.value(QStringLiteral("matrix")));
+        window.matrixPage()
+            ->findChild<QLineEdit *>(QStringLiteral("matrixPayloads"))
+            ->setText(parser.value(QStringLiteral("matrix")));
         window.findChild<QTabWidget *>(QStringLiteral("resultTabs"))->setCurrentWidget(window.matrixPage());
         QTimer::singleShot(300, window.matrixPage(), &rpcscope::MatrixPage::start);
         if (quitWhenDone)
             QObject::connect(window.matrixPage(), &rpcscope::MatrixPage::finished, &window,
-                             [&window, saveAndQuit] { QTimer::singleShot(500, &window, saveAndQuit); });
+                [&window, saveAndQuit] { QTimer::singleShot(500, &window, saveAndQuit); });
     } else if (!parser.isSet(QStringLiteral("run")) && !shot.isEmpty())
         QTimer::singleShot(1000, &window, saveAndQuit);
     if (parser.isSet(QStringLiteral("run"))) {
         QTimer::singleShot(300, &window, &rpcscope::MainWindow::startRun);
         // The wait lets the final snapshot paint before the picture or the stall report is taken.
         if (parser.isSet(QStringLiteral("screenshot-after")) && !shot.isEmpty())
-            QTimer::singleShot(300 + parser.value(QStringLiteral("screenshot-after")).toInt(), &window, [&window, saveAndQuit] {
-                window.stopRun();
-                saveAndQuit();
-            });
+            QTimer::singleShot(
+                300 + parser.value(QStringLiteral("screenshot-after")).toInt(), &window, [&window, saveAndQuit] {
+                    window.stopRun();
+                    saveAndQuit();
+                });
         else if (quitWhenDone)
             QObject::connect(window.runController(), &rpcscope::RunController::runFinished, &window,
-                             [&window, saveAndQuit] { QTimer::singleShot(300, &window, saveAndQuit); });
+                [&window, saveAndQuit] { QTimer::singleShot(300, &window, saveAndQuit); });
     }
 
     QString stallReport = parser.value(QStringLiteral("stall-report"));
@@ -153,7 +160,7 @@ int main(int argc, char *argv[])
         // The window is the (last) run, up to when its final snapshot has painted.
         QObject::connect(controller, &rpcscope::RunController::runStarted, dog, &rpcscope::StallWatchdog::beginWindow);
         QObject::connect(controller, &rpcscope::RunController::runFinished, dog,
-                         [dog] { QTimer::singleShot(250, dog, &rpcscope::StallWatchdog::endWindow); });
+            [dog] { QTimer::singleShot(250, dog, &rpcscope::StallWatchdog::endWindow); });
         QObject::connect(&app, &QCoreApplication::aboutToQuit, dog, [dog, controller, stallReport] {
             dog->stop();
             QString why;

@@ -26,8 +26,7 @@ std::optional<Codec> parseCodec(const QString &name);
 const char *codecContentType(Codec codec);
 
 /// Options for decoding; the defaults are strict.
-struct DecodeOptions
-{
+struct DecodeOptions {
     bool ignoreUnknownFields = false; ///< JSON/msgpack: skip keys that name no field (replies of foreign servers)
 };
 
@@ -35,6 +34,6 @@ struct DecodeOptions
 bool encodeMessage(Codec codec, const google::protobuf::Message &message, std::string *out, std::string *error);
 /// Decodes @p bytes into @p message (cleared first); false with @p error naming the field or position.
 bool decodeMessage(Codec codec, std::string_view bytes, google::protobuf::Message *message, std::string *error,
-                   const DecodeOptions &options = {});
+    const DecodeOptions &options = {});
 
 } // namespace rpcscope

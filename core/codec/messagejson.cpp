@@ -121,8 +121,8 @@ QString fieldNames(const gp::Descriptor *type)
 
 } // namespace
 
-std::unique_ptr<gp::Message> messageFromJson(const Schema &schema, const gp::Descriptor *type, const QByteArray &json,
-                                             QString *error)
+std::unique_ptr<gp::Message> messageFromJson(
+    const Schema &schema, const gp::Descriptor *type, const QByteArray &json, QString *error)
 {
     auto fail = [&](const QString &message) -> std::unique_ptr<gp::Message> {
         if (error)
@@ -140,8 +140,8 @@ std::unique_ptr<gp::Message> messageFromJson(const Schema &schema, const gp::Des
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return fail(QStringLiteral("invalid JSON at %1: %2").arg(lineColumn(json, parseError.offset),
-                                                                 parseError.errorString()));
+        return fail(QStringLiteral("invalid JSON at %1: %2")
+                        .arg(lineColumn(json, parseError.offset), parseError.errorString()));
     if (!document.isObject())
         return fail(QStringLiteral("the request must be a JSON object ({...}) for %1")
                         .arg(QString::fromStdString(type->full_name())));
@@ -150,8 +150,8 @@ std::unique_ptr<gp::Message> messageFromJson(const Schema &schema, const gp::Des
     options.ignore_unknown_fields = false;
     const auto status = gp::util::JsonStringToMessage(json.toStdString(), message.get(), options);
     if (!status.ok())
-        return fail(QStringLiteral("%1: %2").arg(QString::fromStdString(type->full_name()),
-                                                 cleanStatusMessage(std::string(status.message()))));
+        return fail(QStringLiteral("%1: %2").arg(
+            QString::fromStdString(type->full_name()), cleanStatusMessage(std::string(status.message()))));
     return message;
 }
 

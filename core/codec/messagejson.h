@@ -18,9 +18,8 @@ class Schema;
  * Builds a message of @p type from JSON in the proto3 JSON mapping. A syntax error is reported with its line and
  * column; an unknown field or a value of the wrong type names the field. Returns nullptr and sets @p error then.
  */
-std::unique_ptr<google::protobuf::Message> messageFromJson(const Schema &schema,
-                                                           const google::protobuf::Descriptor *type,
-                                                           const QByteArray &json, QString *error);
+std::unique_ptr<google::protobuf::Message> messageFromJson(
+    const Schema &schema, const google::protobuf::Descriptor *type, const QByteArray &json, QString *error);
 
 /// The message in the proto3 JSON mapping, with default-valued fields included.
 QByteArray messageToJson(const google::protobuf::Message &message, bool indented = true);

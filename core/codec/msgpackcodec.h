@@ -14,8 +14,7 @@ class Message;
 namespace rpcscope {
 
 /// A msgpack output stream appending to a std::string (no intermediate buffer).
-struct StringSink
-{
+struct StringSink {
     std::string *out;
     void write(const char *data, size_t size) { out->append(data, size); }
 };
@@ -27,17 +26,17 @@ void packMessage(MsgpackPacker &packer, const google::protobuf::Message &message
 /// The message as an array of all its fields' values in declaration order (msgpack-rpc positional params).
 void packMessageFields(MsgpackPacker &packer, const google::protobuf::Message &message);
 /// One field's value as packMessage writes it under its key.
-void packFieldValue(MsgpackPacker &packer, const google::protobuf::Message &message,
-                    const google::protobuf::FieldDescriptor *field);
+void packFieldValue(
+    MsgpackPacker &packer, const google::protobuf::Message &message, const google::protobuf::FieldDescriptor *field);
 
 /// Fills @p message from a map keyed by field name (json_name accepted too). Errors name the field path and
 /// what was found ("items[2].score: expected a number, got str"). nil leaves a field at its default.
 bool unpackMessage(const msgpack::object &object, google::protobuf::Message *message, std::string *error,
-                   bool ignoreUnknownFields = false);
+    bool ignoreUnknownFields = false);
 /// Fills @p message from an array of field values in declaration order (shorter arrays leave the rest default).
 bool unpackMessageFields(const msgpack::object &array, google::protobuf::Message *message, std::string *error);
 /// Sets one field from a value as packFieldValue writes it (an array for a repeated field).
 bool unpackFieldValue(const msgpack::object &object, google::protobuf::Message *message,
-                      const google::protobuf::FieldDescriptor *field, std::string *error);
+    const google::protobuf::FieldDescriptor *field, std::string *error);
 
 } // namespace rpcscope

@@ -15,11 +15,11 @@ std::optional<RequestTemplate> RequestTemplate::parse(const QByteArray &json, QS
     while (pos < text.size()) {
         const size_t open = text.find("{{", pos);
         if (open == std::string::npos) {
-            result.m_segments.push_back({Kind::Literal, text.substr(pos), 0, 0});
+            result.m_segments.push_back({ Kind::Literal, text.substr(pos), 0, 0 });
             break;
         }
         if (open > pos)
-            result.m_segments.push_back({Kind::Literal, text.substr(pos, open - pos), 0, 0});
+            result.m_segments.push_back({ Kind::Literal, text.substr(pos, open - pos), 0, 0 });
         const size_t close = text.find("}}", open);
         if (close == std::string::npos) {
             if (error)

@@ -12,8 +12,7 @@
 namespace rpcscope {
 
 /// What a template's placeholders are filled from, per call.
-struct TemplateContext
-{
+struct TemplateContext {
     uint64_t requestNumber = 0; ///< 0-based, in sending order
     int workerId = 0; ///< the caller (slot) making the call
     std::mt19937_64 *rng = nullptr;
@@ -24,8 +23,7 @@ struct TemplateContext
  * {{.RequestNumber}}, {{.WorkerID}}, {{.TimestampUnix}}, {{.TimestampUnixMilli}}, {{.TimestampUnixNano}},
  * {{.UUID}}, {{randomString N}}, {{randomInt MIN MAX}}. Text outside placeholders is kept as is.
  */
-class RequestTemplate
-{
+class RequestTemplate {
 public:
     /// std::nullopt with @p error naming the placeholder when one is unknown or malformed.
     static std::optional<RequestTemplate> parse(const QByteArray &json, QString *error);
@@ -34,9 +32,18 @@ public:
     std::string render(const TemplateContext &context) const;
 
 private:
-    enum class Kind { Literal, RequestNumber, WorkerId, UnixSeconds, UnixMillis, UnixNanos, Uuid, RandomString, RandomInt };
-    struct Segment
-    {
+    enum class Kind {
+        Literal,
+        RequestNumber,
+        WorkerId,
+        UnixSeconds,
+        UnixMillis,
+        UnixNanos,
+        Uuid,
+        RandomString,
+        RandomInt
+    };
+    struct Segment {
         Kind kind = Kind::Literal;
         std::string text;
         int64_t a = 0;

@@ -16,7 +16,8 @@ const char *const kAccepted = "METRIC OP VALUE with METRIC p50, p99, p99.9 (any 
 
 bool isLatency(Check::Metric m)
 {
-    return m == Check::Metric::Percentile || m == Check::Metric::Mean || m == Check::Metric::Min || m == Check::Metric::Max;
+    return m == Check::Metric::Percentile || m == Check::Metric::Mean || m == Check::Metric::Min
+        || m == Check::Metric::Max;
 }
 
 QString metricName(const Check &check)
@@ -44,7 +45,8 @@ QString metricName(const Check &check)
 
 std::optional<Check> parseCheck(const QString &text, QString *error)
 {
-    static const QRegularExpression re(QStringLiteral("^\\s*([A-Za-z_][A-Za-z0-9_.]*)\\s*(<=|>=|==|<|>)\\s*(\\S+)\\s*$"));
+    static const QRegularExpression re(
+        QStringLiteral("^\\s*([A-Za-z_][A-Za-z0-9_.]*)\\s*(<=|>=|==|<|>)\\s*(\\S+)\\s*$"));
     const QRegularExpressionMatch m = re.match(text);
     if (!m.hasMatch()) {
         *error = QStringLiteral("\"%1\": expected %2").arg(text, QLatin1String(kAccepted));
@@ -76,19 +78,21 @@ std::optional<Check> parseCheck(const QString &text, QString *error)
     } else if (metric == u"errors") {
         check.metric = Check::Metric::Errors;
     } else {
-        *error = QStringLiteral("\"%1\": unknown metric \"%2\"; expected %3").arg(text, m.captured(1), QLatin1String(kAccepted));
+        *error = QStringLiteral("\"%1\": unknown metric \"%2\"; expected %3")
+                     .arg(text, m.captured(1), QLatin1String(kAccepted));
         return std::nullopt;
     }
-    check.op = op == u"<"    ? Check::Op::Less
-        : op == u"<="        ? Check::Op::LessOrEqual
-        : op == u">"         ? Check::Op::Greater
-        : op == u">="        ? Check::Op::GreaterOrEqual
-                             : Check::Op::Equal;
+    check.op = op == u"<" ? Check::Op::Less
+        : op == u"<="     ? Check::Op::LessOrEqual
+        : op == u">"      ? Check::Op::Greater
+        : op == u">="     ? Check::Op::GreaterOrEqual
+                          : Check::Op::Equal;
     if (isLatency(check.metric)) {
         QString why;
         const auto d = parseDuration(value, &why);
         if (!d) {
-            *error = QStringLiteral("\"%1\": %2 needs a duration such as 10ms or 500us (%3)").arg(text, metricName(check), why);
+            *error = QStringLiteral("\"%1\": %2 needs a duration such as 10ms or 500us (%3)")
+                         .arg(text, metricName(check), why);
             return std::nullopt;
         }
         check.value = static_cast<double>(d->count());
@@ -134,7 +138,9 @@ CheckResult evaluateCheck(const Check &check, const RunSnapshot &snapshot)
         r.actual = snapshot.requestsPerSecond();
         break;
     case Check::Metric::ErrorRate:
-        r.actual = snapshot.callsCompleted() ? static_cast<double>(snapshot.callsFailed()) / static_cast<double>(snapshot.callsCompleted()) : 0;
+        r.actual = snapshot.callsCompleted()
+            ? static_cast<double>(snapshot.callsFailed()) / static_cast<double>(snapshot.callsCompleted())
+            : 0;
         r.measured = snapshot.callsCompleted() > 0;
         break;
     case Check::Metric::Errors:
@@ -212,8 +218,8 @@ QString formatCheckResults(const std::vector<CheckResult> &results)
     for (const CheckResult &r : results) {
         text += QStringLiteral("  %1  %2  (%3)\n")
                     .arg(r.passed ? QStringLiteral("ok  ") : QStringLiteral("FAIL"), r.check.text.leftJustified(18),
-                         r.measured ? QString(metricName(r.check) + u' ' + formatCheckValue(r.check, r.actual))
-                                    : QStringLiteral("not measured: no OK call"));
+                        r.measured ? QString(metricName(r.check) + u' ' + formatCheckValue(r.check, r.actual))
+                                   : QStringLiteral("not measured: no OK call"));
     }
     return text;
 }

@@ -16,8 +16,7 @@ namespace rpcscope {
  * "max<1s", "rps>=5000", "error_rate<0.1%", "errors==0". Latencies are the OK calls' (from the intended send
  * time in an open loop, as the report shows them); error_rate is failed / completed calls.
  */
-struct Check
-{
+struct Check {
     enum class Metric { Percentile, Mean, Min, Max, Rps, ErrorRate, Errors };
     enum class Op { Less, LessOrEqual, Greater, GreaterOrEqual, Equal };
 
@@ -31,8 +30,7 @@ struct Check
 /// Parses one check; false with @p error naming the part that is wrong and what is accepted.
 std::optional<Check> parseCheck(const QString &text, QString *error);
 
-struct CheckResult
-{
+struct CheckResult {
     Check check;
     double actual = 0; ///< in the check's unit
     bool passed = false;

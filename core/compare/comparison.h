@@ -13,8 +13,7 @@
 
 namespace rpcscope {
 
-struct CompareOptions
-{
+struct CompareOptions {
     /// A significant change counts as a regression or an improvement only beyond this relative size (0.05 = 5%).
     double threshold = 0.05;
     /// Of the intervals; a change is significant when its (Holm-adjusted) p is below 1 - confidence.
@@ -101,8 +100,7 @@ enum class ReplicateUnit {
 QString replicateCountText(ReplicateUnit unit, qint64 count);
 
 /// The interval of a relative change (B / A - 1), its test and how sensitive the test was.
-struct ChangeInterval
-{
+struct ChangeInterval {
     bool valid = false;
     double estimate = 0; ///< relative change (geometric means of the replicates, or of the calls per call)
     double ciLow = 0;
@@ -118,8 +116,7 @@ struct ChangeInterval
 };
 
 /// One line of a comparison: A and B, how they differ, and for tested latencies whether that matters.
-struct MetricRow
-{
+struct MetricRow {
     MetricKind kind = MetricKind::P50;
     QString name; ///< "p50", "p99.9", "mean", "req/s", "client CPU/call", ...
     MetricUnit unit = MetricUnit::Nanoseconds;
@@ -139,8 +136,7 @@ struct MetricRow
 };
 
 /// Two sides side by side, B against A (A is the baseline).
-struct Comparison
-{
+struct Comparison {
     QList<MetricRow> rows;
     /// Per call only (perCallWhenSingleRun): the rank tests behind p50/mean and the message p50.
     MannWhitneyResult mannWhitney;
@@ -183,12 +179,10 @@ struct Comparison
 };
 
 /// One side of a comparison: its calls pooled (for the values shown) and its replicates (for the verdict).
-struct CompareSide
-{
+struct CompareSide {
     RunSnapshot total;
     ReplicateUnit unit = ReplicateUnit::Call;
-    struct Replicate
-    {
+    struct Replicate {
         QString label; ///< "block 3", "process 2", "run #12"
         LatencyHistogram latency; ///< OK calls
         LatencyHistogram messageLatency;
@@ -218,7 +212,7 @@ Comparison compareSides(const CompareSide &a, const CompareSide &b, const Compar
 Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const CompareOptions &options = {});
 /// The same, with the OK calls' raw latencies (used only when judged per call).
 Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const std::vector<uint32_t> &latenciesUsA,
-                       const std::vector<uint32_t> &latenciesUsB, const CompareOptions &options = {});
+    const std::vector<uint32_t> &latenciesUsB, const CompareOptions &options = {});
 
 /// The latencies of the OK calls among @p samples, for the per-call comparison.
 std::vector<uint32_t> okLatenciesUs(const std::vector<RawSample> &samples);

@@ -3,11 +3,11 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <thread>
-#include <atomic>
 
 namespace rpcscope {
 
@@ -49,11 +49,9 @@ double ratioOf(double b, double a)
  * The statistics of one (re)sample given per-value counts, in one walk: percentiles (sorted by rank on the way)
  * and the mean of the stored values. NaN slots ask for the mean.
  */
-class StatisticsWalker
-{
+class StatisticsWalker {
 public:
-    explicit StatisticsWalker(const QList<double> &percentiles)
-        : m_percentiles(percentiles)
+    explicit StatisticsWalker(const QList<double> &percentiles) : m_percentiles(percentiles)
     {
         for (int i = 0; i < percentiles.size(); ++i) {
             if (std::isnan(percentiles[i]))
@@ -61,14 +59,13 @@ public:
             else
                 m_order.push_back(i);
         }
-        std::sort(m_order.begin(), m_order.end(),
-                  [&](int x, int y) { return m_percentiles[x] < m_percentiles[y]; });
+        std::sort(m_order.begin(), m_order.end(), [&](int x, int y) { return m_percentiles[x] < m_percentiles[y]; });
     }
 
     // @p counts parallel to @p values; @p n their sum. Writes one statistic per requested slot (mean: stored mean).
     template<typename Count>
     void evaluate(const std::vector<EmpiricalDistribution::Value> &values, const Count *counts, uint64_t n,
-                  std::vector<double> &out) const
+        std::vector<double> &out) const
     {
         out.assign(static_cast<size_t>(m_percentiles.size()), kNaN);
         if (n == 0 || values.empty())
@@ -170,8 +167,7 @@ QString statisticLabel(double percentile)
 }
 
 // The Mann-Whitney walk over two increasing (key, count) lists; equal keys are ties.
-struct KeyCount
-{
+struct KeyCount {
     double key;
     uint64_t count;
 };
@@ -245,7 +241,7 @@ EmpiricalDistribution EmpiricalDistribution::fromHistogram(const LatencyHistogra
         // The last bucket is open-ended; its real top is the histogram's max (as in LatencyHistogram::percentile).
         const uint64_t high = std::min(bucket.highNs, hi);
         const uint64_t mid = bucket.lowNs + (high - bucket.lowNs) / 2;
-        d.m_values.push_back({static_cast<double>(std::clamp(mid, lo, hi)), bucket.count});
+        d.m_values.push_back({ static_cast<double>(std::clamp(mid, lo, hi)), bucket.count });
     }
     d.m_count = histogram.count();
     d.m_mean = histogram.mean();
@@ -265,7 +261,7 @@ EmpiricalDistribution EmpiricalDistribution::fromMicroseconds(const std::vector<
         while (j < sorted.size() && sorted[j] == sorted[i])
             ++j;
         const double ns = static_cast<double>(sorted[i]) * 1000.0;
-        d.m_values.push_back({ns, static_cast<uint64_t>(j - i)});
+        d.m_values.push_back({ ns, static_cast<uint64_t>(j - i) });
         sum += static_cast<long double>(ns) * static_cast<long double>(j - i);
         i = j;
     }
@@ -302,8 +298,8 @@ double EmpiricalDistribution::percentile(double p) const
     return m_values.back().ns;
 }
 
-SampleCheck checkSamples(uint64_t countA, uint64_t countB, double percentile, const QString &label,
-                         const SampleRules &rules)
+SampleCheck checkSamples(
+    uint64_t countA, uint64_t countB, double percentile, const QString &label, const SampleRules &rules)
 {
     uint64_t required = rules.minSamples;
     if (!std::isnan(percentile) && percentile > 0 && percentile < 100) {
@@ -328,7 +324,7 @@ SampleCheck checkSamples(uint64_t countA, uint64_t countB, double percentile, co
 }
 
 QList<BootstrapResult> bootstrapChanges(const EmpiricalDistribution &a, const EmpiricalDistribution &b,
-                                        const QList<double> &percentiles, const BootstrapOptions &options)
+    const QList<double> &percentiles, const BootstrapOptions &options)
 {
     QList<BootstrapResult> results;
     results.reserve(percentiles.size());
@@ -366,15 +362,16 @@ QList<BootstrapResult> bootstrapChanges(const EmpiricalDistribution &a, const Em
     const double scaleB = b.storedMean() > 0 ? b.mean() / b.storedMean() : 1.0;
 
     const StatisticsWalker walker(percentiles);
-    std::vector<std::vector<double>> ratios(static_cast<size_t>(percentiles.size()),
-                                            std::vector<double>(static_cast<size_t>(replicates)));
+    std::vector<std::vector<double>> ratios(
+        static_cast<size_t>(percentiles.size()), std::vector<double>(static_cast<size_t>(replicates)));
     // The replicates come in a fixed number of chunks, each with its own seeded generator, so the result depends on
     // the seed alone, not on how many cores share the chunks. With raw samples (thousands of distinct values) a
     // bootstrap is seconds of CPU: spread over the cores it is that much shorter.
     constexpr int kChunks = 8;
     auto runChunk = [&](int chunk) {
         const auto seed = static_cast<uint64_t>(options.seed);
-        std::seed_seq seeds{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(chunk)};
+        std::seed_seq seeds { static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+            static_cast<uint32_t>(chunk) };
         std::mt19937_64 rng(seeds);
         std::vector<int64_t> countsA;
         std::vector<int64_t> countsB;
@@ -398,7 +395,7 @@ QList<BootstrapResult> bootstrapChanges(const EmpiricalDistribution &a, const Em
     // Small jobs stay on this thread: starting threads would cost more than it saves.
     const double work = static_cast<double>(replicates) * static_cast<double>(a.values().size() + b.values().size());
     const int threads = work < 2e6 ? 1 : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kChunks);
-    std::atomic<int> nextChunk{0};
+    std::atomic<int> nextChunk { 0 };
     auto worker = [&] {
         for (int chunk = nextChunk++; chunk < kChunks; chunk = nextChunk++)
             runChunk(chunk);
@@ -423,19 +420,19 @@ QList<BootstrapResult> bootstrapChanges(const EmpiricalDistribution &a, const Em
     return results;
 }
 
-BootstrapResult bootstrapPercentileChange(const LatencyHistogram &a, const LatencyHistogram &b, double percentile,
-                                          const BootstrapOptions &options)
+BootstrapResult bootstrapPercentileChange(
+    const LatencyHistogram &a, const LatencyHistogram &b, double percentile, const BootstrapOptions &options)
 {
-    return bootstrapChanges(EmpiricalDistribution::fromHistogram(a), EmpiricalDistribution::fromHistogram(b),
-                            {percentile}, options)
+    return bootstrapChanges(
+        EmpiricalDistribution::fromHistogram(a), EmpiricalDistribution::fromHistogram(b), { percentile }, options)
         .constFirst();
 }
 
-BootstrapResult bootstrapMeanChange(const LatencyHistogram &a, const LatencyHistogram &b,
-                                    const BootstrapOptions &options)
+BootstrapResult bootstrapMeanChange(
+    const LatencyHistogram &a, const LatencyHistogram &b, const BootstrapOptions &options)
 {
-    return bootstrapChanges(EmpiricalDistribution::fromHistogram(a), EmpiricalDistribution::fromHistogram(b), {kNaN},
-                            options)
+    return bootstrapChanges(
+        EmpiricalDistribution::fromHistogram(a), EmpiricalDistribution::fromHistogram(b), { kNaN }, options)
         .constFirst();
 }
 
@@ -445,7 +442,7 @@ MannWhitneyResult mannWhitney(const EmpiricalDistribution &a, const EmpiricalDis
         std::vector<KeyCount> out;
         out.reserve(d.values().size());
         for (const auto &v : d.values())
-            out.push_back({v.ns, v.count});
+            out.push_back({ v.ns, v.count });
         return out;
     };
     return mannWhitneyOf(keys(a), keys(b));
@@ -458,7 +455,7 @@ MannWhitneyResult mannWhitney(const LatencyHistogram &a, const LatencyHistogram 
     auto keys = [](const LatencyHistogram &h) {
         std::vector<KeyCount> out;
         for (const auto &bucket : h.buckets())
-            out.push_back({static_cast<double>(bucket.lowNs), bucket.count});
+            out.push_back({ static_cast<double>(bucket.lowNs), bucket.count });
         return out;
     };
     return mannWhitneyOf(keys(a), keys(b));

@@ -18,11 +18,9 @@ namespace rpcscope {
  * reports it; values within 0.8%). Samples in the same bucket are ties. When raw samples exist they give the exact
  * distribution instead. Either way the cost of a statistic is O(distinct values), never O(samples).
  */
-class EmpiricalDistribution
-{
+class EmpiricalDistribution {
 public:
-    struct Value
-    {
+    struct Value {
         double ns; ///< the value, in nanoseconds
         uint64_t count; ///< > 0
     };
@@ -57,25 +55,22 @@ private:
  * each side and at least minTailSamples of them beyond the percentile (n * (1 - p/100) >= minTailSamples): with the
  * defaults p50 needs 20 calls, p90 100, p95 200, p99 1000, p99.9 10000. The mean and Mann-Whitney need minSamples.
  */
-struct SampleRules
-{
+struct SampleRules {
     uint64_t minSamples = 20;
     double minTailSamples = 10;
 };
 
 /// Whether both samples are large enough for percentile @p percentile (0..100); NaN means the mean.
-struct SampleCheck
-{
+struct SampleCheck {
     bool enough = true;
     QString reason; ///< e.g. "p99 needs at least 1000 calls per run (A has 150)"; empty when enough
 };
 
 /// @p percentile 0..100, or NaN for the mean; @p label names it in the reason ("p99", "mean").
-SampleCheck checkSamples(uint64_t countA, uint64_t countB, double percentile, const QString &label,
-                         const SampleRules &rules = {});
+SampleCheck checkSamples(
+    uint64_t countA, uint64_t countB, double percentile, const QString &label, const SampleRules &rules = {});
 
-struct BootstrapOptions
-{
+struct BootstrapOptions {
     int replicates = 2000;
     double confidence = 0.95; ///< of the two-sided interval
     uint64_t seed = 0x9e3779b97f4a7c15ULL; ///< the same seed and data give the same interval
@@ -90,8 +85,7 @@ struct BootstrapOptions
  * number of calls), computes the statistic of each, and their ratio; the interval is the (1-c)/2 and (1+c)/2
  * quantiles of the replicate ratios, minus one.
  */
-struct BootstrapResult
-{
+struct BootstrapResult {
     double percentile = 0; ///< 0..100, or NaN for the mean
     bool valid = false; ///< false when a sample is empty or A's statistic is 0 (no ratio)
     bool tooFewSamples = false; ///< SampleRules say no: the estimate is shown, the interval is not to be trusted
@@ -109,25 +103,24 @@ struct BootstrapResult
 };
 
 /// One percentile (0 < percentile < 100) of two histograms.
-BootstrapResult bootstrapPercentileChange(const LatencyHistogram &a, const LatencyHistogram &b, double percentile,
-                                          const BootstrapOptions &options = {});
+BootstrapResult bootstrapPercentileChange(
+    const LatencyHistogram &a, const LatencyHistogram &b, double percentile, const BootstrapOptions &options = {});
 /// The mean of two histograms: exact means for the estimate, midpoint means (rescaled to the exact ones) inside.
-BootstrapResult bootstrapMeanChange(const LatencyHistogram &a, const LatencyHistogram &b,
-                                    const BootstrapOptions &options = {});
+BootstrapResult bootstrapMeanChange(
+    const LatencyHistogram &a, const LatencyHistogram &b, const BootstrapOptions &options = {});
 
 /**
  * Several statistics from the same replicates, which is what a comparison wants: one resampling pass serves every
  * percentile and the mean. Returns one result per entry of @p percentiles (0..100, NaN for the mean), in order.
  */
 QList<BootstrapResult> bootstrapChanges(const EmpiricalDistribution &a, const EmpiricalDistribution &b,
-                                        const QList<double> &percentiles, const BootstrapOptions &options = {});
+    const QList<double> &percentiles, const BootstrapOptions &options = {});
 
 /**
  * The Mann-Whitney U test of A against B, from the normal approximation with tie correction and a continuity
  * correction. Ties are equal values: for histograms, samples in the same bucket. O(distinct values).
  */
-struct MannWhitneyResult
-{
+struct MannWhitneyResult {
     bool valid = false; ///< both samples non-empty
     uint64_t countA = 0;
     uint64_t countB = 0;

@@ -9,14 +9,13 @@ namespace rpcscope {
 namespace {
 
 // Lends one side's transport (and so its connections) to one block's engine; the side keeps it for the next.
-class BorrowedTransport final : public Transport
-{
+class BorrowedTransport final : public Transport {
 public:
-    explicit BorrowedTransport(std::shared_ptr<Transport> transport)
-        : m_transport(std::move(transport))
+    explicit BorrowedTransport(std::shared_ptr<Transport> transport) : m_transport(std::move(transport)) { }
+    std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) override
     {
+        return m_transport->makeSlot(index, sink);
     }
-    std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) override { return m_transport->makeSlot(index, sink); }
 
 private:
     std::shared_ptr<Transport> m_transport;
@@ -73,8 +72,9 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
         return false;
     }
     if ((plan.totalCalls > 0 && blocks.calls == 0) || (plan.totalCalls == 0 && blocks.time.count() <= 0)) {
-        *error = plan.totalCalls > 0 ? QStringLiteral("the block size must be a number of calls (the run is counted in calls)")
-                                     : QStringLiteral("the block size must be a duration (the run is timed)");
+        *error = plan.totalCalls > 0
+            ? QStringLiteral("the block size must be a number of calls (the run is counted in calls)")
+            : QStringLiteral("the block size must be a duration (the run is timed)");
         return false;
     }
     if (m_thread.joinable())
@@ -135,7 +135,7 @@ void AbRunner::run()
     const LoadPlan &plan = m_sides[0].plan;
     const bool byCount = plan.totalCalls > 0;
     std::array<std::shared_ptr<Transport>, 2> kept;
-    std::array<int, 2> process{};
+    std::array<int, 2> process {};
     for (int side = 0; side < 2; ++side)
         process[side] = m_sides[side].restartServer ? 1 : 0;
     for (int round = 1; !m_stop && (!sideDone(0) || !sideDone(1)); ++round) {
@@ -150,7 +150,9 @@ void AbRunner::run()
                 kept[side].reset(); // its connections lead to the server that is about to stop
                 if (!m_sides[side].restartServer(&address, &pid, &why)) {
                     std::lock_guard lock(m_mutex);
-                    m_error = QStringLiteral("%1: the server did not start again: %2").arg(side == 0 ? u'A' : u'B').arg(why);
+                    m_error = QStringLiteral("%1: the server did not start again: %2")
+                                  .arg(side == 0 ? u'A' : u'B')
+                                  .arg(why);
                     m_running = false;
                     return;
                 }
@@ -222,8 +224,8 @@ void AbRunner::run()
             result.blocksConnection = m_blocks.connectionName();
             appendRun(m_totals[side], result);
             m_plannedSoFar[side] += byCount ? block.totalCalls : 0;
-            m_blockLog.push_back({side, round, result.callsCompleted(), result.callsFailed(), result.latency.percentile(50),
-                                  process[side]});
+            m_blockLog.push_back({ side, round, result.callsCompleted(), result.callsFailed(),
+                result.latency.percentile(50), process[side] });
             ++m_blocksDone;
             if (byCount && result.callsCompleted() == 0 && !m_stop) {
                 // A side that completes nothing (its server died) would loop forever.

@@ -18,8 +18,7 @@
 namespace rpcscope {
 
 /// One side of an A/B run: where to call and how (the same scenario on both sides, only the target differs).
-struct AbSide
-{
+struct AbSide {
     TransportOptions transport;
     GrpcTarget target;
     GrpcCall call;
@@ -32,8 +31,7 @@ struct AbSide
 };
 
 /// One finished block, for progress reports.
-struct AbBlockResult
-{
+struct AbBlockResult {
     int side = 0; ///< 0 = A, 1 = B
     int round = 0; ///< from 1
     uint64_t calls = 0;
@@ -43,10 +41,9 @@ struct AbBlockResult
 };
 
 /// How the calls are cut into blocks: by count when the plan has a call count, by time otherwise.
-struct AbBlocks
-{
+struct AbBlocks {
     uint64_t calls = 0; ///< per block (count mode)
-    std::chrono::nanoseconds time{0}; ///< per block (time mode)
+    std::chrono::nanoseconds time { 0 }; ///< per block (time mode)
     /**
      * Server processes per side over the run (A1 B1 A2 B2 ..., each side's blocks split evenly between them):
      * process effects (placement, memory layout) are then replicated and counted by the comparison. Only for sides
@@ -81,8 +78,7 @@ struct AbBlocks
  *
  * Runs on a thread of its own; the owner polls snapshot()/blocksDone() (the run store is the owner's thread's).
  */
-class AbRunner
-{
+class AbRunner {
 public:
     AbRunner();
     ~AbRunner();
@@ -120,14 +116,14 @@ private:
     mutable std::mutex m_mutex;
     std::array<RunSnapshot, 2> m_totals;
     std::array<std::vector<RawSample>, 2> m_raw;
-    std::array<uint64_t, 2> m_plannedSoFar{};
+    std::array<uint64_t, 2> m_plannedSoFar {};
     std::vector<AbBlockResult> m_blockLog;
     LoadEngine *m_current = nullptr; ///< the block running now (guarded by m_mutex)
     int m_currentSide = -1;
     int m_blocksDone = 0;
     QString m_error;
-    std::atomic<bool> m_stop{false};
-    std::atomic<bool> m_running{false};
+    std::atomic<bool> m_stop { false };
+    std::atomic<bool> m_running { false };
 };
 
 } // namespace rpcscope

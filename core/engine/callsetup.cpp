@@ -18,7 +18,7 @@ namespace {
 
 /// JSON text + fills -> serialized request.
 bool encodeJson(const Schema &schema, const google::protobuf::Descriptor *type, const QByteArray &json,
-                const QStringList &fills, std::string *out, QString *error)
+    const QStringList &fills, std::string *out, QString *error)
 {
     std::unique_ptr<google::protobuf::Message> request = messageFromJson(schema, type, json, error);
     if (!request)
@@ -66,23 +66,19 @@ QList<QByteArray> splitJsonArray(const QByteArray &array)
     return elements;
 }
 
-class TemplateEncoder final : public RequestEncoder
-{
+class TemplateEncoder final : public RequestEncoder {
 public:
     TemplateEncoder(Schema schema, const google::protobuf::Descriptor *type, std::vector<RequestTemplate> templates,
-                    QStringList fills)
-        : m_schema(std::move(schema))
-        , m_type(type)
-        , m_templates(std::move(templates))
-        , m_fills(std::move(fills))
+        QStringList fills)
+        : m_schema(std::move(schema)), m_type(type), m_templates(std::move(templates)), m_fills(std::move(fills))
     {
     }
 
-    bool encode(uint64_t callNumber, int workerId, std::mt19937_64 &rng, std::string *out,
-                std::string *error) const override
+    bool encode(
+        uint64_t callNumber, int workerId, std::mt19937_64 &rng, std::string *out, std::string *error) const override
     {
         const RequestTemplate &t = m_templates[callNumber % m_templates.size()];
-        const std::string json = t.render({callNumber, workerId, &rng});
+        const std::string json = t.render({ callNumber, workerId, &rng });
         QString why;
         if (!encodeJson(m_schema, m_type, QByteArray::fromStdString(json), m_fills, out, &why)) {
             *error = why.toStdString();
@@ -114,15 +110,15 @@ bool parseStreamOptions(const StreamText &text, StreamOptions *options, QString 
         if (!ok)
             return fail(QStringLiteral("--stream-call-count: expected a whole number, got \"%1\"").arg(count));
     }
-    for (const auto &[value, flag, into] :
-         {std::tuple(text.interval.trimmed(), "--stream-interval", &parsed.interval),
-          std::tuple(text.callDuration.trimmed(), "--stream-call-duration", &parsed.callDuration)}) {
+    for (const auto &[value, flag, into] : { std::tuple(text.interval.trimmed(), "--stream-interval", &parsed.interval),
+             std::tuple(text.callDuration.trimmed(), "--stream-call-duration", &parsed.callDuration) }) {
         if (value.isEmpty() || value == u"0")
             continue;
         QString why;
         const auto d = parseDuration(value, &why);
         if (!d || d->count() < 0)
-            return fail(QLatin1String(flag) + QStringLiteral(": ") + (d ? QStringLiteral("must not be negative") : why));
+            return fail(
+                QLatin1String(flag) + QStringLiteral(": ") + (d ? QStringLiteral("must not be negative") : why));
         *into = *d;
     }
     parsed.pingPong = text.pingPong;
@@ -151,7 +147,8 @@ std::optional<GrpcCall> prepareGrpcCall(const Schema &schema, const RequestSpec 
         // Check that the bytes are a message of the input type; fills apply to it as to JSON.
         std::unique_ptr<google::protobuf::Message> request = schema.newMessage(input);
         if (!request->ParseFromArray(spec.binary->constData(), static_cast<int>(spec.binary->size())))
-            return fail(QStringLiteral("the binary request does not parse as %1").arg(QString::fromStdString(input->full_name())));
+            return fail(QStringLiteral("the binary request does not parse as %1")
+                            .arg(QString::fromStdString(input->full_name())));
         for (const QString &fill : spec.fills) {
             if (!applyFill(request.get(), fill, error))
                 return std::nullopt;
@@ -196,7 +193,8 @@ std::optional<GrpcCall> prepareGrpcCall(const Schema &schema, const RequestSpec 
             std::mt19937_64 rng(1);
             std::string sample;
             QString why;
-            if (!encodeJson(schema, input, QByteArray::fromStdString(t->render({0, 0, &rng})), spec.fills, &sample, &why))
+            if (!encodeJson(
+                    schema, input, QByteArray::fromStdString(t->render({ 0, 0, &rng })), spec.fills, &sample, &why))
                 return fail(QStringLiteral("request template: %1").arg(why));
             templates.push_back(std::move(*t));
         }

@@ -11,14 +11,10 @@
 namespace rpcscope {
 
 /// What to call and with which request, as a user states it (CLI flags, GUI fields, scenario files).
-struct RequestSpec
-{
+struct RequestSpec {
     RequestSpec() = default;
     RequestSpec(QString call_, QByteArray json_ = {}, QStringList fills_ = {}, bool decodeResponse_ = true)
-        : call(std::move(call_))
-        , json(std::move(json_))
-        , fills(std::move(fills_))
-        , decodeResponse(decodeResponse_)
+        : call(std::move(call_)), json(std::move(json_)), fills(std::move(fills_)), decodeResponse(decodeResponse_)
     {
     }
 
@@ -32,8 +28,7 @@ struct RequestSpec
 };
 
 /// Stream settings as the user wrote them (CLI flags, GUI fields, scenario files); empty = the default.
-struct StreamText
-{
+struct StreamText {
     QString callCount; ///< --stream-call-count
     QString interval; ///< --stream-interval
     QString callDuration; ///< --stream-call-duration

@@ -24,15 +24,14 @@ constexpr nanoseconds kLateSend = std::chrono::milliseconds(1);
 
 enum Phase : int { WarmupPhase, TimedPhase, DonePhase };
 
-struct alignas(64) Shard
-{
+struct alignas(64) Shard {
     std::mutex mutex;
     LatencyHistogram ok;
     LatencyHistogram failed;
     LatencyHistogram service; // open loop: OK calls from their actual send
     LatencyHistogram lag; // open loop: actual minus intended send time
     uint64_t lateSends = 0;
-    StatusCounts status{};
+    StatusCounts status {};
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
     uint64_t messagesSent = 0; // streaming calls only
@@ -49,15 +48,13 @@ struct alignas(64) Shard
 };
 
 /// Per slot, written before its call starts and read in its completion callback (ordered by the transport).
-struct SlotTiming
-{
+struct SlotTiming {
     Clock::time_point intended;
     Clock::time_point sent;
 };
 } // namespace
 
-class LoadEngine::Run final : public CallSink
-{
+class LoadEngine::Run final : public CallSink {
 public:
     Run(LoadEngine *engine, std::unique_ptr<Transport> transport, const LoadPlan &plan, uint64_t generation)
         : m_engine(engine)
@@ -175,9 +172,9 @@ public:
             otherErrors += shard.otherErrors;
         }
         for (const auto &[key, count] : errors)
-            s.errors.append({key.first, QString::fromStdString(key.second), count});
+            s.errors.append({ key.first, QString::fromStdString(key.second), count });
         if (otherErrors)
-            s.errors.append({CallStatus::Unknown, QStringLiteral("(other error messages)"), otherErrors});
+            s.errors.append({ CallStatus::Unknown, QStringLiteral("(other error messages)"), otherErrors });
         std::sort(s.errors.begin(), s.errors.end(), [](const auto &a, const auto &b) { return a.count > b.count; });
         {
             std::lock_guard lock(m_timelineMutex);
@@ -195,7 +192,8 @@ public:
         if (m_timedStarted) {
             s.clientCpuSeconds = (s.isFinal() ? m_cpuAtEnd : processCpuSeconds()) - m_cpuAtStart;
             if (m_serverCpuAtStart >= 0) {
-                const double now = s.isFinal() ? m_serverCpuAtEnd : sampleProcess(static_cast<pid_t>(m_plan.serverPid)).cpuSeconds;
+                const double now
+                    = s.isFinal() ? m_serverCpuAtEnd : sampleProcess(static_cast<pid_t>(m_plan.serverPid)).cpuSeconds;
                 s.hasServerStats = now >= m_serverCpuAtStart;
                 s.serverCpuSeconds = s.hasServerStats ? now - m_serverCpuAtStart : 0;
             }
@@ -253,9 +251,9 @@ private:
         const int status = std::clamp(outcome.status, 0, CallStatus::SlotCount - 1);
         ++shard.status[static_cast<size_t>(status)];
         if (m_plan.recordRawSamples)
-            shard.raw.push_back({static_cast<uint64_t>(std::max<int64_t>(0, (timing.intended - m_timedStart).count())),
-                                 static_cast<uint32_t>(std::min<uint64_t>(fromIntended / 1000, UINT32_MAX)),
-                                 static_cast<uint32_t>(status)});
+            shard.raw.push_back({ static_cast<uint64_t>(std::max<int64_t>(0, (timing.intended - m_timedStart).count())),
+                static_cast<uint32_t>(std::min<uint64_t>(fromIntended / 1000, UINT32_MAX)),
+                static_cast<uint32_t>(status) });
         shard.bytesSent += outcome.bytesSent;
         shard.bytesReceived += outcome.bytesReceived;
         shard.messagesSent += outcome.messagesSent;
@@ -571,13 +569,13 @@ private:
     mutable std::vector<Shard> m_shards;
     std::vector<SlotTiming> m_timing;
 
-    std::atomic<int> m_phase{WarmupPhase};
-    std::atomic<uint64_t> m_tickets{0};
-    std::atomic<int> m_active{0};
-    std::atomic<bool> m_stopping{false};
-    std::atomic<uint64_t> m_warmupDone{0};
-    std::atomic<uint64_t> m_sent{0};
-    std::atomic<uint64_t> m_warmupSent{0};
+    std::atomic<int> m_phase { WarmupPhase };
+    std::atomic<uint64_t> m_tickets { 0 };
+    std::atomic<int> m_active { 0 };
+    std::atomic<bool> m_stopping { false };
+    std::atomic<uint64_t> m_warmupDone { 0 };
+    std::atomic<uint64_t> m_sent { 0 };
+    std::atomic<uint64_t> m_warmupSent { 0 };
     Clock::time_point m_deadline; // likewise
     Clock::time_point m_warmupDeadline;
 
@@ -586,7 +584,7 @@ private:
     std::condition_variable m_slotCv;
     std::vector<int> m_freeSlots;
     std::vector<int> m_parked; // closed loop with a concurrency schedule: callers not wanted now
-    std::atomic<int> m_running{0}; // callers running (closed loop) or calls in flight (open loop)
+    std::atomic<int> m_running { 0 }; // callers running (closed loop) or calls in flight (open loop)
     std::thread m_dispatcher;
 
     // Time series and resource samples, advanced by the clock thread.
@@ -634,10 +632,7 @@ bool parseWarmup(const QString &text, LoadPlan *plan, QString *error)
     return true;
 }
 
-LoadEngine::LoadEngine(QObject *parent)
-    : QObject(parent)
-{
-}
+LoadEngine::LoadEngine(QObject *parent) : QObject(parent) { }
 
 LoadEngine::~LoadEngine()
 {
@@ -681,7 +676,8 @@ bool LoadEngine::start(std::unique_ptr<Transport> transport, const LoadPlan &pla
     LoadPlan effective = plan;
     // No point in more callers than calls: -n smaller than -c still sends exactly n calls.
     if (!timeBound && plan.warmupDuration.count() == 0)
-        effective.concurrency = static_cast<int>(std::min<uint64_t>(plan.concurrency, std::max(plan.totalCalls, plan.warmupCalls)));
+        effective.concurrency
+            = static_cast<int>(std::min<uint64_t>(plan.concurrency, std::max(plan.totalCalls, plan.warmupCalls)));
     if (m_run)
         m_run->waitUntilQuiescent();
     m_run.reset();

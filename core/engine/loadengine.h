@@ -15,20 +15,19 @@ namespace rpcscope {
 class Transport;
 
 /// What a closed-loop run does; a snapshot of the caller's settings, never read again from outside.
-struct LoadPlan
-{
+struct LoadPlan {
     /// Closed loop: callers, each with one call in flight (ghz -c). Open loop: the most calls in flight at once.
     int concurrency = 50;
     uint64_t totalCalls = 200; ///< timed calls (ghz -n); 0 = bounded by duration only
-    std::chrono::nanoseconds duration{0}; ///< timed phase length (ghz -z); 0 = bounded by count only
+    std::chrono::nanoseconds duration { 0 }; ///< timed phase length (ghz -z); 0 = bounded by count only
     uint64_t warmupCalls = 0; ///< made first, never counted in the statistics
-    std::chrono::nanoseconds warmupDuration{0}; ///< or warm up for this long (closed loop, `concurrency` callers)
+    std::chrono::nanoseconds warmupDuration { 0 }; ///< or warm up for this long (closed loop, `concurrency` callers)
     /// Set: open loop, calls sent at the schedule's intended times whatever the replies do (--rps, --load-schedule).
     std::optional<RateSchedule> rate;
     /// Set (closed loop only): the number of callers follows this schedule (values are callers, not rates),
     /// never more than `concurrency` (--concurrency-schedule).
     std::optional<RateSchedule> concurrencySchedule;
-    std::chrono::nanoseconds interval{std::chrono::seconds(1)}; ///< time-series resolution
+    std::chrono::nanoseconds interval { std::chrono::seconds(1) }; ///< time-series resolution
     int64_t serverPid = 0; ///< a server process to sample for CPU and RSS (one rpcscope started); 0 = none
     /// Keep every timed call (16 bytes each) for export; off by default so memory stays flat with run length.
     bool recordRawSamples = false;
@@ -36,7 +35,6 @@ struct LoadPlan
 
 /// Reads a warm-up given as a number of calls ("100") or a duration ("5s") into @p plan; false with @p error.
 bool parseWarmup(const QString &text, LoadPlan *plan, QString *error);
-
 
 /**
  * The load engine. Closed loop: `concurrency` callers each keep one call in flight until the plan is done.
@@ -53,8 +51,7 @@ bool parseWarmup(const QString &text, LoadPlan *plan, QString *error);
  * both a count and a duration are set, whichever is reached first ends the run. Calls in flight when the run
  * ends are waited for and counted.
  */
-class LoadEngine : public QObject
-{
+class LoadEngine : public QObject {
     Q_OBJECT
 public:
     explicit LoadEngine(QObject *parent = nullptr);

@@ -102,8 +102,9 @@ QStringList summaryCsvColumns()
             << QStringLiteral("server_peak_rss_bytes") << QStringLiteral("bytes_sent")
             << QStringLiteral("bytes_received")
             // Streaming runs; empty for unary ones.
-            << QStringLiteral("messages_sent") << QStringLiteral("messages_received") << QStringLiteral("messages_per_s")
-            << QStringLiteral("message_p50_ms") << QStringLiteral("message_p90_ms") << QStringLiteral("message_p99_ms");
+            << QStringLiteral("messages_sent") << QStringLiteral("messages_received")
+            << QStringLiteral("messages_per_s") << QStringLiteral("message_p50_ms") << QStringLiteral("message_p90_ms")
+            << QStringLiteral("message_p99_ms");
     return columns;
 }
 
@@ -148,7 +149,7 @@ QByteArray runsSummaryCsv(const QList<RunRecord> &runs)
         const LatencyHistogram &m = s.messageLatency;
         row << (streams ? count(s.messagesSent) : QString()) << (streams ? count(s.messagesReceived) : QString())
             << (streams ? number(s.messagesReceivedPerSecond(), 3) : QString());
-        for (double p : {50.0, 90.0, 99.0})
+        for (double p : { 50.0, 90.0, 99.0 })
             row << (m.isEmpty() ? QString() : millis(static_cast<double>(m.percentile(p))));
         appendRow(out, row);
     }
@@ -172,7 +173,8 @@ QByteArray histogramCsv(const LatencyHistogram &histogram)
 QByteArray timelineCsv(const QList<IntervalPoint> &timeline)
 {
     // A streaming run's file has its messages too, in columns to the right.
-    const bool streams = std::any_of(timeline.begin(), timeline.end(), [](const IntervalPoint &p) { return p.messages > 0; });
+    const bool streams
+        = std::any_of(timeline.begin(), timeline.end(), [](const IntervalPoint &p) { return p.messages > 0; });
     QString out = QStringLiteral("end_s,seconds,calls,errors,rps,p50_ms,p90_ms,p99_ms,concurrency");
     out += streams ? QStringLiteral(",messages,messages_per_s,message_p50_ms,message_p90_ms,message_p99_ms\n")
                    : QStringLiteral("\n");
@@ -188,10 +190,11 @@ QByteArray timelineCsv(const QList<IntervalPoint> &timeline)
             out.chop(1); // the row's newline: the message columns follow
             const bool timed = point.messageP50 > 0;
             out += u',';
-            appendRow(out, { count(point.messages), number(point.messagesPerSecond(), 3),
-                               timed ? millis(static_cast<double>(point.messageP50)) : QString(),
-                               timed ? millis(static_cast<double>(point.messageP90)) : QString(),
-                               timed ? millis(static_cast<double>(point.messageP99)) : QString() });
+            appendRow(out,
+                { count(point.messages), number(point.messagesPerSecond(), 3),
+                    timed ? millis(static_cast<double>(point.messageP50)) : QString(),
+                    timed ? millis(static_cast<double>(point.messageP90)) : QString(),
+                    timed ? millis(static_cast<double>(point.messageP99)) : QString() });
         }
     }
     return out.toUtf8();

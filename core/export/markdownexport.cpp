@@ -41,7 +41,8 @@ QString latency(const LatencyHistogram &h, double percentile)
 QString runsMarkdownTable(const QList<RunRecord> &runs)
 {
     // Streaming runs add their messages, in columns to the right ("-" for the unary runs beside them).
-    const bool streams = std::any_of(runs.begin(), runs.end(), [](const RunRecord &r) { return r.snapshot.hasStreams(); });
+    const bool streams
+        = std::any_of(runs.begin(), runs.end(), [](const RunRecord &r) { return r.snapshot.hasStreams(); });
     QString text = QStringLiteral("| Run | Labels | Version | Count | req/s | p50 | p95 | p99 | Mean | Errors |");
     text += streams ? QStringLiteral(" msg/s | msg p50 | msg p99 |\n") : QStringLiteral("\n");
     text += QStringLiteral("|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|");

@@ -94,8 +94,8 @@ Ns RateSchedule::intendedTime(uint64_t k) const
         if (step == 0)
             return start > 0 ? fromSeconds(target / start) : Ns::max();
         bound = std::max(0.0, bound);
-        const double countAtBound = std::isinf(bound) ? std::numeric_limits<double>::infinity()
-                                                      : start * bound + step * bound * bound / 2;
+        const double countAtBound
+            = std::isinf(bound) ? std::numeric_limits<double>::infinity() : start * bound + step * bound * bound / 2;
         if (target <= countAtBound) {
             // Solve step/2 t^2 + start t - target = 0 for the smallest t >= 0.
             const double disc = start * start + 2 * step * target;

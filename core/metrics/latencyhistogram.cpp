@@ -78,7 +78,7 @@ std::vector<LatencyHistogram::Bucket> LatencyHistogram::buckets() const
     std::vector<Bucket> out;
     for (int i = 0; i < kBucketCount; ++i) {
         if (m_counts[i])
-            out.push_back({bucketLow(i), bucketHigh(i), m_counts[i]});
+            out.push_back({ bucketLow(i), bucketHigh(i), m_counts[i] });
     }
     return out;
 }
@@ -94,7 +94,7 @@ std::vector<std::pair<int, uint64_t>> LatencyHistogram::bucketCounts() const
 }
 
 bool LatencyHistogram::restore(const std::vector<std::pair<int, uint64_t>> &bucketCounts, uint64_t min, uint64_t max,
-                               Wide sum, Wide sumOfSquares, LatencyHistogram *into)
+    Wide sum, Wide sumOfSquares, LatencyHistogram *into)
 {
     LatencyHistogram h;
     int lowest = kBucketCount;

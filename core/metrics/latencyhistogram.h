@@ -16,16 +16,14 @@ namespace rpcscope {
  * samples. Count, min, max, sum and sum of squares are kept exactly, so mean and standard deviation are not
  * bucket approximations.
  */
-class LatencyHistogram
-{
+class LatencyHistogram {
 public:
     static constexpr int kLinearBits = 7; ///< values below 2^7 are exact
     static constexpr int kSubBuckets = 64; ///< buckets per power of two above that
     static constexpr int kMaxExponent = 48; ///< values >= 2^48 ns share the last bucket
     static constexpr int kBucketCount = (1 << kLinearBits) + (kMaxExponent - kLinearBits) * kSubBuckets;
 
-    struct Bucket
-    {
+    struct Bucket {
         uint64_t lowNs; ///< inclusive
         uint64_t highNs; ///< inclusive
         uint64_t count;
@@ -89,14 +87,13 @@ public:
      * the parts cannot come from one histogram: an index out of range, min > max, or min/max outside the
      * buckets that hold samples.
      */
-    static bool restore(const std::vector<std::pair<int, uint64_t>> &bucketCounts, uint64_t min, uint64_t max,
-                        Wide sum, Wide sumOfSquares, LatencyHistogram *into);
+    static bool restore(const std::vector<std::pair<int, uint64_t>> &bucketCounts, uint64_t min, uint64_t max, Wide sum,
+        Wide sumOfSquares, LatencyHistogram *into);
     /// The non-empty buckets as (index, count), in increasing order: what restore() takes.
     std::vector<std::pair<int, uint64_t>> bucketCounts() const;
 
 private:
-
-    std::array<uint64_t, kBucketCount> m_counts{};
+    std::array<uint64_t, kBucketCount> m_counts {};
     uint64_t m_count = 0;
     uint64_t m_min = UINT64_MAX;
     uint64_t m_max = 0;

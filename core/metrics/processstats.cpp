@@ -8,10 +8,11 @@ namespace rpcscope {
 
 double processCpuSeconds()
 {
-    rusage usage{};
+    rusage usage {};
     if (getrusage(RUSAGE_SELF, &usage) != 0)
         return 0;
-    auto seconds = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+    auto seconds
+        = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -53,8 +54,9 @@ ProcessSample sampleProcess(pid_t pid)
     unsigned long utime = 0;
     unsigned long stime = 0;
     long rss = 0;
-    const int got = std::sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d %*d %*d %*u %*u %ld",
-                                &utime, &stime, &rss);
+    const int got
+        = std::sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d %*d %*d %*u %*u %ld",
+            &utime, &stime, &rss);
     if (got != 3)
         return sample;
     const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));

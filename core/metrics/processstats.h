@@ -11,8 +11,7 @@ double processCpuSeconds();
 uint64_t processRssBytes();
 
 /// CPU seconds and resident set of another process (e.g. a server rpcscope started), from /proc.
-struct ProcessSample
-{
+struct ProcessSample {
     bool valid = false;
     double cpuSeconds = 0;
     uint64_t rssBytes = 0;

@@ -49,9 +49,8 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     for (size_t i = 0; i < total.statusCounts.size(); ++i)
         total.statusCounts[i] += block.statusCounts[i];
     for (const ErrorSample &e : block.errors) {
-        auto same = std::find_if(total.errors.begin(), total.errors.end(), [&e](const ErrorSample &t) {
-            return t.status == e.status && t.message == e.message;
-        });
+        auto same = std::find_if(total.errors.begin(), total.errors.end(),
+            [&e](const ErrorSample &t) { return t.status == e.status && t.message == e.message; });
         if (same != total.errors.end())
             same->count += e.count;
         else

@@ -30,23 +30,20 @@ struct RunSnapshot;
 void appendRun(RunSnapshot &total, const RunSnapshot &block);
 
 /// One timed call, kept only when the run records raw samples (LoadPlan::recordRawSamples).
-struct RawSample
-{
+struct RawSample {
     uint64_t sentNs; ///< intended send time, since the timed phase began
     uint32_t latencyUs; ///< from the intended send time, in microseconds (saturates at ~71 minutes)
     uint32_t status; ///< a CallStatus value
 };
 
-struct ErrorSample
-{
+struct ErrorSample {
     int status = 0;
     QString message;
     uint64_t count = 0;
 };
 
 /// One interval of the time series (default 1 s): what completed in it.
-struct IntervalPoint
-{
+struct IntervalPoint {
     double endSeconds = 0; ///< since the timed phase began
     double seconds = 0; ///< length (the last one may be shorter)
     uint64_t calls = 0;
@@ -70,11 +67,10 @@ struct IntervalPoint
  * in the side's totals; the block keeps its own latency histograms so a comparison can take each statistic per block
  * (or per server process, merging the blocks a process served).
  */
-struct RunBlock
-{
+struct RunBlock {
     int round = 0; ///< from 1
     int process = 0; ///< which start of this side's server command served it (from 1); 0: a server not restarted
-    std::chrono::nanoseconds elapsed{0};
+    std::chrono::nanoseconds elapsed { 0 };
     uint64_t calls = 0; ///< completed, OK or not
     uint64_t failed = 0;
     LatencyHistogram latency; ///< OK calls
@@ -85,8 +81,7 @@ struct RunBlock
  * Everything a run has measured so far, as a plain value: the engine hands out copies, the GUI and the reports
  * read only these. Only the timed phase is in here; warm-up calls are counted in warmupCalls and nowhere else.
  */
-struct RunSnapshot
-{
+struct RunSnapshot {
     uint64_t generation = 0; ///< which run of the engine this belongs to
     RunState state = RunState::Idle;
 
@@ -115,20 +110,20 @@ struct RunSnapshot
     bool hasServerStats = false; ///< the server is a process rpcscope started and could sample
     double serverCpuSeconds = 0;
     uint64_t serverPeakRssBytes = 0;
-    StatusCounts statusCounts{};
+    StatusCounts statusCounts {};
     QList<ErrorSample> errors; ///< distinct error messages with their counts (capped, most frequent kept)
 
     uint64_t warmupCalls = 0;
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
 
-    std::chrono::nanoseconds elapsed{0}; ///< of the timed phase, up to now or to its end
+    std::chrono::nanoseconds elapsed { 0 }; ///< of the timed phase, up to now or to its end
     /// An A/B side's blocks, in order (empty for other runs); blocksConnection says how they connected.
     std::vector<RunBlock> blocks;
     QString blocksConnection; ///< "kept" (one connection per server process) or "per-block" (dialled anew)
 
     uint64_t plannedCalls = 0; ///< 0 = bounded by duration only
-    std::chrono::nanoseconds plannedDuration{0}; ///< 0 = bounded by count only
+    std::chrono::nanoseconds plannedDuration { 0 }; ///< 0 = bounded by count only
 
     uint64_t callsCompleted() const { return latency.count() + errorLatency.count(); }
     uint64_t callsOk() const { return statusCounts[CallStatus::Ok]; }

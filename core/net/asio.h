@@ -26,8 +26,7 @@ using tcp = asio::ip::tcp;
 
 /// Threads each running their own io_context: a connection lives on one thread, so it needs no locks, and the
 /// next call of a caller starts on the thread that read the previous reply (as the gRPC transport does).
-class IoThreads
-{
+class IoThreads {
 public:
     explicit IoThreads(int count)
     {
@@ -77,8 +76,7 @@ private:
  * Calls check(thread, now) every @p period on each I/O thread: the transports' deadline checks, one timer per
  * thread instead of one armed and cancelled per call. Must be stopped before the threads are.
  */
-class PeriodicSweep
-{
+class PeriodicSweep {
 public:
     using Check = std::function<void(size_t thread, std::chrono::steady_clock::time_point now)>;
 
@@ -106,9 +104,9 @@ private:
     }
 
     std::vector<std::unique_ptr<asio::steady_timer>> m_timers;
-    std::chrono::milliseconds m_period{5};
+    std::chrono::milliseconds m_period { 5 };
     Check m_check;
-    std::atomic<bool> m_stopping{false};
+    std::atomic<bool> m_stopping { false };
 };
 
 } // namespace rpcscope::net

@@ -27,7 +27,7 @@ std::shared_ptr<grpc::ChannelCredentials> grpcChannelCredentials(const GrpcTls &
     options.set_certificate_verifier(std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
     if (!tls.certChain.empty()) {
         options.set_certificate_provider(std::make_shared<grpc::experimental::StaticDataCertificateProvider>(
-            std::vector<grpc::experimental::IdentityKeyCertPair>{{tls.privateKey, tls.certChain}}));
+            std::vector<grpc::experimental::IdentityKeyCertPair> { { tls.privateKey, tls.certChain } }));
         options.watch_identity_key_cert_pairs();
     }
     return grpc::experimental::TlsCredentials(options);

@@ -13,8 +13,7 @@ class ChannelCredentials;
 namespace rpcscope {
 
 /// TLS settings in ghz's terms. The PEM contents are read by the caller (so file errors name the flag).
-struct GrpcTls
-{
+struct GrpcTls {
     bool enabled = false;
     std::string rootCerts; ///< --cacert: trust these CAs (empty = the system's)
     std::string certChain; ///< --cert: our certificate, for mutual TLS

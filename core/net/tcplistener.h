@@ -13,8 +13,7 @@
 
 namespace rpcscope::net {
 
-class TcpListener
-{
+class TcpListener {
 public:
     /// Called on the I/O thread that owns the new connection.
     using SessionFactory = std::function<void(tcp::socket socket)>;

@@ -52,7 +52,7 @@ QString basisLine(const Comparison &comparison)
         return QStringLiteral("Mann-Whitney: not computed (a run has no OK calls)");
     return QStringLiteral("Mann-Whitney (%1): U = %2, z = %3, %4, P(B > A) = %5")
         .arg(source, QString::number(mw.u, 'f', mw.u == std::floor(mw.u) ? 0 : 1), QString::number(mw.z, 'f', 2),
-             formatPValue(mw.pValue), QString::number(mw.probabilityBGreater, 'f', 3));
+            formatPValue(mw.pValue), QString::number(mw.probabilityBGreater, 'f', 3));
 }
 
 // Reasons of verdict rows that had too few samples, unless the verdict line already gives them.
@@ -76,8 +76,7 @@ QString detectableCell(const MetricRow &row)
     return formatPercentChange(row.interval.detectable).replace(u'+', QStringLiteral("\u00b1"));
 }
 
-struct Cells
-{
+struct Cells {
     QStringList header;
     QList<QStringList> rows;
 };
@@ -85,17 +84,16 @@ struct Cells
 Cells cellsOf(const Comparison &comparison, const QString &nameA, const QString &nameB)
 {
     Cells cells;
-    cells.header = {QStringLiteral("metric"), nameA.isEmpty() ? QStringLiteral("A") : nameA,
-                    nameB.isEmpty() ? QStringLiteral("B") : nameB, QStringLiteral("delta"),
-                    QStringLiteral("change"), QStringLiteral("detectable"),
-                    QStringLiteral("verdict ") + u'(' + confidenceLabel(comparison) + u')'};
+    cells.header = { QStringLiteral("metric"), nameA.isEmpty() ? QStringLiteral("A") : nameA,
+        nameB.isEmpty() ? QStringLiteral("B") : nameB, QStringLiteral("delta"), QStringLiteral("change"),
+        QStringLiteral("detectable"), QStringLiteral("verdict ") + u'(' + confidenceLabel(comparison) + u')' };
     for (const auto &row : comparison.rows) {
         QString name = row.name;
         if (!row.lowerIsBetter)
             name += QStringLiteral(" (higher is better)");
-        cells.rows.push_back({name, formatMetricValue(row.valueA, row.unit), formatMetricValue(row.valueB, row.unit),
-                              formatMetricDelta(row.delta, row.unit), formatPercentChange(row.relativeChange),
-                              detectableCell(row), verdictCell(row)});
+        cells.rows.push_back({ name, formatMetricValue(row.valueA, row.unit), formatMetricValue(row.valueB, row.unit),
+            formatMetricDelta(row.delta, row.unit), formatPercentChange(row.relativeChange), detectableCell(row),
+            verdictCell(row) });
     }
     return cells;
 }

@@ -11,11 +11,11 @@ QString MatrixCell::label() const
     return transportName(transport) + QLatin1Char('/') + codecName(codec);
 }
 
-QList<MatrixCell> matrixCells(const QList<TransportKind> &transports, const QList<Codec> &codecs,
-                              const QStringList &payloads)
+QList<MatrixCell> matrixCells(
+    const QList<TransportKind> &transports, const QList<Codec> &codecs, const QStringList &payloads)
 {
     QList<MatrixCell> cells;
-    const QStringList variants = payloads.isEmpty() ? QStringList{QString()} : payloads;
+    const QStringList variants = payloads.isEmpty() ? QStringList { QString() } : payloads;
     for (const QString &payload : variants) {
         QList<MatrixCell> baseline;
         for (TransportKind transport : transports) {
@@ -24,7 +24,7 @@ QList<MatrixCell> matrixCells(const QList<TransportKind> &transports, const QLis
                     || codec == defaultCodec(transport);
                 if (!carries)
                     continue;
-                MatrixCell cell{transport, codec, payload};
+                MatrixCell cell { transport, codec, payload };
                 (transport == TransportKind::InProcess ? baseline : cells).append(cell);
             }
         }
@@ -67,26 +67,26 @@ QString formatMatrixTable(const QList<MatrixResult> &results)
 {
     QString text;
     QTextStream out(&text);
-    const QStringList header{QStringLiteral("payload"), QStringLiteral("transport/codec"), QStringLiteral("mean"),
-                             QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("req/s"),
-                             QStringLiteral("bytes/call"), QStringLiteral("client CPU"), QStringLiteral("server CPU"),
-                             QStringLiteral("codec share"), QStringLiteral("errors")};
+    const QStringList header { QStringLiteral("payload"), QStringLiteral("transport/codec"), QStringLiteral("mean"),
+        QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("req/s"), QStringLiteral("bytes/call"),
+        QStringLiteral("client CPU"), QStringLiteral("server CPU"), QStringLiteral("codec share"),
+        QStringLiteral("errors") };
     QList<QStringList> rows;
     for (qsizetype i = 0; i < results.size(); ++i) {
         const MatrixResult &r = results.at(i);
         const double share = codecShare(results, i);
         const bool baseline = r.cell.transport == TransportKind::InProcess;
-        rows.append({r.cell.payload.isEmpty() ? QStringLiteral("(as given)") : r.cell.payload,
-                     r.cell.label() + (baseline ? QStringLiteral(" (c=1)") : QString()),
-                     formatNanos(static_cast<uint64_t>(meanNs(r.run))),
-                     formatNanos(r.run.latency.percentile(50)), formatNanos(r.run.latency.percentile(99)),
-                     QString::number(r.run.requestsPerSecond(), 'f', 0), formatBytes(static_cast<uint64_t>(bytesPerCall(r.run))),
-                     QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
-                     baseline || r.run.serverCpuSeconds <= 0
-                         ? QStringLiteral("-")
-                         : QString::number(r.run.serverCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
-                     share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
-                     QString::number(r.run.callsFailed())});
+        rows.append({ r.cell.payload.isEmpty() ? QStringLiteral("(as given)") : r.cell.payload,
+            r.cell.label() + (baseline ? QStringLiteral(" (c=1)") : QString()),
+            formatNanos(static_cast<uint64_t>(meanNs(r.run))), formatNanos(r.run.latency.percentile(50)),
+            formatNanos(r.run.latency.percentile(99)), QString::number(r.run.requestsPerSecond(), 'f', 0),
+            formatBytes(static_cast<uint64_t>(bytesPerCall(r.run))),
+            QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
+            baseline || r.run.serverCpuSeconds <= 0
+                ? QStringLiteral("-")
+                : QString::number(r.run.serverCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
+            share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
+            QString::number(r.run.callsFailed()) });
     }
     QList<qsizetype> widths;
     for (qsizetype c = 0; c < header.size(); ++c) {
@@ -121,11 +121,12 @@ QString formatMatrixCsv(const QList<MatrixResult> &results)
         const double calls = std::max<double>(1, static_cast<double>(r.run.callsCompleted()));
         QString payload = r.cell.payload;
         if (payload.contains(QLatin1Char(',')) || payload.contains(QLatin1Char('"')))
-            payload = QLatin1Char('"') + payload.replace(QStringLiteral("\""), QStringLiteral("\"\"")) + QLatin1Char('"');
+            payload
+                = QLatin1Char('"') + payload.replace(QStringLiteral("\""), QStringLiteral("\"\"")) + QLatin1Char('"');
         const double share = codecShare(results, i);
         out << payload << ',' << transportName(r.cell.transport) << ',' << codecName(r.cell.codec) << ','
-            << r.run.callsCompleted() << ',' << r.run.callsFailed() << ',' << QString::number(meanNs(r.run), 'f', 0) << ','
-            << r.run.latency.percentile(50) << ',' << r.run.latency.percentile(90) << ','
+            << r.run.callsCompleted() << ',' << r.run.callsFailed() << ',' << QString::number(meanNs(r.run), 'f', 0)
+            << ',' << r.run.latency.percentile(50) << ',' << r.run.latency.percentile(90) << ','
             << r.run.latency.percentile(99) << ',' << QString::number(r.run.requestsPerSecond(), 'f', 1) << ','
             << QString::number(static_cast<double>(r.run.bytesSent) / calls, 'f', 1) << ','
             << QString::number(static_cast<double>(r.run.bytesReceived) / calls, 'f', 1) << ','

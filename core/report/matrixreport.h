@@ -11,8 +11,7 @@
 namespace rpcscope {
 
 /// One cell of a transport x codec x payload matrix.
-struct MatrixCell
-{
+struct MatrixCell {
     TransportKind transport = TransportKind::Grpc;
     Codec codec = Codec::Protobuf;
     QString payload; ///< the payload variant, e.g. "nums=1000" (a --fill), or "" for the request as given
@@ -23,11 +22,10 @@ struct MatrixCell
  * The cells worth running for these lists: each transport with each codec it can carry (gRPC protobuf, msgpack-rpc
  * msgpack, HTTP and the no-RPC baseline any), for each payload; payloads outermost, the no-RPC baseline last.
  */
-QList<MatrixCell> matrixCells(const QList<TransportKind> &transports, const QList<Codec> &codecs,
-                              const QStringList &payloads);
+QList<MatrixCell> matrixCells(
+    const QList<TransportKind> &transports, const QList<Codec> &codecs, const QStringList &payloads);
 
-struct MatrixResult
-{
+struct MatrixResult {
     MatrixCell cell;
     RunSnapshot run;
 };

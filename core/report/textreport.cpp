@@ -11,7 +11,7 @@ namespace rpcscope {
 
 const QList<double> &reportPercentiles()
 {
-    static const QList<double> percentiles{10, 25, 50, 75, 90, 95, 99, 99.9, 99.99};
+    static const QList<double> percentiles { 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99 };
     return percentiles;
 }
 
@@ -41,8 +41,8 @@ QString histogramText(const LatencyHistogram &h)
         edges[static_cast<size_t>(i)] = low * std::pow(high / low, static_cast<double>(i) / kBuckets);
     std::vector<uint64_t> counts(kBuckets, 0);
     for (const auto &bucket : h.buckets()) {
-        const double mid = std::clamp(0.5 * (static_cast<double>(bucket.lowNs) + static_cast<double>(bucket.highNs)),
-                                      low, high);
+        const double mid
+            = std::clamp(0.5 * (static_cast<double>(bucket.lowNs) + static_cast<double>(bucket.highNs)), low, high);
         auto it = std::lower_bound(edges.begin() + 1, edges.end(), mid);
         const auto index = std::min<ptrdiff_t>(it - edges.begin() - 1, kBuckets - 1);
         counts[static_cast<size_t>(std::max<ptrdiff_t>(index, 0))] += bucket.count;
@@ -51,10 +51,11 @@ QString histogramText(const LatencyHistogram &h)
     QString out;
     for (int i = 0; i < kBuckets; ++i) {
         const uint64_t c = counts[static_cast<size_t>(i)];
-        const int bar = most ? static_cast<int>(std::lround(static_cast<double>(c) * kBarWidth / static_cast<double>(most))) : 0;
+        const int bar
+            = most ? static_cast<int>(std::lround(static_cast<double>(c) * kBarWidth / static_cast<double>(most))) : 0;
         out += QStringLiteral("  %1 [%2]\t|%3\n")
                    .arg(pad(formatNanos(edges[static_cast<size_t>(i) + 1]), 10), QString::number(c),
-                        QString(bar, QChar(0x220E)));
+                       QString(bar, QChar(0x220E)));
     }
     return out;
 }
@@ -81,7 +82,7 @@ QString formatTextSummary(const RunSnapshot &run)
         const double n = static_cast<double>(run.callsCompleted());
         out += QStringLiteral("  Bytes/call:\t%1 sent, %2 received\n")
                    .arg(formatBytes(static_cast<double>(run.bytesSent) / n),
-                        formatBytes(static_cast<double>(run.bytesReceived) / n));
+                       formatBytes(static_cast<double>(run.bytesReceived) / n));
     }
     if (run.callsCompleted())
         out += QStringLiteral("  Client CPU:\t%1 us/call (%2 s in all), peak RSS %3\n")
@@ -99,16 +100,21 @@ QString formatTextSummary(const RunSnapshot &run)
     if (run.openLoop) {
         const double seconds = std::chrono::duration<double>(run.elapsed).count();
         out += QStringLiteral("\nOpen loop (latency counted from each call's intended send time):\n");
-        out += QStringLiteral("  Intended:\t%1 calls (rate now %2/s)\n").arg(run.intendedCalls, 0, 'f', 0).arg(run.intendedRate, 0, 'f', 1);
-        out += QStringLiteral("  Sent:\t%1 calls, %2/s achieved\n").arg(run.callsSent).arg(seconds > 0 ? static_cast<double>(run.callsSent) / seconds : 0.0, 0, 'f', 1);
+        out += QStringLiteral("  Intended:\t%1 calls (rate now %2/s)\n")
+                   .arg(run.intendedCalls, 0, 'f', 0)
+                   .arg(run.intendedRate, 0, 'f', 1);
+        out += QStringLiteral("  Sent:\t%1 calls, %2/s achieved\n")
+                   .arg(run.callsSent)
+                   .arg(seconds > 0 ? static_cast<double>(run.callsSent) / seconds : 0.0, 0, 'f', 1);
         out += QStringLiteral("  Send lag:\tp50 %1, p99 %2, max %3; %4 calls sent over 1 ms late\n")
                    .arg(formatNanos(static_cast<double>(run.sendLag.percentile(50))),
-                        formatNanos(static_cast<double>(run.sendLag.percentile(99))),
-                        formatNanos(static_cast<double>(run.sendLag.max())))
+                       formatNanos(static_cast<double>(run.sendLag.percentile(99))),
+                       formatNanos(static_cast<double>(run.sendLag.max())))
                    .arg(run.lateSends);
         if (!run.keptUp())
-            out += QStringLiteral("  WARNING:\tthe client could not keep up with the intended rate (too few slots: raise -c, "
-                                  "or the server is too slow); latencies include the wait to be sent\n");
+            out += QStringLiteral(
+                "  WARNING:\tthe client could not keep up with the intended rate (too few slots: raise -c, "
+                "or the server is too slow); latencies include the wait to be sent\n");
     }
 
     if (run.hasStreams()) {
@@ -124,10 +130,12 @@ QString formatTextSummary(const RunSnapshot &run)
         const LatencyHistogram &m = run.messageLatency;
         if (!m.isEmpty()) {
             QStringList parts;
-            for (double p : {50.0, 90.0, 99.0, 99.9})
-                parts << QStringLiteral("p%1 %2").arg(percentileLabel(p), formatNanos(static_cast<double>(m.percentile(p))));
+            for (double p : { 50.0, 90.0, 99.0, 99.9 })
+                parts << QStringLiteral("p%1 %2").arg(
+                    percentileLabel(p), formatNanos(static_cast<double>(m.percentile(p))));
             out += QStringLiteral("  Per message:\t%1, mean %2, max %3 (%4 timed)\n")
-                       .arg(parts.join(QStringLiteral(", ")), formatNanos(m.mean()), formatNanos(static_cast<double>(m.max())))
+                       .arg(parts.join(QStringLiteral(", ")), formatNanos(m.mean()),
+                           formatNanos(static_cast<double>(m.max())))
                        .arg(m.count());
         }
     }
@@ -147,27 +155,37 @@ QString formatTextSummary(const RunSnapshot &run)
                        .arg(formatNanos(static_cast<double>(run.serviceLatency.percentile(p))));
     } else {
         for (double p : reportPercentiles())
-            out += QStringLiteral("  %1 % in %2\n").arg(percentileLabel(p), formatNanos(static_cast<double>(ok.percentile(p))));
+            out += QStringLiteral("  %1 % in %2\n")
+                       .arg(percentileLabel(p), formatNanos(static_cast<double>(ok.percentile(p))));
     }
 
     if (!run.timeline.isEmpty() && run.timeline.size() <= 120) {
         out += QStringLiteral("\nTime series:\n  %1 %2 %3 %4 %5 %6 %7")
-                   .arg(QStringLiteral("t (s)"), 8).arg(QStringLiteral("calls"), 9).arg(QStringLiteral("errors"), 7)
-                   .arg(QStringLiteral("req/s"), 10).arg(QStringLiteral("p50"), 9).arg(QStringLiteral("p99"), 9)
+                   .arg(QStringLiteral("t (s)"), 8)
+                   .arg(QStringLiteral("calls"), 9)
+                   .arg(QStringLiteral("errors"), 7)
+                   .arg(QStringLiteral("req/s"), 10)
+                   .arg(QStringLiteral("p50"), 9)
+                   .arg(QStringLiteral("p99"), 9)
                    .arg(run.openLoop ? QStringLiteral("in flight") : QStringLiteral("callers"), 9);
         if (run.hasStreams()) // streams: what the messages did in each interval, to the right
-            out += QStringLiteral(" %1 %2 %3").arg(QStringLiteral("msgs/s"), 10).arg(QStringLiteral("msg p50"), 9)
+            out += QStringLiteral(" %1 %2 %3")
+                       .arg(QStringLiteral("msgs/s"), 10)
+                       .arg(QStringLiteral("msg p50"), 9)
                        .arg(QStringLiteral("msg p99"), 9);
         out += u'\n';
         for (const IntervalPoint &point : run.timeline) {
             out += QStringLiteral("  %1 %2 %3 %4 %5 %6 %7")
-                       .arg(point.endSeconds, 8, 'f', 2).arg(point.calls, 9).arg(point.errors, 7)
+                       .arg(point.endSeconds, 8, 'f', 2)
+                       .arg(point.calls, 9)
+                       .arg(point.errors, 7)
                        .arg(point.requestsPerSecond(), 10, 'f', 1)
                        .arg(formatNanos(static_cast<double>(point.p50)), 9)
                        .arg(formatNanos(static_cast<double>(point.p99)), 9)
                        .arg(point.concurrency, 9);
             if (run.hasStreams())
-                out += QStringLiteral(" %1 %2 %3").arg(point.messagesPerSecond(), 10, 'f', 1)
+                out += QStringLiteral(" %1 %2 %3")
+                           .arg(point.messagesPerSecond(), 10, 'f', 1)
                            .arg(formatNanos(static_cast<double>(point.messageP50)), 9)
                            .arg(formatNanos(static_cast<double>(point.messageP99)), 9);
             out += u'\n';

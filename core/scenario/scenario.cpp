@@ -24,12 +24,9 @@ QJsonArray stringArray(const QStringList &list)
 
 QJsonObject scheduleJson(const ScheduleText &s)
 {
-    return QJsonObject{{QStringLiteral("kind"), s.kind},
-                       {QStringLiteral("start"), s.start},
-                       {QStringLiteral("step"), s.step},
-                       {QStringLiteral("end"), s.end},
-                       {QStringLiteral("step_duration"), s.stepDuration},
-                       {QStringLiteral("max_duration"), s.maxDuration}};
+    return QJsonObject { { QStringLiteral("kind"), s.kind }, { QStringLiteral("start"), s.start },
+        { QStringLiteral("step"), s.step }, { QStringLiteral("end"), s.end },
+        { QStringLiteral("step_duration"), s.stepDuration }, { QStringLiteral("max_duration"), s.maxDuration } };
 }
 
 /// Line and column (1-based) of a byte offset, for syntax errors.
@@ -47,13 +44,10 @@ QString position(const QByteArray &text, qsizetype offset)
 }
 
 /// Reads typed fields out of an object, remembering the first problem with its path.
-class Reader
-{
+class Reader {
 public:
     Reader(QJsonObject object, QString path, QString *error)
-        : m_object(std::move(object))
-        , m_path(std::move(path))
-        , m_error(error)
+        : m_object(std::move(object)), m_path(std::move(path)), m_error(error)
     {
     }
 
@@ -87,15 +81,15 @@ public:
         *into = v.toBool();
     }
 
-    template<typename T>
-    void integer(const QString &key, T *into, double min, double max)
+    template<typename T> void integer(const QString &key, T *into, double min, double max)
     {
         const QJsonValue v = m_object.value(key);
         if (v.isUndefined() || v.isNull())
             return;
         const double d = v.toDouble(-1e300);
         if (!v.isDouble() || d != std::floor(d) || d < min || d > max)
-            return fail(key, QStringLiteral("expected a whole number from %1 to %2").arg(min, 0, 'f', 0).arg(max, 0, 'f', 0));
+            return fail(
+                key, QStringLiteral("expected a whole number from %1 to %2").arg(min, 0, 'f', 0).arg(max, 0, 'f', 0));
         *into = static_cast<T>(d);
     }
 
@@ -133,7 +127,8 @@ public:
     {
         for (auto it = m_object.begin(); it != m_object.end(); ++it) {
             if (!known.contains(it.key()))
-                return fail(it.key(), QStringLiteral("unknown field (known: %1)").arg(known.join(QStringLiteral(", "))));
+                return fail(
+                    it.key(), QStringLiteral("unknown field (known: %1)").arg(known.join(QStringLiteral(", "))));
         }
     }
 
@@ -145,8 +140,8 @@ public:
         QString error;
         Reader r(*o, where(key), &error);
         ScheduleText s;
-        r.rejectUnknown({QStringLiteral("kind"), QStringLiteral("start"), QStringLiteral("step"), QStringLiteral("end"),
-                         QStringLiteral("step_duration"), QStringLiteral("max_duration")});
+        r.rejectUnknown({ QStringLiteral("kind"), QStringLiteral("start"), QStringLiteral("step"),
+            QStringLiteral("end"), QStringLiteral("step_duration"), QStringLiteral("max_duration") });
         r.string(QStringLiteral("kind"), &s.kind);
         r.string(QStringLiteral("start"), &s.start);
         r.string(QStringLiteral("step"), &s.step);
@@ -165,10 +160,7 @@ public:
     }
 
     Reader child(const QJsonObject &object, const QString &key) const { return Reader(object, where(key), m_error); }
-    void adopt(const Reader &child)
-    {
-        m_ok = m_ok && child.ok();
-    }
+    void adopt(const Reader &child) { m_ok = m_ok && child.ok(); }
 
 private:
     QJsonObject m_object;
@@ -181,22 +173,18 @@ private:
 
 QByteArray Scenario::toJson() const
 {
-    QJsonObject schema{{QStringLiteral("protos"), stringArray(protos)},
-                       {QStringLiteral("import_paths"), stringArray(importPaths)},
-                       {QStringLiteral("protosets"), stringArray(protosets)}};
+    QJsonObject schema { { QStringLiteral("protos"), stringArray(protos) },
+        { QStringLiteral("import_paths"), stringArray(importPaths) },
+        { QStringLiteral("protosets"), stringArray(protosets) } };
     QJsonObject meta;
     QJsonArray metadataArray;
     for (const auto &[key, value] : metadata)
-        metadataArray.append(QJsonArray{key, value});
-    QJsonObject load{{QStringLiteral("calls"), static_cast<double>(calls)},
-                     {QStringLiteral("concurrency"), concurrency},
-                     {QStringLiteral("duration"), duration},
-                     {QStringLiteral("rate"), rate},
-                     {QStringLiteral("warmup"), warmup},
-                     {QStringLiteral("timeout"), timeout},
-                     {QStringLiteral("discard_response"), discardResponse},
-                     {QStringLiteral("max_receive_size"), maxReceiveSize},
-                     {QStringLiteral("max_send_size"), maxSendSize}};
+        metadataArray.append(QJsonArray { key, value });
+    QJsonObject load { { QStringLiteral("calls"), static_cast<double>(calls) },
+        { QStringLiteral("concurrency"), concurrency }, { QStringLiteral("duration"), duration },
+        { QStringLiteral("rate"), rate }, { QStringLiteral("warmup"), warmup }, { QStringLiteral("timeout"), timeout },
+        { QStringLiteral("discard_response"), discardResponse }, { QStringLiteral("max_receive_size"), maxReceiveSize },
+        { QStringLiteral("max_send_size"), maxSendSize } };
     if (connections >= 0)
         load.insert(QStringLiteral("connections"), connections);
     if (rateSchedule)
@@ -208,9 +196,9 @@ QByteArray Scenario::toJson() const
         load.insert(QStringLiteral("client_threads"), clientThreads);
     if (!interval.isEmpty())
         load.insert(QStringLiteral("interval"), interval);
-    for (const auto &[key, value] : {std::pair(QStringLiteral("stream_call_count"), &streamCallCount),
-                                     std::pair(QStringLiteral("stream_interval"), &streamInterval),
-                                     std::pair(QStringLiteral("stream_call_duration"), &streamCallDuration)}) {
+    for (const auto &[key, value] : { std::pair(QStringLiteral("stream_call_count"), &streamCallCount),
+             std::pair(QStringLiteral("stream_interval"), &streamInterval),
+             std::pair(QStringLiteral("stream_call_duration"), &streamCallDuration) }) {
         if (!value->isEmpty())
             load.insert(key, *value);
     }
@@ -219,27 +207,21 @@ QByteArray Scenario::toJson() const
     QJsonObject connection;
     if (security != u"auto")
         connection.insert(QStringLiteral("security"), security);
-    for (const auto &[key, value] :
-         {std::pair(QStringLiteral("cacert"), &caCert), std::pair(QStringLiteral("cert"), &clientCert),
-          std::pair(QStringLiteral("key"), &clientKey), std::pair(QStringLiteral("cname"), &serverName),
-          std::pair(QStringLiteral("authority"), &authority)}) {
+    for (const auto &[key, value] : { std::pair(QStringLiteral("cacert"), &caCert),
+             std::pair(QStringLiteral("cert"), &clientCert), std::pair(QStringLiteral("key"), &clientKey),
+             std::pair(QStringLiteral("cname"), &serverName), std::pair(QStringLiteral("authority"), &authority) }) {
         if (!value->isEmpty())
             connection.insert(key, *value);
     }
     if (skipVerify)
         connection.insert(QStringLiteral("skip_verify"), true);
-    QJsonObject root{{QStringLiteral("rpcscope_scenario"), kFormatVersion},
-                           {QStringLiteral("schema"), schema},
-                           {QStringLiteral("method"), method},
-                           {QStringLiteral("transport"), transport},
-                           {QStringLiteral("codec"), codec},
-                           {QStringLiteral("rpc_method"), rpcMethod},
-                           {QStringLiteral("msgpack_params"), msgpackParamsMap ? QStringLiteral("map") : QStringLiteral("positional")},
-                           {QStringLiteral("target"), target},
-                           {QStringLiteral("request"), QString::fromUtf8(request)},
-                           {QStringLiteral("fills"), stringArray(fills)},
-                           {QStringLiteral("metadata"), metadataArray},
-                           {QStringLiteral("load"), load}};
+    QJsonObject root { { QStringLiteral("rpcscope_scenario"), kFormatVersion }, { QStringLiteral("schema"), schema },
+        { QStringLiteral("method"), method }, { QStringLiteral("transport"), transport },
+        { QStringLiteral("codec"), codec }, { QStringLiteral("rpc_method"), rpcMethod },
+        { QStringLiteral("msgpack_params"), msgpackParamsMap ? QStringLiteral("map") : QStringLiteral("positional") },
+        { QStringLiteral("target"), target }, { QStringLiteral("request"), QString::fromUtf8(request) },
+        { QStringLiteral("fills"), stringArray(fills) }, { QStringLiteral("metadata"), metadataArray },
+        { QStringLiteral("load"), load } };
     if (!connection.isEmpty())
         root.insert(QStringLiteral("connection"), connection);
     if (!rawSamples.isEmpty())
@@ -282,15 +264,14 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                          .arg(kFormatVersion);
         return std::nullopt;
     }
-    r.rejectUnknown({QStringLiteral("rpcscope_scenario"), QStringLiteral("schema"), QStringLiteral("method"),
-                     QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"),
-                     QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"),
-                     QStringLiteral("fills"), QStringLiteral("metadata"), QStringLiteral("load"),
-                     QStringLiteral("connection"), QStringLiteral("raw_samples"), QStringLiteral("request_binary_file"),
-                     QStringLiteral("checks")});
+    r.rejectUnknown({ QStringLiteral("rpcscope_scenario"), QStringLiteral("schema"), QStringLiteral("method"),
+        QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"),
+        QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"), QStringLiteral("fills"),
+        QStringLiteral("metadata"), QStringLiteral("load"), QStringLiteral("connection"), QStringLiteral("raw_samples"),
+        QStringLiteral("request_binary_file"), QStringLiteral("checks") });
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
-        sr.rejectUnknown({QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets")});
+        sr.rejectUnknown({ QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets") });
         sr.strings(QStringLiteral("protos"), &s.protos);
         sr.strings(QStringLiteral("import_paths"), &s.importPaths);
         sr.strings(QStringLiteral("protosets"), &s.protosets);
@@ -309,8 +290,9 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     QString request;
     const QJsonValue requestValue = root.value(QStringLiteral("request"));
     if (requestValue.isObject() || requestValue.isArray()) // hand-written documents may give the JSON itself
-        request = QString::fromUtf8(requestValue.isObject() ? QJsonDocument(requestValue.toObject()).toJson(QJsonDocument::Compact)
-                                                            : QJsonDocument(requestValue.toArray()).toJson(QJsonDocument::Compact));
+        request = QString::fromUtf8(requestValue.isObject()
+                ? QJsonDocument(requestValue.toObject()).toJson(QJsonDocument::Compact)
+                : QJsonDocument(requestValue.toArray()).toJson(QJsonDocument::Compact));
     else
         r.string(QStringLiteral("request"), &request);
     s.request = request.toUtf8();
@@ -324,7 +306,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                 r.fail(QStringLiteral("metadata[%1]").arg(i), QStringLiteral("expected [\"key\", \"value\"]"));
                 break;
             }
-            s.metadata.append({pair[0].toString(), pair[1].toString()});
+            s.metadata.append({ pair[0].toString(), pair[1].toString() });
         }
     } else if (metadata.isObject()) {
         const QJsonObject object = metadata.toObject();
@@ -333,21 +315,19 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                 r.fail(QStringLiteral("metadata.") + it.key(), QStringLiteral("expected a string"));
                 break;
             }
-            s.metadata.append({it.key(), it.value().toString()});
+            s.metadata.append({ it.key(), it.value().toString() });
         }
     } else if (!metadata.isUndefined() && !metadata.isNull()) {
         r.fail(QStringLiteral("metadata"), QStringLiteral("expected an array of [key, value] pairs"));
     }
     if (const auto load = r.object(QStringLiteral("load"))) {
         Reader lr = r.child(*load, QStringLiteral("load"));
-        lr.rejectUnknown({QStringLiteral("calls"), QStringLiteral("concurrency"), QStringLiteral("duration"),
-                          QStringLiteral("rate"), QStringLiteral("warmup"), QStringLiteral("timeout"),
-                          QStringLiteral("connections"), QStringLiteral("discard_response"),
-                          QStringLiteral("max_receive_size"), QStringLiteral("max_send_size"),
-                          QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule"),
-                          QStringLiteral("client_threads"), QStringLiteral("interval"),
-                          QStringLiteral("stream_call_count"), QStringLiteral("stream_interval"),
-                          QStringLiteral("stream_call_duration"), QStringLiteral("stream_ping_pong")});
+        lr.rejectUnknown({ QStringLiteral("calls"), QStringLiteral("concurrency"), QStringLiteral("duration"),
+            QStringLiteral("rate"), QStringLiteral("warmup"), QStringLiteral("timeout"), QStringLiteral("connections"),
+            QStringLiteral("discard_response"), QStringLiteral("max_receive_size"), QStringLiteral("max_send_size"),
+            QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule"), QStringLiteral("client_threads"),
+            QStringLiteral("interval"), QStringLiteral("stream_call_count"), QStringLiteral("stream_interval"),
+            QStringLiteral("stream_call_duration"), QStringLiteral("stream_ping_pong") });
         lr.integer(QStringLiteral("calls"), &s.calls, 0, 9e15);
         lr.integer(QStringLiteral("concurrency"), &s.concurrency, 1, 100000);
         lr.string(QStringLiteral("duration"), &s.duration);
@@ -370,9 +350,9 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     }
     if (const auto connection = r.object(QStringLiteral("connection"))) {
         Reader cr = r.child(*connection, QStringLiteral("connection"));
-        cr.rejectUnknown({QStringLiteral("security"), QStringLiteral("cacert"), QStringLiteral("cert"),
-                          QStringLiteral("key"), QStringLiteral("cname"), QStringLiteral("skip_verify"),
-                          QStringLiteral("authority")});
+        cr.rejectUnknown(
+            { QStringLiteral("security"), QStringLiteral("cacert"), QStringLiteral("cert"), QStringLiteral("key"),
+                QStringLiteral("cname"), QStringLiteral("skip_verify"), QStringLiteral("authority") });
         cr.string(QStringLiteral("security"), &s.security);
         cr.string(QStringLiteral("cacert"), &s.caCert);
         cr.string(QStringLiteral("cert"), &s.clientCert);
@@ -385,10 +365,10 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
             cr.fail(QStringLiteral("security"), QStringLiteral("\"%1\" is not auto, plaintext or tls").arg(s.security));
         if (cr.ok() && s.security == u"plaintext" && s.hasTlsSettings())
             cr.fail(QStringLiteral("security"),
-                    QStringLiteral("plaintext contradicts the TLS settings (cacert, cert, key, cname, skip_verify)"));
+                QStringLiteral("plaintext contradicts the TLS settings (cacert, cert, key, cname, skip_verify)"));
         if (cr.ok() && s.clientCert.isEmpty() != s.clientKey.isEmpty())
             cr.fail(s.clientKey.isEmpty() ? QStringLiteral("key") : QStringLiteral("cert"),
-                    QStringLiteral("a client certificate and its key go together"));
+                QStringLiteral("a client certificate and its key go together"));
         r.adopt(cr);
     }
     r.string(QStringLiteral("raw_samples"), &s.rawSamples);
@@ -396,7 +376,8 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     if (r.ok() && root.contains(QStringLiteral("checks"))) {
         const QJsonValue checks = root.value(QStringLiteral("checks"));
         if (!checks.isArray())
-            r.fail(QStringLiteral("checks"), QStringLiteral("expected a list such as [\"p99<20ms\", \"error_rate<0.1%\"]"));
+            r.fail(QStringLiteral("checks"),
+                QStringLiteral("expected a list such as [\"p99<20ms\", \"error_rate<0.1%\"]"));
         const QJsonArray list = checks.toArray();
         for (qsizetype i = 0; r.ok() && i < list.size(); ++i) {
             const QString field = QStringLiteral("checks[%1]").arg(i);
@@ -409,11 +390,15 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                 s.checks << list.at(i).toString();
         }
     }
-    if (r.ok() && !QStringList{QStringLiteral("grpc"), QStringLiteral("http"), QStringLiteral("msgpack"), QStringLiteral("none")}
-                       .contains(s.transport))
-        r.fail(QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(s.transport));
+    if (r.ok()
+        && !QStringList { QStringLiteral("grpc"), QStringLiteral("http"), QStringLiteral("msgpack"),
+            QStringLiteral("none") }
+                .contains(s.transport))
+        r.fail(
+            QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(s.transport));
     if (r.ok() && !s.codec.isEmpty()
-        && !QStringList{QStringLiteral("protobuf"), QStringLiteral("json"), QStringLiteral("msgpack")}.contains(s.codec))
+        && !QStringList { QStringLiteral("protobuf"), QStringLiteral("json"), QStringLiteral("msgpack") }.contains(
+            s.codec))
         r.fail(QStringLiteral("codec"), QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(s.codec));
     if (r.ok() && s.transport != u"grpc" && (s.hasTlsSettings() || s.security == u"tls"))
         r.fail(QStringLiteral("connection"), QStringLiteral("the TLS settings are for the grpc transport"));
@@ -440,11 +425,11 @@ bool Scenario::hasTlsSettings() const
 QList<QString *> Scenario::filePaths()
 {
     QList<QString *> paths;
-    for (QStringList *list : {&protos, &importPaths, &protosets}) {
+    for (QStringList *list : { &protos, &importPaths, &protosets }) {
         for (QString &p : *list)
             paths << &p;
     }
-    for (QString *p : {&caCert, &clientCert, &clientKey, &rawSamples, &requestBinaryFile}) {
+    for (QString *p : { &caCert, &clientCert, &clientKey, &rawSamples, &requestBinaryFile }) {
         if (!p->isEmpty()) // empty means unset, not the document's folder
             paths << p;
     }

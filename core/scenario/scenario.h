@@ -11,8 +11,7 @@
 namespace rpcscope {
 
 /// A schedule as the user wrote it (CLI flags, GUI fields): values are text, checked when a run is prepared.
-struct ScheduleText
-{
+struct ScheduleText {
     QString kind = QStringLiteral("step"); ///< const, step or line
     QString start;
     QString step;
@@ -28,8 +27,7 @@ struct ScheduleText
  * like "4MiB"), so a document round-trips exactly; they are checked when a run is prepared, by the same code as
  * the CLI's flags. The request is kept as text, never re-serialized (64-bit integers and templates survive).
  */
-struct Scenario
-{
+struct Scenario {
     static constexpr int kFormatVersion = 1;
 
     // Schema: .proto files (with import paths) or protosets; none = the built-in bench schema, or the server's

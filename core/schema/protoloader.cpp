@@ -24,8 +24,7 @@ namespace {
 const QString kEmbeddedRoot = QStringLiteral(":/rpcscope/proto/");
 
 /// User import paths first, then the built-in protos: a user's own copy of a well-known type wins.
-class LayeredSourceTree : public gp::compiler::SourceTree
-{
+class LayeredSourceTree : public gp::compiler::SourceTree {
 public:
     gp::compiler::DiskSourceTree disk;
 
@@ -42,20 +41,18 @@ public:
         return nullptr;
     }
 
-    std::string GetLastErrorMessage() override { return "file not found (searched the import paths and the built-in well-known types)"; }
+    std::string GetLastErrorMessage() override
+    {
+        return "file not found (searched the import paths and the built-in well-known types)";
+    }
 
 private:
     std::list<QByteArray> m_buffers; // stable addresses for the streams handed out
 };
 
-class ErrorCollector : public gp::compiler::MultiFileErrorCollector
-{
+class ErrorCollector : public gp::compiler::MultiFileErrorCollector {
 public:
-    ErrorCollector(gp::compiler::DiskSourceTree *disk, QList<SchemaError> *errors)
-        : m_disk(disk)
-        , m_errors(errors)
-    {
-    }
+    ErrorCollector(gp::compiler::DiskSourceTree *disk, QList<SchemaError> *errors) : m_disk(disk), m_errors(errors) { }
 
     // protobuf passes 0-based line and column, -1 when there is none.
     void AddError(const std::string &filename, int line, int column, const std::string &message) override
@@ -63,8 +60,8 @@ public:
         std::string diskFile;
         QString file = m_disk->VirtualFileToDiskFile(filename, &diskFile) ? QString::fromStdString(diskFile)
                                                                           : QString::fromStdString(filename);
-        SchemaError error{file, line >= 0 ? line + 1 : 0, column >= 0 ? column + 1 : 0,
-                          QString::fromStdString(message)};
+        SchemaError error { file, line >= 0 ? line + 1 : 0, column >= 0 ? column + 1 : 0,
+            QString::fromStdString(message) };
         for (const auto &existing : *m_errors) {
             if (existing.toString() == error.toString())
                 return;
@@ -96,7 +93,7 @@ SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &imp
     for (const QString &path : importPaths) {
         const QFileInfo info(path);
         if (!info.isDir()) {
-            result.errors.append({path, 0, 0, QStringLiteral("import path is not a readable folder")});
+            result.errors.append({ path, 0, 0, QStringLiteral("import path is not a readable folder") });
             continue;
         }
         roots << info.absoluteFilePath();
@@ -131,9 +128,8 @@ SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &imp
             }
         }
         if (virtualName.isEmpty()) {
-            result.errors.append({file, 0, 0,
-                                  info.exists() ? QStringLiteral("not a readable file")
-                                                : QStringLiteral("file not found")});
+            result.errors.append({ file, 0, 0,
+                info.exists() ? QStringLiteral("not a readable file") : QStringLiteral("file not found") });
             continue;
         }
         virtualNames << virtualName;

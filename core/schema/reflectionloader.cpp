@@ -5,8 +5,8 @@
 // our binaries would register the same file twice in protobuf's generated pool, which aborts at start-up. The
 // messages are small, wire-identical between v1 and v1alpha, and frozen.
 #include "filesetbuilder.h"
-#include "net/grpctls.h"
 #include "metrics/callstatus.h"
+#include "net/grpctls.h"
 #include "schema.h"
 #include "util/units.h"
 

@@ -42,20 +42,15 @@ QString SchemaLoadResult::errorText() const
 }
 
 namespace {
-class CollectingErrors : public gp::DescriptorPool::ErrorCollector
-{
+class CollectingErrors : public gp::DescriptorPool::ErrorCollector {
 public:
-    explicit CollectingErrors(QList<SchemaError> *errors)
-        : m_errors(errors)
-    {
-    }
-    void AddError(const std::string &filename, const std::string &element_name, const gp::Message *,
-                  ErrorLocation, const std::string &message) override
+    explicit CollectingErrors(QList<SchemaError> *errors) : m_errors(errors) { }
+    void AddError(const std::string &filename, const std::string &element_name, const gp::Message *, ErrorLocation,
+        const std::string &message) override
     {
         if (m_errors)
-            m_errors->append({QString::fromStdString(filename), 0, 0,
-                              QString::fromStdString(element_name) + QStringLiteral(": ")
-                                  + QString::fromStdString(message)});
+            m_errors->append({ QString::fromStdString(filename), 0, 0,
+                QString::fromStdString(element_name) + QStringLiteral(": ") + QString::fromStdString(message) });
     }
 
 private:
@@ -63,12 +58,11 @@ private:
 };
 } // namespace
 
-struct Schema::Data
-{
+struct Schema::Data {
     gp::FileDescriptorSet set;
     gp::SimpleDescriptorDatabase database;
-    gp::DescriptorPool pool{&database};
-    mutable gp::DynamicMessageFactory factory{&pool}; // GetPrototype() is non-const but thread-safe
+    gp::DescriptorPool pool { &database };
+    mutable gp::DynamicMessageFactory factory { &pool }; // GetPrototype() is non-const but thread-safe
     QStringList files;
 };
 
@@ -80,7 +74,7 @@ Schema Schema::fromFileDescriptorSet(const gp::FileDescriptorSet &set, QList<Sch
     data->set = set;
     for (const auto &file : set.file()) {
         if (!data->database.Add(file) && errors)
-            errors->append({QString::fromStdString(file.name()), 0, 0, QStringLiteral("defined twice")});
+            errors->append({ QString::fromStdString(file.name()), 0, 0, QStringLiteral("defined twice") });
     }
     // Build every file now, so broken descriptors are reported here rather than on first use.
     CollectingErrors collector(errors);
@@ -133,7 +127,7 @@ QList<ServiceInfo> Schema::services() const
             continue;
         for (int s = 0; s < file->service_count(); ++s) {
             const gp::ServiceDescriptor *service = file->service(s);
-            ServiceInfo info{QString::fromStdString(service->full_name()), name, {}};
+            ServiceInfo info { QString::fromStdString(service->full_name()), name, {} };
             for (int m = 0; m < service->method_count(); ++m)
                 info.methods << methodInfo(service->method(m));
             out << info;

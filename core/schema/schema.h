@@ -22,8 +22,7 @@ class MethodDescriptor;
 namespace rpcscope {
 
 /// A problem in a schema source: `file:line:col: message` (line and column 1-based, 0 when not known).
-struct SchemaError
-{
+struct SchemaError {
     QString file;
     int line = 0;
     int column = 0;
@@ -32,8 +31,7 @@ struct SchemaError
     QString toString() const;
 };
 
-struct MethodInfo
-{
+struct MethodInfo {
     QString service; ///< fully qualified, "rpcscope.bench.v1.Bench"
     QString name; ///< "Echo"
     QString inputType; ///< fully qualified message name
@@ -46,8 +44,7 @@ struct MethodInfo
     QString kindName() const; ///< "unary", "server streaming", "client streaming", "bidi streaming"
 };
 
-struct ServiceInfo
-{
+struct ServiceInfo {
     QString name; ///< fully qualified
     QString file;
     QList<MethodInfo> methods;
@@ -58,8 +55,7 @@ struct ServiceInfo
  * them end up as a FileDescriptorSet turned into one DescriptorPool. Cheap to copy (shared, immutable); messages
  * made from it keep working as long as any copy is alive.
  */
-class Schema
-{
+class Schema {
 public:
     Schema();
 
@@ -90,8 +86,7 @@ private:
 };
 
 /// The result of loading schema sources: a schema, or every error found (all at once, not the first only).
-struct SchemaLoadResult
-{
+struct SchemaLoadResult {
     Schema schema;
     QList<SchemaError> errors;
 
@@ -115,10 +110,9 @@ SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &imp
 SchemaLoadResult loadProtoset(const QStringList &files);
 
 /// Where and how to ask a server for its schema by gRPC server reflection.
-struct ReflectionTarget
-{
+struct ReflectionTarget {
     QString address; ///< "host:port"
-    std::chrono::milliseconds timeout{10000}; ///< bounds the whole exchange, connecting included
+    std::chrono::milliseconds timeout { 10000 }; ///< bounds the whole exchange, connecting included
     bool tls = false;
     std::string rootCerts; ///< PEM; empty = the system's roots
     std::string certChain; ///< PEM client certificate, for mutual TLS

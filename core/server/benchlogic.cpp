@@ -29,7 +29,7 @@ void burnCpu(std::chrono::microseconds cpuTime)
     if (cpuTime.count() <= 0)
         return;
     auto threadCpu = [] {
-        timespec now{};
+        timespec now {};
         ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
         return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
     };

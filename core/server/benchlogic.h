@@ -31,8 +31,7 @@ std::chrono::microseconds runList(const benchpb::ListRequest &request, benchpb::
 void burnCpu(std::chrono::microseconds cpuTime);
 
 /// One request and one reply message per method, reused call after call (one per connection or thread).
-class BenchMessages
-{
+class BenchMessages {
 public:
     google::protobuf::Message *request(BenchMethod method);
     google::protobuf::Message *reply(BenchMethod method);

@@ -29,8 +29,7 @@ namespace {
 constexpr int kMaxMessageBytes = 512 * 1024 * 1024;
 constexpr int kPendingPerMethod = 16; // outstanding accepts per method and queue, to absorb bursts
 
-class Handler
-{
+class Handler {
 public:
     virtual ~Handler() = default;
     virtual void proceed(bool ok) = 0;
@@ -45,15 +44,14 @@ public:
  * to tens of microseconds). gRPC's alarms fire on the completion queue's next millisecond tick after the deadline,
  * which made a 1 ms delay cost 2 ms: a demo's "B is 1 ms slower" must measure as 1 ms.
  */
-struct ServingState
-{
-    std::atomic<uint64_t> served{0};
+struct ServingState {
+    std::atomic<uint64_t> served { 0 };
     std::mutex mutex;
     std::condition_variable wake;
     bool stopping = false; ///< guarded
     std::multimap<std::chrono::steady_clock::time_point, Handler *> delayed; ///< guarded
-    std::chrono::microseconds extraDelay{0};
-    std::chrono::microseconds burn{0}; ///< CPU time each reply costs, spent on the completion queue's thread
+    std::chrono::microseconds extraDelay { 0 };
+    std::chrono::microseconds burn { 0 }; ///< CPU time each reply costs, spent on the completion queue's thread
     std::thread answering;
 
     /// Queues @p handler's answer for @p when; false once the server stops (answer it at once instead).
@@ -107,22 +105,14 @@ std::optional<grpc::Status> askedStatus(const grpc::ServerContext &context)
 }
 
 /// One unary call's life on a completion queue: accept, answer, done. Answering re-arms a fresh accept.
-template<typename Request, typename Reply, typename Logic>
-class UnaryHandler final : public Handler
-{
+template<typename Request, typename Reply, typename Logic> class UnaryHandler final : public Handler {
 public:
     using RequestFn = void (benchpb::Bench::AsyncService::*)(grpc::ServerContext *, Request *,
-                                                           grpc::ServerAsyncResponseWriter<Reply> *,
-                                                           grpc::CompletionQueue *, grpc::ServerCompletionQueue *,
-                                                           void *);
+        grpc::ServerAsyncResponseWriter<Reply> *, grpc::CompletionQueue *, grpc::ServerCompletionQueue *, void *);
 
-    UnaryHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, RequestFn request,
-                 ServingState *state)
-        : m_service(service)
-        , m_cq(cq)
-        , m_request(request)
-        , m_shared(state)
-        , m_responder(&m_context)
+    UnaryHandler(
+        benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, RequestFn request, ServingState *state)
+        : m_service(service), m_cq(cq), m_request(request), m_shared(state), m_responder(&m_context)
     {
         (m_service->*m_request)(&m_context, &m_requestMessage, &m_responder, m_cq, m_cq, this);
     }
@@ -190,24 +180,21 @@ private:
     }
 };
 
-struct EchoLogic
-{
+struct EchoLogic {
     std::chrono::microseconds operator()(benchpb::EchoRequest &request, benchpb::EchoResponse &reply) const
     {
         return runEcho(request, reply);
     }
 };
 
-struct SumLogic
-{
+struct SumLogic {
     std::chrono::microseconds operator()(const benchpb::SumRequest &request, benchpb::SumResponse &reply) const
     {
         return runSum(request, reply);
     }
 };
 
-struct ListLogic
-{
+struct ListLogic {
     std::chrono::microseconds operator()(const benchpb::ListRequest &request, benchpb::ListResponse &reply) const
     {
         return runList(request, reply);
@@ -219,8 +206,7 @@ struct ListLogic
  * write, a wait on the answering thread, finish), each coming back through proceed(). The stream's own object
  * (writer, reader or both) lives in the derived class, which accepts the next call of its kind in accepted().
  */
-class StreamHandler : public Handler
-{
+class StreamHandler : public Handler {
 public:
     void proceed(bool ok) override
     {
@@ -270,17 +256,15 @@ protected:
     enum class State { Accepting, Reading, Writing, Waiting, Finishing };
 
     StreamHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, ServingState *state)
-        : m_service(service)
-        , m_cq(cq)
-        , m_shared(state)
+        : m_service(service), m_cq(cq), m_shared(state)
     {
     }
 
     virtual void accepted() = 0; ///< arms the accept of the next call of this kind
     virtual void begin() = 0; ///< the call is here, with no status asked for
-    virtual void received() {} ///< a read came back with a message
-    virtual void clientDone() {} ///< a read came back empty
-    virtual void written() {} ///< a write went out
+    virtual void received() { } ///< a read came back with a message
+    virtual void clientDone() { } ///< a read came back empty
+    virtual void written() { } ///< a write went out
     virtual void waited() = 0; ///< a wait() is over
     virtual void finishWith(const grpc::Status &status) = 0; ///< the stream's Finish with @p status
 
@@ -316,12 +300,10 @@ protected:
 };
 
 /// Download (server streaming): `count` replies of `size` bytes, `interval_us` apart.
-class DownloadHandler final : public StreamHandler
-{
+class DownloadHandler final : public StreamHandler {
 public:
     DownloadHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, ServingState *state)
-        : StreamHandler(service, cq, state)
-        , m_writer(&m_context)
+        : StreamHandler(service, cq, state), m_writer(&m_context)
     {
         m_service->RequestDownload(&m_context, &m_request, &m_writer, m_cq, m_cq, this);
     }
@@ -369,12 +351,10 @@ private:
 };
 
 /// Upload (client streaming): counts the requests and their payload bytes until the client closes its side.
-class UploadHandler final : public StreamHandler
-{
+class UploadHandler final : public StreamHandler {
 public:
     UploadHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, ServingState *state)
-        : StreamHandler(service, cq, state)
-        , m_reader(&m_context)
+        : StreamHandler(service, cq, state), m_reader(&m_context)
     {
         m_service->RequestUpload(&m_context, &m_reader, m_cq, m_cq, this);
     }
@@ -414,12 +394,10 @@ private:
 };
 
 /// Chat (bidi streaming): each request answered in order with one reply, as Echo answers it.
-class ChatHandler final : public StreamHandler
-{
+class ChatHandler final : public StreamHandler {
 public:
     ChatHandler(benchpb::Bench::AsyncService *service, grpc::ServerCompletionQueue *cq, ServingState *state)
-        : StreamHandler(service, cq, state)
-        , m_stream(&m_context)
+        : StreamHandler(service, cq, state), m_stream(&m_context)
     {
         m_service->RequestChat(&m_context, &m_stream, m_cq, m_cq, this);
     }
@@ -460,8 +438,7 @@ using SumHandler = UnaryHandler<benchpb::SumRequest, benchpb::SumResponse, SumLo
 
 } // namespace
 
-struct BuiltinGrpcServer::Impl
-{
+struct BuiltinGrpcServer::Impl {
     benchpb::Bench::AsyncService service;
     std::unique_ptr<grpc::Server> server;
     std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> queues;
@@ -478,8 +455,8 @@ BuiltinGrpcServer::~BuiltinGrpcServer()
     stop();
 }
 
-bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QString *error,
-                              const std::optional<ServerTls> &tls)
+bool BuiltinGrpcServer::start(
+    const QString &host, quint16 port, int threads, QString *error, const std::optional<ServerTls> &tls)
 {
     if (d) {
         if (error)
@@ -500,15 +477,15 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
     grpc::ServerBuilder builder;
     std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
     if (tls) {
-        grpc::SslServerCredentialsOptions options(
-            tls->clientCa.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                                  : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+        grpc::SslServerCredentialsOptions options(tls->clientCa.empty()
+                ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
         options.pem_root_certs = tls->clientCa;
-        options.pem_key_cert_pairs.push_back({tls->privateKey, tls->certChain});
+        options.pem_key_cert_pairs.push_back({ tls->privateKey, tls->certChain });
         credentials = grpc::SslServerCredentials(options);
     }
-    builder.AddListeningPort(QString(bindHost + QLatin1Char(':') + QString::number(port)).toStdString(),
-                             credentials, &selectedPort);
+    builder.AddListeningPort(
+        QString(bindHost + QLatin1Char(':') + QString::number(port)).toStdString(), credentials, &selectedPort);
     builder.RegisterService(&impl->service);
     builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
     builder.SetMaxSendMessageSize(kMaxMessageBytes);
@@ -517,7 +494,9 @@ bool BuiltinGrpcServer::start(const QString &host, quint16 port, int threads, QS
     impl->server = builder.BuildAndStart();
     if (!impl->server || selectedPort == 0) {
         if (error)
-            *error = QStringLiteral("cannot listen on %1:%2 (address in use, not local, or a bad TLS certificate/key)").arg(host).arg(port);
+            *error = QStringLiteral("cannot listen on %1:%2 (address in use, not local, or a bad TLS certificate/key)")
+                         .arg(host)
+                         .arg(port);
         if (impl->server)
             impl->server->Shutdown();
         for (auto &cq : impl->queues) {

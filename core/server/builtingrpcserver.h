@@ -16,15 +16,13 @@ namespace rpcscope {
  * A call carrying the metadata `rpcscope-status: N` is answered with status code N (for error-path tests).
  */
 /// TLS for the built-in server: PEM contents. With clientCa set, clients must present a certificate it signed.
-struct ServerTls
-{
+struct ServerTls {
     std::string certChain;
     std::string privateKey;
     std::string clientCa;
 };
 
-class BuiltinGrpcServer
-{
+class BuiltinGrpcServer {
 public:
     BuiltinGrpcServer();
     ~BuiltinGrpcServer();
@@ -40,7 +38,7 @@ public:
 
     /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per core.
     bool start(const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0,
-               QString *error = nullptr, const std::optional<ServerTls> &tls = std::nullopt);
+        QString *error = nullptr, const std::optional<ServerTls> &tls = std::nullopt);
     /// Stops serving and joins the threads; calls in flight are cancelled.
     void stop();
     bool isRunning() const;
@@ -53,8 +51,8 @@ public:
 private:
     struct Impl;
     std::unique_ptr<Impl> d;
-    std::chrono::microseconds m_extraDelay{0};
-    std::chrono::microseconds m_burn{0};
+    std::chrono::microseconds m_extraDelay { 0 };
+    std::chrono::microseconds m_burn { 0 };
 };
 
 } // namespace rpcscope

@@ -36,11 +36,10 @@ std::optional<Codec> codecOfContentType(std::string_view type)
     return std::nullopt;
 }
 
-class HttpSession : public std::enable_shared_from_this<HttpSession>
-{
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
     HttpSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
-                std::chrono::microseconds burn)
+        std::chrono::microseconds burn)
         : m_socket(std::move(socket))
         , m_timer(m_socket.get_executor())
         , m_served(served)
@@ -54,7 +53,7 @@ public:
         m_parser.emplace();
         m_parser->body_limit(kBodyLimit);
         http::async_read(m_socket, m_buffer, *m_parser,
-                         [self = shared_from_this()](boost::system::error_code ec, size_t) { self->onRead(ec); });
+            [self = shared_from_this()](boost::system::error_code ec, size_t) { self->onRead(ec); });
     }
 
 private:
@@ -113,11 +112,10 @@ private:
         if (request.method() != http::verb::post)
             return fail(http::status::method_not_allowed, "use POST", keepAlive);
         const auto contentType = request[http::field::content_type];
-        const std::optional<Codec> codec = codecOfContentType({contentType.data(), contentType.size()});
+        const std::optional<Codec> codec = codecOfContentType({ contentType.data(), contentType.size() });
         if (!codec)
             return fail(http::status::unsupported_media_type,
-                        "unsupported content type: " + std::string(contentType) + " (json, msgpack or x-protobuf)",
-                        keepAlive);
+                "unsupported content type: " + std::string(contentType) + " (json, msgpack or x-protobuf)", keepAlive);
         std::string why;
         if (!decodeMessage(*codec, request.body(), m_messages.request(*method), &why))
             return fail(http::status::bad_request, "request does not decode: " + why, keepAlive);
@@ -167,24 +165,20 @@ private:
 
 } // namespace
 
-net::TcpListener::SessionFactory httpSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
-                                              std::chrono::microseconds burn)
+net::TcpListener::SessionFactory httpSessions(
+    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::microseconds burn)
 {
     return [served, extraDelay, burn](tcp::socket socket) {
         std::make_shared<HttpSession>(std::move(socket), served, extraDelay, burn)->read();
     };
 }
 
-struct BuiltinTcpServer::Impl
-{
+struct BuiltinTcpServer::Impl {
     net::TcpListener listener;
-    std::atomic<uint64_t> served{0};
+    std::atomic<uint64_t> served { 0 };
 };
 
-BuiltinTcpServer::BuiltinTcpServer(Protocol protocol)
-    : m_protocol(protocol)
-{
-}
+BuiltinTcpServer::BuiltinTcpServer(Protocol protocol) : m_protocol(protocol) { }
 
 BuiltinTcpServer::~BuiltinTcpServer()
 {
@@ -201,9 +195,9 @@ bool BuiltinTcpServer::start(const QString &host, quint16 port, int threads, QSt
     auto impl = std::make_unique<Impl>();
     auto *served = &impl->served;
     if (!impl->listener.listen(host, port, threads,
-                               m_protocol == Protocol::Http ? httpSessions(served, m_extraDelay, m_burn)
-                                                             : msgpackSessions(served, m_extraDelay, m_burn),
-                               error))
+            m_protocol == Protocol::Http ? httpSessions(served, m_extraDelay, m_burn)
+                                         : msgpackSessions(served, m_extraDelay, m_burn),
+            error))
         return false;
     d = std::move(impl);
     return true;

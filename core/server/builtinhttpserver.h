@@ -9,8 +9,7 @@
 namespace rpcscope {
 
 /// A built-in server on TCP (HTTP or msgpack-rpc): I/O threads, each with its own connections.
-class BuiltinTcpServer
-{
+class BuiltinTcpServer {
 public:
     virtual ~BuiltinTcpServer();
     BuiltinTcpServer(const BuiltinTcpServer &) = delete;
@@ -24,8 +23,8 @@ public:
     void setBurn(std::chrono::microseconds cpuTime) { m_burn = cpuTime; }
 
     /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per core.
-    bool start(const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0,
-               QString *error = nullptr);
+    bool start(
+        const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0, QString *error = nullptr);
     void stop();
     bool isRunning() const;
     quint16 port() const;
@@ -40,8 +39,8 @@ private:
     struct Impl;
     const Protocol m_protocol;
     std::unique_ptr<Impl> d;
-    std::chrono::microseconds m_extraDelay{0};
-    std::chrono::microseconds m_burn{0};
+    std::chrono::microseconds m_extraDelay { 0 };
+    std::chrono::microseconds m_burn { 0 };
 };
 
 /**
@@ -52,13 +51,9 @@ private:
  * body that does not decode. A request with the header `rpcscope-http-status: N` is answered with status N (for
  * error-path tests). One thread per core (or as asked), each with its own connections.
  */
-class BuiltinHttpServer : public BuiltinTcpServer
-{
+class BuiltinHttpServer : public BuiltinTcpServer {
 public:
-    BuiltinHttpServer()
-        : BuiltinTcpServer(Protocol::Http)
-    {
-    }
+    BuiltinHttpServer() : BuiltinTcpServer(Protocol::Http) { }
     QString url() const; ///< "http://host:port", ready to use as a target
 };
 
@@ -68,13 +63,9 @@ public:
  * when it has one field (Sum gives a number), else a map by field name. Requests are answered as they complete,
  * so several may be in flight on one connection.
  */
-class BuiltinMsgpackServer : public BuiltinTcpServer
-{
+class BuiltinMsgpackServer : public BuiltinTcpServer {
 public:
-    BuiltinMsgpackServer()
-        : BuiltinTcpServer(Protocol::Msgpack)
-    {
-    }
+    BuiltinMsgpackServer() : BuiltinTcpServer(Protocol::Msgpack) { }
 };
 
 } // namespace rpcscope

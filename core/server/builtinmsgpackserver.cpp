@@ -29,15 +29,11 @@ void packResult(MsgpackPacker &packer, const google::protobuf::Message &reply)
         packMessage(packer, reply);
 }
 
-class MsgpackSession : public std::enable_shared_from_this<MsgpackSession>
-{
+class MsgpackSession : public std::enable_shared_from_this<MsgpackSession> {
 public:
     MsgpackSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
-                   std::chrono::microseconds burn)
-        : m_socket(std::move(socket))
-        , m_served(served)
-        , m_extraDelay(extraDelay)
-        , m_burn(burn)
+        std::chrono::microseconds burn)
+        : m_socket(std::move(socket)), m_served(served), m_extraDelay(extraDelay), m_burn(burn)
     {
     }
 
@@ -45,9 +41,7 @@ public:
     {
         m_unpacker.reserve_buffer(kReadChunk);
         m_socket.async_read_some(asio::buffer(m_unpacker.buffer(), m_unpacker.buffer_capacity()),
-                                 [self = shared_from_this()](boost::system::error_code ec, size_t n) {
-                                     self->onRead(ec, n);
-                                 });
+            [self = shared_from_this()](boost::system::error_code ec, size_t n) { self->onRead(ec, n); });
     }
 
 private:
@@ -86,9 +80,9 @@ private:
         const uint64_t msgid = items[1].via.u64;
         std::string_view name;
         if (items[2].type == msgpack::type::STR)
-            name = {items[2].via.str.ptr, items[2].via.str.size};
+            name = { items[2].via.str.ptr, items[2].via.str.size };
         else if (items[2].type == msgpack::type::BIN)
-            name = {items[2].via.bin.ptr, items[2].via.bin.size};
+            name = { items[2].via.bin.ptr, items[2].via.bin.size };
         const std::optional<BenchMethod> method = benchMethodByName(name);
         if (!method)
             return replyError(msgid, "no such method: " + std::string(name));
@@ -114,12 +108,13 @@ private:
             std::string reply;
             packReply(&reply, msgid, *m_messages.reply(*method));
             auto timer = std::make_shared<asio::steady_timer>(m_socket.get_executor(), delay);
-            timer->async_wait([self = shared_from_this(), timer, reply = std::move(reply)](boost::system::error_code ec) {
-                if (ec)
-                    return;
-                self->m_pending.append(reply);
-                self->flush();
-            });
+            timer->async_wait(
+                [self = shared_from_this(), timer, reply = std::move(reply)](boost::system::error_code ec) {
+                    if (ec)
+                        return;
+                    self->m_pending.append(reply);
+                    self->flush();
+                });
             return;
         }
         packReply(&m_pending, msgid, *m_messages.reply(*method));
@@ -127,7 +122,7 @@ private:
 
     static void packReply(std::string *out, uint64_t msgid, const google::protobuf::Message &reply)
     {
-        StringSink sink{out};
+        StringSink sink { out };
         MsgpackPacker packer(sink);
         packer.pack_array(4);
         packer.pack_uint8(1);
@@ -138,7 +133,7 @@ private:
 
     void replyError(uint64_t msgid, const std::string &text)
     {
-        StringSink sink{&m_pending};
+        StringSink sink { &m_pending };
         MsgpackPacker packer(sink);
         packer.pack_array(4);
         packer.pack_uint8(1);
@@ -155,13 +150,14 @@ private:
         m_writing = true;
         m_sending.swap(m_pending);
         m_pending.clear();
-        asio::async_write(m_socket, asio::buffer(m_sending), [self = shared_from_this()](boost::system::error_code ec, size_t) {
-            self->m_writing = false;
-            if (ec)
-                return self->close();
-            self->m_sending.clear();
-            self->flush();
-        });
+        asio::async_write(
+            m_socket, asio::buffer(m_sending), [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                self->m_writing = false;
+                if (ec)
+                    return self->close();
+                self->m_sending.clear();
+                self->flush();
+            });
     }
 
     void close()
@@ -183,8 +179,8 @@ private:
 
 } // namespace
 
-net::TcpListener::SessionFactory msgpackSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
-                                                 std::chrono::microseconds burn)
+net::TcpListener::SessionFactory msgpackSessions(
+    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::microseconds burn)
 {
     return [served, extraDelay, burn](tcp::socket socket) {
         std::make_shared<MsgpackSession>(std::move(socket), served, extraDelay, burn)->read();

@@ -29,8 +29,7 @@ namespace rpcscope {
  * Readiness: a stdout/stderr line matching readyPattern, or, with no pattern, 127.0.0.1:PORT accepting a TCP
  * connection (polled every 50 ms), within readyTimeout.
  */
-struct ServerCommand
-{
+struct ServerCommand {
     /// Shell-like command line, with `{port}` placeholders.
     QString command;
     /// Empty: rpcscope's working directory.
@@ -87,8 +86,7 @@ quint16 pickFreeLoopbackPort(QString *error);
  * A ServerCommand started: picks the port, splits and substitutes, and runs it with ServerProcess (which owns the
  * process mechanics: process group, output, readiness, SIGTERM then SIGKILL). The destructor stops it.
  */
-class RunningServer
-{
+class RunningServer {
 public:
     RunningServer() = default;
     ~RunningServer() = default;

@@ -94,16 +94,14 @@ QString signalName(int signal)
 }
 
 // What a failed child writes to the parent before _exit: which step failed and errno.
-struct ChildFailure
-{
+struct ChildFailure {
     int step; // 1: chdir, 2: execve, 3: sched_setaffinity
     int error;
 };
 
 } // namespace
 
-struct ServerProcess::State
-{
+struct ServerProcess::State {
     pid_t pid = 0;
     bool reaped = true;
     bool lost = false;

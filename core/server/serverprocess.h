@@ -29,12 +29,10 @@ namespace rpcscope {
  *
  * The destructor stops the server: no zombie, no orphaned process group.
  */
-class ServerProcess
-{
+class ServerProcess {
 public:
     /// Everything start() needs.
-    struct Launch
-    {
+    struct Launch {
         /// A path, or a name looked up in PATH. A relative path with a '/' is relative to workingDirectory.
         QString program;
         QStringList arguments;
@@ -53,8 +51,7 @@ public:
     };
 
     /// How the process ended (valid once it has been reaped).
-    struct ExitStatus
-    {
+    struct ExitStatus {
         bool valid = false;
         /// The exit code when it exited, -1 when a signal ended it.
         int code = -1;

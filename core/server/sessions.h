@@ -11,10 +11,10 @@
 namespace rpcscope {
 
 /// HTTP/1.1 keep-alive sessions serving the bench service (builtinhttpserver.cpp).
-net::TcpListener::SessionFactory httpSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
-                                              std::chrono::microseconds burn);
+net::TcpListener::SessionFactory httpSessions(
+    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::microseconds burn);
 /// msgpack-rpc sessions serving the bench service (builtinmsgpackserver.cpp).
-net::TcpListener::SessionFactory msgpackSessions(std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
-                                                 std::chrono::microseconds burn);
+net::TcpListener::SessionFactory msgpackSessions(
+    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::microseconds burn);
 
 } // namespace rpcscope

@@ -39,13 +39,10 @@ std::optional<Wide> wideFromString(const QString &text)
 }
 
 /// Reads fields of one JSON object, remembering the first problem with the field's path.
-class Reader
-{
+class Reader {
 public:
     Reader(const QJsonObject &object, QString where, QString *error)
-        : m_object(object)
-        , m_where(std::move(where))
-        , m_error(error)
+        : m_object(object), m_where(std::move(where)), m_error(error)
     {
     }
 
@@ -160,7 +157,8 @@ QString timeText(const QDateTime &t)
 
 std::optional<RunState> parseRunState(const QString &name)
 {
-    for (RunState s : {RunState::Idle, RunState::WarmingUp, RunState::Running, RunState::Finished, RunState::Stopped}) {
+    for (RunState s :
+        { RunState::Idle, RunState::WarmingUp, RunState::Running, RunState::Finished, RunState::Stopped }) {
         if (runStateName(s) == name)
             return s;
     }
@@ -182,14 +180,15 @@ QJsonObject histogramToJson(const LatencyHistogram &h)
 {
     QJsonArray buckets;
     for (const auto &[index, count] : h.bucketCounts())
-        buckets.append(QJsonArray{static_cast<double>(LatencyHistogram::bucketLow(index)), static_cast<double>(count)});
-    return QJsonObject{
-        {QStringLiteral("count"), static_cast<double>(h.count())},
-        {QStringLiteral("min_ns"), static_cast<double>(h.min())},
-        {QStringLiteral("max_ns"), static_cast<double>(h.max())},
-        {QStringLiteral("sum_ns"), wideToString(h.exactSum())},
-        {QStringLiteral("sum_squares_ns2"), wideToString(h.exactSumOfSquares())},
-        {QStringLiteral("buckets"), buckets},
+        buckets.append(
+            QJsonArray { static_cast<double>(LatencyHistogram::bucketLow(index)), static_cast<double>(count) });
+    return QJsonObject {
+        { QStringLiteral("count"), static_cast<double>(h.count()) },
+        { QStringLiteral("min_ns"), static_cast<double>(h.min()) },
+        { QStringLiteral("max_ns"), static_cast<double>(h.max()) },
+        { QStringLiteral("sum_ns"), wideToString(h.exactSum()) },
+        { QStringLiteral("sum_squares_ns2"), wideToString(h.exactSumOfSquares()) },
+        { QStringLiteral("buckets"), buckets },
     };
 }
 
@@ -234,11 +233,15 @@ std::optional<LatencyHistogram> histogramFromJson(const QJsonObject &json, const
 
 QJsonObject intervalToJson(const IntervalPoint &p)
 {
-    QJsonObject o{
-        {QStringLiteral("end_s"), p.endSeconds},   {QStringLiteral("seconds"), p.seconds},
-        {QStringLiteral("calls"), static_cast<double>(p.calls)}, {QStringLiteral("errors"), static_cast<double>(p.errors)},
-        {QStringLiteral("p50_ns"), static_cast<double>(p.p50)},  {QStringLiteral("p90_ns"), static_cast<double>(p.p90)},
-        {QStringLiteral("p99_ns"), static_cast<double>(p.p99)},  {QStringLiteral("concurrency"), p.concurrency},
+    QJsonObject o {
+        { QStringLiteral("end_s"), p.endSeconds },
+        { QStringLiteral("seconds"), p.seconds },
+        { QStringLiteral("calls"), static_cast<double>(p.calls) },
+        { QStringLiteral("errors"), static_cast<double>(p.errors) },
+        { QStringLiteral("p50_ns"), static_cast<double>(p.p50) },
+        { QStringLiteral("p90_ns"), static_cast<double>(p.p90) },
+        { QStringLiteral("p99_ns"), static_cast<double>(p.p99) },
+        { QStringLiteral("concurrency"), p.concurrency },
     };
     if (p.messages) { // streams only, so unary runs' documents stay as they were
         o.insert(QStringLiteral("messages"), static_cast<double>(p.messages));
@@ -272,22 +275,22 @@ std::optional<IntervalPoint> intervalFromJson(const QJsonObject &json, const QSt
 
 QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
 {
-    QJsonObject o{
-        {QStringLiteral("state"), runStateName(s.state)},
-        {QStringLiteral("latency"), histogramToJson(s.latency)},
-        {QStringLiteral("error_latency"), histogramToJson(s.errorLatency)},
-        {QStringLiteral("open_loop"), s.openLoop},
-        {QStringLiteral("client_cpu_s"), s.clientCpuSeconds},
-        {QStringLiteral("client_peak_rss_bytes"), static_cast<double>(s.clientPeakRssBytes)},
-        {QStringLiteral("has_server_stats"), s.hasServerStats},
-        {QStringLiteral("server_cpu_s"), s.serverCpuSeconds},
-        {QStringLiteral("server_peak_rss_bytes"), static_cast<double>(s.serverPeakRssBytes)},
-        {QStringLiteral("warmup_calls"), static_cast<double>(s.warmupCalls)},
-        {QStringLiteral("bytes_sent"), static_cast<double>(s.bytesSent)},
-        {QStringLiteral("bytes_received"), static_cast<double>(s.bytesReceived)},
-        {QStringLiteral("elapsed_ns"), static_cast<double>(s.elapsed.count())},
-        {QStringLiteral("planned_calls"), static_cast<double>(s.plannedCalls)},
-        {QStringLiteral("planned_duration_ns"), static_cast<double>(s.plannedDuration.count())},
+    QJsonObject o {
+        { QStringLiteral("state"), runStateName(s.state) },
+        { QStringLiteral("latency"), histogramToJson(s.latency) },
+        { QStringLiteral("error_latency"), histogramToJson(s.errorLatency) },
+        { QStringLiteral("open_loop"), s.openLoop },
+        { QStringLiteral("client_cpu_s"), s.clientCpuSeconds },
+        { QStringLiteral("client_peak_rss_bytes"), static_cast<double>(s.clientPeakRssBytes) },
+        { QStringLiteral("has_server_stats"), s.hasServerStats },
+        { QStringLiteral("server_cpu_s"), s.serverCpuSeconds },
+        { QStringLiteral("server_peak_rss_bytes"), static_cast<double>(s.serverPeakRssBytes) },
+        { QStringLiteral("warmup_calls"), static_cast<double>(s.warmupCalls) },
+        { QStringLiteral("bytes_sent"), static_cast<double>(s.bytesSent) },
+        { QStringLiteral("bytes_received"), static_cast<double>(s.bytesReceived) },
+        { QStringLiteral("elapsed_ns"), static_cast<double>(s.elapsed.count()) },
+        { QStringLiteral("planned_calls"), static_cast<double>(s.plannedCalls) },
+        { QStringLiteral("planned_duration_ns"), static_cast<double>(s.plannedDuration.count()) },
     };
     if (s.openLoop) {
         o.insert(QStringLiteral("service_latency"), histogramToJson(s.serviceLatency));
@@ -310,20 +313,18 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
     o.insert(QStringLiteral("status_counts"), statuses);
     QJsonArray errors;
     for (const ErrorSample &e : s.errors) {
-        errors.append(QJsonObject{{QStringLiteral("status"), callStatusName(e.status)},
-                                  {QStringLiteral("message"), e.message},
-                                  {QStringLiteral("count"), static_cast<double>(e.count)}});
+        errors.append(QJsonObject { { QStringLiteral("status"), callStatusName(e.status) },
+            { QStringLiteral("message"), e.message }, { QStringLiteral("count"), static_cast<double>(e.count) } });
     }
     o.insert(QStringLiteral("errors"), errors);
     if (!s.blocks.empty()) {
         QJsonArray blocks;
         for (const RunBlock &b : s.blocks) {
-            QJsonObject block{{QStringLiteral("round"), b.round},
-                              {QStringLiteral("process"), b.process},
-                              {QStringLiteral("elapsed_ns"), static_cast<double>(b.elapsed.count())},
-                              {QStringLiteral("calls"), static_cast<double>(b.calls)},
-                              {QStringLiteral("failed"), static_cast<double>(b.failed)},
-                              {QStringLiteral("latency"), histogramToJson(b.latency)}};
+            QJsonObject block { { QStringLiteral("round"), b.round }, { QStringLiteral("process"), b.process },
+                { QStringLiteral("elapsed_ns"), static_cast<double>(b.elapsed.count()) },
+                { QStringLiteral("calls"), static_cast<double>(b.calls) },
+                { QStringLiteral("failed"), static_cast<double>(b.failed) },
+                { QStringLiteral("latency"), histogramToJson(b.latency) } };
             if (!b.messageLatency.isEmpty())
                 block.insert(QStringLiteral("message_latency"), histogramToJson(b.messageLatency));
             blocks.append(block);
@@ -413,8 +414,8 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
         block.elapsed = std::chrono::nanoseconds(b.count(QStringLiteral("elapsed_ns")));
         block.calls = b.count(QStringLiteral("calls"));
         block.failed = b.count(QStringLiteral("failed"));
-        for (const auto &[key, into] : {std::pair(QStringLiteral("latency"), &block.latency),
-                                        std::pair(QStringLiteral("message_latency"), &block.messageLatency)}) {
+        for (const auto &[key, into] : { std::pair(QStringLiteral("latency"), &block.latency),
+                 std::pair(QStringLiteral("message_latency"), &block.messageLatency) }) {
             b.take(key, [into](const QJsonObject &o, const QString &path, QString *why) {
                 const auto h = histogramFromJson(o, path, why);
                 if (h)
@@ -429,7 +430,8 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     s.blocksConnection = r.string(QStringLiteral("blocks_connection"));
     const QJsonArray timeline = r.array(QStringLiteral("timeline"));
     for (qsizetype i = 0; i < timeline.size() && r.ok(); ++i) {
-        const auto p = intervalFromJson(timeline.at(i).toObject(), r.path(QStringLiteral("timeline[%1]").arg(i)), error);
+        const auto p
+            = intervalFromJson(timeline.at(i).toObject(), r.path(QStringLiteral("timeline[%1]").arg(i)), error);
         if (!p)
             return std::nullopt;
         s.timeline.append(*p);
@@ -441,20 +443,20 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
 
 QJsonObject summaryToJson(const RunSnapshot &s)
 {
-    QJsonObject o{
-        {QStringLiteral("count"), static_cast<double>(s.callsCompleted())},
-        {QStringLiteral("ok"), static_cast<double>(s.callsOk())},
-        {QStringLiteral("failed"), static_cast<double>(s.callsFailed())},
-        {QStringLiteral("elapsed_s"), std::chrono::duration<double>(s.elapsed).count()},
-        {QStringLiteral("rps"), s.requestsPerSecond()},
-        {QStringLiteral("mean_ns"), s.latency.mean()},
-        {QStringLiteral("stddev_ns"), s.latency.stddev()},
-        {QStringLiteral("min_ns"), static_cast<double>(s.latency.min())},
-        {QStringLiteral("max_ns"), static_cast<double>(s.latency.max())},
-        {QStringLiteral("client_cpu_per_call_us"), s.clientCpuPerCallUs()},
+    QJsonObject o {
+        { QStringLiteral("count"), static_cast<double>(s.callsCompleted()) },
+        { QStringLiteral("ok"), static_cast<double>(s.callsOk()) },
+        { QStringLiteral("failed"), static_cast<double>(s.callsFailed()) },
+        { QStringLiteral("elapsed_s"), std::chrono::duration<double>(s.elapsed).count() },
+        { QStringLiteral("rps"), s.requestsPerSecond() },
+        { QStringLiteral("mean_ns"), s.latency.mean() },
+        { QStringLiteral("stddev_ns"), s.latency.stddev() },
+        { QStringLiteral("min_ns"), static_cast<double>(s.latency.min()) },
+        { QStringLiteral("max_ns"), static_cast<double>(s.latency.max()) },
+        { QStringLiteral("client_cpu_per_call_us"), s.clientCpuPerCallUs() },
     };
-    static const std::pair<const char *, double> percentiles[] = {
-        {"p50_ns", 50}, {"p75_ns", 75}, {"p90_ns", 90}, {"p95_ns", 95}, {"p99_ns", 99}, {"p99_9_ns", 99.9}, {"p99_99_ns", 99.99}};
+    static const std::pair<const char *, double> percentiles[] = { { "p50_ns", 50 }, { "p75_ns", 75 }, { "p90_ns", 90 },
+        { "p95_ns", 95 }, { "p99_ns", 99 }, { "p99_9_ns", 99.9 }, { "p99_99_ns", 99.99 } };
     for (const auto &[key, p] : percentiles)
         o.insert(QLatin1String(key), static_cast<double>(s.latency.percentile(p)));
     if (s.hasServerStats)
@@ -464,30 +466,30 @@ QJsonObject summaryToJson(const RunSnapshot &s)
 
 QJsonObject runToJson(const RunRecord &run)
 {
-    QJsonObject o{
-        {QStringLiteral("format"), QStringLiteral("rpcscope-run")},
-        {QStringLiteral("schema_version"), kRunJsonSchemaVersion},
-        {QStringLiteral("name"), run.name},
-        {QStringLiteral("labels"), QJsonArray::fromStringList(run.labels)},
-        {QStringLiteral("status"), run.status},
-        {QStringLiteral("started_at"), timeText(run.startedAt)},
-        {QStringLiteral("ended_at"), timeText(run.endedAt)},
-        {QStringLiteral("method"), run.method},
-        {QStringLiteral("transport"), run.transport},
-        {QStringLiteral("codec"), run.codec},
-        {QStringLiteral("target"), run.target},
-        {QStringLiteral("origin"), run.origin},
-        {QStringLiteral("scenario"), run.scenario},
-        {QStringLiteral("environment"), run.environment},
-        {QStringLiteral("server"), run.server},
-        {QStringLiteral("summary"), summaryToJson(run.snapshot)},
-        {QStringLiteral("snapshot"), snapshotToJson(run.snapshot)},
+    QJsonObject o {
+        { QStringLiteral("format"), QStringLiteral("rpcscope-run") },
+        { QStringLiteral("schema_version"), kRunJsonSchemaVersion },
+        { QStringLiteral("name"), run.name },
+        { QStringLiteral("labels"), QJsonArray::fromStringList(run.labels) },
+        { QStringLiteral("status"), run.status },
+        { QStringLiteral("started_at"), timeText(run.startedAt) },
+        { QStringLiteral("ended_at"), timeText(run.endedAt) },
+        { QStringLiteral("method"), run.method },
+        { QStringLiteral("transport"), run.transport },
+        { QStringLiteral("codec"), run.codec },
+        { QStringLiteral("target"), run.target },
+        { QStringLiteral("origin"), run.origin },
+        { QStringLiteral("scenario"), run.scenario },
+        { QStringLiteral("environment"), run.environment },
+        { QStringLiteral("server"), run.server },
+        { QStringLiteral("summary"), summaryToJson(run.snapshot) },
+        { QStringLiteral("snapshot"), snapshotToJson(run.snapshot) },
     };
     if (!run.rawSamples.empty()) {
         QJsonArray raw;
         for (const RawSample &sample : run.rawSamples)
-            raw.append(QJsonArray{static_cast<double>(sample.sentNs), static_cast<double>(sample.latencyUs),
-                                  callStatusName(static_cast<int>(sample.status))});
+            raw.append(QJsonArray { static_cast<double>(sample.sentNs), static_cast<double>(sample.latencyUs),
+                callStatusName(static_cast<int>(sample.status)) });
         o.insert(QStringLiteral("raw_samples"), raw);
     }
     return o;
@@ -504,7 +506,7 @@ std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error)
     const uint64_t version = r.count(QStringLiteral("schema_version"), true);
     if (r.ok() && (version < 1 || version > kRunJsonSchemaVersion))
         r.fail(QStringLiteral("schema_version"),
-               QStringLiteral("%1 is not supported (this rpcscope reads 1..%2)").arg(version).arg(kRunJsonSchemaVersion));
+            QStringLiteral("%1 is not supported (this rpcscope reads 1..%2)").arg(version).arg(kRunJsonSchemaVersion));
     RunRecord run;
     run.name = r.string(QStringLiteral("name"));
     for (const QJsonValue &label : r.array(QStringLiteral("labels")))
@@ -538,9 +540,11 @@ std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error)
         const double latency = t.at(1).toDouble(-1);
         const int status = statusFromName(t.at(2).toString());
         if (t.size() != 3 || sent < 0 || latency < 0 || latency > 4294967295.0 || status < 0)
-            return r.fail(QStringLiteral("raw_samples[%1]").arg(i), QStringLiteral("expected [sent_ns, latency_us, status]")),
+            return r.fail(QStringLiteral("raw_samples[%1]").arg(i),
+                       QStringLiteral("expected [sent_ns, latency_us, status]")),
                    std::nullopt;
-        run.rawSamples.push_back({static_cast<uint64_t>(sent), static_cast<uint32_t>(latency), static_cast<uint32_t>(status)});
+        run.rawSamples.push_back(
+            { static_cast<uint64_t>(sent), static_cast<uint32_t>(latency), static_cast<uint32_t>(status) });
     }
     if (!r.ok())
         return std::nullopt;

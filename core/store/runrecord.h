@@ -25,8 +25,7 @@ inline constexpr char16_t Imported[] = u"imported";
  * (the snapshot: histograms, time series, CPU, statuses) and, when recorded, every call. The run store, the JSON
  * report and the importers all read and write this one value.
  */
-struct RunRecord
-{
+struct RunRecord {
     qint64 id = 0; ///< in the run store; 0 = not stored
     QString name;
     QStringList labels; ///< free text, e.g. "protobuf 4.25.8"; a set (the store returns them sorted)

@@ -7,9 +7,9 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QSqlDatabase>
 #include <QSqlError>
-#include <QRegularExpression>
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QSysInfo>
@@ -26,7 +26,7 @@ QString RunRecord::displayName() const
     if (!name.isEmpty())
         return name;
     QString text = id > 0 ? QStringLiteral("#%1").arg(id) : QString();
-    for (const QString &part : {transport, method.section(u'/', -1)}) {
+    for (const QString &part : { transport, method.section(u'/', -1) }) {
         if (!part.isEmpty())
             text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + part;
     }
@@ -37,7 +37,7 @@ QString RunRecord::displayName() const
 
 namespace {
 
-std::atomic<int> g_connections{0};
+std::atomic<int> g_connections { 0 };
 
 QByteArray compact(const QJsonObject &o)
 {
@@ -118,7 +118,7 @@ bool migrateStep(QSqlDatabase &db, int to, QString *error)
             QStringList list;
             for (const QJsonValue &v : QJsonDocument::fromJson(q.value(1).toByteArray()).array())
                 list << v.toString();
-            labels.append({q.value(0).toLongLong(), list});
+            labels.append({ q.value(0).toLongLong(), list });
         }
         QSqlQuery insert(db);
         insert.prepare(QStringLiteral("INSERT OR IGNORE INTO run_labels(run_id, label) VALUES(?, ?)"));
@@ -162,7 +162,8 @@ bool migrate(QSqlDatabase &db, int target, QString *error)
         }
         QSqlQuery q(db);
         if (!migrateStep(db, version + 1, error)
-            || !q.exec(QStringLiteral("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '%1')").arg(version + 1))) {
+            || !q.exec(QStringLiteral("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '%1')")
+                           .arg(version + 1))) {
             if (error->isEmpty())
                 *error = sqlError(q);
             db.rollback();
@@ -197,7 +198,7 @@ bool openConnection(const QString &name, const QString &path, QString *error)
         *error = QStringLiteral("%1: not an rpcscope run database (%2)").arg(path, sqlError(q));
         return false;
     }
-    for (const char *pragma : {"PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
+    for (const char *pragma : { "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON" }) {
         if (!q.exec(QLatin1String(pragma))) {
             *error = QStringLiteral("%1: %2").arg(path, sqlError(q));
             return false;
@@ -220,15 +221,13 @@ void bindSummary(QSqlQuery &q, const RunSnapshot &s)
 QByteArray packRaw(const std::vector<RawSample> &raw)
 {
     static_assert(sizeof(RawSample) == 16);
-    return QByteArray(reinterpret_cast<const char *>(raw.data()), static_cast<qsizetype>(raw.size() * sizeof(RawSample)));
+    return QByteArray(
+        reinterpret_cast<const char *>(raw.data()), static_cast<qsizetype>(raw.size() * sizeof(RawSample)));
 }
 
 } // namespace
 
-RunStore::RunStore()
-    : m_connection(QStringLiteral("rpcscope-runstore-%1").arg(g_connections.fetch_add(1)))
-{
-}
+RunStore::RunStore() : m_connection(QStringLiteral("rpcscope-runstore-%1").arg(g_connections.fetch_add(1))) { }
 
 RunStore::~RunStore()
 {
@@ -240,7 +239,8 @@ RunStore::~RunStore()
 
 QString RunStore::defaultPath()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/rpcscope/runs.sqlite");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+        + QStringLiteral("/rpcscope/runs.sqlite");
 }
 
 bool RunStore::open(const QString &path, QString *error)
@@ -352,7 +352,7 @@ bool RunStore::updateRun(qint64 id, const RunSnapshot &snapshot, QString *error)
 }
 
 bool RunStore::finishRun(qint64 id, const RunSnapshot &snapshot, const std::vector<RawSample> &rawSamples,
-                         const QString &status, QString *error)
+    const QString &status, QString *error)
 {
     if (!updateRun(id, snapshot, error))
         return false;
@@ -560,7 +560,8 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
     const QByteArray snapshotText = q.value(12).toByteArray();
     if (!snapshotText.isEmpty()) {
         QString why;
-        const auto snapshot = snapshotFromJson(QJsonDocument::fromJson(snapshotText).object(), QStringLiteral("snapshot"), &why);
+        const auto snapshot
+            = snapshotFromJson(QJsonDocument::fromJson(snapshotText).object(), QStringLiteral("snapshot"), &why);
         if (!snapshot) {
             *error = QStringLiteral("run #%1: %2").arg(id).arg(why);
             return std::nullopt;
@@ -584,8 +585,8 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
     run.snapshot.timeline.clear();
     while (q.next()) {
         QString why;
-        const auto point = intervalFromJson(QJsonDocument::fromJson(q.value(0).toByteArray()).object(),
-                                            QStringLiteral("interval"), &why);
+        const auto point = intervalFromJson(
+            QJsonDocument::fromJson(q.value(0).toByteArray()).object(), QStringLiteral("interval"), &why);
         if (!point) {
             *error = QStringLiteral("run #%1: %2").arg(id).arg(why);
             return std::nullopt;
@@ -641,14 +642,15 @@ qint64 RunStore::resolve(const QString &reference, QString *error) const
     QString label;
     int offset = 0;
     if (!parseReference(reference, &label, &offset)) {
-        *error = QStringLiteral("\"%1\" names no run: give an ID (12), last, last~N, label:NAME or label:NAME~N").arg(reference);
+        *error = QStringLiteral("\"%1\" names no run: give an ID (12), last, last~N, label:NAME or label:NAME~N")
+                     .arg(reference);
         return 0;
     }
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare(label.isEmpty()
-                  ? QStringLiteral("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?")
-                  : QStringLiteral("SELECT id FROM runs WHERE EXISTS (SELECT 1 FROM run_labels WHERE run_id = runs.id "
-                                   "AND label = ?) ORDER BY id DESC LIMIT 1 OFFSET ?"));
+            ? QStringLiteral("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?")
+            : QStringLiteral("SELECT id FROM runs WHERE EXISTS (SELECT 1 FROM run_labels WHERE run_id = runs.id "
+                             "AND label = ?) ORDER BY id DESC LIMIT 1 OFFSET ?"));
     if (!label.isEmpty())
         q.addBindValue(label);
     q.addBindValue(offset);
@@ -666,12 +668,16 @@ qint64 RunStore::resolve(const QString &reference, QString *error) const
         count.addBindValue(label);
     const qint64 n = count.exec() && count.next() ? count.value(0).toLongLong() : 0;
     if (label.isEmpty())
-        *error = n == 0 ? QStringLiteral("%1: %2 has no runs yet").arg(reference, m_path)
-                        : QStringLiteral("%1: %2 has %3 run(s), so the oldest is last~%4").arg(reference, m_path).arg(n).arg(n - 1);
+        *error = n == 0
+            ? QStringLiteral("%1: %2 has no runs yet").arg(reference, m_path)
+            : QStringLiteral("%1: %2 has %3 run(s), so the oldest is last~%4").arg(reference, m_path).arg(n).arg(n - 1);
     else
         *error = n == 0 ? QStringLiteral("%1: no run in %2 is labelled \"%3\"").arg(reference, m_path, label)
                         : QStringLiteral("%1: %2 run(s) in %3 are labelled \"%4\", so the oldest is label:%4~%5")
-                              .arg(reference).arg(n).arg(m_path, label).arg(n - 1);
+                              .arg(reference)
+                              .arg(n)
+                              .arg(m_path, label)
+                              .arg(n - 1);
     return 0;
 }
 
@@ -768,8 +774,8 @@ int RunStore::markInterruptedRuns()
     QList<qint64> dead;
     while (q.next()) {
         const auto pid = static_cast<pid_t>(q.value(1).toLongLong());
-        const bool alive = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM)
-            && processIdentity(pid) == q.value(2).toString();
+        const bool alive
+            = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM) && processIdentity(pid) == q.value(2).toString();
         if (!alive)
             dead << q.value(0).toLongLong();
     }

@@ -14,8 +14,7 @@ class QSqlQuery;
 namespace rpcscope {
 
 /// One line of the history list: what a table of runs shows, without the histograms.
-struct RunListEntry
-{
+struct RunListEntry {
     qint64 id = 0;
     QString name;
     QStringList labels;
@@ -36,8 +35,7 @@ struct RunListEntry
 };
 
 /// Which runs list() returns. Empty fields match everything; matching is case-insensitive and by substring.
-struct RunFilter
-{
+struct RunFilter {
     QString text; ///< in the name, method, target or a label
     QString method;
     QString target;
@@ -55,8 +53,7 @@ struct RunFilter
  * One RunStore belongs to the thread that opened it (Qt SQL connections are per thread). Several processes may
  * use one database at once (WAL readers do not block the writer; writers wait up to 5 s for each other).
  */
-class RunStore
-{
+class RunStore {
 public:
     static constexpr int kSchemaVersion = 2;
 
@@ -80,8 +77,9 @@ public:
     bool updateRun(qint64 id, const RunSnapshot &snapshot, QString *error);
     /// The last update, the raw samples, the end time and the final status (finished or stopped).
     bool finishRun(qint64 id, const RunSnapshot &snapshot, const std::vector<RawSample> &rawSamples,
-                   const QString &status, QString *error);
-    /// Stores a whole run at once (imports, or undoing a delete: a non-zero run.id is kept). Returns the id, 0 on error.
+        const QString &status, QString *error);
+    /// Stores a whole run at once (imports, or undoing a delete: a non-zero run.id is kept). Returns the id, 0 on
+    /// error.
     qint64 addRun(const RunRecord &run, QString *error);
 
     std::vector<RunListEntry> list(const RunFilter &filter, QString *error) const;

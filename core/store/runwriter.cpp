@@ -4,10 +4,7 @@
 
 namespace rpcscope {
 
-RunWriter::RunWriter(QObject *parent)
-    : QObject(parent)
-{
-}
+RunWriter::RunWriter(QObject *parent) : QObject(parent) { }
 
 RunWriter::~RunWriter()
 {

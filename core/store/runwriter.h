@@ -24,8 +24,7 @@ namespace rpcscope {
  * writes everything still queued before it returns. Results come back as signals, delivered to the receiver's
  * thread.
  */
-class RunWriter : public QObject
-{
+class RunWriter : public QObject {
     Q_OBJECT
 public:
     explicit RunWriter(QObject *parent = nullptr);
@@ -54,8 +53,7 @@ Q_SIGNALS:
     void failed(qint64 id, const QString &error);
 
 private:
-    struct Job
-    {
+    struct Job {
         qint64 id = 0;
         bool final = false;
         RunSnapshot snapshot;
@@ -66,7 +64,7 @@ private:
     void work(QString path);
 
     mutable std::mutex m_mutex;
-    std::condition_variable m_wake;     ///< to the writer: work queued, or stop
+    std::condition_variable m_wake; ///< to the writer: work queued, or stop
     std::condition_variable m_progress; ///< from the writer: opened, or a job done
     std::deque<Job> m_queue;
     bool m_busy = false;

@@ -8,8 +8,8 @@
 #include <grpcpp/alarm.h>
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
-#include <grpcpp/create_channel.h>
 #include <grpcpp/completion_queue.h>
+#include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/security/tls_certificate_provider.h>
@@ -34,8 +34,7 @@ namespace {
 class GrpcTransport;
 
 /// What a completion queue hands back: every tag given to gRPC is one of these (never a class deriving from two).
-class QueueTag
-{
+class QueueTag {
 public:
     virtual void done(bool ok) = 0;
 
@@ -44,15 +43,9 @@ protected:
 };
 
 /// A tag for one kind of operation of a slot: done() calls the slot's member for it.
-template<typename Slot>
-class OpTag final : public QueueTag
-{
+template<typename Slot> class OpTag final : public QueueTag {
 public:
-    OpTag(Slot *slot, void (Slot::*handler)(bool))
-        : m_slot(slot)
-        , m_handler(handler)
-    {
-    }
+    OpTag(Slot *slot, void (Slot::*handler)(bool)) : m_slot(slot), m_handler(handler) { }
     void done(bool ok) override { (m_slot->*m_handler)(ok); }
 
 private:
@@ -73,15 +66,11 @@ gpr_timespec deadlineAfter(std::chrono::nanoseconds after)
  * then sets the alarm to a deadline already past, which gRPC delivers on its completion queue at once. Every Set
  * happens on that thread, and nothing is cancelled: a wait cut short is moved to now instead.
  */
-class AlarmThread
-{
+class AlarmThread {
 public:
     using Clock = std::chrono::steady_clock;
 
-    AlarmThread()
-        : m_thread([this] { fireOnTime(); })
-    {
-    }
+    AlarmThread() : m_thread([this] { fireOnTime(); }) { }
 
     ~AlarmThread()
     {
@@ -97,7 +86,7 @@ public:
     void at(Clock::time_point when, grpc::Alarm *alarm, grpc::CompletionQueue *queue, QueueTag *tag)
     {
         std::lock_guard lock(m_mutex);
-        const auto it = m_due.emplace(when, Entry{alarm, queue, tag});
+        const auto it = m_due.emplace(when, Entry { alarm, queue, tag });
         if (it == m_due.begin())
             m_wake.notify_one();
     }
@@ -118,8 +107,7 @@ public:
     }
 
 private:
-    struct Entry
-    {
+    struct Entry {
         grpc::Alarm *alarm;
         grpc::CompletionQueue *queue;
         QueueTag *tag;
@@ -156,10 +144,10 @@ private:
     std::thread m_thread;
 };
 
-class GrpcSlot final : public CallSlot
-{
+class GrpcSlot final : public CallSlot {
 public:
-    GrpcSlot(GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index, CallSink *sink);
+    GrpcSlot(
+        GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index, CallSink *sink);
     void start(uint64_t callNumber) override;
     void cancel() override;
     /// The call's Finish tag came out of the completion queue (on its poller thread).
@@ -185,7 +173,7 @@ private:
     std::unique_ptr<grpc::ClientContext> m_contexts[2];
     int m_current = 0;
     std::mutex m_contextMutex; // guards m_contexts against cancel() from another thread
-    OpTag<GrpcSlot> m_finishTag{this, &GrpcSlot::finished};
+    OpTag<GrpcSlot> m_finishTag { this, &GrpcSlot::finished };
 };
 
 /**
@@ -194,11 +182,10 @@ private:
  * completion queue, so they never run at the same time; the call is reported once its status is in and no
  * operation is outstanding.
  */
-class GrpcStreamSlot final : public CallSlot
-{
+class GrpcStreamSlot final : public CallSlot {
 public:
-    GrpcStreamSlot(GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index,
-                   CallSink *sink);
+    GrpcStreamSlot(
+        GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index, CallSink *sink);
     void start(uint64_t callNumber) override;
     void cancel() override;
 
@@ -264,21 +251,18 @@ private:
     std::string m_failure; // set: the call failed on our side (a reply that does not parse, a request template)
     int m_failureStatus = 0;
 
-    OpTag<GrpcStreamSlot> m_startTag{this, &GrpcStreamSlot::started};
-    OpTag<GrpcStreamSlot> m_readTag{this, &GrpcStreamSlot::read};
-    OpTag<GrpcStreamSlot> m_writeTag{this, &GrpcStreamSlot::written};
-    OpTag<GrpcStreamSlot> m_writesDoneTag{this, &GrpcStreamSlot::writesClosed};
-    OpTag<GrpcStreamSlot> m_intervalTag{this, &GrpcStreamSlot::intervalOver};
-    OpTag<GrpcStreamSlot> m_callTimeTag{this, &GrpcStreamSlot::callTimeUp};
-    OpTag<GrpcStreamSlot> m_finishTag{this, &GrpcStreamSlot::finished};
+    OpTag<GrpcStreamSlot> m_startTag { this, &GrpcStreamSlot::started };
+    OpTag<GrpcStreamSlot> m_readTag { this, &GrpcStreamSlot::read };
+    OpTag<GrpcStreamSlot> m_writeTag { this, &GrpcStreamSlot::written };
+    OpTag<GrpcStreamSlot> m_writesDoneTag { this, &GrpcStreamSlot::writesClosed };
+    OpTag<GrpcStreamSlot> m_intervalTag { this, &GrpcStreamSlot::intervalOver };
+    OpTag<GrpcStreamSlot> m_callTimeTag { this, &GrpcStreamSlot::callTimeUp };
+    OpTag<GrpcStreamSlot> m_finishTag { this, &GrpcStreamSlot::finished };
 };
 
-class GrpcTransport final : public Transport
-{
+class GrpcTransport final : public Transport {
 public:
-    GrpcTransport(const GrpcTarget &target, const GrpcCall &call)
-        : m_target(target)
-        , m_call(call)
+    GrpcTransport(const GrpcTarget &target, const GrpcCall &call) : m_target(target), m_call(call)
     {
         for (const std::string &request : m_call.requests) {
             const grpc::Slice slice(request.data(), request.size());
@@ -298,7 +282,8 @@ public:
                 args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target.authority);
             if (!target.tls.serverNameOverride.empty())
                 args.SetSslTargetNameOverride(target.tls.serverNameOverride);
-            auto channel = grpc::CreateCustomChannel(target.address.toStdString(), grpcChannelCredentials(target.tls), args);
+            auto channel
+                = grpc::CreateCustomChannel(target.address.toStdString(), grpcChannelCredentials(target.tls), args);
             m_stubs.push_back(std::make_unique<grpc::GenericStub>(channel));
         }
         // Completion queues, each drained by its own thread, rather than gRPC's callback API: a reply is handled,
@@ -362,14 +347,14 @@ public:
     std::unique_ptr<AlarmThread> m_alarms;
 };
 
-GrpcSlot::GrpcSlot(GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index,
-                   CallSink *sink)
+GrpcSlot::GrpcSlot(
+    GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index, CallSink *sink)
     : m_transport(transport)
     , m_stub(stub)
     , m_queue(queue)
     , m_index(index)
     , m_sink(sink)
-    , m_rng(std::random_device{}() ^ static_cast<uint64_t>(index))
+    , m_rng(std::random_device {}() ^ static_cast<uint64_t>(index))
 {
     if (m_transport->m_call.responseType)
         m_decoded = m_transport->m_call.schema.newMessage(m_transport->m_call.responseType);
@@ -439,8 +424,8 @@ void GrpcSlot::finished(bool /*ok: a Finish always comes back with the status fi
     m_sink->callDone(m_index, outcome);
 }
 
-GrpcStreamSlot::GrpcStreamSlot(GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue,
-                               int index, CallSink *sink)
+GrpcStreamSlot::GrpcStreamSlot(
+    GrpcTransport *transport, grpc::GenericStub *stub, grpc::CompletionQueue *queue, int index, CallSink *sink)
     : m_transport(transport)
     , m_stub(stub)
     , m_queue(queue)
@@ -449,7 +434,7 @@ GrpcStreamSlot::GrpcStreamSlot(GrpcTransport *transport, grpc::GenericStub *stub
     , m_clientStreams(transport->m_call.method->client_streaming())
     , m_serverStreams(transport->m_call.method->server_streaming())
     , m_pingPong(m_clientStreams && m_serverStreams && transport->m_call.stream.pingPong)
-    , m_rng(std::random_device{}() ^ static_cast<uint64_t>(index))
+    , m_rng(std::random_device {}() ^ static_cast<uint64_t>(index))
 {
     if (m_transport->m_call.responseType)
         m_decoded = m_transport->m_call.schema.newMessage(m_transport->m_call.responseType);
@@ -473,7 +458,8 @@ void GrpcStreamSlot::start(uint64_t callNumber)
     m_pending = 0;
     m_sent = m_received = m_bytesSent = m_bytesReceived = 0;
     m_sendTimes.clear();
-    m_writing = m_intervalWait = m_writesClosed = m_finishing = m_finished = m_timeUp = m_endedByClient = m_callAlarmSet = false;
+    m_writing = m_intervalWait = m_writesClosed = m_finishing = m_finished = m_timeUp = m_endedByClient = m_callAlarmSet
+        = false;
     m_failure.clear();
     m_failureStatus = CallStatus::Ok;
     m_status = grpc::Status();

@@ -21,13 +21,12 @@ class MethodDescriptor;
 namespace rpcscope {
 
 /// Where and how calls go; every transport reads the fields that apply to it.
-struct GrpcTarget
-{
+struct GrpcTarget {
     QString address; ///< host:port (gRPC, msgpack-rpc) or a URL (HTTP)
     /// gRPC: separate HTTP/2 connections, callers spread evenly over them; msgpack-rpc: TCP connections, each
     /// carrying many calls; HTTP/1.1: keep-alive connections, each one call at a time (0 = one per caller).
     int connections = 1;
-    std::chrono::nanoseconds timeout{0}; ///< per-call deadline; 0 = none
+    std::chrono::nanoseconds timeout { 0 }; ///< per-call deadline; 0 = none
     int maxReceiveBytes = -1; ///< -1 = gRPC's default (4 MiB)
     int maxSendBytes = -1; ///< -1 = gRPC's default (unlimited)
     std::string authority; ///< :authority override (empty = from the address)
@@ -45,13 +44,12 @@ struct GrpcTarget
 int autoClientThreads(int concurrency);
 
 /// Makes call number n's request when it changes from call to call (templates); thread-safe.
-class RequestEncoder
-{
+class RequestEncoder {
 public:
     virtual ~RequestEncoder() = default;
     /// False with @p error when this call's request cannot be made.
-    virtual bool encode(uint64_t callNumber, int workerId, std::mt19937_64 &rng, std::string *out,
-                        std::string *error) const = 0;
+    virtual bool encode(
+        uint64_t callNumber, int workerId, std::mt19937_64 &rng, std::string *out, std::string *error) const = 0;
 };
 
 /**
@@ -63,23 +61,21 @@ public:
  * time to first message) and, on a bidi stream, the time since the request it answers was sent (replies pair
  * with requests in order, as an echoing chat does). The call's latency is the whole stream's.
  */
-struct StreamOptions
-{
+struct StreamOptions {
     /// Client and bidi streams: messages to send per call, cycling through the requests (0 = each request once,
     /// or, with callDuration, as many as fit). Server streams: replies after which the client ends the call
     /// (0 = read until the server ends it).
     uint64_t callCount = 0;
-    std::chrono::nanoseconds interval{0}; ///< from one of the client's messages going out to the next
+    std::chrono::nanoseconds interval { 0 }; ///< from one of the client's messages going out to the next
     /// The client ends each call after this long (0 = no limit): client and bidi streams close their side (and
     /// read the rest), server streams are cancelled. A call ended by the client's own limit counts as OK.
-    std::chrono::nanoseconds callDuration{0};
+    std::chrono::nanoseconds callDuration { 0 };
     /// Bidi streams: send each message only once the reply to the previous one is in, so every message's latency
     /// is one round trip with nothing queued before it (for servers that answer every message, as Chat does).
     bool pingPong = false;
 };
 
-struct GrpcCall
-{
+struct GrpcCall {
     std::string methodPath; ///< "/pkg.Service/Method"
     /// Serialized once, reused: call n sends requests[n % size] (one entry unless -D gave an array).
     std::vector<std::string> requests;

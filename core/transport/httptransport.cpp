@@ -29,8 +29,7 @@ constexpr auto kSweepPeriod = std::chrono::milliseconds(5);
 class HttpTransport;
 class HttpConnection;
 
-class HttpSlot final : public BodySlot
-{
+class HttpSlot final : public BodySlot {
 public:
     HttpSlot(HttpTransport *transport, HttpConnection *connection, int index, CallSink *sink);
     void start(uint64_t callNumber) override;
@@ -42,8 +41,7 @@ public:
 };
 
 /// One keep-alive HTTP/1.1 connection: one call at a time, callers queued. Lives on one I/O thread.
-class HttpConnection
-{
+class HttpConnection {
 public:
     HttpConnection(HttpTransport *transport, asio::io_context &context);
 
@@ -118,11 +116,10 @@ private:
     std::optional<http::response_parser<http::string_body>> m_parser;
 };
 
-class HttpTransport final : public Transport
-{
+class HttpTransport final : public Transport {
 public:
     HttpTransport(const HttpEndpoint &endpoint, const GrpcTarget &target, const GrpcCall &call, Codec codec,
-                  tcp::resolver::results_type addresses)
+        tcp::resolver::results_type addresses)
         : m_endpoint(endpoint)
         , m_target(target)
         , m_call(call)
@@ -156,7 +153,8 @@ public:
     {
         const Codec codec = m_codec;
         return m_bodies.init(
-            m_call, [codec](const google::protobuf::Message &m, std::string *out, std::string *why) {
+            m_call,
+            [codec](const google::protobuf::Message &m, std::string *out, std::string *why) {
                 return encodeMessage(codec, m, out, why);
             },
             error);
@@ -186,9 +184,7 @@ public:
 };
 
 HttpConnection::HttpConnection(HttpTransport *transport, asio::io_context &context)
-    : m_transport(transport)
-    , m_context(context)
-    , m_socket(context)
+    : m_transport(transport), m_context(context), m_socket(context)
 {
     // The headers are the same for every call; only the body changes.
     m_request.method(http::verb::post);
@@ -211,7 +207,7 @@ void HttpConnection::next()
     m_cancelled = false;
     const auto timeout = m_transport->m_target.timeout;
     m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
-    m_request.body() = {m_current->m_body->data(), m_current->m_body->size()};
+    m_request.body() = { m_current->m_body->data(), m_current->m_body->size() };
     m_request.prepare_payload();
     if (m_connected)
         write();
@@ -222,13 +218,14 @@ void HttpConnection::next()
 void HttpConnection::connect()
 {
     m_buffer.clear();
-    asio::async_connect(m_socket, m_transport->m_addresses, [this](boost::system::error_code ec, const tcp::endpoint &) {
-        if (ec)
-            return fail(ec, "connect");
-        m_socket.set_option(tcp::no_delay(true), ec);
-        m_connected = true;
-        write();
-    });
+    asio::async_connect(
+        m_socket, m_transport->m_addresses, [this](boost::system::error_code ec, const tcp::endpoint &) {
+            if (ec)
+                return fail(ec, "connect");
+            m_socket.set_option(tcp::no_delay(true), ec);
+            m_connected = true;
+            write();
+        });
 }
 
 void HttpConnection::write()
@@ -290,9 +287,7 @@ void HttpConnection::fail(boost::system::error_code ec, const char *stage)
 }
 
 HttpSlot::HttpSlot(HttpTransport *transport, HttpConnection *connection, int index, CallSink *sink)
-    : BodySlot(transport->m_call, transport->m_bodies, index, sink)
-    , m_transport(transport)
-    , m_connection(connection)
+    : BodySlot(transport->m_call, transport->m_bodies, index, sink), m_transport(transport), m_connection(connection)
 {
 }
 
@@ -348,8 +343,8 @@ int grpcStatusForHttp(unsigned httpStatus)
     }
 }
 
-std::unique_ptr<Transport> makeHttpTransport(const HttpEndpoint &endpoint, const GrpcTarget &target,
-                                             const GrpcCall &call, Codec codec, std::string *error)
+std::unique_ptr<Transport> makeHttpTransport(
+    const HttpEndpoint &endpoint, const GrpcTarget &target, const GrpcCall &call, Codec codec, std::string *error)
 {
     // Resolved once, up front: a name that does not resolve is a setup error, not thousands of failed calls.
     asio::io_context context;

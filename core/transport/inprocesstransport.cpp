@@ -20,12 +20,11 @@ class InProcessTransport;
  * network stack and the RPC library. Calls run as handlers on the client threads, so a caller's next call never
  * nests inside the previous one's completion.
  */
-class InProcessSlot final : public CallSlot
-{
+class InProcessSlot final : public CallSlot {
 public:
     InProcessSlot(InProcessTransport *transport, asio::io_context &context, int index, CallSink *sink);
     void start(uint64_t callNumber) override;
-    void cancel() override {}
+    void cancel() override { }
 
 private:
     void run(uint64_t callNumber);
@@ -45,13 +44,10 @@ private:
     std::string m_scratch;
 };
 
-class InProcessTransport final : public Transport
-{
+class InProcessTransport final : public Transport {
 public:
     InProcessTransport(const GrpcTarget &target, const GrpcCall &call, Codec codec)
-        : m_call(call)
-        , m_codec(codec)
-        , m_threads(std::clamp(target.clientThreads, 1, 64))
+        : m_call(call), m_codec(codec), m_threads(std::clamp(target.clientThreads, 1, 64))
     {
         if (call.method->service()->full_name() == "rpcscope.bench.v1.Bench")
             m_bench = benchMethodByName(call.method->name());
@@ -95,7 +91,7 @@ InProcessSlot::InProcessSlot(InProcessTransport *transport, asio::io_context &co
     , m_context(context)
     , m_index(index)
     , m_sink(sink)
-    , m_rng(std::random_device{}() ^ static_cast<uint64_t>(index))
+    , m_rng(std::random_device {}() ^ static_cast<uint64_t>(index))
 {
     const GrpcCall &call = transport->m_call;
     m_request = call.schema.newMessage(call.method->input_type());
@@ -161,8 +157,8 @@ void InProcessSlot::run(uint64_t callNumber)
 
 } // namespace
 
-std::unique_ptr<Transport> makeInProcessTransport(const GrpcTarget &target, const GrpcCall &call, Codec codec,
-                                                  std::string *error)
+std::unique_ptr<Transport> makeInProcessTransport(
+    const GrpcTarget &target, const GrpcCall &call, Codec codec, std::string *error)
 {
     auto transport = std::make_unique<InProcessTransport>(target, call, codec);
     if (!transport->init(error))

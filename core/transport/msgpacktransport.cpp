@@ -2,9 +2,9 @@
 #include "metrics/callstatus.h"
 #include "net/asio.h"
 
-#include <boost/asio/connect.hpp>
 #include "requestbodies.h"
 #include "transportfactories.h"
+#include <boost/asio/connect.hpp>
 
 #include <google/protobuf/descriptor.h>
 
@@ -28,8 +28,7 @@ constexpr size_t kReadChunk = 64 * 1024;
 class MsgpackTransport;
 class MsgpackConnection;
 
-class MsgpackSlot final : public BodySlot
-{
+class MsgpackSlot final : public BodySlot {
 public:
     MsgpackSlot(MsgpackTransport *transport, MsgpackConnection *connection, int index, CallSink *sink);
     void start(uint64_t callNumber) override;
@@ -47,13 +46,10 @@ public:
  * One TCP connection carrying many calls at once: requests are written back to back (batched while a write is on
  * the wire) and replies matched to callers by msgid, in whatever order they come. Lives on one I/O thread.
  */
-class MsgpackConnection
-{
+class MsgpackConnection {
 public:
     MsgpackConnection(MsgpackTransport *transport, asio::io_context &context)
-        : m_transport(transport)
-        , m_context(context)
-        , m_socket(context)
+        : m_transport(transport), m_context(context), m_socket(context)
     {
     }
 
@@ -106,8 +102,7 @@ private:
     enum class State { Closed, Connecting, Open } m_state = State::Closed;
     uint32_t m_nextMsgid = 0;
     InFlight m_inFlight;
-    struct LateSet
-    {
+    struct LateSet {
         // msgids whose calls ended early (deadline, cancel): their replies may still come and are skipped.
         std::unordered_map<uint32_t, char> ids;
         void insert(uint32_t id)
@@ -125,11 +120,10 @@ private:
     size_t m_replyBytes = 0; ///< size of the reply being handled
 };
 
-class MsgpackTransport final : public Transport
-{
+class MsgpackTransport final : public Transport {
 public:
     MsgpackTransport(const GrpcTarget &target, const GrpcCall &call, tcp::resolver::results_type addresses,
-                     std::string method, bool paramsMap)
+        std::string method, bool paramsMap)
         : m_target(target)
         , m_call(call)
         , m_addresses(std::move(addresses))
@@ -162,7 +156,7 @@ public:
         return m_params.init(
             m_call,
             [map](const google::protobuf::Message &message, std::string *out, std::string *) {
-                StringSink sink{out};
+                StringSink sink { out };
                 MsgpackPacker packer(sink);
                 if (map) {
                     packer.pack_array(1);
@@ -200,7 +194,7 @@ void MsgpackConnection::submit(MsgpackSlot *slot, const std::string &method)
     const auto timeout = m_transport->m_target.timeout;
     slot->m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
     m_inFlight[slot->m_msgid] = slot;
-    StringSink sink{&m_pending};
+    StringSink sink { &m_pending };
     MsgpackPacker packer(sink);
     packer.pack_array(4);
     packer.pack_uint8(0);
@@ -217,14 +211,15 @@ void MsgpackConnection::submit(MsgpackSlot *slot, const std::string &method)
 void MsgpackConnection::connect()
 {
     m_state = State::Connecting;
-    asio::async_connect(m_socket, m_transport->m_addresses, [this](boost::system::error_code ec, const tcp::endpoint &) {
-        if (ec)
-            return breakConnection(CallStatus::Unavailable, "connect: " + ec.message());
-        m_socket.set_option(tcp::no_delay(true), ec);
-        m_state = State::Open;
-        read();
-        flush();
-    });
+    asio::async_connect(
+        m_socket, m_transport->m_addresses, [this](boost::system::error_code ec, const tcp::endpoint &) {
+            if (ec)
+                return breakConnection(CallStatus::Unavailable, "connect: " + ec.message());
+            m_socket.set_option(tcp::no_delay(true), ec);
+            m_state = State::Open;
+            read();
+            flush();
+        });
 }
 
 void MsgpackConnection::flush()
@@ -250,32 +245,30 @@ void MsgpackConnection::read()
 {
     m_unpacker.reserve_buffer(kReadChunk);
     m_socket.async_read_some(asio::buffer(m_unpacker.buffer(), m_unpacker.buffer_capacity()),
-                             [this](boost::system::error_code ec, size_t n) {
-                                 if (ec) {
-                                     if (m_state == State::Open)
-                                         breakConnection(CallStatus::Unavailable,
-                                                         ec == asio::error::eof
-                                                             ? std::string("connection closed by the server")
-                                                             : "receive: " + ec.message());
-                                     return;
-                                 }
-                                 m_unpacker.buffer_consumed(n);
-                                 try {
-                                     msgpack::object_handle handle;
-                                     // (parsed_size() restarts at every message; what is left unparsed does not.)
-                                     size_t left = m_unpacker.nonparsed_size();
-                                     while (m_state == State::Open && m_unpacker.next(handle)) {
-                                         m_replyBytes = left - m_unpacker.nonparsed_size();
-                                         left = m_unpacker.nonparsed_size();
-                                         onReply(handle.get());
-                                     }
-                                 } catch (const std::exception &e) {
-                                     return breakConnection(CallStatus::Internal,
-                                                            std::string("not msgpack-rpc: ") + e.what());
-                                 }
-                                 if (m_state == State::Open)
-                                     read();
-                             });
+        [this](boost::system::error_code ec, size_t n) {
+            if (ec) {
+                if (m_state == State::Open)
+                    breakConnection(CallStatus::Unavailable,
+                        ec == asio::error::eof ? std::string("connection closed by the server")
+                                               : "receive: " + ec.message());
+                return;
+            }
+            m_unpacker.buffer_consumed(n);
+            try {
+                msgpack::object_handle handle;
+                // (parsed_size() restarts at every message; what is left unparsed does not.)
+                size_t left = m_unpacker.nonparsed_size();
+                while (m_state == State::Open && m_unpacker.next(handle)) {
+                    m_replyBytes = left - m_unpacker.nonparsed_size();
+                    left = m_unpacker.nonparsed_size();
+                    onReply(handle.get());
+                }
+            } catch (const std::exception &e) {
+                return breakConnection(CallStatus::Internal, std::string("not msgpack-rpc: ") + e.what());
+            }
+            if (m_state == State::Open)
+                read();
+        });
 }
 
 void MsgpackConnection::onReply(const msgpack::object &reply)
@@ -290,8 +283,7 @@ void MsgpackConnection::onReply(const msgpack::object &reply)
     if (it == m_inFlight.end()) {
         if (msgid <= UINT32_MAX && m_late.take(static_cast<uint32_t>(msgid)))
             return; // the reply to a call that already ended (deadline, cancel)
-        return breakConnection(CallStatus::Internal,
-                               "msgpack-rpc reply with unknown msgid " + std::to_string(msgid));
+        return breakConnection(CallStatus::Internal, "msgpack-rpc reply with unknown msgid " + std::to_string(msgid));
     }
     MsgpackSlot *slot = it->second;
     m_inFlight.erase(it);
@@ -334,9 +326,7 @@ void MsgpackConnection::breakConnection(int status, const std::string &message)
 }
 
 MsgpackSlot::MsgpackSlot(MsgpackTransport *transport, MsgpackConnection *connection, int index, CallSink *sink)
-    : BodySlot(transport->m_call, transport->m_params, index, sink)
-    , m_transport(transport)
-    , m_connection(connection)
+    : BodySlot(transport->m_call, transport->m_params, index, sink), m_transport(transport), m_connection(connection)
 {
 }
 
@@ -376,8 +366,7 @@ void MsgpackSlot::finished(CallOutcome &outcome, const msgpack::object *result)
 } // namespace
 
 std::unique_ptr<Transport> makeMsgpackTransport(const std::string &host, const std::string &port,
-                                                const GrpcTarget &target, const GrpcCall &call,
-                                                const std::string &method, bool paramsMap, std::string *error)
+    const GrpcTarget &target, const GrpcCall &call, const std::string &method, bool paramsMap, std::string *error)
 {
     asio::io_context context;
     tcp::resolver resolver(context);

@@ -16,8 +16,7 @@
 
 namespace rpcscope {
 
-class RequestBodies
-{
+class RequestBodies {
 public:
     /// Encodes a request message into the form sent on the wire.
     using Encoder = std::function<bool(const google::protobuf::Message &, std::string *, std::string *)>;
@@ -46,7 +45,7 @@ public:
 
     /// The body of call @p callNumber: a prepared one, or @p scratch filled anew (templates). nullptr with @p error.
     const std::string *body(uint64_t callNumber, int workerId, std::mt19937_64 &rng,
-                            google::protobuf::Message *scratchMessage, std::string *scratch, std::string *error) const
+        google::protobuf::Message *scratchMessage, std::string *scratch, std::string *error) const
     {
         if (!m_call->perCall)
             return &m_bodies[callNumber % m_bodies.size()];
@@ -70,14 +69,10 @@ private:
 };
 
 /// What the HTTP and msgpack-rpc slots share: each call's request body and the message replies decode into.
-class BodySlot : public CallSlot
-{
+class BodySlot : public CallSlot {
 protected:
     BodySlot(const GrpcCall &call, const RequestBodies &bodies, int index, CallSink *sink)
-        : m_bodies(bodies)
-        , m_index(index)
-        , m_sink(sink)
-        , m_rng(std::random_device{}() ^ static_cast<uint64_t>(index))
+        : m_bodies(bodies), m_index(index), m_sink(sink), m_rng(std::random_device {}() ^ static_cast<uint64_t>(index))
     {
         if (call.responseType)
             m_decoded = call.schema.newMessage(call.responseType);

@@ -7,8 +7,7 @@
 namespace rpcscope {
 
 /// How one call ended, as the transport saw it.
-struct CallOutcome
-{
+struct CallOutcome {
     int status = 0; ///< a CallStatus value
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
@@ -20,8 +19,7 @@ struct CallOutcome
 };
 
 /// Told when a slot's call ends; called on a transport thread.
-class CallSink
-{
+class CallSink {
 public:
     virtual ~CallSink() = default;
     virtual void callDone(int slot, CallOutcome &outcome) = 0;
@@ -37,8 +35,7 @@ public:
  * One concurrent caller's handle on a transport: it has at most one call in flight. start() issues the next call
  * and returns at once; the sink hears of its end on a transport thread, from where start() may be called again.
  */
-class CallSlot
-{
+class CallSlot {
 public:
     virtual ~CallSlot() = default;
     /// Starts call number @p callNumber (0-based in sending order; picks the request when they vary).
@@ -48,8 +45,7 @@ public:
 };
 
 /// A way of making calls to one target (gRPC, later HTTP/JSON, msgpack-rpc, in-process).
-class Transport
-{
+class Transport {
 public:
     virtual ~Transport() = default;
     virtual std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) = 0;

@@ -10,21 +10,19 @@
 
 namespace rpcscope {
 
-struct HttpEndpoint
-{
+struct HttpEndpoint {
     std::string host;
     std::string port;
     std::string path; ///< request target, e.g. "/rpcscope.bench.v1.Bench/Echo"
     std::string hostHeader;
 };
 
-std::unique_ptr<Transport> makeHttpTransport(const HttpEndpoint &endpoint, const GrpcTarget &target,
-                                             const GrpcCall &call, Codec codec, std::string *error);
+std::unique_ptr<Transport> makeHttpTransport(
+    const HttpEndpoint &endpoint, const GrpcTarget &target, const GrpcCall &call, Codec codec, std::string *error);
 std::unique_ptr<Transport> makeMsgpackTransport(const std::string &host, const std::string &port,
-                                                const GrpcTarget &target, const GrpcCall &call,
-                                                const std::string &method, bool paramsMap, std::string *error);
-std::unique_ptr<Transport> makeInProcessTransport(const GrpcTarget &target, const GrpcCall &call, Codec codec,
-                                                  std::string *error);
+    const GrpcTarget &target, const GrpcCall &call, const std::string &method, bool paramsMap, std::string *error);
+std::unique_ptr<Transport> makeInProcessTransport(
+    const GrpcTarget &target, const GrpcCall &call, Codec codec, std::string *error);
 
 /// gRPC's mapping of HTTP status codes to gRPC codes (for counting HTTP errors like gRPC ones).
 int grpcStatusForHttp(unsigned httpStatus);

@@ -73,8 +73,8 @@ bool splitHostPort(const QString &address, std::string *host, std::string *port)
 
 } // namespace
 
-std::unique_ptr<Transport> makeTransport(const TransportOptions &options, const GrpcTarget &target,
-                                         const GrpcCall &call, QString *error)
+std::unique_ptr<Transport> makeTransport(
+    const TransportOptions &options, const GrpcTarget &target, const GrpcCall &call, QString *error)
 {
     auto fail = [error](const QString &why) -> std::unique_ptr<Transport> {
         if (error)
@@ -97,10 +97,10 @@ std::unique_ptr<Transport> makeTransport(const TransportOptions &options, const 
         const QUrl url(target.address, QUrl::StrictMode);
         if (!url.isValid() || url.host().isEmpty() || url.scheme().isEmpty())
             return fail(QStringLiteral("\"%1\" is not a URL (expected e.g. http://127.0.0.1:8000/rpc)%2")
-                            .arg(target.address,
-                                 url.isValid() ? QString() : QStringLiteral(": ") + url.errorString()));
+                            .arg(target.address, url.isValid() ? QString() : QStringLiteral(": ") + url.errorString()));
         if (url.scheme() != u"http")
-            return fail(QStringLiteral("\"%1\": only http:// URLs are supported (no TLS for HTTP yet)").arg(target.address));
+            return fail(
+                QStringLiteral("\"%1\": only http:// URLs are supported (no TLS for HTTP yet)").arg(target.address));
         HttpEndpoint endpoint;
         endpoint.host = url.host().toStdString();
         const int port = url.port(80);
@@ -124,8 +124,7 @@ std::unique_ptr<Transport> makeTransport(const TransportOptions &options, const 
         std::string port;
         if (!splitHostPort(target.address, &host, &port))
             return fail(QStringLiteral("\"%1\" is not HOST:PORT").arg(target.address));
-        const std::string method
-            = options.rpcMethod.isEmpty() ? call.method->name() : options.rpcMethod.toStdString();
+        const std::string method = options.rpcMethod.isEmpty() ? call.method->name() : options.rpcMethod.toStdString();
         transport = makeMsgpackTransport(host, port, target, call, method, options.msgpackParamsMap, &why);
         break;
     }

@@ -25,8 +25,7 @@ std::optional<TransportKind> parseTransport(const QString &name);
 /// protobuf for the in-process baseline.
 Codec defaultCodec(TransportKind kind);
 
-struct TransportOptions
-{
+struct TransportOptions {
     TransportKind kind = TransportKind::Grpc;
     std::optional<Codec> codec; ///< unset = defaultCodec(kind); gRPC takes protobuf only, msgpack-rpc msgpack only
     QString rpcMethod; ///< msgpack-rpc method name; empty = the proto method's name
@@ -37,7 +36,7 @@ struct TransportOptions
  * Makes the transport @p options name for @p target and @p call; nullptr with @p error naming the problem (a URL
  * that does not parse, a codec the transport cannot carry, an unresolvable host).
  */
-std::unique_ptr<Transport> makeTransport(const TransportOptions &options, const GrpcTarget &target,
-                                         const GrpcCall &call, QString *error);
+std::unique_ptr<Transport> makeTransport(
+    const TransportOptions &options, const GrpcTarget &target, const GrpcCall &call, QString *error);
 
 } // namespace rpcscope

@@ -5,9 +5,9 @@
 #include <QSysInfo>
 #include <QtGlobal>
 
+#include <boost/version.hpp>
 #include <google/protobuf/stubs/common.h>
 #include <grpcpp/grpcpp.h>
-#include <boost/version.hpp>
 #include <msgpack/version.hpp>
 
 namespace rpcscope {
@@ -20,14 +20,16 @@ QString gitRevision()
 QList<QPair<QString, QString>> buildInfo()
 {
     return {
-        {QStringLiteral("rpcscope"), QStringLiteral(RPCSCOPE_VERSION " (" RPCSCOPE_GIT_REVISION ")")},
-        {QStringLiteral("Qt"), QString::fromLatin1(qVersion())},
-        {QStringLiteral("gRPC"), QString::fromStdString(grpc::Version())},
-        {QStringLiteral("protobuf"),
-         QString::fromStdString(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION))},
-        {QStringLiteral("msgpack-c"), QString::fromLatin1(msgpack_version())},
-        {QStringLiteral("Boost (Asio, Beast)"), QString::fromLatin1(BOOST_LIB_VERSION).replace(QLatin1Char('_'), QLatin1Char('.'))},
-        {QStringLiteral("OS"), QSysInfo::prettyProductName() + QStringLiteral(", kernel ") + QSysInfo::kernelVersion()},
+        { QStringLiteral("rpcscope"), QStringLiteral(RPCSCOPE_VERSION " (" RPCSCOPE_GIT_REVISION ")") },
+        { QStringLiteral("Qt"), QString::fromLatin1(qVersion()) },
+        { QStringLiteral("gRPC"), QString::fromStdString(grpc::Version()) },
+        { QStringLiteral("protobuf"),
+            QString::fromStdString(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION)) },
+        { QStringLiteral("msgpack-c"), QString::fromLatin1(msgpack_version()) },
+        { QStringLiteral("Boost (Asio, Beast)"),
+            QString::fromLatin1(BOOST_LIB_VERSION).replace(QLatin1Char('_'), QLatin1Char('.')) },
+        { QStringLiteral("OS"),
+            QSysInfo::prettyProductName() + QStringLiteral(", kernel ") + QSysInfo::kernelVersion() },
     };
 }
 

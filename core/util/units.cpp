@@ -26,8 +26,8 @@ std::optional<std::chrono::nanoseconds> parseDuration(QStringView text, QString 
     long double total = 0;
     qsizetype pos = 0;
     while (pos < s.size()) {
-        const auto match = part.match(s, pos, QRegularExpression::NormalMatch,
-                                      QRegularExpression::AnchorAtOffsetMatchOption);
+        const auto match
+            = part.match(s, pos, QRegularExpression::NormalMatch, QRegularExpression::AnchorAtOffsetMatchOption);
         if (!match.hasMatch()) {
             setError(error, QStringLiteral("invalid duration \"%1\" (use e.g. 500ms, 10s, 1m30s)").arg(s));
             return std::nullopt;

@@ -44,10 +44,10 @@ const char *const kMethod = "/rpcscope.bench.v1.Bench/Echo";
 [[noreturn]] void usage(const char *why)
 {
     std::fprintf(stderr,
-                 "floor_client: %s\n"
-                 "usage: floor_client ADDRESS --payload BYTES [--response-size N] -n CALLS [--warmup N] "
-                 "[--max-recv-size BYTES]\n",
-                 why);
+        "floor_client: %s\n"
+        "usage: floor_client ADDRESS --payload BYTES [--response-size N] -n CALLS [--warmup N] "
+        "[--max-recv-size BYTES]\n",
+        why);
     std::exit(2);
 }
 
@@ -66,11 +66,11 @@ std::optional<uint64_t> parseSize(const std::string &text)
     if (unit.empty() || unit == "B")
         scale = 1;
     else if (unit == "KiB" || unit == "K")
-        scale = uint64_t{1} << 10;
+        scale = uint64_t { 1 } << 10;
     else if (unit == "MiB" || unit == "M")
-        scale = uint64_t{1} << 20;
+        scale = uint64_t { 1 } << 20;
     else if (unit == "GiB" || unit == "G")
-        scale = uint64_t{1} << 30;
+        scale = uint64_t { 1 } << 30;
     else
         return std::nullopt;
     if (number > std::numeric_limits<uint64_t>::max() / scale)
@@ -104,8 +104,7 @@ std::string encodeEchoRequest(uint64_t payloadBytes, std::optional<uint32_t> res
     return out;
 }
 
-struct Usage
-{
+struct Usage {
     double cpuSeconds = 0; ///< user + system, every thread of the process
     long voluntarySwitches = 0; ///< the process's threads gave up the CPU (waited)
     long involuntarySwitches = 0; ///< the process's threads were preempted
@@ -113,16 +112,14 @@ struct Usage
 
 Usage usageNow()
 {
-    rusage usage{};
+    rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
-    auto seconds = [](const timeval &tv) {
-        return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
-    };
-    return {seconds(usage.ru_utime) + seconds(usage.ru_stime), usage.ru_nvcsw, usage.ru_nivcsw};
+    auto seconds
+        = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+    return { seconds(usage.ru_utime) + seconds(usage.ru_stime), usage.ru_nvcsw, usage.ru_nivcsw };
 }
 
-struct Options
-{
+struct Options {
     std::string address;
     uint64_t payloadBytes = 0;
     std::optional<uint32_t> responseSize;
@@ -274,10 +271,10 @@ int main(int argc, char **argv)
     std::printf("cpu_s %.6f\n", cpu);
     std::printf("cpu_us_per_call %.3f\n", cpu * 1e6 / static_cast<double>(samples.size()));
     const auto perCall = [&](long n) { return static_cast<double>(n) / static_cast<double>(samples.size()); };
-    std::printf("voluntary_switches_per_call %.3f\n",
-                perCall(usageEnd.voluntarySwitches - usageStart.voluntarySwitches));
-    std::printf("involuntary_switches_per_call %.3f\n",
-                perCall(usageEnd.involuntarySwitches - usageStart.involuntarySwitches));
+    std::printf(
+        "voluntary_switches_per_call %.3f\n", perCall(usageEnd.voluntarySwitches - usageStart.voluntarySwitches));
+    std::printf(
+        "involuntary_switches_per_call %.3f\n", perCall(usageEnd.involuntarySwitches - usageStart.involuntarySwitches));
     std::printf("wall_s %.6f\n", wall);
     std::printf("calls_per_s %.1f\n", wall > 0 ? static_cast<double>(samples.size()) / wall : 0.0);
     if (!firstError.empty())

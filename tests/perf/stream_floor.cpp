@@ -34,9 +34,9 @@ namespace {
 [[noreturn]] void usage(const char *why)
 {
     std::fprintf(stderr,
-                 "stream_floor: %s\n"
-                 "usage: stream_floor ADDRESS download|upload --messages N --size BYTES [--streams K]\n",
-                 why);
+        "stream_floor: %s\n"
+        "usage: stream_floor ADDRESS download|upload --messages N --size BYTES [--streams K]\n",
+        why);
     std::exit(2);
 }
 
@@ -51,9 +51,10 @@ void appendVarint(std::string *out, uint64_t value)
 
 double cpuSeconds()
 {
-    rusage usage{};
+    rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
-    auto seconds = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+    auto seconds
+        = [](const timeval &tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
