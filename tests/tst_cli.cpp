@@ -194,7 +194,7 @@ private Q_SLOTS:
                                          << QStringLiteral("--client-cpus: \"0-x\" in \"0-x\" is not a CPU number");
         QTest::newRow("server cpus of an address") << QStringList { QStringLiteral("run"), QStringLiteral("--call"),
             call, QStringLiteral("--server-cpus"), QStringLiteral("0"), QStringLiteral("127.0.0.1:1") }
-                                                   << QStringLiteral("--server-cpus is for a server rpcscope starts");
+                                                   << QStringLiteral("--server-cpus: is for a server rpcscope starts");
         QTest::newRow("bad transport") << QStringList { QStringLiteral("run"), QStringLiteral("--builtin"),
             QStringLiteral("--call"), call, QStringLiteral("--transport"), QStringLiteral("smoke") }
                                        << QStringLiteral("--transport");
@@ -207,7 +207,7 @@ private Q_SLOTS:
         QTest::newRow("bad url") << QStringList { QStringLiteral("run"), QStringLiteral("--transport"),
             QStringLiteral("http"), QStringLiteral("--protoset"), QStringLiteral("/no/such.protoset"),
             QStringLiteral("--call"), call, QStringLiteral("http://[::1") }
-                                 << QStringLiteral("/no/such.protoset");
+                                 << QStringLiteral("\"http://[::1\" is not an http:// URL"); // before the schema
         QTest::newRow("http without schema") << QStringList { QStringLiteral("run"), QStringLiteral("--transport"),
             QStringLiteral("http"), QStringLiteral("--call"), call, QStringLiteral("http://127.0.0.1:1/") }
                                              << QStringLiteral("--protoset");

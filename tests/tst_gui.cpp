@@ -7,6 +7,7 @@
 #include "qcp.h"
 #include "runcontroller.h"
 #include "runpage.h"
+#include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "scenariopage.h"
 #include "scheduleeditor.h"
@@ -673,7 +674,13 @@ private Q_SLOTS:
         QVERIFY(!s.skipVerify);
         QCOMPARE(s.clientThreads, 2);
         QCOMPARE(s.interval, QStringLiteral("250ms"));
-        QVERIFY(s.toRunArguments(false).contains(QStringLiteral("--cacert")));
+        // The document, prepared by core as the CLI prepares it, asks for the same connection.
+        ScenarioProblem problem;
+        const std::optional<RunSpec> spec = prepareRun(s, &problem);
+        QVERIFY2(spec, qPrintable(problem.text()));
+        QVERIFY(spec->target.tls.enabled);
+        QCOMPARE(spec->target.tls.serverNameOverride, std::string("rpcscope.test"));
+        QVERIFY(spec->target.tls.rootCerts.find("-----BEGIN CERTIFICATE") != std::string::npos);
         QString error;
         auto prepared = page->prepare(&error);
         QVERIFY2(prepared, qPrintable(error));

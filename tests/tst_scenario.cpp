@@ -1,8 +1,10 @@
 // Scenario documents: the format the GUI saves and `rpcscope-cli run --scenario` reads.
+#include "scenario/runspec.h"
 #include "scenario/scenario.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -89,14 +91,19 @@ private Q_SLOTS:
         QVERIFY2(back, qPrintable(error));
         QVERIFY(*back == s);
         QCOMPARE(back->streamInterval, QStringLiteral("10ms"));
-        const QStringList args = s.toRunArguments(false);
-        for (const auto &[flag, value] : { std::pair("--stream-call-count", "100"),
-                 std::pair("--stream-interval", "10ms"), std::pair("--stream-call-duration", "5s") })
-            QCOMPARE(args.value(args.indexOf(QLatin1String(flag)) + 1), QLatin1String(value));
-        QVERIFY(args.contains(QStringLiteral("--stream-ping-pong")));
-        // Unset, they are left out of the document and the flags (older readers open it).
+        // Prepared by core, they are the run's stream options.
+        ScenarioProblem problem;
+        const std::optional<RunSpec> spec = prepareRun(s, &problem);
+        QVERIFY2(spec, qPrintable(problem.text()));
+        QCOMPARE(spec->stream.callCount, uint64_t(100));
+        QCOMPARE(spec->stream.interval, std::chrono::nanoseconds(std::chrono::milliseconds(10)));
+        QCOMPARE(spec->stream.callDuration, std::chrono::nanoseconds(std::chrono::seconds(5)));
+        QVERIFY(spec->stream.pingPong);
+        // Unset, they are left out of the document (older readers open it) and the run streams by default.
         QVERIFY(!Scenario().toJson().contains("stream_"));
-        QVERIFY(!Scenario().toRunArguments(false).join(QLatin1Char(' ')).contains(QStringLiteral("--stream")));
+        s.streamCallCount = QStringLiteral("lots");
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("load.stream_call_count"));
         const auto wrong = Scenario::fromJson(R"({"rpcscope_scenario":1,"load":{"stream_interval":10}})", &error);
         QVERIFY(!wrong);
         QVERIFY2(error.contains(QStringLiteral("load.stream_interval")), qPrintable(error));
@@ -130,11 +137,20 @@ private Q_SLOTS:
         const auto back = Scenario::fromJson(s.toJson(), &error);
         QVERIFY2(back, qPrintable(error));
         QCOMPARE(back->requestBinaryFile, QStringLiteral("/abs/request.bin"));
-        const QStringList args = s.toRunArguments(false);
-        QCOMPARE(args.value(args.indexOf(QStringLiteral("-b")) + 1), QStringLiteral("/abs/request.bin"));
-        QVERIFY(!args.contains(QStringLiteral("-d"))); // the CLI takes one of -d, -D, -b
         // Relative to the document, like the other files.
         QTemporaryDir dir;
+        // Prepared, the serialized message is the request and the JSON is not used.
+        QFile binary(dir.filePath(QStringLiteral("request.bin")));
+        QVERIFY(binary.open(QIODevice::WriteOnly) && binary.write("\x0a\x02hi") == 4);
+        binary.close();
+        s.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        s.requestBinaryFile = binary.fileName();
+        ScenarioProblem problem;
+        const std::optional<RunSpec> spec = prepareRun(s, &problem);
+        QVERIFY2(spec, qPrintable(problem.text()));
+        QCOMPARE(spec->request.binary.value_or(QByteArray()), QByteArray("\x0a\x02hi", 4));
+        QVERIFY(spec->request.json.isEmpty());
+        QCOMPARE(spec->requestField, QStringLiteral("request_binary_file"));
         s.requestBinaryFile = dir.filePath(QStringLiteral("req/request.bin"));
         QVERIFY(s.save(dir.filePath(QStringLiteral("doc.rpcscope.json")), &error));
         QFile saved(dir.filePath(QStringLiteral("doc.rpcscope.json")));
@@ -199,36 +215,73 @@ private Q_SLOTS:
         QVERIFY2(error.contains(expected), qPrintable(error));
     }
 
-    void connectionAndAdvancedFieldsBecomeRunFlags()
+    void connectionAndAdvancedFieldsBecomeTheRunsSettings()
     {
-        const QStringList args = tlsGrpc().toRunArguments(true);
-        auto valueOf = [&args](const QString &flag) {
-            const qsizetype i = args.indexOf(flag);
-            return i >= 0 ? args.value(i + 1) : QStringLiteral("<missing>");
-        };
-        QCOMPARE(valueOf(QStringLiteral("--cacert")), QStringLiteral("/abs/ca.crt"));
-        QCOMPARE(valueOf(QStringLiteral("--cert")), QStringLiteral("/abs/client.crt"));
-        QCOMPARE(valueOf(QStringLiteral("--key")), QStringLiteral("/abs/client.key"));
-        QCOMPARE(valueOf(QStringLiteral("--cname")), QStringLiteral("rpcscope.test"));
-        QCOMPARE(valueOf(QStringLiteral("--authority")), QStringLiteral("bench.internal"));
-        QCOMPARE(valueOf(QStringLiteral("--cpus")), QStringLiteral("3"));
-        QCOMPARE(valueOf(QStringLiteral("--interval")), QStringLiteral("250ms"));
-        QCOMPARE(valueOf(QStringLiteral("--raw-samples")), QStringLiteral("/abs/raw.csv"));
-        QCOMPARE(valueOf(QStringLiteral("--check")), QStringLiteral("p99<20ms"));
-        QCOMPARE(args.count(QStringLiteral("--check")), 2);
-        QVERIFY(args.contains(QStringLiteral("--skipTLS")));
-        QVERIFY(!args.contains(QStringLiteral("--insecure")));
-        QCOMPARE(args.last(), QStringLiteral("bench.example.com:443"));
+        // The TLS files are read when the run is prepared: make them.
+        QTemporaryDir dir;
+        Scenario s = tlsGrpc();
+        for (QString *path : { &s.caCert, &s.clientCert, &s.clientKey }) {
+            *path = dir.filePath(QFileInfo(*path).fileName());
+            QFile pem(*path);
+            QVERIFY(pem.open(QIODevice::WriteOnly));
+            pem.write("-----BEGIN " + QFileInfo(*path).fileName().toUtf8() + "-----\n");
+        }
+        s.rawSamples = dir.filePath(QStringLiteral("raw.csv"));
+        ScenarioProblem problem;
+        const std::optional<RunSpec> spec = prepareRun(s, &problem);
+        QVERIFY2(spec, qPrintable(problem.text()));
+        QCOMPARE(spec->server, RunServer::Address);
+        QCOMPARE(spec->target.address, QStringLiteral("bench.example.com:443"));
+        QVERIFY(spec->target.tls.enabled);
+        QVERIFY(spec->target.tls.rootCerts.find("ca.crt") != std::string::npos);
+        QVERIFY(spec->target.tls.certChain.find("client.crt") != std::string::npos);
+        QVERIFY(spec->target.tls.privateKey.find("client.key") != std::string::npos);
+        QCOMPARE(spec->target.tls.serverNameOverride, std::string("rpcscope.test"));
+        QVERIFY(spec->target.tls.skipVerify);
+        QCOMPARE(spec->target.authority, std::string("bench.internal"));
+        QCOMPARE(spec->target.clientThreads, 3);
+        QCOMPARE(spec->plan.interval, std::chrono::nanoseconds(std::chrono::milliseconds(250)));
+        QCOMPARE(spec->rawSamplesPath, s.rawSamples);
+        QVERIFY(spec->plan.recordRawSamples);
+        QCOMPARE(spec->checks.size(), size_t(2));
 
+        // A file that is not PEM is named with its field.
+        QFile notPem(s.caCert);
+        QVERIFY(notPem.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        notPem.write("hello");
+        notPem.close();
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("connection.cacert"));
+        QVERIFY2(problem.message.contains(QStringLiteral("not a PEM file")), qPrintable(problem.message));
+
+        // Plaintext by request, even to a remote address; the defaults choose threads and the interval.
         Scenario plain;
+        plain.method = QStringLiteral("pkg.Service/Method");
+        plain.target = QStringLiteral("bench.example.com:443");
         plain.security = QStringLiteral("plaintext");
-        const QStringList plainArgs = plain.toRunArguments(false);
-        QVERIFY(plainArgs.contains(QStringLiteral("--insecure")));
-        // Defaults add no flag: the CLI's own defaults (automatic threads, 1 s, no samples) apply.
-        const QStringList defaults = Scenario().toRunArguments(false);
-        for (const char *flag : { "--insecure", "--cacert", "--cert", "--key", "--cname", "--skipTLS", "--authority",
-                 "--cpus", "--interval", "--raw-samples", "--check" })
-            QVERIFY2(!defaults.contains(QLatin1String(flag)), flag);
+        const std::optional<RunSpec> plainSpec = prepareRun(plain, &problem);
+        QVERIFY2(plainSpec, qPrintable(problem.text()));
+        QVERIFY(!plainSpec->target.tls.enabled);
+        QCOMPARE(plainSpec->target.clientThreads, autoClientThreads(plain.concurrency));
+        QCOMPARE(plainSpec->plan.interval, std::chrono::nanoseconds(std::chrono::seconds(1)));
+        QVERIFY(plainSpec->rawSamplesPath.isEmpty() && plainSpec->checks.empty());
+    }
+
+    void zeroCallersMeansTheSchedulesHighestPoint()
+    {
+        // A document may leave the callers to its concurrency schedule (0); without one, 0 callers is no run.
+        QString error;
+        std::optional<Scenario> s
+            = Scenario::fromJson(R"({"rpcscope_scenario":1,"method":"a.B/C","load":{"concurrency":0}})", &error);
+        QVERIFY2(s, qPrintable(error));
+        ScenarioProblem problem;
+        QVERIFY(!prepareRun(*s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("load.concurrency"));
+        s->concurrencySchedule = ScheduleText { QStringLiteral("line"), QStringLiteral("2"), QStringLiteral("1"),
+            QStringLiteral("9"), QString(), QString() };
+        const std::optional<RunSpec> spec = prepareRun(*s, &problem);
+        QVERIFY2(spec, qPrintable(problem.text()));
+        QCOMPARE(spec->plan.concurrency, 9);
     }
 
     void errorsNameTheField_data()
@@ -242,9 +295,7 @@ private Q_SLOTS:
         QTest::newRow("unknown field") << QByteArray(R"({"rpcscope_scenario":1,"metod":"a/b"})")
                                        << QStringLiteral("metod: unknown field");
         QTest::newRow("wrong type") << QByteArray(R"({"rpcscope_scenario":1,"load":{"concurrency":"many"}})")
-                                    << QStringLiteral("load.concurrency: expected a whole number from 1 to 100000");
-        QTest::newRow("zero callers") << QByteArray(R"({"rpcscope_scenario":1,"load":{"concurrency":0}})")
-                                      << QStringLiteral("load.concurrency");
+                                    << QStringLiteral("load.concurrency: expected a whole number from 0 to 100000");
         QTest::newRow("bad schedule") << QByteArray(
             R"({"rpcscope_scenario":1,"load":{"rate_schedule":{"kind":"zigzag"}}})")
                                       << QStringLiteral("load.rate_schedule.kind");

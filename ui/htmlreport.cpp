@@ -363,7 +363,7 @@ QList<QPair<QString, QString>> scenarioRows(const RunRecord &run)
         rows.append({ QStringLiteral("Labels"), run.labels.join(QStringLiteral(", ")) });
     if (run.origin != u"rpcscope")
         rows.append({ QStringLiteral("Origin"), run.origin });
-    // The scenario document's load settings, as written; a CLI run keeps its flags instead.
+    // The scenario document's load settings, as written (runs saved before CLI runs kept a document hold their flags).
     const QJsonObject load = run.scenario.value(QStringLiteral("load")).toObject();
     for (auto it = load.begin(); it != load.end(); ++it) {
         const QString text = jsonText(it.value());

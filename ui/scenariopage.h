@@ -3,6 +3,7 @@
 #include "compare/checks.h"
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
+#include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "schema/schema.h"
 #include "transport/transports.h"
@@ -86,8 +87,8 @@ private:
     void updateStreamFields(); ///< the stream settings mean something for streaming methods only
     void transportChanged();
     void securityChanged();
-    /// TLS, authority: fills @p p's target, or the reason it cannot.
-    std::optional<QString> prepareConnection(Prepared *p, const Variation *variation) const;
+    /// Core's problem with the scenario in the editor's words (its labels, not the document's field names).
+    QString describeProblem(const ScenarioProblem &problem) const;
     QStringList checks() const; ///< the Checks field's comma-separated conditions, blanks dropped
     QWidget *fileRow(
         QLineEdit *edit, const QString &browseName, bool save, const QString &caption, const QString &filter);

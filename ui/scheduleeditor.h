@@ -19,12 +19,10 @@ public:
     /// @p unit names the scheduled value in labels and errors ("calls/s", "callers").
     ScheduleEditor(const QString &title, const QString &unit, const QString &objectPrefix, QWidget *parent = nullptr);
 
-    /// std::nullopt when unchecked; otherwise the schedule, or std::nullopt with @p error naming the field.
-    std::optional<RateSchedule> schedule(QString *error) const;
     void setValues(const QString &kind, const QString &start, const QString &step, const QString &end,
         const QString &stepDuration, const QString &maxDuration);
 
-    /// The fields as typed (for scenario documents); unset when unchecked.
+    /// The fields as typed (for scenario documents; core's prepareRun() checks them); unset when unchecked.
     std::optional<ScheduleText> text() const;
     /// Fills the fields and checks the group; std::nullopt unchecks it.
     void setText(const std::optional<ScheduleText> &text);

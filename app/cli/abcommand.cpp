@@ -3,6 +3,9 @@
 #include "cliapp.h"
 #include "comparecommand.h"
 #include "engine/abrunner.h"
+#include "runcommand.h"
+#include "runflags.h"
+#include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "server/servercommand.h"
 #include "store/environment.h"
@@ -12,7 +15,8 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <algorithm>
 #include <cmath>
@@ -78,38 +82,14 @@ struct Side {
     ServerCommand server;
     RunningServer running;
     QString address;
-    PreparedRun prepared;
+    Scenario scenario; ///< the run's scenario with this side's target
+    RunSpec run; ///< prepared from it; the address filled in once the server runs
+    std::optional<GrpcCall> call;
     RunSnapshot total;
     std::vector<RawSample> raw;
     RunRecord record;
     std::function<bool(QString *, int64_t *, QString *)> restart; ///< set when its server is restarted
 };
-
-QString transportFromArguments(const QStringList &args, QString *error)
-{
-    QString transport = QStringLiteral("grpc");
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args.at(i);
-        if (a == u"--scenario" && i + 1 < args.size()) {
-            const auto scenario = Scenario::load(args.at(i + 1), error);
-            if (!scenario)
-                return {};
-            transport = scenario->transport;
-        } else if (a.startsWith(QStringLiteral("--scenario="))) {
-            const auto scenario = Scenario::load(a.section(u'=', 1), error);
-            if (!scenario)
-                return {};
-            transport = scenario->transport;
-        }
-    }
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        if (args.at(i) == u"--transport" && i + 1 < args.size())
-            transport = args.at(i + 1);
-        else if (args.at(i).startsWith(QStringLiteral("--transport=")))
-            transport = args.at(i).section(u'=', 1);
-    }
-    return transport;
-}
 
 } // namespace
 
@@ -213,7 +193,7 @@ int abCommand(const QStringList &arguments)
     }
     CompareOptions options;
     QString error;
-    if (!parseThreshold(threshold, &options.threshold, &error))
+    if (!parseFraction(threshold, &options.threshold, &error))
         return usageError(cmd, QStringLiteral("--threshold: ") + error);
     if (format != u"text" && format != u"markdown")
         return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or markdown").arg(format));
@@ -231,32 +211,55 @@ int abCommand(const QStringList &arguments)
     const auto timeout = parseDuration(readyTimeout, &error);
     if (!timeout)
         return usageError(cmd, QStringLiteral("--ready-timeout: ") + error);
-    const QString transport = transportFromArguments(runArgs, &error);
-    if (transport.isEmpty())
-        return usageError(cmd, QStringLiteral("--scenario ") + error);
+    int code = ExitOk;
+    const std::optional<Scenario> scenario = scenarioFromArguments(cmd, runArgs, &code, true);
+    if (!scenario)
+        return code;
+    if (!scenario->target.isEmpty())
+        return usageError(cmd,
+            scenario->target == u"builtin"
+                ? QStringLiteral("--builtin: say --a builtin or --b builtin instead")
+                : QStringLiteral("give the targets as --a and --b, not \"%1\"").arg(scenario->target));
+    if (!scenario->exports.isEmpty())
+        return usageError(cmd, QStringLiteral("-O/-o are for run; ab prints its comparison (--format)"));
+    if (!scenario->compareTo.isEmpty())
+        return usageError(cmd, QStringLiteral("--compare-to is for run (ab compares in its own way)"));
+    if (!scenario->checks.isEmpty())
+        return usageError(cmd, QStringLiteral("--check is for run"));
+    const QString transport = scenario->transport;
     if (transport == u"none")
         return usageError(cmd, QStringLiteral("--transport none calls no server: there is nothing to compare A/B"));
 
-    // Pinning: read here because the servers start before the run options are prepared (below).
-    std::vector<int> serverCpus;
-    std::vector<int> clientCpus;
-    for (qsizetype i = 0; i < runArgs.size(); ++i) {
-        for (const auto &[flag, into] : { std::pair(QStringLiteral("--server-cpus"), &serverCpus),
-                 std::pair(QStringLiteral("--client-cpus"), &clientCpus) }) {
-            QString text;
-            if (runArgs.at(i) == flag && i + 1 < runArgs.size())
-                text = runArgs.at(i + 1);
-            else if (runArgs.at(i).startsWith(flag + u'='))
-                text = runArgs.at(i).mid(flag.size() + 1);
-            else
-                continue;
-            const auto cpus = parseCpuList(text, &error);
-            if (!cpus)
-                return usageError(cmd, flag + QStringLiteral(": ") + error);
-            *into = *cpus;
+    // Each side is the scenario with its own target, checked before any server starts.
+    for (Side &side : sides) {
+        side.builtin = side.spec == u"builtin";
+        side.command = side.builtin || looksLikeCommand(side.spec);
+        side.scenario = *scenario;
+        side.scenario.target = side.spec;
+        side.scenario.readyPattern = side.command && !side.builtin ? ready : QString();
+        side.scenario.readyTimeout = side.command && !side.builtin ? readyTimeout : QString();
+        if (!side.command)
+            side.scenario.serverCpus.clear(); // pins the servers ab starts; an address runs where it runs
+        ScenarioProblem problem;
+        std::optional<RunSpec> spec = prepareRun(side.scenario, &problem);
+        if (!spec) {
+            if (problem.field == u"target")
+                return usageError(cmd, QStringLiteral("--%1: ").arg(side.name.toLower()) + problem.message);
+            if (problem.field.startsWith(QStringLiteral("server_command.")))
+                return usageError(
+                    cmd, QStringLiteral("--%1: ").arg(problem.field.mid(15).replace(u'_', u'-')) + problem.message);
+            return usageError(cmd, describeForCli(problem, side.scenario));
         }
+        side.run = std::move(*spec);
     }
-
+    const std::vector<int> clientCpus = sides[0].run.clientCpus;
+    std::vector<int> serverCpus;
+    if (!scenario->serverCpus.isEmpty()) {
+        const std::optional<std::vector<int>> cpus = parseCpuList(scenario->serverCpus, &error);
+        if (!cpus)
+            return usageError(cmd, QStringLiteral("--server-cpus: ") + error);
+        serverCpus = *cpus;
+    }
     // Targets: commands and built-in servers are started first, so the schema can come from their reflection.
     for (Side &side : sides) {
         side.builtin = side.spec == u"builtin";
@@ -294,11 +297,19 @@ int abCommand(const QStringList &arguments)
     }
 
     for (Side &side : sides) {
-        side.prepared.builtinSchema = side.builtin;
-        const int code = runOnce(runArgs + QStringList { side.address }, nullptr, &side.prepared);
-        if (code != ExitOk)
-            return code;
-        side.prepared.plan.serverPid = side.command ? side.running.pid() : 0;
+        side.run.target.address = side.address;
+        side.run.plan.serverPid = side.command ? side.running.pid() : 0;
+        ScenarioProblem problem;
+        QString details;
+        const std::optional<Schema> schema = loadRunSchema(side.scenario, side.run, side.address, &problem, &details);
+        if (!schema) {
+            if (!details.isEmpty())
+                err() << details << '\n';
+            return usageError(cmd, describeForCli(problem, side.scenario));
+        }
+        side.call = prepareCall(side.run, *schema, &problem);
+        if (!side.call)
+            return usageError(cmd, describeForCli(problem, side.scenario));
     }
     // The client is pinned once its servers run (a child would inherit the client's CPUs).
     if (!clientCpus.empty() && !pinCurrentProcess(clientCpus, &error)) {
@@ -308,7 +319,7 @@ int abCommand(const QStringList &arguments)
     printMachineNoiseWarnings();
 
     // Blocks: by calls when the run is bounded by a count, by time otherwise.
-    const LoadPlan &plan = sides[0].prepared.plan;
+    const LoadPlan &plan = sides[0].run.plan;
     const bool byCount = plan.totalCalls > 0;
     if (!byCount && plan.duration.count() <= 0)
         return usageError(cmd, QStringLiteral("give -n or -z: an A/B run needs an end"));
@@ -372,12 +383,13 @@ int abCommand(const QStringList &arguments)
             + QStringLiteral(" (%1)").arg(side.name);
         r.labels = labels;
         r.labels << side.name;
-        r.method = side.prepared.method;
-        r.transport = transportName(side.prepared.transport.kind);
-        r.codec = codecName(side.prepared.transport.codec.value_or(defaultCodec(side.prepared.transport.kind)));
+        r.method = side.run.request.call;
+        r.transport = transportName(side.run.transport.kind);
+        r.codec = codecName(side.run.transport.codec.value_or(defaultCodec(side.run.transport.kind)));
         r.target = side.spec;
-        r.scenario = QJsonObject { { QStringLiteral("arguments"), QJsonArray::fromStringList(arguments.mid(2)) },
-            { QStringLiteral("ab_side"), side.name } };
+        // The side's scenario (its target the side's), and which side it was.
+        r.scenario = QJsonDocument::fromJson(side.scenario.toJson()).object();
+        r.scenario.insert(QStringLiteral("ab_side"), side.name);
         r.environment = environment;
         r.startedAt = QDateTime::currentDateTimeUtc();
         if (side.command) {
@@ -400,8 +412,8 @@ int abCommand(const QStringList &arguments)
 
     std::array<AbSide, 2> abSides;
     for (int i = 0; i < 2; ++i)
-        abSides[i] = { sides[i].prepared.transport, sides[i].prepared.target, *sides[i].prepared.call,
-            sides[i].prepared.plan, sides[i].restart };
+        abSides[i]
+            = { sides[i].run.transport, sides[i].run.target, *sides[i].call, sides[i].run.plan, sides[i].restart };
     AbRunner runner;
     if (!runner.start(abSides, blocks, &error))
         return usageError(cmd, error);

@@ -31,30 +31,6 @@ sigset_t terminationSignals();
 /// The streams every command writes to (one each, so their buffers never interleave).
 QTextStream &out();
 QTextStream &err();
-/// What one run produced, for commands that run several (matrix).
-struct RunOutcome {
-    RunSnapshot snapshot;
-    QString transport;
-    QString codec;
-};
-
-/// What `run`'s flags describe, checked and ready to start: for commands that run it their own way (ab).
-struct PreparedRun {
-    TransportOptions transport;
-    GrpcTarget target;
-    std::optional<GrpcCall> call;
-    LoadPlan plan;
-    QString method;
-    bool builtinSchema = false; ///< in: without --proto/--protoset, use the bench schema (a built-in target)
-    /// --client-cpus: pin this process there (pinCurrentProcess) once its servers run, before the load starts.
-    std::vector<int> clientCpus;
-    /// --server-cpus: for the servers it starts (ServerCommand::cpus); empty when not given.
-    std::vector<int> serverCpus;
-};
-
-/// `run`: parses @p arguments, runs, and prints the report; with @p outcome set, fills it instead of printing;
-/// with @p prepared set, only checks the flags and fills it (the target must be an address, not --builtin).
-int runOnce(const QStringList &arguments, RunOutcome *outcome, PreparedRun *prepared = nullptr);
 /**
  * Waits for @p engine's run to end, calling @p tick every @p every meanwhile (e.g. to save progress); SIGINT and
  * SIGTERM stop the run (what was measured is kept). True when a signal stopped it.

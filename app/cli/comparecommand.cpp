@@ -1,5 +1,7 @@
 #include "comparecommand.h"
 
+#include "scenario/runspec.h"
+
 #include "cliapp.h"
 #include "report/comparereport.h"
 #include "store/environment.h"
@@ -90,29 +92,6 @@ std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, cons
     if (!run)
         *error = text + QStringLiteral(": ") + why;
     return run;
-}
-
-bool parseThreshold(const QString &text, double *fraction, QString *error)
-{
-    QString t = text.trimmed();
-    const bool percent = t.endsWith(u'%');
-    if (percent)
-        t.chop(1);
-    bool ok = false;
-    double v = t.toDouble(&ok);
-    if (!ok || v < 0) {
-        *error = QStringLiteral("\"%1\" is not a percentage like 5% or 0.05").arg(text);
-        return false;
-    }
-    // "5" means 5%, "0.05" means 5%: a bare number of 1 or more is read as percent.
-    if (percent || v >= 1)
-        v /= 100;
-    if (v >= 1) {
-        *error = QStringLiteral("\"%1\" is 100% or more").arg(text);
-        return false;
-    }
-    *fraction = v;
-    return true;
 }
 
 std::optional<QList<RunRecord>> loadRunGroup(
@@ -230,9 +209,9 @@ int compareCommand(const QStringList &arguments)
             cmd, QStringLiteral("expected two sides A B (runs, run lists or label:NAME), got %1").arg(runs.size()));
     CompareOptions options;
     QString error;
-    if (!parseThreshold(parser.value(QStringLiteral("threshold")), &options.threshold, &error))
+    if (!parseFraction(parser.value(QStringLiteral("threshold")), &options.threshold, &error))
         return usageError(cmd, QStringLiteral("--threshold: ") + error);
-    if (!parseThreshold(parser.value(QStringLiteral("confidence")), &options.confidence, &error)
+    if (!parseFraction(parser.value(QStringLiteral("confidence")), &options.confidence, &error)
         || options.confidence < 0.5)
         return usageError(cmd,
             QStringLiteral("--confidence: expected 50% to 99.9%, got \"%1\"")

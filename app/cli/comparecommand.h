@@ -24,9 +24,6 @@ int compareCommand(const QStringList &arguments);
  */
 std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, const QString &text, QString *error);
 
-/// "5%", "0.05", "5" (percent) as a fraction; false with @p error.
-bool parseThreshold(const QString &text, double *fraction, QString *error);
-
 /**
  * One side of `compare`: a run, a comma list of runs ("3,4,5", "last~2,last~1,last") or label:NAME, every run with
  * that label (label:NAME~N stays the one run). Errors name the part that failed.

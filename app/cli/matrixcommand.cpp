@@ -2,6 +2,7 @@
 
 #include "cliapp.h"
 #include "report/matrixreport.h"
+#include "runcommand.h"
 
 #include <QMap>
 
@@ -108,24 +109,32 @@ int matrixCommand(const QStringList &arguments)
     if (cells.isEmpty())
         return usageError(cmd, QStringLiteral("no transport in --transports carries a codec in --codecs"));
 
+    int code = ExitOk;
+    const std::optional<Scenario> base = scenarioFromArguments(cmd, rest, &code, true);
+    if (!base)
+        return code;
+    if (!base->target.isEmpty() && base->target != u"builtin")
+        return usageError(cmd,
+            QStringLiteral("give targets per transport (--grpc, --http, --msgpack) or --builtin, not \"%1\"")
+                .arg(base->target));
     QList<MatrixResult> results;
     for (const MatrixCell &cell : cells) {
-        QStringList args = rest;
+        Scenario scenario = *base;
+        scenario.transport = transportName(cell.transport);
+        scenario.codec = codecName(cell.codec);
         if (cell.transport == TransportKind::InProcess) {
-            args.removeAll(QStringLiteral("--builtin"));
-            args << QStringLiteral("-c") << QStringLiteral("1"); // the last -c wins: one caller, so mean = codec time
+            scenario.target.clear();
+            scenario.concurrency = 1; // one caller, so the mean is the codec's time
         } else if (!builtin) {
-            args << targets.value(transportName(cell.transport));
+            scenario.target = targets.value(transportName(cell.transport));
         }
-        args << QStringLiteral("--transport") << transportName(cell.transport) << QStringLiteral("--codec")
-             << codecName(cell.codec);
         for (const QString &fill : cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts))
-            args << QStringLiteral("--fill") << fill.trimmed();
+            scenario.fills << fill.trimmed();
         err() << "rpcscope-cli matrix: " << (cell.payload.isEmpty() ? QString() : cell.payload + QLatin1Char(' '))
               << cell.label() << "...\n";
         err().flush();
         RunOutcome outcome;
-        const int code = runOnce(args, &outcome);
+        const int code = runScenario(cmd, scenario, &outcome);
         if (code != ExitOk)
             return code;
         results.append({ cell, outcome.snapshot });

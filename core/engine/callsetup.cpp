@@ -96,36 +96,6 @@ private:
 
 } // namespace
 
-bool parseStreamOptions(const StreamText &text, StreamOptions *options, QString *error)
-{
-    auto fail = [error](const QString &why) {
-        if (error)
-            *error = why;
-        return false;
-    };
-    StreamOptions parsed;
-    if (const QString count = text.callCount.trimmed(); !count.isEmpty()) {
-        bool ok = false;
-        parsed.callCount = count.toULongLong(&ok);
-        if (!ok)
-            return fail(QStringLiteral("--stream-call-count: expected a whole number, got \"%1\"").arg(count));
-    }
-    for (const auto &[value, flag, into] : { std::tuple(text.interval.trimmed(), "--stream-interval", &parsed.interval),
-             std::tuple(text.callDuration.trimmed(), "--stream-call-duration", &parsed.callDuration) }) {
-        if (value.isEmpty() || value == u"0")
-            continue;
-        QString why;
-        const auto d = parseDuration(value, &why);
-        if (!d || d->count() < 0)
-            return fail(
-                QLatin1String(flag) + QStringLiteral(": ") + (d ? QStringLiteral("must not be negative") : why));
-        *into = *d;
-    }
-    parsed.pingPong = text.pingPong;
-    *options = parsed;
-    return true;
-}
-
 std::optional<GrpcCall> prepareGrpcCall(const Schema &schema, const RequestSpec &spec, QString *error)
 {
     auto fail = [&](const QString &why) -> std::optional<GrpcCall> {

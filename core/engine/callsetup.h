@@ -27,20 +27,6 @@ struct RequestSpec {
     std::optional<QByteArray> binary; ///< the serialized request instead of JSON (-b)
 };
 
-/// Stream settings as the user wrote them (CLI flags, GUI fields, scenario files); empty = the default.
-struct StreamText {
-    QString callCount; ///< --stream-call-count
-    QString interval; ///< --stream-interval
-    QString callDuration; ///< --stream-call-duration
-    bool pingPong = false; ///< --stream-ping-pong
-};
-
-/**
- * Reads @p text into @p options; false with @p error naming the flag ("--stream-interval: ..."). Durations are
- * like "10ms", the count a whole number.
- */
-bool parseStreamOptions(const StreamText &text, StreamOptions *options, QString *error);
-
 /**
  * Resolves the method, builds the request(s) from JSON or binary plus fills, and serializes them once (or, for a
  * template, checks it by rendering it once). Streaming methods too (the gRPC transport alone carries them).

@@ -60,12 +60,18 @@ QString rfc3339(qint64 nanosSinceEpoch)
     return text + u'Z';
 }
 
-/// A number from the run's scenario: the scenario document's load.KEY, or the value after one of @p flags.
+/// A number from the run's scenario: the scenario document's load.KEY (a number, or text such as a rate "500"), or,
+/// in runs saved before CLI runs kept their document, the value after one of @p flags.
 std::optional<double> scenarioNumber(const QJsonObject &scenario, const QString &key, const QStringList &flags)
 {
     const QJsonValue load = scenario.value(QStringLiteral("load")).toObject().value(key);
     if (load.isDouble())
         return load.toDouble();
+    if (load.isString()) {
+        bool ok = false;
+        const double value = load.toString().toDouble(&ok);
+        return ok ? std::optional(value) : std::nullopt;
+    }
     const QJsonArray arguments = scenario.value(QStringLiteral("arguments")).toArray();
     for (qsizetype i = 0; i < arguments.size(); ++i) {
         const QString argument = arguments.at(i).toString();
@@ -154,8 +160,12 @@ QJsonObject runToGhzJson(const RunRecord &run)
     o.insert(QStringLiteral("endReason"), endReason);
 
     QJsonObject options { { QStringLiteral("call"), run.method }, { QStringLiteral("host"), run.target } };
-    const QJsonArray arguments = run.scenario.value(QStringLiteral("arguments")).toArray();
-    const bool tls = arguments.contains(QStringLiteral("--cacert")) || arguments.contains(QStringLiteral("--cert"));
+    const QJsonObject connection = run.scenario.value(QStringLiteral("connection")).toObject();
+    const QJsonArray arguments = run.scenario.value(QStringLiteral("arguments")).toArray(); // runs saved before
+    const bool tls = connection.value(QStringLiteral("security")).toString() == u"tls"
+        || connection.contains(QStringLiteral("cacert")) || connection.contains(QStringLiteral("cert"))
+        || connection.value(QStringLiteral("skip_verify")).toBool() || arguments.contains(QStringLiteral("--cacert"))
+        || arguments.contains(QStringLiteral("--cert"));
     options.insert(QStringLiteral("insecure"), !tls);
     if (s.plannedCalls)
         options.insert(QStringLiteral("total"), static_cast<qint64>(s.plannedCalls));
@@ -163,7 +173,7 @@ QJsonObject runToGhzJson(const RunRecord &run)
             run.scenario, QStringLiteral("concurrency"), { QStringLiteral("-c"), QStringLiteral("--concurrency") }))
         options.insert(QStringLiteral("concurrency"), static_cast<qint64>(*c));
     if (const auto rps
-        = scenarioNumber(run.scenario, QStringLiteral("rps"), { QStringLiteral("--rps"), QStringLiteral("-r") }))
+        = scenarioNumber(run.scenario, QStringLiteral("rate"), { QStringLiteral("--rps"), QStringLiteral("-r") }))
         options.insert(QStringLiteral("rps"), static_cast<qint64>(*rps));
     if (s.plannedDuration.count() > 0)
         options.insert(QStringLiteral("duration"), static_cast<qint64>(s.plannedDuration.count()));

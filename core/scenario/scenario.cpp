@@ -230,6 +230,36 @@ QByteArray Scenario::toJson() const
         root.insert(QStringLiteral("request_binary_file"), requestBinaryFile);
     if (!checks.isEmpty())
         root.insert(QStringLiteral("checks"), QJsonArray::fromStringList(checks));
+    // Sections added later, each written only when it holds something.
+    if (!requestFile.isEmpty())
+        root.insert(QStringLiteral("request_file"), requestFile);
+    if (failOnError)
+        root.insert(QStringLiteral("fail_on_error"), true);
+    auto section = [&root](const QString &name, std::initializer_list<std::pair<QString, QJsonValue>> fields) {
+        QJsonObject object;
+        for (const auto &[key, value] : fields) {
+            const bool unset = (value.isString() && value.toString().isEmpty()) || (value.isBool() && !value.toBool())
+                || (value.isArray() && value.toArray().isEmpty());
+            if (!unset)
+                object.insert(key, value);
+        }
+        if (!object.isEmpty())
+            root.insert(name, object);
+    };
+    section(QStringLiteral("server_command"),
+        { { QStringLiteral("ready"), readyPattern }, { QStringLiteral("ready_timeout"), readyTimeout } });
+    section(QStringLiteral("pinning"),
+        { { QStringLiteral("client_cpus"), clientCpus }, { QStringLiteral("server_cpus"), serverCpus } });
+    QJsonArray exportList;
+    for (const Export &e : exports)
+        exportList.append(QJsonObject { { QStringLiteral("format"), e.format }, { QStringLiteral("file"), e.file } });
+    section(QStringLiteral("output"),
+        { { QStringLiteral("exports"), exportList }, { QStringLiteral("chart"), chart },
+            { QStringLiteral("chart_size"), chartSize }, { QStringLiteral("chart_scale"), chartScale } });
+    section(QStringLiteral("history"),
+        { { QStringLiteral("save"), saveRun }, { QStringLiteral("db"), db },
+            { QStringLiteral("labels"), QJsonArray::fromStringList(labels) }, { QStringLiteral("name"), name },
+            { QStringLiteral("compare_to"), compareTo }, { QStringLiteral("compare_threshold"), compareThreshold } });
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -268,7 +298,9 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"),
         QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"), QStringLiteral("fills"),
         QStringLiteral("metadata"), QStringLiteral("load"), QStringLiteral("connection"), QStringLiteral("raw_samples"),
-        QStringLiteral("request_binary_file"), QStringLiteral("checks") });
+        QStringLiteral("request_binary_file"), QStringLiteral("checks"), QStringLiteral("request_file"),
+        QStringLiteral("fail_on_error"), QStringLiteral("server_command"), QStringLiteral("pinning"),
+        QStringLiteral("output"), QStringLiteral("history") });
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
         sr.rejectUnknown({ QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets") });
@@ -329,7 +361,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
             QStringLiteral("interval"), QStringLiteral("stream_call_count"), QStringLiteral("stream_interval"),
             QStringLiteral("stream_call_duration"), QStringLiteral("stream_ping_pong") });
         lr.integer(QStringLiteral("calls"), &s.calls, 0, 9e15);
-        lr.integer(QStringLiteral("concurrency"), &s.concurrency, 1, 100000);
+        lr.integer(QStringLiteral("concurrency"), &s.concurrency, 0, 100000);
         lr.string(QStringLiteral("duration"), &s.duration);
         lr.string(QStringLiteral("rate"), &s.rate);
         lr.string(QStringLiteral("warmup"), &s.warmup);
@@ -373,6 +405,58 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     }
     r.string(QStringLiteral("raw_samples"), &s.rawSamples);
     r.string(QStringLiteral("request_binary_file"), &s.requestBinaryFile);
+    r.string(QStringLiteral("request_file"), &s.requestFile);
+    r.boolean(QStringLiteral("fail_on_error"), &s.failOnError);
+    if (const auto server = r.object(QStringLiteral("server_command"))) {
+        Reader sr = r.child(*server, QStringLiteral("server_command"));
+        sr.rejectUnknown({ QStringLiteral("ready"), QStringLiteral("ready_timeout") });
+        sr.string(QStringLiteral("ready"), &s.readyPattern);
+        sr.string(QStringLiteral("ready_timeout"), &s.readyTimeout);
+        r.adopt(sr);
+    }
+    if (const auto pinning = r.object(QStringLiteral("pinning"))) {
+        Reader pr = r.child(*pinning, QStringLiteral("pinning"));
+        pr.rejectUnknown({ QStringLiteral("client_cpus"), QStringLiteral("server_cpus") });
+        pr.string(QStringLiteral("client_cpus"), &s.clientCpus);
+        pr.string(QStringLiteral("server_cpus"), &s.serverCpus);
+        r.adopt(pr);
+    }
+    if (const auto output = r.object(QStringLiteral("output"))) {
+        Reader orr = r.child(*output, QStringLiteral("output"));
+        orr.rejectUnknown({ QStringLiteral("exports"), QStringLiteral("chart"), QStringLiteral("chart_size"),
+            QStringLiteral("chart_scale") });
+        orr.string(QStringLiteral("chart"), &s.chart);
+        orr.string(QStringLiteral("chart_size"), &s.chartSize);
+        orr.string(QStringLiteral("chart_scale"), &s.chartScale);
+        const QJsonValue list = output->value(QStringLiteral("exports"));
+        if (!list.isUndefined() && !list.isNull() && !list.isArray())
+            orr.fail(QStringLiteral("exports"), QStringLiteral("expected a list of {\"format\", \"file\"}"));
+        const QJsonArray exports = list.toArray();
+        for (qsizetype i = 0; orr.ok() && i < exports.size(); ++i) {
+            const QJsonObject e = exports.at(i).toObject();
+            if (!exports.at(i).isObject() || !e.value(QStringLiteral("format")).isString()
+                || !e.value(QStringLiteral("file")).isString() || e.size() != 2) {
+                orr.fail(QStringLiteral("exports[%1]").arg(i),
+                    QStringLiteral("expected {\"format\": \"csv\", \"file\": \"run.csv\"}"));
+                break;
+            }
+            s.exports.append(
+                { e.value(QStringLiteral("format")).toString(), e.value(QStringLiteral("file")).toString() });
+        }
+        r.adopt(orr);
+    }
+    if (const auto history = r.object(QStringLiteral("history"))) {
+        Reader hr = r.child(*history, QStringLiteral("history"));
+        hr.rejectUnknown({ QStringLiteral("save"), QStringLiteral("db"), QStringLiteral("labels"),
+            QStringLiteral("name"), QStringLiteral("compare_to"), QStringLiteral("compare_threshold") });
+        hr.boolean(QStringLiteral("save"), &s.saveRun);
+        hr.string(QStringLiteral("db"), &s.db);
+        hr.strings(QStringLiteral("labels"), &s.labels);
+        hr.string(QStringLiteral("name"), &s.name);
+        hr.string(QStringLiteral("compare_to"), &s.compareTo);
+        hr.string(QStringLiteral("compare_threshold"), &s.compareThreshold);
+        r.adopt(hr);
+    }
     if (r.ok() && root.contains(QStringLiteral("checks"))) {
         const QJsonValue checks = root.value(QStringLiteral("checks"));
         if (!checks.isArray())
@@ -429,9 +513,13 @@ QList<QString *> Scenario::filePaths()
         for (QString &p : *list)
             paths << &p;
     }
-    for (QString *p : { &caCert, &clientCert, &clientKey, &rawSamples, &requestBinaryFile }) {
+    for (QString *p : { &caCert, &clientCert, &clientKey, &rawSamples, &requestBinaryFile, &requestFile, &db }) {
         if (!p->isEmpty()) // empty means unset, not the document's folder
             paths << p;
+    }
+    for (Export &e : exports) {
+        if (e.file != u"-") // standard output is not a file
+            paths << &e.file;
     }
     return paths;
 }
@@ -473,94 +561,6 @@ bool Scenario::save(const QString &path, QString *error) const
         return false;
     }
     return true;
-}
-
-QStringList Scenario::toRunArguments(bool withTarget) const
-{
-    const Scenario &s = *this;
-    QStringList args;
-    auto flag = [&args](const char *name, const QString &value) {
-        if (!value.isEmpty())
-            args << QLatin1String(name) << value;
-    };
-    for (const QString &p : s.protos)
-        flag("--proto", p);
-    for (const QString &p : s.importPaths)
-        flag("-i", p);
-    for (const QString &p : s.protosets)
-        flag("--protoset", p);
-    flag("--call", s.method);
-    flag("--transport", s.transport);
-    flag("--codec", s.codec);
-    flag("--rpc-method", s.rpcMethod);
-    if (s.msgpackParamsMap)
-        flag("--msgpack-params", QStringLiteral("map"));
-    if (!s.requestBinaryFile.isEmpty())
-        flag("-b", s.requestBinaryFile); // the serialized message wins over the JSON, as in the editor
-    else if (!s.request.trimmed().isEmpty())
-        flag("-d", QString::fromUtf8(s.request));
-    for (const QString &f : s.fills)
-        flag("--fill", f);
-    if (!s.metadata.isEmpty()) {
-        QJsonObject metadata;
-        for (const auto &[key, value] : s.metadata)
-            metadata.insert(key, value);
-        flag("-m", QString::fromUtf8(QJsonDocument(metadata).toJson(QJsonDocument::Compact)));
-    }
-    if (s.calls > 0)
-        flag("-n", QString::number(s.calls));
-    flag("-c", QString::number(s.concurrency));
-    flag("-z", s.duration);
-    flag("--rps", s.rate);
-    flag("--warmup", s.warmup);
-    flag("-t", s.timeout);
-    if (s.connections > 0)
-        flag("--connections", QString::number(s.connections));
-    if (s.discardResponse)
-        args << QStringLiteral("--discard-response");
-    flag("--max-recv-size", s.maxReceiveSize);
-    flag("--max-send-size", s.maxSendSize);
-    flag("--stream-call-count", s.streamCallCount);
-    flag("--stream-interval", s.streamInterval);
-    flag("--stream-call-duration", s.streamCallDuration);
-    if (s.streamPingPong)
-        args << QStringLiteral("--stream-ping-pong");
-    auto schedule = [&flag](const QString &prefix, const std::optional<ScheduleText> &t) {
-        if (!t)
-            return;
-        flag(qPrintable(prefix + QStringLiteral("-schedule")), t->kind);
-        flag(qPrintable(prefix + QStringLiteral("-start")), t->start);
-        flag(qPrintable(prefix + QStringLiteral("-step")), t->step);
-        flag(qPrintable(prefix + QStringLiteral("-end")), t->end);
-        flag(qPrintable(prefix + QStringLiteral("-step-duration")), t->stepDuration);
-        flag(qPrintable(prefix + QStringLiteral("-max-duration")), t->maxDuration);
-    };
-    schedule(QStringLiteral("--load"), s.rateSchedule);
-    schedule(QStringLiteral("--concurrency"), s.concurrencySchedule);
-    if (s.security == u"plaintext") {
-        args << QStringLiteral("--insecure");
-    } else {
-        flag("--cacert", s.caCert);
-        flag("--cert", s.clientCert);
-        flag("--key", s.clientKey);
-        flag("--cname", s.serverName);
-        if (s.skipVerify)
-            args << QStringLiteral("--skipTLS");
-    }
-    flag("--authority", s.authority);
-    if (s.clientThreads > 0)
-        flag("--cpus", QString::number(s.clientThreads));
-    flag("--interval", s.interval);
-    flag("--raw-samples", s.rawSamples);
-    for (const QString &check : s.checks)
-        flag("--check", check);
-    if (withTarget && s.transport != u"none") {
-        if (s.target.isEmpty() || s.target == u"builtin")
-            args << QStringLiteral("--builtin");
-        else
-            args << s.target;
-    }
-    return args;
 }
 
 } // namespace rpcscope

@@ -24,8 +24,9 @@ struct ScheduleText {
 /**
  * A benchmark scenario as a document (`*.rpcscope.json`): what the GUI's scenario editor holds and what
  * `rpcscope-cli run --scenario FILE` runs. Values are kept as the user wrote them (durations like "10s", sizes
- * like "4MiB"), so a document round-trips exactly; they are checked when a run is prepared, by the same code as
- * the CLI's flags. The request is kept as text, never re-serialized (64-bit integers and templates survive).
+ * like "4MiB"), so a document round-trips exactly; they are checked when a run is prepared (prepareRun() in
+ * runspec.h), whichever front end it came from: `run`'s flags map onto its fields one to one (app/cli/runflags). The
+ * request is kept as text, never re-serialized (64-bit integers and templates survive).
  */
 struct Scenario {
     static constexpr int kFormatVersion = 1;
@@ -49,7 +50,7 @@ struct Scenario {
 
     // Load.
     quint64 calls = 200; ///< 0 = bounded by duration only
-    int concurrency = 50;
+    int concurrency = 50; ///< 0 with a concurrency schedule: as many callers as its highest point
     QString duration; ///< empty = by count
     QString rate; ///< empty = closed loop
     QString warmup = QStringLiteral("0"); ///< calls or a duration
@@ -82,10 +83,41 @@ struct Scenario {
     QString interval; ///< --interval: time-series resolution; empty = 1s
     QString rawSamples; ///< --raw-samples: CSV of every timed call, written when the run ends; empty = none
     QString requestBinaryFile; ///< -b: the request as a serialized message from this file, instead of `request`
+    QString requestFile; ///< -D: the request as JSON from this file (read when the run is prepared), not `request`
     QStringList checks; ///< --check: bounds the run must meet ("p99<20ms", "error_rate<0.1%"); see compare/checks.h
+    bool failOnError = false; ///< --fail-on-error: a run in which any call failed counts as failed (CLI: exit 1)
+
+    // A target that is a server command: when it is ready.
+    QString readyPattern; ///< --ready: an output line matching this regular expression; empty = its port accepts
+    QString readyTimeout; ///< --ready-timeout: how long it may take; empty = 10s
+
+    // CPU pinning, as taskset -c lists CPUs ("0", "0,2", "1-3"); empty = not pinned.
+    QString clientCpus; ///< --client-cpus: rpcscope's own threads
+    QString serverCpus; ///< --server-cpus: the server rpcscope starts (built-in or a command)
+
+    // Outputs written when the run ends.
+    struct Export {
+        QString format; ///< an exportFormatNames() name, or png, pdf, svg
+        QString file; ///< "-" = standard output
+        bool operator==(const Export &) const = default;
+    };
+    QList<Export> exports; ///< -O FORMAT -o FILE
+    QString chart; ///< --chart: the chart of png/pdf/svg exports; empty = histogram
+    QString chartSize; ///< --chart-size WIDTHxHEIGHT; empty = 1000x600
+    QString chartScale; ///< --chart-scale; empty = 2
+
+    // The run history.
+    bool saveRun = false; ///< --save; also implied by db, labels and name
+    QString db; ///< --db: the history database; empty = RunStore::defaultPath()
+    QStringList labels; ///< --label
+    QString name; ///< --name
+    QString compareTo; ///< --compare-to: a baseline (history run or JSON report) compared with when the run ends
+    QString compareThreshold; ///< --compare-threshold; empty = 5%
 
     /// True when any TLS setting is given (which alone asks for TLS, as the CLI's flags do).
     bool hasTlsSettings() const;
+    /// True when the run is to be kept in the history (save, or a db, label or name given).
+    bool savesRun() const { return saveRun || !db.isEmpty() || !labels.isEmpty() || !name.isEmpty(); }
 
     bool operator==(const Scenario &) const = default;
 
@@ -99,10 +131,6 @@ struct Scenario {
     /// Writes @p path atomically (a temporary file renamed over it: never half-written); schema paths under the
     /// document's folder are stored relative to it. False with @p error naming the path.
     bool save(const QString &path, QString *error) const;
-
-    /// The document as `rpcscope-cli run` flags (values as the user wrote them, so the flags' own checks apply);
-    /// with @p withTarget, the target too ("--builtin" or the address).
-    QStringList toRunArguments(bool withTarget) const;
 
 private:
     /// Every file path the document holds (schema, TLS files, raw samples), for making them relative and back.

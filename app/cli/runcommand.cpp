@@ -1,0 +1,345 @@
+#include "runcommand.h"
+
+#include "cliapp.h"
+#include "comparecommand.h"
+#include "renderedexport.h"
+#include "runflags.h"
+
+#include "compare/checks.h"
+#include "engine/loadengine.h"
+#include "export/exporter.h"
+#include "report/rawsamples.h"
+#include "report/textreport.h"
+#include "scenario/runspec.h"
+#include "server/servercommand.h"
+#include "server/serverprocess.h"
+#include "store/environment.h"
+#include "store/runstore.h"
+#include "transport/transports.h"
+#include "util/cpuset.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QGuiApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+namespace rpcscope::cli {
+
+namespace {
+
+/// The built-in server for @p kind as a child process (this same program's `serve`), so the client's CPU is
+/// measured alone and the server's can be measured too.
+bool startBuiltinServer(ServerProcess *server, TransportKind kind, const std::vector<int> &cpus, QString *error)
+{
+    ServerProcess::Launch launch;
+    launch.program = QCoreApplication::applicationFilePath();
+    launch.arguments = { QStringLiteral("serve"),
+        kind == TransportKind::Http          ? QStringLiteral("http")
+            : kind == TransportKind::Msgpack ? QStringLiteral("msgpack")
+                                             : QStringLiteral("grpc"),
+        QStringLiteral("--port"), QStringLiteral("0") };
+    launch.readyPattern = QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$");
+    launch.readyTimeout = std::chrono::seconds(10);
+    launch.cpus = cpus;
+    return server->start(launch, error);
+}
+
+/// The run as the history keeps it: the scenario document, where it ran, the server.
+RunRecord recordFor(const Scenario &scenario, const RunSpec &spec, const ServerCommand &command)
+{
+    RunRecord record;
+    record.name = spec.name;
+    record.labels = spec.labels;
+    record.method = spec.request.call;
+    record.transport = transportName(spec.transport.kind);
+    record.codec = codecName(spec.transport.codec.value_or(defaultCodec(spec.transport.kind)));
+    record.target = spec.server == RunServer::Builtin ? QStringLiteral("builtin") : spec.targetText;
+    record.scenario = QJsonDocument::fromJson(scenario.toJson()).object();
+    record.environment = environmentFingerprint();
+    // Pinning is part of where a run ran: two runs pinned differently are told apart like two machines.
+    if (!spec.clientCpus.empty())
+        record.environment.insert(QStringLiteral("client_cpus"), formatCpuList(spec.clientCpus));
+    if (!spec.serverCpus.empty())
+        record.environment.insert(QStringLiteral("server_cpus"), formatCpuList(spec.serverCpus));
+    if (spec.server == RunServer::Builtin) {
+        record.server = QJsonObject { { QStringLiteral("command"),
+            QString(QStringLiteral("rpcscope-cli serve ") + record.transport) } };
+        if (!spec.serverCpus.empty())
+            record.server.insert(QStringLiteral("cpus"), formatCpuList(spec.serverCpus));
+    } else if (spec.server == RunServer::Command) {
+        record.server = command.describe();
+    }
+    return record;
+}
+
+} // namespace
+
+std::optional<Scenario> scenarioFromArguments(
+    const QString &cmd, const QStringList &arguments, int *code, bool callerSetsTarget)
+{
+    *code = ExitUsage;
+    QCommandLineParser parser;
+    addRunOptions(parser);
+    if (!parser.parse(arguments)) {
+        usageError(cmd, parser.errorText());
+        return std::nullopt;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << parser.helpText();
+        *code = ExitOk;
+        return std::nullopt;
+    }
+    const bool userTarget = parser.positionalArguments().size() > 1 || parser.isSet(QStringLiteral("builtin"));
+    Scenario base;
+    base.target.clear(); // a document's default is the built-in server; the command line names its target
+    if (parser.isSet(QStringLiteral("scenario"))) {
+        const QString path = parser.value(QStringLiteral("scenario"));
+        QString why;
+        const std::optional<Scenario> document = Scenario::load(path, &why);
+        if (!document) {
+            usageError(cmd, QStringLiteral("--scenario ") + why);
+            return std::nullopt;
+        }
+        // A document can start a program: only with the user's say-so (the file may come from anywhere).
+        if (!userTarget && !callerSetsTarget && looksLikeCommand(document->target)
+            && !parser.isSet(QStringLiteral("trust"))) {
+            usageError(cmd,
+                QStringLiteral("--scenario %1 starts a server command: %2\nRun it with --trust if you "
+                               "trust that file, or give the target on the command line.")
+                    .arg(path, document->target));
+            return std::nullopt;
+        }
+        base = *document;
+        if (callerSetsTarget)
+            base.target.clear(); // ab and matrix set the targets; a document's is never started by them
+        else if (base.target.isEmpty())
+            base.target = QStringLiteral("builtin");
+    }
+    QString error;
+    std::optional<Scenario> scenario = scenarioFromFlags(parser, base, &error);
+    if (!scenario) {
+        usageError(cmd, error);
+        return std::nullopt;
+    }
+    if (scenario->target.isEmpty() && scenario->transport != u"none" && !callerSetsTarget) {
+        usageError(cmd,
+            QStringLiteral("no target: give %1 or --builtin")
+                .arg(scenario->transport == u"http" ? QStringLiteral("a URL") : QStringLiteral("HOST:PORT")));
+        return std::nullopt;
+    }
+    *code = ExitOk;
+    return scenario;
+}
+
+int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcome)
+{
+    ScenarioProblem problem;
+    std::optional<RunSpec> prepared = prepareRun(scenario, &problem);
+    if (!prepared)
+        return usageError(cmd, describeForCli(problem, scenario));
+    RunSpec &spec = *prepared;
+    if (outcome && !spec.compareTo.isEmpty())
+        return usageError(cmd, QStringLiteral("--compare-to is for run (%1 compares in its own way)").arg(cmd));
+    if (outcome && !spec.checks.empty())
+        return usageError(cmd, QStringLiteral("--check is for run"));
+
+    // Outputs: checked before any server starts or load is sent, so a typo costs no run.
+    for (const RunSpec::Output &output : spec.exports) {
+        if (isRenderedFormat(output.format) && !qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
+            return usageError(cmd,
+                QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)")
+                    .arg(exportFormatName(output.format)));
+    }
+    const std::optional<ChartKind> chart
+        = parseChartKind(scenario.chart.isEmpty() ? QStringLiteral("histogram") : scenario.chart);
+    if (!chart)
+        return usageError(cmd,
+            QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput").arg(scenario.chart));
+    ChartOptions chartOptions;
+    if (QString why; !parseChartOptions(scenario.chartSize, scenario.chartScale, &chartOptions, &why))
+        return usageError(cmd, why);
+    // Opened before the run, so an unwritable path is known before any load is sent. Committed whole at the end.
+    QSaveFile rawFile(spec.rawSamplesPath);
+    if (!spec.rawSamplesPath.isEmpty() && !rawFile.open(QIODevice::WriteOnly))
+        return usageError(cmd, QStringLiteral("--raw-samples %1: %2").arg(rawFile.fileName(), rawFile.errorString()));
+    // Opened before any load is sent, so a bad --db is a usage error, not a lost run.
+    QString error;
+    const bool save = !outcome && spec.save;
+    RunStore store;
+    const QString storePath = spec.db.isEmpty() ? RunStore::defaultPath() : spec.db;
+    if (save && !store.open(storePath, &error))
+        return usageError(cmd, QStringLiteral("--db ") + error);
+    // The baseline is read before the run (a typo costs no load), and before this run is saved: "last" is the
+    // newest run so far, not this one.
+    std::optional<RunRecord> baseline;
+    if (!spec.compareTo.isEmpty()) {
+        baseline = loadRun(store, storePath, spec.compareTo, &error);
+        if (!baseline)
+            return usageError(cmd, QStringLiteral("--compare-to ") + error);
+    }
+
+    // A server command is started now, before the schema may be asked of it.
+    RunningServer commandServer;
+    if (spec.server == RunServer::Command) {
+        err() << "Starting " << spec.command.command << '\n';
+        err().flush();
+        const QString address = commandServer.start(spec.command, &error);
+        if (address.isEmpty()) {
+            err() << "rpcscope-cli " << cmd << ": the server command did not start: " << error << '\n';
+            return ExitRuntime;
+        }
+        spec.target.address = spec.transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
+            ? QStringLiteral("http://") + address
+            : address;
+        spec.plan.serverPid = commandServer.pid();
+    }
+    QString details;
+    const std::optional<Schema> schema = loadRunSchema(scenario, spec, spec.target.address, &problem, &details);
+    if (!schema) {
+        if (!details.isEmpty())
+            err() << details << '\n';
+        return usageError(
+            cmd, describeForCli(problem, scenario) + (details.isEmpty() ? QString() : QStringLiteral(", see above")));
+    }
+    std::optional<GrpcCall> call = prepareCall(spec, *schema, &problem);
+    if (!call)
+        return usageError(cmd, describeForCli(problem, scenario));
+
+    ServerProcess builtinServer;
+    if (spec.server == RunServer::Builtin) {
+        if (!startBuiltinServer(&builtinServer, spec.transport.kind, spec.serverCpus, &error)) {
+            err() << "rpcscope-cli " << cmd << ": built-in server: " << error << '\n';
+            return ExitRuntime;
+        }
+        spec.target.address = builtinServer.readyText();
+        spec.plan.serverPid = builtinServer.pid();
+    }
+
+    RunRecord record = recordFor(scenario, spec, spec.command);
+    std::unique_ptr<Transport> made = makeTransport(spec.transport, spec.target, *call, &error);
+    if (!made)
+        return usageError(cmd, error);
+    if (!outcome)
+        printMachineNoiseWarnings();
+    // Now, with the servers started (a child inherits its parent's mask) and before the engine's threads start (a
+    // thread inherits its creator's): the threads running already (gRPC's, the server output reader) are pinned
+    // one by one. Undone on the way out: matrix runs its cells in this process, and the next cell's server must
+    // not inherit this cell's pinning.
+    struct Unpin {
+        std::vector<int> cpus;
+        ~Unpin()
+        {
+            if (!cpus.empty())
+                pinCurrentProcess(cpus, nullptr);
+        }
+    } unpin;
+    if (!spec.clientCpus.empty()) {
+        unpin.cpus = availableCpus();
+        if (!pinCurrentProcess(spec.clientCpus, &error)) {
+            err() << "rpcscope-cli " << cmd << ": --client-cpus: " << error << '\n';
+            return ExitRuntime;
+        }
+    }
+    LoadEngine engine;
+    if (!engine.start(std::move(made), spec.plan, &error))
+        return usageError(cmd, error);
+    record.startedAt = QDateTime::currentDateTimeUtc();
+    if (save && !store.beginRun(&record, &error)) {
+        engine.stop();
+        err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
+        return ExitRuntime;
+    }
+    // Saved every interval while it runs, so a crash or kill leaves all but the last interval.
+    waitForEngine(engine,
+        save ? std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::max<std::chrono::nanoseconds>(spec.plan.interval, std::chrono::milliseconds(100)))
+             : std::chrono::hours(24 * 365),
+        [&] {
+            if (save && !store.updateRun(record.id, engine.snapshot(), &error))
+                err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
+        });
+    const RunSnapshot result = engine.snapshot();
+    const QString status = result.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
+                                                             : QString::fromUtf16(RunStatus::Finished);
+    if (save) {
+        if (!store.finishRun(record.id, result,
+                spec.plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>(), status, &error)) {
+            err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
+            return ExitRuntime;
+        }
+        err() << "Saved as run #" << record.id << " in " << store.path() << '\n';
+    }
+    if (outcome) {
+        outcome->snapshot = result;
+        outcome->transport = record.transport;
+        outcome->codec = record.codec;
+    } else {
+        out() << "Transport: " << record.transport << ", codec " << record.codec
+              << (spec.target.address.isEmpty() ? QString() : QStringLiteral(", target ") + spec.target.address)
+              << '\n';
+        out() << formatTextSummary(result);
+        out().flush();
+    }
+    if (!spec.rawSamplesPath.isEmpty()) {
+        if (!writeRawSamplesCsv(rawFile, engine.rawSamples()) || !rawFile.commit()) {
+            err() << "rpcscope-cli " << cmd << ": --raw-samples " << rawFile.fileName() << ": " << rawFile.errorString()
+                  << '\n';
+            return ExitRuntime;
+        }
+    }
+    record.snapshot = result;
+    record.endedAt = QDateTime::currentDateTimeUtc();
+    record.status = status;
+    if (spec.plan.recordRawSamples)
+        record.rawSamples = engine.rawSamples();
+    for (const RunSpec::Output &output : spec.exports) {
+        const QByteArray data = isRenderedFormat(output.format)
+            ? renderExport({ record }, output.format, *chart, chartOptions, &error)
+            : exportRun(record, output.format, &error);
+        if (data.isEmpty() && !error.isEmpty()) {
+            err() << "rpcscope-cli " << cmd << ": -O " << exportFormatName(output.format) << ": " << error << '\n';
+            return ExitRuntime;
+        }
+        if (output.file == u"-") {
+            out() << QString::fromUtf8(data);
+            out().flush();
+        } else if (!writeFileAtomically(output.file, data, &error)) {
+            err() << "rpcscope-cli " << cmd << ": -o " << error << '\n';
+            return ExitRuntime;
+        }
+    }
+    Verdict verdict = Verdict::NotTested;
+    if (baseline) {
+        out() << "\nCompared with the baseline " << spec.compareTo
+              << (baseline->id > 0 ? QStringLiteral(" (run #%1)").arg(baseline->id) : QString()) << ":\n";
+        CompareOptions compareOptions;
+        compareOptions.threshold = spec.compareThreshold;
+        verdict = printComparison(*baseline, record, compareOptions, false).overall;
+    }
+    bool checksPassed = true;
+    if (!spec.checks.empty()) {
+        std::vector<CheckResult> results;
+        for (const Check &check : spec.checks) {
+            results.push_back(evaluateCheck(check, result));
+            checksPassed = checksPassed && results.back().passed;
+        }
+        out() << '\n' << formatCheckResults(results);
+        out().flush();
+    }
+    if (spec.failOnError && result.callsFailed() > 0)
+        return ExitFailedCalls;
+    return verdict == Verdict::Regression || !checksPassed ? ExitRegression : ExitOk;
+}
+
+int runCommand(const QStringList &arguments)
+{
+    int code = ExitOk;
+    const std::optional<Scenario> scenario = scenarioFromArguments(QStringLiteral("run"), arguments, &code);
+    if (!scenario)
+        return code;
+    return runScenario(QStringLiteral("run"), *scenario);
+}
+
+} // namespace rpcscope::cli

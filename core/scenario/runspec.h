@@ -1,0 +1,104 @@
+#pragma once
+
+#include "compare/checks.h"
+#include "engine/callsetup.h"
+#include "engine/loadengine.h"
+#include "export/exporter.h"
+#include "scenario/scenario.h"
+#include "schema/schema.h"
+#include "server/servercommand.h"
+#include "transport/grpctransport.h"
+#include "transport/transports.h"
+
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace rpcscope {
+
+/**
+ * What is wrong with a Scenario, named by its field as the document spells it ("load.concurrency", "request",
+ * "fills[1]", "connection.cert"), so each front end can word it in its own terms: the CLI names the flag behind the
+ * field (-c), the GUI the widget.
+ */
+struct ScenarioProblem {
+    QString field;
+    QString message;
+    /// "field: message", as a document reader words it.
+    QString text() const { return field.isEmpty() ? message : field + QStringLiteral(": ") + message; }
+};
+
+/// Where a run's server comes from.
+enum class RunServer {
+    None, ///< --transport none: nothing is called
+    Builtin, ///< the built-in server for the transport, started for the run
+    Command, ///< a server command started and stopped around the run
+    Address, ///< a server that is already running
+};
+
+/**
+ * A Scenario checked and typed, ready to start: every value the document (or the flags, or the widgets) gave as
+ * text is parsed here, once, for every front end. The call itself needs the schema: see prepareCall().
+ */
+struct RunSpec {
+    TransportOptions transport;
+    RunServer server = RunServer::Address;
+    /// The connection settings; `target.address` is the address for RunServer::Address and is filled in by whoever
+    /// starts the built-in server or the command.
+    GrpcTarget target;
+    ServerCommand command; ///< RunServer::Command: the command, its readiness, its CPUs
+    LoadPlan plan; ///< plan.serverPid is filled in by whoever starts the server
+    RequestSpec request; ///< the request: JSON (from the document or -D's file) or binary (-b's file)
+    QString requestField; ///< where the request came from: "request", "request_file" or "request_binary_file"
+    StreamOptions stream;
+    std::vector<int> clientCpus; ///< pin rpcscope's threads here once the servers run; empty = not pinned
+    std::vector<int> serverCpus; ///< pin the server rpcscope starts here; empty = not pinned
+    std::vector<Check> checks;
+    bool failOnError = false;
+    QString rawSamplesPath; ///< write every timed call here as CSV when the run ends; empty = none
+    struct Output {
+        ExportFormat format = ExportFormat::Summary;
+        QString file; ///< "-" = standard output
+    };
+    std::vector<Output> exports;
+    bool save = false; ///< keep the run in the history (db, or the default database)
+    QString db;
+    QStringList labels;
+    QString name;
+    QString compareTo; ///< a baseline to compare with when the run ends; empty = none
+    double compareThreshold = 0.05;
+
+    /// "builtin", the command, or the address: the run's target as the history records it.
+    QString targetText;
+};
+
+/// The file a scenario's request comes from, if any: for messages that name it ("-D FILE: ...").
+QString requestSourceFile(const Scenario &scenario);
+
+/**
+ * Checks @p scenario and types it: transport and codec, target, load plan (counts, durations, schedules), the
+ * connection (sizes, timeout, metadata, TLS files read now), pinning, checks, outputs. std::nullopt with @p problem
+ * naming the field. Nothing is started and no schema is needed; files named for TLS and the request are read.
+ */
+std::optional<RunSpec> prepareRun(const Scenario &scenario, ScenarioProblem *problem);
+
+/**
+ * Resolves the method in @p schema and builds the request (JSON or binary, plus fills) and the stream settings:
+ * what the engine calls. std::nullopt with @p problem naming the field ("request", "fills", "load.stream_interval").
+ */
+std::optional<GrpcCall> prepareCall(const RunSpec &spec, const Schema &schema, ScenarioProblem *problem);
+
+/**
+ * The schema a run uses: the scenario's .proto files (with its import paths) or protosets; else the bench schema for
+ * the built-in server and the none transport; else, over gRPC, the server's reflection at @p address (TLS and
+ * metadata as the run's). std::nullopt with @p problem saying what went wrong and @p details listing the loader's
+ * errors (files, lines), if any.
+ */
+std::optional<Schema> loadRunSchema(
+    const Scenario &scenario, const RunSpec &spec, const QString &address, ScenarioProblem *problem, QString *details);
+
+/// Reads a threshold like "5%" or "0.05" into a fraction in [0, 1); false with @p error.
+bool parseFraction(const QString &text, double *fraction, QString *error);
+
+} // namespace rpcscope
