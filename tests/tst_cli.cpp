@@ -771,6 +771,30 @@ private Q_SLOTS:
         QVERIFY2(list.out.count(QStringLiteral(" 2000 ")) == 2, qPrintable(list.out));
     }
 
+    void abTakesItsDesignFromTheScenario()
+    {
+        // A scenario's "ab" section sets the A/B options the command line leaves out; a flag given wins.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("echo.rpcscope.json"));
+        QFile document(path);
+        QVERIFY(document.open(QIODevice::WriteOnly));
+        document.write(R"({"rpcscope_scenario": 1, "method": "rpcscope.bench.v1.Bench/Echo",
+            "load": {"calls": 600, "concurrency": 1},
+            "ab": {"restarts": 2, "connection": "per-block", "block": "100"}})");
+        document.close();
+        Result r = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+            QStringLiteral("builtin"), QStringLiteral("--scenario"), path, QStringLiteral("--no-save") });
+        QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("2 server processes per command side")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("dialled per block")), qPrintable(r.out));
+        QVERIFY2(r.err.contains(QStringLiteral("round 6 B")) && !r.err.contains(QStringLiteral("round 7 ")),
+            qPrintable(r.err)); // 100 calls a block: 6 rounds of 600 calls
+        r = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+            QStringLiteral("builtin"), QStringLiteral("--scenario"), path, QStringLiteral("--restarts"),
+            QStringLiteral("3"), QStringLiteral("--no-save") });
+        QVERIFY2(r.out.contains(QStringLiteral("3 server processes per command side")), qPrintable(r.out));
+    }
+
     void serveBurnFromTheEnvironment()
     {
         // As RPCSCOPE_SERVE_DELAY: a server command's environment can make it heavier; a bad value is named.

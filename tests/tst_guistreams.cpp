@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSpinBox>
+#include <QTemporaryDir>
 
 #include <cmath>
 
@@ -86,6 +87,48 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
         QVERIFY(!latencyOf->isVisibleTo(m_window.get()));
         QCOMPARE(m_window->runPage()->histogramPlot()->yAxis->label(), QStringLiteral("calls per bin"));
+    }
+
+    void settingsWithoutAWidgetSurviveTheEditor()
+    {
+        // A document written by hand or by the CLI holds settings the editor does not show (pinning, exports,
+        // history, the A/B design, a server command's readiness); shown and read back, none of them is dropped.
+        ScenarioPage page;
+        Scenario document;
+        document.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        document.clientCpus = QStringLiteral("0");
+        document.serverCpus = QStringLiteral("1");
+        document.exports = { { QStringLiteral("csv"), QStringLiteral("/tmp/run.csv") } };
+        document.chart = QStringLiteral("spectrum");
+        document.labels = { QStringLiteral("nightly") };
+        document.name = QStringLiteral("baseline");
+        document.compareTo = QStringLiteral("label:release");
+        document.failOnError = true;
+        document.readyPattern = QStringLiteral("listening on (\\S+)");
+        document.abRestarts = 3;
+        document.abConnection = QStringLiteral("per-block");
+        page.setScenario(document);
+        const Scenario back = page.scenario();
+        QCOMPARE(back.clientCpus, document.clientCpus);
+        QCOMPARE(back.serverCpus, document.serverCpus);
+        QVERIFY(back.exports == document.exports);
+        QCOMPARE(back.chart, document.chart);
+        QCOMPARE(back.labels, document.labels);
+        QCOMPARE(back.name, document.name);
+        QCOMPARE(back.compareTo, document.compareTo);
+        QVERIFY(back.failOnError);
+        QCOMPARE(back.readyPattern, document.readyPattern);
+        QCOMPARE(back.abRestarts, 3);
+        QCOMPARE(back.abConnection, QStringLiteral("per-block"));
+        // A request kept in a JSON file is shown in the editor, and saved from there.
+        QTemporaryDir dir;
+        QFile request(dir.filePath(QStringLiteral("request.json")));
+        QVERIFY(request.open(QIODevice::WriteOnly) && request.write("{\"payload\":\"aGk=\"}") > 0);
+        request.close();
+        document.requestFile = request.fileName();
+        page.setScenario(document);
+        QVERIFY(page.scenario().requestFile.isEmpty());
+        QCOMPARE(page.scenario().request, QByteArray("{\"payload\":\"aGk=\"}"));
     }
 };
 

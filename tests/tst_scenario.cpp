@@ -61,6 +61,10 @@ class TestScenario : public QObject {
         s.interval = QStringLiteral("250ms");
         s.rawSamples = QStringLiteral("/abs/raw.csv");
         s.checks = { QStringLiteral("p99<20ms"), QStringLiteral("error_rate<0.1%") };
+        s.abBlock = QStringLiteral("500");
+        s.abRestarts = 4;
+        s.abConnection = QStringLiteral("per-block");
+        s.abThreshold = QStringLiteral("3%");
         return s;
     }
 
@@ -265,6 +269,27 @@ private Q_SLOTS:
         QCOMPARE(plainSpec->target.clientThreads, autoClientThreads(plain.concurrency));
         QCOMPARE(plainSpec->plan.interval, std::chrono::nanoseconds(std::chrono::seconds(1)));
         QVERIFY(plainSpec->rawSamplesPath.isEmpty() && plainSpec->checks.empty());
+    }
+
+    void abDesignRoundTripsAndIsChecked()
+    {
+        QString error;
+        const auto s = Scenario::fromJson(
+            R"({"rpcscope_scenario":1,"ab":{"restarts":3,"connection":"per-block","block":"2s","threshold":"2%"}})",
+            &error);
+        QVERIFY2(s, qPrintable(error));
+        QCOMPARE(s->abRestarts, 3);
+        QCOMPARE(s->abConnection, QStringLiteral("per-block"));
+        QCOMPARE(s->abBlock, QStringLiteral("2s"));
+        QCOMPARE(s->abThreshold, QStringLiteral("2%"));
+        QVERIFY(Scenario::fromJson(s->toJson(), &error) == s);
+        QVERIFY(!Scenario().toJson().contains("\"ab\"")); // unset, left out
+        QVERIFY(!Scenario::fromJson(R"({"rpcscope_scenario":1,"ab":{"connection":"sideways"}})", &error));
+        QVERIFY2(
+            error.contains(QStringLiteral("ab.connection: \"sideways\" is not kept or per-block")), qPrintable(error));
+        QVERIFY(!Scenario::fromJson(R"({"rpcscope_scenario":1,"ab":{"a":"./evil"}})", &error));
+        QVERIFY2(
+            error.contains(QStringLiteral("ab.a: unknown field")), qPrintable(error)); // targets never come from a file
     }
 
     void zeroCallersMeansTheSchedulesHighestPoint()

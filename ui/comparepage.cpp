@@ -130,6 +130,13 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     m_table->setObjectName(QStringLiteral("compareTable"));
     m_table->setHorizontalHeaderLabels(
         { tr("Metric"), tr("A"), tr("B"), tr("Delta"), tr("Change"), tr("Detectable"), tr("Verdict (CI)") });
+    // A, B, Delta and Change pool every call of a side; the verdict's estimate is the geometric mean of the
+    // replicates' changes, so the two can differ by a few points when replicates differ in size or spread.
+    for (int column : { AColumn, BColumn, DeltaColumn, ChangeColumn })
+        m_table->horizontalHeaderItem(column)->setToolTip(
+            tr("All calls of a side pooled. The verdict judges the replicates (blocks, server processes or runs) "
+               "instead: its estimate is the geometric mean of their changes, which can differ from this by a few "
+               "points."));
     m_table->horizontalHeaderItem(DetectableColumn)
         ->setToolTip(tr("The minimum detectable change: the smallest change this comparison finds 80% of the time at "
                         "the noise measured between replicates. A smaller change can hide in the noise."));

@@ -77,8 +77,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
           tr("Size knobs: a bytes/string field to N bytes, a repeated field to N elements; comma-separated.")))
     , m_calls(spin(QStringLiteral("callsEdit"), 0, 2'000'000'000, 20'000,
           tr("Timed calls to make (0 = bounded by the duration only).")))
-    , m_concurrency(spin(
-          QStringLiteral("concurrencyEdit"), 1, 100'000, 20, tr("Concurrent callers; each keeps one call in flight.")))
+    , m_concurrency(spin(QStringLiteral("concurrencyEdit"), 0, 100'000, 20,
+          tr("Concurrent callers; each keeps one call in flight. With a concurrency schedule: the most callers "
+             "(automatic: the schedule's highest point).")))
     , m_duration(line(QStringLiteral("durationEdit"), {}, tr("e.g. 30s (empty = by count)"),
           tr("Length of the timed phase; with a call count too, whichever comes first ends the run.")))
     , m_rate(line(QStringLiteral("rateEdit"), {}, tr("empty = closed loop"),
@@ -220,6 +221,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     auto *load = new QWidget;
     auto *loadForm = new QFormLayout(load);
     loadForm->addRow(tr("Calls (-n):"), m_calls);
+    m_concurrency->setSpecialValueText(tr("automatic")); // 0: with a concurrency schedule, its highest point
     loadForm->addRow(tr("Concurrency (-c):"), m_concurrency);
     loadForm->addRow(tr("Duration (-z):"), m_duration);
     loadForm->addRow(tr("Rate (--rps):"), m_rate);
@@ -385,7 +387,21 @@ void ScenarioPage::securityChanged()
 
 Scenario ScenarioPage::scenario() const
 {
-    Scenario s;
+    // The document shown, with every field that has a widget read from it: settings without one (pinning,
+    // exports, history, the A/B design, server command readiness) stay as the document had them, so opening and
+    // saving a document never drops what the editor does not show.
+    Scenario s = m_document;
+    s.protos.clear(); // the schema's sources are the window's business
+    s.importPaths.clear();
+    s.protosets.clear();
+    s.fills.clear();
+    // The TLS settings, too, are the widgets' (and only for gRPC).
+    s.security = QStringLiteral("auto");
+    s.caCert.clear();
+    s.clientCert.clear();
+    s.clientKey.clear();
+    s.serverName.clear();
+    s.skipVerify = false;
     s.method = m_method;
     s.transport = transportName(transport());
     s.codec = codecName(static_cast<Codec>(m_codec->currentData().toInt()));
@@ -435,8 +451,18 @@ Scenario ScenarioPage::scenario() const
     return s;
 }
 
-void ScenarioPage::setScenario(const Scenario &s)
+void ScenarioPage::setScenario(const Scenario &document)
 {
+    Scenario s = document;
+    // A request kept in a JSON file (-D) is shown, and from then on edited, in the request editor.
+    if (!s.requestFile.isEmpty() && s.requestBinaryFile.isEmpty()) {
+        QFile file(s.requestFile);
+        if (file.open(QIODevice::ReadOnly)) {
+            s.request = file.readAll();
+            s.requestFile.clear();
+        }
+    }
+    m_document = s;
     m_loading = true;
     setMethod(s.method);
     if (const auto kind = parseTransport(s.transport))

@@ -94,6 +94,7 @@ private:
         QLineEdit *edit, const QString &browseName, bool save, const QString &caption, const QString &filter);
 
     Schema m_schema;
+    Scenario m_document; ///< the document last shown (setScenario): what scenario() starts from
     QString m_method;
     bool m_running = false;
     QTimer m_validateTimer;

@@ -65,7 +65,8 @@ AB options:
   --trust                    accepted as run accepts it; ab never starts a --scenario file's server command (its
                              targets are --a and --b, given here)
 RUN OPTIONS are run's: --call, --proto, --protoset, --transport, --codec, -d, -D, --fill, -n, -z, -c, --rps,
---warmup, --timeout, -m, ... or --scenario FILE (see 'rpcscope-cli run --help'); not --builtin or a target.
+--warmup, --timeout, -m, ... or --scenario FILE (see 'rpcscope-cli run --help'); not --builtin or a target. A
+scenario's "ab" section (block, restarts, connection, threshold) sets the AB options not given here.
 
 The verdict is judged on the blocks (or, with restarts, on the server processes) as replicates, not on the calls:
 calls inside one block share a connection, a server process and a moment of the machine, and do not vary
@@ -104,8 +105,8 @@ int abCommand(const QStringList &arguments)
     QString readyTimeout = QStringLiteral("10s");
     QString block;
     QString restartsText;
-    QString connection = QStringLiteral("kept");
-    QString threshold = QStringLiteral("5%");
+    QString connection; // these four: the flag, else the scenario's "ab" section, else the default
+    QString threshold;
     QString format = QStringLiteral("text");
     QString db;
     QString name;
@@ -191,15 +192,29 @@ int abCommand(const QStringList &arguments)
         if (side.spec.isEmpty())
             return usageError(cmd, QStringLiteral("--a and --b are required (builtin, HOST:PORT, a URL or a command)"));
     }
-    CompareOptions options;
     QString error;
+    int code = ExitOk;
+    const std::optional<Scenario> scenario = scenarioFromArguments(cmd, runArgs, &code, true);
+    if (!scenario)
+        return code;
+    // The A/B design: a flag given here, else the --scenario document's "ab" section, else the default.
+    const QString thresholdFrom = threshold.isEmpty() && !scenario->abThreshold.isEmpty()
+        ? QStringLiteral("ab.threshold")
+        : QStringLiteral("--threshold");
+    if (threshold.isEmpty())
+        threshold = scenario->abThreshold.isEmpty() ? QStringLiteral("5%") : scenario->abThreshold;
+    if (connection.isEmpty())
+        connection = scenario->abConnection.isEmpty() ? QStringLiteral("kept") : scenario->abConnection;
+    if (block.isEmpty())
+        block = scenario->abBlock;
+    CompareOptions options;
     if (!parseFraction(threshold, &options.threshold, &error))
-        return usageError(cmd, QStringLiteral("--threshold: ") + error);
+        return usageError(cmd, thresholdFrom + QStringLiteral(": ") + error);
     if (format != u"text" && format != u"markdown")
         return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or markdown").arg(format));
     if (connection != u"kept" && connection != u"per-block")
         return usageError(cmd, QStringLiteral("--connection: \"%1\" is not kept or per-block").arg(connection));
-    int restarts = 0; // 0: the default, chosen once the rounds are known
+    int restarts = scenario->abRestarts; // 0: the default, chosen once the rounds are known
     if (!restartsText.isEmpty()) {
         bool isNumber = false;
         restarts = restartsText.toInt(&isNumber);
@@ -211,10 +226,7 @@ int abCommand(const QStringList &arguments)
     const auto timeout = parseDuration(readyTimeout, &error);
     if (!timeout)
         return usageError(cmd, QStringLiteral("--ready-timeout: ") + error);
-    int code = ExitOk;
-    const std::optional<Scenario> scenario = scenarioFromArguments(cmd, runArgs, &code, true);
-    if (!scenario)
-        return code;
+
     if (!scenario->target.isEmpty())
         return usageError(cmd,
             scenario->target == u"builtin"
@@ -387,7 +399,11 @@ int abCommand(const QStringList &arguments)
         r.transport = transportName(side.run.transport.kind);
         r.codec = codecName(side.run.transport.codec.value_or(defaultCodec(side.run.transport.kind)));
         r.target = side.spec;
-        // The side's scenario (its target the side's), and which side it was.
+        // The side's scenario (its target the side's, the A/B design as run), and which side it was.
+        side.scenario.abBlock = block;
+        side.scenario.abRestarts = restarts;
+        side.scenario.abConnection = connection;
+        side.scenario.abThreshold = threshold;
         r.scenario = QJsonDocument::fromJson(side.scenario.toJson()).object();
         r.scenario.insert(QStringLiteral("ab_side"), side.name);
         r.environment = environment;

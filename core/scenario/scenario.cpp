@@ -256,6 +256,17 @@ QByteArray Scenario::toJson() const
     section(QStringLiteral("output"),
         { { QStringLiteral("exports"), exportList }, { QStringLiteral("chart"), chart },
             { QStringLiteral("chart_size"), chartSize }, { QStringLiteral("chart_scale"), chartScale } });
+    QJsonObject ab;
+    if (!abBlock.isEmpty())
+        ab.insert(QStringLiteral("block"), abBlock);
+    if (abRestarts > 0)
+        ab.insert(QStringLiteral("restarts"), abRestarts);
+    if (!abConnection.isEmpty())
+        ab.insert(QStringLiteral("connection"), abConnection);
+    if (!abThreshold.isEmpty())
+        ab.insert(QStringLiteral("threshold"), abThreshold);
+    if (!ab.isEmpty())
+        root.insert(QStringLiteral("ab"), ab);
     section(QStringLiteral("history"),
         { { QStringLiteral("save"), saveRun }, { QStringLiteral("db"), db },
             { QStringLiteral("labels"), QJsonArray::fromStringList(labels) }, { QStringLiteral("name"), name },
@@ -300,7 +311,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         QStringLiteral("metadata"), QStringLiteral("load"), QStringLiteral("connection"), QStringLiteral("raw_samples"),
         QStringLiteral("request_binary_file"), QStringLiteral("checks"), QStringLiteral("request_file"),
         QStringLiteral("fail_on_error"), QStringLiteral("server_command"), QStringLiteral("pinning"),
-        QStringLiteral("output"), QStringLiteral("history") });
+        QStringLiteral("output"), QStringLiteral("history"), QStringLiteral("ab") });
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
         sr.rejectUnknown({ QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets") });
@@ -444,6 +455,19 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                 { e.value(QStringLiteral("format")).toString(), e.value(QStringLiteral("file")).toString() });
         }
         r.adopt(orr);
+    }
+    if (const auto ab = r.object(QStringLiteral("ab"))) {
+        Reader ar = r.child(*ab, QStringLiteral("ab"));
+        ar.rejectUnknown({ QStringLiteral("block"), QStringLiteral("restarts"), QStringLiteral("connection"),
+            QStringLiteral("threshold") });
+        ar.string(QStringLiteral("block"), &s.abBlock);
+        ar.integer(QStringLiteral("restarts"), &s.abRestarts, 0, 1000);
+        ar.string(QStringLiteral("connection"), &s.abConnection);
+        ar.string(QStringLiteral("threshold"), &s.abThreshold);
+        if (ar.ok() && !s.abConnection.isEmpty() && s.abConnection != u"kept" && s.abConnection != u"per-block")
+            ar.fail(
+                QStringLiteral("connection"), QStringLiteral("\"%1\" is not kept or per-block").arg(s.abConnection));
+        r.adopt(ar);
     }
     if (const auto history = r.object(QStringLiteral("history"))) {
         Reader hr = r.child(*history, QStringLiteral("history"));

@@ -114,6 +114,13 @@ struct Scenario {
     QString compareTo; ///< --compare-to: a baseline (history run or JSON report) compared with when the run ends
     QString compareThreshold; ///< --compare-threshold; empty = 5%
 
+    // How an A/B comparison of this scenario is run (`ab`, Run > Compare A/B); its two targets are given there, never
+    // here, so a shared document cannot start programs through them.
+    QString abBlock; ///< --block: calls or a duration per block; empty = automatic
+    int abRestarts = 0; ///< --restarts: server processes per command side over the run; 0 = automatic
+    QString abConnection; ///< --connection: "kept" or "per-block"; empty = kept
+    QString abThreshold; ///< --threshold: the smallest change that counts; empty = 5%
+
     /// True when any TLS setting is given (which alone asks for TLS, as the CLI's flags do).
     bool hasTlsSettings() const;
     /// True when the run is to be kept in the history (save, or a db, label or name given).
