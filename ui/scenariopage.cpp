@@ -397,11 +397,7 @@ Scenario ScenarioPage::scenario() const
     s.fills.clear();
     // The TLS settings, too, are the widgets' (and only for gRPC).
     s.security = QStringLiteral("auto");
-    s.caCert.clear();
-    s.clientCert.clear();
-    s.clientKey.clear();
-    s.serverName.clear();
-    s.skipVerify = false;
+    s.clearTlsSettings();
     s.method = m_method;
     s.transport = transportName(transport());
     s.codec = codecName(static_cast<Codec>(m_codec->currentData().toInt()));

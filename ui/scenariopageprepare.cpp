@@ -35,11 +35,7 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
             s.target = QStringLiteral("builtin");
             s.connections = -1;
             s.security = QStringLiteral("auto");
-            s.caCert.clear();
-            s.clientCert.clear();
-            s.clientKey.clear();
-            s.serverName.clear();
-            s.skipVerify = false;
+            s.clearTlsSettings();
         }
     }
     ScenarioProblem problem;

@@ -144,11 +144,7 @@ bool setBuiltin(Scenario &s, const QString &, QString *)
 bool setInsecure(Scenario &s, const QString &, QString *)
 {
     s.security = QStringLiteral("plaintext");
-    s.caCert.clear();
-    s.clientCert.clear();
-    s.clientKey.clear();
-    s.serverName.clear();
-    s.skipVerify = false;
+    s.clearTlsSettings();
     return true;
 }
 

@@ -530,6 +530,15 @@ bool Scenario::hasTlsSettings() const
     return !caCert.isEmpty() || !clientCert.isEmpty() || !clientKey.isEmpty() || !serverName.isEmpty() || skipVerify;
 }
 
+void Scenario::clearTlsSettings()
+{
+    caCert.clear();
+    clientCert.clear();
+    clientKey.clear();
+    serverName.clear();
+    skipVerify = false;
+}
+
 QList<QString *> Scenario::filePaths()
 {
     QList<QString *> paths;

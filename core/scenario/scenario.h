@@ -123,6 +123,8 @@ struct Scenario {
 
     /// True when any TLS setting is given (which alone asks for TLS, as the CLI's flags do).
     bool hasTlsSettings() const;
+    /// Clears the TLS settings (CA, client certificate and key, server name, skip verification).
+    void clearTlsSettings();
     /// True when the run is to be kept in the history (save, or a db, label or name given).
     bool savesRun() const { return saveRun || !db.isEmpty() || !labels.isEmpty() || !name.isEmpty(); }
 
