@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -65,6 +66,8 @@ protected:
     /// For initTestCase(): the window with its history under m_historyDir and the built-in servers up.
     void openWindow()
     {
+        // Settings and standard paths in test locations: the suite neither reads nor changes the user's.
+        QStandardPaths::setTestModeEnabled(true);
         qputenv("RPCSCOPE_DB", m_historyDir.filePath(QStringLiteral("runs.sqlite")).toUtf8());
         m_window = std::make_unique<MainWindow>();
         child<QTabWidget>("scenarioTabs")->setCurrentIndex(0); // the tab is remembered across sessions

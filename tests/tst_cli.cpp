@@ -1,4 +1,5 @@
 // rpcscope-cli as a user runs it: a real process, real servers on loopback.
+#include "store/runstore.h"
 #include "util/cpuset.h"
 
 #include <QElapsedTimer>
@@ -579,13 +580,26 @@ private Q_SLOTS:
 
     void interruptedRunPrintsWhatItHas()
     {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
         QProcess run;
         run.start(QStringLiteral(RPCSCOPE_CLI),
             { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
                 QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-z"), QStringLiteral("60s"),
-                QStringLiteral("-c"), QStringLiteral("4") });
+                QStringLiteral("-c"), QStringLiteral("4"), QStringLiteral("--interval"), QStringLiteral("100ms"),
+                QStringLiteral("--db"), db });
         QVERIFY(run.waitForStarted());
-        QTest::qWait(800);
+        // Interrupted once calls are under way, as the progress it saves shows.
+        auto callsSoFar = [&db]() -> quint64 {
+            rpcscope::RunStore store;
+            QString error;
+            if (!QFileInfo::exists(db) || !store.open(db, &error))
+                return 0;
+            const auto rows = store.list({}, &error);
+            const auto saved = rows.empty() ? std::nullopt : store.load(rows.front().id, &error);
+            return saved ? saved->snapshot.callsCompleted() : 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(callsSoFar() > 0, 20000);
         ::kill(static_cast<pid_t>(run.processId()), SIGINT);
         QVERIFY(run.waitForFinished(10000));
         QCOMPARE(run.exitCode(), 0);

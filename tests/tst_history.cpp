@@ -13,6 +13,7 @@
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -165,6 +166,8 @@ class HistoryTest : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
     void modelPassesTheTester()
     {
         Fixture f;
@@ -554,6 +557,9 @@ private slots:
         QVERIFY(!error.isEmpty());
         QVERIFY2(recorder.open(path, &error), qPrintable(error));
         QSignalSpy stored(&recorder, &RunRecorder::runStored);
+        // The recorder's clock is the test's: a second passes when the test says so.
+        auto now = std::chrono::steady_clock::now();
+        recorder.setClock([&now] { return now; });
 
         RunRecord run;
         run.method = QStringLiteral("x.Y/Z");
@@ -565,8 +571,12 @@ private slots:
         recorder.progress(&run, s); // within the first second: not written
         QVERIFY(recorder.flush(std::chrono::seconds(10)));
         QCOMPARE(recorder.store()->load(run.id, &error)->snapshot.callsCompleted(), 0ULL);
-        QTest::qWait(1100);
+        now += std::chrono::milliseconds(999);
         s.latency.record(2000);
+        recorder.progress(&run, s); // still within the first second
+        QVERIFY(recorder.flush(std::chrono::seconds(10)));
+        QCOMPARE(recorder.store()->load(run.id, &error)->snapshot.callsCompleted(), 0ULL);
+        now += std::chrono::milliseconds(1);
         recorder.progress(&run, s);
         QVERIFY(recorder.flush(std::chrono::seconds(10)));
         QCOMPARE(recorder.store()->load(run.id, &error)->snapshot.latency.count(), 2ULL);
@@ -584,7 +594,7 @@ private slots:
         QCOMPARE(back->rawSamples.size(), size_t(1));
         recorder.finish(&run, s, {}); // ended already: nothing more is written
         QVERIFY(recorder.flush(std::chrono::seconds(10)));
-        QTest::qWait(50);
+        QCoreApplication::sendPostedEvents(); // a second runStored() would be queued by now
         QCOMPARE(stored.count(), 1);
 
         RunRecorder nowhere;

@@ -22,10 +22,12 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
 #include <QXmlStreamReader>
 
 #include <cmath>
@@ -248,6 +250,7 @@ class TestReportCharts : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
+        QStandardPaths::setTestModeEnabled(true); // the Compare page's remembered threshold is not the user's
         QVERIFY(m_dir.isValid());
         // A dark desktop: files must still come out light.
         QPalette dark;
@@ -347,7 +350,9 @@ private Q_SLOTS:
         // Picked again before the first result is in: only the newest is shown.
         page.setRuns({ slower, faster });
         QTRY_VERIFY_WITH_TIMEOUT(!page.isComparing(), 30000);
-        QTest::qWait(100); // a stale result arriving late must not replace the newer one
+        // The stale computation is done too, and its result delivered: it must not have replaced the newer one.
+        QThreadPool::globalInstance()->waitForDone();
+        QCoreApplication::sendPostedEvents();
         QCOMPARE(changed.count(), 1);
         QVERIFY2(page.comparison().improvements.contains(QStringLiteral("p50")), qPrintable(page.verdictText()));
         QVERIFY(page.table()->rowCount() >= 10);
@@ -631,7 +636,7 @@ private Q_SLOTS:
         QCOMPARE(table->horizontalHeaderItem(6)->text(), QStringLiteral("Verdict (CI)"));
         QCOMPARE(table->item(0, 0)->text(), QStringLiteral("p50"));
         QVERIFY2(table->item(0, 5)->text().startsWith(QChar(0x00b1)), qPrintable(table->item(0, 5)->text()));
-        QTest::qWait(20); // the layout for the verdict's new text, before a picture of it
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest); // the verdict's new text laid out
         QByteArray png;
         QBuffer buffer(&png);
         buffer.open(QIODevice::WriteOnly);
@@ -652,7 +657,7 @@ private Q_SLOTS:
         QCOMPARE(itemTexts(chart), QStringList { ReplicateChart::noReplicatesText() });
         QVERIFY(table->item(0, 5)->text().isEmpty());
         QVERIFY(page.basisText().contains(QStringLiteral("one run per side")));
-        QTest::qWait(20);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
         png.clear();
         buffer.seek(0);
         page.grab().save(&buffer, "PNG");

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QFontMetrics>
 #include <QMouseEvent>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
 #include <QToolTip>
@@ -138,6 +139,8 @@ class TestRunPage : public QObject {
     }
 
 private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
     void init()
     {
         m_page = std::make_unique<RunPage>();

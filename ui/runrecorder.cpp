@@ -34,7 +34,7 @@ bool RunRecorder::begin(RunRecord *run, QString *error)
         *error = tr("the run history is not open");
         return false;
     }
-    m_lastProgressMs = QDateTime::currentMSecsSinceEpoch();
+    m_lastProgress = m_clock(); // the first progress is written a second in
     return m_store->beginRun(run, error);
 }
 
@@ -47,10 +47,10 @@ void RunRecorder::progress(RunRecord *run, const RunSnapshot &snapshot)
 {
     if (!recording(run))
         return;
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    if (now - m_lastProgressMs < 1000)
+    const std::chrono::steady_clock::time_point now = m_clock();
+    if (m_lastProgress && now - *m_lastProgress < std::chrono::seconds(1))
         return;
-    m_lastProgressMs = now;
+    m_lastProgress = now;
     run->snapshot = snapshot;
     m_writer->update(run->id, snapshot);
 }

@@ -6,7 +6,9 @@
 #include <QStringList>
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace rpcscope {
@@ -44,6 +46,10 @@ public:
     /// Waits until everything queued is written, at most @p timeout; false on timeout.
     bool flush(std::chrono::milliseconds timeout);
 
+    /// What progress() reads the time from: a monotonic clock, replaceable so tests need not wait a second.
+    using Clock = std::function<std::chrono::steady_clock::time_point()>;
+    void setClock(Clock clock) { m_clock = std::move(clock); }
+
 Q_SIGNALS:
     /// A run's end is stored: lists of runs may refresh.
     void runStored(qint64 id);
@@ -56,7 +62,8 @@ private:
 
     std::unique_ptr<RunStore> m_store;
     std::unique_ptr<RunWriter> m_writer;
-    qint64 m_lastProgressMs = 0;
+    Clock m_clock = [] { return std::chrono::steady_clock::now(); };
+    std::optional<std::chrono::steady_clock::time_point> m_lastProgress;
 };
 
 } // namespace rpcscope
