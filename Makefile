@@ -3,7 +3,7 @@ PRESET ?= $(if $(CI),ci,dev)
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build run test screenshots format format-check clean
+.PHONY: all setup configure build run test screenshots format format-check tidy clean
 
 all: build
 
@@ -39,6 +39,14 @@ format: setup
 
 format-check: setup
 	@clang-format --dry-run --Werror $(SOURCES) || { echo "make format-check: run 'make format'" >&2; exit 1; }
+
+# clang-tidy with the checked-in .clang-tidy on the C++ files changed since BASE (default: the previous commit), or on
+# FILES; needs a configured build (its compile_commands.json).
+BASE ?= HEAD~1
+tidy: configure
+	@files="$${FILES:-$$(git diff --name-only --diff-filter=AM $(BASE) -- '*.cpp')}"; \
+	if [ -z "$$files" ]; then echo "make tidy: no changed .cpp files since $(BASE)"; exit 0; fi; \
+	clang-tidy -p $(BUILD_DIR) --quiet $$files
 
 clean:
 	rm -rf build
