@@ -535,15 +535,18 @@ Comparison compareSides(const CompareSide &a, const CompareSide &b, const Compar
     }
     result.rows.push_back(plainRow(MetricKind::RequestsPerSecond, QStringLiteral("req/s"), MetricUnit::PerSecond,
         ta.requestsPerSecond(), tb.requestsPerSecond(), false));
+    // A run always spends some CPU and memory: zero means not measured (an imported report), shown as unknown.
+    auto measured = [](double value) { return value > 0 ? value : kNaN; };
     result.rows.push_back(plainRow(MetricKind::ClientCpuPerCall, QStringLiteral("client CPU/call"),
-        MetricUnit::Microseconds, ta.clientCpuPerCallUs(), tb.clientCpuPerCallUs(), true));
+        MetricUnit::Microseconds, measured(ta.clientCpuPerCallUs()), measured(tb.clientCpuPerCallUs()), true));
     const bool serverStats = ta.hasServerStats && tb.hasServerStats;
     if (serverStats) {
         result.rows.push_back(plainRow(MetricKind::ServerCpuPerCall, QStringLiteral("server CPU/call"),
             MetricUnit::Microseconds, ta.serverCpuPerCallUs(), tb.serverCpuPerCallUs(), true));
     }
     result.rows.push_back(plainRow(MetricKind::ClientPeakRss, QStringLiteral("client peak RSS"), MetricUnit::Bytes,
-        static_cast<double>(ta.clientPeakRssBytes), static_cast<double>(tb.clientPeakRssBytes), true));
+        measured(static_cast<double>(ta.clientPeakRssBytes)), measured(static_cast<double>(tb.clientPeakRssBytes)),
+        true));
     if (serverStats) {
         result.rows.push_back(plainRow(MetricKind::ServerPeakRss, QStringLiteral("server peak RSS"), MetricUnit::Bytes,
             static_cast<double>(ta.serverPeakRssBytes), static_cast<double>(tb.serverPeakRssBytes), true));

@@ -107,6 +107,8 @@ QString escapeMarkdown(QString text)
 
 QString formatMetricValue(double value, MetricUnit unit)
 {
+    if (std::isnan(value))
+        return QStringLiteral("-"); // not measured: unknown, never 0
     switch (unit) {
     case MetricUnit::Nanoseconds:
         return formatNanos(value);
@@ -124,6 +126,8 @@ QString formatMetricValue(double value, MetricUnit unit)
 
 QString formatMetricDelta(double delta, MetricUnit unit)
 {
+    if (std::isnan(delta))
+        return QStringLiteral("-");
     const QString sign = delta < 0 ? QStringLiteral("-") : QStringLiteral("+");
     const double magnitude = std::fabs(delta);
     if (unit == MetricUnit::Fraction)
