@@ -6,9 +6,11 @@
 #include "qcp.h"
 #include "runcontroller.h"
 #include "scenariopage.h"
+#include "scheduleeditor.h"
 #include "schemapanel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -21,6 +23,8 @@ using namespace rpcscope;
 
 class TestGuiStreams : public GuiFixture {
     Q_OBJECT
+
+    static QComboBox *combo(ScenarioPage &page, const QString &name) { return page.findChild<QComboBox *>(name); }
 
 private Q_SLOTS:
     void initTestCase() { openWindow(); }
@@ -87,6 +91,68 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
         QVERIFY(!latencyOf->isVisibleTo(m_window.get()));
         QCOMPARE(m_window->runPage()->histogramPlot()->yAxis->label(), QStringLiteral("calls per bin"));
+    }
+
+    void everyEditorFieldHasAScenarioField()
+    {
+        // Every input of the scenario editor must change the Scenario it gives (the document, and what core
+        // prepares), and come back when that Scenario is shown again: no widget edits something only it knows.
+        ScenarioPage page;
+        auto *security = page.findChild<QComboBox *>(QStringLiteral("securityCombo"));
+        QVERIFY(security);
+        security->setCurrentIndex(security->findData(QStringLiteral("tls"))); // the TLS fields count from here
+        for (auto *schedule : page.findChildren<ScheduleEditor *>())
+            schedule->setChecked(true); // likewise the schedules' fields
+        int walked = 0;
+        const auto inputs = page.findChildren<QWidget *>();
+        for (QWidget *w : inputs) {
+            const QString name = w->objectName();
+            if (name.isEmpty() || name.startsWith(QStringLiteral("qt_")))
+                continue;
+            const Scenario before = page.scenario();
+            if (auto *line = qobject_cast<QLineEdit *>(w)) {
+                if (qobject_cast<QComboBox *>(w->parentWidget()))
+                    continue; // a combo box's own editor: the combo box is walked
+                // A value the document accepts (a check is read as one when the document is).
+                line->setText(name == u"checksEdit" ? QStringLiteral("p99<7ms") : line->text() + QStringLiteral("7"));
+                // A client certificate and its key go together in a document: give the other one too.
+                if (name == u"clientCertEdit" || name == u"clientKeyEdit") {
+                    auto *other = page.findChild<QLineEdit *>(
+                        name == u"clientCertEdit" ? QStringLiteral("clientKeyEdit") : QStringLiteral("clientCertEdit"));
+                    if (other->text().isEmpty())
+                        other->setText(QStringLiteral("other.pem"));
+                }
+            } else if (auto *spin = qobject_cast<QSpinBox *>(w)) {
+                spin->setValue(spin->value() < spin->maximum() ? spin->value() + 1 : spin->value() - 1);
+            } else if (auto *check = qobject_cast<QCheckBox *>(w)) {
+                check->setChecked(!check->isChecked());
+            } else if (auto *combo = qobject_cast<QComboBox *>(w)) {
+                if (combo->isEditable())
+                    combo->setEditText(QStringLiteral("10.0.0.7:50051"));
+                else if (combo->count() > 1)
+                    combo->setCurrentIndex((combo->currentIndex() + 1) % combo->count());
+                else
+                    continue; // one choice: nothing to change
+            } else if (auto *text = qobject_cast<QPlainTextEdit *>(w)) {
+                text->setPlainText(QStringLiteral("{\"payload\":\"Nw==\"}"));
+            } else {
+                continue;
+            }
+            ++walked;
+            const Scenario after = page.scenario();
+            QVERIFY2(!(after == before), qPrintable(name + QStringLiteral(" changes no Scenario field")));
+            // The field's value reads back through a document into the editor.
+            QString error;
+            const std::optional<Scenario> document = Scenario::fromJson(after.toJson(), &error);
+            QVERIFY2(document, qPrintable(name + QStringLiteral(": ") + error));
+            page.setScenario(*document);
+            QVERIFY2(page.scenario() == after, qPrintable(name + QStringLiteral(" is lost through a document")));
+            if (name == u"transportCombo") // back to gRPC, where every field means something
+                combo(page, name)->setCurrentIndex(0);
+            if (name == u"securityCombo")
+                security->setCurrentIndex(security->findData(QStringLiteral("tls")));
+        }
+        QVERIFY2(walked >= 35, qPrintable(QString::number(walked)));
     }
 
     void settingsWithoutAWidgetSurviveTheEditor()
