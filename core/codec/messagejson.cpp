@@ -181,7 +181,7 @@ bool applyFill(gp::Message *message, const QString &spec, QString *error)
 {
     auto fail = [&](const QString &why) {
         if (error)
-            *error = QStringLiteral("--fill %1: %2").arg(spec, why);
+            *error = QStringLiteral("fill \"%1\": %2").arg(spec, why);
         return false;
     };
     const qsizetype eq = spec.indexOf(QLatin1Char('='));

@@ -25,7 +25,7 @@ struct RateSchedule {
      * std::chrono::nanoseconds::max() when the schedule never gets there (the rate fell to zero).
      */
     std::chrono::nanoseconds intendedTime(uint64_t k) const;
-    /// Empty when valid, else what is wrong (in flag terms).
+    /// Empty when valid, else what is wrong (in the schedule's own terms; front ends name the field).
     const char *problem() const;
 };
 

@@ -84,14 +84,14 @@ std::unique_ptr<Transport> makeTransport(
     const Codec codec = options.codec.value_or(defaultCodec(options.kind));
     if (options.kind != TransportKind::Grpc && call.method
         && (call.method->client_streaming() || call.method->server_streaming()))
-        return fail(QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only (--transport grpc)")
+        return fail(QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only")
                         .arg(Schema::methodInfo(call.method).fullName(), Schema::methodInfo(call.method).kindName()));
     std::string why;
     std::unique_ptr<Transport> transport;
     switch (options.kind) {
     case TransportKind::Grpc:
         if (codec != Codec::Protobuf)
-            return fail(QStringLiteral("--codec %1: gRPC carries protobuf only").arg(codecName(codec)));
+            return fail(QStringLiteral("gRPC carries protobuf only, not %1").arg(codecName(codec)));
         return makeGrpcTransport(target, call);
     case TransportKind::Http: {
         const QUrl url(target.address, QUrl::StrictMode);
@@ -119,7 +119,7 @@ std::unique_ptr<Transport> makeTransport(
     }
     case TransportKind::Msgpack: {
         if (codec != Codec::Msgpack)
-            return fail(QStringLiteral("--codec %1: msgpack-rpc carries msgpack only").arg(codecName(codec)));
+            return fail(QStringLiteral("msgpack-rpc carries msgpack only, not %1").arg(codecName(codec)));
         std::string host;
         std::string port;
         if (!splitHostPort(target.address, &host, &port))
