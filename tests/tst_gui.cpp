@@ -1,5 +1,6 @@
 // The window offscreen, driven through its widgets as a user would; the built-in server is real. Stored runs,
 // comparisons, exports and A/B runs are in tst_guiresults.cpp.
+#include "builtinservers.h"
 #include "guifixture.h"
 #include "mainwindow.h"
 #include "matrixpage.h"
@@ -322,6 +323,24 @@ private Q_SLOTS:
         QVERIFY(m_window->scenarioPage()->validateNow());
         m_window->scenarioPage()->setTransport(TransportKind::Grpc);
         QVERIFY(m_window->scenarioPage()->validateNow());
+    }
+
+    void builtinServersSayWhenTheirProcessDies()
+    {
+        // A second set beside the window's: killed from outside, they report it without being asked.
+        BuiltinServers servers;
+        QSignalSpy changed(&servers, &BuiltinServers::runningChanged);
+        QString error;
+        QVERIFY2(servers.start(QStringLiteral(RPCSCOPE_CLI), &error), qPrintable(error));
+        QVERIFY(servers.pid() > 0);
+        QVERIFY(servers.isTarget(servers.address()));
+        QCOMPARE(servers.targets().size(), 3);
+        QVERIFY(servers.description().contains(QString::number(servers.pid())));
+        QVERIFY(::kill(static_cast<pid_t>(servers.pid()), SIGKILL) == 0);
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(changed.first().first().toBool(), false);
+        servers.stop();
+        QVERIFY(servers.address().isEmpty());
     }
 
     void stopKeepsMeasurements()

@@ -3,6 +3,7 @@
 
 #include "abcontroller.h"
 #include "abdialog.h"
+#include "builtinservers.h"
 #include "commandserver.h"
 #include "comparepage.h"
 #include "historypage.h"
@@ -14,9 +15,6 @@
 #include "scenario/scenario.h"
 #include "scenariopage.h"
 #include "schemapanel.h"
-#include "server/builtingrpcserver.h"
-#include "server/builtinhttpserver.h"
-#include "server/serverprocess.h"
 #include "store/environment.h"
 #include "store/runstore.h"
 #include "targetspanel.h"
@@ -49,7 +47,6 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QThread>
-#include <QTimer>
 
 namespace rpcscope {
 
@@ -65,11 +62,12 @@ MainWindow::MainWindow(QWidget *parent)
             return std::optional<ScenarioPage::Prepared>();
         }
         auto prepared = m_scenario->prepare(error, &variation);
-        if (prepared && m_builtinProcess && m_builtinTargets.values().contains(prepared->target.address))
-            prepared->plan.serverPid = m_builtinProcess->pid();
+        if (prepared && m_builtin->pid() && m_builtin->isTarget(prepared->target.address))
+            prepared->plan.serverPid = m_builtin->pid();
         return prepared;
     }))
     , m_results(new QTabWidget)
+    , m_builtin(new BuiltinServers(this))
     , m_controller(new RunController(this))
     , m_statusTarget(new QLabel)
     , m_statusState(new QLabel)
@@ -91,12 +89,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_scenario->setTarget(address);
     });
     // The built-in servers' process can die (killed, crashed): say so where they are listed.
-    auto *watch = new QTimer(this);
-    connect(watch, &QTimer::timeout, this, [this] {
-        if (m_builtinProcess)
-            m_targets->setBuiltinRunning(m_builtinProcess->isRunning());
-    });
-    watch->start(1000);
+    connect(m_builtin, &BuiltinServers::runningChanged, m_targets, &TargetsPanel::setBuiltinRunning);
 
     auto *central = new QSplitter(Qt::Horizontal);
     central->setObjectName(QStringLiteral("centralSplitter"));
@@ -329,7 +322,7 @@ void MainWindow::createMenus()
             [this] {
                 bool ok = false;
                 const QString address = QInputDialog::getText(this, tr("Server reflection"),
-                    tr("gRPC server address (HOST:PORT):"), QLineEdit::Normal, m_builtinAddress, &ok)
+                    tr("gRPC server address (HOST:PORT):"), QLineEdit::Normal, m_builtin->address(), &ok)
                                             .trimmed();
                 if (ok && !address.isEmpty())
                     loadFromReflection(address);
@@ -381,58 +374,15 @@ void MainWindow::createMenus()
 bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgram)
 {
     QString why;
-    const QString cli = serverProgram.isEmpty()
-        ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
-        : serverProgram;
-    m_cliProgram = cli;
-    // The three built-in servers in a child process (rpcscope-cli serve all), so the client's CPU is measured
-    // alone and the servers' can be measured too; in this process only when the CLI is missing.
-    if (QFileInfo(cli).isExecutable()) {
-        m_builtinProcess = std::make_unique<ServerProcess>();
-        if (m_builtinProcess->start(cli, { QStringLiteral("serve"), QStringLiteral("all") },
-                QStringLiteral("^(grpc=\\S+ http=\\S+ msgpack=\\S+)$"), std::chrono::seconds(10), &why)) {
-            for (const QString &part : m_builtinProcess->readyText().split(QLatin1Char(' '))) {
-                const QString value = part.section(QLatin1Char('='), 1);
-                if (part.startsWith(QStringLiteral("grpc=")))
-                    m_builtinTargets.insert(TransportKind::Grpc, value);
-                else if (part.startsWith(QStringLiteral("http=")))
-                    m_builtinTargets.insert(TransportKind::Http, value);
-                else if (part.startsWith(QStringLiteral("msgpack=")))
-                    m_builtinTargets.insert(TransportKind::Msgpack, value);
-            }
-            m_builtinAddress = m_builtinTargets.value(TransportKind::Grpc);
-            m_statusTarget->setText(tr("Built-in servers (pid %1): gRPC %2, HTTP %3, msgpack-rpc %4")
-                                        .arg(m_builtinProcess->pid())
-                                        .arg(m_builtinAddress, m_builtinTargets.value(TransportKind::Http),
-                                            m_builtinTargets.value(TransportKind::Msgpack)));
-        } else {
-            m_builtinProcess.reset();
-        }
+    if (!m_builtin->start(serverProgram, &why)) {
+        statusBar()->showMessage(tr("Built-in servers failed to start: %1").arg(why));
+        if (error)
+            *error = why;
+        return false;
     }
-    if (m_builtinAddress.isEmpty()) {
-        m_builtin = std::make_unique<BuiltinGrpcServer>();
-        m_builtinHttp = std::make_unique<BuiltinHttpServer>();
-        m_builtinMsgpack = std::make_unique<BuiltinMsgpackServer>();
-        if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why)
-            || !m_builtinHttp->start(QStringLiteral("127.0.0.1"), 0, 0, &why)
-            || !m_builtinMsgpack->start(QStringLiteral("127.0.0.1"), 0, 0, &why)) {
-            m_builtin.reset();
-            m_builtinHttp.reset();
-            m_builtinMsgpack.reset();
-            statusBar()->showMessage(tr("Built-in servers failed to start: %1").arg(why));
-            if (error)
-                *error = why;
-            return false;
-        }
-        m_builtinAddress = m_builtin->address();
-        m_builtinTargets = { { TransportKind::Grpc, m_builtinAddress }, { TransportKind::Http, m_builtinHttp->url() },
-            { TransportKind::Msgpack, m_builtinMsgpack->address() } };
-        m_statusTarget->setText(tr("Built-in servers in this process (client CPU includes theirs): gRPC %1, HTTP %2, "
-                                   "msgpack-rpc %3")
-                                    .arg(m_builtinAddress, m_builtinHttp->url(), m_builtinMsgpack->address()));
-    }
-    m_scenario->setBuiltinTargets(m_builtinTargets);
-    m_targets->setBuiltin(m_builtinTargets, m_builtinProcess ? m_builtinProcess->pid() : 0);
+    m_statusTarget->setText(m_builtin->description());
+    m_scenario->setBuiltinTargets(m_builtin->targets());
+    m_targets->setBuiltin(m_builtin->targets(), m_builtin->pid());
     setSchema(builtinBenchSchema(), tr("built in"));
     m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
@@ -443,7 +393,7 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
 
 QString MainWindow::builtinAddress() const
 {
-    return m_builtinAddress;
+    return m_builtin->address();
 }
 
 bool MainWindow::applyLoaded(const SchemaLoadResult &result, const QString &origin)
@@ -545,8 +495,8 @@ void MainWindow::startRun()
     }
     QString error;
     auto prepared = m_scenario->prepare(&error);
-    if (prepared && m_builtinProcess && m_builtinTargets.values().contains(prepared->target.address))
-        prepared->plan.serverPid = m_builtinProcess->pid(); // sampled for the server's CPU and RSS
+    if (prepared && m_builtin->pid() && m_builtin->isTarget(prepared->target.address))
+        prepared->plan.serverPid = m_builtin->pid(); // sampled for the server's CPU and RSS
     std::unique_ptr<QSaveFile> rawFile;
     if (prepared && !prepared->rawSamplesPath.isEmpty()) {
         // Opened before the run, as the CLI does: an unwritable path is known before any load is sent.
@@ -592,7 +542,7 @@ void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::uniqu
     m_current->method = m_scenario->method();
     m_current->transport = transportName(prepared->transport.kind);
     m_current->codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
-    const bool builtinTarget = m_builtinTargets.values().contains(prepared->target.address);
+    const bool builtinTarget = m_builtin->isTarget(prepared->target.address);
     m_current->target = builtinTarget        ? QStringLiteral("builtin")
         : !prepared->serverCommand.isEmpty() ? prepared->serverCommand
                                              : prepared->target.address;
@@ -603,15 +553,14 @@ void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::uniqu
     }
     m_current->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
     m_current->environment = environmentFingerprint();
-    if (builtinTarget && m_builtinProcess)
+    if (builtinTarget && m_builtin->pid())
         m_current->server = QJsonObject { { QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all") } };
     m_current->startedAt = QDateTime::currentDateTimeUtc();
     QString storeError;
     if (m_recorder->store() && !m_recorder->begin(m_current.get(), &storeError))
         statusBar()->showMessage(tr("The run is not saved: %1").arg(storeError), 10000);
     m_runPage->setRunName(m_current->displayName());
-    if (prepared->transport.kind != TransportKind::InProcess
-        && !m_builtinTargets.values().contains(prepared->target.address))
+    if (prepared->transport.kind != TransportKind::InProcess && !m_builtin->isTarget(prepared->target.address))
         m_targets->addRecent(prepared->transport.kind, prepared->target.address);
     m_runPage->clear();
     m_runChecks = prepared->checks;

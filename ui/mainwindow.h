@@ -18,10 +18,7 @@ class QSaveFile;
 
 namespace rpcscope {
 
-class BuiltinGrpcServer;
-class BuiltinHttpServer;
-class BuiltinMsgpackServer;
-class ServerProcess;
+class BuiltinServers;
 class AbController;
 struct AbRequest;
 class ComparePage;
@@ -150,14 +147,6 @@ private:
     void showSnapshot(const RunSnapshot &snapshot);
     void showAbout();
 
-    // The built-in server runs as a child process (rpcscope-cli serve grpc, next to this program) so the client's
-    // CPU is measured alone and the server's too; in process only when that program is missing.
-    std::unique_ptr<ServerProcess> m_builtinProcess;
-    std::unique_ptr<BuiltinGrpcServer> m_builtin;
-    std::unique_ptr<BuiltinHttpServer> m_builtinHttp;
-    std::unique_ptr<BuiltinMsgpackServer> m_builtinMsgpack;
-    QString m_builtinAddress; ///< the gRPC one
-    QMap<TransportKind, QString> m_builtinTargets;
     Schema m_schema;
     QStringList m_schemaProtos; ///< where the loaded schema came from, for the scenario document
     QStringList m_schemaImportPaths;
@@ -177,6 +166,7 @@ private:
     RunPage *m_runPage;
     MatrixPage *m_matrix;
     class QTabWidget *m_results;
+    BuiltinServers *m_builtin;
     RunController *m_controller;
     RunRecorder *m_recorder; ///< the run history: the store this thread reads, the writer thread
     HistoryPage *m_history = nullptr;
@@ -188,7 +178,6 @@ private:
     std::unique_ptr<RunRecord> m_current; ///< what the Run page shows
     std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
     bool m_announceComparison = false; ///< an A/B run ended: show its verdict once computed
-    QString m_cliProgram; ///< rpcscope-cli, which serves the built-in servers (also for A/B)
     QLabel *m_statusTarget;
     QLabel *m_statusState;
     QLabel *m_statusRate;

@@ -4,6 +4,7 @@
 
 #include "abcontroller.h"
 #include "abdialog.h"
+#include "builtinservers.h"
 #include "chartrender.h"
 #include "comparepage.h"
 #include "export/exporter.h"
@@ -320,9 +321,7 @@ bool MainWindow::startAb(const AbRequest &request, QString *error)
         r.scenario = scenario;
         r.environment = environmentFingerprint();
     }
-    const QString cli = m_cliProgram.isEmpty()
-        ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
-        : m_cliProgram;
+    const QString cli = m_builtin->cliProgram();
     if (!m_ab->start(sides, request, cli, transportName(prepared->transport.kind), records, error))
         return false;
     m_compare->setThreshold(request.threshold);
