@@ -14,6 +14,7 @@
 #include "runrecorder.h"
 #include "scenario/scenario.h"
 #include "scenariopage.h"
+#include "schemacontroller.h"
 #include "schemapanel.h"
 #include "store/environment.h"
 #include "store/runstore.h"
@@ -46,7 +47,6 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QThread>
 
 namespace rpcscope {
 
@@ -68,6 +68,7 @@ MainWindow::MainWindow(QWidget *parent)
     }))
     , m_results(new QTabWidget)
     , m_builtin(new BuiltinServers(this))
+    , m_schema(new SchemaController(m_schemaPanel, this))
     , m_controller(new RunController(this))
     , m_statusTarget(new QLabel)
     , m_statusState(new QLabel)
@@ -166,14 +167,11 @@ MainWindow::MainWindow(QWidget *parent)
     createMenus();
 
     connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
-    connect(m_schemaPanel, &SchemaPanel::importPathsChanged, this, [this](const QStringList &paths) {
-        if (m_pendingProtos.isEmpty())
-            return; // no .proto files in use: the paths serve the next load
-        if (loadProtos(m_pendingProtos, paths)) {
-            m_schemaPanel->selectMethod(m_scenario->method());
-            setWindowModified(true); // the document names its import paths
-        }
-    });
+    connect(m_schema, &SchemaController::schemaChanged, m_scenario, &ScenarioPage::setSchema);
+    connect(m_schema, &SchemaController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_schema, &SchemaController::schemaLoaded, this, &MainWindow::schemaLoaded);
+    connect(m_schema, &SchemaController::schemaFailed, this, &MainWindow::schemaFailed);
+    connect(m_schema, &SchemaController::reloadedForImportPaths, this, &MainWindow::schemaReloadedForImportPaths);
     connect(m_scenario, &ScenarioPage::edited, this, [this] { setWindowModified(true); });
     connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
     connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
@@ -383,7 +381,7 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     m_statusTarget->setText(m_builtin->description());
     m_scenario->setBuiltinTargets(m_builtin->targets());
     m_targets->setBuiltin(m_builtin->targets(), m_builtin->pid());
-    setSchema(builtinBenchSchema(), tr("built in"));
+    m_schema->useBuiltin();
     m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setFills(QStringLiteral("payload=1KiB"));
@@ -396,93 +394,25 @@ QString MainWindow::builtinAddress() const
     return m_builtin->address();
 }
 
-bool MainWindow::applyLoaded(const SchemaLoadResult &result, const QString &origin)
-{
-    m_schemaPanel->setErrors(result.errors);
-    if (!result.ok()) {
-        statusBar()->showMessage(
-            tr("%n schema error(s); the previous schema stays loaded", nullptr, static_cast<int>(result.errors.size())),
-            15000);
-        Q_EMIT schemaFailed(result.errorText());
-        return false;
-    }
-    setSchema(result.schema, origin);
-    statusBar()->showMessage(tr("Loaded %1").arg(origin), 10000);
-    Q_EMIT schemaLoaded(origin);
-    return true;
-}
-
 bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
 {
-    QStringList paths = m_schemaPanel->importPaths();
-    for (const QString &p : importPaths) {
-        if (!paths.contains(p))
-            paths << p;
-    }
-    return loadProtos(files, paths);
-}
-
-bool MainWindow::loadProtos(const QStringList &files, const QStringList &importPaths)
-{
-    QStringList names;
-    QStringList absolute;
-    for (const QString &f : files) {
-        names << QFileInfo(f).fileName();
-        absolute << QFileInfo(f).absoluteFilePath();
-    }
-    m_pendingProtos = absolute;
-    m_schemaPanel->setImportPaths(importPaths);
-    if (!applyLoaded(loadProtoFiles(files, importPaths), names.join(QStringLiteral(", "))))
-        return false;
-    m_schemaProtos = absolute;
-    m_schemaImportPaths = importPaths;
-    m_schemaProtosets.clear();
-    return true;
+    return m_schema->openProtoFiles(files, importPaths);
 }
 
 bool MainWindow::openProtosets(const QStringList &files)
 {
-    QStringList names;
-    for (const QString &f : files)
-        names << QFileInfo(f).fileName();
-    if (!applyLoaded(loadProtoset(files), names.join(QStringLiteral(", "))))
-        return false;
-    m_pendingProtos.clear();
-    m_schemaProtos.clear();
-    m_schemaImportPaths.clear();
-    m_schemaProtosets.clear();
-    for (const QString &f : files)
-        m_schemaProtosets << QFileInfo(f).absoluteFilePath();
-    return true;
+    return m_schema->openProtosets(files);
 }
 
 void MainWindow::loadFromReflection(const QString &address)
 {
-    statusBar()->showMessage(tr("Asking %1 for its schema (server reflection)…").arg(address));
-    ReflectionTarget target;
-    target.address = address;
-    target.timeout = std::chrono::seconds(10);
-    // Reflection waits on the network: never on the GUI thread. The result comes back as a queued call.
-    auto result = std::make_shared<SchemaLoadResult>();
-    QThread *worker = QThread::create([target, result] { *result = loadSchemaFromReflection(target); });
-    connect(worker, &QThread::finished, this, [this, worker, result, address] {
-        worker->deleteLater();
-        if (applyLoaded(*result, tr("reflection at %1").arg(address))) {
-            // A document then names no schema source: rpcscope-cli asks the server by reflection too.
-            m_pendingProtos.clear();
-            m_schemaProtos.clear();
-            m_schemaImportPaths.clear();
-            m_schemaProtosets.clear();
-        }
-    });
-    worker->start();
+    m_schema->loadFromReflection(address);
 }
 
-void MainWindow::setSchema(const Schema &schema, const QString &origin)
+void MainWindow::schemaReloadedForImportPaths()
 {
-    m_schema = schema;
-    m_schemaPanel->setSchema(schema, origin);
-    m_scenario->setSchema(schema);
+    m_schemaPanel->selectMethod(m_scenario->method());
+    setWindowModified(true); // the document names its import paths
 }
 
 void MainWindow::startRun()

@@ -19,6 +19,7 @@ class QSaveFile;
 namespace rpcscope {
 
 class BuiltinServers;
+class SchemaController;
 class AbController;
 struct AbRequest;
 class ComparePage;
@@ -130,13 +131,10 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    void setSchema(const Schema &schema, const QString &origin);
     void newScenario();
     void setScenarioPath(const QString &path);
     void updateRecentMenu();
-    bool applyLoaded(const SchemaLoadResult &result, const QString &origin);
-    /// Loads @p files with exactly @p importPaths (shown in the schema dock).
-    bool loadProtos(const QStringList &files, const QStringList &importPaths);
+    void schemaReloadedForImportPaths();
     void writeRawSamples();
     void launchRun(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
     void showAbDialog();
@@ -147,13 +145,6 @@ private:
     void showSnapshot(const RunSnapshot &snapshot);
     void showAbout();
 
-    Schema m_schema;
-    QStringList m_schemaProtos; ///< where the loaded schema came from, for the scenario document
-    QStringList m_schemaImportPaths;
-    QStringList m_schemaProtosets;
-    /// The .proto files last asked for, loaded or not: loaded again when the import paths change, since a missing
-    /// import is usually fixed by adding its folder.
-    QStringList m_pendingProtos;
     std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
     PathAsker m_askOpenPath;
     std::function<int()> m_askUnsaved;
@@ -167,6 +158,7 @@ private:
     MatrixPage *m_matrix;
     class QTabWidget *m_results;
     BuiltinServers *m_builtin;
+    SchemaController *m_schema;
     RunController *m_controller;
     RunRecorder *m_recorder; ///< the run history: the store this thread reads, the writer thread
     HistoryPage *m_history = nullptr;

@@ -3,6 +3,7 @@
 
 #include "scenario/scenario.h"
 #include "scenariopage.h"
+#include "schemacontroller.h"
 #include "schemapanel.h"
 #include "server/servercommand.h"
 
@@ -27,25 +28,7 @@ bool MainWindow::openScenario(const QString &path, QString *error)
         commandRefused = true;
     }
     // Its schema first, so its method can be picked; a schema that does not load leaves everything as it was.
-    bool schemaOk = true;
-    const QStringList previousPaths = m_schemaPanel->importPaths();
-    const QStringList previousPending = m_pendingProtos;
-    if (!scenario->protos.isEmpty()) {
-        schemaOk = loadProtos(scenario->protos, scenario->importPaths); // the document's paths, not the last one's
-    } else if (!scenario->protosets.isEmpty()) {
-        schemaOk = openProtosets(scenario->protosets);
-    } else {
-        setSchema(builtinBenchSchema(), tr("built in"));
-        m_pendingProtos.clear();
-        m_schemaProtos.clear();
-        m_schemaImportPaths.clear();
-        m_schemaProtosets.clear();
-    }
-    if (schemaOk && scenario->protos.isEmpty())
-        m_schemaPanel->setImportPaths(scenario->importPaths);
-    if (!schemaOk) {
-        m_schemaPanel->setImportPaths(previousPaths);
-        m_pendingProtos = previousPending;
+    if (!m_schema->loadForScenario(*scenario)) {
         if (error)
             *error = tr("%1: its schema does not load (see the schema dock)").arg(path);
         return false;
@@ -67,9 +50,7 @@ bool MainWindow::openScenario(const QString &path, QString *error)
 bool MainWindow::saveScenario(const QString &path, QString *error)
 {
     Scenario scenario = m_scenario->scenario();
-    scenario.protos = m_schemaProtos;
-    scenario.importPaths = m_schemaImportPaths;
-    scenario.protosets = m_schemaProtosets;
+    m_schema->describeIn(&scenario);
     if (!scenario.save(path, error))
         return false;
     setScenarioPath(path);
@@ -79,13 +60,7 @@ bool MainWindow::saveScenario(const QString &path, QString *error)
 
 void MainWindow::newScenario()
 {
-    setSchema(builtinBenchSchema(), tr("built in"));
-    m_schemaPanel->setErrors({});
-    m_schemaPanel->setImportPaths({});
-    m_pendingProtos.clear();
-    m_schemaProtos.clear();
-    m_schemaImportPaths.clear();
-    m_schemaProtosets.clear();
+    m_schema->useBuiltin(true);
     Scenario fresh;
     fresh.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
     fresh.fills = { QStringLiteral("payload=1KiB") };
