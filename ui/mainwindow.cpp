@@ -13,6 +13,7 @@
 #include "runpage.h"
 #include "runrecorder.h"
 #include "scenario/scenario.h"
+#include "scenariodocuments.h"
 #include "scenariopage.h"
 #include "schemacontroller.h"
 #include "schemapanel.h"
@@ -69,6 +70,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_results(new QTabWidget)
     , m_builtin(new BuiltinServers(this))
     , m_schema(new SchemaController(m_schemaPanel, this))
+    , m_documents(new ScenarioDocuments(m_scenario, m_schema, this))
     , m_controller(new RunController(this))
     , m_statusTarget(new QLabel)
     , m_statusState(new QLabel)
@@ -172,7 +174,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_schema, &SchemaController::schemaLoaded, this, &MainWindow::schemaLoaded);
     connect(m_schema, &SchemaController::schemaFailed, this, &MainWindow::schemaFailed);
     connect(m_schema, &SchemaController::reloadedForImportPaths, this, &MainWindow::schemaReloadedForImportPaths);
-    connect(m_scenario, &ScenarioPage::edited, this, [this] { setWindowModified(true); });
+    connect(m_documents, &ScenarioDocuments::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_documents, &ScenarioDocuments::recentFilesChanged, this, &MainWindow::updateRecentMenu);
     connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
     connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
     connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
@@ -219,22 +222,6 @@ MainWindow::MainWindow(QWidget *parent)
             10000);
         writeRawSamples();
     });
-    m_askOpenPath = [this](const QString &caption, const QString &filter) {
-        return QFileDialog::getOpenFileName(this, caption, QString(), filter);
-    };
-    m_askTrust = [this](const QString &path, const QString &command) {
-        return QMessageBox::warning(this, tr("Server command"),
-                   tr("%1 starts this program when it runs:\n\n%2\n\nRun it? Choose No to use the built-in "
-                      "server instead.")
-                       .arg(QFileInfo(path).fileName(), command),
-                   QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
-            == QMessageBox::Yes;
-    };
-    m_askUnsaved = [this] {
-        return static_cast<int>(
-            QMessageBox::question(this, tr("Unsaved scenario"), tr("The scenario has unsaved changes. Save them?"),
-                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save));
-    };
 
     setWindowTitle(tr("untitled[*] — rpcscope"));
     setWindowIcon(QIcon(QStringLiteral(":/rpcscope/icons/rpcscope.svg")));
@@ -254,47 +241,14 @@ void MainWindow::createMenus()
         action->setObjectName(QLatin1String(name));
         return action;
     };
-    named(file->addAction(tr("&New scenario"), this,
-              [this] {
-                  if (maybeSave())
-                      newScenario();
-              }),
-        "actionNewScenario")
+    named(file->addAction(tr("&New scenario"), m_documents, &ScenarioDocuments::newAfterAsking), "actionNewScenario")
         ->setShortcut(QKeySequence::New);
-    named(file->addAction(tr("&Open scenario…"), this,
-              [this] {
-                  if (!maybeSave())
-                      return;
-                  const QString path = m_askOpenPath(
-                      tr("Open scenario"), tr("rpcscope scenarios (*.rpcscope.json);;JSON (*.json);;All files (*)"));
-                  QString error;
-                  if (!path.isEmpty() && !openScenario(path, &error))
-                      QMessageBox::warning(this, tr("Open scenario"), error);
-              }),
-        "actionOpenScenario")
+    named(file->addAction(tr("&Open scenario…"), m_documents, &ScenarioDocuments::openWithDialog), "actionOpenScenario")
         ->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &recent"));
-    named(file->addAction(tr("&Save scenario"), this,
-              [this] {
-                  QString error;
-                  const QString path = m_scenarioPath.isEmpty()
-                      ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
-                          tr("rpcscope scenarios (*.rpcscope.json)"))
-                      : m_scenarioPath;
-                  if (!path.isEmpty() && !saveScenario(path, &error))
-                      QMessageBox::warning(this, tr("Save scenario"), error);
-              }),
-        "actionSaveScenario")
+    named(file->addAction(tr("&Save scenario"), m_documents, &ScenarioDocuments::saveWithDialog), "actionSaveScenario")
         ->setShortcut(QKeySequence::Save);
-    named(file->addAction(tr("Save scenario &as…"), this,
-              [this] {
-                  QString error;
-                  const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"),
-                      m_scenarioPath.isEmpty() ? tr("scenario.rpcscope.json") : m_scenarioPath,
-                      tr("rpcscope scenarios (*.rpcscope.json)"));
-                  if (!path.isEmpty() && !saveScenario(path, &error))
-                      QMessageBox::warning(this, tr("Save scenario"), error);
-              }),
+    named(file->addAction(tr("Save scenario &as…"), m_documents, &ScenarioDocuments::saveAsWithDialog),
         "actionSaveScenarioAs")
         ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
@@ -392,6 +346,50 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
 QString MainWindow::builtinAddress() const
 {
     return m_builtin->address();
+}
+
+bool MainWindow::openScenario(const QString &path, QString *error)
+{
+    return m_documents->open(path, error);
+}
+
+bool MainWindow::saveScenario(const QString &path, QString *error)
+{
+    return m_documents->save(path, error);
+}
+
+QString MainWindow::scenarioPath() const
+{
+    return m_documents->path();
+}
+
+void MainWindow::setOpenPathAsker(ScenarioDocuments::PathAsker ask)
+{
+    m_documents->setOpenPathAsker(std::move(ask));
+}
+
+void MainWindow::setUnsavedChangesAsker(std::function<int()> ask)
+{
+    m_documents->setUnsavedChangesAsker(std::move(ask));
+}
+
+void MainWindow::setTrustAsker(std::function<bool(const QString &, const QString &)> ask)
+{
+    m_documents->setTrustAsker(std::move(ask));
+}
+
+void MainWindow::updateRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = m_documents->recentFiles();
+    for (const QString &path : recent) {
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), m_documents, [this, path] { m_documents->openRecent(path); })
+            ->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
 bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
@@ -579,7 +577,7 @@ void MainWindow::dropEvent(QDropEvent *event)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!maybeSave()) {
+    if (!m_documents->maybeSave()) {
         event->ignore();
         return;
     }

@@ -4,6 +4,7 @@
 
 #include <QMap>
 
+#include "scenariodocuments.h"
 #include "scenariopage.h"
 #include "schema/schema.h"
 #include "store/runstore.h"
@@ -68,24 +69,14 @@ public:
     void startRun();
     void stopRun();
 
-    /// Scenario documents (*.rpcscope.json, the format `rpcscope-cli run --scenario` reads).
+    /// Scenario documents (see ScenarioDocuments).
     bool openScenario(const QString &path, QString *error = nullptr);
     bool saveScenario(const QString &path, QString *error = nullptr);
-    QString scenarioPath() const { return m_scenarioPath; }
-    /// Asks to save unsaved changes: true when it is fine to go on (saved, discarded, or nothing to save).
-    bool maybeSave();
-
-    /// Asks the user for a file to open, given a dialog caption and a name filter; empty = cancelled.
-    using PathAsker = std::function<QString(const QString &caption, const QString &filter)>;
-    /// Replaces the file dialog of File > Open scenario (tests drive the menu with it).
-    void setOpenPathAsker(PathAsker ask) { m_askOpenPath = std::move(ask); }
-    /// Replaces the "save unsaved changes?" question; @p ask returns QMessageBox::Save, Discard or Cancel.
-    void setUnsavedChangesAsker(std::function<int()> ask) { m_askUnsaved = std::move(ask); }
-    /// Test hook: what answers "this document starts COMMAND: run it?" (the default asks the user).
-    void setTrustAsker(std::function<bool(const QString &path, const QString &command)> ask)
-    {
-        m_askTrust = std::move(ask);
-    }
+    QString scenarioPath() const;
+    /// The questions ScenarioDocuments asks, replaced (tests drive the menus with them).
+    void setOpenPathAsker(ScenarioDocuments::PathAsker ask);
+    void setUnsavedChangesAsker(std::function<int()> ask);
+    void setTrustAsker(std::function<bool(const QString &path, const QString &command)> ask);
 
     SchemaPanel *schemaPanel() const { return m_schemaPanel; }
     TargetsPanel *targetsPanel() const { return m_targets; }
@@ -131,8 +122,6 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    void newScenario();
-    void setScenarioPath(const QString &path);
     void updateRecentMenu();
     void schemaReloadedForImportPaths();
     void writeRawSamples();
@@ -146,10 +135,6 @@ private:
     void showAbout();
 
     std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
-    PathAsker m_askOpenPath;
-    std::function<int()> m_askUnsaved;
-    std::function<bool(const QString &, const QString &)> m_askTrust;
-    QString m_scenarioPath;
     class QMenu *m_recentMenu = nullptr;
     SchemaPanel *m_schemaPanel;
     TargetsPanel *m_targets;
@@ -159,6 +144,7 @@ private:
     class QTabWidget *m_results;
     BuiltinServers *m_builtin;
     SchemaController *m_schema;
+    ScenarioDocuments *m_documents;
     RunController *m_controller;
     RunRecorder *m_recorder; ///< the run history: the store this thread reads, the writer thread
     HistoryPage *m_history = nullptr;
