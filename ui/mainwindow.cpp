@@ -4,12 +4,11 @@
 #include "abcontroller.h"
 #include "abdialog.h"
 #include "builtinservers.h"
-#include "commandserver.h"
 #include "comparepage.h"
 #include "historypage.h"
 #include "matrixpage.h"
-#include "report/rawsamples.h"
 #include "runcontroller.h"
+#include "runlauncher.h"
 #include "runpage.h"
 #include "runrecorder.h"
 #include "scenario/scenario.h"
@@ -43,7 +42,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QSaveFile>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -58,20 +56,12 @@ MainWindow::MainWindow(QWidget *parent)
     , m_scenario(new ScenarioPage)
     , m_runPage(new RunPage)
     , m_matrix(new MatrixPage([this](const ScenarioPage::Variation &variation, QString *error) {
-        if (m_controller->isRunning()) {
-            *error = tr("a single run is going; stop it first");
-            return std::optional<ScenarioPage::Prepared>();
-        }
-        auto prepared = m_scenario->prepare(error, &variation);
-        if (prepared && m_builtin->pid() && m_builtin->isTarget(prepared->target.address))
-            prepared->plan.serverPid = m_builtin->pid();
-        return prepared;
+        return m_launcher->prepareVariation(variation, error);
     }))
     , m_results(new QTabWidget)
     , m_builtin(new BuiltinServers(this))
     , m_schema(new SchemaController(m_schemaPanel, this))
     , m_documents(new ScenarioDocuments(m_scenario, m_schema, this))
-    , m_controller(new RunController(this))
     , m_statusTarget(new QLabel)
     , m_statusState(new QLabel)
     , m_statusRate(new QLabel)
@@ -115,7 +105,7 @@ MainWindow::MainWindow(QWidget *parent)
         [this](const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
     connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
     m_compare = new ComparePage;
-    m_ab = new AbController(m_recorder, this);
+    m_launcher = new RunLauncher(m_scenario, m_matrix, m_builtin, m_recorder, this);
     m_results->addTab(m_history, tr("History"));
     m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
     m_results->addTab(m_compare, tr("Compare runs"));
@@ -123,25 +113,6 @@ MainWindow::MainWindow(QWidget *parent)
         3, tr("Runs overlaid, the change per metric with its confidence interval, and the verdict."));
     connect(m_history, &HistoryPage::openRunRequested, this, &MainWindow::openRun);
     connect(m_history, &HistoryPage::compareRequested, this, [this](const QList<qint64> &ids) { compareRuns(ids); });
-    connect(m_ab, &AbController::progressed, this, [this] {
-        m_statusState->setText(tr("A/B"));
-        statusBar()->showMessage(m_ab->progressText());
-    });
-    connect(m_ab, &AbController::finished, this, [this](const QString &error) {
-        m_scenario->setRunning(false);
-        m_statusState->setText(tr("Idle"));
-        m_history->refresh();
-        const auto &records = m_ab->records();
-        const bool measured = records[0].snapshot.callsCompleted() > 0 || records[1].snapshot.callsCompleted() > 0;
-        // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
-        m_announceComparison = error.isEmpty() && measured;
-        if (measured) {
-            m_compare->setRuns({ records[0], records[1] });
-            m_results->setCurrentWidget(m_compare);
-        }
-        if (!error.isEmpty())
-            statusBar()->showMessage(tr("A/B: %1").arg(error));
-    });
     connect(m_compare, &ComparePage::comparisonChanged, this, [this] {
         if (!std::exchange(m_announceComparison, false))
             return;
@@ -176,52 +147,17 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_schema, &SchemaController::reloadedForImportPaths, this, &MainWindow::schemaReloadedForImportPaths);
     connect(m_documents, &ScenarioDocuments::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(m_documents, &ScenarioDocuments::recentFilesChanged, this, &MainWindow::updateRecentMenu);
-    connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
-    connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
-    connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
-    connect(m_controller, &RunController::snapshotAvailable, this,
-        [this](const RunSnapshot &s) { m_recorder->progress(m_current.get(), s); });
-    m_commandServer = new CommandServer(this);
-    connect(m_commandServer, &CommandServer::ready, this, [this](const QString &address) {
-        if (!m_pendingRun)
-            return;
-        std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_pendingRun);
-        prepared->target.address
-            = prepared->transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
-            ? QStringLiteral("http://") + address
-            : address;
-        prepared->plan.serverPid = m_commandServer->pid();
-        launchRun(*prepared, std::move(m_pendingRawFile));
-    });
-    connect(m_commandServer, &CommandServer::failed, this, [this](const QString &error) {
-        m_pendingRun.reset();
-        m_pendingRawFile.reset();
-        m_scenario->setRunning(false);
-        m_statusState->setText(tr("Idle"));
-        statusBar()->showMessage(tr("The server command did not start"), 15000);
-        // Not modal: the window stays usable while the server's output is read.
-        auto *box = new QMessageBox(QMessageBox::Warning, tr("Server command"),
-            tr("The server command did not start:\n%1").arg(error), QMessageBox::Ok, this);
-        box->setObjectName(QStringLiteral("serverCommandError"));
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-    });
-    connect(m_controller, &RunController::runFinished, this, [this](const RunSnapshot &snapshot) {
-        showSnapshot(snapshot);
-        m_recorder->finish(m_current.get(), snapshot, m_controller->rawSamples());
-        std::vector<CheckResult> checks;
-        for (const Check &check : m_runChecks)
-            checks.push_back(evaluateCheck(check, snapshot));
-        m_runPage->showChecks(checks);
-        m_commandServer->stop();
-        m_scenario->setRunning(false);
-        statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed")
-                                     .arg(runStateName(snapshot.state))
-                                     .arg(snapshot.callsCompleted())
-                                     .arg(snapshot.callsFailed()),
-            10000);
-        writeRawSamples();
-    });
+    connect(m_scenario, &ScenarioPage::runRequested, m_launcher, &RunLauncher::startRun);
+    connect(m_scenario, &ScenarioPage::stopRequested, m_launcher, &RunLauncher::stopRun);
+    connect(m_launcher, &RunLauncher::snapshotAvailable, this, &MainWindow::showSnapshot);
+    connect(m_launcher, &RunLauncher::runLaunched, this, &MainWindow::showLaunchedRun);
+    connect(m_launcher, &RunLauncher::remoteTargetUsed, m_targets, &TargetsPanel::addRecent);
+    connect(m_launcher, &RunLauncher::checksJudged, m_runPage, &RunPage::showChecks);
+    connect(m_launcher, &RunLauncher::stateChanged, m_statusState, &QLabel::setText);
+    connect(m_launcher, &RunLauncher::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_launcher, &RunLauncher::serverCommandFailed, this, &MainWindow::showServerCommandError);
+    connect(m_launcher, &RunLauncher::abStarted, m_compare, &ComparePage::setThreshold);
+    connect(m_launcher, &RunLauncher::abFinished, this, &MainWindow::showAbResult);
 
     setWindowTitle(tr("untitled[*] — rpcscope"));
     setWindowIcon(QIcon(QStringLiteral(":/rpcscope/icons/rpcscope.svg")));
@@ -415,110 +351,58 @@ void MainWindow::schemaReloadedForImportPaths()
 
 void MainWindow::startRun()
 {
-    if (m_controller->isRunning())
-        return;
-    if (m_matrix->isRunning()) {
-        statusBar()->showMessage(tr("Cannot run: the stack comparison is running; stop it first"), 10000);
-        return;
-    }
-    QString error;
-    auto prepared = m_scenario->prepare(&error);
-    if (prepared && m_builtin->pid() && m_builtin->isTarget(prepared->target.address))
-        prepared->plan.serverPid = m_builtin->pid(); // sampled for the server's CPU and RSS
-    std::unique_ptr<QSaveFile> rawFile;
-    if (prepared && !prepared->rawSamplesPath.isEmpty()) {
-        // Opened before the run, as the CLI does: an unwritable path is known before any load is sent.
-        rawFile = std::make_unique<QSaveFile>(prepared->rawSamplesPath);
-        if (!rawFile->open(QIODevice::WriteOnly)) {
-            statusBar()->showMessage(
-                tr("Cannot run: raw samples %1: %2").arg(prepared->rawSamplesPath, rawFile->errorString()), 10000);
-            return;
-        }
-    }
-    if (!prepared) {
-        statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
-        return;
-    }
-    if (!prepared->serverCommand.isEmpty()) {
-        // The server comes first: started off the GUI thread; the run follows when it is ready.
-        ServerCommand command;
-        command.command = prepared->serverCommand;
-        m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
-        m_pendingRawFile = std::move(rawFile);
-        m_scenario->setRunning(true);
-        m_statusState->setText(tr("Starting"));
-        statusBar()->showMessage(tr("Starting %1 ...").arg(prepared->serverCommand));
-        m_commandServer->start(command);
-        return;
-    }
-    launchRun(*prepared, std::move(rawFile));
-}
-
-void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::unique_ptr<QSaveFile> rawFile)
-{
-    QString error;
-    const ScenarioPage::Prepared *prepared = &preparedRun;
-    if (!m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &error)) {
-        statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
-        m_scenario->setRunning(false);
-        m_commandServer->stop();
-        return;
-    }
-    m_rawSamplesFile = std::move(rawFile);
-    // The run goes into the history from its first interval on (see RunRecorder).
-    m_current = std::make_unique<RunRecord>();
-    m_current->method = m_scenario->method();
-    m_current->transport = transportName(prepared->transport.kind);
-    m_current->codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
-    const bool builtinTarget = m_builtin->isTarget(prepared->target.address);
-    m_current->target = builtinTarget        ? QStringLiteral("builtin")
-        : !prepared->serverCommand.isEmpty() ? prepared->serverCommand
-                                             : prepared->target.address;
-    if (!prepared->serverCommand.isEmpty()) {
-        ServerCommand command;
-        command.command = prepared->serverCommand;
-        m_current->server = command.describe();
-    }
-    m_current->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
-    m_current->environment = environmentFingerprint();
-    if (builtinTarget && m_builtin->pid())
-        m_current->server = QJsonObject { { QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all") } };
-    m_current->startedAt = QDateTime::currentDateTimeUtc();
-    QString storeError;
-    if (m_recorder->store() && !m_recorder->begin(m_current.get(), &storeError))
-        statusBar()->showMessage(tr("The run is not saved: %1").arg(storeError), 10000);
-    m_runPage->setRunName(m_current->displayName());
-    if (prepared->transport.kind != TransportKind::InProcess && !m_builtin->isTarget(prepared->target.address))
-        m_targets->addRecent(prepared->transport.kind, prepared->target.address);
-    m_runPage->clear();
-    m_runChecks = prepared->checks;
-    m_results->setCurrentWidget(m_runPage);
-    m_scenario->setRunning(true);
-    m_statusTarget->setText(prepared->transport.kind == TransportKind::InProcess
-            ? tr("%1, no RPC (%2 codec only)").arg(m_scenario->method(), codecName(*prepared->transport.codec))
-            : tr("%1 → %2 (%3/%4)")
-                  .arg(m_scenario->method(), prepared->target.address, transportName(prepared->transport.kind),
-                      codecName(*prepared->transport.codec)));
-}
-
-void MainWindow::writeRawSamples()
-{
-    if (!m_rawSamplesFile)
-        return;
-    const std::unique_ptr<QSaveFile> file = std::move(m_rawSamplesFile);
-    const std::vector<RawSample> samples = m_controller->rawSamples();
-    if (writeRawSamplesCsv(*file, samples) && file->commit())
-        statusBar()->showMessage(
-            tr("Wrote %n raw sample(s) to %1", nullptr, static_cast<int>(samples.size())).arg(file->fileName()), 15000);
-    else
-        statusBar()->showMessage(tr("Raw samples %1: %2").arg(file->fileName(), file->errorString()), 15000);
+    m_launcher->startRun();
 }
 
 void MainWindow::stopRun()
 {
-    m_controller->stop();
-    if (m_ab->isRunning())
-        m_ab->stop();
+    m_launcher->stopRun();
+}
+
+bool MainWindow::startAb(const AbRequest &request, QString *error)
+{
+    return m_launcher->startAb(request, error);
+}
+
+RunController *MainWindow::runController() const
+{
+    return m_launcher->runController();
+}
+
+AbController *MainWindow::abController() const
+{
+    return m_launcher->abController();
+}
+
+void MainWindow::showLaunchedRun(const std::shared_ptr<RunRecord> &run, const QString &description)
+{
+    m_current = run;
+    m_runPage->setRunName(m_current->displayName());
+    m_runPage->clear();
+    m_results->setCurrentWidget(m_runPage);
+    m_statusTarget->setText(description);
+}
+
+void MainWindow::showServerCommandError(const QString &error)
+{
+    // Not modal: the window stays usable while the server's output is read.
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Server command"),
+        tr("The server command did not start:\n%1").arg(error), QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("serverCommandError"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::showAbResult(bool measured, const QString &error)
+{
+    m_history->refresh();
+    // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
+    m_announceComparison = error.isEmpty() && measured;
+    if (measured) {
+        const auto &records = m_launcher->abController()->records();
+        m_compare->setRuns({ records[0], records[1] });
+        m_results->setCurrentWidget(m_compare);
+    }
 }
 
 void MainWindow::showSnapshot(const RunSnapshot &snapshot)
@@ -581,14 +465,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
         event->ignore();
         return;
     }
-    if (m_controller->isRunning()) {
-        // Kept as a stopped run, not left for the next start to find as interrupted.
-        m_controller->stop();
-        RunSnapshot last = m_controller->lastSnapshot();
-        last.state = RunState::Stopped;
-        m_recorder->finish(m_current.get(), last, m_controller->rawSamples());
-    }
-    m_ab->stopAndFinish(); // an A/B run, too, is kept as stopped with what both sides measured
+    m_launcher->stopForClose();
     if (!m_recorder->flush(std::chrono::seconds(10)))
         qWarning("rpcscope: the run history is still being written; the writer finishes before the program ends");
     QSettings settings;

@@ -15,12 +15,12 @@
 #include <memory>
 
 class QLabel;
-class QSaveFile;
 
 namespace rpcscope {
 
 class BuiltinServers;
 class SchemaController;
+class RunLauncher;
 class AbController;
 struct AbRequest;
 class ComparePage;
@@ -66,8 +66,13 @@ public:
      */
     void loadFromReflection(const QString &address);
 
+    /// Runs (see RunLauncher).
     void startRun();
     void stopRun();
+    /// Starts an A/B run of the scenario (what Run > Compare A/B does after its dialog).
+    bool startAb(const AbRequest &request, QString *error);
+    RunController *runController() const;
+    AbController *abController() const;
 
     /// Scenario documents (see ScenarioDocuments).
     bool openScenario(const QString &path, QString *error = nullptr);
@@ -82,7 +87,6 @@ public:
     TargetsPanel *targetsPanel() const { return m_targets; }
     ScenarioPage *scenarioPage() const { return m_scenario; }
     RunPage *runPage() const { return m_runPage; }
-    RunController *runController() const { return m_controller; }
     MatrixPage *matrixPage() const { return m_matrix; }
     HistoryPage *historyPage() const { return m_history; }
     ComparePage *comparePage() const { return m_compare; }
@@ -105,9 +109,6 @@ public:
     bool exportTo(const QString &path, const QString &format, bool comparison, QString *error);
     /// Imports ghz or rpcscope JSON reports into the history; returns how many were imported.
     int importReports(const QStringList &files, QString *error);
-    /// Starts an A/B run of the scenario (what Run > Compare A/B does after its dialog).
-    bool startAb(const AbRequest &request, QString *error);
-    AbController *abController() const { return m_ab; }
     QString builtinAddress() const;
 
 Q_SIGNALS:
@@ -124,8 +125,9 @@ protected:
 private:
     void updateRecentMenu();
     void schemaReloadedForImportPaths();
-    void writeRawSamples();
-    void launchRun(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
+    void showLaunchedRun(const std::shared_ptr<RunRecord> &run, const QString &description);
+    void showServerCommandError(const QString &error);
+    void showAbResult(bool measured, const QString &error);
     void showAbDialog();
     void compareWithDialog();
     void exportWithDialog(bool comparison);
@@ -134,7 +136,6 @@ private:
     void showSnapshot(const RunSnapshot &snapshot);
     void showAbout();
 
-    std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
     class QMenu *m_recentMenu = nullptr;
     SchemaPanel *m_schemaPanel;
     TargetsPanel *m_targets;
@@ -145,16 +146,11 @@ private:
     BuiltinServers *m_builtin;
     SchemaController *m_schema;
     ScenarioDocuments *m_documents;
-    RunController *m_controller;
     RunRecorder *m_recorder; ///< the run history: the store this thread reads, the writer thread
     HistoryPage *m_history = nullptr;
     ComparePage *m_compare = nullptr;
-    AbController *m_ab = nullptr;
-    class CommandServer *m_commandServer = nullptr;
-    std::unique_ptr<ScenarioPage::Prepared> m_pendingRun; ///< waits for its server command to get ready
-    std::unique_ptr<QSaveFile> m_pendingRawFile;
-    std::unique_ptr<RunRecord> m_current; ///< what the Run page shows
-    std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
+    RunLauncher *m_launcher = nullptr;
+    std::shared_ptr<RunRecord> m_current; ///< what the Run page shows
     bool m_announceComparison = false; ///< an A/B run ended: show its verdict once computed
     QLabel *m_statusTarget;
     QLabel *m_statusState;

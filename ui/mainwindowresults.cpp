@@ -84,7 +84,7 @@ bool MainWindow::openRun(qint64 id)
 {
     if (!m_recorder->store())
         return false;
-    if (m_controller->isRunning()) {
+    if (runController()->isRunning()) {
         statusBar()->showMessage(tr("A run is going: stop it before opening another"), 10000);
         return false;
     }
@@ -95,7 +95,7 @@ bool MainWindow::openRun(qint64 id)
         statusBar()->showMessage(error, 10000);
         return false;
     }
-    m_current = std::make_unique<RunRecord>(std::move(*run));
+    m_current = std::make_shared<RunRecord>(std::move(*run));
     m_runPage->clear();
     m_runPage->setRunName(m_current->displayName());
     m_results->setCurrentWidget(m_runPage);
@@ -139,12 +139,12 @@ bool MainWindow::exportTo(const QString &path, const QString &format, bool compa
             return false;
         }
     } else {
-        if (!m_current || (m_current->snapshot.callsCompleted() == 0 && m_controller->isRunning())) {
+        if (!m_current || (m_current->snapshot.callsCompleted() == 0 && runController()->isRunning())) {
             *error = tr("No run to export: run the scenario or open a run from the History.");
             return false;
         }
         if (m_current->snapshot.callsCompleted() == 0 && m_current->snapshot.latency.isEmpty())
-            m_current->snapshot = m_controller->lastSnapshot();
+            m_current->snapshot = runController()->lastSnapshot();
         runs << m_current.get();
     }
     // The chart on screen is the one written.
@@ -245,7 +245,7 @@ std::vector<RunListEntry> MainWindow::baselineCandidates() const
 
 bool MainWindow::compareCurrentWith(qint64 baselineId)
 {
-    if (!m_current || m_current->id <= 0 || m_controller->isRunning()) {
+    if (!m_current || m_current->id <= 0 || runController()->isRunning()) {
         statusBar()->showMessage(tr("Nothing to compare: finish a run, or open one from the History."), 10000);
         return false;
     }
@@ -286,48 +286,6 @@ void MainWindow::showAbDialog()
     QString error;
     if (!startAb(dialog.request(), &error))
         QMessageBox::warning(this, tr("Compare A/B"), error);
-}
-
-bool MainWindow::startAb(const AbRequest &request, QString *error)
-{
-    if (m_controller->isRunning() || m_ab->isRunning() || m_matrix->isRunning()) {
-        *error = tr("A run is going; stop it first.");
-        return false;
-    }
-    auto prepared = m_scenario->prepare(error);
-    if (!prepared)
-        return false;
-    if (prepared->transport.kind == TransportKind::InProcess) {
-        *error = tr("The no-RPC baseline calls no server: pick a transport to compare two servers.");
-        return false;
-    }
-    if (prepared->plan.totalCalls == 0 && prepared->plan.duration.count() <= 0) {
-        *error = tr("An A/B run needs an end: set a number of calls or a duration.");
-        return false;
-    }
-    prepared->plan.serverPid = 0;
-    std::array<AbSide, 2> sides { AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} },
-        AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} } };
-    std::array<RunRecord, 2> records;
-    const QJsonObject scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
-    for (int i = 0; i < 2; ++i) {
-        RunRecord &r = records[static_cast<size_t>(i)];
-        r.name = (i == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) + request.targetText(i).left(40);
-        r.labels = { i == 0 ? QStringLiteral("A") : QStringLiteral("B") };
-        r.method = m_scenario->method();
-        r.transport = transportName(prepared->transport.kind);
-        r.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
-        r.target = request.targetText(i);
-        r.scenario = scenario;
-        r.environment = environmentFingerprint();
-    }
-    const QString cli = m_builtin->cliProgram();
-    if (!m_ab->start(sides, request, cli, transportName(prepared->transport.kind), records, error))
-        return false;
-    m_compare->setThreshold(request.threshold);
-    m_scenario->setRunning(true);
-    statusBar()->showMessage(m_ab->progressText());
-    return true;
 }
 
 } // namespace rpcscope
