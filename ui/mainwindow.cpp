@@ -1,32 +1,24 @@
-// The window, its docks and menus, schema loading and live runs (see mainwindow.h for the other files).
+// The window: its docks, pages, menus and status bar, wired to the controllers that do the work.
 #include "mainwindow.h"
 
 #include "abcontroller.h"
-#include "abdialog.h"
 #include "builtinservers.h"
 #include "comparepage.h"
 #include "historypage.h"
 #include "matrixpage.h"
+#include "resultscontroller.h"
 #include "runcontroller.h"
 #include "runlauncher.h"
 #include "runpage.h"
 #include "runrecorder.h"
-#include "scenario/scenario.h"
-#include "scenariodocuments.h"
 #include "scenariopage.h"
 #include "schemacontroller.h"
 #include "schemapanel.h"
-#include "store/environment.h"
-#include "store/runstore.h"
 #include "targetspanel.h"
 #include "util/buildinfo.h"
-#include "util/units.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QCloseEvent>
-#include <QCoreApplication>
-#include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QDockWidget>
@@ -36,7 +28,6 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QInputDialog>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -59,16 +50,49 @@ MainWindow::MainWindow(QWidget *parent)
         return m_launcher->prepareVariation(variation, error);
     }))
     , m_results(new QTabWidget)
-    , m_builtin(new BuiltinServers(this))
-    , m_schema(new SchemaController(m_schemaPanel, this))
-    , m_documents(new ScenarioDocuments(m_scenario, m_schema, this))
+    , m_compare(new ComparePage)
     , m_statusTarget(new QLabel)
     , m_statusState(new QLabel)
     , m_statusRate(new QLabel)
+    , m_recorder(new RunRecorder(this))
+    , m_builtin(new BuiltinServers(this))
+    , m_schema(new SchemaController(m_schemaPanel, this))
+    , m_documents(new ScenarioDocuments(m_scenario, m_schema, this))
 {
     setObjectName(QStringLiteral("mainWindow"));
     setAcceptDrops(true);
+    openHistory();
+    m_history = new HistoryPage(m_recorder->store());
+    m_launcher = new RunLauncher(m_scenario, m_matrix, m_builtin, m_recorder, this);
+    m_resultsController
+        = new ResultsController(m_recorder, m_launcher->runController(), m_runPage, m_history, m_compare, this);
 
+    createDocks();
+    createPages();
+    createStatusBar();
+    createMenus();
+    connectControllers();
+
+    setWindowTitle(tr("untitled[*] — rpcscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/rpcscope/icons/rpcscope.svg")));
+    resize(1400, 860);
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::openHistory()
+{
+    // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
+    QString error;
+    if (!m_recorder->open(qEnvironmentVariable("RPCSCOPE_DB", RunStore::defaultPath()), &error))
+        statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000); // runs still run
+}
+
+void MainWindow::createDocks()
+{
     auto *schemaDock = new QDockWidget(tr("Schema"), this);
     schemaDock->setObjectName(QStringLiteral("schemaDock"));
     schemaDock->setWidget(m_schemaPanel);
@@ -77,13 +101,10 @@ MainWindow::MainWindow(QWidget *parent)
     targetsDock->setObjectName(QStringLiteral("targetsDock"));
     targetsDock->setWidget(m_targets);
     addDockWidget(Qt::LeftDockWidgetArea, targetsDock);
-    connect(m_targets, &TargetsPanel::targetActivated, this, [this](TransportKind kind, const QString &address) {
-        m_scenario->setTransport(kind);
-        m_scenario->setTarget(address);
-    });
-    // The built-in servers' process can die (killed, crashed): say so where they are listed.
-    connect(m_builtin, &BuiltinServers::runningChanged, m_targets, &TargetsPanel::setBuiltinRunning);
+}
 
+void MainWindow::createPages()
+{
     auto *central = new QSplitter(Qt::Horizontal);
     central->setObjectName(QStringLiteral("centralSplitter"));
     central->addWidget(m_scenario);
@@ -93,37 +114,20 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->setTabToolTip(1,
         tr("The method over transports x codecs x payloads: how much protobuf/gRPC gains over "
            "JSON/HTTP or msgpack-rpc, and how much of it is the codec."));
-    m_recorder = new RunRecorder(this);
-    {
-        // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
-        QString error;
-        if (!m_recorder->open(qEnvironmentVariable("RPCSCOPE_DB", RunStore::defaultPath()), &error))
-            statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000); // runs still run
-    }
-    m_history = new HistoryPage(m_recorder->store());
-    connect(m_recorder, &RunRecorder::failed, this,
-        [this](const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
-    connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
-    m_compare = new ComparePage;
-    m_launcher = new RunLauncher(m_scenario, m_matrix, m_builtin, m_recorder, this);
     m_results->addTab(m_history, tr("History"));
     m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
     m_results->addTab(m_compare, tr("Compare runs"));
     m_results->setTabToolTip(
         3, tr("Runs overlaid, the change per metric with its confidence interval, and the verdict."));
-    connect(m_history, &HistoryPage::openRunRequested, this, &MainWindow::openRun);
-    connect(m_history, &HistoryPage::compareRequested, this, [this](const QList<qint64> &ids) { compareRuns(ids); });
-    connect(m_compare, &ComparePage::comparisonChanged, this, [this] {
-        if (!std::exchange(m_announceComparison, false))
-            return;
-        statusBar()->showMessage(tr("A/B finished: %1").arg(m_compare->comparison().verdictLine()), 30000);
-    });
     central->addWidget(m_results);
     central->setStretchFactor(0, 0);
     central->setStretchFactor(1, 1);
     m_scenario->setMinimumWidth(340);
     setCentralWidget(central);
+}
 
+void MainWindow::createStatusBar()
+{
     m_statusTarget->setObjectName(QStringLiteral("statusTarget"));
     m_statusState->setObjectName(QStringLiteral("statusState"));
     m_statusRate->setObjectName(QStringLiteral("statusRate"));
@@ -136,38 +140,45 @@ MainWindow::MainWindow(QWidget *parent)
         m_statusState->sizeHint().height());
     m_statusRate->setFixedSize(m_statusRate->fontMetrics().horizontalAdvance(QStringLiteral("9,999,999 req/s")) + 16,
         m_statusRate->sizeHint().height());
+}
 
-    createMenus();
+void MainWindow::connectControllers()
+{
+    QStatusBar *status = statusBar();
+    connect(m_targets, &TargetsPanel::targetActivated, this, &MainWindow::pointScenarioAt);
+    // The built-in servers' process can die (killed, crashed): say so where they are listed.
+    connect(m_builtin, &BuiltinServers::runningChanged, m_targets, &TargetsPanel::setBuiltinRunning);
 
     connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
     connect(m_schema, &SchemaController::schemaChanged, m_scenario, &ScenarioPage::setSchema);
-    connect(m_schema, &SchemaController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_schema, &SchemaController::statusMessage, status, &QStatusBar::showMessage);
     connect(m_schema, &SchemaController::schemaLoaded, this, &MainWindow::schemaLoaded);
     connect(m_schema, &SchemaController::schemaFailed, this, &MainWindow::schemaFailed);
     connect(m_schema, &SchemaController::reloadedForImportPaths, this, &MainWindow::schemaReloadedForImportPaths);
-    connect(m_documents, &ScenarioDocuments::statusMessage, statusBar(), &QStatusBar::showMessage);
+
+    connect(m_documents, &ScenarioDocuments::statusMessage, status, &QStatusBar::showMessage);
     connect(m_documents, &ScenarioDocuments::recentFilesChanged, this, &MainWindow::updateRecentMenu);
+
     connect(m_scenario, &ScenarioPage::runRequested, m_launcher, &RunLauncher::startRun);
     connect(m_scenario, &ScenarioPage::stopRequested, m_launcher, &RunLauncher::stopRun);
     connect(m_launcher, &RunLauncher::snapshotAvailable, this, &MainWindow::showSnapshot);
-    connect(m_launcher, &RunLauncher::runLaunched, this, &MainWindow::showLaunchedRun);
+    connect(m_launcher, &RunLauncher::runLaunched, m_resultsController, &ResultsController::showLiveRun);
     connect(m_launcher, &RunLauncher::remoteTargetUsed, m_targets, &TargetsPanel::addRecent);
     connect(m_launcher, &RunLauncher::checksJudged, m_runPage, &RunPage::showChecks);
     connect(m_launcher, &RunLauncher::stateChanged, m_statusState, &QLabel::setText);
-    connect(m_launcher, &RunLauncher::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_launcher, &RunLauncher::statusMessage, status, &QStatusBar::showMessage);
     connect(m_launcher, &RunLauncher::serverCommandFailed, this, &MainWindow::showServerCommandError);
     connect(m_launcher, &RunLauncher::abStarted, m_compare, &ComparePage::setThreshold);
-    connect(m_launcher, &RunLauncher::abFinished, this, &MainWindow::showAbResult);
+    connect(m_launcher, &RunLauncher::abFinished, this, &MainWindow::showAbRuns);
 
-    setWindowTitle(tr("untitled[*] — rpcscope"));
-    setWindowIcon(QIcon(QStringLiteral(":/rpcscope/icons/rpcscope.svg")));
-    resize(1400, 860);
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    connect(m_recorder, &RunRecorder::failed, this, &MainWindow::showHistoryWriteError);
+    connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
+    connect(m_history, &HistoryPage::openRunRequested, m_resultsController, &ResultsController::openRun);
+    connect(m_history, &HistoryPage::compareRequested, m_resultsController, &ResultsController::compareRuns);
+    connect(m_resultsController, &ResultsController::pageRequested, m_results, &QTabWidget::setCurrentWidget);
+    connect(m_resultsController, &ResultsController::runDescribed, m_statusTarget, &QLabel::setText);
+    connect(m_resultsController, &ResultsController::statusMessage, status, &QStatusBar::showMessage);
 }
-
-MainWindow::~MainWindow() = default;
 
 void MainWindow::createMenus()
 {
@@ -189,32 +200,13 @@ void MainWindow::createMenus()
         ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     updateRecentMenu();
-    QAction *open = file->addAction(tr("&Open .proto files…"), this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(
-            this, tr("Open .proto files"), QString(), tr("Protocol Buffers (*.proto);;All files (*)"));
-        if (!files.isEmpty())
-            openProtoFiles(files);
-    });
+    QAction *open = file->addAction(tr("&Open .proto files…"), this, &MainWindow::openProtosWithDialog);
     open->setObjectName(QStringLiteral("actionOpenProtos"));
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     open->setToolTip(tr("Load .proto files; imports are resolved from their folder and the well-known types."));
-    file->addAction(tr("Open &protoset…"), this,
-            [this] {
-                const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open protosets"), QString(),
-                    tr("Protosets (*.protoset *.pb *.desc *.bin);;All files (*)"));
-                if (!files.isEmpty())
-                    openProtosets(files);
-            })
+    file->addAction(tr("Open &protoset…"), this, &MainWindow::openProtosetsWithDialog)
         ->setToolTip(tr("Load compiled descriptors, as protoc --descriptor_set_out --include_imports writes them."));
-    file->addAction(tr("Schema from &server reflection…"), this,
-            [this] {
-                bool ok = false;
-                const QString address = QInputDialog::getText(this, tr("Server reflection"),
-                    tr("gRPC server address (HOST:PORT):"), QLineEdit::Normal, m_builtin->address(), &ok)
-                                            .trimmed();
-                if (ok && !address.isEmpty())
-                    loadFromReflection(address);
-            })
+    file->addAction(tr("Schema from &server reflection…"), this, &MainWindow::reflectionWithDialog)
         ->setToolTip(tr("Ask a running gRPC server for its services and messages (grpc.reflection v1 or v1alpha)."));
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -226,27 +218,28 @@ void MainWindow::createMenus()
     exportRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportRun->setToolTip(
         tr("Write the run on the Run page as an HTML report, a chart, CSV, JSON, ghz JSON, hgrm or Markdown."));
-    connect(exportRun, &QAction::triggered, this, [this] { exportWithDialog(false); });
+    connect(exportRun, &QAction::triggered, m_resultsController, &ResultsController::exportRunWithDialog);
     file->insertAction(quit, exportRun);
     QAction *exportComparison = new QAction(tr("Export &comparison…"), this);
     exportComparison->setObjectName(QStringLiteral("actionExportComparison"));
-    connect(exportComparison, &QAction::triggered, this, [this] { exportWithDialog(true); });
+    connect(exportComparison, &QAction::triggered, m_resultsController, &ResultsController::exportComparisonWithDialog);
     file->insertAction(quit, exportComparison);
     QAction *import = new QAction(tr("&Import ghz or rpcscope reports…"), this);
     import->setObjectName(QStringLiteral("actionImport"));
     import->setToolTip(tr("Add ghz JSON reports (ghz -O json) or rpcscope JSON reports to the history."));
-    connect(import, &QAction::triggered, this, &MainWindow::importWithDialog);
+    connect(import, &QAction::triggered, m_resultsController, &ResultsController::importWithDialog);
     file->insertAction(quit, import);
     file->insertSeparator(quit);
 
     QMenu *run = menuBar()->addMenu(tr("&Run"));
-    QAction *start = run->addAction(tr("&Run"), this, &MainWindow::startRun);
+    QAction *start = run->addAction(tr("&Run"), m_launcher, &RunLauncher::startRun);
     start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    QAction *stop = run->addAction(tr("&Stop"), this, &MainWindow::stopRun);
+    QAction *stop = run->addAction(tr("&Stop"), m_launcher, &RunLauncher::stopRun);
     stop->setShortcut(QKeySequence(Qt::Key_Escape));
 
     run->addSeparator();
-    QAction *previous = run->addAction(tr("Compare with a &previous run…"), this, &MainWindow::compareWithDialog);
+    QAction *previous = run->addAction(
+        tr("Compare with a &previous run…"), m_resultsController, &ResultsController::compareWithDialog);
     previous->setObjectName(QStringLiteral("actionCompareWithPrevious"));
     previous->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
     previous->setToolTip(
@@ -279,9 +272,21 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     return true;
 }
 
-QString MainWindow::builtinAddress() const
+// What the public methods forward to.
+
+bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
 {
-    return m_builtin->address();
+    return m_schema->openProtoFiles(files, importPaths);
+}
+
+bool MainWindow::openProtosets(const QStringList &files)
+{
+    return m_schema->openProtosets(files);
+}
+
+void MainWindow::loadFromReflection(const QString &address)
+{
+    m_schema->loadFromReflection(address);
 }
 
 bool MainWindow::openScenario(const QString &path, QString *error)
@@ -314,41 +319,6 @@ void MainWindow::setTrustAsker(std::function<bool(const QString &, const QString
     m_documents->setTrustAsker(std::move(ask));
 }
 
-void MainWindow::updateRecentMenu()
-{
-    if (!m_recentMenu)
-        return;
-    m_recentMenu->clear();
-    const QStringList recent = m_documents->recentFiles();
-    for (const QString &path : recent) {
-        m_recentMenu
-            ->addAction(QFileInfo(path).fileName(), m_documents, [this, path] { m_documents->openRecent(path); })
-            ->setToolTip(path);
-    }
-    m_recentMenu->setEnabled(!recent.isEmpty());
-}
-
-bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
-{
-    return m_schema->openProtoFiles(files, importPaths);
-}
-
-bool MainWindow::openProtosets(const QStringList &files)
-{
-    return m_schema->openProtosets(files);
-}
-
-void MainWindow::loadFromReflection(const QString &address)
-{
-    m_schema->loadFromReflection(address);
-}
-
-void MainWindow::schemaReloadedForImportPaths()
-{
-    m_schemaPanel->selectMethod(m_scenario->method());
-    setWindowModified(true); // the document names its import paths
-}
-
 void MainWindow::startRun()
 {
     m_launcher->startRun();
@@ -374,13 +344,142 @@ AbController *MainWindow::abController() const
     return m_launcher->abController();
 }
 
-void MainWindow::showLaunchedRun(const std::shared_ptr<RunRecord> &run, const QString &description)
+QString MainWindow::builtinAddress() const
 {
-    m_current = run;
-    m_runPage->setRunName(m_current->displayName());
-    m_runPage->clear();
-    m_results->setCurrentWidget(m_runPage);
-    m_statusTarget->setText(description);
+    return m_builtin->address();
+}
+
+const RunRecord *MainWindow::currentRun() const
+{
+    return m_resultsController->currentRun();
+}
+
+bool MainWindow::openRun(qint64 id)
+{
+    return m_resultsController->openRun(id);
+}
+
+bool MainWindow::compareRuns(const QList<qint64> &ids)
+{
+    return m_resultsController->compareRuns(ids);
+}
+
+std::vector<RunListEntry> MainWindow::baselineCandidates() const
+{
+    return m_resultsController->baselineCandidates();
+}
+
+bool MainWindow::compareCurrentWith(qint64 baselineId)
+{
+    return m_resultsController->compareCurrentWith(baselineId);
+}
+
+bool MainWindow::exportTo(const QString &path, const QString &format, bool comparison, QString *error)
+{
+    return m_resultsController->exportTo(path, format, comparison, error);
+}
+
+int MainWindow::importReports(const QStringList &files, QString *error)
+{
+    return m_resultsController->importReports(files, error);
+}
+
+RunStore *MainWindow::runStore() const
+{
+    return m_recorder->store();
+}
+
+RunWriter *MainWindow::runWriter() const
+{
+    return m_recorder->writer();
+}
+
+// Views and dialogs.
+
+void MainWindow::updateRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = m_documents->recentFiles();
+    for (const QString &path : recent) {
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), m_documents, [this, path] { m_documents->openRecent(path); })
+            ->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::openProtosWithDialog()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Open .proto files"), QString(), tr("Protocol Buffers (*.proto);;All files (*)"));
+    if (!files.isEmpty())
+        m_schema->openProtoFiles(files);
+}
+
+void MainWindow::openProtosetsWithDialog()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Open protosets"), QString(), tr("Protosets (*.protoset *.pb *.desc *.bin);;All files (*)"));
+    if (!files.isEmpty())
+        m_schema->openProtosets(files);
+}
+
+void MainWindow::reflectionWithDialog()
+{
+    bool ok = false;
+    const QString address = QInputDialog::getText(this, tr("Server reflection"), tr("gRPC server address (HOST:PORT):"),
+        QLineEdit::Normal, m_builtin->address(), &ok)
+                                .trimmed();
+    if (ok && !address.isEmpty())
+        m_schema->loadFromReflection(address);
+}
+
+void MainWindow::showAbDialog()
+{
+    AbDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!m_launcher->startAb(dialog.request(), &error))
+        QMessageBox::warning(this, tr("Compare A/B"), error);
+}
+
+void MainWindow::showAbout()
+{
+    QString text = tr("<h3>rpcscope</h3><p>A workbench for RPC performance.</p><table>");
+    for (const auto &[name, version] : buildInfo())
+        text += QStringLiteral("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>")
+                    .arg(name.toHtmlEscaped(), version.toHtmlEscaped());
+    text += QStringLiteral("</table>");
+    QMessageBox::about(this, tr("About rpcscope"), text);
+}
+
+void MainWindow::pointScenarioAt(TransportKind kind, const QString &address)
+{
+    m_scenario->setTransport(kind);
+    m_scenario->setTarget(address);
+}
+
+void MainWindow::schemaReloadedForImportPaths()
+{
+    m_schemaPanel->selectMethod(m_scenario->method());
+    m_documents->setModified(true); // the document names its import paths
+}
+
+void MainWindow::showSnapshot(const RunSnapshot &snapshot)
+{
+    m_runPage->showSnapshot(snapshot);
+    QString state = runStateName(snapshot.state);
+    state[0] = state[0].toUpper();
+    m_statusState->setText(state);
+    m_statusRate->setText(tr("%1 req/s").arg(snapshot.requestsPerSecond(), 0, 'f', 0));
+}
+
+void MainWindow::showAbRuns(bool measured, const QString &error)
+{
+    m_resultsController->showAbRuns(m_launcher->abController()->records(), measured, error);
 }
 
 void MainWindow::showServerCommandError(const QString &error)
@@ -393,35 +492,9 @@ void MainWindow::showServerCommandError(const QString &error)
     box->open();
 }
 
-void MainWindow::showAbResult(bool measured, const QString &error)
+void MainWindow::showHistoryWriteError(const QString &why)
 {
-    m_history->refresh();
-    // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
-    m_announceComparison = error.isEmpty() && measured;
-    if (measured) {
-        const auto &records = m_launcher->abController()->records();
-        m_compare->setRuns({ records[0], records[1] });
-        m_results->setCurrentWidget(m_compare);
-    }
-}
-
-void MainWindow::showSnapshot(const RunSnapshot &snapshot)
-{
-    m_runPage->showSnapshot(snapshot);
-    QString state = runStateName(snapshot.state);
-    state[0] = state[0].toUpper();
-    m_statusState->setText(state);
-    m_statusRate->setText(tr("%1 req/s").arg(snapshot.requestsPerSecond(), 0, 'f', 0));
-}
-
-void MainWindow::showAbout()
-{
-    QString text = tr("<h3>rpcscope</h3><p>A workbench for RPC performance.</p><table>");
-    for (const auto &[name, version] : buildInfo())
-        text += QStringLiteral("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>")
-                    .arg(name.toHtmlEscaped(), version.toHtmlEscaped());
-    text += QStringLiteral("</table>");
-    QMessageBox::about(this, tr("About rpcscope"), text);
+    statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
@@ -451,10 +524,10 @@ void MainWindow::dropEvent(QDropEvent *event)
         }
     }
     if (!protosets.isEmpty()) {
-        openProtosets(protosets);
+        m_schema->openProtosets(protosets);
         event->acceptProposedAction();
     } else if (!files.isEmpty()) {
-        openProtoFiles(files, importPaths);
+        m_schema->openProtoFiles(files, importPaths);
         event->acceptProposedAction();
     }
 }

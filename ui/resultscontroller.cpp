@@ -1,33 +1,22 @@
-// MainWindow's results side: stored runs opened and compared, exports and imports, A/B runs. The window itself,
-// its docks, menus, scenario documents and live runs are in mainwindow.cpp.
-#include "mainwindow.h"
+#include "resultscontroller.h"
 
-#include "abcontroller.h"
-#include "abdialog.h"
-#include "builtinservers.h"
 #include "chartrender.h"
 #include "comparepage.h"
 #include "export/exporter.h"
 #include "historypage.h"
 #include "htmlreport.h"
-#include "matrixpage.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "runrecorder.h"
-#include "store/environment.h"
 #include "store/runstore.h"
 #include "util/units.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
-#include <QJsonDocument>
-#include <QLabel>
 #include <QMessageBox>
 #include <QRegularExpression>
-#include <QStatusBar>
 #include <QTabWidget>
 
 namespace rpcscope {
@@ -65,49 +54,74 @@ const QList<QPair<QString, QString>> &exportFilters(bool comparison)
 
 } // namespace
 
-RunStore *MainWindow::runStore() const
+ResultsController::ResultsController(RunRecorder *recorder, RunController *live, RunPage *runPage, HistoryPage *history,
+    ComparePage *compare, QWidget *dialogParent)
+    : QObject(dialogParent)
+    , m_recorder(recorder)
+    , m_live(live)
+    , m_runPage(runPage)
+    , m_history(history)
+    , m_compare(compare)
+    , m_dialogParent(dialogParent)
 {
-    return m_recorder->store();
+    connect(m_compare, &ComparePage::comparisonChanged, this, &ResultsController::announceVerdict);
 }
 
-RunWriter *MainWindow::runWriter() const
+void ResultsController::showLiveRun(const std::shared_ptr<RunRecord> &run, const QString &description)
 {
-    return m_recorder->writer();
+    m_current = run;
+    m_runPage->setRunName(m_current->displayName());
+    m_runPage->clear();
+    Q_EMIT pageRequested(m_runPage);
+    Q_EMIT runDescribed(description);
 }
 
-const RunRecord *MainWindow::currentRun() const
+void ResultsController::showAbRuns(const std::array<RunRecord, 2> &records, bool measured, const QString &error)
 {
-    return m_current.get();
+    m_history->refresh();
+    // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
+    m_announceComparison = error.isEmpty() && measured;
+    if (measured) {
+        m_compare->setRuns({ records[0], records[1] });
+        Q_EMIT pageRequested(m_compare);
+    }
 }
 
-bool MainWindow::openRun(qint64 id)
+void ResultsController::announceVerdict()
+{
+    if (!std::exchange(m_announceComparison, false))
+        return;
+    Q_EMIT statusMessage(tr("A/B finished: %1").arg(m_compare->comparison().verdictLine()), 30000);
+}
+
+bool ResultsController::openRun(qint64 id)
 {
     if (!m_recorder->store())
         return false;
-    if (runController()->isRunning()) {
-        statusBar()->showMessage(tr("A run is going: stop it before opening another"), 10000);
+    if (m_live->isRunning()) {
+        Q_EMIT statusMessage(tr("A run is going: stop it before opening another"), 10000);
         return false;
     }
     m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
     QString error;
     std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
     if (!run) {
-        statusBar()->showMessage(error, 10000);
+        Q_EMIT statusMessage(error, 10000);
         return false;
     }
     m_current = std::make_shared<RunRecord>(std::move(*run));
     m_runPage->clear();
     m_runPage->setRunName(m_current->displayName());
-    m_results->setCurrentWidget(m_runPage);
+    Q_EMIT pageRequested(m_runPage);
     m_runPage->showSnapshot(m_current->snapshot);
-    m_statusTarget->setText(
+    Q_EMIT runDescribed(
         tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
             .arg(m_current->id)
             .arg(m_current->method, m_current->target, m_current->transport, m_current->codec, m_current->status));
     return true;
 }
 
-bool MainWindow::compareRuns(const QList<qint64> &ids)
+bool ResultsController::compareRuns(const QList<qint64> &ids)
 {
     if (!m_recorder->store())
         return false;
@@ -117,17 +131,17 @@ bool MainWindow::compareRuns(const QList<qint64> &ids)
     for (const qint64 id : ids) {
         std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
         if (!run) {
-            statusBar()->showMessage(error, 10000);
+            Q_EMIT statusMessage(error, 10000);
             return false;
         }
         runs << std::move(*run);
     }
     m_compare->setRuns(runs);
-    m_results->setCurrentWidget(m_compare);
+    Q_EMIT pageRequested(m_compare);
     return true;
 }
 
-bool MainWindow::exportTo(const QString &path, const QString &format, bool comparison, QString *error)
+bool ResultsController::exportTo(const QString &path, const QString &format, bool comparison, QString *error)
 {
     QList<const RunRecord *> runs;
     if (comparison) {
@@ -139,12 +153,12 @@ bool MainWindow::exportTo(const QString &path, const QString &format, bool compa
             return false;
         }
     } else {
-        if (!m_current || (m_current->snapshot.callsCompleted() == 0 && runController()->isRunning())) {
+        if (!m_current || (m_current->snapshot.callsCompleted() == 0 && m_live->isRunning())) {
             *error = tr("No run to export: run the scenario or open a run from the History.");
             return false;
         }
         if (m_current->snapshot.callsCompleted() == 0 && m_current->snapshot.latency.isEmpty())
-            m_current->snapshot = runController()->lastSnapshot();
+            m_current->snapshot = m_live->lastSnapshot();
         runs << m_current.get();
     }
     // The chart on screen is the one written.
@@ -178,7 +192,7 @@ bool MainWindow::exportTo(const QString &path, const QString &format, bool compa
     return writeFileAtomically(path, data, error);
 }
 
-void MainWindow::exportWithDialog(bool comparison)
+void ResultsController::exportWithDialog(bool comparison)
 {
     const auto &filters = exportFilters(comparison);
     QStringList names;
@@ -189,7 +203,7 @@ void MainWindow::exportWithDialog(bool comparison)
         ? QStringLiteral("comparison")
         : (m_current ? m_current->displayName() : QStringLiteral("run"))
               .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
-    QString path = QFileDialog::getSaveFileName(this, comparison ? tr("Export comparison") : tr("Export run"),
+    QString path = QFileDialog::getSaveFileName(m_dialogParent, comparison ? tr("Export comparison") : tr("Export run"),
         QDir::home().filePath(base), names.join(QStringLiteral(";;")), &selected);
     if (path.isEmpty())
         return;
@@ -200,41 +214,41 @@ void MainWindow::exportWithDialog(bool comparison)
     }
     QString error;
     if (exportTo(path, format, comparison, &error))
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 15000);
+        Q_EMIT statusMessage(tr("Wrote %1").arg(path), 15000);
     else
-        QMessageBox::warning(this, tr("Export"), error);
+        QMessageBox::warning(m_dialogParent, tr("Export"), error);
 }
 
-int MainWindow::importReports(const QStringList &files, QString *error)
+int ResultsController::importReports(const QStringList &files, QString *error)
 {
     const int imported = m_recorder->importReports(files, error);
     m_history->refresh();
     return imported;
 }
 
-void MainWindow::importWithDialog()
+void ResultsController::importWithDialog()
 {
     const QStringList files = QFileDialog::getOpenFileNames(
-        this, tr("Import ghz or rpcscope reports"), QString(), tr("JSON reports (*.json);;All files (*)"));
+        m_dialogParent, tr("Import ghz or rpcscope reports"), QString(), tr("JSON reports (*.json);;All files (*)"));
     if (files.isEmpty())
         return;
     QString error;
     const int imported = importReports(files, &error);
     if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Import"), error);
-    statusBar()->showMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
-    m_results->setCurrentWidget(m_history);
+        QMessageBox::warning(m_dialogParent, tr("Import"), error);
+    Q_EMIT statusMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
+    Q_EMIT pageRequested(m_history);
 }
 
-std::vector<RunListEntry> MainWindow::baselineCandidates() const
+std::vector<RunListEntry> ResultsController::baselineCandidates() const
 {
-    if (!runStore() || !m_current || m_current->method.isEmpty())
+    if (!m_recorder->store() || !m_current || m_current->method.isEmpty())
         return {};
     RunFilter filter;
     filter.method = m_current->method;
     filter.limit = 51;
     QString error;
-    std::vector<RunListEntry> runs = runStore()->list(filter, &error);
+    std::vector<RunListEntry> runs = m_recorder->store()->list(filter, &error);
     // The filter matches by substring; a baseline is a run of this very method.
     std::erase_if(
         runs, [this](const RunListEntry &e) { return e.id == m_current->id || e.method != m_current->method; });
@@ -243,20 +257,20 @@ std::vector<RunListEntry> MainWindow::baselineCandidates() const
     return runs;
 }
 
-bool MainWindow::compareCurrentWith(qint64 baselineId)
+bool ResultsController::compareCurrentWith(qint64 baselineId)
 {
-    if (!m_current || m_current->id <= 0 || runController()->isRunning()) {
-        statusBar()->showMessage(tr("Nothing to compare: finish a run, or open one from the History."), 10000);
+    if (!m_current || m_current->id <= 0 || m_live->isRunning()) {
+        Q_EMIT statusMessage(tr("Nothing to compare: finish a run, or open one from the History."), 10000);
         return false;
     }
     return compareRuns({ baselineId, m_current->id });
 }
 
-void MainWindow::compareWithDialog()
+void ResultsController::compareWithDialog()
 {
     const std::vector<RunListEntry> runs = baselineCandidates();
     if (!m_current || m_current->id <= 0 || runs.empty()) {
-        QMessageBox::information(this, tr("Compare with a previous run"),
+        QMessageBox::information(m_dialogParent, tr("Compare with a previous run"),
             !m_current || m_current->id <= 0
                 ? tr("Run the scenario first (or open a run from the History): it is compared with an "
                      "earlier run of the same method.")
@@ -272,20 +286,10 @@ void MainWindow::compareWithDialog()
                          e.labels.join(QStringLiteral(", ")));
     }
     bool ok = false;
-    const QString picked = QInputDialog::getItem(this, tr("Compare with a previous run"),
+    const QString picked = QInputDialog::getItem(m_dialogParent, tr("Compare with a previous run"),
         tr("Baseline for run #%1 (%2):").arg(m_current->id).arg(m_current->method), items, 0, false, &ok);
     if (ok)
         compareCurrentWith(runs[static_cast<size_t>(items.indexOf(picked))].id);
-}
-
-void MainWindow::showAbDialog()
-{
-    AbDialog dialog(this);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    QString error;
-    if (!startAb(dialog.request(), &error))
-        QMessageBox::warning(this, tr("Compare A/B"), error);
 }
 
 } // namespace rpcscope
