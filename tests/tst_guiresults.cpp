@@ -8,6 +8,7 @@
 #include "historypage.h"
 #include "qcp.h"
 #include "replicatechart.h"
+#include "resultscontroller.h"
 #include "runcontroller.h"
 #include "runlistmodel.h"
 #include "scenariopage.h"
@@ -20,6 +21,7 @@
 #include <QLineEdit>
 #include <QScopeGuard>
 #include <QSpinBox>
+#include <QStatusBar>
 
 #include <algorithm>
 
@@ -79,10 +81,23 @@ private Q_SLOTS:
         QCOMPARE(rows.front().target, QStringLiteral("builtin"));
         QTRY_COMPARE(m_window->historyPage()->model()->rowCount(), static_cast<int>(rows.size()));
 
-        // An earlier run opens on the Run page again, whole.
+        // An earlier run opens on the Run page again, whole (read off the GUI thread).
         QVERIFY(m_window->openRun(rows.back().id));
+        QVERIFY(m_window->resultsController()->isLoading());
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
         QCOMPARE(m_window->currentRun()->id, rows.back().id);
         QCOMPARE(summaryValue(QStringLiteral("Calls")), QString::number(rows.back().calls));
+        // Asked for another run before the first is read: only the last one asked for is shown.
+        QVERIFY(m_window->openRun(rows.front().id));
+        QVERIFY(m_window->openRun(rows.back().id));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
+        QCOMPARE(m_window->currentRun()->id, rows.back().id);
+        // A run that is not there: the status bar says so and the Run page keeps its run.
+        QVERIFY(m_window->openRun(999999));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
+        QCOMPARE(m_window->currentRun()->id, rows.back().id);
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("no run #999999")),
+            qPrintable(m_window->statusBar()->currentMessage()));
 
         QTemporaryDir out;
         const QList<QPair<QString, QString>> formats { { QStringLiteral("html"), QStringLiteral("run.html") },
@@ -101,6 +116,7 @@ private Q_SLOTS:
 
         // Two runs compared: overlays, the table, the verdict; exported as one HTML report.
         QVERIFY(m_window->compareRuns({ rows.back().id, rows.front().id }));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
         ComparePage *compare = m_window->comparePage();
         QCOMPARE(compare->runs().size(), 2);
         QVERIFY(compare->table()->rowCount() >= 10);
@@ -113,6 +129,8 @@ private Q_SLOTS:
 
         // The run on the Run page against an earlier one of its method (Run > Compare with a previous run).
         QVERIFY(m_window->openRun(rows.front().id));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
+        QCOMPARE(m_window->currentRun()->id, rows.front().id);
         const std::vector<RunListEntry> baselines = m_window->baselineCandidates();
         QVERIFY(!baselines.empty());
         QVERIFY(std::none_of(
@@ -120,6 +138,7 @@ private Q_SLOTS:
         QVERIFY(std::all_of(baselines.cbegin(), baselines.cend(),
             [&](const RunListEntry &e) { return e.method == m_window->currentRun()->method; }));
         QVERIFY(m_window->compareCurrentWith(baselines.front().id));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
         QCOMPARE(compare->baseline()->id, baselines.front().id);
         QCOMPARE(compare->candidate()->id, rows.front().id);
         QVERIFY(!compare->verdictText().isEmpty());

@@ -81,6 +81,7 @@ public:
     bool compareCurrentWith(qint64 baselineId);
     bool exportTo(const QString &path, const QString &format, bool comparison, QString *error);
     int importReports(const QStringList &files, QString *error);
+    ResultsController *resultsController() const { return m_resultsController; }
     RunStore *runStore() const;
     /// Writes the live runs' progress off the GUI thread; null when the history is not open.
     RunWriter *runWriter() const;

@@ -1,5 +1,6 @@
 #include "resultscontroller.h"
 
+#include "backgroundjob.h"
 #include "chartrender.h"
 #include "comparepage.h"
 #include "export/exporter.h"
@@ -22,6 +23,27 @@
 namespace rpcscope {
 
 namespace {
+
+struct ReadRuns {
+    QList<RunRecord> runs;
+    QString error;
+};
+
+/// Whole runs @p ids of the history at @p path, read on the calling thread (Qt SQL connections are per thread).
+ReadRuns readRuns(const QString &path, const QList<qint64> &ids)
+{
+    ReadRuns read;
+    RunStore store;
+    if (!store.open(path, &read.error))
+        return read;
+    for (const qint64 id : ids) {
+        std::optional<RunRecord> run = store.load(id, &read.error);
+        if (!run)
+            return { {}, read.error };
+        read.runs << std::move(*run);
+    }
+    return read;
+}
 
 /// The formats File > Export offers, as file dialog filters, with the format each stands for.
 const QList<QPair<QString, QString>> &exportFilters(bool comparison)
@@ -94,6 +116,26 @@ void ResultsController::announceVerdict()
     Q_EMIT statusMessage(tr("A/B finished: %1").arg(m_compare->comparison().verdictLine()), 30000);
 }
 
+void ResultsController::loadRuns(
+    const QList<qint64> &ids, quint64 *generation, std::function<void(QList<RunRecord> runs)> show)
+{
+    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
+    const quint64 asked = ++*generation;
+    ++m_loading;
+    // A long run's samples and time series take a while to read: on a pool thread, with a connection of its own.
+    runInBackground(
+        this, [path = m_recorder->store()->path(), ids] { return readRuns(path, ids); },
+        [this, generation, asked, show = std::move(show)](const ReadRuns &read) {
+            --m_loading;
+            if (asked != *generation)
+                return; // asked for other runs since
+            if (!read.error.isEmpty())
+                Q_EMIT statusMessage(read.error, 10000);
+            else
+                show(read.runs);
+        });
+}
+
 bool ResultsController::openRun(qint64 id)
 {
     if (!m_recorder->store())
@@ -102,14 +144,17 @@ bool ResultsController::openRun(qint64 id)
         Q_EMIT statusMessage(tr("A run is going: stop it before opening another"), 10000);
         return false;
     }
-    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
-    QString error;
-    std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
-    if (!run) {
-        Q_EMIT statusMessage(error, 10000);
-        return false;
+    loadRuns({ id }, &m_openGeneration, [this](QList<RunRecord> runs) { showOpenedRun(std::move(runs.first())); });
+    return true;
+}
+
+void ResultsController::showOpenedRun(RunRecord run)
+{
+    if (m_live->isRunning()) { // started while the run was read: the Run page is the live run's
+        Q_EMIT statusMessage(tr("A run is going: stop it before opening another"), 10000);
+        return;
     }
-    m_current = std::make_shared<RunRecord>(std::move(*run));
+    m_current = std::make_shared<RunRecord>(std::move(run));
     m_runPage->clear();
     m_runPage->setRunName(m_current->displayName());
     Q_EMIT pageRequested(m_runPage);
@@ -118,26 +163,16 @@ bool ResultsController::openRun(qint64 id)
         tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
             .arg(m_current->id)
             .arg(m_current->method, m_current->target, m_current->transport, m_current->codec, m_current->status));
-    return true;
 }
 
 bool ResultsController::compareRuns(const QList<qint64> &ids)
 {
     if (!m_recorder->store())
         return false;
-    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
-    QList<RunRecord> runs;
-    QString error;
-    for (const qint64 id : ids) {
-        std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
-        if (!run) {
-            Q_EMIT statusMessage(error, 10000);
-            return false;
-        }
-        runs << std::move(*run);
-    }
-    m_compare->setRuns(runs);
-    Q_EMIT pageRequested(m_compare);
+    loadRuns(ids, &m_compareGeneration, [this](const QList<RunRecord> &runs) {
+        m_compare->setRuns(runs);
+        Q_EMIT pageRequested(m_compare);
+    });
     return true;
 }
 

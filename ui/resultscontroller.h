@@ -7,6 +7,7 @@
 #include <QObject>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -37,10 +38,15 @@ public:
     const RunRecord *currentRun() const { return m_current.get(); }
     /// Shows the run that just started on the Run page; @p description names its method and target.
     void showLiveRun(const std::shared_ptr<rpcscope::RunRecord> &run, const QString &description);
-    /// Shows stored run @p id on the Run page; false with a status message when it cannot be loaded.
+    /**
+     * Shows stored run @p id on the Run page once it is read (off the GUI thread; isLoading() meanwhile); false
+     * when there is no history or a run is going. A run that cannot be read is told in the status bar.
+     */
     bool openRun(qint64 id);
-    /// Loads the stored runs @p ids (the first is the baseline) into the Compare runs page.
+    /// Shows the stored runs @p ids (the first is the baseline) on the Compare runs page once read, as openRun().
     bool compareRuns(const QList<qint64> &ids);
+    /// Stored runs are being read for openRun() or compareRuns().
+    bool isLoading() const { return m_loading > 0; }
     /// Stored runs of the current run's method, newest first, the current run left out: baselines to compare with.
     std::vector<RunListEntry> baselineCandidates() const;
     /// Compares the current run (as candidate) with stored run @p baselineId, on the Compare runs page.
@@ -67,6 +73,9 @@ Q_SIGNALS:
     void statusMessage(const QString &text, int timeoutMs);
 
 private:
+    /// Reads @p ids off this thread, then calls @p show with them unless asked again since (per @p generation).
+    void loadRuns(const QList<qint64> &ids, quint64 *generation, std::function<void(QList<RunRecord> runs)> show);
+    void showOpenedRun(RunRecord run);
     void exportWithDialog(bool comparison);
     void announceVerdict();
 
@@ -78,6 +87,9 @@ private:
     QWidget *m_dialogParent;
     std::shared_ptr<RunRecord> m_current; ///< what the Run page shows
     bool m_announceComparison = false; ///< an A/B run ended: show its verdict once computed
+    quint64 m_openGeneration = 0; ///< of the newest openRun()
+    quint64 m_compareGeneration = 0; ///< of the newest compareRuns()
+    int m_loading = 0; ///< reads in flight
 };
 
 } // namespace rpcscope
