@@ -11,6 +11,7 @@
 #include "runlauncher.h"
 #include "runpage.h"
 #include "runrecorder.h"
+#include "scenariodocuments.h"
 #include "scenariopage.h"
 #include "schemacontroller.h"
 #include "schemapanel.h"
@@ -152,8 +153,6 @@ void MainWindow::connectControllers()
     connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
     connect(m_schema, &SchemaController::schemaChanged, m_scenario, &ScenarioPage::setSchema);
     connect(m_schema, &SchemaController::statusMessage, status, &QStatusBar::showMessage);
-    connect(m_schema, &SchemaController::schemaLoaded, this, &MainWindow::schemaLoaded);
-    connect(m_schema, &SchemaController::schemaFailed, this, &MainWindow::schemaFailed);
     connect(m_schema, &SchemaController::reloadedForImportPaths, this, &MainWindow::schemaReloadedForImportPaths);
 
     connect(m_documents, &ScenarioDocuments::statusMessage, status, &QStatusBar::showMessage);
@@ -272,51 +271,16 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     return true;
 }
 
-// What the public methods forward to.
+// What main() asks of the window.
 
 bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
 {
     return m_schema->openProtoFiles(files, importPaths);
 }
 
-bool MainWindow::openProtosets(const QStringList &files)
-{
-    return m_schema->openProtosets(files);
-}
-
-void MainWindow::loadFromReflection(const QString &address)
-{
-    m_schema->loadFromReflection(address);
-}
-
 bool MainWindow::openScenario(const QString &path, QString *error)
 {
     return m_documents->open(path, error);
-}
-
-bool MainWindow::saveScenario(const QString &path, QString *error)
-{
-    return m_documents->save(path, error);
-}
-
-QString MainWindow::scenarioPath() const
-{
-    return m_documents->path();
-}
-
-void MainWindow::setOpenPathAsker(ScenarioDocuments::PathAsker ask)
-{
-    m_documents->setOpenPathAsker(std::move(ask));
-}
-
-void MainWindow::setUnsavedChangesAsker(std::function<int()> ask)
-{
-    m_documents->setUnsavedChangesAsker(std::move(ask));
-}
-
-void MainWindow::setTrustAsker(std::function<bool(const QString &, const QString &)> ask)
-{
-    m_documents->setTrustAsker(std::move(ask));
 }
 
 void MainWindow::startRun()
@@ -329,69 +293,14 @@ void MainWindow::stopRun()
     m_launcher->stopRun();
 }
 
-bool MainWindow::startAb(const AbRequest &request, QString *error)
-{
-    return m_launcher->startAb(request, error);
-}
-
 RunController *MainWindow::runController() const
 {
     return m_launcher->runController();
 }
 
-AbController *MainWindow::abController() const
-{
-    return m_launcher->abController();
-}
-
-QString MainWindow::builtinAddress() const
-{
-    return m_builtin->address();
-}
-
-const RunRecord *MainWindow::currentRun() const
-{
-    return m_resultsController->currentRun();
-}
-
-bool MainWindow::openRun(qint64 id)
-{
-    return m_resultsController->openRun(id);
-}
-
 bool MainWindow::compareRuns(const QList<qint64> &ids)
 {
     return m_resultsController->compareRuns(ids);
-}
-
-std::vector<RunListEntry> MainWindow::baselineCandidates() const
-{
-    return m_resultsController->baselineCandidates();
-}
-
-bool MainWindow::compareCurrentWith(qint64 baselineId)
-{
-    return m_resultsController->compareCurrentWith(baselineId);
-}
-
-bool MainWindow::exportTo(const QString &path, const QString &format, bool comparison, QString *error)
-{
-    return m_resultsController->exportTo(path, format, comparison, error);
-}
-
-int MainWindow::importReports(const QStringList &files, QString *error)
-{
-    return m_resultsController->importReports(files, error);
-}
-
-RunStore *MainWindow::runStore() const
-{
-    return m_recorder->store();
-}
-
-RunWriter *MainWindow::runWriter() const
-{
-    return m_recorder->writer();
 }
 
 // Views and dialogs.

@@ -1,14 +1,8 @@
 #pragma once
 
-#include "abdialog.h"
-#include "scenariodocuments.h"
-#include "store/runstore.h"
 #include "transport/transports.h"
 
 #include <QMainWindow>
-
-#include <functional>
-#include <memory>
 
 class QLabel;
 class QMenu;
@@ -16,7 +10,6 @@ class QTabWidget;
 
 namespace rpcscope {
 
-class AbController;
 class BuiltinServers;
 class ComparePage;
 class HistoryPage;
@@ -26,19 +19,18 @@ class RunController;
 class RunLauncher;
 class RunPage;
 class RunRecorder;
-class RunWriter;
+class ScenarioDocuments;
 class ScenarioPage;
 class SchemaController;
 class SchemaPanel;
 class TargetsPanel;
-struct RunRecord;
 struct RunSnapshot;
 
 /**
  * The workbench window. It builds the docks, pages, menus and status bar and wires them to the controllers that do
  * the work: BuiltinServers (the built-in targets), SchemaController (the loaded schema), ScenarioDocuments (open and
  * save), RunLauncher (single and A/B runs) and ResultsController (the shown run, history, comparisons, exports).
- * The public methods below forward to them, for main() and the tests.
+ * The controllers and pages are reachable for main() and the tests.
  */
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -52,39 +44,21 @@ public:
      */
     bool startEmbeddedDefault(QString *error = nullptr, const QString &serverProgram = {});
 
-    // Schema (SchemaController).
+    // What main() asks of the window; each forwards to the controller that does it.
     bool openProtoFiles(const QStringList &files, const QStringList &importPaths = {});
-    bool openProtosets(const QStringList &files);
-    void loadFromReflection(const QString &address);
-
-    // Scenario documents (ScenarioDocuments).
     bool openScenario(const QString &path, QString *error = nullptr);
-    bool saveScenario(const QString &path, QString *error = nullptr);
-    QString scenarioPath() const;
-    void setOpenPathAsker(ScenarioDocuments::PathAsker ask);
-    void setUnsavedChangesAsker(std::function<int()> ask);
-    void setTrustAsker(std::function<bool(const QString &path, const QString &command)> ask);
-
-    // Runs (RunLauncher).
     void startRun();
     void stopRun();
-    bool startAb(const AbRequest &request, QString *error);
     RunController *runController() const;
-    AbController *abController() const;
-    QString builtinAddress() const;
-
-    // Results (ResultsController, RunRecorder).
-    const RunRecord *currentRun() const;
-    bool openRun(qint64 id);
     bool compareRuns(const QList<qint64> &ids);
-    std::vector<RunListEntry> baselineCandidates() const;
-    bool compareCurrentWith(qint64 baselineId);
-    bool exportTo(const QString &path, const QString &format, bool comparison, QString *error);
-    int importReports(const QStringList &files, QString *error);
+
+    BuiltinServers *builtinServers() const { return m_builtin; }
+    SchemaController *schemaController() const { return m_schema; }
+    ScenarioDocuments *scenarioDocuments() const { return m_documents; }
+    RunLauncher *runLauncher() const { return m_launcher; }
     ResultsController *resultsController() const { return m_resultsController; }
-    RunStore *runStore() const;
-    /// Writes the live runs' progress off the GUI thread; null when the history is not open.
-    RunWriter *runWriter() const;
+    /// The run history: the store the GUI thread reads, the writer thread of the live runs.
+    RunRecorder *runRecorder() const { return m_recorder; }
 
     SchemaPanel *schemaPanel() const { return m_schemaPanel; }
     TargetsPanel *targetsPanel() const { return m_targets; }
@@ -93,12 +67,6 @@ public:
     MatrixPage *matrixPage() const { return m_matrix; }
     HistoryPage *historyPage() const { return m_history; }
     ComparePage *comparePage() const { return m_compare; }
-
-Q_SIGNALS:
-    /// A schema replaced the previous one (from any source); @p origin says from where.
-    void schemaLoaded(const QString &origin);
-    /// Loading a schema failed; the errors are listed in the schema dock.
-    void schemaFailed(const QString &why);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
