@@ -1,8 +1,14 @@
 #pragma once
 // What the GUI test executables share: one window offscreen, on a throwaway run history, with the embedded
 // default (built-in servers started from the rpcscope-cli next to the tests), and helpers that drive it.
+#include "builtinservers.h"
 #include "mainwindow.h"
+#include "resultscontroller.h"
+#include "runlauncher.h"
 #include "runpage.h"
+#include "runrecorder.h"
+#include "scenariodocuments.h"
+#include "schemacontroller.h"
 
 #include <QComboBox>
 #include <QMessageBox>
@@ -72,7 +78,7 @@ protected:
         m_window = std::make_unique<MainWindow>();
         child<QTabWidget>("scenarioTabs")->setCurrentIndex(0); // the tab is remembered across sessions
         // No modal question may block the suite: unsaved changes are discarded unless a test says otherwise.
-        m_window->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
+        m_window->scenarioDocuments()->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
         QString error;
         QVERIFY2(m_window->startEmbeddedDefault(&error, QStringLiteral(RPCSCOPE_CLI)), qPrintable(error));
         m_window->show();

@@ -1,5 +1,6 @@
 // The window offscreen, driven through its widgets as a user would; the built-in server is real. Stored runs,
 // comparisons, exports and A/B runs are in tst_guiresults.cpp.
+#include "builtinservers.h"
 #include "guifixture.h"
 #include "mainwindow.h"
 #include "matrixpage.h"
@@ -86,7 +87,7 @@ private Q_SLOTS:
     {
         // Whatever happens below, the next tests start from the default scenario.
         const auto reset = qScopeGuard([this] {
-            m_window->setTrustAsker([](const QString &, const QString &) { return false; });
+            m_window->scenarioDocuments()->setTrustAsker([](const QString &, const QString &) { return false; });
             m_window->findChild<QAction *>(QStringLiteral("actionNewScenario"))->trigger();
         });
         QTemporaryDir dir;
@@ -100,14 +101,14 @@ private Q_SLOTS:
         QString error;
         QVERIFY(document.save(path, &error));
         QStringList asked;
-        m_window->setTrustAsker([&asked](const QString &, const QString &c) {
+        m_window->scenarioDocuments()->setTrustAsker([&asked](const QString &, const QString &c) {
             asked << c;
             return false;
         });
         QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
         QCOMPARE(asked, QStringList { command });
         QCOMPARE(m_window->scenarioPage()->scenario().target, QStringLiteral("builtin")); // refused: nothing starts
-        m_window->setTrustAsker([](const QString &, const QString &) { return true; });
+        m_window->scenarioDocuments()->setTrustAsker([](const QString &, const QString &) { return true; });
         QVERIFY(m_window->openScenario(path, &error));
         QCOMPARE(m_window->scenarioPage()->scenario().target, command);
         m_window->startRun();
@@ -117,8 +118,9 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
         QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 150ULL);
         QVERIFY(m_window->runController()->lastSnapshot().hasServerStats); // the command's CPU and RSS were sampled
-        QCOMPARE(m_window->currentRun()->target, command);
-        QCOMPARE(m_window->currentRun()->server.value(QStringLiteral("command")).toString(), command);
+        QCOMPARE(m_window->resultsController()->currentRun()->target, command);
+        QCOMPARE(
+            m_window->resultsController()->currentRun()->server.value(QStringLiteral("command")).toString(), command);
 
         // A command that exits at once: the run does not start, the window says why and stays usable.
         m_window->scenarioPage()->setTarget(QStringLiteral("sh -c 'echo bad server $1; exit 3' sh {port}"));
@@ -215,9 +217,9 @@ private Q_SLOTS:
     void schemaFromReflectionAndProtoset()
     {
         // Reflection runs on a worker thread: the GUI thread keeps serving events meanwhile.
-        QSignalSpy loaded(m_window.get(), &MainWindow::schemaLoaded);
-        QSignalSpy failed(m_window.get(), &MainWindow::schemaFailed);
-        m_window->loadFromReflection(m_window->builtinAddress());
+        QSignalSpy loaded(m_window->schemaController(), &SchemaController::schemaLoaded);
+        QSignalSpy failed(m_window->schemaController(), &SchemaController::schemaFailed);
+        m_window->schemaController()->loadFromReflection(m_window->builtinServers()->address());
         QVERIFY(loaded.wait(15000));
         QVERIFY(loaded.first().first().toString().contains(QStringLiteral("reflection")));
         QVERIFY(m_window->schemaPanel()
@@ -226,7 +228,7 @@ private Q_SLOTS:
                     .size()
             == 1);
         // A server that is not there: an error listed, the schema kept, within the deadline.
-        m_window->loadFromReflection(QStringLiteral("127.0.0.1:1"));
+        m_window->schemaController()->loadFromReflection(QStringLiteral("127.0.0.1:1"));
         QVERIFY(failed.wait(15000));
         QVERIFY2(failed.first().first().toString().contains(QStringLiteral("127.0.0.1:1")),
             qPrintable(failed.first().first().toString()));
@@ -240,12 +242,12 @@ private Q_SLOTS:
                 QStringLiteral("--include_imports"), QStringLiteral("--descriptor_set_out=") + protoset,
                 QStringLiteral("rpcscope/bench/v1/bench.proto") });
         QVERIFY(protoc.waitForFinished(30000));
-        QVERIFY(m_window->openProtosets({ protoset }));
+        QVERIFY(m_window->schemaController()->openProtosets({ protoset }));
         QFile garbage(dir.filePath(QStringLiteral("garbage.protoset")));
         QVERIFY(garbage.open(QIODevice::WriteOnly));
         garbage.write("not a protoset");
         garbage.close();
-        QVERIFY(!m_window->openProtosets({ garbage.fileName() }));
+        QVERIFY(!m_window->schemaController()->openProtosets({ garbage.fileName() }));
         QVERIFY(m_window->scenarioPage()->validateNow()); // the previous schema stays
         // Leave a schema whose source outlives this test (the protoset's folder goes away with it).
         QVERIFY(m_window->openProtoFiles(
@@ -267,7 +269,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("echo.rpcscope.json"));
         QString error;
-        QVERIFY2(m_window->saveScenario(path, &error), qPrintable(error));
+        QVERIFY2(m_window->scenarioDocuments()->save(path, &error), qPrintable(error));
         QVERIFY(!m_window->isWindowModified());
         QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("echo.rpcscope.json")));
         // Change everything, then reopen: the editor shows the saved document again.
@@ -296,7 +298,7 @@ private Q_SLOTS:
         broken.close();
         QVERIFY(!m_window->openScenario(broken.fileName(), &error));
         QVERIFY2(error.contains(QStringLiteral("load.calls")), qPrintable(error));
-        QCOMPARE(m_window->scenarioPath(), path);
+        QCOMPARE(m_window->scenarioDocuments()->path(), path);
         child<QLineEdit>("durationEdit")->clear();
         setMetadata({});
         child<QLineEdit>("maxReceiveEdit")->clear();
@@ -323,6 +325,24 @@ private Q_SLOTS:
         QVERIFY(m_window->scenarioPage()->validateNow());
         m_window->scenarioPage()->setTransport(TransportKind::Grpc);
         QVERIFY(m_window->scenarioPage()->validateNow());
+    }
+
+    void builtinServersSayWhenTheirProcessDies()
+    {
+        // A second set beside the window's: killed from outside, they report it without being asked.
+        BuiltinServers servers;
+        QSignalSpy changed(&servers, &BuiltinServers::runningChanged);
+        QString error;
+        QVERIFY2(servers.start(QStringLiteral(RPCSCOPE_CLI), &error), qPrintable(error));
+        QVERIFY(servers.pid() > 0);
+        QVERIFY(servers.isTarget(servers.address()));
+        QCOMPARE(servers.targets().size(), 3);
+        QVERIFY(servers.description().contains(QString::number(servers.pid())));
+        QVERIFY(::kill(static_cast<pid_t>(servers.pid()), SIGKILL) == 0);
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(changed.first().first().toBool(), false);
+        servers.stop();
+        QVERIFY(servers.address().isEmpty());
     }
 
     void stopKeepsMeasurements()
@@ -458,7 +478,7 @@ private Q_SLOTS:
             qPrintable(panel->errorList()->item(0)->text()));
         const QString imports = QStringLiteral(RPCSCOPE_TEST_DATA "/imports");
         panel->setFolderAsker([&imports] { return imports; });
-        QSignalSpy loaded(m_window.get(), &MainWindow::schemaLoaded);
+        QSignalSpy loaded(m_window->schemaController(), &SchemaController::schemaLoaded);
         QTest::mouseClick(child<QPushButton>("addImportPath"), Qt::LeftButton);
         QCOMPARE(panel->importPaths(), QStringList { imports });
         QCOMPARE(loaded.size(), 1); // added folder: the .proto files are loaded again, now with their import
@@ -467,7 +487,7 @@ private Q_SLOTS:
         // The document names the paths the schema loaded with.
         QTemporaryDir docs;
         QString error;
-        QVERIFY(m_window->saveScenario(docs.filePath(QStringLiteral("p.rpcscope.json")), &error));
+        QVERIFY(m_window->scenarioDocuments()->save(docs.filePath(QStringLiteral("p.rpcscope.json")), &error));
         const auto saved = Scenario::load(docs.filePath(QStringLiteral("p.rpcscope.json")), &error);
         QVERIFY2(saved, qPrintable(error));
         QCOMPARE(saved->importPaths, QStringList { imports });
@@ -528,7 +548,7 @@ private Q_SLOTS:
         // Unsaved changes are asked about first; Cancel keeps them.
         int questions = 0;
         int reply = QMessageBox::Cancel;
-        m_window->setUnsavedChangesAsker([&] {
+        m_window->scenarioDocuments()->setUnsavedChangesAsker([&] {
             ++questions;
             return reply;
         });
@@ -546,10 +566,10 @@ private Q_SLOTS:
         setMetadata({ { QStringLiteral("x-menu"), QStringLiteral("1") } });
         child<QSpinBox>("clientThreadsEdit")->setValue(2);
         QString error;
-        QVERIFY2(m_window->saveScenario(path, &error), qPrintable(error));
+        QVERIFY2(m_window->scenarioDocuments()->save(path, &error), qPrintable(error));
 
         newAction->trigger();
-        QVERIFY(m_window->scenarioPath().isEmpty());
+        QVERIFY(m_window->scenarioDocuments()->path().isEmpty());
         QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("untitled")));
         QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         QVERIFY(child<QLineEdit>("durationEdit")->text().isEmpty());
@@ -559,7 +579,7 @@ private Q_SLOTS:
         QStringList asked;
         QString answer; // cancelled first
         QString askedFilter;
-        m_window->setOpenPathAsker([&](const QString &caption, const QString &filter) {
+        m_window->scenarioDocuments()->setOpenPathAsker([&](const QString &caption, const QString &filter) {
             asked << caption;
             askedFilter = filter;
             return answer;
@@ -567,18 +587,18 @@ private Q_SLOTS:
         openAction->trigger();
         QCOMPARE(asked.size(), 1);
         QVERIFY2(askedFilter.contains(QStringLiteral("*.rpcscope.json")), qPrintable(askedFilter));
-        QVERIFY(m_window->scenarioPath().isEmpty()); // cancelling changes nothing
+        QVERIFY(m_window->scenarioDocuments()->path().isEmpty()); // cancelling changes nothing
         answer = path;
         openAction->trigger();
         QCOMPARE(asked.size(), 2);
-        QCOMPARE(m_window->scenarioPath(), path);
+        QCOMPARE(m_window->scenarioDocuments()->path(), path);
         QCOMPARE(child<QLineEdit>("durationEdit")->text(), QStringLiteral("3s"));
         QCOMPARE(child<QTableWidget>("metadataTable")->item(0, 0)->text(), QStringLiteral("x-menu"));
         QCOMPARE(child<QSpinBox>("clientThreadsEdit")->value(), 2);
         QVERIFY(!m_window->isWindowModified());
         newAction->trigger();
-        m_window->setOpenPathAsker([](const QString &, const QString &) { return QString(); });
-        m_window->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
+        m_window->scenarioDocuments()->setOpenPathAsker([](const QString &, const QString &) { return QString(); });
+        m_window->scenarioDocuments()->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
     }
 
     void metadataTableRoundTrip()

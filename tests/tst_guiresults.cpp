@@ -8,6 +8,7 @@
 #include "historypage.h"
 #include "qcp.h"
 #include "replicatechart.h"
+#include "resultscontroller.h"
 #include "runcontroller.h"
 #include "runlistmodel.h"
 #include "scenariopage.h"
@@ -20,6 +21,7 @@
 #include <QLineEdit>
 #include <QScopeGuard>
 #include <QSpinBox>
+#include <QStatusBar>
 
 #include <algorithm>
 
@@ -63,7 +65,7 @@ private Q_SLOTS:
 
     void runsAreSavedOpenedComparedAndExported()
     {
-        RunStore *store = m_window->runStore();
+        RunStore *store = m_window->runRecorder()->store();
         QVERIFY(store && store->isOpen());
         QString error;
         const size_t before = store->list({}, &error).size();
@@ -71,7 +73,7 @@ private Q_SLOTS:
         QTest::mouseClick(child<QPushButton>("runButton"), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
         // The writer thread stores the end; the History page refreshes when it says so.
-        QVERIFY(m_window->runWriter()->flush(std::chrono::seconds(10)));
+        QVERIFY(m_window->runRecorder()->writer()->flush(std::chrono::seconds(10)));
         const std::vector<RunListEntry> rows = store->list({}, &error);
         QCOMPARE(rows.size(), before + 1);
         QCOMPARE(rows.front().status, QStringLiteral("finished"));
@@ -79,10 +81,23 @@ private Q_SLOTS:
         QCOMPARE(rows.front().target, QStringLiteral("builtin"));
         QTRY_COMPARE(m_window->historyPage()->model()->rowCount(), static_cast<int>(rows.size()));
 
-        // An earlier run opens on the Run page again, whole.
-        QVERIFY(m_window->openRun(rows.back().id));
-        QCOMPARE(m_window->currentRun()->id, rows.back().id);
+        // An earlier run opens on the Run page again, whole (read off the GUI thread).
+        QVERIFY(m_window->resultsController()->openRun(rows.back().id));
+        QVERIFY(m_window->resultsController()->isLoading());
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
+        QCOMPARE(m_window->resultsController()->currentRun()->id, rows.back().id);
         QCOMPARE(summaryValue(QStringLiteral("Calls")), QString::number(rows.back().calls));
+        // Asked for another run before the first is read: only the last one asked for is shown.
+        QVERIFY(m_window->resultsController()->openRun(rows.front().id));
+        QVERIFY(m_window->resultsController()->openRun(rows.back().id));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
+        QCOMPARE(m_window->resultsController()->currentRun()->id, rows.back().id);
+        // A run that is not there: the status bar says so and the Run page keeps its run.
+        QVERIFY(m_window->resultsController()->openRun(999999));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
+        QCOMPARE(m_window->resultsController()->currentRun()->id, rows.back().id);
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("no run #999999")),
+            qPrintable(m_window->statusBar()->currentMessage()));
 
         QTemporaryDir out;
         const QList<QPair<QString, QString>> formats { { QStringLiteral("html"), QStringLiteral("run.html") },
@@ -93,39 +108,46 @@ private Q_SLOTS:
             { QStringLiteral("ghz-json"), QStringLiteral("ghz.json") },
             { QStringLiteral("markdown"), QStringLiteral("run.md") } };
         for (const auto &[format, file] : formats) {
-            QVERIFY2(m_window->exportTo(out.filePath(file), format, false, &error), qPrintable(format + u' ' + error));
+            QVERIFY2(m_window->resultsController()->exportTo(out.filePath(file), format, false, &error),
+                qPrintable(format + u' ' + error));
             QVERIFY2(QFileInfo(out.filePath(file)).size() > 100, qPrintable(file));
         }
-        QVERIFY(!m_window->exportTo(QStringLiteral("/proc/no/such/run.html"), QStringLiteral("html"), false, &error));
+        QVERIFY(!m_window->resultsController()->exportTo(
+            QStringLiteral("/proc/no/such/run.html"), QStringLiteral("html"), false, &error));
         QVERIFY2(error.contains(QStringLiteral("/proc/no/such")), qPrintable(error));
 
         // Two runs compared: overlays, the table, the verdict; exported as one HTML report.
         QVERIFY(m_window->compareRuns({ rows.back().id, rows.front().id }));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
         ComparePage *compare = m_window->comparePage();
         QCOMPARE(compare->runs().size(), 2);
         QVERIFY(compare->table()->rowCount() >= 10);
         QVERIFY(!compare->verdictText().isEmpty());
         QCOMPARE(compare->plot(0)->graphCount(), 2);
-        QVERIFY(m_window->exportTo(out.filePath(QStringLiteral("cmp.html")), QStringLiteral("html"), true, &error));
+        QVERIFY(m_window->resultsController()->exportTo(
+            out.filePath(QStringLiteral("cmp.html")), QStringLiteral("html"), true, &error));
         QFile html(out.filePath(QStringLiteral("cmp.html")));
         QVERIFY(html.open(QIODevice::ReadOnly));
         QVERIFY(QString::fromUtf8(html.readAll()).contains(compare->verdictText().section(u':', 0, 0).toHtmlEscaped()));
 
         // The run on the Run page against an earlier one of its method (Run > Compare with a previous run).
-        QVERIFY(m_window->openRun(rows.front().id));
-        const std::vector<RunListEntry> baselines = m_window->baselineCandidates();
+        QVERIFY(m_window->resultsController()->openRun(rows.front().id));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
+        QCOMPARE(m_window->resultsController()->currentRun()->id, rows.front().id);
+        const std::vector<RunListEntry> baselines = m_window->resultsController()->baselineCandidates();
         QVERIFY(!baselines.empty());
         QVERIFY(std::none_of(
             baselines.cbegin(), baselines.cend(), [&](const RunListEntry &e) { return e.id == rows.front().id; }));
         QVERIFY(std::all_of(baselines.cbegin(), baselines.cend(),
-            [&](const RunListEntry &e) { return e.method == m_window->currentRun()->method; }));
-        QVERIFY(m_window->compareCurrentWith(baselines.front().id));
+            [&](const RunListEntry &e) { return e.method == m_window->resultsController()->currentRun()->method; }));
+        QVERIFY(m_window->resultsController()->compareCurrentWith(baselines.front().id));
+        QTRY_VERIFY(!m_window->resultsController()->isLoading());
         QCOMPARE(compare->baseline()->id, baselines.front().id);
         QCOMPARE(compare->candidate()->id, rows.front().id);
         QVERIFY(!compare->verdictText().isEmpty());
 
         // What was exported as JSON comes back through import as a new run with the same numbers.
-        QCOMPARE(m_window->importReports(
+        QCOMPARE(m_window->resultsController()->importReports(
                      { out.filePath(QStringLiteral("run.json")), out.filePath(QStringLiteral("ghz.json")) }, &error),
             2);
         QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -140,9 +162,9 @@ private Q_SLOTS:
         request.targets[1].environment = { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("20ms") } };
         child<QSpinBox>("callsEdit")->setValue(600);
         QString error;
-        QVERIFY2(m_window->startAb(request, &error), qPrintable(error));
+        QVERIFY2(m_window->runLauncher()->startAb(request, &error), qPrintable(error));
         QVERIFY(!child<QPushButton>("runButton")->isEnabled());
-        QTRY_VERIFY_WITH_TIMEOUT(!m_window->abController()->isRunning(), 90000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runLauncher()->abController()->isRunning(), 90000);
         ComparePage *compare = m_window->comparePage();
         QCOMPARE(compare->runs().size(), 2);
         QVERIFY2(compare->comparison().regressions.contains(QStringLiteral("p50")), qPrintable(compare->verdictText()));
@@ -164,12 +186,12 @@ private Q_SLOTS:
             expected += static_cast<int>(shown.a.size() + shown.b.size());
         QCOMPARE(dots, expected);
         QVERIFY(compare->basisText().contains(comparison.basis()));
-        const auto &records = m_window->abController()->records();
+        const auto &records = m_window->runLauncher()->abController()->records();
         QVERIFY(records[0].id > 0 && records[1].id > 0);
         QCOMPARE(records[0].snapshot.callsOk(), 600ULL);
         QCOMPARE(records[1].snapshot.callsOk(), 600ULL);
-        QVERIFY(m_window->runWriter()->flush(std::chrono::seconds(10)));
-        const auto stored = m_window->runStore()->load(records[1].id, &error);
+        QVERIFY(m_window->runRecorder()->writer()->flush(std::chrono::seconds(10)));
+        const auto stored = m_window->runRecorder()->store()->load(records[1].id, &error);
         QVERIFY2(stored, qPrintable(error));
         QCOMPARE(stored->status, QStringLiteral("finished"));
         QVERIFY(stored->server.value(QStringLiteral("env"))
@@ -185,15 +207,15 @@ private Q_SLOTS:
         request.block = QStringLiteral("500"); // B's first block comes soon
         child<QSpinBox>("callsEdit")->setValue(2'000'000); // far more than the test waits for
         QString error;
-        QVERIFY2(m_window->startAb(request, &error), qPrintable(error));
-        AbController *ab = m_window->abController();
+        QVERIFY2(m_window->runLauncher()->startAb(request, &error), qPrintable(error));
+        AbController *ab = m_window->runLauncher()->abController();
         QTRY_VERIFY_WITH_TIMEOUT(ab->records()[1].id > 0 && ab->snapshot(1).callsOk() > 0, 60000);
         const std::array<qint64, 2> ids { ab->records()[0].id, ab->records()[1].id };
         QVERIFY(m_window->close());
         QVERIFY(!ab->isRunning());
         // Written by the time close() returns: nothing for the next start to find as interrupted.
         for (const qint64 id : ids) {
-            const auto run = m_window->runStore()->load(id, &error);
+            const auto run = m_window->runRecorder()->store()->load(id, &error);
             QVERIFY2(run, qPrintable(error));
             QCOMPARE(run->status, QStringLiteral("stopped"));
             QVERIFY(run->snapshot.callsOk() > 0);

@@ -5,19 +5,22 @@
 #include "store/runwriter.h"
 #include "util/units.h"
 
+#include <QtConcurrent/QtConcurrentRun>
+
 namespace rpcscope {
 
 AbController::AbController(RunRecorder *recorder, QObject *parent) : QObject(parent), m_recorder(recorder)
 {
+    m_pool.setMaxThreadCount(1);
     m_timer.setInterval(100);
     connect(&m_timer, &QTimer::timeout, this, &AbController::poll);
+    connect(&m_worker, &QFutureWatcherBase::finished, this, &AbController::workerFinished);
 }
 
 AbController::~AbController()
 {
     stop();
-    if (m_worker.joinable())
-        m_worker.join();
+    m_worker.waitForFinished();
 }
 
 bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &request, const QString &cliPath,
@@ -27,8 +30,7 @@ bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &re
         *error = tr("An A/B run is going already.");
         return false;
     }
-    if (m_worker.joinable())
-        m_worker.join();
+    m_worker.waitForFinished();
     m_sides = sides;
     m_request = request;
     m_cliPath = cliPath;
@@ -42,11 +44,10 @@ bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &re
         m_phase = tr("Starting the servers ...");
         m_error.clear();
         m_runnerStarted = false;
-        m_workerDone = false;
         m_serverDescriptions = {};
     }
     m_running = true;
-    m_worker = std::thread([this] { work(); });
+    m_worker.setFuture(QtConcurrent::run(&m_pool, [this] { work(); }));
     m_timer.start();
     return true;
 }
@@ -62,9 +63,8 @@ void AbController::stopAndFinish()
     if (!m_running)
         return;
     stop();
-    if (m_worker.joinable())
-        m_worker.join();
-    poll(); // the worker is done: this is the last poll, which writes the runs' end
+    m_worker.waitForFinished();
+    workerFinished(); // now, not when the watcher says so: the window closes before that
 }
 
 bool AbController::isRunning() const
@@ -79,7 +79,6 @@ void AbController::work()
     auto fail = [this](const QString &why) {
         std::lock_guard lock(m_mutex);
         m_error = why;
-        m_workerDone = true;
     };
     for (int side = 0; side < 2 && !m_stop; ++side) {
         QString why;
@@ -158,33 +157,32 @@ void AbController::work()
     std::lock_guard lock(m_mutex);
     if (!m_runner.error().isEmpty())
         m_error = m_runner.error();
-    m_workerDone = true;
+}
+
+void AbController::beginRunsOnceStarted(QString *error)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_runnerStarted || m_begun)
+            return;
+    }
+    m_begun = true;
+    QString why;
+    for (size_t i = 0; i < 2; ++i) {
+        {
+            std::lock_guard lock(m_mutex);
+            m_records[i].server = m_serverDescriptions[i];
+        }
+        if (m_recorder->store() && !m_recorder->store()->beginRun(&m_records[i], &why))
+            *error = why;
+    }
 }
 
 void AbController::poll()
 {
-    bool started = false;
-    bool done = false;
     QString error;
-    {
-        std::lock_guard lock(m_mutex);
-        started = m_runnerStarted;
-        done = m_workerDone;
-        error = m_error;
-    }
-    QString why;
-    if (started && !m_begun) {
-        m_begun = true;
-        for (size_t i = 0; i < 2; ++i) {
-            {
-                std::lock_guard lock(m_mutex);
-                m_records[i].server = m_serverDescriptions[i];
-            }
-            if (m_recorder->store() && !m_recorder->store()->beginRun(&m_records[i], &why))
-                error = why;
-        }
-    }
-    if (started) {
+    beginRunsOnceStarted(&error);
+    if (m_begun) {
         const int blocks = m_runner.blocksDone();
         if (blocks != m_shownBlocks) {
             m_shownBlocks = blocks;
@@ -194,26 +192,33 @@ void AbController::poll()
             }
         }
     }
-    if (done) {
-        m_timer.stop();
-        if (m_worker.joinable())
-            m_worker.join();
-        m_running = false;
-        if (started) {
-            for (int side = 0; side < 2; ++side) {
-                RunRecord &r = m_records[static_cast<size_t>(side)];
-                r.snapshot = m_runner.snapshot(side);
-                r.rawSamples = m_runner.rawSamples(side);
-                r.status = m_runner.wasStopped() ? QStringLiteral("stopped") : QStringLiteral("finished");
-                if (r.id > 0)
-                    m_recorder->writer()->finish(r.id, r.snapshot, r.rawSamples, r.status);
-            }
+    Q_EMIT progressed();
+}
+
+void AbController::workerFinished()
+{
+    if (!m_running)
+        return; // stopAndFinish() ended it already
+    m_timer.stop();
+    m_running = false;
+    QString error;
+    {
+        std::lock_guard lock(m_mutex);
+        error = m_error;
+    }
+    beginRunsOnceStarted(&error);
+    if (m_begun) {
+        for (int side = 0; side < 2; ++side) {
+            RunRecord &r = m_records[static_cast<size_t>(side)];
+            r.snapshot = m_runner.snapshot(side);
+            r.rawSamples = m_runner.rawSamples(side);
+            r.status = m_runner.wasStopped() ? QStringLiteral("stopped") : QStringLiteral("finished");
+            if (r.id > 0)
+                m_recorder->writer()->finish(r.id, r.snapshot, r.rawSamples, r.status);
         }
-        Q_EMIT progressed();
-        Q_EMIT finished(error);
-        return;
     }
     Q_EMIT progressed();
+    Q_EMIT finished(error);
 }
 
 RunSnapshot AbController::snapshot(int side) const

@@ -4,23 +4,26 @@
 #include "engine/abrunner.h"
 #include "store/runrecord.h"
 
+#include <QFutureWatcher>
 #include <QObject>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 namespace rpcscope {
 
 class RunRecorder;
 
 /**
- * An A/B run from the GUI. The servers are started, the blocks run and the servers stopped on a worker thread of
- * this controller's own (starting a server may take seconds: never on the GUI thread); the GUI thread polls on a
- * timer and shows progress; both runs go into the history as they grow (inserted here for their ids, written by
- * the recorder's writer thread).
+ * An A/B run from the GUI. The servers are started, the blocks run and the servers stopped by a job on a thread
+ * pool of this controller's own (starting a server may take seconds: never on the GUI thread; its one thread lives
+ * as long as the job, and so as long as the servers it started). The GUI thread pulls progress on a coalescing
+ * timer and learns of the end from the job's QFutureWatcher; both runs go into the history as they grow (inserted
+ * here for their ids, written by the recorder's writer thread).
  */
 class AbController : public QObject {
     Q_OBJECT
@@ -56,7 +59,12 @@ Q_SIGNALS:
 
 private:
     void work();
+    /// Progress, on the timer: inserts the runs once the blocks begin, hands their growth to the writer.
     void poll();
+    /// The job ended: the runs' end is written and finished() emitted.
+    void workerFinished();
+    /// Inserts both runs once the runner has started; false with @p error when the store refuses.
+    void beginRunsOnceStarted(QString *error);
 
     RunRecorder *m_recorder;
     AbRequest m_request;
@@ -65,14 +73,14 @@ private:
     std::array<AbSide, 2> m_sides;
     std::array<RunRecord, 2> m_records;
     AbRunner m_runner;
-    std::thread m_worker;
+    QThreadPool m_pool;
+    QFutureWatcher<void> m_worker;
     QTimer m_timer;
 
     mutable std::mutex m_mutex;
     QString m_phase; ///< guarded
     QString m_error; ///< guarded
     bool m_runnerStarted = false; ///< guarded
-    bool m_workerDone = false; ///< guarded
     std::atomic<bool> m_stop { false };
     std::array<QJsonObject, 2> m_serverDescriptions; ///< guarded
     bool m_begun = false; ///< GUI thread: runs inserted into the store

@@ -2,10 +2,14 @@
 
 #include <QMetaObject>
 #include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace rpcscope {
 
-CommandServer::CommandServer(QObject *parent) : QObject(parent) { }
+CommandServer::CommandServer(QObject *parent) : QObject(parent)
+{
+    m_pool.setMaxThreadCount(64); // one per server alive or stopping: a job never waits for another to end
+}
 
 CommandServer::~CommandServer()
 {
@@ -16,18 +20,15 @@ CommandServer::~CommandServer()
         }
         slot->wake.notify_all();
     }
-    for (auto &slot : m_slots) {
-        if (slot->thread.joinable())
-            slot->thread.join();
-    }
+    m_pool.waitForDone();
 }
 
 void CommandServer::reap()
 {
-    // Threads whose server has stopped are joined here, never while one is still in its grace period.
+    // Slots whose server has stopped are dropped here, never while one is still in its grace period.
     for (auto it = m_slots.begin(); it != m_slots.end();) {
         if ((*it)->done) {
-            (*it)->thread.join();
+            (*it)->job.waitForFinished(); // returns at once: the job sets done last
             it = m_slots.erase(it);
         } else {
             ++it;
@@ -42,7 +43,7 @@ void CommandServer::start(const ServerCommand &command)
     auto slot = std::make_unique<Slot>();
     Slot *s = slot.get();
     QPointer<CommandServer> self(this);
-    s->thread = std::thread([this, self, s, command] {
+    s->job = QtConcurrent::run(&m_pool, [this, self, s, command] {
         RunningServer server;
         QString error;
         const QString address = server.start(command, &error);

@@ -2,22 +2,24 @@
 
 #include "server/servercommand.h"
 
+#include <QFuture>
 #include <QObject>
+#include <QThreadPool>
 
 #include <atomic>
 #include <condition_variable>
 #include <list>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 namespace rpcscope {
 
 /**
  * Server commands started for GUI runs. Starting may take seconds (the server gets ready), so each server is
- * started on a worker thread of its own, which also owns it until stop(): a child is told to end when the thread
- * that started it ends (PR_SET_PDEATHSIG), so that thread lives exactly as long as the server should. A server
- * still stopping (its grace period) does not hold up the next one.
+ * started by a job on a thread pool of this object's own (QtConcurrent::run, the ui's one idiom), which also owns
+ * it until stop(): a child is told to end when the thread that started it ends (PR_SET_PDEATHSIG), so the job holds
+ * its thread exactly as long as the server should live. A server still stopping (its grace period) does not hold up
+ * the next one: the pool has a thread for each.
  */
 class CommandServer : public QObject {
     Q_OBJECT
@@ -39,7 +41,7 @@ Q_SIGNALS:
 
 private:
     struct Slot {
-        std::thread thread;
+        QFuture<void> job;
         std::mutex mutex;
         std::condition_variable wake;
         bool stopRequested = false;
@@ -50,6 +52,7 @@ private:
     void reap();
 
     std::list<std::unique_ptr<Slot>> m_slots; ///< the last one is current
+    QThreadPool m_pool; ///< declared last: destroyed (and waited for) before the slots its jobs use
 };
 
 } // namespace rpcscope

@@ -7,19 +7,18 @@
 #include "store/environment.h"
 
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPointer>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 #include <utility>
@@ -248,8 +247,8 @@ QTableWidget *ComparePage::table()
 
 void ComparePage::settle()
 {
-    if (m_pending.valid())
-        showComparison(m_generation); // get() below waits for it
+    if (m_comparing)
+        showComparison(m_generation); // result() below waits for it
 }
 
 void ComparePage::recompute()
@@ -260,6 +259,7 @@ void ComparePage::recompute()
     m_differences->clear();
     m_basis->clear();
     m_spread->clearComparison(); // the dots of the pair shown before are not this pair's
+    m_comparing = false;
     m_pending = {};
     const quint64 generation = ++m_generation;
     if (!a || !b) {
@@ -270,36 +270,31 @@ void ComparePage::recompute()
     }
     CompareOptions options;
     options.threshold = threshold();
-    // Copies: the runs may be replaced while the pool works on these.
-    auto task = std::make_shared<std::promise<Comparison>>();
-    m_pending = task->get_future().share();
     m_verdict->setText(tr("Comparing ..."));
     m_verdict->setStyleSheet(QString());
-    QThreadPool::globalInstance()->start(
-        [task, generation, page = QPointer<ComparePage>(this), snapshotA = a->snapshot, snapshotB = b->snapshot,
-            rawA = okLatenciesUs(a->rawSamples), rawB = okLatenciesUs(b->rawSamples), options] {
-            task->set_value(!rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
-                                                           : compareRuns(snapshotA, snapshotB, options));
-            // Back on the GUI thread; the page may be gone by then (the pointer is checked there, where it lives), and
-            // at exit the application too.
-            QCoreApplication *app = QCoreApplication::instance();
-            if (!app)
-                return;
-            QMetaObject::invokeMethod(
-                app,
-                [page, generation] {
-                    if (page)
-                        page->showComparison(generation);
-                },
-                Qt::QueuedConnection);
-        });
+    // Copies: the runs may be replaced while the pool works on these. The watcher reports on this thread, where a
+    // result older than the newest computation is dropped.
+    m_pending
+        = QtConcurrent::run([snapshotA = a->snapshot, snapshotB = b->snapshot, rawA = okLatenciesUs(a->rawSamples),
+                                rawB = okLatenciesUs(b->rawSamples), options] {
+              return !rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
+                                                    : compareRuns(snapshotA, snapshotB, options);
+          });
+    m_comparing = true;
+    auto *watcher = new QFutureWatcher<Comparison>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        showComparison(generation);
+    });
+    watcher->setFuture(m_pending);
 }
 
 void ComparePage::showComparison(quint64 generation)
 {
-    if (generation != m_generation || !m_pending.valid())
+    if (generation != m_generation || !m_comparing)
         return; // a newer computation has started, or this one is shown already
-    m_comparison = m_pending.get();
+    m_comparison = m_pending.result();
+    m_comparing = false;
     m_pending = {};
     const RunRecord *a = baseline();
     const RunRecord *b = candidate();

@@ -6,7 +6,7 @@
 #include <QList>
 #include <QWidget>
 
-#include <future>
+#include <QFuture>
 
 class QComboBox;
 class QCustomPlot;
@@ -40,7 +40,7 @@ public:
     /// The comparison shown; while it is being computed (off this thread), waits for it.
     const Comparison &comparison();
     /// A comparison is being computed; comparisonChanged() follows when it is shown.
-    bool isComparing() const { return m_pending.valid(); }
+    bool isComparing() const { return m_comparing; }
     void setThreshold(double fraction);
     double threshold() const;
     /// The verdict line (waits for a comparison being computed, as comparison() does).
@@ -75,7 +75,8 @@ private:
 
     QList<RunRecord> m_runs;
     Comparison m_comparison;
-    std::shared_future<Comparison> m_pending; ///< the computation in flight, if any
+    QFuture<Comparison> m_pending; ///< the computation in flight, if m_comparing
+    bool m_comparing = false;
     quint64 m_generation = 0; ///< of the newest computation started
     QComboBox *m_baseline = nullptr;
     QComboBox *m_candidate = nullptr;

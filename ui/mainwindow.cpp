@@ -1,33 +1,25 @@
-// The window, its docks and menus, schema loading and live runs (see mainwindow.h for the other files).
+// The window: its docks, pages, menus and status bar, wired to the controllers that do the work.
 #include "mainwindow.h"
 
 #include "abcontroller.h"
-#include "abdialog.h"
-#include "commandserver.h"
+#include "builtinservers.h"
 #include "comparepage.h"
 #include "historypage.h"
 #include "matrixpage.h"
-#include "report/rawsamples.h"
+#include "resultscontroller.h"
 #include "runcontroller.h"
+#include "runlauncher.h"
 #include "runpage.h"
 #include "runrecorder.h"
-#include "scenario/scenario.h"
+#include "scenariodocuments.h"
 #include "scenariopage.h"
+#include "schemacontroller.h"
 #include "schemapanel.h"
-#include "server/builtingrpcserver.h"
-#include "server/builtinhttpserver.h"
-#include "server/serverprocess.h"
-#include "store/environment.h"
-#include "store/runstore.h"
 #include "targetspanel.h"
 #include "util/buildinfo.h"
-#include "util/units.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QCloseEvent>
-#include <QCoreApplication>
-#include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QDockWidget>
@@ -37,19 +29,15 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QInputDialog>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QSaveFile>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QThread>
-#include <QTimer>
 
 namespace rpcscope {
 
@@ -60,24 +48,52 @@ MainWindow::MainWindow(QWidget *parent)
     , m_scenario(new ScenarioPage)
     , m_runPage(new RunPage)
     , m_matrix(new MatrixPage([this](const ScenarioPage::Variation &variation, QString *error) {
-        if (m_controller->isRunning()) {
-            *error = tr("a single run is going; stop it first");
-            return std::optional<ScenarioPage::Prepared>();
-        }
-        auto prepared = m_scenario->prepare(error, &variation);
-        if (prepared && m_builtinProcess && m_builtinTargets.values().contains(prepared->target.address))
-            prepared->plan.serverPid = m_builtinProcess->pid();
-        return prepared;
+        return m_launcher->prepareVariation(variation, error);
     }))
     , m_results(new QTabWidget)
-    , m_controller(new RunController(this))
+    , m_compare(new ComparePage)
     , m_statusTarget(new QLabel)
     , m_statusState(new QLabel)
     , m_statusRate(new QLabel)
+    , m_recorder(new RunRecorder(this))
+    , m_builtin(new BuiltinServers(this))
+    , m_schema(new SchemaController(m_schemaPanel, this))
+    , m_documents(new ScenarioDocuments(m_scenario, m_schema, this))
 {
     setObjectName(QStringLiteral("mainWindow"));
     setAcceptDrops(true);
+    openHistory();
+    m_history = new HistoryPage(m_recorder->store());
+    m_launcher = new RunLauncher(m_scenario, m_matrix, m_builtin, m_recorder, this);
+    m_resultsController
+        = new ResultsController(m_recorder, m_launcher->runController(), m_runPage, m_history, m_compare, this);
 
+    createDocks();
+    createPages();
+    createStatusBar();
+    createMenus();
+    connectControllers();
+
+    setWindowTitle(tr("untitled[*] — rpcscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/rpcscope/icons/rpcscope.svg")));
+    resize(1400, 860);
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::openHistory()
+{
+    // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
+    QString error;
+    if (!m_recorder->open(qEnvironmentVariable("RPCSCOPE_DB", RunStore::defaultPath()), &error))
+        statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000); // runs still run
+}
+
+void MainWindow::createDocks()
+{
     auto *schemaDock = new QDockWidget(tr("Schema"), this);
     schemaDock->setObjectName(QStringLiteral("schemaDock"));
     schemaDock->setWidget(m_schemaPanel);
@@ -86,18 +102,10 @@ MainWindow::MainWindow(QWidget *parent)
     targetsDock->setObjectName(QStringLiteral("targetsDock"));
     targetsDock->setWidget(m_targets);
     addDockWidget(Qt::LeftDockWidgetArea, targetsDock);
-    connect(m_targets, &TargetsPanel::targetActivated, this, [this](TransportKind kind, const QString &address) {
-        m_scenario->setTransport(kind);
-        m_scenario->setTarget(address);
-    });
-    // The built-in servers' process can die (killed, crashed): say so where they are listed.
-    auto *watch = new QTimer(this);
-    connect(watch, &QTimer::timeout, this, [this] {
-        if (m_builtinProcess)
-            m_targets->setBuiltinRunning(m_builtinProcess->isRunning());
-    });
-    watch->start(1000);
+}
 
+void MainWindow::createPages()
+{
     auto *central = new QSplitter(Qt::Horizontal);
     central->setObjectName(QStringLiteral("centralSplitter"));
     central->addWidget(m_scenario);
@@ -107,56 +115,20 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->setTabToolTip(1,
         tr("The method over transports x codecs x payloads: how much protobuf/gRPC gains over "
            "JSON/HTTP or msgpack-rpc, and how much of it is the codec."));
-    m_recorder = new RunRecorder(this);
-    {
-        // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
-        QString error;
-        if (!m_recorder->open(qEnvironmentVariable("RPCSCOPE_DB", RunStore::defaultPath()), &error))
-            statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000); // runs still run
-    }
-    m_history = new HistoryPage(m_recorder->store());
-    connect(m_recorder, &RunRecorder::failed, this,
-        [this](const QString &why) { statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000); });
-    connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
-    m_compare = new ComparePage;
-    m_ab = new AbController(m_recorder, this);
     m_results->addTab(m_history, tr("History"));
     m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
     m_results->addTab(m_compare, tr("Compare runs"));
     m_results->setTabToolTip(
         3, tr("Runs overlaid, the change per metric with its confidence interval, and the verdict."));
-    connect(m_history, &HistoryPage::openRunRequested, this, &MainWindow::openRun);
-    connect(m_history, &HistoryPage::compareRequested, this, [this](const QList<qint64> &ids) { compareRuns(ids); });
-    connect(m_ab, &AbController::progressed, this, [this] {
-        m_statusState->setText(tr("A/B"));
-        statusBar()->showMessage(m_ab->progressText());
-    });
-    connect(m_ab, &AbController::finished, this, [this](const QString &error) {
-        m_scenario->setRunning(false);
-        m_statusState->setText(tr("Idle"));
-        m_history->refresh();
-        const auto &records = m_ab->records();
-        const bool measured = records[0].snapshot.callsCompleted() > 0 || records[1].snapshot.callsCompleted() > 0;
-        // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
-        m_announceComparison = error.isEmpty() && measured;
-        if (measured) {
-            m_compare->setRuns({ records[0], records[1] });
-            m_results->setCurrentWidget(m_compare);
-        }
-        if (!error.isEmpty())
-            statusBar()->showMessage(tr("A/B: %1").arg(error));
-    });
-    connect(m_compare, &ComparePage::comparisonChanged, this, [this] {
-        if (!std::exchange(m_announceComparison, false))
-            return;
-        statusBar()->showMessage(tr("A/B finished: %1").arg(m_compare->comparison().verdictLine()), 30000);
-    });
     central->addWidget(m_results);
     central->setStretchFactor(0, 0);
     central->setStretchFactor(1, 1);
     m_scenario->setMinimumWidth(340);
     setCentralWidget(central);
+}
 
+void MainWindow::createStatusBar()
+{
     m_statusTarget->setObjectName(QStringLiteral("statusTarget"));
     m_statusState->setObjectName(QStringLiteral("statusState"));
     m_statusRate->setObjectName(QStringLiteral("statusRate"));
@@ -169,91 +141,43 @@ MainWindow::MainWindow(QWidget *parent)
         m_statusState->sizeHint().height());
     m_statusRate->setFixedSize(m_statusRate->fontMetrics().horizontalAdvance(QStringLiteral("9,999,999 req/s")) + 16,
         m_statusRate->sizeHint().height());
-
-    createMenus();
-
-    connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
-    connect(m_schemaPanel, &SchemaPanel::importPathsChanged, this, [this](const QStringList &paths) {
-        if (m_pendingProtos.isEmpty())
-            return; // no .proto files in use: the paths serve the next load
-        if (loadProtos(m_pendingProtos, paths)) {
-            m_schemaPanel->selectMethod(m_scenario->method());
-            setWindowModified(true); // the document names its import paths
-        }
-    });
-    connect(m_scenario, &ScenarioPage::edited, this, [this] { setWindowModified(true); });
-    connect(m_scenario, &ScenarioPage::runRequested, this, &MainWindow::startRun);
-    connect(m_scenario, &ScenarioPage::stopRequested, this, &MainWindow::stopRun);
-    connect(m_controller, &RunController::snapshotAvailable, this, &MainWindow::showSnapshot);
-    connect(m_controller, &RunController::snapshotAvailable, this,
-        [this](const RunSnapshot &s) { m_recorder->progress(m_current.get(), s); });
-    m_commandServer = new CommandServer(this);
-    connect(m_commandServer, &CommandServer::ready, this, [this](const QString &address) {
-        if (!m_pendingRun)
-            return;
-        std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_pendingRun);
-        prepared->target.address
-            = prepared->transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
-            ? QStringLiteral("http://") + address
-            : address;
-        prepared->plan.serverPid = m_commandServer->pid();
-        launchRun(*prepared, std::move(m_pendingRawFile));
-    });
-    connect(m_commandServer, &CommandServer::failed, this, [this](const QString &error) {
-        m_pendingRun.reset();
-        m_pendingRawFile.reset();
-        m_scenario->setRunning(false);
-        m_statusState->setText(tr("Idle"));
-        statusBar()->showMessage(tr("The server command did not start"), 15000);
-        // Not modal: the window stays usable while the server's output is read.
-        auto *box = new QMessageBox(QMessageBox::Warning, tr("Server command"),
-            tr("The server command did not start:\n%1").arg(error), QMessageBox::Ok, this);
-        box->setObjectName(QStringLiteral("serverCommandError"));
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-    });
-    connect(m_controller, &RunController::runFinished, this, [this](const RunSnapshot &snapshot) {
-        showSnapshot(snapshot);
-        m_recorder->finish(m_current.get(), snapshot, m_controller->rawSamples());
-        std::vector<CheckResult> checks;
-        for (const Check &check : m_runChecks)
-            checks.push_back(evaluateCheck(check, snapshot));
-        m_runPage->showChecks(checks);
-        m_commandServer->stop();
-        m_scenario->setRunning(false);
-        statusBar()->showMessage(tr("Run %1: %2 calls, %3 failed")
-                                     .arg(runStateName(snapshot.state))
-                                     .arg(snapshot.callsCompleted())
-                                     .arg(snapshot.callsFailed()),
-            10000);
-        writeRawSamples();
-    });
-    m_askOpenPath = [this](const QString &caption, const QString &filter) {
-        return QFileDialog::getOpenFileName(this, caption, QString(), filter);
-    };
-    m_askTrust = [this](const QString &path, const QString &command) {
-        return QMessageBox::warning(this, tr("Server command"),
-                   tr("%1 starts this program when it runs:\n\n%2\n\nRun it? Choose No to use the built-in "
-                      "server instead.")
-                       .arg(QFileInfo(path).fileName(), command),
-                   QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
-            == QMessageBox::Yes;
-    };
-    m_askUnsaved = [this] {
-        return static_cast<int>(
-            QMessageBox::question(this, tr("Unsaved scenario"), tr("The scenario has unsaved changes. Save them?"),
-                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save));
-    };
-
-    setWindowTitle(tr("untitled[*] — rpcscope"));
-    setWindowIcon(QIcon(QStringLiteral(":/rpcscope/icons/rpcscope.svg")));
-    resize(1400, 860);
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
-MainWindow::~MainWindow() = default;
+void MainWindow::connectControllers()
+{
+    QStatusBar *status = statusBar();
+    connect(m_targets, &TargetsPanel::targetActivated, this, &MainWindow::pointScenarioAt);
+    // The built-in servers' process can die (killed, crashed): say so where they are listed.
+    connect(m_builtin, &BuiltinServers::runningChanged, m_targets, &TargetsPanel::setBuiltinRunning);
+
+    connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
+    connect(m_schema, &SchemaController::schemaChanged, m_scenario, &ScenarioPage::setSchema);
+    connect(m_schema, &SchemaController::statusMessage, status, &QStatusBar::showMessage);
+    connect(m_schema, &SchemaController::reloadedForImportPaths, this, &MainWindow::schemaReloadedForImportPaths);
+
+    connect(m_documents, &ScenarioDocuments::statusMessage, status, &QStatusBar::showMessage);
+    connect(m_documents, &ScenarioDocuments::recentFilesChanged, this, &MainWindow::updateRecentMenu);
+
+    connect(m_scenario, &ScenarioPage::runRequested, m_launcher, &RunLauncher::startRun);
+    connect(m_scenario, &ScenarioPage::stopRequested, m_launcher, &RunLauncher::stopRun);
+    connect(m_launcher, &RunLauncher::snapshotAvailable, this, &MainWindow::showSnapshot);
+    connect(m_launcher, &RunLauncher::runLaunched, m_resultsController, &ResultsController::showLiveRun);
+    connect(m_launcher, &RunLauncher::remoteTargetUsed, m_targets, &TargetsPanel::addRecent);
+    connect(m_launcher, &RunLauncher::checksJudged, m_runPage, &RunPage::showChecks);
+    connect(m_launcher, &RunLauncher::stateChanged, m_statusState, &QLabel::setText);
+    connect(m_launcher, &RunLauncher::statusMessage, status, &QStatusBar::showMessage);
+    connect(m_launcher, &RunLauncher::serverCommandFailed, this, &MainWindow::showServerCommandError);
+    connect(m_launcher, &RunLauncher::abStarted, m_compare, &ComparePage::setThreshold);
+    connect(m_launcher, &RunLauncher::abFinished, this, &MainWindow::showAbRuns);
+
+    connect(m_recorder, &RunRecorder::failed, this, &MainWindow::showHistoryWriteError);
+    connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
+    connect(m_history, &HistoryPage::openRunRequested, m_resultsController, &ResultsController::openRun);
+    connect(m_history, &HistoryPage::compareRequested, m_resultsController, &ResultsController::compareRuns);
+    connect(m_resultsController, &ResultsController::pageRequested, m_results, &QTabWidget::setCurrentWidget);
+    connect(m_resultsController, &ResultsController::runDescribed, m_statusTarget, &QLabel::setText);
+    connect(m_resultsController, &ResultsController::statusMessage, status, &QStatusBar::showMessage);
+}
 
 void MainWindow::createMenus()
 {
@@ -263,77 +187,25 @@ void MainWindow::createMenus()
         action->setObjectName(QLatin1String(name));
         return action;
     };
-    named(file->addAction(tr("&New scenario"), this,
-              [this] {
-                  if (maybeSave())
-                      newScenario();
-              }),
-        "actionNewScenario")
+    named(file->addAction(tr("&New scenario"), m_documents, &ScenarioDocuments::newAfterAsking), "actionNewScenario")
         ->setShortcut(QKeySequence::New);
-    named(file->addAction(tr("&Open scenario…"), this,
-              [this] {
-                  if (!maybeSave())
-                      return;
-                  const QString path = m_askOpenPath(
-                      tr("Open scenario"), tr("rpcscope scenarios (*.rpcscope.json);;JSON (*.json);;All files (*)"));
-                  QString error;
-                  if (!path.isEmpty() && !openScenario(path, &error))
-                      QMessageBox::warning(this, tr("Open scenario"), error);
-              }),
-        "actionOpenScenario")
+    named(file->addAction(tr("&Open scenario…"), m_documents, &ScenarioDocuments::openWithDialog), "actionOpenScenario")
         ->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &recent"));
-    named(file->addAction(tr("&Save scenario"), this,
-              [this] {
-                  QString error;
-                  const QString path = m_scenarioPath.isEmpty()
-                      ? QFileDialog::getSaveFileName(this, tr("Save scenario"), tr("scenario.rpcscope.json"),
-                          tr("rpcscope scenarios (*.rpcscope.json)"))
-                      : m_scenarioPath;
-                  if (!path.isEmpty() && !saveScenario(path, &error))
-                      QMessageBox::warning(this, tr("Save scenario"), error);
-              }),
-        "actionSaveScenario")
+    named(file->addAction(tr("&Save scenario"), m_documents, &ScenarioDocuments::saveWithDialog), "actionSaveScenario")
         ->setShortcut(QKeySequence::Save);
-    named(file->addAction(tr("Save scenario &as…"), this,
-              [this] {
-                  QString error;
-                  const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario as"),
-                      m_scenarioPath.isEmpty() ? tr("scenario.rpcscope.json") : m_scenarioPath,
-                      tr("rpcscope scenarios (*.rpcscope.json)"));
-                  if (!path.isEmpty() && !saveScenario(path, &error))
-                      QMessageBox::warning(this, tr("Save scenario"), error);
-              }),
+    named(file->addAction(tr("Save scenario &as…"), m_documents, &ScenarioDocuments::saveAsWithDialog),
         "actionSaveScenarioAs")
         ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     updateRecentMenu();
-    QAction *open = file->addAction(tr("&Open .proto files…"), this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(
-            this, tr("Open .proto files"), QString(), tr("Protocol Buffers (*.proto);;All files (*)"));
-        if (!files.isEmpty())
-            openProtoFiles(files);
-    });
+    QAction *open = file->addAction(tr("&Open .proto files…"), this, &MainWindow::openProtosWithDialog);
     open->setObjectName(QStringLiteral("actionOpenProtos"));
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     open->setToolTip(tr("Load .proto files; imports are resolved from their folder and the well-known types."));
-    file->addAction(tr("Open &protoset…"), this,
-            [this] {
-                const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open protosets"), QString(),
-                    tr("Protosets (*.protoset *.pb *.desc *.bin);;All files (*)"));
-                if (!files.isEmpty())
-                    openProtosets(files);
-            })
+    file->addAction(tr("Open &protoset…"), this, &MainWindow::openProtosetsWithDialog)
         ->setToolTip(tr("Load compiled descriptors, as protoc --descriptor_set_out --include_imports writes them."));
-    file->addAction(tr("Schema from &server reflection…"), this,
-            [this] {
-                bool ok = false;
-                const QString address = QInputDialog::getText(this, tr("Server reflection"),
-                    tr("gRPC server address (HOST:PORT):"), QLineEdit::Normal, m_builtinAddress, &ok)
-                                            .trimmed();
-                if (ok && !address.isEmpty())
-                    loadFromReflection(address);
-            })
+    file->addAction(tr("Schema from &server reflection…"), this, &MainWindow::reflectionWithDialog)
         ->setToolTip(tr("Ask a running gRPC server for its services and messages (grpc.reflection v1 or v1alpha)."));
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -345,27 +217,28 @@ void MainWindow::createMenus()
     exportRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportRun->setToolTip(
         tr("Write the run on the Run page as an HTML report, a chart, CSV, JSON, ghz JSON, hgrm or Markdown."));
-    connect(exportRun, &QAction::triggered, this, [this] { exportWithDialog(false); });
+    connect(exportRun, &QAction::triggered, m_resultsController, &ResultsController::exportRunWithDialog);
     file->insertAction(quit, exportRun);
     QAction *exportComparison = new QAction(tr("Export &comparison…"), this);
     exportComparison->setObjectName(QStringLiteral("actionExportComparison"));
-    connect(exportComparison, &QAction::triggered, this, [this] { exportWithDialog(true); });
+    connect(exportComparison, &QAction::triggered, m_resultsController, &ResultsController::exportComparisonWithDialog);
     file->insertAction(quit, exportComparison);
     QAction *import = new QAction(tr("&Import ghz or rpcscope reports…"), this);
     import->setObjectName(QStringLiteral("actionImport"));
     import->setToolTip(tr("Add ghz JSON reports (ghz -O json) or rpcscope JSON reports to the history."));
-    connect(import, &QAction::triggered, this, &MainWindow::importWithDialog);
+    connect(import, &QAction::triggered, m_resultsController, &ResultsController::importWithDialog);
     file->insertAction(quit, import);
     file->insertSeparator(quit);
 
     QMenu *run = menuBar()->addMenu(tr("&Run"));
-    QAction *start = run->addAction(tr("&Run"), this, &MainWindow::startRun);
+    QAction *start = run->addAction(tr("&Run"), m_launcher, &RunLauncher::startRun);
     start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    QAction *stop = run->addAction(tr("&Stop"), this, &MainWindow::stopRun);
+    QAction *stop = run->addAction(tr("&Stop"), m_launcher, &RunLauncher::stopRun);
     stop->setShortcut(QKeySequence(Qt::Key_Escape));
 
     run->addSeparator();
-    QAction *previous = run->addAction(tr("Compare with a &previous run…"), this, &MainWindow::compareWithDialog);
+    QAction *previous = run->addAction(
+        tr("Compare with a &previous run…"), m_resultsController, &ResultsController::compareWithDialog);
     previous->setObjectName(QStringLiteral("actionCompareWithPrevious"));
     previous->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
     previous->setToolTip(
@@ -381,59 +254,16 @@ void MainWindow::createMenus()
 bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgram)
 {
     QString why;
-    const QString cli = serverProgram.isEmpty()
-        ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
-        : serverProgram;
-    m_cliProgram = cli;
-    // The three built-in servers in a child process (rpcscope-cli serve all), so the client's CPU is measured
-    // alone and the servers' can be measured too; in this process only when the CLI is missing.
-    if (QFileInfo(cli).isExecutable()) {
-        m_builtinProcess = std::make_unique<ServerProcess>();
-        if (m_builtinProcess->start(cli, { QStringLiteral("serve"), QStringLiteral("all") },
-                QStringLiteral("^(grpc=\\S+ http=\\S+ msgpack=\\S+)$"), std::chrono::seconds(10), &why)) {
-            for (const QString &part : m_builtinProcess->readyText().split(QLatin1Char(' '))) {
-                const QString value = part.section(QLatin1Char('='), 1);
-                if (part.startsWith(QStringLiteral("grpc=")))
-                    m_builtinTargets.insert(TransportKind::Grpc, value);
-                else if (part.startsWith(QStringLiteral("http=")))
-                    m_builtinTargets.insert(TransportKind::Http, value);
-                else if (part.startsWith(QStringLiteral("msgpack=")))
-                    m_builtinTargets.insert(TransportKind::Msgpack, value);
-            }
-            m_builtinAddress = m_builtinTargets.value(TransportKind::Grpc);
-            m_statusTarget->setText(tr("Built-in servers (pid %1): gRPC %2, HTTP %3, msgpack-rpc %4")
-                                        .arg(m_builtinProcess->pid())
-                                        .arg(m_builtinAddress, m_builtinTargets.value(TransportKind::Http),
-                                            m_builtinTargets.value(TransportKind::Msgpack)));
-        } else {
-            m_builtinProcess.reset();
-        }
+    if (!m_builtin->start(serverProgram, &why)) {
+        statusBar()->showMessage(tr("Built-in servers failed to start: %1").arg(why));
+        if (error)
+            *error = why;
+        return false;
     }
-    if (m_builtinAddress.isEmpty()) {
-        m_builtin = std::make_unique<BuiltinGrpcServer>();
-        m_builtinHttp = std::make_unique<BuiltinHttpServer>();
-        m_builtinMsgpack = std::make_unique<BuiltinMsgpackServer>();
-        if (!m_builtin->start(QStringLiteral("127.0.0.1"), 0, 0, &why)
-            || !m_builtinHttp->start(QStringLiteral("127.0.0.1"), 0, 0, &why)
-            || !m_builtinMsgpack->start(QStringLiteral("127.0.0.1"), 0, 0, &why)) {
-            m_builtin.reset();
-            m_builtinHttp.reset();
-            m_builtinMsgpack.reset();
-            statusBar()->showMessage(tr("Built-in servers failed to start: %1").arg(why));
-            if (error)
-                *error = why;
-            return false;
-        }
-        m_builtinAddress = m_builtin->address();
-        m_builtinTargets = { { TransportKind::Grpc, m_builtinAddress }, { TransportKind::Http, m_builtinHttp->url() },
-            { TransportKind::Msgpack, m_builtinMsgpack->address() } };
-        m_statusTarget->setText(tr("Built-in servers in this process (client CPU includes theirs): gRPC %1, HTTP %2, "
-                                   "msgpack-rpc %3")
-                                    .arg(m_builtinAddress, m_builtinHttp->url(), m_builtinMsgpack->address()));
-    }
-    m_scenario->setBuiltinTargets(m_builtinTargets);
-    m_targets->setBuiltin(m_builtinTargets, m_builtinProcess ? m_builtinProcess->pid() : 0);
-    setSchema(builtinBenchSchema(), tr("built in"));
+    m_statusTarget->setText(m_builtin->description());
+    m_scenario->setBuiltinTargets(m_builtin->targets());
+    m_targets->setBuiltin(m_builtin->targets(), m_builtin->pid());
+    m_schema->useBuiltin();
     m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
     m_scenario->setFills(QStringLiteral("payload=1KiB"));
@@ -441,207 +271,110 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     return true;
 }
 
-QString MainWindow::builtinAddress() const
-{
-    return m_builtinAddress;
-}
-
-bool MainWindow::applyLoaded(const SchemaLoadResult &result, const QString &origin)
-{
-    m_schemaPanel->setErrors(result.errors);
-    if (!result.ok()) {
-        statusBar()->showMessage(
-            tr("%n schema error(s); the previous schema stays loaded", nullptr, static_cast<int>(result.errors.size())),
-            15000);
-        Q_EMIT schemaFailed(result.errorText());
-        return false;
-    }
-    setSchema(result.schema, origin);
-    statusBar()->showMessage(tr("Loaded %1").arg(origin), 10000);
-    Q_EMIT schemaLoaded(origin);
-    return true;
-}
+// What main() asks of the window.
 
 bool MainWindow::openProtoFiles(const QStringList &files, const QStringList &importPaths)
 {
-    QStringList paths = m_schemaPanel->importPaths();
-    for (const QString &p : importPaths) {
-        if (!paths.contains(p))
-            paths << p;
-    }
-    return loadProtos(files, paths);
+    return m_schema->openProtoFiles(files, importPaths);
 }
 
-bool MainWindow::loadProtos(const QStringList &files, const QStringList &importPaths)
+bool MainWindow::openScenario(const QString &path, QString *error)
 {
-    QStringList names;
-    QStringList absolute;
-    for (const QString &f : files) {
-        names << QFileInfo(f).fileName();
-        absolute << QFileInfo(f).absoluteFilePath();
-    }
-    m_pendingProtos = absolute;
-    m_schemaPanel->setImportPaths(importPaths);
-    if (!applyLoaded(loadProtoFiles(files, importPaths), names.join(QStringLiteral(", "))))
-        return false;
-    m_schemaProtos = absolute;
-    m_schemaImportPaths = importPaths;
-    m_schemaProtosets.clear();
-    return true;
-}
-
-bool MainWindow::openProtosets(const QStringList &files)
-{
-    QStringList names;
-    for (const QString &f : files)
-        names << QFileInfo(f).fileName();
-    if (!applyLoaded(loadProtoset(files), names.join(QStringLiteral(", "))))
-        return false;
-    m_pendingProtos.clear();
-    m_schemaProtos.clear();
-    m_schemaImportPaths.clear();
-    m_schemaProtosets.clear();
-    for (const QString &f : files)
-        m_schemaProtosets << QFileInfo(f).absoluteFilePath();
-    return true;
-}
-
-void MainWindow::loadFromReflection(const QString &address)
-{
-    statusBar()->showMessage(tr("Asking %1 for its schema (server reflection)…").arg(address));
-    ReflectionTarget target;
-    target.address = address;
-    target.timeout = std::chrono::seconds(10);
-    // Reflection waits on the network: never on the GUI thread. The result comes back as a queued call.
-    auto result = std::make_shared<SchemaLoadResult>();
-    QThread *worker = QThread::create([target, result] { *result = loadSchemaFromReflection(target); });
-    connect(worker, &QThread::finished, this, [this, worker, result, address] {
-        worker->deleteLater();
-        if (applyLoaded(*result, tr("reflection at %1").arg(address))) {
-            // A document then names no schema source: rpcscope-cli asks the server by reflection too.
-            m_pendingProtos.clear();
-            m_schemaProtos.clear();
-            m_schemaImportPaths.clear();
-            m_schemaProtosets.clear();
-        }
-    });
-    worker->start();
-}
-
-void MainWindow::setSchema(const Schema &schema, const QString &origin)
-{
-    m_schema = schema;
-    m_schemaPanel->setSchema(schema, origin);
-    m_scenario->setSchema(schema);
+    return m_documents->open(path, error);
 }
 
 void MainWindow::startRun()
 {
-    if (m_controller->isRunning())
-        return;
-    if (m_matrix->isRunning()) {
-        statusBar()->showMessage(tr("Cannot run: the stack comparison is running; stop it first"), 10000);
-        return;
-    }
-    QString error;
-    auto prepared = m_scenario->prepare(&error);
-    if (prepared && m_builtinProcess && m_builtinTargets.values().contains(prepared->target.address))
-        prepared->plan.serverPid = m_builtinProcess->pid(); // sampled for the server's CPU and RSS
-    std::unique_ptr<QSaveFile> rawFile;
-    if (prepared && !prepared->rawSamplesPath.isEmpty()) {
-        // Opened before the run, as the CLI does: an unwritable path is known before any load is sent.
-        rawFile = std::make_unique<QSaveFile>(prepared->rawSamplesPath);
-        if (!rawFile->open(QIODevice::WriteOnly)) {
-            statusBar()->showMessage(
-                tr("Cannot run: raw samples %1: %2").arg(prepared->rawSamplesPath, rawFile->errorString()), 10000);
-            return;
-        }
-    }
-    if (!prepared) {
-        statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
-        return;
-    }
-    if (!prepared->serverCommand.isEmpty()) {
-        // The server comes first: started off the GUI thread; the run follows when it is ready.
-        ServerCommand command;
-        command.command = prepared->serverCommand;
-        m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
-        m_pendingRawFile = std::move(rawFile);
-        m_scenario->setRunning(true);
-        m_statusState->setText(tr("Starting"));
-        statusBar()->showMessage(tr("Starting %1 ...").arg(prepared->serverCommand));
-        m_commandServer->start(command);
-        return;
-    }
-    launchRun(*prepared, std::move(rawFile));
-}
-
-void MainWindow::launchRun(const ScenarioPage::Prepared &preparedRun, std::unique_ptr<QSaveFile> rawFile)
-{
-    QString error;
-    const ScenarioPage::Prepared *prepared = &preparedRun;
-    if (!m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &error)) {
-        statusBar()->showMessage(tr("Cannot run: %1").arg(error), 10000);
-        m_scenario->setRunning(false);
-        m_commandServer->stop();
-        return;
-    }
-    m_rawSamplesFile = std::move(rawFile);
-    // The run goes into the history from its first interval on (see RunRecorder).
-    m_current = std::make_unique<RunRecord>();
-    m_current->method = m_scenario->method();
-    m_current->transport = transportName(prepared->transport.kind);
-    m_current->codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
-    const bool builtinTarget = m_builtinTargets.values().contains(prepared->target.address);
-    m_current->target = builtinTarget        ? QStringLiteral("builtin")
-        : !prepared->serverCommand.isEmpty() ? prepared->serverCommand
-                                             : prepared->target.address;
-    if (!prepared->serverCommand.isEmpty()) {
-        ServerCommand command;
-        command.command = prepared->serverCommand;
-        m_current->server = command.describe();
-    }
-    m_current->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
-    m_current->environment = environmentFingerprint();
-    if (builtinTarget && m_builtinProcess)
-        m_current->server = QJsonObject { { QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all") } };
-    m_current->startedAt = QDateTime::currentDateTimeUtc();
-    QString storeError;
-    if (m_recorder->store() && !m_recorder->begin(m_current.get(), &storeError))
-        statusBar()->showMessage(tr("The run is not saved: %1").arg(storeError), 10000);
-    m_runPage->setRunName(m_current->displayName());
-    if (prepared->transport.kind != TransportKind::InProcess
-        && !m_builtinTargets.values().contains(prepared->target.address))
-        m_targets->addRecent(prepared->transport.kind, prepared->target.address);
-    m_runPage->clear();
-    m_runChecks = prepared->checks;
-    m_results->setCurrentWidget(m_runPage);
-    m_scenario->setRunning(true);
-    m_statusTarget->setText(prepared->transport.kind == TransportKind::InProcess
-            ? tr("%1, no RPC (%2 codec only)").arg(m_scenario->method(), codecName(*prepared->transport.codec))
-            : tr("%1 → %2 (%3/%4)")
-                  .arg(m_scenario->method(), prepared->target.address, transportName(prepared->transport.kind),
-                      codecName(*prepared->transport.codec)));
-}
-
-void MainWindow::writeRawSamples()
-{
-    if (!m_rawSamplesFile)
-        return;
-    const std::unique_ptr<QSaveFile> file = std::move(m_rawSamplesFile);
-    const std::vector<RawSample> samples = m_controller->rawSamples();
-    if (writeRawSamplesCsv(*file, samples) && file->commit())
-        statusBar()->showMessage(
-            tr("Wrote %n raw sample(s) to %1", nullptr, static_cast<int>(samples.size())).arg(file->fileName()), 15000);
-    else
-        statusBar()->showMessage(tr("Raw samples %1: %2").arg(file->fileName(), file->errorString()), 15000);
+    m_launcher->startRun();
 }
 
 void MainWindow::stopRun()
 {
-    m_controller->stop();
-    if (m_ab->isRunning())
-        m_ab->stop();
+    m_launcher->stopRun();
+}
+
+RunController *MainWindow::runController() const
+{
+    return m_launcher->runController();
+}
+
+bool MainWindow::compareRuns(const QList<qint64> &ids)
+{
+    return m_resultsController->compareRuns(ids);
+}
+
+// Views and dialogs.
+
+void MainWindow::updateRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = m_documents->recentFiles();
+    for (const QString &path : recent) {
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), m_documents, [this, path] { m_documents->openRecent(path); })
+            ->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::openProtosWithDialog()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Open .proto files"), QString(), tr("Protocol Buffers (*.proto);;All files (*)"));
+    if (!files.isEmpty())
+        m_schema->openProtoFiles(files);
+}
+
+void MainWindow::openProtosetsWithDialog()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Open protosets"), QString(), tr("Protosets (*.protoset *.pb *.desc *.bin);;All files (*)"));
+    if (!files.isEmpty())
+        m_schema->openProtosets(files);
+}
+
+void MainWindow::reflectionWithDialog()
+{
+    bool ok = false;
+    const QString address = QInputDialog::getText(this, tr("Server reflection"), tr("gRPC server address (HOST:PORT):"),
+        QLineEdit::Normal, m_builtin->address(), &ok)
+                                .trimmed();
+    if (ok && !address.isEmpty())
+        m_schema->loadFromReflection(address);
+}
+
+void MainWindow::showAbDialog()
+{
+    AbDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!m_launcher->startAb(dialog.request(), &error))
+        QMessageBox::warning(this, tr("Compare A/B"), error);
+}
+
+void MainWindow::showAbout()
+{
+    QString text = tr("<h3>rpcscope</h3><p>A workbench for RPC performance.</p><table>");
+    for (const auto &[name, version] : buildInfo())
+        text += QStringLiteral("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>")
+                    .arg(name.toHtmlEscaped(), version.toHtmlEscaped());
+    text += QStringLiteral("</table>");
+    QMessageBox::about(this, tr("About rpcscope"), text);
+}
+
+void MainWindow::pointScenarioAt(TransportKind kind, const QString &address)
+{
+    m_scenario->setTransport(kind);
+    m_scenario->setTarget(address);
+}
+
+void MainWindow::schemaReloadedForImportPaths()
+{
+    m_schemaPanel->selectMethod(m_scenario->method());
+    m_documents->setModified(true); // the document names its import paths
 }
 
 void MainWindow::showSnapshot(const RunSnapshot &snapshot)
@@ -653,14 +386,24 @@ void MainWindow::showSnapshot(const RunSnapshot &snapshot)
     m_statusRate->setText(tr("%1 req/s").arg(snapshot.requestsPerSecond(), 0, 'f', 0));
 }
 
-void MainWindow::showAbout()
+void MainWindow::showAbRuns(bool measured, const QString &error)
 {
-    QString text = tr("<h3>rpcscope</h3><p>A workbench for RPC performance.</p><table>");
-    for (const auto &[name, version] : buildInfo())
-        text += QStringLiteral("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>")
-                    .arg(name.toHtmlEscaped(), version.toHtmlEscaped());
-    text += QStringLiteral("</table>");
-    QMessageBox::about(this, tr("About rpcscope"), text);
+    m_resultsController->showAbRuns(m_launcher->abController()->records(), measured, error);
+}
+
+void MainWindow::showServerCommandError(const QString &error)
+{
+    // Not modal: the window stays usable while the server's output is read.
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Server command"),
+        tr("The server command did not start:\n%1").arg(error), QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("serverCommandError"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::showHistoryWriteError(const QString &why)
+{
+    statusBar()->showMessage(tr("Saving the run: %1").arg(why), 10000);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
@@ -690,28 +433,21 @@ void MainWindow::dropEvent(QDropEvent *event)
         }
     }
     if (!protosets.isEmpty()) {
-        openProtosets(protosets);
+        m_schema->openProtosets(protosets);
         event->acceptProposedAction();
     } else if (!files.isEmpty()) {
-        openProtoFiles(files, importPaths);
+        m_schema->openProtoFiles(files, importPaths);
         event->acceptProposedAction();
     }
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!maybeSave()) {
+    if (!m_documents->maybeSave()) {
         event->ignore();
         return;
     }
-    if (m_controller->isRunning()) {
-        // Kept as a stopped run, not left for the next start to find as interrupted.
-        m_controller->stop();
-        RunSnapshot last = m_controller->lastSnapshot();
-        last.state = RunState::Stopped;
-        m_recorder->finish(m_current.get(), last, m_controller->rawSamples());
-    }
-    m_ab->stopAndFinish(); // an A/B run, too, is kept as stopped with what both sides measured
+    m_launcher->stopForClose();
     if (!m_recorder->flush(std::chrono::seconds(10)))
         qWarning("rpcscope: the run history is still being written; the writer finishes before the program ends");
     QSettings settings;

@@ -2,46 +2,35 @@
 
 #include "transport/transports.h"
 
-#include <QMap>
-
-#include "scenariopage.h"
-#include "schema/schema.h"
-#include "store/runstore.h"
-
 #include <QMainWindow>
 
-#include <functional>
-#include <memory>
-
 class QLabel;
-class QSaveFile;
+class QMenu;
+class QTabWidget;
 
 namespace rpcscope {
 
-class BuiltinGrpcServer;
-class BuiltinHttpServer;
-class BuiltinMsgpackServer;
-class ServerProcess;
-class AbController;
-struct AbRequest;
+class BuiltinServers;
 class ComparePage;
 class HistoryPage;
 class MatrixPage;
-class RunStore;
-class RunWriter;
-class RunRecorder;
-struct RunRecord;
+class ResultsController;
 class RunController;
+class RunLauncher;
 class RunPage;
+class RunRecorder;
+class ScenarioDocuments;
 class ScenarioPage;
+class SchemaController;
 class SchemaPanel;
 class TargetsPanel;
 struct RunSnapshot;
 
 /**
- * The workbench window. It only wires the pages together: the schema dock, the scenario editor, the run page
- * and the run controller each own their part. mainwindow.cpp has the window, menus and live runs;
- * mainwindowdocuments.cpp the scenario documents; mainwindowresults.cpp stored runs, comparisons, exports, A/B.
+ * The workbench window. It builds the docks, pages, menus and status bar and wires them to the controllers that do
+ * the work: BuiltinServers (the built-in targets), SchemaController (the loaded schema), ScenarioDocuments (open and
+ * save), RunLauncher (single and A/B runs) and ResultsController (the shown run, history, comparisons, exports).
+ * The controllers and pages are reachable for main() and the tests.
  */
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -50,82 +39,34 @@ public:
     ~MainWindow() override;
 
     /**
-     * The embedded default: built-in server up on a free loopback port, bench proto loaded, Echo with 1 KiB.
-     * The server is @p serverProgram's `serve grpc` (default: rpcscope-cli next to this program), else in process.
+     * The embedded default: built-in servers up on free loopback ports, bench proto loaded, Echo with 1 KiB.
+     * The servers are @p serverProgram's `serve all` (default: rpcscope-cli next to this program), else in process.
      */
     bool startEmbeddedDefault(QString *error = nullptr, const QString &serverProgram = {});
-    /**
-     * Loads .proto files (what File > Open and a drop do) with @p importPaths added to the schema dock's. Errors
-     * are listed and the previous schema is kept; the files are loaded again when the dock's import paths change.
-     */
-    bool openProtoFiles(const QStringList &files, const QStringList &importPaths = {});
-    /// Loads protosets (FileDescriptorSet files); errors are listed and the previous schema is kept.
-    bool openProtosets(const QStringList &files);
-    /**
-     * Asks the gRPC server at @p address for its schema by reflection, on a worker thread (the window stays live;
-     * bounded by a 10 s deadline). schemaLoaded() or a listed error follows.
-     */
-    void loadFromReflection(const QString &address);
 
+    // What main() asks of the window; each forwards to the controller that does it.
+    bool openProtoFiles(const QStringList &files, const QStringList &importPaths = {});
+    bool openScenario(const QString &path, QString *error = nullptr);
     void startRun();
     void stopRun();
+    RunController *runController() const;
+    bool compareRuns(const QList<qint64> &ids);
 
-    /// Scenario documents (*.rpcscope.json, the format `rpcscope-cli run --scenario` reads).
-    bool openScenario(const QString &path, QString *error = nullptr);
-    bool saveScenario(const QString &path, QString *error = nullptr);
-    QString scenarioPath() const { return m_scenarioPath; }
-    /// Asks to save unsaved changes: true when it is fine to go on (saved, discarded, or nothing to save).
-    bool maybeSave();
-
-    /// Asks the user for a file to open, given a dialog caption and a name filter; empty = cancelled.
-    using PathAsker = std::function<QString(const QString &caption, const QString &filter)>;
-    /// Replaces the file dialog of File > Open scenario (tests drive the menu with it).
-    void setOpenPathAsker(PathAsker ask) { m_askOpenPath = std::move(ask); }
-    /// Replaces the "save unsaved changes?" question; @p ask returns QMessageBox::Save, Discard or Cancel.
-    void setUnsavedChangesAsker(std::function<int()> ask) { m_askUnsaved = std::move(ask); }
-    /// Test hook: what answers "this document starts COMMAND: run it?" (the default asks the user).
-    void setTrustAsker(std::function<bool(const QString &path, const QString &command)> ask)
-    {
-        m_askTrust = std::move(ask);
-    }
+    BuiltinServers *builtinServers() const { return m_builtin; }
+    SchemaController *schemaController() const { return m_schema; }
+    ScenarioDocuments *scenarioDocuments() const { return m_documents; }
+    RunLauncher *runLauncher() const { return m_launcher; }
+    ResultsController *resultsController() const { return m_resultsController; }
+    /// The run history: the store the GUI thread reads, the writer thread of the live runs.
+    RunRecorder *runRecorder() const { return m_recorder; }
 
     SchemaPanel *schemaPanel() const { return m_schemaPanel; }
     TargetsPanel *targetsPanel() const { return m_targets; }
     ScenarioPage *scenarioPage() const { return m_scenario; }
     RunPage *runPage() const { return m_runPage; }
-    RunController *runController() const { return m_controller; }
     MatrixPage *matrixPage() const { return m_matrix; }
     HistoryPage *historyPage() const { return m_history; }
     ComparePage *comparePage() const { return m_compare; }
-    RunStore *runStore() const;
-    /// Writes the live runs' progress off the GUI thread; null when the history is not open.
-    RunWriter *runWriter() const;
-    /// The run the Run page shows (the last one run here or one opened from the history), if any.
-    const RunRecord *currentRun() const;
-
-    /// Shows stored run @p id on the Run page; false with a status message when it cannot be loaded.
-    bool openRun(qint64 id);
-    /// Loads the stored runs @p ids (the first is the baseline) into the Compare runs page.
-    bool compareRuns(const QList<qint64> &ids);
-    /// Stored runs of the current run's method, newest first, the current run left out: baselines to compare with.
-    std::vector<RunListEntry> baselineCandidates() const;
-    /// Compares the current run (as candidate) with stored run @p baselineId, on the Compare runs page.
-    bool compareCurrentWith(qint64 baselineId);
-    /// Writes the current run (or, with @p comparison, the compared runs) to @p path in the format its suffix
-    /// (or @p format: a name exportFormatNames() knows, or html/png/pdf/svg) says; the status bar tells how it went.
-    bool exportTo(const QString &path, const QString &format, bool comparison, QString *error);
-    /// Imports ghz or rpcscope JSON reports into the history; returns how many were imported.
-    int importReports(const QStringList &files, QString *error);
-    /// Starts an A/B run of the scenario (what Run > Compare A/B does after its dialog).
-    bool startAb(const AbRequest &request, QString *error);
-    AbController *abController() const { return m_ab; }
-    QString builtinAddress() const;
-
-Q_SIGNALS:
-    /// A schema replaced the previous one (from any source); @p origin says from where.
-    void schemaLoaded(const QString &origin);
-    /// Loading a schema failed; the errors are listed in the schema dock.
-    void schemaFailed(const QString &why);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -133,65 +74,45 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    void setSchema(const Schema &schema, const QString &origin);
-    void newScenario();
-    void setScenarioPath(const QString &path);
-    void updateRecentMenu();
-    bool applyLoaded(const SchemaLoadResult &result, const QString &origin);
-    /// Loads @p files with exactly @p importPaths (shown in the schema dock).
-    bool loadProtos(const QStringList &files, const QStringList &importPaths);
-    void writeRawSamples();
-    void launchRun(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
-    void showAbDialog();
-    void compareWithDialog();
-    void exportWithDialog(bool comparison);
-    void importWithDialog();
+    void openHistory();
+    void createDocks();
+    void createPages();
+    void createStatusBar();
     void createMenus();
-    void showSnapshot(const RunSnapshot &snapshot);
-    void showAbout();
+    void connectControllers();
 
-    // The built-in server runs as a child process (rpcscope-cli serve grpc, next to this program) so the client's
-    // CPU is measured alone and the server's too; in process only when that program is missing.
-    std::unique_ptr<ServerProcess> m_builtinProcess;
-    std::unique_ptr<BuiltinGrpcServer> m_builtin;
-    std::unique_ptr<BuiltinHttpServer> m_builtinHttp;
-    std::unique_ptr<BuiltinMsgpackServer> m_builtinMsgpack;
-    QString m_builtinAddress; ///< the gRPC one
-    QMap<TransportKind, QString> m_builtinTargets;
-    Schema m_schema;
-    QStringList m_schemaProtos; ///< where the loaded schema came from, for the scenario document
-    QStringList m_schemaImportPaths;
-    QStringList m_schemaProtosets;
-    /// The .proto files last asked for, loaded or not: loaded again when the import paths change, since a missing
-    /// import is usually fixed by adding its folder.
-    QStringList m_pendingProtos;
-    std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
-    PathAsker m_askOpenPath;
-    std::function<int()> m_askUnsaved;
-    std::function<bool(const QString &, const QString &)> m_askTrust;
-    QString m_scenarioPath;
-    class QMenu *m_recentMenu = nullptr;
+    void updateRecentMenu();
+    void openProtosWithDialog();
+    void openProtosetsWithDialog();
+    void reflectionWithDialog();
+    void showAbDialog();
+    void showAbout();
+    void pointScenarioAt(TransportKind kind, const QString &address);
+    void schemaReloadedForImportPaths();
+    void showSnapshot(const RunSnapshot &snapshot);
+    void showAbRuns(bool measured, const QString &error);
+    void showServerCommandError(const QString &error);
+    void showHistoryWriteError(const QString &why);
+
     SchemaPanel *m_schemaPanel;
     TargetsPanel *m_targets;
     ScenarioPage *m_scenario;
     RunPage *m_runPage;
     MatrixPage *m_matrix;
-    class QTabWidget *m_results;
-    RunController *m_controller;
-    RunRecorder *m_recorder; ///< the run history: the store this thread reads, the writer thread
+    QTabWidget *m_results;
     HistoryPage *m_history = nullptr;
-    ComparePage *m_compare = nullptr;
-    AbController *m_ab = nullptr;
-    class CommandServer *m_commandServer = nullptr;
-    std::unique_ptr<ScenarioPage::Prepared> m_pendingRun; ///< waits for its server command to get ready
-    std::unique_ptr<QSaveFile> m_pendingRawFile;
-    std::unique_ptr<RunRecord> m_current; ///< what the Run page shows
-    std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
-    bool m_announceComparison = false; ///< an A/B run ended: show its verdict once computed
-    QString m_cliProgram; ///< rpcscope-cli, which serves the built-in servers (also for A/B)
+    ComparePage *m_compare;
+    QMenu *m_recentMenu = nullptr;
     QLabel *m_statusTarget;
     QLabel *m_statusState;
     QLabel *m_statusRate;
+
+    RunRecorder *m_recorder; ///< the run history: the store this thread reads, the writer thread
+    BuiltinServers *m_builtin;
+    SchemaController *m_schema;
+    ScenarioDocuments *m_documents;
+    RunLauncher *m_launcher = nullptr;
+    ResultsController *m_resultsController = nullptr;
 };
 
 } // namespace rpcscope

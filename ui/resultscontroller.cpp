@@ -1,37 +1,49 @@
-// MainWindow's results side: stored runs opened and compared, exports and imports, A/B runs. The window itself,
-// its docks, menus, scenario documents and live runs are in mainwindow.cpp.
-#include "mainwindow.h"
+#include "resultscontroller.h"
 
-#include "abcontroller.h"
-#include "abdialog.h"
+#include "backgroundjob.h"
 #include "chartrender.h"
 #include "comparepage.h"
 #include "export/exporter.h"
 #include "historypage.h"
 #include "htmlreport.h"
-#include "matrixpage.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "runrecorder.h"
-#include "store/environment.h"
 #include "store/runstore.h"
 #include "util/units.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
-#include <QJsonDocument>
-#include <QLabel>
 #include <QMessageBox>
 #include <QRegularExpression>
-#include <QStatusBar>
 #include <QTabWidget>
 
 namespace rpcscope {
 
 namespace {
+
+struct ReadRuns {
+    QList<RunRecord> runs;
+    QString error;
+};
+
+/// Whole runs @p ids of the history at @p path, read on the calling thread (Qt SQL connections are per thread).
+ReadRuns readRuns(const QString &path, const QList<qint64> &ids)
+{
+    ReadRuns read;
+    RunStore store;
+    if (!store.open(path, &read.error))
+        return read;
+    for (const qint64 id : ids) {
+        std::optional<RunRecord> run = store.load(id, &read.error);
+        if (!run)
+            return { {}, read.error };
+        read.runs << std::move(*run);
+    }
+    return read;
+}
 
 /// The formats File > Export offers, as file dialog filters, with the format each stands for.
 const QList<QPair<QString, QString>> &exportFilters(bool comparison)
@@ -64,69 +76,107 @@ const QList<QPair<QString, QString>> &exportFilters(bool comparison)
 
 } // namespace
 
-RunStore *MainWindow::runStore() const
+ResultsController::ResultsController(RunRecorder *recorder, RunController *live, RunPage *runPage, HistoryPage *history,
+    ComparePage *compare, QWidget *dialogParent)
+    : QObject(dialogParent)
+    , m_recorder(recorder)
+    , m_live(live)
+    , m_runPage(runPage)
+    , m_history(history)
+    , m_compare(compare)
+    , m_dialogParent(dialogParent)
 {
-    return m_recorder->store();
+    connect(m_compare, &ComparePage::comparisonChanged, this, &ResultsController::announceVerdict);
 }
 
-RunWriter *MainWindow::runWriter() const
+void ResultsController::showLiveRun(const std::shared_ptr<RunRecord> &run, const QString &description)
 {
-    return m_recorder->writer();
+    m_current = run;
+    m_runPage->setRunName(m_current->displayName());
+    m_runPage->clear();
+    Q_EMIT pageRequested(m_runPage);
+    Q_EMIT runDescribed(description);
 }
 
-const RunRecord *MainWindow::currentRun() const
+void ResultsController::showAbRuns(const std::array<RunRecord, 2> &records, bool measured, const QString &error)
 {
-    return m_current.get();
+    m_history->refresh();
+    // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
+    m_announceComparison = error.isEmpty() && measured;
+    if (measured) {
+        m_compare->setRuns({ records[0], records[1] });
+        Q_EMIT pageRequested(m_compare);
+    }
 }
 
-bool MainWindow::openRun(qint64 id)
+void ResultsController::announceVerdict()
+{
+    if (!std::exchange(m_announceComparison, false))
+        return;
+    Q_EMIT statusMessage(tr("A/B finished: %1").arg(m_compare->comparison().verdictLine()), 30000);
+}
+
+void ResultsController::loadRuns(
+    const QList<qint64> &ids, quint64 *generation, std::function<void(QList<RunRecord> runs)> show)
+{
+    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
+    const quint64 asked = ++*generation;
+    ++m_loading;
+    // A long run's samples and time series take a while to read: on a pool thread, with a connection of its own.
+    runInBackground(
+        this, [path = m_recorder->store()->path(), ids] { return readRuns(path, ids); },
+        [this, generation, asked, show = std::move(show)](const ReadRuns &read) {
+            --m_loading;
+            if (asked != *generation)
+                return; // asked for other runs since
+            if (!read.error.isEmpty())
+                Q_EMIT statusMessage(read.error, 10000);
+            else
+                show(read.runs);
+        });
+}
+
+bool ResultsController::openRun(qint64 id)
 {
     if (!m_recorder->store())
         return false;
-    if (m_controller->isRunning()) {
-        statusBar()->showMessage(tr("A run is going: stop it before opening another"), 10000);
+    if (m_live->isRunning()) {
+        Q_EMIT statusMessage(tr("A run is going: stop it before opening another"), 10000);
         return false;
     }
-    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
-    QString error;
-    std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
-    if (!run) {
-        statusBar()->showMessage(error, 10000);
-        return false;
+    loadRuns({ id }, &m_openGeneration, [this](QList<RunRecord> runs) { showOpenedRun(std::move(runs.first())); });
+    return true;
+}
+
+void ResultsController::showOpenedRun(RunRecord run)
+{
+    if (m_live->isRunning()) { // started while the run was read: the Run page is the live run's
+        Q_EMIT statusMessage(tr("A run is going: stop it before opening another"), 10000);
+        return;
     }
-    m_current = std::make_unique<RunRecord>(std::move(*run));
+    m_current = std::make_shared<RunRecord>(std::move(run));
     m_runPage->clear();
     m_runPage->setRunName(m_current->displayName());
-    m_results->setCurrentWidget(m_runPage);
+    Q_EMIT pageRequested(m_runPage);
     m_runPage->showSnapshot(m_current->snapshot);
-    m_statusTarget->setText(
+    Q_EMIT runDescribed(
         tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
             .arg(m_current->id)
             .arg(m_current->method, m_current->target, m_current->transport, m_current->codec, m_current->status));
-    return true;
 }
 
-bool MainWindow::compareRuns(const QList<qint64> &ids)
+bool ResultsController::compareRuns(const QList<qint64> &ids)
 {
     if (!m_recorder->store())
         return false;
-    m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
-    QList<RunRecord> runs;
-    QString error;
-    for (const qint64 id : ids) {
-        std::optional<RunRecord> run = m_recorder->store()->load(id, &error);
-        if (!run) {
-            statusBar()->showMessage(error, 10000);
-            return false;
-        }
-        runs << std::move(*run);
-    }
-    m_compare->setRuns(runs);
-    m_results->setCurrentWidget(m_compare);
+    loadRuns(ids, &m_compareGeneration, [this](const QList<RunRecord> &runs) {
+        m_compare->setRuns(runs);
+        Q_EMIT pageRequested(m_compare);
+    });
     return true;
 }
 
-bool MainWindow::exportTo(const QString &path, const QString &format, bool comparison, QString *error)
+bool ResultsController::exportTo(const QString &path, const QString &format, bool comparison, QString *error)
 {
     QList<const RunRecord *> runs;
     if (comparison) {
@@ -138,12 +188,12 @@ bool MainWindow::exportTo(const QString &path, const QString &format, bool compa
             return false;
         }
     } else {
-        if (!m_current || (m_current->snapshot.callsCompleted() == 0 && m_controller->isRunning())) {
+        if (!m_current || (m_current->snapshot.callsCompleted() == 0 && m_live->isRunning())) {
             *error = tr("No run to export: run the scenario or open a run from the History.");
             return false;
         }
         if (m_current->snapshot.callsCompleted() == 0 && m_current->snapshot.latency.isEmpty())
-            m_current->snapshot = m_controller->lastSnapshot();
+            m_current->snapshot = m_live->lastSnapshot();
         runs << m_current.get();
     }
     // The chart on screen is the one written.
@@ -177,7 +227,7 @@ bool MainWindow::exportTo(const QString &path, const QString &format, bool compa
     return writeFileAtomically(path, data, error);
 }
 
-void MainWindow::exportWithDialog(bool comparison)
+void ResultsController::exportWithDialog(bool comparison)
 {
     const auto &filters = exportFilters(comparison);
     QStringList names;
@@ -188,7 +238,7 @@ void MainWindow::exportWithDialog(bool comparison)
         ? QStringLiteral("comparison")
         : (m_current ? m_current->displayName() : QStringLiteral("run"))
               .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
-    QString path = QFileDialog::getSaveFileName(this, comparison ? tr("Export comparison") : tr("Export run"),
+    QString path = QFileDialog::getSaveFileName(m_dialogParent, comparison ? tr("Export comparison") : tr("Export run"),
         QDir::home().filePath(base), names.join(QStringLiteral(";;")), &selected);
     if (path.isEmpty())
         return;
@@ -199,41 +249,41 @@ void MainWindow::exportWithDialog(bool comparison)
     }
     QString error;
     if (exportTo(path, format, comparison, &error))
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 15000);
+        Q_EMIT statusMessage(tr("Wrote %1").arg(path), 15000);
     else
-        QMessageBox::warning(this, tr("Export"), error);
+        QMessageBox::warning(m_dialogParent, tr("Export"), error);
 }
 
-int MainWindow::importReports(const QStringList &files, QString *error)
+int ResultsController::importReports(const QStringList &files, QString *error)
 {
     const int imported = m_recorder->importReports(files, error);
     m_history->refresh();
     return imported;
 }
 
-void MainWindow::importWithDialog()
+void ResultsController::importWithDialog()
 {
     const QStringList files = QFileDialog::getOpenFileNames(
-        this, tr("Import ghz or rpcscope reports"), QString(), tr("JSON reports (*.json);;All files (*)"));
+        m_dialogParent, tr("Import ghz or rpcscope reports"), QString(), tr("JSON reports (*.json);;All files (*)"));
     if (files.isEmpty())
         return;
     QString error;
     const int imported = importReports(files, &error);
     if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Import"), error);
-    statusBar()->showMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
-    m_results->setCurrentWidget(m_history);
+        QMessageBox::warning(m_dialogParent, tr("Import"), error);
+    Q_EMIT statusMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
+    Q_EMIT pageRequested(m_history);
 }
 
-std::vector<RunListEntry> MainWindow::baselineCandidates() const
+std::vector<RunListEntry> ResultsController::baselineCandidates() const
 {
-    if (!runStore() || !m_current || m_current->method.isEmpty())
+    if (!m_recorder->store() || !m_current || m_current->method.isEmpty())
         return {};
     RunFilter filter;
     filter.method = m_current->method;
     filter.limit = 51;
     QString error;
-    std::vector<RunListEntry> runs = runStore()->list(filter, &error);
+    std::vector<RunListEntry> runs = m_recorder->store()->list(filter, &error);
     // The filter matches by substring; a baseline is a run of this very method.
     std::erase_if(
         runs, [this](const RunListEntry &e) { return e.id == m_current->id || e.method != m_current->method; });
@@ -242,20 +292,20 @@ std::vector<RunListEntry> MainWindow::baselineCandidates() const
     return runs;
 }
 
-bool MainWindow::compareCurrentWith(qint64 baselineId)
+bool ResultsController::compareCurrentWith(qint64 baselineId)
 {
-    if (!m_current || m_current->id <= 0 || m_controller->isRunning()) {
-        statusBar()->showMessage(tr("Nothing to compare: finish a run, or open one from the History."), 10000);
+    if (!m_current || m_current->id <= 0 || m_live->isRunning()) {
+        Q_EMIT statusMessage(tr("Nothing to compare: finish a run, or open one from the History."), 10000);
         return false;
     }
     return compareRuns({ baselineId, m_current->id });
 }
 
-void MainWindow::compareWithDialog()
+void ResultsController::compareWithDialog()
 {
     const std::vector<RunListEntry> runs = baselineCandidates();
     if (!m_current || m_current->id <= 0 || runs.empty()) {
-        QMessageBox::information(this, tr("Compare with a previous run"),
+        QMessageBox::information(m_dialogParent, tr("Compare with a previous run"),
             !m_current || m_current->id <= 0
                 ? tr("Run the scenario first (or open a run from the History): it is compared with an "
                      "earlier run of the same method.")
@@ -271,64 +321,10 @@ void MainWindow::compareWithDialog()
                          e.labels.join(QStringLiteral(", ")));
     }
     bool ok = false;
-    const QString picked = QInputDialog::getItem(this, tr("Compare with a previous run"),
+    const QString picked = QInputDialog::getItem(m_dialogParent, tr("Compare with a previous run"),
         tr("Baseline for run #%1 (%2):").arg(m_current->id).arg(m_current->method), items, 0, false, &ok);
     if (ok)
         compareCurrentWith(runs[static_cast<size_t>(items.indexOf(picked))].id);
-}
-
-void MainWindow::showAbDialog()
-{
-    AbDialog dialog(this);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    QString error;
-    if (!startAb(dialog.request(), &error))
-        QMessageBox::warning(this, tr("Compare A/B"), error);
-}
-
-bool MainWindow::startAb(const AbRequest &request, QString *error)
-{
-    if (m_controller->isRunning() || m_ab->isRunning() || m_matrix->isRunning()) {
-        *error = tr("A run is going; stop it first.");
-        return false;
-    }
-    auto prepared = m_scenario->prepare(error);
-    if (!prepared)
-        return false;
-    if (prepared->transport.kind == TransportKind::InProcess) {
-        *error = tr("The no-RPC baseline calls no server: pick a transport to compare two servers.");
-        return false;
-    }
-    if (prepared->plan.totalCalls == 0 && prepared->plan.duration.count() <= 0) {
-        *error = tr("An A/B run needs an end: set a number of calls or a duration.");
-        return false;
-    }
-    prepared->plan.serverPid = 0;
-    std::array<AbSide, 2> sides { AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} },
-        AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} } };
-    std::array<RunRecord, 2> records;
-    const QJsonObject scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
-    for (int i = 0; i < 2; ++i) {
-        RunRecord &r = records[static_cast<size_t>(i)];
-        r.name = (i == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) + request.targetText(i).left(40);
-        r.labels = { i == 0 ? QStringLiteral("A") : QStringLiteral("B") };
-        r.method = m_scenario->method();
-        r.transport = transportName(prepared->transport.kind);
-        r.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
-        r.target = request.targetText(i);
-        r.scenario = scenario;
-        r.environment = environmentFingerprint();
-    }
-    const QString cli = m_cliProgram.isEmpty()
-        ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rpcscope-cli"))
-        : m_cliProgram;
-    if (!m_ab->start(sides, request, cli, transportName(prepared->transport.kind), records, error))
-        return false;
-    m_compare->setThreshold(request.threshold);
-    m_scenario->setRunning(true);
-    statusBar()->showMessage(m_ab->progressText());
-    return true;
 }
 
 } // namespace rpcscope

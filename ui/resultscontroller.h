@@ -1,0 +1,95 @@
+#pragma once
+
+#include "store/runrecord.h"
+#include "store/runstore.h"
+
+#include <QList>
+#include <QObject>
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QWidget;
+
+namespace rpcscope {
+
+class ComparePage;
+class HistoryPage;
+class RunController;
+class RunPage;
+class RunRecorder;
+
+/**
+ * The runs the results pages show: the run on the Run page (the live one, or one opened from the history), the
+ * runs on the Compare runs page (picked in the history, the current run against an earlier one of its method, or an
+ * A/B run's two sides), exports of the shown run or comparison, and reports imported into the history.
+ */
+class ResultsController : public QObject {
+    Q_OBJECT
+public:
+    /// @p live is the live run's controller (its last snapshot is exported while the run's record has none);
+    /// @p dialogParent parents the dialogs.
+    ResultsController(RunRecorder *recorder, RunController *live, RunPage *runPage, HistoryPage *history,
+        ComparePage *compare, QWidget *dialogParent);
+
+    /// The run the Run page shows (the last one run here or one opened from the history), if any.
+    const RunRecord *currentRun() const { return m_current.get(); }
+    /// Shows the run that just started on the Run page; @p description names its method and target.
+    void showLiveRun(const std::shared_ptr<rpcscope::RunRecord> &run, const QString &description);
+    /**
+     * Shows stored run @p id on the Run page once it is read (off the GUI thread; isLoading() meanwhile); false
+     * when there is no history or a run is going. A run that cannot be read is told in the status bar.
+     */
+    bool openRun(qint64 id);
+    /// Shows the stored runs @p ids (the first is the baseline) on the Compare runs page once read, as openRun().
+    bool compareRuns(const QList<qint64> &ids);
+    /// Stored runs are being read for openRun() or compareRuns().
+    bool isLoading() const { return m_loading > 0; }
+    /// Stored runs of the current run's method, newest first, the current run left out: baselines to compare with.
+    std::vector<RunListEntry> baselineCandidates() const;
+    /// Compares the current run (as candidate) with stored run @p baselineId, on the Compare runs page.
+    bool compareCurrentWith(qint64 baselineId);
+    /// Shows an ended A/B run's two sides on the Compare runs page (when @p measured), and its verdict once computed.
+    void showAbRuns(const std::array<RunRecord, 2> &records, bool measured, const QString &error);
+    /// Writes the current run (or, with @p comparison, the compared runs) to @p path in the format its suffix
+    /// (or @p format: a name exportFormatNames() knows, or html/png/pdf/svg) says.
+    bool exportTo(const QString &path, const QString &format, bool comparison, QString *error);
+    /// Imports ghz or rpcscope JSON reports into the history; returns how many were imported.
+    int importReports(const QStringList &files, QString *error);
+
+    // What the menus' actions do: a dialog, then the above.
+    void exportRunWithDialog() { exportWithDialog(false); }
+    void exportComparisonWithDialog() { exportWithDialog(true); }
+    void importWithDialog();
+    void compareWithDialog();
+
+Q_SIGNALS:
+    /// A results page (the Run page, History, Compare runs) should be brought to the front.
+    void pageRequested(QWidget *page);
+    /// What the Run page shows now, for the status bar.
+    void runDescribed(const QString &text);
+    void statusMessage(const QString &text, int timeoutMs);
+
+private:
+    /// Reads @p ids off this thread, then calls @p show with them unless asked again since (per @p generation).
+    void loadRuns(const QList<qint64> &ids, quint64 *generation, std::function<void(QList<RunRecord> runs)> show);
+    void showOpenedRun(RunRecord run);
+    void exportWithDialog(bool comparison);
+    void announceVerdict();
+
+    RunRecorder *m_recorder;
+    RunController *m_live;
+    RunPage *m_runPage;
+    HistoryPage *m_history;
+    ComparePage *m_compare;
+    QWidget *m_dialogParent;
+    std::shared_ptr<RunRecord> m_current; ///< what the Run page shows
+    bool m_announceComparison = false; ///< an A/B run ended: show its verdict once computed
+    quint64 m_openGeneration = 0; ///< of the newest openRun()
+    quint64 m_compareGeneration = 0; ///< of the newest compareRuns()
+    int m_loading = 0; ///< reads in flight
+};
+
+} // namespace rpcscope

@@ -1,0 +1,280 @@
+#include "runlauncher.h"
+
+#include "abcontroller.h"
+#include "builtinservers.h"
+#include "commandserver.h"
+#include "matrixpage.h"
+#include "report/rawsamples.h"
+#include "runcontroller.h"
+#include "runrecorder.h"
+#include "store/environment.h"
+#include "store/runrecord.h"
+
+#include <QJsonDocument>
+#include <QSaveFile>
+
+namespace rpcscope {
+
+RunLauncher::RunLauncher(
+    ScenarioPage *scenario, MatrixPage *matrix, BuiltinServers *builtin, RunRecorder *recorder, QObject *parent)
+    : QObject(parent)
+    , m_scenario(scenario)
+    , m_matrix(matrix)
+    , m_builtin(builtin)
+    , m_recorder(recorder)
+    , m_controller(new RunController(this))
+    , m_commandServer(new CommandServer(this))
+    , m_ab(new AbController(recorder, this))
+{
+    connect(m_controller, &RunController::snapshotAvailable, this, &RunLauncher::snapshotAvailable);
+    connect(m_controller, &RunController::snapshotAvailable, this, &RunLauncher::recordProgress);
+    connect(m_controller, &RunController::runFinished, this, &RunLauncher::runFinished);
+    connect(m_commandServer, &CommandServer::ready, this, &RunLauncher::commandServerReady);
+    connect(m_commandServer, &CommandServer::failed, this, &RunLauncher::commandServerFailed);
+    connect(m_ab, &AbController::progressed, this, &RunLauncher::abProgressed);
+    connect(m_ab, &AbController::finished, this, &RunLauncher::abEnded);
+}
+
+RunLauncher::~RunLauncher() = default;
+
+void RunLauncher::sampleBuiltinServer(ScenarioPage::Prepared *prepared) const
+{
+    if (m_builtin->pid() && m_builtin->isTarget(prepared->target.address))
+        prepared->plan.serverPid = m_builtin->pid(); // sampled for the server's CPU and RSS
+}
+
+std::optional<ScenarioPage::Prepared> RunLauncher::prepareVariation(
+    const ScenarioPage::Variation &variation, QString *error)
+{
+    if (m_controller->isRunning()) {
+        *error = tr("a single run is going; stop it first");
+        return std::nullopt;
+    }
+    auto prepared = m_scenario->prepare(error, &variation);
+    if (prepared)
+        sampleBuiltinServer(&*prepared);
+    return prepared;
+}
+
+void RunLauncher::startRun()
+{
+    if (m_controller->isRunning())
+        return;
+    if (m_matrix->isRunning()) {
+        Q_EMIT statusMessage(tr("Cannot run: the stack comparison is running; stop it first"), 10000);
+        return;
+    }
+    QString error;
+    auto prepared = m_scenario->prepare(&error);
+    if (prepared)
+        sampleBuiltinServer(&*prepared);
+    std::unique_ptr<QSaveFile> rawFile;
+    if (prepared && !prepared->rawSamplesPath.isEmpty()) {
+        // Opened before the run, as the CLI does: an unwritable path is known before any load is sent.
+        rawFile = std::make_unique<QSaveFile>(prepared->rawSamplesPath);
+        if (!rawFile->open(QIODevice::WriteOnly)) {
+            Q_EMIT statusMessage(
+                tr("Cannot run: raw samples %1: %2").arg(prepared->rawSamplesPath, rawFile->errorString()), 10000);
+            return;
+        }
+    }
+    if (!prepared) {
+        Q_EMIT statusMessage(tr("Cannot run: %1").arg(error), 10000);
+        return;
+    }
+    if (!prepared->serverCommand.isEmpty()) {
+        // The server comes first: started off the GUI thread; the run follows when it is ready.
+        ServerCommand command;
+        command.command = prepared->serverCommand;
+        m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
+        m_pendingRawFile = std::move(rawFile);
+        m_scenario->setRunning(true);
+        Q_EMIT stateChanged(tr("Starting"));
+        Q_EMIT statusMessage(tr("Starting %1 ...").arg(prepared->serverCommand), 0);
+        m_commandServer->start(command);
+        return;
+    }
+    launch(*prepared, std::move(rawFile));
+}
+
+void RunLauncher::commandServerReady(const QString &address)
+{
+    if (!m_pendingRun)
+        return;
+    std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_pendingRun);
+    prepared->target.address
+        = prepared->transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
+        ? QStringLiteral("http://") + address
+        : address;
+    prepared->plan.serverPid = m_commandServer->pid();
+    launch(*prepared, std::move(m_pendingRawFile));
+}
+
+void RunLauncher::commandServerFailed(const QString &error)
+{
+    m_pendingRun.reset();
+    m_pendingRawFile.reset();
+    m_scenario->setRunning(false);
+    Q_EMIT stateChanged(tr("Idle"));
+    Q_EMIT statusMessage(tr("The server command did not start"), 15000);
+    Q_EMIT serverCommandFailed(error);
+}
+
+void RunLauncher::launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile)
+{
+    QString error;
+    if (!m_controller->start(prepared.transport, prepared.target, prepared.call, prepared.plan, &error)) {
+        Q_EMIT statusMessage(tr("Cannot run: %1").arg(error), 10000);
+        m_scenario->setRunning(false);
+        m_commandServer->stop();
+        return;
+    }
+    m_rawSamplesFile = std::move(rawFile);
+    // The run goes into the history from its first interval on (see RunRecorder).
+    m_run = std::make_shared<RunRecord>();
+    m_run->method = m_scenario->method();
+    m_run->transport = transportName(prepared.transport.kind);
+    m_run->codec = codecName(prepared.transport.codec.value_or(defaultCodec(prepared.transport.kind)));
+    const bool builtinTarget = m_builtin->isTarget(prepared.target.address);
+    m_run->target = builtinTarget           ? QStringLiteral("builtin")
+        : !prepared.serverCommand.isEmpty() ? prepared.serverCommand
+                                            : prepared.target.address;
+    if (!prepared.serverCommand.isEmpty()) {
+        ServerCommand command;
+        command.command = prepared.serverCommand;
+        m_run->server = command.describe();
+    }
+    m_run->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
+    m_run->environment = environmentFingerprint();
+    if (builtinTarget && m_builtin->pid())
+        m_run->server = QJsonObject { { QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all") } };
+    m_run->startedAt = QDateTime::currentDateTimeUtc();
+    QString storeError;
+    if (m_recorder->store() && !m_recorder->begin(m_run.get(), &storeError))
+        Q_EMIT statusMessage(tr("The run is not saved: %1").arg(storeError), 10000);
+    m_runChecks = prepared.checks;
+    const QString description = prepared.transport.kind == TransportKind::InProcess
+        ? tr("%1, no RPC (%2 codec only)").arg(m_scenario->method(), codecName(*prepared.transport.codec))
+        : tr("%1 → %2 (%3/%4)")
+              .arg(m_scenario->method(), prepared.target.address, transportName(prepared.transport.kind),
+                  codecName(*prepared.transport.codec));
+    if (prepared.transport.kind != TransportKind::InProcess && !builtinTarget)
+        Q_EMIT remoteTargetUsed(prepared.transport.kind, prepared.target.address);
+    m_scenario->setRunning(true);
+    Q_EMIT runLaunched(m_run, description);
+}
+
+void RunLauncher::recordProgress(const RunSnapshot &snapshot)
+{
+    m_recorder->progress(m_run.get(), snapshot);
+}
+
+void RunLauncher::runFinished(const RunSnapshot &snapshot)
+{
+    Q_EMIT snapshotAvailable(snapshot);
+    m_recorder->finish(m_run.get(), snapshot, m_controller->rawSamples());
+    std::vector<CheckResult> checks;
+    for (const Check &check : m_runChecks)
+        checks.push_back(evaluateCheck(check, snapshot));
+    Q_EMIT checksJudged(checks);
+    m_commandServer->stop();
+    m_scenario->setRunning(false);
+    Q_EMIT statusMessage(tr("Run %1: %2 calls, %3 failed")
+                             .arg(runStateName(snapshot.state))
+                             .arg(snapshot.callsCompleted())
+                             .arg(snapshot.callsFailed()),
+        10000);
+    writeRawSamples();
+}
+
+void RunLauncher::writeRawSamples()
+{
+    if (!m_rawSamplesFile)
+        return;
+    const std::unique_ptr<QSaveFile> file = std::move(m_rawSamplesFile);
+    const std::vector<RawSample> samples = m_controller->rawSamples();
+    if (writeRawSamplesCsv(*file, samples) && file->commit())
+        Q_EMIT statusMessage(
+            tr("Wrote %n raw sample(s) to %1", nullptr, static_cast<int>(samples.size())).arg(file->fileName()), 15000);
+    else
+        Q_EMIT statusMessage(tr("Raw samples %1: %2").arg(file->fileName(), file->errorString()), 15000);
+}
+
+void RunLauncher::stopRun()
+{
+    m_controller->stop();
+    if (m_ab->isRunning())
+        m_ab->stop();
+}
+
+void RunLauncher::stopForClose()
+{
+    if (m_controller->isRunning()) {
+        // Kept as a stopped run, not left for the next start to find as interrupted.
+        m_controller->stop();
+        RunSnapshot last = m_controller->lastSnapshot();
+        last.state = RunState::Stopped;
+        m_recorder->finish(m_run.get(), last, m_controller->rawSamples());
+    }
+    m_ab->stopAndFinish(); // an A/B run, too, is kept as stopped with what both sides measured
+}
+
+bool RunLauncher::startAb(const AbRequest &request, QString *error)
+{
+    if (m_controller->isRunning() || m_ab->isRunning() || m_matrix->isRunning()) {
+        *error = tr("A run is going; stop it first.");
+        return false;
+    }
+    auto prepared = m_scenario->prepare(error);
+    if (!prepared)
+        return false;
+    if (prepared->transport.kind == TransportKind::InProcess) {
+        *error = tr("The no-RPC baseline calls no server: pick a transport to compare two servers.");
+        return false;
+    }
+    if (prepared->plan.totalCalls == 0 && prepared->plan.duration.count() <= 0) {
+        *error = tr("An A/B run needs an end: set a number of calls or a duration.");
+        return false;
+    }
+    prepared->plan.serverPid = 0;
+    std::array<AbSide, 2> sides { AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} },
+        AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} } };
+    std::array<RunRecord, 2> records;
+    const QJsonObject scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
+    for (int i = 0; i < 2; ++i) {
+        RunRecord &r = records[static_cast<size_t>(i)];
+        r.name = (i == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) + request.targetText(i).left(40);
+        r.labels = { i == 0 ? QStringLiteral("A") : QStringLiteral("B") };
+        r.method = m_scenario->method();
+        r.transport = transportName(prepared->transport.kind);
+        r.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
+        r.target = request.targetText(i);
+        r.scenario = scenario;
+        r.environment = environmentFingerprint();
+    }
+    if (!m_ab->start(sides, request, m_builtin->cliProgram(), transportName(prepared->transport.kind), records, error))
+        return false;
+    Q_EMIT abStarted(request.threshold);
+    m_scenario->setRunning(true);
+    Q_EMIT statusMessage(m_ab->progressText(), 0);
+    return true;
+}
+
+void RunLauncher::abProgressed()
+{
+    Q_EMIT stateChanged(tr("A/B"));
+    Q_EMIT statusMessage(m_ab->progressText(), 0);
+}
+
+void RunLauncher::abEnded(const QString &error)
+{
+    m_scenario->setRunning(false);
+    Q_EMIT stateChanged(tr("Idle"));
+    const auto &records = m_ab->records();
+    const bool measured = records[0].snapshot.callsCompleted() > 0 || records[1].snapshot.callsCompleted() > 0;
+    Q_EMIT abFinished(measured, error);
+    if (!error.isEmpty())
+        Q_EMIT statusMessage(tr("A/B: %1").arg(error), 0);
+}
+
+} // namespace rpcscope

@@ -1,0 +1,97 @@
+#pragma once
+
+#include "abdialog.h"
+#include "compare/checks.h"
+#include "scenariopage.h"
+
+#include <QObject>
+
+#include <memory>
+#include <vector>
+
+class QSaveFile;
+
+namespace rpcscope {
+
+class AbController;
+class BuiltinServers;
+class CommandServer;
+class MatrixPage;
+class RunController;
+class RunRecorder;
+struct RunRecord;
+struct RunSnapshot;
+
+/**
+ * Starts and stops runs of the scenario on the Scenario page: a single run (after its server command is ready, when
+ * the target is one, and with its raw-samples file opened before any load is sent), an A/B run, and the stack
+ * comparison's runs (prepareVariation()). It records the live run into the history and judges the scenario's checks
+ * when the run ends. Views follow its signals.
+ */
+class RunLauncher : public QObject {
+    Q_OBJECT
+public:
+    RunLauncher(ScenarioPage *scenario, MatrixPage *matrix, BuiltinServers *builtin, RunRecorder *recorder,
+        QObject *parent = nullptr);
+    ~RunLauncher() override;
+
+    /// Starts the scenario (what Run does); refusals and failures are told by statusMessage().
+    void startRun();
+    /// Stops the single run and the A/B run.
+    void stopRun();
+    /// Starts an A/B run of the scenario (what Run > Compare A/B does after its dialog).
+    bool startAb(const AbRequest &request, QString *error);
+    /// For closing the window: stops what runs and hands it to the history as stopped, with what it measured.
+    void stopForClose();
+    /// The scenario prepared for one cell of the stack comparison; refused while a single run is going.
+    std::optional<ScenarioPage::Prepared> prepareVariation(const ScenarioPage::Variation &variation, QString *error);
+
+    RunController *runController() const { return m_controller; }
+    AbController *abController() const { return m_ab; }
+
+Q_SIGNALS:
+    /// A run started: @p run is its record (saved as it goes); @p description names the method and target.
+    void runLaunched(const std::shared_ptr<rpcscope::RunRecord> &run, const QString &description);
+    /// A run against @p address, neither the built-in servers nor in process, started.
+    void remoteTargetUsed(rpcscope::TransportKind kind, const QString &address);
+    /// The live run's newest snapshot (the last one, too, before the run's end is handled).
+    void snapshotAvailable(const rpcscope::RunSnapshot &snapshot);
+    /// The scenario's checks, judged on the ended run.
+    void checksJudged(const std::vector<rpcscope::CheckResult> &results);
+    /// "Starting", "Idle", "A/B": what the launcher is doing, for the status bar.
+    void stateChanged(const QString &state);
+    /// An A/B run started; its verdicts use @p threshold.
+    void abStarted(double threshold);
+    /// An A/B run ended; @p measured: either side completed calls (its records are in abController()).
+    void abFinished(bool measured, const QString &error);
+    void statusMessage(const QString &text, int timeoutMs);
+    /// A server command failed to start; shown to the user as @p error.
+    void serverCommandFailed(const QString &error);
+
+private:
+    void launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
+    void commandServerReady(const QString &address);
+    void commandServerFailed(const QString &error);
+    void recordProgress(const RunSnapshot &snapshot);
+    void runFinished(const RunSnapshot &snapshot);
+    void writeRawSamples();
+    void abProgressed();
+    void abEnded(const QString &error);
+    /// Samples the built-in servers' process when @p prepared targets them.
+    void sampleBuiltinServer(ScenarioPage::Prepared *prepared) const;
+
+    ScenarioPage *m_scenario;
+    MatrixPage *m_matrix;
+    BuiltinServers *m_builtin;
+    RunRecorder *m_recorder;
+    RunController *m_controller;
+    CommandServer *m_commandServer;
+    AbController *m_ab;
+    std::shared_ptr<RunRecord> m_run; ///< the live (or last) run started here
+    std::unique_ptr<ScenarioPage::Prepared> m_pendingRun; ///< waits for its server command to get ready
+    std::unique_ptr<QSaveFile> m_pendingRawFile;
+    std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
+    std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
+};
+
+} // namespace rpcscope
