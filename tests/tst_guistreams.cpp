@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
 
@@ -186,6 +187,16 @@ private Q_SLOTS:
         QCOMPARE(back.readyPattern, document.readyPattern);
         QCOMPARE(back.abRestarts, 3);
         QCOMPARE(back.abConnection, QStringLiteral("per-block"));
+        // The A/B dialog's choices go into the document, as a change to save.
+        QSignalSpy edited(&page, &ScenarioPage::edited);
+        page.setAbDesign(QStringLiteral("300"), 2, QString(), QStringLiteral("3%"));
+        QCOMPARE(edited.count(), 1);
+        QCOMPARE(page.scenario().abBlock, QStringLiteral("300"));
+        QCOMPARE(page.scenario().abRestarts, 2);
+        QVERIFY(page.scenario().abConnection.isEmpty());
+        QCOMPARE(page.scenario().abThreshold, QStringLiteral("3%"));
+        page.setAbDesign(QStringLiteral("300"), 2, QString(), QStringLiteral("3%"));
+        QCOMPARE(edited.count(), 1); // the same again is no change
         // A request kept in a JSON file is shown in the editor, and saved from there.
         QTemporaryDir dir;
         QFile request(dir.filePath(QStringLiteral("request.json")));

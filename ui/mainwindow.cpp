@@ -1,6 +1,8 @@
 // The window: its docks, pages, menus and status bar, wired to the controllers that do the work.
 #include "mainwindow.h"
 
+#include "scenario/runspec.h"
+
 #include "abcontroller.h"
 #include "builtinservers.h"
 #include "comparepage.h"
@@ -348,8 +350,22 @@ void MainWindow::reflectionWithDialog()
 void MainWindow::showAbDialog()
 {
     AbDialog dialog(this);
+    // The document's A/B design fills the dialog, and what is chosen there goes back into the document (saved with
+    // it, as `ab --scenario` reads it).
+    const Scenario current = m_scenario->scenario();
+    AbRequest seed = dialog.request();
+    seed.block = current.abBlock;
+    seed.restarts = current.abRestarts;
+    seed.connectionPerBlock = current.abConnection == u"per-block";
+    if (QString why; !current.abThreshold.isEmpty() && !parseFraction(current.abThreshold, &seed.threshold, &why))
+        seed.threshold = 0.05;
+    dialog.setRequest(seed);
     if (dialog.exec() != QDialog::Accepted)
         return;
+    const AbRequest chosen = dialog.request();
+    m_scenario->setAbDesign(chosen.block, chosen.restarts,
+        chosen.connectionPerBlock ? QStringLiteral("per-block") : QString(),
+        qFuzzyCompare(chosen.threshold, 0.05) ? QString() : QStringLiteral("%1%").arg(chosen.threshold * 100));
     QString error;
     if (!m_launcher->startAb(dialog.request(), &error))
         QMessageBox::warning(this, tr("Compare A/B"), error);

@@ -507,6 +507,18 @@ void ScenarioPage::setScenario(const Scenario &document)
     validateNow();
 }
 
+void ScenarioPage::setAbDesign(const QString &block, int restarts, const QString &connection, const QString &threshold)
+{
+    if (m_document.abBlock == block && m_document.abRestarts == restarts && m_document.abConnection == connection
+        && m_document.abThreshold == threshold)
+        return;
+    m_document.abBlock = block;
+    m_document.abRestarts = restarts;
+    m_document.abConnection = connection;
+    m_document.abThreshold = threshold;
+    Q_EMIT edited();
+}
+
 TransportKind ScenarioPage::transport() const
 {
     return static_cast<TransportKind>(m_transport->currentData().toInt());
