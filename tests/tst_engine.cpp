@@ -345,8 +345,10 @@ private Q_SLOTS:
         const uint64_t burnt = fastestWithBurn(300us);
         const QString seen
             = QStringLiteral("fastest call %1 ns without a burn, %2 ns with 300us").arg(plain).arg(burnt);
+        // Every call took at least the burn (the fastest did), and the burn made the calls slower. (Not "by at least
+        // 200 us": the run without a burn is slowed too when the machine is busy, by as much as it likes.)
         QVERIFY2(burnt >= 300'000, qPrintable(seen));
-        QVERIFY2(burnt >= plain + 200'000, qPrintable(seen));
+        QVERIFY2(burnt > plain, qPrintable(seen));
     }
 
     void openLoopKeepsTheRate()

@@ -94,6 +94,12 @@ QString ScenarioPage::describeProblem(const ScenarioProblem &problem) const
         { QStringLiteral("raw_samples"), tr("Raw samples") },
         { QStringLiteral("checks"), tr("Checks") },
     };
+    // Another field named in the message ("needs the rate (load.rate)") is its label too.
+    QString message = problem.message;
+    for (auto it = labels.begin(); it != labels.end(); ++it) {
+        if (it.key().contains(QLatin1Char('.')))
+            message.replace(it.key(), it.value());
+    }
     const QMap<QString, QString> scheduleParts {
         { QString(), QString() },
         { QStringLiteral(".kind"), tr("Kind") },
@@ -108,12 +114,12 @@ QString ScenarioPage::describeProblem(const ScenarioProblem &problem) const
         if (!field.startsWith(prefix))
             continue;
         const QString part = scheduleParts.value(field.mid(prefix.size()));
-        return part.isEmpty() ? tr("%1: %2").arg(editor->title(), problem.message)
-                              : tr("%1: %2: %3").arg(editor->title(), part, problem.message);
+        return part.isEmpty() ? tr("%1: %2").arg(editor->title(), message)
+                              : tr("%1: %2: %3").arg(editor->title(), part, message);
     }
     if (field == u"request" || field == u"method" || !labels.contains(field))
-        return problem.message;
-    return tr("%1: %2").arg(labels.value(field), problem.message);
+        return message;
+    return tr("%1: %2").arg(labels.value(field), message);
 }
 
 } // namespace rpcscope
