@@ -292,6 +292,28 @@ private Q_SLOTS:
             error.contains(QStringLiteral("ab.a: unknown field")), qPrintable(error)); // targets never come from a file
     }
 
+    void aDraftOpensWithItsProblemsAndRunsWithout()
+    {
+        // Saved half-done from the editor: a client certificate without its key, a check being typed. Run, it is
+        // refused naming the field; opened in the editor, it opens, and preparing it names the same field.
+        const QByteArray draft = R"({"rpcscope_scenario":1,"method":"a.B/C","target":"10.0.0.1:443",
+            "connection":{"cert":"client.pem"},"checks":["p99<"]})";
+        QString error;
+        QVERIFY(!Scenario::fromJson(draft, &error));
+        QVERIFY2(error.contains(QStringLiteral("connection.key: a client certificate and its key go together")),
+            qPrintable(error));
+        const std::optional<Scenario> opened = Scenario::fromJson(draft, &error, DocumentCheck::ShapeOnly);
+        QVERIFY2(opened, qPrintable(error));
+        QCOMPARE(opened->clientCert, QStringLiteral("client.pem"));
+        QCOMPARE(opened->checks, QStringList { QStringLiteral("p99<") }); // kept as typed
+        ScenarioProblem problem;
+        QVERIFY(!prepareRun(*opened, &problem));
+        QCOMPARE(problem.text(), QStringLiteral("connection.key: a client certificate and its key go together"));
+        // The shape is still checked: a wrong type is no draft.
+        QVERIFY(!Scenario::fromJson(
+            R"({"rpcscope_scenario":1,"load":{"calls":"many"}})", &error, DocumentCheck::ShapeOnly));
+    }
+
     void zeroCallersMeansTheSchedulesHighestPoint()
     {
         // A document may leave the callers to its concurrency schedule (0); without one, 0 callers is no run.

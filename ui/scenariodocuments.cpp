@@ -36,7 +36,8 @@ ScenarioDocuments::ScenarioDocuments(ScenarioPage *page, SchemaController *schem
 
 bool ScenarioDocuments::open(const QString &path, QString *error)
 {
-    std::optional<Scenario> scenario = Scenario::load(path, error);
+    // A draft opens whatever its values (the editor shows their problems); only a broken file is refused.
+    std::optional<Scenario> scenario = Scenario::load(path, error, DocumentCheck::ShapeOnly);
     if (!scenario)
         return false;
     // A document can name a program to start: the user sees the command and decides before anything runs.

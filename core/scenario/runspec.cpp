@@ -138,19 +138,9 @@ bool readStream(Checker &c, const Scenario &s, StreamOptions *into)
 
 bool readConnection(Checker &c, const Scenario &s, const RunSpec &spec, GrpcTarget *target)
 {
+    // The mode and its settings agree (Scenario::valueProblem); here, what they mean for this target.
     const bool tlsSettings = s.hasTlsSettings();
-    if (s.security != u"auto" && s.security != u"plaintext" && s.security != u"tls")
-        return c.fail(QStringLiteral("connection.security"),
-            QStringLiteral("\"%1\" is not auto, plaintext or tls").arg(s.security));
-    if (tlsSettings && s.security == u"plaintext")
-        return c.fail(QStringLiteral("connection.security"),
-            QStringLiteral("plaintext contradicts the TLS settings (cacert, cert, key, cname, skip_verify)"));
-    if (s.clientCert.isEmpty() != s.clientKey.isEmpty())
-        return c.fail(s.clientKey.isEmpty() ? QStringLiteral("connection.key") : QStringLiteral("connection.cert"),
-            QStringLiteral("a client certificate and its key go together"));
     const bool tls = tlsSettings || s.security == u"tls";
-    if (tls && spec.transport.kind != TransportKind::Grpc)
-        return c.fail(QStringLiteral("connection"), QStringLiteral("the TLS settings are for the grpc transport"));
     if (tls && spec.server == RunServer::Builtin)
         return c.fail(QStringLiteral("connection"),
             QStringLiteral("the built-in server serves plaintext; run 'serve grpc --cert --key' for a TLS server"));
@@ -354,21 +344,14 @@ bool parseFraction(const QString &text, double *fraction, QString *error)
 std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
 {
     Checker c(problem);
-    RunSpec spec;
-    const std::optional<TransportKind> kind = parseTransport(s.transport);
-    if (!kind) {
-        c.fail(
-            QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(s.transport));
+    if (const std::optional<ScenarioProblem> wrong = s.valueProblem()) {
+        c.fail(wrong->field, wrong->message);
         return std::nullopt;
     }
-    spec.transport.kind = *kind;
-    if (!s.codec.isEmpty()) {
+    RunSpec spec;
+    spec.transport.kind = parseTransport(s.transport).value_or(TransportKind::Grpc); // valueProblem() checked it
+    if (!s.codec.isEmpty())
         spec.transport.codec = parseCodec(s.codec);
-        if (!spec.transport.codec) {
-            c.fail(QStringLiteral("codec"), QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(s.codec));
-            return std::nullopt;
-        }
-    }
     if (spec.transport.codec && spec.transport.kind != TransportKind::Http
         && spec.transport.kind != TransportKind::InProcess
         && *spec.transport.codec != defaultCodec(spec.transport.kind)) {

@@ -17,18 +17,6 @@
 
 namespace rpcscope {
 
-/**
- * What is wrong with a Scenario, named by its field as the document spells it ("load.concurrency", "request",
- * "fills[1]", "connection.cert"), so each front end can word it in its own terms: the CLI names the flag behind the
- * field (-c), the GUI the widget.
- */
-struct ScenarioProblem {
-    QString field;
-    QString message;
-    /// "field: message", as a document reader words it.
-    QString text() const { return field.isEmpty() ? message : field + QStringLiteral(": ") + message; }
-};
-
 /// Where a run's server comes from.
 enum class RunServer {
     None, ///< --transport none: nothing is called

@@ -1,6 +1,8 @@
 #include "scenario.h"
 
+#include "codec/codec.h"
 #include "compare/checks.h"
+#include "transport/transports.h"
 
 #include <QDir>
 #include <QFile>
@@ -274,7 +276,7 @@ QByteArray Scenario::toJson() const
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *error)
+std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *error, DocumentCheck check)
 {
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
@@ -403,15 +405,6 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         cr.string(QStringLiteral("cname"), &s.serverName);
         cr.boolean(QStringLiteral("skip_verify"), &s.skipVerify);
         cr.string(QStringLiteral("authority"), &s.authority);
-        // The CLI refuses the same combinations; caught here so the document names the field.
-        if (cr.ok() && s.security != u"auto" && s.security != u"plaintext" && s.security != u"tls")
-            cr.fail(QStringLiteral("security"), QStringLiteral("\"%1\" is not auto, plaintext or tls").arg(s.security));
-        if (cr.ok() && s.security == u"plaintext" && s.hasTlsSettings())
-            cr.fail(QStringLiteral("security"),
-                QStringLiteral("plaintext contradicts the TLS settings (cacert, cert, key, cname, skip_verify)"));
-        if (cr.ok() && s.clientCert.isEmpty() != s.clientKey.isEmpty())
-            cr.fail(s.clientKey.isEmpty() ? QStringLiteral("key") : QStringLiteral("cert"),
-                QStringLiteral("a client certificate and its key go together"));
         r.adopt(cr);
     }
     r.string(QStringLiteral("raw_samples"), &s.rawSamples);
@@ -464,9 +457,6 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         ar.integer(QStringLiteral("restarts"), &s.abRestarts, 0, 1000);
         ar.string(QStringLiteral("connection"), &s.abConnection);
         ar.string(QStringLiteral("threshold"), &s.abThreshold);
-        if (ar.ok() && !s.abConnection.isEmpty() && s.abConnection != u"kept" && s.abConnection != u"per-block")
-            ar.fail(
-                QStringLiteral("connection"), QStringLiteral("\"%1\" is not kept or per-block").arg(s.abConnection));
         r.adopt(ar);
     }
     if (const auto history = r.object(QStringLiteral("history"))) {
@@ -489,29 +479,22 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         const QJsonArray list = checks.toArray();
         for (qsizetype i = 0; r.ok() && i < list.size(); ++i) {
             const QString field = QStringLiteral("checks[%1]").arg(i);
-            QString why;
             if (!list.at(i).isString())
                 r.fail(field, QStringLiteral("expected a string such as \"p99<20ms\""));
-            else if (!parseCheck(list.at(i).toString(), &why))
-                r.fail(field, why);
             else
                 s.checks << list.at(i).toString();
         }
     }
-    if (r.ok()
-        && !QStringList { QStringLiteral("grpc"), QStringLiteral("http"), QStringLiteral("msgpack"),
-            QStringLiteral("none") }
-                .contains(s.transport))
-        r.fail(
-            QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(s.transport));
-    if (r.ok() && !s.codec.isEmpty()
-        && !QStringList { QStringLiteral("protobuf"), QStringLiteral("json"), QStringLiteral("msgpack") }.contains(
-            s.codec))
-        r.fail(QStringLiteral("codec"), QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(s.codec));
-    if (r.ok() && s.transport != u"grpc" && (s.hasTlsSettings() || s.security == u"tls"))
-        r.fail(QStringLiteral("connection"), QStringLiteral("the TLS settings are for the grpc transport"));
     if (!r.ok())
         return std::nullopt;
+    // The values, checked by the same rules prepareRun() applies, so a document's own mistakes name its field.
+    if (check == DocumentCheck::Values) {
+        if (const std::optional<ScenarioProblem> problem = s.valueProblem()) {
+            if (error)
+                *error = problem->text();
+            return std::nullopt;
+        }
+    }
     return s;
 }
 
@@ -528,6 +511,37 @@ bool isLoopbackAddress(const QString &address)
 bool Scenario::hasTlsSettings() const
 {
     return !caCert.isEmpty() || !clientCert.isEmpty() || !clientKey.isEmpty() || !serverName.isEmpty() || skipVerify;
+}
+
+std::optional<ScenarioProblem> Scenario::valueProblem() const
+{
+    auto problem = [](const QString &field, const QString &message) {
+        return std::optional<ScenarioProblem>(ScenarioProblem { field, message });
+    };
+    if (!parseTransport(transport))
+        return problem(
+            QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(transport));
+    if (!codec.isEmpty() && !parseCodec(codec))
+        return problem(QStringLiteral("codec"), QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(codec));
+    if (security != u"auto" && security != u"plaintext" && security != u"tls")
+        return problem(QStringLiteral("connection.security"),
+            QStringLiteral("\"%1\" is not auto, plaintext or tls").arg(security));
+    if (hasTlsSettings() && security == u"plaintext")
+        return problem(QStringLiteral("connection.security"),
+            QStringLiteral("plaintext contradicts the TLS settings (cacert, cert, key, cname, skip_verify)"));
+    if (clientCert.isEmpty() != clientKey.isEmpty())
+        return problem(clientKey.isEmpty() ? QStringLiteral("connection.key") : QStringLiteral("connection.cert"),
+            QStringLiteral("a client certificate and its key go together"));
+    if (transport != u"grpc" && (hasTlsSettings() || security == u"tls"))
+        return problem(QStringLiteral("connection"), QStringLiteral("the TLS settings are for the grpc transport"));
+    for (qsizetype i = 0; i < checks.size(); ++i) {
+        if (QString why; !parseCheck(checks.at(i), &why))
+            return problem(QStringLiteral("checks[%1]").arg(i), why);
+    }
+    if (!abConnection.isEmpty() && abConnection != u"kept" && abConnection != u"per-block")
+        return problem(
+            QStringLiteral("ab.connection"), QStringLiteral("\"%1\" is not kept or per-block").arg(abConnection));
+    return std::nullopt;
 }
 
 void Scenario::clearTlsSettings()
@@ -557,7 +571,7 @@ QList<QString *> Scenario::filePaths()
     return paths;
 }
 
-std::optional<Scenario> Scenario::load(const QString &path, QString *error)
+std::optional<Scenario> Scenario::load(const QString &path, QString *error, DocumentCheck check)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
@@ -566,7 +580,7 @@ std::optional<Scenario> Scenario::load(const QString &path, QString *error)
         return std::nullopt;
     }
     QString why;
-    std::optional<Scenario> s = fromJson(file.readAll(), &why);
+    std::optional<Scenario> s = fromJson(file.readAll(), &why, check);
     if (!s) {
         if (error)
             *error = path + QStringLiteral(": ") + why;

@@ -10,6 +10,22 @@
 
 namespace rpcscope {
 
+/**
+ * What is wrong with a Scenario, named by its field as the document spells it ("load.concurrency", "request",
+ * "fills[1]", "connection.cert"), so each front end can word it in its own terms: the CLI names the flag behind the
+ * field (-c), the GUI the widget.
+ */
+struct ScenarioProblem {
+    QString field;
+    QString message;
+    /// "field: message", as a document reader words it.
+    QString text() const { return field.isEmpty() ? message : field + QStringLiteral(": ") + message; }
+};
+
+/// How much Scenario::fromJson() checks: the values too (what runs a document), or its shape only (what opens a
+/// draft in the editor, which shows the values' problems as it validates).
+enum class DocumentCheck { Values, ShapeOnly };
+
 /// A schedule as the user wrote it (CLI flags, GUI fields): values are text, checked when a run is prepared.
 struct ScheduleText {
     QString kind = QStringLiteral("step"); ///< const, step or line
@@ -123,6 +139,11 @@ struct Scenario {
 
     /// True when any TLS setting is given (which alone asks for TLS, as the CLI's flags do).
     bool hasTlsSettings() const;
+    /**
+     * The first problem with the values alone (no file read, no schema): transport and codec names, the security
+     * mode and its settings, check syntax, the A/B connection. prepareRun() starts with it; fromJson() uses it.
+     */
+    std::optional<ScenarioProblem> valueProblem() const;
     /// Clears the TLS settings (CA, client certificate and key, server name, skip verification).
     void clearTlsSettings();
     /// True when the run is to be kept in the history (save, or a db, label or name given).
@@ -133,10 +154,12 @@ struct Scenario {
     QByteArray toJson() const;
     /// Parses a document; std::nullopt with @p error naming the line/column of a syntax error or the field
     /// ("load.concurrency: expected a whole number from 1 to 100000").
-    static std::optional<Scenario> fromJson(const QByteArray &json, QString *error);
+    static std::optional<Scenario> fromJson(
+        const QByteArray &json, QString *error, DocumentCheck check = DocumentCheck::Values);
 
     /// Reads @p path; relative schema paths are resolved against its folder. Errors start with the path.
-    static std::optional<Scenario> load(const QString &path, QString *error);
+    static std::optional<Scenario> load(
+        const QString &path, QString *error, DocumentCheck check = DocumentCheck::Values);
     /// Writes @p path atomically (a temporary file renamed over it: never half-written); schema paths under the
     /// document's folder are stored relative to it. False with @p error naming the path.
     bool save(const QString &path, QString *error) const;
