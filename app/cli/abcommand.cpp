@@ -232,12 +232,25 @@ int abCommand(const QStringList &arguments)
             scenario->target == u"builtin"
                 ? QStringLiteral("--builtin: say --a builtin or --b builtin instead")
                 : QStringLiteral("give the targets as --a and --b, not \"%1\"").arg(scenario->target));
-    if (!scenario->exports.isEmpty())
+    // A single run's outputs are refused on this command line; a document's are left out (ab reports its own way).
+    auto given = [&runArgs](const QStringList &flags) {
+        return std::any_of(runArgs.begin(), runArgs.end(), [&flags](const QString &a) {
+            return std::any_of(flags.begin(), flags.end(),
+                [&a](const QString &f) { return a == f || a.startsWith(f + QLatin1Char('=')); });
+        });
+    };
+    if (given({ QStringLiteral("-O"), QStringLiteral("--output-format"), QStringLiteral("-o"),
+            QStringLiteral("--output") }))
         return usageError(cmd, QStringLiteral("-O/-o are for run; ab prints its comparison (--format)"));
-    if (!scenario->compareTo.isEmpty())
+    if (given({ QStringLiteral("--compare-to"), QStringLiteral("--compare-threshold") }))
         return usageError(cmd, QStringLiteral("--compare-to is for run (ab compares in its own way)"));
-    if (!scenario->checks.isEmpty())
+    if (given({ QStringLiteral("--check") }))
         return usageError(cmd, QStringLiteral("--check is for run"));
+    Scenario design = *scenario;
+    design.exports.clear();
+    design.compareTo.clear();
+    design.compareThreshold.clear();
+    design.checks.clear();
     const QString transport = scenario->transport;
     if (transport == u"none")
         return usageError(cmd, QStringLiteral("--transport none calls no server: there is nothing to compare A/B"));
@@ -246,7 +259,7 @@ int abCommand(const QStringList &arguments)
     for (Side &side : sides) {
         side.builtin = side.spec == u"builtin";
         side.command = side.builtin || looksLikeCommand(side.spec);
-        side.scenario = *scenario;
+        side.scenario = design;
         side.scenario.target = side.spec;
         side.scenario.readyPattern = side.command && !side.builtin ? ready : QString();
         side.scenario.readyTimeout = side.command && !side.builtin ? readyTimeout : QString();
