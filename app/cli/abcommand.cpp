@@ -233,24 +233,9 @@ int abCommand(const QStringList &arguments)
                 ? QStringLiteral("--builtin: say --a builtin or --b builtin instead")
                 : QStringLiteral("give the targets as --a and --b, not \"%1\"").arg(scenario->target));
     // A single run's outputs are refused on this command line; a document's are left out (ab reports its own way).
-    auto given = [&runArgs](const QStringList &flags) {
-        return std::any_of(runArgs.begin(), runArgs.end(), [&flags](const QString &a) {
-            return std::any_of(flags.begin(), flags.end(),
-                [&a](const QString &f) { return a == f || a.startsWith(f + QLatin1Char('=')); });
-        });
-    };
-    if (given({ QStringLiteral("-O"), QStringLiteral("--output-format"), QStringLiteral("-o"),
-            QStringLiteral("--output") }))
-        return usageError(cmd, QStringLiteral("-O/-o are for run; ab prints its comparison (--format)"));
-    if (given({ QStringLiteral("--compare-to"), QStringLiteral("--compare-threshold") }))
-        return usageError(cmd, QStringLiteral("--compare-to is for run (ab compares in its own way)"));
-    if (given({ QStringLiteral("--check") }))
-        return usageError(cmd, QStringLiteral("--check is for run"));
     Scenario design = *scenario;
-    design.exports.clear();
-    design.compareTo.clear();
-    design.compareThreshold.clear();
-    design.checks.clear();
+    if (refuseSingleRunOutputs(cmd, runArgs, &design))
+        return ExitUsage;
     const QString transport = scenario->transport;
     if (transport == u"none")
         return usageError(cmd, QStringLiteral("--transport none calls no server: there is nothing to compare A/B"));

@@ -110,9 +110,11 @@ int matrixCommand(const QStringList &arguments)
         return usageError(cmd, QStringLiteral("no transport in --transports carries a codec in --codecs"));
 
     int code = ExitOk;
-    const std::optional<Scenario> base = scenarioFromArguments(cmd, rest, &code, true);
+    std::optional<Scenario> base = scenarioFromArguments(cmd, rest, &code, true);
     if (!base)
         return code;
+    if (refuseSingleRunOutputs(cmd, rest, &*base))
+        return ExitUsage;
     if (!base->target.isEmpty() && base->target != u"builtin")
         return usageError(cmd,
             QStringLiteral("give targets per transport (--grpc, --http, --msgpack) or --builtin, not \"%1\"")

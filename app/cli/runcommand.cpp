@@ -25,6 +25,8 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include <algorithm>
+
 namespace rpcscope::cli {
 
 namespace {
@@ -331,6 +333,33 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
     if (spec.failOnError && result.callsFailed() > 0)
         return ExitFailedCalls;
     return verdict == Verdict::Regression || !checksPassed ? ExitRegression : ExitOk;
+}
+
+bool refuseSingleRunOutputs(const QString &cmd, const QStringList &arguments, Scenario *scenario)
+{
+    auto given = [&arguments](const QStringList &flags) {
+        return std::any_of(arguments.begin(), arguments.end(), [&flags](const QString &a) {
+            return std::any_of(flags.begin(), flags.end(),
+                [&a](const QString &f) { return a == f || a.startsWith(f + QLatin1Char('=')); });
+        });
+    };
+    QString refused;
+    if (given({ QStringLiteral("-O"), QStringLiteral("--output-format"), QStringLiteral("-o"),
+            QStringLiteral("--output") }))
+        refused = QStringLiteral("-O/-o are for run; %1 prints its own report").arg(cmd);
+    else if (given({ QStringLiteral("--compare-to"), QStringLiteral("--compare-threshold") }))
+        refused = QStringLiteral("--compare-to is for run (%1 compares in its own way)").arg(cmd);
+    else if (given({ QStringLiteral("--check") }))
+        refused = QStringLiteral("--check is for run");
+    if (!refused.isEmpty()) {
+        usageError(cmd, refused);
+        return true;
+    }
+    scenario->exports.clear();
+    scenario->compareTo.clear();
+    scenario->compareThreshold.clear();
+    scenario->checks.clear();
+    return false;
 }
 
 int runCommand(const QStringList &arguments)

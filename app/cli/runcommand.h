@@ -34,6 +34,12 @@ std::optional<Scenario> scenarioFromArguments(
  */
 int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcome = nullptr);
 
+/**
+ * For commands that run a scenario their own way (ab, matrix): a usage error (and true) when @p arguments give one
+ * of run's single-run outputs (-O/-o, --compare-to, --check); otherwise @p scenario's, from a document, are dropped.
+ */
+bool refuseSingleRunOutputs(const QString &cmd, const QStringList &arguments, Scenario *scenario);
+
 /// `rpcscope-cli run`.
 int runCommand(const QStringList &arguments);
 
