@@ -11,7 +11,6 @@ namespace rpcscope {
 
 ScheduleEditor::ScheduleEditor(const QString &title, const QString &unit, const QString &objectPrefix, QWidget *parent)
     : QGroupBox(title, parent)
-    , m_unit(unit)
     , m_kind(new QComboBox)
     , m_start(new QLineEdit)
     , m_step(new QLineEdit)

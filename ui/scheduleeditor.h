@@ -16,7 +16,7 @@ namespace rpcscope {
 class ScheduleEditor : public QGroupBox {
     Q_OBJECT
 public:
-    /// @p unit names the scheduled value in labels and errors ("calls/s", "callers").
+    /// @p unit names the scheduled value in the fields' tooltips ("calls/s", "callers").
     ScheduleEditor(const QString &title, const QString &unit, const QString &objectPrefix, QWidget *parent = nullptr);
 
     void setValues(const QString &kind, const QString &start, const QString &step, const QString &end,
@@ -31,7 +31,6 @@ Q_SIGNALS:
     void edited();
 
 private:
-    QString m_unit;
     QComboBox *m_kind;
     QLineEdit *m_start;
     QLineEdit *m_step;

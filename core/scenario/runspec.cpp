@@ -4,7 +4,6 @@
 #include "util/cpuset.h"
 #include "util/units.h"
 
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QUrl>
