@@ -9,6 +9,8 @@
 #include "scheduleeditor.h"
 #include "schemapanel.h"
 
+#include "schema/schema.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -187,6 +189,18 @@ private Q_SLOTS:
         QCOMPARE(back.readyPattern, document.readyPattern);
         QCOMPARE(back.abRestarts, 3);
         QCOMPARE(back.abConnection, QStringLiteral("per-block"));
+        // The GUI runs it although it applies none of them (exports to a folder of another machine included).
+        ScenarioPage runnable;
+        runnable.setSchema(builtinBenchSchema());
+        runnable.setBuiltinTargets({ { TransportKind::Grpc, QStringLiteral("127.0.0.1:1") } });
+        document.exports = { { QStringLiteral("csv"), QStringLiteral("/no/such/folder/run.csv") } };
+        document.target = QStringLiteral("builtin");
+        document.readyPattern.clear(); // for a server command only
+        runnable.setScenario(document);
+        QString error;
+        const auto prepared = runnable.prepare(&error);
+        QVERIFY2(prepared, qPrintable(error));
+        QCOMPARE(prepared->target.address, QStringLiteral("127.0.0.1:1"));
         // The A/B dialog's choices go into the document, as a change to save.
         QSignalSpy edited(&page, &ScenarioPage::edited);
         page.setAbDesign(QStringLiteral("300"), 2, QString(), QStringLiteral("3%"));

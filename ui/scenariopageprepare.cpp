@@ -23,6 +23,13 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
         return fail(tr("Pick a method in the schema."));
     // The editor's fields as a document, checked and typed by core as the CLI's flags are.
     Scenario s = scenario();
+    // What the GUI does not apply to its runs (the CLI's exports, history options and pinning, kept in the document
+    // for the CLI) is not checked here either: a folder for exports on another machine must not stop a run here.
+    s.exports.clear();
+    s.compareTo.clear();
+    s.compareThreshold.clear();
+    s.clientCpus.clear();
+    s.serverCpus.clear();
     if (variation) {
         s.transport = transportName(variation->transport);
         s.codec = codecName(variation->codec);
