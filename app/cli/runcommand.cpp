@@ -49,7 +49,7 @@ bool startBuiltinServer(ServerProcess *server, TransportKind kind, const std::ve
 }
 
 /// The run as the history keeps it: the scenario document, where it ran, the server.
-RunRecord recordFor(const Scenario &scenario, const RunSpec &spec, const ServerCommand &command)
+RunRecord recordFor(const Scenario &scenario, const RunSpec &spec)
 {
     RunRecord record;
     record.name = spec.name;
@@ -71,7 +71,7 @@ RunRecord recordFor(const Scenario &scenario, const RunSpec &spec, const ServerC
         if (!spec.serverCpus.empty())
             record.server.insert(QStringLiteral("cpus"), formatCpuList(spec.serverCpus));
     } else if (spec.server == RunServer::Command) {
-        record.server = command.describe();
+        record.server = spec.command.describe();
     }
     return record;
 }
@@ -142,10 +142,6 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
     if (!prepared)
         return usageError(cmd, describeForCli(problem, scenario));
     RunSpec &spec = *prepared;
-    if (outcome && !spec.compareTo.isEmpty())
-        return usageError(cmd, QStringLiteral("--compare-to is for run (%1 compares in its own way)").arg(cmd));
-    if (outcome && !spec.checks.empty())
-        return usageError(cmd, QStringLiteral("--check is for run"));
 
     // Outputs: checked before any server starts or load is sent, so a typo costs no run.
     for (const RunSpec::Output &output : spec.exports) {
@@ -219,7 +215,7 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         spec.plan.serverPid = builtinServer.pid();
     }
 
-    RunRecord record = recordFor(scenario, spec, spec.command);
+    RunRecord record = recordFor(scenario, spec);
     std::unique_ptr<Transport> made = makeTransport(spec.transport, spec.target, *call, &error);
     if (!made)
         return usageError(cmd, error);

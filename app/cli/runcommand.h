@@ -30,7 +30,8 @@ std::optional<Scenario> scenarioFromArguments(
 /**
  * Runs @p scenario: checks it (prepareRun), starts its server, loads its schema, sends the load, and then saves,
  * exports, compares and checks as it says, printing the report. With @p outcome set (matrix), fills it instead of
- * printing and neither saves nor compares. Returns the exit code.
+ * printing and does not save; such callers drop the single-run outputs first (refuseSingleRunOutputs). Returns the
+ * exit code.
  */
 int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcome = nullptr);
 

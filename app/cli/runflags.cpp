@@ -63,40 +63,16 @@ bool wholeNumber(const QString &value, qint64 low, qint64 high, qint64 *into, QS
     return true;
 }
 
-bool setCalls(Scenario &s, const QString &value, QString *why)
+/// A whole number from @p low to @p high into @p member.
+template<typename T> Setter setNumber(T Scenario::*member, qint64 low, qint64 high)
 {
-    qint64 n = 0;
-    if (!wholeNumber(value, 1, std::numeric_limits<qint64>::max(), &n, why))
-        return false;
-    s.calls = static_cast<quint64>(n);
-    return true;
-}
-
-bool setConcurrency(Scenario &s, const QString &value, QString *why)
-{
-    qint64 n = 0;
-    if (!wholeNumber(value, 1, 100000, &n, why))
-        return false;
-    s.concurrency = static_cast<int>(n);
-    return true;
-}
-
-bool setConnections(Scenario &s, const QString &value, QString *why)
-{
-    qint64 n = 0;
-    if (!wholeNumber(value, 1, 100000, &n, why))
-        return false;
-    s.connections = static_cast<int>(n);
-    return true;
-}
-
-bool setClientThreads(Scenario &s, const QString &value, QString *why)
-{
-    qint64 n = 0;
-    if (!wholeNumber(value, 1, 64, &n, why))
-        return false;
-    s.clientThreads = static_cast<int>(n);
-    return true;
+    return [member, low, high](Scenario &s, const QString &value, QString *why) {
+        qint64 n = 0;
+        if (!wholeNumber(value, low, high, &n, why))
+            return false;
+        s.*member = static_cast<T>(n);
+        return true;
+    };
 }
 
 bool setMsgpackParams(Scenario &s, const QString &value, QString *why)
@@ -261,10 +237,11 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("fills"), true, QStringLiteral("payload=1KiB"), addText(&Scenario::fills) },
         { { QStringLiteral("n"), QStringLiteral("total") }, QStringLiteral("N"),
             QStringLiteral("Number of timed calls (default 200 unless -z is given)."), QStringLiteral("load.calls"),
-            false, QStringLiteral("4000"), setCalls },
+            false, QStringLiteral("4000"), setNumber(&Scenario::calls, 1, std::numeric_limits<qint64>::max()) },
         { { QStringLiteral("c"), QStringLiteral("concurrency") }, QStringLiteral("C"),
             QStringLiteral("Concurrent callers, one call in flight each (default 50)."),
-            QStringLiteral("load.concurrency"), false, QStringLiteral("7"), setConcurrency },
+            QStringLiteral("load.concurrency"), false, QStringLiteral("7"),
+            setNumber(&Scenario::concurrency, 1, 100000) },
         { { QStringLiteral("z"), QStringLiteral("duration") }, QStringLiteral("DURATION"),
             QStringLiteral("Length of the timed phase, e.g. 10s; with -n too, whichever comes first ends the run."),
             QStringLiteral("load.duration"), false, QStringLiteral("10s"), setText(&Scenario::duration) },
@@ -339,11 +316,13 @@ const QList<RunFlag> &runFlags()
             QStringLiteral(
                 "Connections; callers are spread evenly over them. grpc, msgpack: default 1, many calls each. "
                 "http: default one per caller (HTTP/1.1 carries one call at a time)."),
-            QStringLiteral("load.connections"), false, QStringLiteral("4"), setConnections },
+            QStringLiteral("load.connections"), false, QStringLiteral("4"),
+            setNumber(&Scenario::connections, 1, 100000) },
         { { QStringLiteral("cpus") }, QStringLiteral("N"),
             QStringLiteral("Client threads polling gRPC (default 1, one more per 64 callers up to the cores). One is "
                            "fastest when the client has a core to itself."),
-            QStringLiteral("load.client_threads"), false, QStringLiteral("2"), setClientThreads },
+            QStringLiteral("load.client_threads"), false, QStringLiteral("2"),
+            setNumber(&Scenario::clientThreads, 1, 64) },
         { { QStringLiteral("client-cpus") }, QStringLiteral("LIST"),
             QStringLiteral("Pin rpcscope-cli (all its threads) to these CPUs, as taskset -c lists them: 0, 0,2, 1-3. "
                            "With --server-cpus, client and server stop competing for cores."),
