@@ -126,7 +126,10 @@ private:
             }
             const auto first = m_due.begin();
             if (first->first > Clock::now()) {
-                m_wake.wait_until(lock, first->first);
+                // A copy: wait_until reads its deadline again after waking, and now() may have erased the entry
+                // (ASan caught the map node's time being read after it was freed).
+                const Clock::time_point deadline = first->first;
+                m_wake.wait_until(lock, deadline);
                 continue;
             }
             const Entry entry = first->second;
