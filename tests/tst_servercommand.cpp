@@ -3,10 +3,12 @@
 #include "server/serverprocess.h"
 #include "util/cpuset.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTcpSocket>
@@ -496,6 +498,46 @@ private slots:
         }
         QVERIFY(pid > 0);
         QVERIFY(::kill(static_cast<pid_t>(pid), 0) != 0);
+    }
+
+    void nothingItStartsOutlivesAKilledRpcscope()
+    {
+        // The case: a server command whose shell starts the server as its child, then rpcscope is killed
+        // with SIGKILL mid-run. The shell gets PR_SET_PDEATHSIG's SIGTERM; the server, its grandchild, must go too.
+        QTemporaryDir dir;
+        const QString pidFile = dir.filePath(QStringLiteral("server.pid"));
+        QProcess rpcscope;
+        rpcscope.start(cli,
+            { QStringLiteral("run"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                QStringLiteral("-d"), QStringLiteral("{}"), QStringLiteral("-z"), QStringLiteral("60s"),
+                QStringLiteral("-c"), QStringLiteral("1"),
+                QStringLiteral("sh -c '%1 serve grpc --port {port} & echo $! > %2; wait; true'").arg(cli, pidFile) });
+        QVERIFY(rpcscope.waitForStarted());
+        const pid_t parent = static_cast<pid_t>(rpcscope.processId());
+        // Its children: the server command's shell, and the guard it starts once the server is ready.
+        auto children = [parent] {
+            int n = 0;
+            for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+                QFile stat(QStringLiteral("/proc/%1/stat").arg(entry));
+                if (!stat.open(QIODevice::ReadOnly))
+                    continue;
+                const QByteArray text = stat.readAll();
+                const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+                n += fields.size() > 1 && fields[1].toInt() == parent ? 1 : 0;
+            }
+            return n;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(children() >= 2, 20000);
+        auto serverPid = [&pidFile] {
+            QFile file(pidFile);
+            return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(serverPid() > 0, 10000);
+        const qint64 server = serverPid();
+        QVERIFY(server > 0 && !processGone(server));
+        ::kill(parent, SIGKILL);
+        QVERIFY(rpcscope.waitForFinished(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(processGone(server), 10000);
     }
 
     void serverProcessAsTheCliUsesIt()

@@ -99,10 +99,84 @@ struct ChildFailure {
     int error;
 };
 
+/**
+ * Starts the guard of process group @p group: a forked copy of this process (no exec) that waits for the pipe whose
+ * write end *@p holdFd stays here to close, which happens when rpcscope dies however it dies (kill -9 included), and
+ * then ends the group: SIGTERM, up to 2 s for it to go, SIGKILL. PR_SET_PDEATHSIG alone reaches only the server
+ * process itself, not what it started (`sh -c 'server; true'` leaves the server running). The guard is in a group of
+ * its own with termination signals ignored, so Ctrl-C in rpcscope's terminal does not take it down first. Returns its
+ * pid, or 0 when it could not be started (the server then runs without it).
+ */
+pid_t startGroupGuard(pid_t group, int *holdFd)
+{
+    int pipe[2] = { -1, -1 };
+    if (::pipe2(pipe, O_CLOEXEC) != 0)
+        return 0;
+    const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    sigset_t all;
+    sigset_t previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    const pid_t guard = ::fork();
+    if (guard == 0) {
+        // Only async-signal-safe calls from here: this is a copy of a multi-threaded process.
+        ::setpgid(0, 0);
+        struct sigaction ignore = {};
+        ignore.sa_handler = SIG_IGN;
+        for (int signal : { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE })
+            ::sigaction(signal, &ignore, nullptr);
+        ::dup2(pipe[0], STDIN_FILENO);
+        if (devNull >= 0) {
+            ::dup2(devNull, STDOUT_FILENO);
+            ::dup2(devNull, STDERR_FILENO);
+        }
+        ::close_range(3, ~0U, 0); // holds nothing of rpcscope's: no socket, no pipe's write end
+        char byte;
+        while (::read(STDIN_FILENO, &byte, 1) != 0) {
+            if (errno != EINTR)
+                break;
+        }
+        ::kill(-group, SIGTERM);
+        for (int i = 0; i < 40 && ::kill(-group, 0) == 0; ++i)
+            ::poll(nullptr, 0, 50);
+        ::kill(-group, SIGKILL);
+        ::_exit(0);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    if (devNull >= 0)
+        ::close(devNull);
+    ::close(pipe[0]);
+    if (guard < 0) {
+        ::close(pipe[1]);
+        return 0;
+    }
+    *holdFd = pipe[1];
+    return guard;
+}
+
+/// Ends a guard whose server is being stopped here: it must not signal a group id that may be reused after.
+void stopGroupGuard(pid_t *guard, int *holdFd)
+{
+    if (*guard > 0) {
+        ::kill(*guard, SIGKILL);
+        pid_t got;
+        do {
+            got = ::waitpid(*guard, nullptr, 0);
+        } while (got < 0 && errno == EINTR);
+        *guard = 0;
+    }
+    if (*holdFd >= 0) {
+        ::close(*holdFd);
+        *holdFd = -1;
+    }
+}
+
 } // namespace
 
 struct ServerProcess::State {
     pid_t pid = 0;
+    pid_t guard = 0; ///< startGroupGuard()'s process
+    int guardFd = -1;
     bool reaped = true;
     bool lost = false;
     ExitStatus exit;
@@ -448,6 +522,7 @@ bool ServerProcess::start(const Launch &launch, QString *error)
                                 .arg(shown, formatCpuList(launch.cpus), why));
         return setError(QStringLiteral("cannot start %1: %2").arg(shown, why));
     }
+    s.guard = startGroupGuard(child, &s.guardFd);
 
     {
         const std::lock_guard lock(s.mutex);
@@ -522,6 +597,7 @@ bool ServerProcess::start(const Launch &launch, QString *error)
 void ServerProcess::stop(std::chrono::milliseconds grace)
 {
     State &s = *m_state;
+    stopGroupGuard(&s.guard, &s.guardFd); // from here on, this process ends the group itself
     if (s.pid > 0 && !s.reaped) {
         if (!s.exited()) {
             s.beforeStop = sampleProcess(s.pid);
