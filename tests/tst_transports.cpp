@@ -304,6 +304,54 @@ private Q_SLOTS:
         QVERIFY2(firstError(s).contains(expected), qPrintable(firstError(s)));
     }
 
+    void msgpackRepliesPastTheLimitAreRefusedBeforeTheyAreBuffered_data()
+    {
+        QTest::addColumn<QByteArray>("reply");
+        QTest::addColumn<int>("limit");
+        // [1, 0, nil, str32 of 2 GiB...] streamed: refused once past the limit (it used to be buffered whole).
+        QTest::newRow("str32 claims 2 GiB")
+            << QByteArray("\x94\x01\x00\xc0\xdb\x7f\xff\xff\xff", 9) + QByteArray(6 << 20, 'x') << -1;
+        // An array32 header claiming 4G elements used to end in std::bad_alloc.
+        QTest::newRow("array32 claims 4G") << QByteArray("\x94\x01\x00\xc0\xdd\xff\xff\xff\xff", 9) << -1;
+        // No single part is too large, the reply is: 2000 strings of 1000 bytes against a 1 MiB limit.
+        QByteArray many("\x94\x01\x00\xc0\xdc\x07\xd0", 7);
+        for (int i = 0; i < 2000; ++i)
+            many += QByteArray("\xda\x03\xe8", 3) + QByteArray(1000, 'x');
+        QTest::newRow("many parts") << many << 1024 * 1024;
+    }
+    void msgpackRepliesPastTheLimitAreRefusedBeforeTheyAreBuffered()
+    {
+        QFETCH(QByteArray, reply);
+        QFETCH(int, limit);
+        const std::string bytes = reply.toStdString();
+        RawServer server([&](const std::string &) -> std::pair<std::string, bool> { return { bytes, false }; });
+        GrpcTarget target;
+        target.maxReceiveBytes = limit;
+        const RunSnapshot s = run(TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(server.port()),
+            call(QStringLiteral("Sum"), R"({"nums":[1]})", false), 1, 1, {}, target);
+        QCOMPARE(s.callsCompleted(), 1ULL);
+        QVERIFY2(s.statusCounts[CallStatus::ResourceExhausted] == 1, qPrintable(firstError(s)));
+        QVERIFY2(firstError(s).contains(QStringLiteral("receive limit of %1 bytes").arg(target.receiveLimit())),
+            qPrintable(firstError(s)));
+    }
+
+    void msgpackServerNotificationsAreSkippedAndCounted()
+    {
+        // Before each reply the server sends a notification, [2, "log", []], as the spec allows (Neovim does).
+        RawServer server([](const std::string &received) -> std::pair<std::string, bool> {
+            // The request: [0, msgid (a positive fixint below 128), method, params].
+            if (received.size() < 4)
+                return { {}, false };
+            return { std::string("\x93\x02\xa3log\x90", 7) + std::string("\x94\x01", 2) + received.substr(2, 1)
+                    + std::string("\xc0\xc0", 2),
+                false };
+        });
+        const RunSnapshot s = run(TransportKind::Msgpack, QStringLiteral("127.0.0.1:%1").arg(server.port()),
+            call(QStringLiteral("Sum"), R"({"nums":[1]})", false), 5, 1);
+        QVERIFY2(s.callsOk() == 5, qPrintable(firstError(s)));
+        QCOMPARE(s.serverNotifications, 5ULL);
+    }
+
     void inProcessBaselineEveryCodec_data() { httpEveryCodec_data(); }
     void inProcessBaselineEveryCodec()
     {

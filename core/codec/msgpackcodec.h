@@ -39,4 +39,18 @@ bool unpackMessageFields(const msgpack::object &array, google::protobuf::Message
 bool unpackFieldValue(const msgpack::object &object, google::protobuf::Message *message,
     const google::protobuf::FieldDescriptor *field, std::string *error);
 
+/**
+ * An unpacker for messages of at most @p maxMessageBytes: no array, map, string, binary or extension a header claims
+ * can be larger than such a message could hold (an element takes a byte at least, a map entry two), so a hostile
+ * header ("4G elements follow") is refused with msgpack::size_overflow before anything is allocated for it. Strings
+ * and binaries refer into the unpacker's buffer, as by default.
+ */
+inline msgpack::unpacker boundedUnpacker(size_t maxMessageBytes)
+{
+    return msgpack::unpacker([](msgpack::type::object_type, std::size_t, void *) { return true; }, nullptr,
+        MSGPACK_UNPACKER_INIT_BUFFER_SIZE,
+        msgpack::unpack_limit(
+            maxMessageBytes, maxMessageBytes / 2, maxMessageBytes, maxMessageBytes, maxMessageBytes, 1000));
+}
+
 } // namespace rpcscope

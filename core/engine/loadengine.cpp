@@ -34,6 +34,7 @@ struct alignas(64) Shard {
     StatusCounts status {};
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
+    uint64_t notifications = 0;
     uint64_t messagesSent = 0; // streaming calls only
     uint64_t messagesReceived = 0;
     LatencyHistogram message;
@@ -164,6 +165,7 @@ public:
                 s.statusCounts[static_cast<size_t>(i)] += shard.status[static_cast<size_t>(i)];
             s.bytesSent += shard.bytesSent;
             s.bytesReceived += shard.bytesReceived;
+            s.serverNotifications += shard.notifications;
             s.messagesSent += shard.messagesSent;
             s.messagesReceived += shard.messagesReceived;
             s.messageLatency.merge(shard.message);
@@ -256,6 +258,7 @@ private:
                 static_cast<uint32_t>(status) });
         shard.bytesSent += outcome.bytesSent;
         shard.bytesReceived += outcome.bytesReceived;
+        shard.notifications += outcome.notifications;
         shard.messagesSent += outcome.messagesSent;
         if (m_openLoop) {
             const nanoseconds lag = timing.sent - timing.intended;

@@ -59,6 +59,7 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     total.warmupCalls += block.warmupCalls;
     total.bytesSent += block.bytesSent;
     total.bytesReceived += block.bytesReceived;
+    total.serverNotifications += block.serverNotifications;
     total.elapsed += block.elapsed;
     total.plannedCalls += block.plannedCalls;
     total.plannedDuration += block.plannedDuration;

@@ -116,6 +116,7 @@ struct RunSnapshot {
     uint64_t warmupCalls = 0;
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
+    uint64_t serverNotifications = 0; ///< msgpack-rpc notifications the server sent (skipped, not replies)
 
     std::chrono::nanoseconds elapsed { 0 }; ///< of the timed phase, up to now or to its end
     /// An A/B side's blocks, in order (empty for other runs); blocksConnection says how they connected.

@@ -84,6 +84,9 @@ QString formatTextSummary(const RunSnapshot &run)
                    .arg(formatBytes(static_cast<double>(run.bytesSent) / n),
                        formatBytes(static_cast<double>(run.bytesReceived) / n));
     }
+    if (run.serverNotifications)
+        out += QStringLiteral("  Notifications:\t%1 from the server (msgpack-rpc; skipped, not replies)\n")
+                   .arg(run.serverNotifications);
     if (run.callsCompleted())
         out += QStringLiteral("  Client CPU:\t%1 us/call (%2 s in all), peak RSS %3\n")
                    .arg(run.clientCpuPerCallUs(), 0, 'f', 1)

@@ -58,7 +58,7 @@ private:
             // Not msgpack: nothing more on this connection can be trusted.
             return close();
         }
-        if (m_unpacker.nonparsed_size() > kMaxMessage)
+        if (m_unpacker.message_size() > kMaxMessage) // the message in progress, parsed or not
             return close();
         flush();
         read();
@@ -170,7 +170,7 @@ private:
     std::atomic<uint64_t> *m_served;
     std::chrono::microseconds m_extraDelay;
     std::chrono::microseconds m_burn;
-    msgpack::unpacker m_unpacker;
+    msgpack::unpacker m_unpacker = boundedUnpacker(kMaxMessage);
     std::string m_pending;
     std::string m_sending;
     bool m_writing = false;

@@ -292,6 +292,8 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
         { QStringLiteral("planned_calls"), static_cast<double>(s.plannedCalls) },
         { QStringLiteral("planned_duration_ns"), static_cast<double>(s.plannedDuration.count()) },
     };
+    if (s.serverNotifications)
+        o.insert(QStringLiteral("server_notifications"), static_cast<double>(s.serverNotifications));
     if (s.openLoop) {
         o.insert(QStringLiteral("service_latency"), histogramToJson(s.serviceLatency));
         o.insert(QStringLiteral("send_lag"), histogramToJson(s.sendLag));
@@ -378,6 +380,7 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     s.warmupCalls = r.count(QStringLiteral("warmup_calls"));
     s.bytesSent = r.count(QStringLiteral("bytes_sent"));
     s.bytesReceived = r.count(QStringLiteral("bytes_received"));
+    s.serverNotifications = r.count(QStringLiteral("server_notifications"));
     s.elapsed = std::chrono::nanoseconds(r.count(QStringLiteral("elapsed_ns")));
     s.plannedCalls = r.count(QStringLiteral("planned_calls"));
     s.plannedDuration = std::chrono::nanoseconds(r.count(QStringLiteral("planned_duration_ns")));

@@ -20,6 +20,9 @@ class MethodDescriptor;
 
 namespace rpcscope {
 
+/// The largest reply any transport takes unless --max-recv-size says otherwise: gRPC's default, 4 MiB.
+inline constexpr int kDefaultMaxReceiveBytes = 4 * 1024 * 1024;
+
 /// Where and how calls go; every transport reads the fields that apply to it.
 struct GrpcTarget {
     QString address; ///< host:port (gRPC, msgpack-rpc) or a URL (HTTP)
@@ -27,13 +30,19 @@ struct GrpcTarget {
     /// carrying many calls; HTTP/1.1: keep-alive connections, each one call at a time (0 = one per caller).
     int connections = 1;
     std::chrono::nanoseconds timeout { 0 }; ///< per-call deadline; 0 = none
-    int maxReceiveBytes = -1; ///< -1 = gRPC's default (4 MiB)
+    int maxReceiveBytes = -1; ///< -1 = the default, kDefaultMaxReceiveBytes (gRPC's: 4 MiB) for every transport
     int maxSendBytes = -1; ///< -1 = gRPC's default (unlimited)
     std::string authority; ///< :authority override (empty = from the address)
     std::vector<std::pair<std::string, std::string>> metadata; ///< sent with every call
     GrpcTls tls;
     /// Client threads, each polling its own completion queue (ghz's --cpus). See autoClientThreads().
     int clientThreads = 1;
+
+    /// The largest reply to accept, in bytes: maxReceiveBytes, or the default.
+    size_t receiveLimit() const
+    {
+        return static_cast<size_t>(maxReceiveBytes >= 0 ? maxReceiveBytes : kDefaultMaxReceiveBytes);
+    }
 };
 
 /**

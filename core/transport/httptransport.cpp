@@ -240,8 +240,7 @@ void HttpConnection::write()
 void HttpConnection::read()
 {
     m_parser.emplace();
-    const int limit = m_transport->m_target.maxReceiveBytes;
-    m_parser->body_limit(limit >= 0 ? static_cast<uint64_t>(limit) : uint64_t(1) << 32);
+    m_parser->body_limit(m_transport->m_target.receiveLimit());
     http::async_read(m_socket, m_buffer, *m_parser, [this](boost::system::error_code ec, size_t) {
         if (ec)
             return fail(ec, "receive");

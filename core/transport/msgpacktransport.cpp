@@ -8,11 +8,13 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
 
 namespace rpcscope {
 
@@ -48,8 +50,14 @@ public:
  */
 class MsgpackConnection {
 public:
-    MsgpackConnection(MsgpackTransport *transport, asio::io_context &context)
-        : m_transport(transport), m_context(context), m_socket(context)
+    /// Replies larger than @p receiveLimit bytes fail with RESOURCE_EXHAUSTED, checked before they are buffered whole
+    /// and before a header's claimed element count is allocated.
+    MsgpackConnection(MsgpackTransport *transport, asio::io_context &context, size_t receiveLimit)
+        : m_transport(transport)
+        , m_context(context)
+        , m_socket(context)
+        , m_receiveLimit(receiveLimit)
+        , m_unpacker(boundedUnpacker(receiveLimit))
     {
     }
 
@@ -93,6 +101,7 @@ private:
     void flush();
     void read();
     void onReply(const msgpack::object &reply);
+    std::string tooLarge() const;
     /// The connection is unusable: every call on it fails with @p message; the next call reconnects.
     void breakConnection(int status, const std::string &message);
 
@@ -116,7 +125,10 @@ private:
     std::string m_pending;
     std::string m_sending;
     bool m_writing = false;
+    const size_t m_receiveLimit;
     msgpack::unpacker m_unpacker;
+    uint64_t m_notifications = 0; ///< skipped since the last reply
+
     size_t m_replyBytes = 0; ///< size of the reply being handled
 };
 
@@ -133,8 +145,8 @@ public:
     {
         const int connections = std::max(1, target.connections);
         for (int i = 0; i < connections; ++i)
-            m_connections.push_back(
-                std::make_unique<MsgpackConnection>(this, m_threads.context(static_cast<size_t>(i))));
+            m_connections.push_back(std::make_unique<MsgpackConnection>(
+                this, m_threads.context(static_cast<size_t>(i)), target.receiveLimit()));
         if (target.timeout.count() > 0) {
             m_sweep.start(m_threads, kSweepPeriod, [this](size_t thread, Clock::time_point now) {
                 for (size_t c = thread; c < m_connections.size(); c += static_cast<size_t>(m_threads.size()))
@@ -244,7 +256,9 @@ void MsgpackConnection::flush()
 void MsgpackConnection::read()
 {
     m_unpacker.reserve_buffer(kReadChunk);
-    m_socket.async_read_some(asio::buffer(m_unpacker.buffer(), m_unpacker.buffer_capacity()),
+    // At most a chunk at a time (the buffer's capacity grows with what it holds), so the limit below is checked
+    // every kReadChunk bytes.
+    m_socket.async_read_some(asio::buffer(m_unpacker.buffer(), std::min(m_unpacker.buffer_capacity(), kReadChunk)),
         [this](boost::system::error_code ec, size_t n) {
             if (ec) {
                 if (m_state == State::Open)
@@ -256,23 +270,45 @@ void MsgpackConnection::read()
             m_unpacker.buffer_consumed(n);
             try {
                 msgpack::object_handle handle;
-                // (parsed_size() restarts at every message; what is left unparsed does not.)
-                size_t left = m_unpacker.nonparsed_size();
-                while (m_state == State::Open && m_unpacker.next(handle)) {
-                    m_replyBytes = left - m_unpacker.nonparsed_size();
-                    left = m_unpacker.nonparsed_size();
+                while (m_state == State::Open) {
+                    // The parser is incremental: parsed_size() is what it consumed of the message in progress in
+                    // earlier reads (0 after each message), nonparsed_size() what it has not looked at yet.
+                    const size_t earlier = m_unpacker.parsed_size();
+                    const size_t unparsed = m_unpacker.nonparsed_size();
+                    if (!m_unpacker.next(handle))
+                        break;
+                    m_replyBytes = earlier + unparsed - m_unpacker.nonparsed_size();
+                    if (m_replyBytes > m_receiveLimit) // it came whole within one read
+                        return breakConnection(CallStatus::ResourceExhausted, tooLarge());
                     onReply(handle.get());
                 }
+            } catch (const msgpack::size_overflow &) {
+                return breakConnection(CallStatus::ResourceExhausted, tooLarge());
             } catch (const std::exception &e) {
                 return breakConnection(CallStatus::Internal, std::string("not msgpack-rpc: ") + e.what());
             }
+            // A reply still incomplete past the limit is refused before more of it is buffered.
+            if (m_state == State::Open && m_unpacker.message_size() > m_receiveLimit)
+                return breakConnection(CallStatus::ResourceExhausted, tooLarge());
             if (m_state == State::Open)
                 read();
         });
 }
 
+std::string MsgpackConnection::tooLarge() const
+{
+    return "reply larger than the receive limit of " + std::to_string(m_receiveLimit)
+        + " bytes (raise it with --max-recv-size)";
+}
+
 void MsgpackConnection::onReply(const msgpack::object &reply)
 {
+    // A notification from the server ([2, method, params]; the spec allows them, Neovim sends them): no call's reply.
+    if (reply.type == msgpack::type::ARRAY && reply.via.array.size == 3
+        && reply.via.array.ptr[0].type == msgpack::type::POSITIVE_INTEGER && reply.via.array.ptr[0].via.u64 == 2) {
+        ++m_notifications; // counted with the next reply
+        return;
+    }
     // [1, msgid, error, result]
     if (reply.type != msgpack::type::ARRAY || reply.via.array.size != 4
         || reply.via.array.ptr[0].type != msgpack::type::POSITIVE_INTEGER || reply.via.array.ptr[0].via.u64 != 1
@@ -290,6 +326,7 @@ void MsgpackConnection::onReply(const msgpack::object &reply)
     CallOutcome outcome;
     outcome.bytesSent = slot->m_body->size();
     outcome.bytesReceived = m_replyBytes;
+    outcome.notifications = std::exchange(m_notifications, 0);
     const msgpack::object &error = reply.via.array.ptr[2];
     if (error.type != msgpack::type::NIL) {
         outcome.status = CallStatus::Unknown;

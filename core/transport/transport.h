@@ -15,6 +15,8 @@ struct CallOutcome {
     /// Streaming calls only: messages the client sent and received on the stream (unary calls leave both 0).
     uint64_t messagesSent = 0;
     uint64_t messagesReceived = 0;
+    /// msgpack-rpc: notifications ([2, method, params]) the server sent since the connection's previous reply, skipped.
+    uint64_t notifications = 0;
     bool fatal = false; ///< the call could not even be made (a broken request): the run must stop
 };
 
