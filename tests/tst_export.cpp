@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <functional>
+
 #include <cmath>
 
 using namespace rpcscope;
@@ -498,6 +500,12 @@ private slots:
         QVERIFY2(error.contains(QStringLiteral("neither a ghz report")), qPrintable(error));
         QVERIFY(!importRunJson("{\"count\": ", QString(), &error));
         QVERIFY2(error.startsWith(QStringLiteral("not JSON")), qPrintable(error));
+        // A value too large says so (it is a number, and not below 0).
+        QVERIFY(!importRunJson(
+            "{\"count\": 1, \"total\": 1e30, \"statusCodeDistribution\": {\"OK\": 1}}", QString(), &error));
+        QVERIFY2(error == QStringLiteral("total: 1e+30 is out of range (at most 9.2e18)"), qPrintable(error));
+        QVERIFY(!importRunJson("{\"count\": -1, \"statusCodeDistribution\": {}}", QString(), &error));
+        QVERIFY2(error.contains(QStringLiteral("expected a number >= 0, got -1")), qPrintable(error));
     }
 
     void statusNames()
@@ -628,6 +636,56 @@ private slots:
         QCOMPARE(back->snapshot.latency, run.snapshot.latency);
         QCOMPARE(back->name, run.name);
         QCOMPARE(back->id, qint64(0));
+    }
+
+    void importedReportsMustAddUp()
+    {
+        // The cases: a report whose numbers contradict each other is refused, naming the field, instead of
+        // exporting failed = 18446744073709550616 and an error rate of 922337203685477632% later.
+        const RunRecord run = sampleRun(QStringLiteral("j"), 2000, false);
+        const QJsonObject good = QJsonDocument::fromJson(exportRun(run, ExportFormat::Json, nullptr)).object();
+        auto withSnapshot = [&good](const std::function<void(QJsonObject &)> &edit) {
+            QJsonObject report = good;
+            QJsonObject snapshot = report.value(QStringLiteral("snapshot")).toObject();
+            edit(snapshot);
+            report.insert(QStringLiteral("snapshot"), snapshot);
+            return QJsonDocument(report).toJson();
+        };
+        auto setOk = [](double ok) {
+            return [ok](QJsonObject &s) {
+                QJsonObject statuses = s.value(QStringLiteral("status_counts")).toObject();
+                statuses.insert(QStringLiteral("OK"), ok);
+                s.insert(QStringLiteral("status_counts"), statuses);
+            };
+        };
+        QString error;
+        QVERIFY2(importRunJson(withSnapshot([](QJsonObject &) {}), QString(), &error), qPrintable(error));
+        const quint64 ok = run.snapshot.callsOk();
+        QVERIFY(!importRunJson(withSnapshot(setOk(static_cast<double>(ok + 1000))), QString(), &error));
+        QVERIFY2(error
+                == QStringLiteral("snapshot.status_counts.OK: %1 OK calls, but the latency histogram holds %2")
+                       .arg(ok + 1000)
+                       .arg(ok),
+            qPrintable(error));
+        QVERIFY(!importRunJson(withSnapshot(setOk(1e300)), QString(), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("snapshot.status_counts.OK: ")), qPrintable(error));
+        QVERIFY(!importRunJson(withSnapshot([](QJsonObject &s) {
+            QJsonObject statuses = s.value(QStringLiteral("status_counts")).toObject();
+            statuses.insert(QStringLiteral("UNAVAILABLE"), 5000);
+            s.insert(QStringLiteral("status_counts"), statuses);
+        }),
+            QString(), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("snapshot.status_counts: ")), qPrintable(error));
+        QVERIFY(!importRunJson(
+            withSnapshot([](QJsonObject &s) { s.insert(QStringLiteral("client_cpu_s"), -3); }), QString(), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("snapshot.client_cpu_s: ")), qPrintable(error));
+        QVERIFY(!importRunJson(withSnapshot([](QJsonObject &s) {
+            s.insert(QStringLiteral("errors"),
+                QJsonArray { QJsonObject { { QStringLiteral("status"), QStringLiteral("UNAVAILABLE") },
+                    { QStringLiteral("message"), QStringLiteral("x") }, { QStringLiteral("count"), 1e9 } } });
+        }),
+            QString(), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("snapshot.errors: ")), qPrintable(error));
     }
 
     void writeFileAtomicallyFailsCleanly()

@@ -241,6 +241,25 @@ private Q_SLOTS:
         QVERIFY(!prepareGrpcCall(
             schema, { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": ["{{randomString 3}}"]})" }, &error));
         QVERIFY2(error.startsWith(QStringLiteral("request template:")), qPrintable(error));
+        // A known placeholder with a bad value says what is wrong with the value, not "malformed".
+        QVERIFY(!RequestTemplate::parse("{{randomInt 5 1}}", &error));
+        QVERIFY2(error.contains(QStringLiteral("MIN 5 is greater than MAX 1")), qPrintable(error));
+        QVERIFY(!RequestTemplate::parse("{{randomString 1000000000000}}", &error));
+        QVERIFY2(error.contains(QStringLiteral("too large")), qPrintable(error));
+        // The whole int64 range: its span wraps to 0 in 64 bits (a division by zero before).
+        const auto wide = RequestTemplate::parse("{{randomInt -9223372036854775808 9223372036854775807}}", &error);
+        QVERIFY2(wide, qPrintable(error));
+        bool parsed = false;
+        QString::fromStdString(wide->render({ 0, 0, &rng })).toLongLong(&parsed);
+        QVERIFY(parsed);
+        // Valid JSON that is not an object is named for what it is.
+        for (const auto &[json, kind] : { std::pair(QByteArray(R"("hello")"), QStringLiteral("not a string")),
+                 std::pair(QByteArray("42"), QStringLiteral("not a number")),
+                 std::pair(QByteArray("true"), QStringLiteral("not a boolean")) }) {
+            QVERIFY(!prepareGrpcCall(schema, { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), json }, &error));
+            QVERIFY2(
+                error.contains(QStringLiteral("must be a JSON object")) && error.contains(kind), qPrintable(error));
+        }
     }
 
     void streamingMethodsPrepareButGoOverGrpcOnly()

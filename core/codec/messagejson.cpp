@@ -3,6 +3,7 @@
 #include "schema/schema.h"
 #include "util/units.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QStringList>
@@ -139,11 +140,23 @@ std::unique_ptr<gp::Message> messageFromJson(
 
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError)
+    if (parseError.error != QJsonParseError::NoError) {
+        // Valid JSON that is not an object or array ("hello", 42) is not a parse error: say what it is instead.
+        const QJsonDocument wrapped = QJsonDocument::fromJson('[' + json + ']');
+        if (wrapped.isArray() && wrapped.array().size() == 1) {
+            const QJsonValue value = wrapped.array().first();
+            const QString kind = value.isString() ? QStringLiteral("a string")
+                : value.isDouble()                ? QStringLiteral("a number")
+                : value.isBool()                  ? QStringLiteral("a boolean")
+                                                  : QStringLiteral("null");
+            return fail(QStringLiteral("the request must be a JSON object ({...}) for %1, not %2")
+                            .arg(QString::fromStdString(type->full_name()), kind));
+        }
         return fail(QStringLiteral("invalid JSON at %1: %2")
                         .arg(lineColumn(json, parseError.offset), parseError.errorString()));
+    }
     if (!document.isObject())
-        return fail(QStringLiteral("the request must be a JSON object ({...}) for %1")
+        return fail(QStringLiteral("the request must be a JSON object ({...}) for %1, not an array")
                         .arg(QString::fromStdString(type->full_name())));
 
     gp::util::JsonParseOptions options;

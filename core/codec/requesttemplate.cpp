@@ -7,6 +7,11 @@
 
 namespace rpcscope {
 
+namespace {
+/// The longest {{randomString N}}: 100 million characters per call is already far past any sane request.
+constexpr int64_t kMaxRandomString = 100'000'000;
+} // namespace
+
 std::optional<RequestTemplate> RequestTemplate::parse(const QByteArray &json, QString *error)
 {
     RequestTemplate result;
@@ -30,6 +35,7 @@ std::optional<RequestTemplate> RequestTemplate::parse(const QByteArray &json, QS
         const QStringList words = inner.split(QLatin1Char(' '), Qt::SkipEmptyParts);
         Segment segment;
         bool ok = true;
+        QString why; // a known placeholder with a bad value: what is wrong with it
         if (inner == u".RequestNumber")
             segment.kind = Kind::RequestNumber;
         else if (inner == u".WorkerID")
@@ -45,15 +51,27 @@ std::optional<RequestTemplate> RequestTemplate::parse(const QByteArray &json, QS
         else if (words.size() == 2 && words[0] == u"randomString") {
             segment.kind = Kind::RandomString;
             segment.a = words[1].toLongLong(&ok);
-            ok = ok && segment.a >= 0 && segment.a <= 100'000'000;
+            if (!ok || segment.a < 0)
+                why = QStringLiteral("N must be a whole number >= 0, got \"%1\"").arg(words[1]);
+            else if (segment.a > kMaxRandomString)
+                why = QStringLiteral("N = %1 is too large (at most %2 characters)").arg(words[1]).arg(kMaxRandomString);
         } else if (words.size() == 3 && words[0] == u"randomInt") {
             bool ok2 = false;
             segment.kind = Kind::RandomInt;
             segment.a = words[1].toLongLong(&ok);
             segment.b = words[2].toLongLong(&ok2);
-            ok = ok && ok2 && segment.a <= segment.b;
+            if (!ok || !ok2)
+                why = QStringLiteral("MIN and MAX must be 64-bit whole numbers, got \"%1\" and \"%2\"")
+                          .arg(words[1], words[2]);
+            else if (segment.a > segment.b)
+                why = QStringLiteral("MIN %1 is greater than MAX %2").arg(segment.a).arg(segment.b);
         } else {
             ok = false;
+        }
+        if (!why.isEmpty()) {
+            if (error)
+                *error = QStringLiteral("template: {{%1}}: %2").arg(inner, why);
+            return std::nullopt;
         }
         if (!ok) {
             if (error)
@@ -114,9 +132,12 @@ std::string RequestTemplate::render(const TemplateContext &context) const
             for (int64_t i = 0; i < s.a; ++i)
                 out += kAlphabet[rng() % (sizeof kAlphabet - 1)];
             break;
-        case Kind::RandomInt:
-            out += std::to_string(s.a + static_cast<int64_t>(rng() % static_cast<uint64_t>(s.b - s.a + 1)));
-            break;
+        case Kind::RandomInt: {
+            // In unsigned arithmetic: MIN..MAX may span all of int64 (the span then wraps to 0: any value goes).
+            const uint64_t span = static_cast<uint64_t>(s.b) - static_cast<uint64_t>(s.a) + 1;
+            const uint64_t offset = span == 0 ? rng() : rng() % span;
+            out += std::to_string(static_cast<int64_t>(static_cast<uint64_t>(s.a) + offset));
+        } break;
         }
     }
     return out;

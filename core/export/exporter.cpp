@@ -201,8 +201,17 @@ std::optional<RunRecord> importRunJson(const QByteArray &data, const QString &fi
                                  "\"latencyDistribution\" or \"details\") nor an rpcscope-run report (no \"format\")");
         return std::nullopt;
     }
-    if (run)
-        run->id = 0;
+    if (!run)
+        return std::nullopt;
+    // A report from elsewhere is untrusted: numbers that do not add up would print nonsense (an error rate of
+    // 922337203685477632%) in every comparison it takes part in. (A ghz report's figures are rebuilt consistent.)
+    if (const QString why = snapshotInconsistency(run->snapshot);
+        json.contains(QStringLiteral("format")) && !why.isEmpty()) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    }
+    run->id = 0;
     return run;
 }
 

@@ -57,8 +57,12 @@ public:
             return std::nullopt;
         }
         const double d = value.toDouble();
-        if (!std::isfinite(d) || d < 0 || d > 9.2e18) {
-            fail(where, QStringLiteral("expected a number >= 0"));
+        if (d < 0) {
+            fail(where, QStringLiteral("expected a number >= 0, got %1").arg(d));
+            return std::nullopt;
+        }
+        if (!std::isfinite(d) || d > 9.2e18) { // ghz's values are int64 nanoseconds and counts
+            fail(where, QStringLiteral("%1 is out of range (at most 9.2e18)").arg(d));
             return std::nullopt;
         }
         return d;

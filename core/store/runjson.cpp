@@ -214,7 +214,8 @@ std::optional<LatencyHistogram> histogramFromJson(const QJsonObject &json, const
         const QJsonArray pair = buckets.at(i).toArray();
         const double low = pair.at(0).toDouble(-1);
         const double n = pair.at(1).toDouble(-1);
-        if (pair.size() != 2 || low < 0 || n < 1 || low != std::floor(low) || n != std::floor(n))
+        if (pair.size() != 2 || low < 0 || n < 1 || low != std::floor(low) || n != std::floor(n) || low > 9.2e18
+            || n > 9007199254740992.0)
             return r.fail(key, QStringLiteral("expected [low_ns, count]")), std::nullopt;
         const int index = LatencyHistogram::bucketIndex(static_cast<uint64_t>(low));
         if (LatencyHistogram::bucketLow(index) != static_cast<uint64_t>(low))
@@ -392,6 +393,8 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
             r.fail(QStringLiteral("status_counts.") + it.key(), QStringLiteral("not a status name"));
         else if (n < 0 || n != std::floor(n))
             r.fail(QStringLiteral("status_counts.") + it.key(), QStringLiteral("expected a whole number >= 0"));
+        else if (n > 9007199254740992.0) // not a count JSON carries exactly (and past uint64 for 1e300)
+            r.fail(QStringLiteral("status_counts.") + it.key(), QStringLiteral("%1 is out of range").arg(n));
         else
             s.statusCounts[status] = static_cast<uint64_t>(n);
     }
@@ -442,6 +445,58 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     if (!r.ok())
         return std::nullopt;
     return s;
+}
+
+QString snapshotInconsistency(const RunSnapshot &s, const QString &where)
+{
+    auto at = [&where](const QString &field, const QString &message) -> QString { // not a QStringBuilder of temporaries
+        return where + QLatin1Char('.') + field + QStringLiteral(": ") + message;
+    };
+    uint64_t counted = 0;
+    for (uint64_t n : s.statusCounts) {
+        if (n > (uint64_t(1) << 53) || counted + n < counted)
+            return at(QStringLiteral("status_counts"), QStringLiteral("a count is out of range"));
+        counted += n;
+    }
+    const uint64_t ok = s.latency.count();
+    const uint64_t failed = s.errorLatency.count();
+    if (s.callsOk() != ok)
+        return at(QStringLiteral("status_counts.OK"),
+            QStringLiteral("%1 OK calls, but the latency histogram holds %2").arg(s.callsOk()).arg(ok));
+    if (counted != ok + failed)
+        return at(QStringLiteral("status_counts"),
+            QStringLiteral("%1 calls, but the latency histograms hold %2 (%3 OK, %4 failed)")
+                .arg(counted)
+                .arg(ok + failed)
+                .arg(ok)
+                .arg(failed));
+    uint64_t errors = 0;
+    for (const ErrorSample &e : s.errors)
+        errors += e.count;
+    if (errors > failed)
+        return at(QStringLiteral("errors"),
+            QStringLiteral("their counts add up to %1, more than the %2 failed calls").arg(errors).arg(failed));
+    for (const auto &[field, value] : { std::pair(QStringLiteral("client_cpu_s"), s.clientCpuSeconds),
+             std::pair(QStringLiteral("server_cpu_s"), s.serverCpuSeconds),
+             std::pair(QStringLiteral("intended_rate"), s.intendedRate),
+             std::pair(QStringLiteral("intended_calls"), s.intendedCalls) }) {
+        if (!std::isfinite(value) || value < 0)
+            return at(field, QStringLiteral("expected a number >= 0, got %1").arg(value));
+    }
+    for (size_t i = 0; i < s.blocks.size(); ++i) {
+        const RunBlock &b = s.blocks[i];
+        if (b.failed > b.calls || b.latency.count() > b.calls - b.failed)
+            return at(QStringLiteral("blocks[%1]").arg(i),
+                QStringLiteral("%1 calls, %2 failed and %3 OK latencies do not add up")
+                    .arg(b.calls)
+                    .arg(b.failed)
+                    .arg(b.latency.count()));
+    }
+    for (qsizetype i = 0; i < s.timeline.size(); ++i) {
+        if (s.timeline[i].errors > s.timeline[i].calls)
+            return at(QStringLiteral("timeline[%1]").arg(i), QStringLiteral("more errors than calls"));
+    }
+    return {};
 }
 
 QJsonObject summaryToJson(const RunSnapshot &s)

@@ -38,6 +38,13 @@ std::optional<IntervalPoint> intervalFromJson(const QJsonObject &json, const QSt
 /// Derived figures of a snapshot (the "summary" object).
 QJsonObject summaryToJson(const RunSnapshot &snapshot);
 
+/**
+ * What makes @p snapshot inconsistent, named by its field as the JSON report spells it ("snapshot.status_counts"), for
+ * reports from elsewhere (an import): status counts that do not add up to the calls the histograms hold, more errors
+ * than failed calls, negative CPU times, blocks with more failures than calls. Empty when it is consistent.
+ */
+QString snapshotInconsistency(const RunSnapshot &snapshot, const QString &where = QStringLiteral("snapshot"));
+
 QJsonObject runToJson(const RunRecord &run);
 /// Reads a report; errors name the field ("snapshot.latency.buckets[3]: expected [low_ns, count]").
 std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error);
