@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtEndian>
@@ -219,9 +220,6 @@ private Q_SLOTS:
             QStringLiteral("--transport"), QStringLiteral("msgpack"), QStringLiteral("--call"), call,
             QStringLiteral("--msgpack-params"), QStringLiteral("tuple") }
                                             << QStringLiteral("--msgpack-params");
-        QTest::newRow("reflection refused") << QStringList { QStringLiteral("run"), QStringLiteral("--call"), call,
-            QStringLiteral("-t"), QStringLiteral("2s"), QStringLiteral("127.0.0.1:1") }
-                                            << QStringLiteral("cannot connect");
     }
     void badUsageExitsTwoWithOneLine()
     {
@@ -231,6 +229,27 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
         QVERIFY(r.out.isEmpty() || arguments.first() == u"frobnicate");
+    }
+
+    void anUnreachableServerExitsThree()
+    {
+        // The flags are right; the server is not there (or not gRPC): "could not do the work", not "bad input".
+        const QString call = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        const Result refused = cli({ QStringLiteral("run"), QStringLiteral("--call"), call, QStringLiteral("-t"),
+            QStringLiteral("2s"), QStringLiteral("127.0.0.1:1") });
+        QCOMPARE(refused.exitCode, 3);
+        QVERIFY2(refused.err.contains(QStringLiteral("cannot connect")), qPrintable(refused.err));
+        const Result instant = cli({ QStringLiteral("run"), QStringLiteral("--call"), call, QStringLiteral("-t"),
+            QStringLiteral("1ns"), QStringLiteral("127.0.0.1:1") });
+        QCOMPARE(instant.exitCode, 3);
+        QVERIFY2(!instant.err.contains(QStringLiteral("within 0 ns")), qPrintable(instant.err));
+        // A port that accepts and never speaks HTTP/2.
+        QTcpServer silent;
+        QVERIFY(silent.listen(QHostAddress::LocalHost));
+        const Result mute = cli({ QStringLiteral("run"), QStringLiteral("--call"), call, QStringLiteral("-t"),
+            QStringLiteral("500ms"), QStringLiteral("127.0.0.1:%1").arg(silent.serverPort()) });
+        QCOMPARE(mute.exitCode, 3);
+        QVERIFY2(mute.err.contains(QStringLiteral("reflection")), qPrintable(mute.err));
     }
 
     void streamingMethodsReportTheirMessages()

@@ -149,6 +149,8 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
             return usageError(cmd,
                 QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)")
                     .arg(exportFormatName(output.format)));
+        if (QString why; output.file != u"-" && !checkWritable(output.file, &why))
+            return usageError(cmd, QStringLiteral("-o ") + why);
     }
     const std::optional<ChartKind> chart
         = parseChartKind(scenario.chart.isEmpty() ? QStringLiteral("histogram") : scenario.chart);
@@ -198,8 +200,13 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
     if (!schema) {
         if (!details.isEmpty())
             err() << details << '\n';
-        return usageError(
-            cmd, describeForCli(problem, scenario) + (details.isEmpty() ? QString() : QStringLiteral(", see above")));
+        const QString text
+            = describeForCli(problem, scenario) + (details.isEmpty() ? QString() : QStringLiteral(", see above"));
+        if (problem.runtime) { // the server did not answer: nothing wrong with what was given
+            err() << "rpcscope-cli " << cmd << ": " << text << '\n';
+            return ExitRuntime;
+        }
+        return usageError(cmd, text);
     }
     std::optional<GrpcCall> call = prepareCall(spec, *schema, &problem);
     if (!call)

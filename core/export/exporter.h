@@ -67,6 +67,11 @@ QByteArray exportRuns(const QList<RunRecord> &runs, ExportFormat format, QString
  * when the write fails). False with @p error naming the path and the reason.
  */
 bool writeFileAtomically(const QString &path, const QByteArray &data, QString *error);
+/**
+ * Whether writeFileAtomically(@p path) can work, found before a run rather than after it: @p path is not a folder and
+ * a file can be made beside it (tried, then removed; the path itself is not touched). False with @p error naming it.
+ */
+bool checkWritable(const QString &path, QString *error);
 
 /**
  * A run from a JSON report: rpcscope's own ("format": "rpcscope-run", runFromJson) or ghz's (runFromGhzJson,

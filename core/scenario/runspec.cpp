@@ -524,7 +524,7 @@ std::optional<Schema> loadRunSchema(
     // No schema given: ask the server, as ghz and grpcurl do.
     ReflectionTarget reflection;
     reflection.address = address;
-    reflection.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(spec.target.timeout.count() > 0
+    reflection.timeout = std::chrono::ceil<std::chrono::milliseconds>(spec.target.timeout.count() > 0
             ? std::min<std::chrono::nanoseconds>(spec.target.timeout, std::chrono::seconds(10))
             : std::chrono::seconds(10));
     const GrpcTls &tls = spec.target.tls;
@@ -536,9 +536,13 @@ std::optional<Schema> loadRunSchema(
     reflection.skipVerify = tls.skipVerify;
     reflection.metadata = spec.target.metadata;
     const SchemaLoadResult loaded = loadSchemaFromReflection(reflection);
-    if (!loaded.ok())
-        return failWith(loaded, QStringLiteral("schema"),
+    if (!loaded.ok()) {
+        const auto failed = failWith(loaded, QStringLiteral("schema"),
             QStringLiteral("no schema: server reflection failed; give a .proto file or a protoset"));
+        if (problem)
+            problem->runtime = loaded.unreachable;
+        return failed;
+    }
     return loaded.schema;
 }
 

@@ -18,6 +18,8 @@ namespace rpcscope {
 struct ScenarioProblem {
     QString field;
     QString message;
+    /// Not the input's fault: the work could not be done (a server did not answer). The CLI exits 3, not 2.
+    bool runtime = false;
     /// "field: message", as a document reader words it.
     QString text() const { return field.isEmpty() ? message : field + QStringLiteral(": ") + message; }
 };

@@ -393,6 +393,7 @@ SchemaLoadResult loadSchemaFromReflection(const ReflectionTarget &target)
         case Outcome::Unimplemented:
             continue;
         case Outcome::Failed:
+            result.unreachable = true; // the exchange failed; a server without reflection says UNIMPLEMENTED
             return fail(error);
         case Outcome::Done:
             result.schema = Schema::fromFileDescriptorSet(builder.fileDescriptorSet(), &result.errors);

@@ -89,6 +89,8 @@ private:
 struct SchemaLoadResult {
     Schema schema;
     QList<SchemaError> errors;
+    /// Server reflection: the server could not be reached or did not answer (not the input's fault).
+    bool unreachable = false;
 
     bool ok() const { return errors.isEmpty(); }
     QString errorText() const; ///< one error per line
