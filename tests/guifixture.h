@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -74,11 +75,14 @@ protected:
     {
         // Settings and standard paths in test locations: the suite neither reads nor changes the user's.
         QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear(); // and nothing carried over from the previous run of the suite (trusted documents, tabs)
         qputenv("RPCSCOPE_DB", m_historyDir.filePath(QStringLiteral("runs.sqlite")).toUtf8());
         m_window = std::make_unique<MainWindow>();
         child<QTabWidget>("scenarioTabs")->setCurrentIndex(0); // the tab is remembered across sessions
         // No modal question may block the suite: unsaved changes are discarded unless a test says otherwise.
         m_window->scenarioDocuments()->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
+        // Nor the question about a document that names files outside its folder: not opened, unless a test says.
+        m_window->scenarioDocuments()->setFileAccessAsker([](const QString &, const QStringList &) { return false; });
         QString error;
         QVERIFY2(m_window->startEmbeddedDefault(&error, QStringLiteral(RPCSCOPE_CLI)), qPrintable(error));
         m_window->show();

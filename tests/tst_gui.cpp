@@ -283,11 +283,16 @@ private Q_SLOTS:
         QCOMPARE(before.interval, QStringLiteral("500ms"));
         QCOMPARE(child<QLineEdit>("durationEdit")->text(), QStringLiteral("7s"));
         QVERIFY(!m_window->isWindowModified());
-        // The CLI runs the very same file.
+        // The CLI runs the very same file; its schema is outside the file's folder, which the CLI runs only when
+        // told the file is trusted (the GUI knows: this user saved it).
         QProcess cli;
-        cli.start(QStringLiteral(RPCSCOPE_CLI),
-            { QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("-z"), QStringLiteral("1s"),
-                QStringLiteral("-n"), QStringLiteral("200") });
+        const QStringList arguments { QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("-z"),
+            QStringLiteral("1s"), QStringLiteral("-n"), QStringLiteral("200") };
+        cli.start(QStringLiteral(RPCSCOPE_CLI), arguments);
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 2);
+        QVERIFY(cli.readAllStandardError().contains("schema.protos[0]: "));
+        cli.start(QStringLiteral(RPCSCOPE_CLI), arguments + QStringList { QStringLiteral("--trust") });
         QVERIFY(cli.waitForFinished(60000));
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         QVERIFY(cli.readAllStandardOutput().contains("[OK]\t200 responses"));
@@ -304,6 +309,49 @@ private Q_SLOTS:
         child<QLineEdit>("maxReceiveEdit")->clear();
         child<QLineEdit>("intervalEdit")->clear();
         child<QComboBox>("securityCombo")->setCurrentIndex(0);
+    }
+
+    void aSharedDocumentAsksBeforeItUsesFilesOutsideItsFolder()
+    {
+        const auto reset = qScopeGuard([this] {
+            m_window->scenarioDocuments()->setFileAccessAsker(
+                [](const QString &, const QStringList &) { return false; });
+            m_window->findChild<QAction *>(QStringLiteral("actionNewScenario"))->trigger();
+        });
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("shared")));
+        const QString path = dir.filePath(QStringLiteral("shared/x.rpcscope.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"rpcscope_scenario":1,"method":"rpcscope.bench.v1.Bench/Echo","raw_samples":"../raw.csv"})");
+        file.close();
+        QStringList asked;
+        bool allow = false;
+        m_window->scenarioDocuments()->setFileAccessAsker([&](const QString &, const QStringList &problems) {
+            asked += problems;
+            return allow;
+        });
+        QString error;
+        QVERIFY(!m_window->openScenario(path, &error));
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.first().startsWith(QStringLiteral("raw_samples: ")), qPrintable(asked.first()));
+        QVERIFY2(error.contains(QStringLiteral("not opened")), qPrintable(error));
+        QVERIFY(m_window->scenarioDocuments()->path() != path);
+        // Allowed once, it opens; unchanged, it is not asked about again.
+        allow = true;
+        QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
+        QCOMPARE(
+            m_window->scenarioPage()->scenario().rawSamples, QDir::cleanPath(dir.filePath(QStringLiteral("raw.csv"))));
+        allow = false;
+        asked.clear();
+        QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
+        QVERIFY(asked.isEmpty());
+        // Changed by someone else, it is a new document: asked again.
+        QVERIFY(file.open(QIODevice::Append));
+        file.write("\n");
+        file.close();
+        QVERIFY(!m_window->openScenario(path, &error));
+        QCOMPARE(asked.size(), 1);
     }
 
     void targetsDockPointsTheScenario()

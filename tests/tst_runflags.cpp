@@ -6,6 +6,7 @@
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "store/runstore.h"
+#include "store/secrets.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -277,6 +278,108 @@ private Q_SLOTS:
         s->labels.clear();
         s->db.clear();
         QCOMPARE(runScenario(QStringLiteral("run"), *s), int(ExitRegression));
+    }
+
+    void aSharedDocumentTouchesFilesOutsideItsFolderOnlyWithTrust()
+    {
+        QTemporaryDir root;
+        QVERIFY(QDir(root.path()).mkdir(QStringLiteral("shared")));
+        const QString victim = root.filePath(QStringLiteral("bashrc"));
+        QFile file(victim);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("keep me\n");
+        file.close();
+        const QString path = root.filePath(QStringLiteral("shared/x.rpcscope.json"));
+        QFile doc(path);
+        QVERIFY(doc.open(QIODevice::WriteOnly));
+        doc.write(R"({"rpcscope_scenario":1,"method":"rpcscope.bench.v1.Bench/Echo","transport":"none",
+            "request":"{}","raw_samples":"../bashrc","load":{"calls":3}})");
+        doc.close();
+        auto arguments = [&](const QStringList &more) {
+            return QStringList { QStringLiteral("rpcscope-cli"), QStringLiteral("run"), QStringLiteral("--scenario"),
+                path }
+            + more;
+        };
+        int code = -1;
+        QVERIFY(!scenarioFromArguments(QStringLiteral("run"), arguments({}), &code, false));
+        QCOMPARE(code, int(ExitUsage));
+        // Run whole, it is refused before anything is written: the file it named is as it was.
+        QCOMPARE(runCommand(arguments({})), int(ExitUsage));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), QByteArray("keep me\n"));
+        file.close();
+        // The user's own path for the field replaces the document's: allowed.
+        const QString mine = root.filePath(QStringLiteral("mine.csv"));
+        const auto replaced = scenarioFromArguments(
+            QStringLiteral("run"), arguments({ QStringLiteral("--raw-samples"), mine }), &code, false);
+        QVERIFY(replaced);
+        QCOMPARE(replaced->rawSamples, mine);
+        // ab and matrix read documents the same way.
+        QVERIFY(!scenarioFromArguments(QStringLiteral("ab"), arguments({}), &code, true));
+        // --trust: the user vouches for the file.
+        QCOMPARE(runCommand(arguments({ QStringLiteral("--trust") })), int(ExitOk));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().startsWith("sent_ns")); // what the document asked for, now that the user said so
+    }
+
+    void everyOutputIsCheckedBeforeAnyLoadIsSent()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        for (const QString &output :
+            { dir.path(), QStringLiteral("/proc/version"), QStringLiteral("/no/such/dir/x.json") }) {
+            std::optional<Scenario> s = fromFlags({ QStringLiteral("--transport"), QStringLiteral("none"),
+                QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
+                QStringLiteral("{}"), QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("--db"), db,
+                QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), output });
+            QVERIFY(s);
+            QCOMPARE(runScenario(QStringLiteral("run"), *s), int(ExitUsage));
+            QVERIFY2(!QFile::exists(db), qPrintable(output)); // refused before the history was even opened
+        }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList()); // nothing left
+    }
+
+    void aRunsSecretsAreRedactedAndARedactedValueIsNotSent()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        const QString json = dir.filePath(QStringLiteral("run.json"));
+        std::optional<Scenario> s = fromFlags({ QStringLiteral("--transport"), QStringLiteral("none"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
+            QStringLiteral("{}"), QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("-m"),
+            QStringLiteral("{\"authorization\":\"Bearer SECRET\",\"x-run\":\"7\"}"), QStringLiteral("--db"), db,
+            QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), json });
+        QVERIFY(s);
+        QCOMPARE(runScenario(QStringLiteral("run"), *s), int(ExitOk));
+        QFile report(json);
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        const QByteArray text = report.readAll();
+        QVERIFY2(!text.contains("SECRET") && text.contains(redactedValue(QStringLiteral("Bearer SECRET")).toUtf8()),
+            text.constData());
+        RunStore store;
+        QString error;
+        QVERIFY2(store.open(db, &error), qPrintable(error));
+        const std::optional<RunRecord> run = store.load(1, &error);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY(!QJsonDocument(run->scenario).toJson().contains("SECRET"));
+        // Run again from the history, the redacted value would be sent as the header: refused, naming it.
+        std::optional<Scenario> again = Scenario::fromJson(QJsonDocument(run->scenario).toJson(), &error);
+        QVERIFY2(again, qPrintable(error));
+        again->db.clear();
+        again->exports.clear();
+        ScenarioProblem problem;
+        QVERIFY(!prepareRun(*again, &problem));
+        QCOMPARE(problem.field, QStringLiteral("metadata"));
+        QVERIFY2(
+            problem.message.contains(QStringLiteral("\"authorization\" was redacted")), qPrintable(problem.message));
+        // --keep-secrets: kept, and the run says so.
+        s->keepSecrets = true;
+        s->exports.clear();
+        QCOMPARE(runScenario(QStringLiteral("run"), *s), int(ExitOk));
+        const std::optional<RunRecord> kept = store.load(2, &error);
+        QVERIFY2(kept, qPrintable(error));
+        QVERIFY(QJsonDocument(kept->scenario).toJson().contains("Bearer SECRET"));
+        QVERIFY(keepsSecrets(*kept));
     }
 };
 

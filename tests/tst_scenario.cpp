@@ -1,4 +1,5 @@
 // Scenario documents: the format the GUI saves and `rpcscope-cli run --scenario` reads.
+#include "scenario/confinement.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
 
@@ -7,6 +8,8 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace rpcscope;
 
@@ -426,6 +429,56 @@ private Q_SLOTS:
         QCOMPARE(handBack->caCert, QDir::cleanPath(dir.filePath(QStringLiteral("ca.pem"))));
         QCOMPARE(handBack->rawSamples, QDir::cleanPath(dir.filePath(QStringLiteral("samples.csv"))));
         QVERIFY(handBack->clientCert.isEmpty()); // unset stays unset, not the folder
+    }
+
+    void aSharedDocumentKeepsToItsFolder()
+    {
+        QTemporaryDir root;
+        const QString folder = root.filePath(QStringLiteral("shared"));
+        QVERIFY(QDir().mkpath(folder + QStringLiteral("/protos")));
+        QFile existing(folder + QStringLiteral("/notes.txt"));
+        QVERIFY(existing.open(QIODevice::WriteOnly));
+        existing.close();
+        // A link inside the folder that points out of it is outside.
+        QVERIFY(QFile::link(root.filePath(QStringLiteral("secret.key")), folder + QStringLiteral("/link.key")));
+        auto problems = [&](const QByteArray &fields) {
+            QFile doc(folder + QStringLiteral("/x.rpcscope.json"));
+            if (!doc.open(QIODevice::WriteOnly))
+                qFatal("cannot write the document");
+            doc.write("{\"rpcscope_scenario\":1," + fields + "}");
+            doc.close();
+            QString error;
+            const auto s = Scenario::load(doc.fileName(), &error, DocumentCheck::ShapeOnly);
+            if (!s)
+                qFatal("%s", qPrintable(error));
+            QStringList texts;
+            for (const ScenarioProblem &p : confinementProblems(*s, doc.fileName()))
+                texts << p.text();
+            return texts;
+        };
+        // Inside the folder, new outputs: nothing to ask.
+        QCOMPARE(problems(R"("schema":{"protos":["protos/a.proto"],"import_paths":["protos","."]},
+            "raw_samples":"out/new.csv","output":{"exports":[{"format":"csv","file":"-"},
+            {"format":"json","file":"run.json"}]},"history":{"db":"runs.sqlite"},"request_file":"protos/req.json")"),
+            QStringList());
+        // The issue's case: a path out of the folder, absolute or climbing.
+        const QStringList outside = problems(R"("raw_samples":"/root/.bashrc","schema":{"protos":["../../etc/a.proto"]},
+            "connection":{"key":"link.key"},"request_binary_file":"/etc/passwd","history":{"db":"../runs.sqlite"},
+            "output":{"exports":[{"format":"html","file":"../report.html"}]})");
+        QCOMPARE(outside.size(), 6);
+        for (const QString &field : { QStringLiteral("schema.protos[0]: "), QStringLiteral("connection.key: "),
+                 QStringLiteral("request_binary_file: /etc/passwd is outside"), QStringLiteral("raw_samples: "),
+                 QStringLiteral("output.exports[0].file: "), QStringLiteral("history.db: ") }) {
+            QVERIFY2(std::any_of(outside.begin(), outside.end(),
+                         [&](const QString &p) { return p.startsWith(field) && p.contains(u"is outside"); }),
+                qPrintable(field + QStringLiteral(" in ") + outside.join(u'|')));
+        }
+        QVERIFY2(
+            outside.join(u'|').contains(root.filePath(QStringLiteral("secret.key"))), qPrintable(outside.join(u'|')));
+        // An output it names may not overwrite a file, even inside; an input may be read.
+        QCOMPARE(problems(R"("raw_samples":"notes.txt","request_file":"notes.txt")"),
+            QStringList { QStringLiteral("raw_samples: %1/notes.txt exists, and a document only writes new files")
+                              .arg(QFileInfo(folder).canonicalFilePath()) });
     }
 
     void unwritableAndUnreadablePathsAreClearErrors()

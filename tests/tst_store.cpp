@@ -2,6 +2,7 @@
 #include "store/runjson.h"
 #include "store/runstore.h"
 #include "store/runwriter.h"
+#include "store/secrets.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -224,6 +225,87 @@ private slots:
         QCOMPARE(rows.front().calls, r.snapshot.callsCompleted());
         QVERIFY(!store.load(id + 100, &error));
         QVERIFY2(error.contains(QStringLiteral("no run #%1").arg(id + 100)), qPrintable(error));
+    }
+
+    void secretsNeverLeaveInClear()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        auto store = std::make_unique<RunStore>();
+        QString error;
+        QVERIFY2(store->open(path, &error), qPrintable(error));
+        RunRecord r = richRecord(5);
+        r.scenario = QJsonObject {
+            { QStringLiteral("metadata"),
+                QJsonArray { QJsonArray { QStringLiteral("Authorization"), QStringLiteral("Bearer SECRET-1") },
+                    QJsonArray { QStringLiteral("x-session-token"), QStringLiteral("SECRET-2") },
+                    QJsonArray { QStringLiteral("x-tenant"), QStringLiteral("SECRET-3") },
+                    QJsonArray { QStringLiteral("x-run"), QStringLiteral("visible-1") } } },
+            { QStringLiteral("secrets"),
+                QJsonObject { { QStringLiteral("redact"), QJsonArray { QStringLiteral("X-Tenant") } } } },
+        };
+        r.server = QJsonObject { { QStringLiteral("command"), QStringLiteral("server --port {port}") },
+            { QStringLiteral("env"),
+                QJsonArray { QStringLiteral("DB_PASSWORD=SECRET-4"), QStringLiteral("MODE=a=b") } } };
+        const QString expected = redactedValue(QStringLiteral("Bearer SECRET-1"));
+        QCOMPARE(expected,
+            QStringLiteral("<redacted sha256:%1>")
+                .arg(QString::fromLatin1(
+                    QCryptographicHash::hash("Bearer SECRET-1", QCryptographicHash::Sha256).toHex().left(8))));
+        QVERIFY(redactedValue(QStringLiteral("Bearer SECRET-9")) != expected); // two runs can be told apart
+        QVERIFY(isRedactedValue(expected) && !isRedactedValue(QStringLiteral("Bearer SECRET-1")));
+
+        QVERIFY2(store->beginRun(&r, &error), qPrintable(error));
+        // The caller's record, the database's bytes, a reread run and every export: no secret in clear.
+        auto clean = [](const QByteArray &text, const char *where) {
+            for (const char *secret : { "SECRET-1", "SECRET-2", "SECRET-3", "SECRET-4", "MODE=a=b" })
+                QVERIFY2(!text.contains(secret),
+                    qPrintable(QStringLiteral("%1 holds %2").arg(QLatin1String(where), QLatin1String(secret))));
+            QVERIFY2(text.contains("visible-1"), where); // only the secrets go
+        };
+        clean(QJsonDocument(r.scenario).toJson() + QJsonDocument(r.server).toJson(), "the caller's record");
+        QVERIFY(QJsonDocument(r.scenario).toJson().contains(expected.toUtf8()));
+        QCOMPARE(redactedFields(r),
+            QStringList({ QStringLiteral("metadata Authorization"), QStringLiteral("metadata x-session-token"),
+                QStringLiteral("metadata x-tenant"), QStringLiteral("server env DB_PASSWORD"),
+                QStringLiteral("server env MODE") }));
+        const auto back = store->load(r.id, &error);
+        QVERIFY2(back, qPrintable(error));
+        clean(QJsonDocument(runToJson(*back)).toJson(), "the JSON report");
+        QCOMPARE(back->scenario, r.scenario); // stable: redacting twice changes nothing
+        store.reset();
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(!file.readAll().contains("SECRET")); // nor anywhere in the database file (or its WAL)
+        QFile wal(path + QStringLiteral("-wal"));
+        if (wal.open(QIODevice::ReadOnly))
+            QVERIFY(!wal.readAll().contains("SECRET"));
+
+        // A report from elsewhere (or an older rpcscope) with secrets in clear is redacted when it is written out,
+        // CLI flags of runs saved before documents included.
+        RunRecord old = richRecord(6);
+        old.scenario = QJsonObject { { QStringLiteral("arguments"),
+            QJsonArray { QStringLiteral("run"), QStringLiteral("-m"),
+                QStringLiteral("{\"authorization\":\"Bearer SECRET-1\",\"x-run\":\"visible-1\"}"),
+                QStringLiteral("--metadata={\"cookie\":\"SECRET-2\"}") } } };
+        clean(QJsonDocument(runToJson(old)).toJson(), "an old run's report");
+        QCOMPARE(redactedFields([&] {
+            RunRecord copy = old;
+            redactSecrets(&copy);
+            return copy;
+        }()),
+            QStringList({ QStringLiteral("metadata authorization"), QStringLiteral("metadata cookie") }));
+
+        // Opting out is recorded with the run, which then keeps them.
+        RunRecord kept = richRecord(7);
+        kept.scenario = QJsonObject {
+            { QStringLiteral("metadata"),
+                QJsonArray { QJsonArray { QStringLiteral("authorization"), QStringLiteral("SECRET-1") } } },
+            { QStringLiteral("secrets"), QJsonObject { { QStringLiteral("keep"), true } } }
+        };
+        QVERIFY(redactSecrets(&kept).isEmpty());
+        QVERIFY(keepsSecrets(kept));
+        QVERIFY(QJsonDocument(runToJson(kept)).toJson().contains("SECRET-1"));
     }
 
     void writtenWhileRunning()

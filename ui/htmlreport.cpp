@@ -8,6 +8,7 @@
 #include "report/textreport.h"
 #include "store/environment.h"
 #include "store/runrecord.h"
+#include "store/secrets.h"
 #include "util/units.h"
 
 #include <QDateTime>
@@ -348,8 +349,10 @@ QString chartsSection(const QList<const RunRecord *> &runs)
     return html;
 }
 
-QList<QPair<QString, QString>> scenarioRows(const RunRecord &run)
+QList<QPair<QString, QString>> scenarioRows(const RunRecord &given)
 {
+    RunRecord run = given; // a report never shows a secret (runs saved by older versions may hold them)
+    redactSecrets(&run);
     QList<QPair<QString, QString>> rows = {
         { QStringLiteral("Method"), run.method },
         { QStringLiteral("Transport / codec"),
@@ -382,6 +385,13 @@ QList<QPair<QString, QString>> scenarioRows(const RunRecord &run)
         rows.append({ QStringLiteral("Fills"), fills });
     if (!run.server.isEmpty())
         rows.append({ QStringLiteral("Server command"), jsonText(run.server.value(QStringLiteral("command"))) });
+    // What the reader cannot see, and why: secrets are redacted unless the run kept them (--keep-secrets).
+    if (keepsSecrets(run))
+        rows.append({ QStringLiteral("Secrets"),
+            QStringLiteral("kept in clear (--keep-secrets): this run's metadata and server environment are as sent") });
+    else if (const QStringList redacted = redactedFields(run); !redacted.isEmpty())
+        rows.append({ QStringLiteral("Secrets"),
+            QStringLiteral("redacted (shown as a SHA-256 prefix): ") + redacted.join(QStringLiteral(", ")) });
     return rows;
 }
 

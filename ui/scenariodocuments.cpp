@@ -1,10 +1,13 @@
 #include "scenariodocuments.h"
 
+#include "scenario/confinement.h"
 #include "scenario/scenario.h"
 #include "scenariopage.h"
 #include "schemacontroller.h"
 #include "server/servercommand.h"
 
+#include <QCryptographicHash>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -27,11 +30,56 @@ ScenarioDocuments::ScenarioDocuments(ScenarioPage *page, SchemaController *schem
                    QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
             == QMessageBox::Yes;
     };
+    m_askFileAccess = [this](const QString &path, const QStringList &problems) {
+        QMessageBox box(QMessageBox::Warning, tr("Files outside the scenario's folder"),
+            tr("%1 names files outside its own folder, or would overwrite files. A scenario someone shared with you "
+               "should not need that.\n\nOpen it and let it use them?")
+                .arg(QFileInfo(path).fileName()),
+            QMessageBox::Yes | QMessageBox::No, m_window);
+        box.setDetailedText(problems.join(u'\n'));
+        box.setDefaultButton(QMessageBox::No);
+        return box.exec() == QMessageBox::Yes;
+    };
     m_askUnsaved = [this] {
         return static_cast<int>(
             QMessageBox::question(m_window, tr("Unsaved scenario"), tr("The scenario has unsaved changes. Save them?"),
                 QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save));
     };
+}
+
+namespace {
+
+/// The document's bytes, hashed: what "trusted" refers to, so a trusted file that changes is asked about again.
+QString documentHash(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(&file);
+    return QString::fromLatin1(hash.result().toHex());
+}
+
+const QString kTrustedKey = QStringLiteral("scenarios/trusted");
+
+} // namespace
+
+bool ScenarioDocuments::isTrusted(const QString &path) const
+{
+    const QString hash = documentHash(path);
+    return !hash.isEmpty() && QSettings().value(kTrustedKey).toStringList().contains(hash);
+}
+
+void ScenarioDocuments::trust(const QString &path)
+{
+    const QString hash = documentHash(path);
+    if (hash.isEmpty())
+        return;
+    QSettings settings;
+    QStringList trusted = settings.value(kTrustedKey).toStringList();
+    trusted.removeAll(hash);
+    trusted.prepend(hash);
+    settings.setValue(kTrustedKey, trusted.mid(0, 500));
 }
 
 bool ScenarioDocuments::open(const QString &path, QString *error)
@@ -40,9 +88,22 @@ bool ScenarioDocuments::open(const QString &path, QString *error)
     std::optional<Scenario> scenario = Scenario::load(path, error, DocumentCheck::ShapeOnly);
     if (!scenario)
         return false;
+    // A document this user saved here, or allowed before, unchanged since: nothing to ask.
+    const bool trusted = isTrusted(path);
+    // A shared one may not read or write files outside its folder, or overwrite one, unless the user says so.
+    QStringList outside;
+    if (!trusted) {
+        for (const ScenarioProblem &problem : confinementProblems(*scenario, path))
+            outside << problem.text();
+    }
+    if (!outside.isEmpty() && !m_askFileAccess(path, outside)) {
+        if (error)
+            *error = tr("%1: not opened; it names files outside its folder:\n%2").arg(path, outside.join(u'\n'));
+        return false;
+    }
     // A document can name a program to start: the user sees the command and decides before anything runs.
     bool commandRefused = false;
-    if (looksLikeCommand(scenario->target) && !m_askTrust(path, scenario->target)) {
+    if (!trusted && looksLikeCommand(scenario->target) && !m_askTrust(path, scenario->target)) {
         scenario->target = QStringLiteral("builtin");
         commandRefused = true;
     }
@@ -55,6 +116,8 @@ bool ScenarioDocuments::open(const QString &path, QString *error)
     m_schema->selectMethod(scenario->method);
     m_page->setScenario(*scenario);
     setPath(path);
+    if (!trusted && !commandRefused)
+        trust(path); // everything it asks for was allowed
     if (commandRefused) {
         setModified(true);
         Q_EMIT statusMessage(tr("Opened %1; its server command is not used (the target is the built-in server)")
@@ -72,6 +135,7 @@ bool ScenarioDocuments::save(const QString &path, QString *error)
     m_schema->describeIn(&scenario);
     if (!scenario.save(path, error))
         return false;
+    trust(path); // the user's own document: reopened as it is, it asks nothing
     setPath(path);
     Q_EMIT statusMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 10000);
     return true;

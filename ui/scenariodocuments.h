@@ -54,6 +54,13 @@ public:
         m_askTrust = std::move(ask);
     }
 
+    /// Replaces the "this document names files outside its folder (or would overwrite some): open it?" question;
+    /// @p problems are the document's fields and what is wrong with each.
+    void setFileAccessAsker(std::function<bool(const QString &path, const QStringList &problems)> ask)
+    {
+        m_askFileAccess = std::move(ask);
+    }
+
     // What the File menu's actions do: the questions and dialogs, then the above.
     void newAfterAsking();
     void openWithDialog();
@@ -67,6 +74,9 @@ Q_SIGNALS:
 
 private:
     void setPath(const QString &path);
+    /// Whether the file at @p path, as it is now, was saved here or allowed by the user (questions answered yes).
+    bool isTrusted(const QString &path) const;
+    void trust(const QString &path);
     /// The save dialog, starting at @p suggestion; empty = cancelled.
     QString askSavePath(const QString &caption, const QString &suggestion) const;
 
@@ -77,6 +87,7 @@ private:
     PathAsker m_askOpenPath;
     std::function<int()> m_askUnsaved;
     std::function<bool(const QString &, const QString &)> m_askTrust;
+    std::function<bool(const QString &, const QStringList &)> m_askFileAccess;
 };
 
 } // namespace rpcscope

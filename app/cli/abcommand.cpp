@@ -10,6 +10,7 @@
 #include "server/servercommand.h"
 #include "store/environment.h"
 #include "store/runstore.h"
+#include "store/secrets.h"
 #include "util/cpuset.h"
 #include "util/units.h"
 
@@ -411,6 +412,7 @@ int abCommand(const QStringList &arguments)
             if (side.builtin)
                 r.server.insert(QStringLiteral("command"), QString(QStringLiteral("rpcscope-cli serve ") + transport));
         }
+        redactSecrets(&r); // before anything prints or stores it
     }
     RunStore store;
     if (save) {

@@ -10,11 +10,13 @@
 #include "export/exporter.h"
 #include "report/rawsamples.h"
 #include "report/textreport.h"
+#include "scenario/confinement.h"
 #include "scenario/runspec.h"
 #include "server/servercommand.h"
 #include "server/serverprocess.h"
 #include "store/environment.h"
 #include "store/runstore.h"
+#include "store/secrets.h"
 #include "transport/transports.h"
 #include "util/cpuset.h"
 
@@ -73,6 +75,7 @@ RunRecord recordFor(const Scenario &scenario, const RunSpec &spec)
     } else if (spec.server == RunServer::Command) {
         record.server = spec.command.describe();
     }
+    redactSecrets(&record); // before anything prints, exports or stores it
     return record;
 }
 
@@ -112,6 +115,24 @@ std::optional<Scenario> scenarioFromArguments(
                                "trust that file, or give the target on the command line.")
                     .arg(path, document->target));
             return std::nullopt;
+        }
+        // Nor may it read or write files outside its folder, or overwrite one, unless the user says so.
+        if (!parser.isSet(QStringLiteral("trust"))) {
+            QStringList refused;
+            for (const ScenarioProblem &problem : confinementProblems(*document, path)) {
+                if (flagReplaces(parser, problem.field))
+                    continue;
+                const QString flag = flagFor(problem.field);
+                refused << QStringLiteral("  ") + problem.text()
+                        + (flag.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(flag));
+            }
+            if (!refused.isEmpty()) {
+                usageError(cmd,
+                    QStringLiteral("--scenario %1 names files it may not use on its own:\n%2\nRun it with --trust if "
+                                   "you trust that file, or give these paths on the command line.")
+                        .arg(path, refused.join(u'\n')));
+                return std::nullopt;
+            }
         }
         base = *document;
         if (callerSetsTarget)

@@ -391,6 +391,15 @@ const QList<RunFlag> &runFlags()
         { { QStringLiteral("m"), QStringLiteral("metadata") }, QStringLiteral("JSON"),
             QStringLiteral("Metadata sent with every call, as a JSON object of strings: '{\"key\":\"value\"}'."),
             QStringLiteral("metadata"), false, QStringLiteral("{\"x-run\":\"1\"}"), setMetadata },
+        { { QStringLiteral("redact") }, QStringLiteral("KEY"),
+            QStringLiteral("Also redact this metadata key's value in the history and reports (repeatable; "
+                           "authorization, cookie, x-api-key and keys with token, secret, password or key always "
+                           "are, and so are server command environment values)."),
+            QStringLiteral("secrets.redact"), true, QStringLiteral("x-tenant"), addText(&Scenario::secretKeys) },
+        { { QStringLiteral("keep-secrets") }, QString(),
+            QStringLiteral("Store and export secret metadata and server environment values in clear (the run "
+                           "records that it does)."),
+            QStringLiteral("secrets.keep"), false, QString(), setOn(&Scenario::keepSecrets) },
         { { QStringLiteral("fail-on-error") }, QString(), QStringLiteral("Exit 1 when any call did not end OK."),
             QStringLiteral("fail_on_error"), false, QString(), setOn(&Scenario::failOnError) },
         { { QStringLiteral("O"), QStringLiteral("output-format") }, QStringLiteral("FORMAT"),
@@ -473,6 +482,17 @@ QString flagFor(const QString &field)
             return flagName(flag.names.first());
     }
     return {};
+}
+
+bool flagReplaces(const QCommandLineParser &parser, const QString &field)
+{
+    static const QRegularExpression index(QStringLiteral("\\[[0-9]+\\]"));
+    const QString f = QString(field).remove(index);
+    for (const RunFlag &flag : runFlags()) {
+        if (flag.field == f)
+            return !flag.repeatable && parser.isSet(flag.names.first());
+    }
+    return false;
 }
 
 void addRunOptions(QCommandLineParser &parser)

@@ -34,6 +34,10 @@ const QList<RunFlag> &runFlags();
 /// The flag behind @p field ("-c" for "load.concurrency", "--fill" for "fills[2]"); empty when none.
 QString flagFor(const QString &field);
 
+/// True when @p parser gives the flag behind @p field and that flag replaces a document's value (it is not one that
+/// adds to it, as --proto and -o do): the user named the value, not the document.
+bool flagReplaces(const QCommandLineParser &parser, const QString &field);
+
 /// run's description, its flags, and the flags about flags (--help, --scenario, --trust).
 void addRunOptions(QCommandLineParser &parser);
 

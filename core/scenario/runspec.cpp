@@ -1,6 +1,7 @@
 #include "runspec.h"
 
 #include "codec/codec.h"
+#include "store/secrets.h"
 #include "util/cpuset.h"
 #include "util/units.h"
 
@@ -177,6 +178,9 @@ bool readConnection(Checker &c, const Scenario &s, const RunSpec &spec, GrpcTarg
             return c.fail(QStringLiteral("metadata"), QStringLiteral("the value \"%1\" has no key").arg(value));
         if (key.startsWith(QLatin1Char(':')) || key.contains(QLatin1Char(' ')))
             return c.fail(QStringLiteral("metadata"), QStringLiteral("\"%1\" is not a valid metadata key").arg(name));
+        if (isRedactedValue(value)) // a scenario taken from the history: its secret was never stored
+            return c.fail(QStringLiteral("metadata"),
+                QStringLiteral("the value of \"%1\" was redacted when the run was saved; give it again").arg(name));
         target->metadata.emplace_back(key.toStdString(), value.toStdString());
     }
     return true;

@@ -269,6 +269,9 @@ QByteArray Scenario::toJson() const
         ab.insert(QStringLiteral("threshold"), abThreshold);
     if (!ab.isEmpty())
         root.insert(QStringLiteral("ab"), ab);
+    section(QStringLiteral("secrets"),
+        { { QStringLiteral("redact"), QJsonArray::fromStringList(secretKeys) },
+            { QStringLiteral("keep"), keepSecrets } });
     section(QStringLiteral("history"),
         { { QStringLiteral("save"), saveRun }, { QStringLiteral("db"), db },
             { QStringLiteral("labels"), QJsonArray::fromStringList(labels) }, { QStringLiteral("name"), name },
@@ -313,7 +316,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         QStringLiteral("metadata"), QStringLiteral("load"), QStringLiteral("connection"), QStringLiteral("raw_samples"),
         QStringLiteral("request_binary_file"), QStringLiteral("checks"), QStringLiteral("request_file"),
         QStringLiteral("fail_on_error"), QStringLiteral("server_command"), QStringLiteral("pinning"),
-        QStringLiteral("output"), QStringLiteral("history"), QStringLiteral("ab") });
+        QStringLiteral("output"), QStringLiteral("history"), QStringLiteral("ab"), QStringLiteral("secrets") });
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
         sr.rejectUnknown({ QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets") });
@@ -470,6 +473,13 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         hr.string(QStringLiteral("compare_to"), &s.compareTo);
         hr.string(QStringLiteral("compare_threshold"), &s.compareThreshold);
         r.adopt(hr);
+    }
+    if (const auto secrets = r.object(QStringLiteral("secrets"))) {
+        Reader sr = r.child(*secrets, QStringLiteral("secrets"));
+        sr.rejectUnknown({ QStringLiteral("redact"), QStringLiteral("keep") });
+        sr.strings(QStringLiteral("redact"), &s.secretKeys);
+        sr.boolean(QStringLiteral("keep"), &s.keepSecrets);
+        r.adopt(sr);
     }
     if (r.ok() && root.contains(QStringLiteral("checks"))) {
         const QJsonValue checks = root.value(QStringLiteral("checks"));

@@ -139,6 +139,10 @@ struct Scenario {
     QString abConnection; ///< --connection: "kept" or "per-block"; empty = kept
     QString abThreshold; ///< --threshold: the smallest change that counts; empty = 5%
 
+    // Secrets (store/secrets.h): what the history and reports keep of metadata values and server environments.
+    QStringList secretKeys; ///< --redact: metadata keys redacted besides the usual ones (authorization, *token* ...)
+    bool keepSecrets = false; ///< --keep-secrets: store and export them in clear (the run says so)
+
     /// True when any TLS setting is given (which alone asks for TLS, as the CLI's flags do).
     bool hasTlsSettings() const;
     /**

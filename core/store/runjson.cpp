@@ -1,4 +1,5 @@
 #include "runjson.h"
+#include "secrets.h"
 
 #include <QJsonArray>
 
@@ -522,8 +523,10 @@ QJsonObject summaryToJson(const RunSnapshot &s)
     return o;
 }
 
-QJsonObject runToJson(const RunRecord &run)
+QJsonObject runToJson(const RunRecord &given)
 {
+    RunRecord run = given; // a report never holds a secret in clear
+    redactSecrets(&run);
     QJsonObject o {
         { QStringLiteral("format"), QStringLiteral("rpcscope-run") },
         { QStringLiteral("schema_version"), kRunJsonSchemaVersion },

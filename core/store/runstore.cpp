@@ -1,6 +1,7 @@
 #include "runstore.h"
 
 #include "runjson.h"
+#include "secrets.h"
 
 #include <QDir>
 #include <QFile>
@@ -291,6 +292,7 @@ bool RunStore::beginRun(RunRecord *run, QString *error)
     run->endedAt = {};
     if (!run->startedAt.isValid())
         run->startedAt = QDateTime::currentDateTimeUtc();
+    redactSecrets(run); // the caller's copy too: what it shows of the run is what the history holds
     const qint64 id = addRun(*run, error);
     if (id == 0)
         return false;
@@ -386,8 +388,10 @@ bool RunStore::finishRun(qint64 id, const RunSnapshot &snapshot, const std::vect
     return true;
 }
 
-qint64 RunStore::addRun(const RunRecord &run, QString *error)
+qint64 RunStore::addRun(const RunRecord &given, QString *error)
 {
+    RunRecord run = given; // what is stored never holds a secret in clear (an imported report may)
+    redactSecrets(&run);
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     if (!db.isOpen()) {
         *error = QStringLiteral("the run history is not open");
@@ -557,6 +561,7 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
     run.scenario = objectFrom(q.value(9));
     run.environment = objectFrom(q.value(10));
     run.server = objectFrom(q.value(11));
+    redactSecrets(&run); // runs saved before rpcscope redacted secrets are read as if it always had
     const QByteArray snapshotText = q.value(12).toByteArray();
     if (!snapshotText.isEmpty()) {
         QString why;
