@@ -34,7 +34,7 @@ ReadRuns readRuns(const QString &path, const QList<qint64> &ids)
 {
     ReadRuns read;
     RunStore store;
-    if (!store.open(path, &read.error))
+    if (!store.open(path, &read.error, RunStore::OpenMode::ReadOnly))
         return read;
     for (const qint64 id : ids) {
         std::optional<RunRecord> run = store.load(id, &read.error);
