@@ -381,7 +381,16 @@ private slots:
         QVERIFY(page.selectIds({ f.ids[0], f.ids[3] }));
         QVERIFY(page.deleteAction()->isEnabled());
         QVERIFY(!page.undoAction()->isEnabled());
+        QSignalSpy busy(&page, &HistoryPage::busyChanged);
         page.deleteAction()->trigger();
+        // Written off the GUI thread: until it is, nothing else may change the history from the page.
+        QVERIFY(page.isBusy());
+        QVERIFY(!page.deleteAction()->isEnabled() && !page.renameAction()->isEnabled());
+        QVERIFY(!page.model()->setData(sourceIndex(page, f.ids[4], RunListModel::NameColumn), QStringLiteral("n")));
+        QVERIFY2(page.errorMessage().contains(QStringLiteral("being written")), qPrintable(page.errorMessage()));
+        QTRY_VERIFY(!page.isBusy());
+        QCOMPARE(busy.size(), 2);
+        QVERIFY(page.errorMessage().isEmpty());
         QVERIFY(!storeHas(f.store, f.ids[0]));
         QVERIFY(!storeHas(f.store, f.ids[3]));
         QVERIFY(!f.store.load(f.ids[0], &error));
@@ -394,6 +403,8 @@ private slots:
 
         page.undoAction()->trigger();
         QVERIFY(!page.canUndo());
+        QVERIFY(page.isBusy() && !page.undoAction()->isEnabled());
+        QTRY_VERIFY(!page.isBusy());
         QCOMPARE(page.proxy()->rowCount(), 8);
         const auto after = f.store.load(f.ids[0], &error);
         QVERIFY2(after, qPrintable(error));
@@ -409,18 +420,22 @@ private slots:
         // A run being written is not deleted, and the page says why; the undo of the delete before stays.
         QVERIFY(page.selectIds({ f.ids[5] }));
         page.deleteSelected();
+        QTRY_VERIFY(!page.isBusy());
         QVERIFY(!storeHas(f.store, f.ids[5]));
         QVERIFY(page.selectIds({ f.ids[6] }));
         page.deleteAction()->trigger();
+        QVERIFY(!page.isBusy()); // refused at once: nothing to write
         QVERIFY(storeHas(f.store, f.ids[6]));
         QVERIFY2(page.errorMessage().contains(QStringLiteral("running")), qPrintable(page.errorMessage()));
         QVERIFY(page.canUndo());
         page.undoDelete();
+        QTRY_VERIFY(!page.isBusy());
         QVERIFY(storeHas(f.store, f.ids[5]));
 
         // An edit ends the offer: Ctrl+Z would otherwise undo an older delete rather than the edit.
         QVERIFY(page.selectIds({ f.ids[5] }));
         page.deleteSelected();
+        QTRY_VERIFY(!page.isBusy());
         QVERIFY(page.canUndo());
         QVERIFY(page.model()->setData(sourceIndex(page, f.ids[4], RunListModel::NameColumn), QStringLiteral("n")));
         QVERIFY(!page.canUndo());
@@ -442,8 +457,10 @@ private slots:
         QCOMPARE(open.first().first().toLongLong(), f.ids[5]);
 
         QTest::keyClick(page.view(), Qt::Key_Delete);
+        QTRY_VERIFY(!page.isBusy());
         QVERIFY(!storeHas(f.store, f.ids[5]));
         QTest::keyClick(page.view(), Qt::Key_Z, Qt::ControlModifier);
+        QTRY_VERIFY(!page.isBusy());
         QVERIFY(storeHas(f.store, f.ids[5]));
 
         // Del in the filter field edits the text, not the runs.

@@ -566,6 +566,144 @@ private slots:
         QVERIFY2(error.contains(QStringLiteral("/proc/no/such")), qPrintable(error));
     }
 
+    void readOnlyOpenWritesNothing()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        QString error;
+        qint64 id = 0;
+        {
+            RunStore writer;
+            QVERIFY2(writer.open(path, &error), qPrintable(error));
+            id = writer.addRun(richRecord(1), &error);
+            QVERIFY2(id > 0, qPrintable(error));
+        } // closed: its WAL is checkpointed into the file
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        file.close();
+        const QDateTime modified = QFileInfo(path).lastModified();
+        // Reads whatever a reader reads, and then tries every write.
+        {
+            RunStore reader;
+            QVERIFY2(reader.open(path, &error, RunStore::OpenMode::ReadOnly), qPrintable(error));
+            QVERIFY(reader.isOpen() && reader.isReadOnly());
+            QCOMPARE(reader.schemaVersion(), RunStore::kSchemaVersion);
+            QCOMPARE(reader.list({}, &error).size(), size_t(1));
+            QCOMPARE(reader.resolve(QStringLiteral("label:baseline"), &error), id);
+            const std::optional<RunRecord> run = reader.load(id, &error);
+            QVERIFY2(run, qPrintable(error));
+            QCOMPARE(comparable(*run), comparable(richRecord(1)));
+            QCOMPARE(reader.markInterruptedRuns(), 0);
+            auto refused
+                = [&](bool ok) { return !ok && error.contains(path) && error.contains(QStringLiteral("read-only")); };
+            error.clear();
+            QVERIFY2(refused(reader.rename(id, QStringLiteral("x"), &error)), qPrintable(error));
+            error.clear();
+            QVERIFY2(refused(reader.setLabels(id, {}, &error)), qPrintable(error));
+            error.clear();
+            QVERIFY2(refused(reader.remove(id, &error)), qPrintable(error));
+            error.clear();
+            QVERIFY2(refused(reader.addRun(richRecord(2), &error) != 0), qPrintable(error));
+            RunRecord begun = richRecord(3);
+            error.clear();
+            QVERIFY2(refused(reader.beginRun(&begun, &error)), qPrintable(error));
+            error.clear();
+            QVERIFY2(refused(reader.updateRun(id, richSnapshot(4), &error)), qPrintable(error));
+        }
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll() == bytes);
+        QCOMPARE(QFileInfo(path).lastModified(), modified);
+        RunStore again;
+        QVERIFY2(again.open(path, &error, RunStore::OpenMode::ReadOnly), qPrintable(error));
+        QCOMPARE(again.load(id, &error)->name, QStringLiteral("before upgrade"));
+    }
+
+    void readOnlyOpenRefusesWhatItWouldHaveToChange()
+    {
+        QTemporaryDir dir;
+        QString error;
+        // Missing: not created.
+        const QString missing = dir.filePath(QStringLiteral("sub/runs.sqlite"));
+        RunStore none;
+        QVERIFY(!none.open(missing, &error, RunStore::OpenMode::ReadOnly));
+        QVERIFY2(
+            error.startsWith(missing) && error.contains(QStringLiteral("nothing has been saved")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("sub"))));
+        // An older schema: named, and left as it is (a writer migrates it).
+        const QString old = dir.filePath(QStringLiteral("old.sqlite"));
+        QVERIFY2(RunStore::createAtVersion(old, 1, &error), qPrintable(error));
+        const QByteArray oldBytes = [&] {
+            QFile f(old);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        RunStore reader;
+        QVERIFY(!reader.open(old, &error, RunStore::OpenMode::ReadOnly));
+        QVERIFY2(error.startsWith(old) && error.contains(QStringLiteral("older rpcscope (schema version 1")),
+            qPrintable(error));
+        QVERIFY(!reader.isOpen());
+        QFile f(old);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll() == oldBytes);
+        f.close();
+        RunStore writer;
+        QVERIFY2(writer.open(old, &error), qPrintable(error));
+        QCOMPARE(writer.schemaVersion(), RunStore::kSchemaVersion);
+        // A newer one, and a file that is no database at all.
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("bump"));
+            db.setDatabaseName(old);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("UPDATE meta SET value = '9' WHERE key = 'schema_version'")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("bump"));
+        RunStore newer;
+        QVERIFY(!newer.open(old, &error, RunStore::OpenMode::ReadOnly));
+        QVERIFY2(error.startsWith(old) && error.contains(QStringLiteral("newer rpcscope (schema version 9")),
+            qPrintable(error));
+        const QString text = dir.filePath(QStringLiteral("notes.txt"));
+        QFile notes(text);
+        QVERIFY(notes.open(QIODevice::WriteOnly));
+        notes.write(QByteArray(4096, 'x'));
+        notes.close();
+        RunStore foreign;
+        QVERIFY(!foreign.open(text, &error, RunStore::OpenMode::ReadOnly));
+        QVERIFY2(error.startsWith(text) && error.contains(QStringLiteral("not an rpcscope run database")),
+            qPrintable(error));
+    }
+
+    void readOnlyReaderSeesADeadRunAsInterrupted()
+    {
+        // A run left "running" by a process that is gone: a writer marks it on open; a reader, which may not write,
+        // reports it as interrupted all the same and leaves the row as it is.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        QString error;
+        RunStore writer;
+        QVERIFY2(writer.open(path, &error), qPrintable(error));
+        RunRecord run = richRecord(1);
+        QVERIFY2(writer.beginRun(&run, &error), qPrintable(error));
+        RunStore reader;
+        QVERIFY2(reader.open(path, &error, RunStore::OpenMode::ReadOnly), qPrintable(error));
+        QCOMPARE(reader.list({}, &error).front().status, QStringLiteral("running")); // its process is this one
+        {
+            // As if another process had begun it and died: its identity is not this process's.
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("owner"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("UPDATE runs SET owner_identity = 'gone'")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("owner"));
+        QCOMPARE(reader.list({}, &error).front().status, QStringLiteral("interrupted"));
+        QCOMPARE(reader.load(run.id, &error, RunStore::Parts::Metadata)->status, QStringLiteral("interrupted"));
+        QCOMPARE(reader.markInterruptedRuns(), 0);
+        QCOMPARE(writer.markInterruptedRuns(), 1); // still running in the file until a writer marks it
+    }
+
     void interruptedRunIsFoundAndReadable()
     {
         // A real run saved by the CLI, killed with SIGKILL after its first intervals are in the database.

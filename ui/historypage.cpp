@@ -1,5 +1,6 @@
 #include "historypage.h"
 
+#include "backgroundjob.h"
 #include "runlistmodel.h"
 #include "store/runstore.h"
 
@@ -73,6 +74,60 @@ QFrame *messageBar(QWidget *parent, QStyle::StandardPixmap icon, QLabel **text, 
     *layout = row;
     bar->hide();
     return bar;
+}
+
+/// What a delete or an undo did, written on a pool thread with a connection of its own.
+struct HistoryWrite {
+    std::vector<RunRecord> done; ///< a delete: the runs removed, whole (for undo)
+    QList<qint64> ids; ///< the runs deleted or restored
+    std::vector<RunRecord> failed; ///< an undo: the runs that could not be added back
+    QStringList problems;
+};
+
+/// Deletes runs @p ids from the history at @p path, each loaded whole first: one that cannot be read back could not
+/// be brought back, so it is kept.
+HistoryWrite deleteRuns(const QString &path, const QList<qint64> &ids)
+{
+    HistoryWrite write;
+    RunStore store;
+    QString error;
+    if (!store.open(path, &error)) {
+        write.problems << error;
+        return write;
+    }
+    for (const qint64 id : ids) {
+        std::optional<RunRecord> run = store.load(id, &error);
+        if (!run) {
+            write.problems << HistoryPage::tr("run #%1 could not be read, so it is kept: %2").arg(id).arg(error);
+            continue;
+        }
+        if (!store.remove(id, &error)) {
+            write.problems << HistoryPage::tr("run #%1: %2").arg(id).arg(error);
+            continue;
+        }
+        write.ids << id;
+        write.done.push_back(std::move(*run));
+    }
+    return write;
+}
+
+/// Adds @p runs back to the history at @p path under their ids.
+HistoryWrite restoreRuns(const QString &path, const std::vector<RunRecord> &runs)
+{
+    HistoryWrite write;
+    RunStore store;
+    QString error;
+    const bool open = store.open(path, &error);
+    for (const RunRecord &run : runs) {
+        const qint64 id = open ? store.addRun(run, &error) : 0;
+        if (id == 0) {
+            write.problems << HistoryPage::tr("run #%1: %2").arg(run.id).arg(error);
+            write.failed.push_back(run);
+        } else {
+            write.ids << id;
+        }
+    }
+    return write;
 }
 
 QToolButton *closeButton(QWidget *parent)
@@ -163,10 +218,10 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     layout->addWidget(m_errorBar);
 
     m_undoBar = messageBar(content, QStyle::SP_MessageBoxInformation, &m_undoText, &row);
-    auto *undoButton = new QPushButton(tr("Undo"), m_undoBar);
-    undoButton->setToolTip(tr("Bring the deleted runs back, with their ids (Ctrl+Z)"));
-    connect(undoButton, &QPushButton::clicked, this, &HistoryPage::undoDelete);
-    row->addWidget(undoButton);
+    m_undoButton = new QPushButton(tr("Undo"), m_undoBar);
+    m_undoButton->setToolTip(tr("Bring the deleted runs back, with their ids (Ctrl+Z)"));
+    connect(m_undoButton, &QPushButton::clicked, this, &HistoryPage::undoDelete);
+    row->addWidget(m_undoButton);
     QToolButton *closeUndo = closeButton(m_undoBar);
     row->addWidget(closeUndo);
     connect(closeUndo, &QToolButton::clicked, this, &HistoryPage::dropUndo);
@@ -451,10 +506,12 @@ void HistoryPage::updateActions()
     const qsizetype selected = available ? m_view->selectionModel()->selectedRows().size() : 0;
     m_open->setEnabled(selected >= 1);
     m_compare->setEnabled(selected >= 2);
-    m_rename->setEnabled(selected >= 1);
-    m_editLabels->setEnabled(selected >= 1);
-    m_delete->setEnabled(selected >= 1);
-    m_undo->setEnabled(available && canUndo());
+    // While a delete or undo is written, nothing else changes the history from here.
+    m_rename->setEnabled(selected >= 1 && !m_busy);
+    m_editLabels->setEnabled(selected >= 1 && !m_busy);
+    m_delete->setEnabled(selected >= 1 && !m_busy);
+    m_undo->setEnabled(available && canUndo() && !m_busy);
+    m_undoButton->setEnabled(!m_busy);
     m_refresh->setEnabled(m_store != nullptr);
 }
 
@@ -501,6 +558,13 @@ void HistoryPage::dropUndo()
     updateActions();
 }
 
+void HistoryPage::setBusy(bool busy)
+{
+    m_busy = busy;
+    updateActions();
+    Q_EMIT busyChanged(busy);
+}
+
 void HistoryPage::loadDetails()
 {
     const QModelIndex current = m_view->selectionModel()->currentIndex();
@@ -522,6 +586,10 @@ void HistoryPage::loadDetails()
 bool HistoryPage::writeEdit(qint64 id, int column, const QVariant &value)
 {
     clearError();
+    if (m_busy) { // refused before dropUndo(): an edit that is not saved takes no undo away
+        showError(tr("A delete or undo is being written: the change is not saved; try again in a moment."));
+        return false;
+    }
     dropUndo(); // Ctrl+Z after an edit would otherwise undo an older delete, not the edit
     if (!isAvailable()) {
         showError(tr("The run history is not open: the change is not saved."));
@@ -580,88 +648,84 @@ void HistoryPage::editLabelsOfSelected()
 void HistoryPage::deleteSelected()
 {
     const QList<qint64> ids = selectedIds();
-    if (!isAvailable() || ids.isEmpty())
+    if (!isAvailable() || ids.isEmpty() || m_busy)
         return;
     clearError();
     int firstRow = m_proxy->rowCount();
     for (const QModelIndex &index : m_view->selectionModel()->selectedRows())
         firstRow = std::min(firstRow, index.row());
 
-    std::vector<RunRecord> deleted;
-    QList<qint64> deletedIds;
+    QList<qint64> deletable;
     QStringList problems;
     for (qint64 id : ids) {
         const int row = m_model->rowOf(id);
-        if (row >= 0 && m_model->entry(row).status == QStringView(RunStatus::Running)) {
+        if (row >= 0 && m_model->entry(row).status == QStringView(RunStatus::Running))
             problems << tr("run #%1 is still running; stop it first").arg(id);
-            continue;
-        }
-        // Loaded whole first: a run that cannot be read back could not be brought back, so it is not deleted.
-        QString error;
-        std::optional<RunRecord> run = m_store->load(id, &error);
-        if (!run) {
-            problems << tr("run #%1 could not be read, so it is kept: %2").arg(id).arg(error);
-            continue;
-        }
-        if (!m_store->remove(id, &error)) {
-            problems << tr("run #%1: %2").arg(id).arg(error);
-            continue;
-        }
-        deletedIds << id;
-        deleted.push_back(std::move(*run));
+        else
+            deletable << id;
     }
-
-    refresh();
-    if (!deleted.empty()) {
-        const RunRecord &only = deleted.front();
-        const QString what = deleted.size() == 1
-            ? (only.name.isEmpty() ? tr("Deleted run #%1.").arg(only.id)
-                                   : tr("Deleted run #%1 \u201c%2\u201d.").arg(only.id).arg(only.name))
-            : tr("Deleted %1 runs.").arg(deleted.size());
-        // Only the last delete can be undone: the runs of an older one are gone for good now.
-        m_deleted = std::move(deleted);
-        offerUndo(what);
-        // The keyboard stays on the list: the row that took the first deleted one's place.
-        if (m_proxy->rowCount() > 0) {
-            const QModelIndex next = m_proxy->index(std::min(firstRow, m_proxy->rowCount() - 1), 0);
-            selectIds({ next.data(RunListModel::IdRole).toLongLong() });
-        }
-        Q_EMIT runsDeleted(deletedIds);
-    }
-    if (!problems.isEmpty())
+    if (deletable.isEmpty()) {
         showError(tr("Not deleted: %1.").arg(problems.join(QStringLiteral("; "))));
+        return;
+    }
+    // Reading whole runs (for undo) and deleting them takes a while for long runs: off the GUI thread.
+    setBusy(true);
+    runInBackground(
+        this, [path = m_store->path(), deletable] { return deleteRuns(path, deletable); },
+        [this, store = m_store, firstRow, problems](HistoryWrite write) mutable {
+            setBusy(false);
+            clearError(); // e.g. an edit refused meanwhile: the page is free again
+            refresh();
+            if (store != m_store)
+                return; // another history now: its undo is not this one's
+            problems += write.problems;
+            if (!write.done.empty()) {
+                const RunRecord &only = write.done.front();
+                const QString what = write.done.size() == 1
+                    ? (only.name.isEmpty() ? tr("Deleted run #%1.").arg(only.id)
+                                           : tr("Deleted run #%1 \u201c%2\u201d.").arg(only.id).arg(only.name))
+                    : tr("Deleted %1 runs.").arg(write.done.size());
+                // Only the last delete can be undone: the runs of an older one are gone for good now.
+                m_deleted = std::move(write.done);
+                offerUndo(what);
+                // The keyboard stays on the list: the row that took the first deleted one's place.
+                if (m_proxy->rowCount() > 0) {
+                    const QModelIndex next = m_proxy->index(std::min(firstRow, m_proxy->rowCount() - 1), 0);
+                    selectIds({ next.data(RunListModel::IdRole).toLongLong() });
+                }
+                Q_EMIT runsDeleted(write.ids);
+            }
+            if (!problems.isEmpty())
+                showError(tr("Not deleted: %1.").arg(problems.join(QStringLiteral("; "))));
+        });
 }
 
 void HistoryPage::undoDelete()
 {
-    if (m_deleted.empty() || !isAvailable())
+    if (m_deleted.empty() || !isAvailable() || m_busy)
         return;
     clearError();
     std::vector<RunRecord> records = std::move(m_deleted);
     dropUndo();
-    std::vector<RunRecord> failed;
-    QList<qint64> restored;
-    QStringList problems;
-    for (RunRecord &run : records) {
-        QString error;
-        const qint64 id = m_store->addRun(run, &error);
-        if (id == 0) {
-            problems << tr("run #%1: %2").arg(run.id).arg(error);
-            failed.push_back(std::move(run));
-        } else {
-            restored << id;
-        }
-    }
-    refresh();
-    selectIds(restored);
-    if (!restored.isEmpty())
-        Q_EMIT runsRestored(restored);
-    if (!failed.empty()) {
-        // Kept, so another try (after freeing disk space, say) can still bring them back.
-        m_deleted = std::move(failed);
-        offerUndo(tr("%1 deleted runs could not be brought back.").arg(m_deleted.size()));
-        showError(tr("Could not restore %1.").arg(problems.join(QStringLiteral("; "))));
-    }
+    setBusy(true);
+    runInBackground(
+        this, [path = m_store->path(), records = std::move(records)] { return restoreRuns(path, records); },
+        [this, store = m_store](HistoryWrite write) {
+            setBusy(false);
+            clearError();
+            refresh();
+            if (store != m_store)
+                return;
+            selectIds(write.ids);
+            if (!write.ids.isEmpty())
+                Q_EMIT runsRestored(write.ids);
+            if (!write.failed.empty()) {
+                // Kept, so another try (after freeing disk space, say) can still bring them back.
+                m_deleted = std::move(write.failed);
+                offerUndo(tr("%1 deleted runs could not be brought back.").arg(m_deleted.size()));
+                showError(tr("Could not restore %1.").arg(write.problems.join(QStringLiteral("; "))));
+            }
+        });
 }
 
 } // namespace rpcscope

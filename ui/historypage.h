@@ -14,6 +14,7 @@ class QFrame;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QPushButton;
 class QSortFilterProxyModel;
 class QSplitter;
 class QStackedWidget;
@@ -34,7 +35,8 @@ class RunStore;
  * dashboard or compare runs, which the window carries out. Filtering happens in the view (the history is a few
  * thousand rows at most), so typing never queries the database.
  *
- * The store is not owned and may be null or closed: the page then says so instead of the table.
+ * The store is not owned and may be null or closed: the page then says so instead of the table. Deletes and undos
+ * are written off the GUI thread, on a connection of their own to the store's file (isBusy() meanwhile).
  */
 class HistoryPage : public QWidget {
     Q_OBJECT
@@ -53,6 +55,8 @@ public:
     bool selectIds(const QList<qint64> &ids);
     /// Whether a delete can be undone now.
     bool canUndo() const { return !m_deleted.empty(); }
+    /// A delete or an undo is being written; the actions that change the history wait for it.
+    bool isBusy() const { return m_busy; }
     /// The error on show, empty when none.
     QString errorMessage() const;
 
@@ -97,6 +101,8 @@ Q_SIGNALS:
     void runsDeleted(const QList<qint64> &ids);
     /// These runs are back after an undo.
     void runsRestored(const QList<qint64> &ids);
+    /// A delete or an undo started (true) or ended (false), whatever came of it.
+    void busyChanged(bool busy);
 
 private:
     void buildActions();
@@ -109,6 +115,7 @@ private:
     void clearError();
     void offerUndo(const QString &message);
     void dropUndo();
+    void setBusy(bool busy);
     void loadDetails();
     bool writeEdit(qint64 id, int column, const QVariant &value);
     /// The run the single-run actions act on: the current row if selected, else the first selected; 0 when none.
@@ -122,6 +129,7 @@ private:
     RunListModel *m_model;
     RunFilterProxy *m_proxy;
     std::vector<RunRecord> m_deleted; ///< the last delete, whole, for undo
+    bool m_busy = false; ///< a delete or undo is being written
     bool m_columnsFitted = false;
 
     QStackedWidget *m_stack;
@@ -135,6 +143,7 @@ private:
     QLabel *m_errorText;
     QFrame *m_undoBar;
     QLabel *m_undoText;
+    QPushButton *m_undoButton = nullptr;
     QTimer *m_undoTimer;
     QTimer *m_detailsTimer;
     QSplitter *m_splitter;

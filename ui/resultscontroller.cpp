@@ -34,7 +34,7 @@ ReadRuns readRuns(const QString &path, const QList<qint64> &ids)
 {
     ReadRuns read;
     RunStore store;
-    if (!store.open(path, &read.error))
+    if (!store.open(path, &read.error, RunStore::OpenMode::ReadOnly))
         return read;
     for (const qint64 id : ids) {
         std::optional<RunRecord> run = store.load(id, &read.error);
@@ -43,6 +43,30 @@ ReadRuns readRuns(const QString &path, const QList<qint64> &ids)
         read.runs << std::move(*run);
     }
     return read;
+}
+
+struct ImportedReports {
+    int imported = 0;
+    QStringList problems; ///< "FILE: why" for each file not imported
+};
+
+/// Reads ghz or rpcscope JSON reports and adds them to the history at @p path, on the calling thread.
+ImportedReports importReportFiles(const QString &path, const QStringList &files)
+{
+    ImportedReports done;
+    RunStore store;
+    QString error;
+    const bool open = store.open(path, &error);
+    for (const QString &file : files) {
+        QString why = error;
+        std::optional<RunRecord> run = open ? importRunFile(file, &why) : std::nullopt;
+        if (!run || store.addRun(*run, &why) == 0) {
+            done.problems << QStringLiteral("%1: %2").arg(file, why);
+            continue;
+        }
+        ++done.imported;
+    }
+    return done;
 }
 
 /// The formats File > Export offers, as file dialog filters, with the format each stands for.
@@ -87,6 +111,7 @@ ResultsController::ResultsController(RunRecorder *recorder, RunController *live,
     , m_dialogParent(dialogParent)
 {
     connect(m_compare, &ComparePage::comparisonChanged, this, &ResultsController::announceVerdict);
+    connect(this, &ResultsController::reportsImported, this, &ResultsController::showImportOutcome);
 }
 
 void ResultsController::showLiveRun(const std::shared_ptr<RunRecord> &run, const QString &description)
@@ -254,25 +279,48 @@ void ResultsController::exportWithDialog(bool comparison)
         QMessageBox::warning(m_dialogParent, tr("Export"), error);
 }
 
-int ResultsController::importReports(const QStringList &files, QString *error)
+bool ResultsController::importReports(const QStringList &files)
 {
-    const int imported = m_recorder->importReports(files, error);
-    m_history->refresh();
-    return imported;
+    if (!m_recorder->store() || m_importing)
+        return false;
+    m_importing = true;
+    // Reading and parsing reports (a ghz report may hold every call) and inserting them: off the GUI thread.
+    runInBackground(
+        this, [path = m_recorder->store()->path(), files] { return importReportFiles(path, files); },
+        [this](const ImportedReports &done) {
+            m_importing = false;
+            m_history->refresh();
+            Q_EMIT reportsImported(done.imported, done.problems.join(u'\n'));
+        });
+    return true;
 }
 
 void ResultsController::importWithDialog()
 {
+    if (m_importing) {
+        Q_EMIT statusMessage(tr("An import is going: wait for it to end"), 10000);
+        return;
+    }
     const QStringList files = QFileDialog::getOpenFileNames(
         m_dialogParent, tr("Import ghz or rpcscope reports"), QString(), tr("JSON reports (*.json);;All files (*)"));
     if (files.isEmpty())
         return;
-    QString error;
-    const int imported = importReports(files, &error);
-    if (!error.isEmpty())
-        QMessageBox::warning(m_dialogParent, tr("Import"), error);
+    if (!importReports(files)) {
+        QMessageBox::warning(m_dialogParent, tr("Import"), tr("The run history is unavailable."));
+        return;
+    }
+    m_importFromDialog = true;
+    Q_EMIT statusMessage(tr("Importing %n report(s)…", nullptr, static_cast<int>(files.size())), 0);
+}
+
+void ResultsController::showImportOutcome(int imported, const QString &error)
+{
+    if (!std::exchange(m_importFromDialog, false))
+        return;
     Q_EMIT statusMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
     Q_EMIT pageRequested(m_history);
+    if (!error.isEmpty())
+        QMessageBox::warning(m_dialogParent, tr("Import"), error);
 }
 
 std::vector<RunListEntry> ResultsController::baselineCandidates() const

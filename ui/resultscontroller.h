@@ -56,8 +56,13 @@ public:
     /// Writes the current run (or, with @p comparison, the compared runs) to @p path in the format its suffix
     /// (or @p format: a name exportFormatNames() knows, or html/png/pdf/svg) says.
     bool exportTo(const QString &path, const QString &format, bool comparison, QString *error);
-    /// Imports ghz or rpcscope JSON reports into the history; returns how many were imported.
-    int importReports(const QStringList &files, QString *error);
+    /**
+     * Imports ghz or rpcscope JSON reports into the history off the GUI thread (isImporting() meanwhile), then
+     * refreshes the History and emits reportsImported(). False, and nothing started, without a history or while
+     * another import runs.
+     */
+    bool importReports(const QStringList &files);
+    bool isImporting() const { return m_importing; }
 
     // What the menus' actions do: a dialog, then the above.
     void exportRunWithDialog() { exportWithDialog(false); }
@@ -71,6 +76,8 @@ Q_SIGNALS:
     /// What the Run page shows now, for the status bar.
     void runDescribed(const QString &text);
     void statusMessage(const QString &text, int timeoutMs);
+    /// An import ended: @p imported runs added; @p error lists the files that were not, one a line.
+    void reportsImported(int imported, const QString &error);
 
 private:
     /// Reads @p ids off this thread, then calls @p show with them unless asked again since (per @p generation).
@@ -78,6 +85,7 @@ private:
     void showOpenedRun(RunRecord run);
     void exportWithDialog(bool comparison);
     void announceVerdict();
+    void showImportOutcome(int imported, const QString &error);
 
     RunRecorder *m_recorder;
     RunController *m_live;
@@ -90,6 +98,8 @@ private:
     quint64 m_openGeneration = 0; ///< of the newest openRun()
     quint64 m_compareGeneration = 0; ///< of the newest compareRuns()
     int m_loading = 0; ///< reads in flight
+    bool m_importing = false;
+    bool m_importFromDialog = false; ///< the running import was asked for in the dialog: its outcome is shown
 };
 
 } // namespace rpcscope

@@ -1,6 +1,5 @@
 #include "runrecorder.h"
 
-#include "export/exporter.h"
 #include "store/runstore.h"
 #include "store/runwriter.h"
 
@@ -65,27 +64,6 @@ void RunRecorder::finish(RunRecord *run, const RunSnapshot &snapshot, std::vecto
     run->endedAt = QDateTime::currentDateTimeUtc();
     run->rawSamples = std::move(rawSamples);
     m_writer->finish(run->id, snapshot, run->rawSamples, run->status);
-}
-
-int RunRecorder::importReports(const QStringList &files, QString *error)
-{
-    if (!m_store) {
-        *error = tr("The run history is unavailable.");
-        return 0;
-    }
-    int imported = 0;
-    QStringList problems;
-    for (const QString &file : files) {
-        QString why;
-        std::optional<RunRecord> run = importRunFile(file, &why);
-        if (!run || m_store->addRun(*run, &why) == 0) {
-            problems << QStringLiteral("%1: %2").arg(file, why);
-            continue;
-        }
-        ++imported;
-    }
-    *error = problems.join(u'\n');
-    return imported;
 }
 
 bool RunRecorder::flush(std::chrono::milliseconds timeout)

@@ -41,8 +41,6 @@ public:
     /// Queues @p run's end: the final @p snapshot (its state says stopped or finished), the end time and
     /// @p rawSamples, which @p run keeps too. runStored() follows once written.
     void finish(RunRecord *run, const RunSnapshot &snapshot, std::vector<RawSample> rawSamples);
-    /// Adds ghz or rpcscope JSON reports as runs; returns how many, with @p error listing the files that failed.
-    int importReports(const QStringList &files, QString *error);
     /// Waits until everything queued is written, at most @p timeout; false on timeout.
     bool flush(std::chrono::milliseconds timeout);
 

@@ -54,16 +54,51 @@
 
 namespace rpcscope::cli {
 
+namespace {
+
+// Where out() and err() write when an OutputCapture is not redirecting them.
+QTextStream *g_out = nullptr;
+QTextStream *g_err = nullptr;
+
+} // namespace
+
 QTextStream &out()
 {
     static QTextStream stream(stdout);
-    return stream;
+    return g_out ? *g_out : stream;
 }
 
 QTextStream &err()
 {
     static QTextStream stream(stderr);
-    return stream;
+    return g_err ? *g_err : stream;
+}
+
+OutputCapture::OutputCapture() : m_previousOut(g_out), m_previousErr(g_err)
+{
+    // What was printed before belongs to the streams before this capture.
+    out().flush();
+    err().flush();
+    g_out = &m_outStream;
+    g_err = &m_errStream;
+}
+
+OutputCapture::~OutputCapture()
+{
+    g_out = m_previousOut;
+    g_err = m_previousErr;
+}
+
+QString OutputCapture::standardOutput()
+{
+    m_outStream.flush();
+    return m_out;
+}
+
+QString OutputCapture::standardError()
+{
+    m_errStream.flush();
+    return m_err;
 }
 
 QString historyPath(const QCommandLineParser &parser)

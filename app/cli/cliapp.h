@@ -31,6 +31,32 @@ sigset_t terminationSignals();
 /// The streams every command writes to (one each, so their buffers never interleave).
 QTextStream &out();
 QTextStream &err();
+
+/**
+ * While it lives, out() and err() write into its strings instead of stdout and stderr, so tests read what a command
+ * printed in process; the streams before it are restored when it goes (captures nest). For the thread that runs
+ * the commands only.
+ */
+class OutputCapture {
+public:
+    OutputCapture();
+    ~OutputCapture();
+    OutputCapture(const OutputCapture &) = delete;
+    OutputCapture &operator=(const OutputCapture &) = delete;
+
+    /// What was printed on out() so far.
+    QString standardOutput();
+    /// What was printed on err() so far.
+    QString standardError();
+
+private:
+    QString m_out;
+    QString m_err;
+    QTextStream m_outStream { &m_out };
+    QTextStream m_errStream { &m_err };
+    QTextStream *m_previousOut;
+    QTextStream *m_previousErr;
+};
 /**
  * Waits for @p engine's run to end, calling @p tick every @p every meanwhile (e.g. to save progress); SIGINT and
  * SIGTERM stop the run (what was measured is kept). True when a signal stopped it.

@@ -66,7 +66,7 @@ QString groupName(const QList<RunRecord> &runs)
 std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, const QString &text, QString *error)
 {
     if (RunStore::isReference(text) && !QFile::exists(text)) {
-        if (!store.isOpen() && !store.open(storePath, error))
+        if (!store.isOpen() && !store.open(storePath, error, RunStore::OpenMode::ReadOnly))
             return std::nullopt;
         const qint64 id = store.resolve(text, error);
         if (id == 0)
@@ -104,7 +104,7 @@ std::optional<QList<RunRecord>> loadRunGroup(
         const QString label
             = part.startsWith(QStringLiteral("label:")) && !part.contains(u'~') ? part.mid(6) : QString();
         if (!label.isEmpty() && !QFile::exists(part)) {
-            if (!store.isOpen() && !store.open(storePath, error))
+            if (!store.isOpen() && !store.open(storePath, error, RunStore::OpenMode::ReadOnly))
                 return std::nullopt;
             const std::vector<qint64> ids = store.idsWithLabel(label, error);
             if (ids.empty())

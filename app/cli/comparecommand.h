@@ -20,7 +20,8 @@ int compareCommand(const QStringList &arguments);
 
 /**
  * A run named on the command line: a history reference (an ID, last, last~N, label:NAME[~N]; @p store is opened
- * at @p storePath when it is not open yet) or an rpcscope JSON report file. Errors name the reference or file.
+ * read-only at @p storePath when it is not open yet) or an rpcscope JSON report file. Errors name the reference or
+ * file.
  */
 std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, const QString &text, QString *error);
 

@@ -111,7 +111,7 @@ int exportCommand(const QStringList &arguments)
 
     RunStore store;
     QString error;
-    if (!store.open(historyPath(parser), &error))
+    if (!store.open(historyPath(parser), &error, RunStore::OpenMode::ReadOnly))
         return usageError(cmd, QStringLiteral("--db ") + error);
     QList<RunRecord> runs;
     for (const QString &text : ids) {

@@ -8,6 +8,7 @@
 #include "util/units.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QJsonDocument>
 
 namespace rpcscope::cli {
@@ -65,7 +66,12 @@ int historyCommand(const QStringList &arguments)
     RunStore store;
     QString error;
     const QString path = historyPath(parser);
-    if (!store.open(path, &error))
+    // list and show only read: they write nothing to the history (no migration either).
+    const bool reads = sub == u"list" || sub == u"show";
+    // A history never written to lists as empty, as it is.
+    const bool nothingSaved = sub == u"list" && !QFileInfo::exists(path);
+    if (!nothingSaved
+        && !store.open(path, &error, reads ? RunStore::OpenMode::ReadOnly : RunStore::OpenMode::ReadWrite))
         return usageError(cmd, QStringLiteral("--db ") + error);
 
     if (sub == u"list") {
@@ -85,7 +91,7 @@ int historyCommand(const QStringList &arguments)
                     QStringLiteral("--limit: expected a number >= 1, got \"%1\"")
                         .arg(parser.value(QStringLiteral("limit"))));
         }
-        const std::vector<RunListEntry> rows = store.list(filter, &error);
+        const std::vector<RunListEntry> rows = nothingSaved ? std::vector<RunListEntry>() : store.list(filter, &error);
         if (!error.isEmpty()) {
             err() << "rpcscope-cli history: " << path << ": " << error << '\n';
             return ExitRuntime;

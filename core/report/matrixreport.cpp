@@ -76,10 +76,12 @@ QString formatMatrixTable(const QList<MatrixResult> &results)
         const MatrixResult &r = results.at(i);
         const double share = codecShare(results, i);
         const bool baseline = r.cell.transport == TransportKind::InProcess;
+        // A cell whose calls all failed has no latency: unknown, not 0 (which would read as the fastest cell).
+        auto latency = [&r](uint64_t ns) { return r.run.latency.count() ? formatNanos(ns) : QStringLiteral("-"); };
         rows.append({ r.cell.payload.isEmpty() ? QStringLiteral("(as given)") : r.cell.payload,
             r.cell.label() + (baseline ? QStringLiteral(" (c=1)") : QString()),
-            formatNanos(static_cast<uint64_t>(meanNs(r.run))), formatNanos(r.run.latency.percentile(50)),
-            formatNanos(r.run.latency.percentile(99)), QString::number(r.run.requestsPerSecond(), 'f', 0),
+            latency(static_cast<uint64_t>(meanNs(r.run))), latency(r.run.latency.percentile(50)),
+            latency(r.run.latency.percentile(99)), QString::number(r.run.requestsPerSecond(), 'f', 0),
             formatBytes(static_cast<uint64_t>(bytesPerCall(r.run))),
             QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
             baseline || r.run.serverCpuSeconds <= 0
@@ -124,10 +126,12 @@ QString formatMatrixCsv(const QList<MatrixResult> &results)
             payload
                 = QLatin1Char('"') + payload.replace(QStringLiteral("\""), QStringLiteral("\"\"")) + QLatin1Char('"');
         const double share = codecShare(results, i);
+        // No OK call, no latency: those fields are left empty rather than 0.
+        auto latency = [&r](double ns) { return r.run.latency.count() ? QString::number(ns, 'f', 0) : QString(); };
         out << payload << ',' << transportName(r.cell.transport) << ',' << codecName(r.cell.codec) << ','
-            << r.run.callsCompleted() << ',' << r.run.callsFailed() << ',' << QString::number(meanNs(r.run), 'f', 0)
-            << ',' << r.run.latency.percentile(50) << ',' << r.run.latency.percentile(90) << ','
-            << r.run.latency.percentile(99) << ',' << QString::number(r.run.requestsPerSecond(), 'f', 1) << ','
+            << r.run.callsCompleted() << ',' << r.run.callsFailed() << ',' << latency(meanNs(r.run)) << ','
+            << latency(r.run.latency.percentile(50)) << ',' << latency(r.run.latency.percentile(90)) << ','
+            << latency(r.run.latency.percentile(99)) << ',' << QString::number(r.run.requestsPerSecond(), 'f', 1) << ','
             << QString::number(static_cast<double>(r.run.bytesSent) / calls, 'f', 1) << ','
             << QString::number(static_cast<double>(r.run.bytesReceived) / calls, 'f', 1) << ','
             << QString::number(r.run.clientCpuPerCallUs(), 'f', 2) << ','

@@ -37,9 +37,12 @@ struct MatrixResult {
  */
 double codecShare(const QList<MatrixResult> &results, qsizetype index);
 
-/// One row per cell: payload, transport, codec, mean, p50, p99, req/s, bytes/call, CPU/call, codec share.
+/**
+ * One row per cell: payload, transport, codec, mean, p50, p99, req/s, bytes/call, CPU/call, codec share. A cell
+ * without one OK call has no latency: "-", as for any value not measured.
+ */
 QString formatMatrixTable(const QList<MatrixResult> &results);
-/// The same as CSV, one header row with units, numbers unformatted (ns, bytes, seconds).
+/// The same as CSV, one header row with units, numbers unformatted (ns, bytes, seconds); unknown values empty.
 QString formatMatrixCsv(const QList<MatrixResult> &results);
 
 } // namespace rpcscope

@@ -81,6 +81,22 @@ QString processIdentity(pid_t pid)
     return QString::fromLatin1(boot.readAll().trimmed()) + u'/' + QString::fromLatin1(fields.at(19));
 }
 
+/// The process that began a run (on this host) is still the one running: its pid is alive and is the same process.
+bool ownerAlive(const QVariant &pid, const QVariant &identity)
+{
+    const auto id = static_cast<pid_t>(pid.toLongLong());
+    return id > 0 && (::kill(id, 0) == 0 || errno == EPERM) && processIdentity(id) == identity.toString();
+}
+
+/// @p status as it is now: a run still "running" whose process on this host is gone was interrupted.
+QString statusNow(const QString &status, const QVariant &host, const QVariant &pid, const QVariant &identity)
+{
+    if (status == QStringView(RunStatus::Running) && host.toString() == QSysInfo::machineHostName()
+        && !ownerAlive(pid, identity))
+        return QString::fromUtf16(RunStatus::Interrupted);
+    return status;
+}
+
 /// Schema steps: step k brings a database from version k-1 to k.
 bool migrateStep(QSqlDatabase &db, int to, QString *error)
 {
@@ -179,6 +195,46 @@ bool migrate(QSqlDatabase &db, int target, QString *error)
     return true;
 }
 
+/// A read-only connection to @p path: nothing is created or changed, and the schema must be this version's.
+bool openReadOnlyConnection(const QString &name, const QString &path, QString *error)
+{
+    if (!QFileInfo(path).isFile()) {
+        *error = QStringLiteral("%1: no run history there (nothing has been saved to it yet)").arg(path);
+        return false;
+    }
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+    db.setDatabaseName(path);
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000;QSQLITE_OPEN_READONLY"));
+    if (!db.open()) {
+        *error = QStringLiteral("%1: %2").arg(path, db.lastError().text());
+        return false;
+    }
+    QSqlQuery q(db);
+    // Reading the schema reads the header: a file that is not a database at all fails here.
+    if (!q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master")) || !q.next()) {
+        *error = QStringLiteral("%1: not an rpcscope run database (%2)").arg(path, sqlError(q));
+        return false;
+    }
+    q.finish();
+    const int version = readVersion(db);
+    if (version == RunStore::kSchemaVersion)
+        return true;
+    if (version > RunStore::kSchemaVersion)
+        *error = QStringLiteral("%1: made by a newer rpcscope (schema version %2; this one knows up to %3)")
+                     .arg(path)
+                     .arg(version)
+                     .arg(RunStore::kSchemaVersion);
+    else if (version == 0)
+        *error = QStringLiteral("%1: not an rpcscope run database (no schema version)").arg(path);
+    else
+        *error = QStringLiteral("%1: made by an older rpcscope (schema version %2; this one reads %3): it is updated "
+                                "the next time rpcscope writes to it (a run, an import, the GUI), not by a reader")
+                     .arg(path)
+                     .arg(version)
+                     .arg(RunStore::kSchemaVersion);
+    return false;
+}
+
 bool openConnection(const QString &name, const QString &path, QString *error)
 {
     const QFileInfo info(path);
@@ -244,9 +300,19 @@ QString RunStore::defaultPath()
         + QStringLiteral("/rpcscope/runs.sqlite");
 }
 
-bool RunStore::open(const QString &path, QString *error)
+bool RunStore::open(const QString &path, QString *error, OpenMode mode)
 {
     QString why;
+    m_readOnly = mode == OpenMode::ReadOnly;
+    if (m_readOnly) {
+        if (!openReadOnlyConnection(m_connection, path, &why)) {
+            *error = why;
+            QSqlDatabase::database(m_connection, false).close();
+            return false;
+        }
+        m_path = path;
+        return true;
+    }
     if (!openConnection(m_connection, path, &why)) {
         *error = why;
         return false;
@@ -313,6 +379,8 @@ bool RunStore::beginRun(RunRecord *run, QString *error)
 
 bool RunStore::updateRun(qint64 id, const RunSnapshot &snapshot, QString *error)
 {
+    if (!checkWritable(error))
+        return false;
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     if (!db.transaction()) {
         *error = db.lastError().text();
@@ -390,6 +458,8 @@ bool RunStore::finishRun(qint64 id, const RunSnapshot &snapshot, const std::vect
 
 qint64 RunStore::addRun(const RunRecord &given, QString *error)
 {
+    if (!checkWritable(error))
+        return 0;
     RunRecord run = given; // what is stored never holds a secret in clear (an imported report may)
     redactSecrets(&run);
     QSqlDatabase db = QSqlDatabase::database(m_connection);
@@ -465,8 +535,8 @@ std::vector<RunListEntry> RunStore::list(const RunFilter &filter, QString *error
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     QString sql = QStringLiteral(
         "SELECT id, name, status, started_at, ended_at, method, transport, codec, target, origin, calls, failed, rps, "
-        "mean_ns, p50_ns, p99_ns, (SELECT group_concat(label, char(31)) FROM run_labels WHERE run_id = runs.id) "
-        "FROM runs WHERE 1 = 1");
+        "mean_ns, p50_ns, p99_ns, (SELECT group_concat(label, char(31)) FROM run_labels WHERE run_id = runs.id), "
+        "owner_host, owner_pid, owner_identity FROM runs WHERE 1 = 1");
     QVariantList binds;
     auto like = [](const QString &text) { return QString(u'%' + text + u'%'); };
     if (!filter.text.isEmpty()) {
@@ -506,7 +576,7 @@ std::vector<RunListEntry> RunStore::list(const RunFilter &filter, QString *error
         RunListEntry e;
         e.id = q.value(0).toLongLong();
         e.name = q.value(1).toString();
-        e.status = q.value(2).toString();
+        e.status = statusNow(q.value(2).toString(), q.value(17), q.value(18), q.value(19));
         e.startedAt = timeFrom(q.value(3));
         e.endedAt = timeFrom(q.value(4));
         e.method = q.value(5).toString();
@@ -536,7 +606,8 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     QSqlQuery q(db);
     q.prepare(QStringLiteral("SELECT name, status, started_at, ended_at, method, transport, codec, target, origin, "
-                             "scenario, environment, server, %1 FROM runs WHERE id = ?")
+                             "scenario, environment, server, %1, owner_host, owner_pid, owner_identity FROM runs "
+                             "WHERE id = ?")
                   .arg(everything ? QStringLiteral("snapshot") : QStringLiteral("NULL")));
     q.addBindValue(id);
     if (!q.exec()) {
@@ -550,7 +621,7 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
     RunRecord run;
     run.id = id;
     run.name = q.value(0).toString();
-    run.status = q.value(1).toString();
+    run.status = statusNow(q.value(1).toString(), q.value(13), q.value(14), q.value(15));
     run.startedAt = timeFrom(q.value(2));
     run.endedAt = timeFrom(q.value(3));
     run.method = q.value(4).toString();
@@ -703,6 +774,14 @@ std::vector<qint64> RunStore::idsWithLabel(const QString &label, QString *error)
     return ids;
 }
 
+bool RunStore::checkWritable(QString *error) const
+{
+    if (!m_readOnly)
+        return true;
+    *error = QStringLiteral("%1 is open read-only here: nothing was changed").arg(m_path);
+    return false;
+}
+
 bool RunStore::execOnRun(QSqlQuery &query, qint64 id, QString *error) const
 {
     if (!query.exec()) {
@@ -718,6 +797,8 @@ bool RunStore::execOnRun(QSqlQuery &query, qint64 id, QString *error) const
 
 bool RunStore::rename(qint64 id, const QString &name, QString *error)
 {
+    if (!checkWritable(error))
+        return false;
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare(QStringLiteral("UPDATE runs SET name = ? WHERE id = ?"));
     q.addBindValue(name);
@@ -727,6 +808,8 @@ bool RunStore::rename(qint64 id, const QString &name, QString *error)
 
 bool RunStore::setLabels(qint64 id, const QStringList &labels, QString *error)
 {
+    if (!checkWritable(error))
+        return false;
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     if (!db.transaction()) {
         *error = db.lastError().text();
@@ -761,6 +844,8 @@ bool RunStore::setLabels(qint64 id, const QStringList &labels, QString *error)
 
 bool RunStore::remove(qint64 id, QString *error)
 {
+    if (!checkWritable(error))
+        return false;
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare(QStringLiteral("DELETE FROM runs WHERE id = ?"));
     q.addBindValue(id);
@@ -769,6 +854,8 @@ bool RunStore::remove(qint64 id, QString *error)
 
 int RunStore::markInterruptedRuns()
 {
+    if (m_readOnly)
+        return 0; // its readers see such runs as interrupted all the same (statusNow)
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     QSqlQuery q(db);
     q.prepare(QStringLiteral("SELECT id, owner_pid, owner_identity FROM runs WHERE status = ? AND owner_host = ?"));
@@ -778,10 +865,7 @@ int RunStore::markInterruptedRuns()
         return 0;
     QList<qint64> dead;
     while (q.next()) {
-        const auto pid = static_cast<pid_t>(q.value(1).toLongLong());
-        const bool alive
-            = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM) && processIdentity(pid) == q.value(2).toString();
-        if (!alive)
+        if (!ownerAlive(q.value(1), q.value(2)))
             dead << q.value(0).toLongLong();
     }
     int marked = 0;

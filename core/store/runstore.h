@@ -48,7 +48,8 @@ struct RunFilter {
  * The run history: a SQLite database (Qt SQL) in WAL mode. A run is written while it goes (beginRun, then
  * updateRun every interval, then finishRun), each write one transaction, so a crash or kill -9 leaves the run
  * with everything up to its last interval and never a corrupt file; a run whose process is gone is reported as
- * interrupted. The schema carries a version and is migrated forward on open.
+ * interrupted. The schema carries a version and is migrated forward when opened for writing; readers open it
+ * read-only and write nothing.
  *
  * One RunStore belongs to the thread that opened it (Qt SQL connections are per thread). Several processes may
  * use one database at once (WAL readers do not block the writer; writers wait up to 5 s for each other).
@@ -65,9 +66,23 @@ public:
     /// ~/.local/share/rpcscope/runs.sqlite (XDG data home), shared by the GUI and the CLI.
     static QString defaultPath();
 
-    /// Opens or creates @p path (and its folder), migrating an older schema; false with @p error naming the path.
-    bool open(const QString &path, QString *error);
+    enum class OpenMode {
+        ReadWrite, ///< creates the file (and its folder) when missing, migrates an older schema, marks dead runs
+        /**
+         * For readers (lists, reports, comparisons): writes nothing, not even a migration. The file must exist and
+         * hold this version's schema; a run left running by a process that is gone reads as interrupted. Every
+         * write fails, with an error saying so.
+         */
+        ReadOnly,
+    };
+
+    /**
+     * Opens @p path; false with @p error naming the path. Read-write (the default) creates it and its folder and
+     * migrates an older schema; read-only refuses a missing file and any other schema version.
+     */
+    bool open(const QString &path, QString *error, OpenMode mode = OpenMode::ReadWrite);
     bool isOpen() const;
+    bool isReadOnly() const { return m_readOnly; }
     QString path() const { return m_path; }
     int schemaVersion() const;
 
@@ -114,9 +129,12 @@ public:
 private:
     /// Runs @p query, which must touch exactly run @p id; otherwise false with the reason ("no run #7 in PATH").
     bool execOnRun(QSqlQuery &query, qint64 id, QString *error) const;
+    /// False with @p error when the store was opened read-only (before SQLite says it less clearly).
+    bool checkWritable(QString *error) const;
 
     QString m_connection;
     QString m_path;
+    bool m_readOnly = false;
     QHash<qint64, qsizetype> m_storedIntervals; ///< per run this process writes: interval points already stored
 };
 
