@@ -132,6 +132,47 @@ private Q_SLOTS:
         QCOMPARE(s.callsFailed(), 0ULL);
     }
 
+    void aDurationEndsTheRunStalledCallsIncluded()
+    {
+        // A server that stops answering (as a SIGSTOPped one): the run ends at its -z, not at its calls' timeout,
+        // and the calls it cut short are counted as cancelled.
+        BuiltinGrpcServer stuck;
+        stuck.setExtraDelay(60s);
+        QString error;
+        QVERIFY2(stuck.start(QStringLiteral("127.0.0.1"), 0, 2, &error), qPrintable(error));
+        GrpcTarget t = target(stuck.address());
+        t.timeout = 120s;
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 3;
+        plan.totalCalls = 0;
+        plan.duration = 400ms;
+        QVERIFY2(engine.start(makeGrpcTransport(t, echoCall()), plan, &error), qPrintable(error));
+        QVERIFY2(engine.waitForFinished(15s), "the run waited for its calls' 120 s timeout");
+        const RunSnapshot s = engine.snapshot();
+        QCOMPARE(s.callsCompleted(), 3ULL);
+        QCOMPARE(s.statusCounts[CallStatus::Cancelled], 3ULL);
+        QVERIFY(!s.errors.isEmpty());
+        QVERIFY2(s.errors.first().message.contains(QStringLiteral("-z")), qPrintable(s.errors.first().message));
+        stuck.stop();
+    }
+
+    void theDurationIncludesTheWarmup()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 0;
+        plan.warmupDuration = 300ms;
+        plan.duration = 600ms;
+        const RunSnapshot s = runToEnd(engine, target(), echoCall(), plan);
+        QVERIFY(s.warmupCalls > 0);
+        QVERIFY(s.callsOk() > 0);
+        // The timed phase got what the warm-up left: about 300 ms, well under the 600 ms of the whole.
+        QVERIFY2(s.elapsed < 550ms, qPrintable(QString::number(s.elapsed.count())));
+        QCOMPARE(s.callsFailed(), 0ULL);
+    }
+
     void methodTheServerLacksIsUnimplemented()
     {
         const SchemaLoadResult loaded = loadProtoFiles({ QStringLiteral(RPCSCOPE_TEST_DATA "/unimplemented.proto") });

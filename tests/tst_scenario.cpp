@@ -431,6 +431,20 @@ private Q_SLOTS:
         QVERIFY(handBack->clientCert.isEmpty()); // unset stays unset, not the folder
     }
 
+    void theWarmupMustLeaveSomeOfTheDuration()
+    {
+        Scenario s;
+        s.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        s.duration = QStringLiteral("3s");
+        s.warmup = QStringLiteral("10m");
+        ScenarioProblem problem;
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("load.warmup"));
+        QVERIFY2(problem.message.contains(QStringLiteral("includes the warm-up")), qPrintable(problem.message));
+        s.warmup = QStringLiteral("1s");
+        QVERIFY2(prepareRun(s, &problem), qPrintable(problem.text()));
+    }
+
     void aSharedDocumentKeepsToItsFolder()
     {
         QTemporaryDir root;

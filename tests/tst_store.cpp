@@ -180,6 +180,13 @@ private slots:
         QTemporaryDir dir;
         RunStore store;
         QString error;
+        // A folder that does not exist is not made (only the default location's are): a typo creates nothing.
+        QVERIFY(!store.open(dir.filePath(QStringLiteral("sub/runs.sqlite")), &error));
+        QVERIFY2(
+            error.contains(QStringLiteral("the folder %1 does not exist").arg(dir.filePath(QStringLiteral("sub")))),
+            qPrintable(error));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("sub"))));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("sub")));
         QVERIFY2(store.open(dir.filePath(QStringLiteral("sub/runs.sqlite")), &error), qPrintable(error));
         QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
         const RunRecord r = richRecord(3);

@@ -81,12 +81,14 @@ ScenarioPage::ScenarioPage(QWidget *parent)
           tr("Concurrent callers; each keeps one call in flight. With a concurrency schedule: the most callers "
              "(automatic: the schedule's highest point).")))
     , m_duration(line(QStringLiteral("durationEdit"), {}, tr("e.g. 30s (empty = by count)"),
-          tr("Length of the timed phase; with a call count too, whichever comes first ends the run.")))
+          tr("Length of the whole run, warm-up included; with a call count too, whichever comes first ends it. "
+             "Calls still in flight then are cancelled after a short grace and counted as cancelled.")))
     , m_rate(line(QStringLiteral("rateEdit"), {}, tr("empty = closed loop"),
           tr("Open loop: calls per second sent on schedule whatever the replies do; latency counts from each "
              "call's intended send time. Concurrency then caps the calls in flight.")))
     , m_warmup(line(QStringLiteral("warmupEdit"), QStringLiteral("0"), tr("calls, or a duration like 5s"),
-          tr("Calls (a number) or time (a duration) spent before the timed phase, never counted.")))
+          tr("Calls (a number) or time (a duration) spent before the timed phase, never counted; it counts against "
+             "the duration.")))
     , m_rateSchedule(new ScheduleEditor(tr("Rate schedule (open loop)"), tr("calls/s"), QStringLiteral("rate")))
     , m_callerSchedule(
           new ScheduleEditor(tr("Concurrency schedule (closed loop)"), tr("callers"), QStringLiteral("concurrency")))

@@ -243,11 +243,14 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("load.concurrency"), false, QStringLiteral("7"),
             setNumber(&Scenario::concurrency, 1, 100000) },
         { { QStringLiteral("z"), QStringLiteral("duration") }, QStringLiteral("DURATION"),
-            QStringLiteral("Length of the timed phase, e.g. 10s; with -n too, whichever comes first ends the run."),
+            QStringLiteral("Length of the whole run, warm-up included, e.g. 10s; with -n too, whichever comes first "
+                           "ends it. Calls still in flight when it is up get a short grace (3 x p99, 100 ms to 2 s), "
+                           "then are cancelled and counted as CANCELLED."),
             QStringLiteral("load.duration"), false, QStringLiteral("10s"), setText(&Scenario::duration) },
         { { QStringLiteral("warmup") }, QStringLiteral("N|DURATION"),
             QStringLiteral(
-                "Warm-up made first and left out of the statistics: N calls or a duration like 5s (default 0)."),
+                "Warm-up made first and left out of the statistics: N calls or a duration like 5s (default 0); "
+                "it counts against -z."),
             QStringLiteral("load.warmup"), false, QStringLiteral("200"), setText(&Scenario::warmup) },
         { { QStringLiteral("rps") }, QStringLiteral("R"),
             QStringLiteral("Open loop: send R calls per second whatever the replies do; -c caps the calls in flight. "

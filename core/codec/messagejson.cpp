@@ -13,6 +13,8 @@
 #include <google/protobuf/message.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <limits>
+
 namespace gp = google::protobuf;
 
 namespace rpcscope {
@@ -226,6 +228,9 @@ bool applyFill(gp::Message *message, const QString &spec, QString *error)
         if (field->cpp_type() != gp::FieldDescriptor::CPPTYPE_STRING)
             return fail(QStringLiteral("field \"%1\" is %2; a size fills bytes, string or repeated fields")
                             .arg(QString::fromStdString(field->name()), QString::fromLatin1(field->type_name())));
+        // Checked before anything is allocated: a message cannot be encoded past protobuf's 2 GiB.
+        if (n >= std::numeric_limits<int32_t>::max())
+            return fail(QStringLiteral("%1 bytes is past protobuf's 2 GiB limit for a message").arg(n));
         std::string value(static_cast<size_t>(n), '\0');
         for (qint64 i = 0; i < n; ++i)
             value[static_cast<size_t>(i)] = static_cast<char>('a' + i % 26); // valid UTF-8 for string fields too

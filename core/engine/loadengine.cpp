@@ -80,6 +80,8 @@ public:
 
     void begin()
     {
+        // -z bounds the whole run, warm-up included: the timed phase gets what the warm-up leaves.
+        m_runDeadline = m_plan.duration.count() > 0 ? Clock::now() + m_plan.duration : Clock::time_point::max();
         if (m_plan.warmupCalls > 0 || m_plan.warmupDuration.count() > 0) {
             m_phase.store(WarmupPhase);
             m_active.store(m_plan.concurrency);
@@ -112,8 +114,11 @@ public:
             issueNext(slot, now);
             return;
         }
-        // A call we cancelled ourselves on Stop is not a server's failure: leave it out.
+        // A call we cancelled ourselves on Stop is not a server's failure: leave it out. One still in flight when the
+        // run's time was up is counted, as cancelled (ghz does the same).
         const bool cancelledByUs = outcome.status == CallStatus::Cancelled && m_stopping.load() && !outcome.fatal;
+        if (outcome.status == CallStatus::Cancelled && m_endedInFlight.load())
+            outcome.errorMessage = "still in flight when the run's time (-z) was up";
         if (!cancelledByUs)
             record(slot, outcome, now);
         if (!m_openLoop) {
@@ -303,6 +308,8 @@ private:
         if (m_stopping.load(std::memory_order_relaxed))
             return idle();
         if (m_phase.load(std::memory_order_acquire) == WarmupPhase) {
+            if (now >= m_runDeadline)
+                return idle();
             if (m_plan.warmupDuration.count() > 0) {
                 if (now >= m_warmupDeadline)
                     return idle();
@@ -400,7 +407,7 @@ private:
             m_cpuAtStart = processCpuSeconds();
             m_serverCpuAtStart = serverCpu();
         }
-        m_deadline = now + m_plan.duration;
+        m_deadline = m_runDeadline;
         m_intervalStart = now;
         m_clock = std::thread([this] { clockLoop(); });
         if (m_openLoop) {
@@ -434,9 +441,9 @@ private:
             if (m_plan.totalCalls > 0 && k >= m_plan.totalCalls)
                 break;
             const PaceDecision decision = pace(schedule, Clock::now() - m_timedStart, k);
-            if (decision.stop || (m_plan.duration.count() > 0 && decision.due >= m_plan.duration))
-                break;
             const Clock::time_point intended = m_timedStart + decision.due;
+            if (decision.stop || (m_plan.duration.count() > 0 && intended >= m_deadline)) // warm-up took its share
+                break;
             int slot = -1;
             {
                 std::unique_lock lock(m_slotMutex);
@@ -525,13 +532,52 @@ private:
     void clockLoop()
     {
         auto next = m_timedStart + m_plan.interval;
+        // A run bounded by time ends at its deadline: calls still in flight then get a grace period (a few times the
+        // p99 so far, from 100 ms to 2 s) and are then cancelled, so a stalled server cannot stretch a
+        // -z 6s run to its calls' timeout.
+        auto cutoff = Clock::time_point::max();
+        bool graceSet = false;
         std::unique_lock lock(m_timelineMutex);
         while (!m_clockStop) {
-            if (m_clockCv.wait_until(lock, next, [this] { return m_clockStop; }))
+            const auto wake = std::min({ next, graceSet ? cutoff : m_deadline });
+            if (m_clockCv.wait_until(lock, wake, [this] { return m_clockStop; }))
                 break;
-            closeInterval(next);
-            next += m_plan.interval;
+            const auto now = Clock::now();
+            if (m_deadline != Clock::time_point::max() && now >= m_deadline && !graceSet) {
+                graceSet = true;
+                lock.unlock();
+                cutoff = m_deadline + endGrace();
+                lock.lock();
+                continue;
+            }
+            if (graceSet && now >= cutoff && !m_endedInFlight.load()) {
+                m_endedInFlight.store(true);
+                lock.unlock(); // a cancel may report its call at once, which takes the shards' locks
+                for (auto &slot : m_slots)
+                    slot->cancel();
+                lock.lock();
+                cutoff = Clock::time_point::max();
+                continue;
+            }
+            if (now >= next) {
+                closeInterval(next);
+                next += m_plan.interval;
+            }
         }
+    }
+
+    /// How long calls in flight at the deadline may still take: 3 x the p99 so far, from 100 ms to 2 s.
+    std::chrono::nanoseconds endGrace()
+    {
+        LatencyHistogram ok;
+        for (auto &shard : m_shards) {
+            std::lock_guard shardLock(shard.mutex);
+            ok.merge(shard.ok);
+        }
+        auto grace = std::clamp(std::chrono::nanoseconds(3 * ok.percentile(99)),
+            std::chrono::nanoseconds(std::chrono::milliseconds(100)),
+            std::chrono::nanoseconds(std::chrono::seconds(2)));
+        return grace;
     }
 
     void finish()
@@ -581,6 +627,8 @@ private:
     std::atomic<uint64_t> m_warmupSent { 0 };
     Clock::time_point m_deadline; // likewise
     Clock::time_point m_warmupDeadline;
+    Clock::time_point m_runDeadline = Clock::time_point::max(); // start + -z, warm-up included; max() = none
+    std::atomic<bool> m_endedInFlight { false }; // the calls in flight at the deadline were cancelled
 
     // Open loop: free slots for the dispatcher.
     std::mutex m_slotMutex;

@@ -19,7 +19,7 @@ struct LoadPlan {
     /// Closed loop: callers, each with one call in flight (ghz -c). Open loop: the most calls in flight at once.
     int concurrency = 50;
     uint64_t totalCalls = 200; ///< timed calls (ghz -n); 0 = bounded by duration only
-    std::chrono::nanoseconds duration { 0 }; ///< timed phase length (ghz -z); 0 = bounded by count only
+    std::chrono::nanoseconds duration { 0 }; ///< the whole run's length, warm-up included (ghz -z); 0 = by count only
     uint64_t warmupCalls = 0; ///< made first, never counted in the statistics
     std::chrono::nanoseconds warmupDuration { 0 }; ///< or warm up for this long (closed loop, `concurrency` callers)
     /// Set: open loop, calls sent at the schedule's intended times whatever the replies do (--rps, --load-schedule).
@@ -47,9 +47,11 @@ bool parseWarmup(const QString &text, LoadPlan *plan, QString *error);
  * (value copies) at any time; runFinished() is emitted once per run, from a transport thread.
  *
  * A run has two phases. Warm-up calls go first (closed loop, by count or duration) and are not measured; the
- * timed phase starts when the last warm-up call is back, so its clock and statistics hold timed calls only. When
- * both a count and a duration are set, whichever is reached first ends the run. Calls in flight when the run
- * ends are waited for and counted.
+ * timed phase starts when the last warm-up call is back, so its clock and statistics hold timed calls only. The
+ * duration bounds the whole run, warm-up included: the timed phase gets what the warm-up leaves of it. When both a
+ * count and a duration are set, whichever is reached first ends the run. Calls in flight when a count-bounded run
+ * ends are waited for and counted; when a duration ends it, they get a grace period (3 x the p99 so far, 100 ms to
+ * 2 s) and are then cancelled and counted as CANCELLED.
  */
 class LoadEngine : public QObject {
     Q_OBJECT

@@ -196,6 +196,10 @@ bool readLoad(Checker &c, const Scenario &s, const RunSpec &spec, LoadPlan *plan
     c.duration(QStringLiteral("load.duration"), s.duration, &plan->duration);
     if (QString why; c.ok() && !parseWarmup(s.warmup, plan, &why))
         return c.fail(QStringLiteral("load.warmup"), why);
+    if (plan->duration.count() > 0 && plan->warmupDuration >= plan->duration) // -z includes the warm-up
+        return c.fail(QStringLiteral("load.warmup"),
+            QStringLiteral("%1 leaves nothing of the run's duration %2, which includes the warm-up")
+                .arg(s.warmup.trimmed(), s.duration.trimmed()));
     c.duration(QStringLiteral("load.interval"), s.interval, &plan->interval);
     if (!c.ok())
         return false;

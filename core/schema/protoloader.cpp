@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
+#include <QSet>
 
 #include <google/protobuf/compiler/importer.h>
 #include <google/protobuf/descriptor.pb.h>
@@ -62,16 +63,25 @@ public:
                                                                           : QString::fromStdString(filename);
         SchemaError error { file, line >= 0 ? line + 1 : 0, column >= 0 ? column + 1 : 0,
             QString::fromStdString(message) };
-        for (const auto &existing : *m_errors) {
-            if (existing.toString() == error.toString())
-                return;
+        if (m_seen.contains(error.toString()))
+            return;
+        m_seen.insert(error.toString());
+        // A file that is not a .proto at all (20 KB of garbage) makes thousands: the first ones say what is wrong.
+        if (m_errors->size() == kMaxErrors) {
+            m_errors->append(
+                { file, 0, 0, QStringLiteral("more errors follow; the first %1 are shown").arg(kMaxErrors) });
+            return;
         }
+        if (m_errors->size() > kMaxErrors)
+            return;
         m_errors->append(error);
     }
 
 private:
+    static constexpr qsizetype kMaxErrors = 100;
     gp::compiler::DiskSourceTree *m_disk;
     QList<SchemaError> *m_errors;
+    QSet<QString> m_seen; // each error once (protobuf may report one several times)
 };
 
 void collectWithDependencies(const gp::FileDescriptor *file, std::set<std::string> &seen, gp::FileDescriptorSet &set)

@@ -238,8 +238,15 @@ bool openReadOnlyConnection(const QString &name, const QString &path, QString *e
 bool openConnection(const QString &name, const QString &path, QString *error)
 {
     const QFileInfo info(path);
-    if (!QDir().mkpath(info.absolutePath())) {
+    // Only the default location's folders are made: a path the user typed names a folder that exists (a typo in
+    // --db /nonexistent/dir/x.db must not create directories).
+    const bool isDefault = info.absoluteFilePath() == QFileInfo(RunStore::defaultPath()).absoluteFilePath();
+    if (isDefault && !QDir().mkpath(info.absolutePath())) {
         *error = QStringLiteral("%1: cannot create the folder %2").arg(path, info.absolutePath());
+        return false;
+    }
+    if (!QFileInfo(info.absolutePath()).isDir()) {
+        *error = QStringLiteral("%1: the folder %2 does not exist").arg(path, info.absolutePath());
         return false;
     }
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
