@@ -3,7 +3,7 @@ PRESET ?= $(if $(CI),ci,dev)
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build run test screenshots format format-check tidy clean
+.PHONY: all setup configure build run test fuzz fuzz-build screenshots format format-check tidy clean
 
 all: build
 
@@ -27,6 +27,18 @@ run: build
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)
+
+# libFuzzer targets (tests/fuzz; the fuzz preset: clang 14, ASan + UBSan, core and the fuzzers only, in build/fuzz),
+# each run for FUZZ_SECONDS from its seed corpus. CI runs `make fuzz` (its duration here: see the next commit).
+# A longer run: `make fuzz FUZZ_SECONDS=3600`, or one target: `tests/fuzz/run.sh 3600 fuzz_scenario`.
+FUZZ_SECONDS ?= 40
+fuzz-build:
+	@bash packaging/setup-debian.sh debian-packages.txt debian-packages-fuzz.txt
+	@test -f build/fuzz/build.ninja || cmake --preset fuzz
+	cmake --build --preset fuzz -j $(JOBS)
+
+fuzz: fuzz-build
+	bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Regenerates the README's screenshots under Xvfb.
 screenshots: build
