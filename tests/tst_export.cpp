@@ -481,6 +481,33 @@ private slots:
         QVERIFY(run->rawSamples.empty());
     }
 
+    // Found by tests/fuzz/fuzz_runimport: times outside int64 nanoseconds overflowed (undefined behaviour).
+    void ghzTimesPastInt64NanosecondsAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("error");
+        const QByteArray empty = R"("count": 0, "statusCodeDistribution": {}, "latencyDistribution": null)";
+        QTest::newRow("date in 4048") << QByteArray(R"({"total": 5, "date": "4048-03-12T10:15:30Z", )" + empty
+            + "}") << QStringLiteral("date: 4048-03-12T10:15:30Z is out of range (years 1678 to 2261)");
+        QTest::newRow("started before 1678")
+            << QByteArray(R"({"total": 9e18, "date": "1700-01-01T00:00:00Z", )" + empty + "}")
+            << QStringLiteral("total: 9e+18 ns before the date is before the year 1678");
+        QTest::newRow("details in 4048") << QByteArray(
+            R"({"count": 1, "total": 5, "statusCodeDistribution": {"OK": 1}, "latencyDistribution": null,
+                "details": [{"timestamp": "4048-03-12T10:15:30.1Z", "latency": 5, "error": "", "status": "OK"}]})")
+                                         << QStringLiteral(
+                                                "details[0].timestamp: 4048-03-12T10:15:30.1Z is out of range (years "
+                                                "1678 to 2261)");
+    }
+    void ghzTimesPastInt64NanosecondsAreRefused()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, error);
+        QString why;
+        QVERIFY(!importRunJson(json, QStringLiteral("g.json"), &why));
+        QCOMPARE(why, error);
+    }
+
     void brokenGhzReportNamesTheField()
     {
         QString error;
