@@ -1,6 +1,6 @@
 // The HTTP transport's reply parser: Boost.Beast's response parser with the body limit, read as
-// core/transport/httptransport.cpp reads it (http::read over a keep-alive connection, leftover bytes kept for the
-// next reply), on bytes a server could send, arriving in reads of any size.
+// core/transport/httptransport.cpp reads it (the header, then the body, over a keep-alive connection, leftover bytes
+// kept for the next reply), on bytes a server could send, arriving in reads of any size.
 
 #include "fuzzapp.h"
 
@@ -70,7 +70,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         std::optional<http::response_parser<http::string_body>> parser;
         parser.emplace();
         parser->body_limit(limit);
+        // The header, then the body, as HttpConnection::read() and readBody() do.
         boost::system::error_code ec;
+        http::read_header(stream, buffer, *parser, ec);
+        if (ec)
+            return 0;
         http::read(stream, buffer, *parser, ec);
         if (ec)
             return 0;
