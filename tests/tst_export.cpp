@@ -523,6 +523,13 @@ private slots:
         QVERIFY2(empty, qPrintable(error));
         QCOMPARE(empty->snapshot.callsCompleted(), uint64_t(0));
         QCOMPARE(empty->origin, QStringLiteral("ghz: empty.json"));
+        // Found by fuzz_runimport: more errors than failed calls was accepted, then its own JSON export was refused.
+        QVERIFY(!importRunJson(R"({"count": 3, "total": 5, "statusCodeDistribution": {"OK": 2, "Unavailable": 1},
+            "errorDistribution": {"rpc error: code = Unavailable desc = down": 2}})",
+            QString(), &error));
+        QCOMPARE(error,
+            QStringLiteral(
+                "errorDistribution: the counts add up to 2, more than the 1 failed calls in statusCodeDistribution"));
         QVERIFY(!importRunJson("{\"hello\": 1}", QString(), &error));
         QVERIFY2(error.contains(QStringLiteral("neither a ghz report")), qPrintable(error));
         QVERIFY(!importRunJson("{\"count\": ", QString(), &error));

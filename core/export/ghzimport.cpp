@@ -402,6 +402,15 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
                 QStringLiteral("the counts add up to %1, but count is %2").arg(sum).arg(*count));
             return std::nullopt;
         }
+        // Each error is a failed call: more errors than failures cannot be (and rpcscope's own report refuses it).
+        const uint64_t failed = *count - statuses[CallStatus::Ok];
+        if (errorTotal > failed) {
+            f.fail(QStringLiteral("errorDistribution"),
+                QStringLiteral("the counts add up to %1, more than the %2 failed calls in statusCodeDistribution")
+                    .arg(errorTotal)
+                    .arg(failed));
+            return std::nullopt;
+        }
     } else {
         if (errorTotal > *count) {
             f.fail(QStringLiteral("errorDistribution"),
