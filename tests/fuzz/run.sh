@@ -6,7 +6,7 @@
 # target and fails the script; the input is kept in build/fuzz/artifacts/ and the command to replay it is printed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-seconds=${1:-40}
+seconds=${1:-30}
 shift || true
 build=${FUZZ_BUILD_DIR:-build/fuzz}
 targets=("$@")
