@@ -401,7 +401,7 @@ private Q_SLOTS:
             MsgpackRpcReader::Result result;
             while ((result = reader.next(&message, &why)) == MsgpackRpcReader::Result::Message) {
                 seen.push_back(message);
-                if (message.error->type == msgpack::type::STR)
+                if (message.kind == MsgpackRpcMessage::Kind::Reply && message.error->type == msgpack::type::STR)
                     errors.emplace_back(message.error->via.str.ptr, message.error->via.str.size);
             }
             QCOMPARE(result, MsgpackRpcReader::Result::NeedMore);
