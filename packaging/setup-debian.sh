@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian packages listed in debian-packages.txt that are missing;
-# does nothing (and needs no network) when all are present.
+# Installs the Debian packages listed in debian-packages.txt (or in the lists named as arguments, e.g.
+# debian-packages-fuzz.txt for `make fuzz`) that are missing; does nothing (and needs no network) when all are present.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mapfile -t wanted < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/debian-packages.txt")
+lists=("$@")
+((${#lists[@]})) || lists=(debian-packages.txt)
+wanted=()
+for list in "${lists[@]}"; do
+    mapfile -t -O "${#wanted[@]}" wanted < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/$list")
+done
 
 missing=()
 for p in "${wanted[@]}"; do

@@ -481,6 +481,33 @@ private slots:
         QVERIFY(run->rawSamples.empty());
     }
 
+    // Found by tests/fuzz/fuzz_runimport: times outside int64 nanoseconds overflowed (undefined behaviour).
+    void ghzTimesPastInt64NanosecondsAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("error");
+        const QByteArray empty = R"("count": 0, "statusCodeDistribution": {}, "latencyDistribution": null)";
+        QTest::newRow("date in 4048") << QByteArray(R"({"total": 5, "date": "4048-03-12T10:15:30Z", )" + empty
+            + "}") << QStringLiteral("date: 4048-03-12T10:15:30Z is out of range (years 1678 to 2261)");
+        QTest::newRow("started before 1678")
+            << QByteArray(R"({"total": 9e18, "date": "1700-01-01T00:00:00Z", )" + empty + "}")
+            << QStringLiteral("total: 9e+18 ns before the date is before the year 1678");
+        QTest::newRow("details in 4048") << QByteArray(
+            R"({"count": 1, "total": 5, "statusCodeDistribution": {"OK": 1}, "latencyDistribution": null,
+                "details": [{"timestamp": "4048-03-12T10:15:30.1Z", "latency": 5, "error": "", "status": "OK"}]})")
+                                         << QStringLiteral(
+                                                "details[0].timestamp: 4048-03-12T10:15:30.1Z is out of range (years "
+                                                "1678 to 2261)");
+    }
+    void ghzTimesPastInt64NanosecondsAreRefused()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, error);
+        QString why;
+        QVERIFY(!importRunJson(json, QStringLiteral("g.json"), &why));
+        QCOMPARE(why, error);
+    }
+
     void brokenGhzReportNamesTheField()
     {
         QString error;
@@ -496,6 +523,13 @@ private slots:
         QVERIFY2(empty, qPrintable(error));
         QCOMPARE(empty->snapshot.callsCompleted(), uint64_t(0));
         QCOMPARE(empty->origin, QStringLiteral("ghz: empty.json"));
+        // Found by fuzz_runimport: more errors than failed calls was accepted, then its own JSON export was refused.
+        QVERIFY(!importRunJson(R"({"count": 3, "total": 5, "statusCodeDistribution": {"OK": 2, "Unavailable": 1},
+            "errorDistribution": {"rpc error: code = Unavailable desc = down": 2}})",
+            QString(), &error));
+        QCOMPARE(error,
+            QStringLiteral(
+                "errorDistribution: the counts add up to 2, more than the 1 failed calls in statusCodeDistribution"));
         QVERIFY(!importRunJson("{\"hello\": 1}", QString(), &error));
         QVERIFY2(error.contains(QStringLiteral("neither a ghz report")), qPrintable(error));
         QVERIFY(!importRunJson("{\"count\": ", QString(), &error));

@@ -4,6 +4,7 @@
 #include "engine/loadengine.h"
 #include "metrics/callstatus.h"
 #include "server/builtinhttpserver.h"
+#include "transport/msgpackrpcreader.h"
 #include "transport/transports.h"
 
 #include <QTest>
@@ -14,8 +15,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <functional>
+#include <string>
 #include <thread>
+#include <vector>
 
 using namespace rpcscope;
 using namespace std::chrono_literals;
@@ -216,6 +220,33 @@ private Q_SLOTS:
         QVERIFY2(firstError(g).contains(QStringLiteral("not an HTTP reply")), qPrintable(firstError(g)));
     }
 
+    // Found by tests/fuzz/fuzz_httpreply: a Content-Length past the limit, with body bytes in the same packet, went
+    // on to be read (Boost 1.74's eager parser drops its body_limit error), reserving the claimed length: 6e18
+    // bytes ended the process with std::bad_alloc.
+    void httpContentLengthPastTheLimitIsRefusedBeforeAnyBody_data()
+    {
+        QTest::addColumn<QByteArray>("length");
+        QTest::newRow("absurd") << QByteArray("6148914691236517204");
+        QTest::newRow("just past 4 MiB") << QByteArray("4194305");
+    }
+    void httpContentLengthPastTheLimitIsRefusedBeforeAnyBody()
+    {
+        QFETCH(QByteArray, length);
+        const std::string reply
+            = "HTTP/1.1 200 OK\r\nContent-Length: " + length.toStdString() + "\r\n\r\n{\"result\":6}";
+        RawServer server([&](const std::string &received) -> std::pair<std::string, bool> {
+            if (received.find("\r\n\r\n") == std::string::npos)
+                return { {}, false };
+            return { reply, false };
+        });
+        GrpcTarget target;
+        target.maxReceiveBytes = 4 << 20;
+        const RunSnapshot s = run(TransportKind::Http, QStringLiteral("http://127.0.0.1:%1/").arg(server.port()),
+            call(QStringLiteral("Sum"), "{}"), 3, 1, {}, target);
+        QCOMPARE(s.callsCompleted(), 3ULL);
+        QVERIFY2(s.statusCounts[CallStatus::ResourceExhausted] == 3, qPrintable(firstError(s)));
+    }
+
     void silentServersHitTheDeadline()
     {
         RawServer silent([](const std::string &) -> std::pair<std::string, bool> { return { {}, false }; });
@@ -350,6 +381,64 @@ private Q_SLOTS:
             call(QStringLiteral("Sum"), R"({"nums":[1]})", false), 5, 1);
         QVERIFY2(s.callsOk() == 5, qPrintable(firstError(s)));
         QCOMPARE(s.serverNotifications, 5ULL);
+    }
+
+    // The msgpack-rpc reader on its own (what tests/fuzz/fuzz_msgpackrpcreader drives): bytes a byte at a time.
+    void msgpackReaderSplitsAByteStreamIntoMessages()
+    {
+        MsgpackRpcReader reader(64);
+        const std::string stream = std::string("\x93\x02\xa3log\x90", 7) + std::string("\x94\x01\x07\xc0\x2a", 5)
+            + std::string("\x94\x01\x08\xa4oops\xc0", 9);
+        std::vector<MsgpackRpcMessage> seen;
+        std::vector<std::string> errors;
+        MsgpackRpcMessage message;
+        std::string why;
+        for (const char byte : stream) {
+            const auto [buffer, room] = reader.readBuffer(1);
+            QCOMPARE(room, size_t(1));
+            *buffer = byte;
+            reader.consumed(1);
+            MsgpackRpcReader::Result result;
+            while ((result = reader.next(&message, &why)) == MsgpackRpcReader::Result::Message) {
+                seen.push_back(message);
+                if (message.kind == MsgpackRpcMessage::Kind::Reply && message.error->type == msgpack::type::STR)
+                    errors.emplace_back(message.error->via.str.ptr, message.error->via.str.size);
+            }
+            QCOMPARE(result, MsgpackRpcReader::Result::NeedMore);
+        }
+        QCOMPARE(seen.size(), size_t(3));
+        QCOMPARE(seen[0].kind, MsgpackRpcMessage::Kind::Notification);
+        QCOMPARE(seen[0].bytes, size_t(7));
+        QCOMPARE(seen[1].kind, MsgpackRpcMessage::Kind::Reply);
+        QCOMPARE(seen[1].msgid, uint64_t(7));
+        QCOMPARE(seen[2].msgid, uint64_t(8));
+        QCOMPARE(errors, std::vector<std::string> { "oops" });
+    }
+
+    void msgpackReaderRefusesWhatPassesTheLimitBeforeItIsWhole_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<int>("expected");
+        // A bin32 claiming 2 GiB (issue 16 item 3) and an array32 claiming 4G elements: refused from the header.
+        QTest::newRow("bin32 header") << QByteArray("\x94\x01\x01\xc0\xc6\x7f\xff\xff\xff", 9)
+                                      << int(MsgpackRpcReader::Result::TooLarge);
+        QTest::newRow("array32 header") << QByteArray("\xdd\xff\xff\xff\xff", 5)
+                                        << int(MsgpackRpcReader::Result::TooLarge);
+        QTest::newRow("not msgpack") << QByteArray("\xc1", 1) << int(MsgpackRpcReader::Result::NotMsgpack);
+        QTest::newRow("not rpc") << QByteArray("\x93\x01\x02\x03", 4) << int(MsgpackRpcReader::Result::NotRpc);
+    }
+    void msgpackReaderRefusesWhatPassesTheLimitBeforeItIsWhole()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(int, expected);
+        MsgpackRpcReader reader(1024);
+        const auto [buffer, room] = reader.readBuffer(4096);
+        QVERIFY(room >= size_t(bytes.size()));
+        memcpy(buffer, bytes.constData(), size_t(bytes.size()));
+        reader.consumed(size_t(bytes.size()));
+        MsgpackRpcMessage message;
+        std::string why;
+        QCOMPARE(int(reader.next(&message, &why)), expected);
     }
 
     void inProcessBaselineEveryCodec_data() { httpEveryCodec_data(); }

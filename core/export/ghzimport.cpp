@@ -15,9 +15,11 @@ namespace {
 
 using Wide = LatencyHistogram::Wide;
 
-/// RFC 3339 (with any fraction and a Z or +hh:mm zone) as nanoseconds since the epoch.
-std::optional<qint64> parseRfc3339(const QString &text)
+/// RFC 3339 (with any fraction and a Z or +hh:mm zone) as nanoseconds since the epoch; std::nullopt with @p why
+/// when it is not one or is out of range.
+std::optional<qint64> parseRfc3339(const QString &text, QString *why)
 {
+    *why = QStringLiteral("expected an RFC 3339 time, got \"%1\"").arg(text);
     static const QRegularExpression re(
         QStringLiteral("^(\\d{4}-\\d{2}-\\d{2})[Tt ](\\d{2}:\\d{2}:\\d{2})(?:\\.(\\d+))?([Zz]|[+-]\\d{2}:\\d{2})$"));
     const QRegularExpressionMatch m = re.match(text);
@@ -27,8 +29,15 @@ std::optional<qint64> parseRfc3339(const QString &text)
     const QDateTime base = QDateTime::fromString(m.captured(1) + u'T' + m.captured(2) + zone, Qt::ISODate);
     if (!base.isValid())
         return std::nullopt;
+    // Nanoseconds in 64 bits reach from 1677 to 2262; Go's times (ghz's) reach further.
+    constexpr qint64 kMaxSeconds = std::numeric_limits<qint64>::max() / 1000000000 - 1;
+    const qint64 seconds = base.toSecsSinceEpoch();
+    if (seconds > kMaxSeconds || seconds < -kMaxSeconds) {
+        *why = QStringLiteral("%1 is out of range (years 1678 to 2261)").arg(text);
+        return std::nullopt;
+    }
     const QString fraction = QString(m.captured(3) + QStringLiteral("000000000")).left(9);
-    return base.toSecsSinceEpoch() * 1000000000 + fraction.toLongLong();
+    return seconds * 1000000000 + fraction.toLongLong();
 }
 
 /// Reads ghz's fields, keeping the first problem with the field's path.
@@ -324,9 +333,10 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
     run.codec = QStringLiteral("protobuf");
     std::optional<qint64> endNs;
     if (date) {
-        endNs = parseRfc3339(*date);
+        QString why;
+        endNs = parseRfc3339(*date, &why);
         if (!endNs) {
-            f.fail(QStringLiteral("date"), QStringLiteral("expected an RFC 3339 time, got \"%1\"").arg(*date));
+            f.fail(QStringLiteral("date"), why);
             return std::nullopt;
         }
     }
@@ -392,6 +402,15 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
                 QStringLiteral("the counts add up to %1, but count is %2").arg(sum).arg(*count));
             return std::nullopt;
         }
+        // Each error is a failed call: more errors than failures cannot be (and rpcscope's own report refuses it).
+        const uint64_t failed = *count - statuses[CallStatus::Ok];
+        if (errorTotal > failed) {
+            f.fail(QStringLiteral("errorDistribution"),
+                QStringLiteral("the counts add up to %1, more than the %2 failed calls in statusCodeDistribution")
+                    .arg(errorTotal)
+                    .arg(failed));
+            return std::nullopt;
+        }
     } else {
         if (errorTotal > *count) {
             f.fail(QStringLiteral("errorDistribution"),
@@ -438,10 +457,10 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
                 ++detailErrors[errorText];
             qint64 stamp = 0;
             if (stampText) {
-                const std::optional<qint64> parsed = parseRfc3339(*stampText);
+                QString why;
+                const std::optional<qint64> parsed = parseRfc3339(*stampText, &why);
                 if (!parsed) {
-                    f.fail(where + QStringLiteral(".timestamp"),
-                        QStringLiteral("expected an RFC 3339 time, got \"%1\"").arg(*stampText));
+                    f.fail(where + QStringLiteral(".timestamp"), why);
                     return std::nullopt;
                 }
                 stamp = *parsed;
@@ -467,11 +486,19 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
             const qint64 first = stamped.front().first;
             run.rawSamples.reserve(stamped.size());
             for (auto &[stamp, sample] : stamped) {
-                sample.sentNs = static_cast<uint64_t>(stamp - first);
+                // In unsigned arithmetic: the times may be centuries apart, more than an int64 difference holds.
+                sample.sentNs = static_cast<uint64_t>(stamp) - static_cast<uint64_t>(first);
                 run.rawSamples.push_back(sample);
             }
-            if (!endNs)
-                endNs = first + s.elapsed.count();
+            if (!endNs) {
+                qint64 end = 0;
+                if (__builtin_add_overflow(first, s.elapsed.count(), &end)) {
+                    f.fail(QStringLiteral("total"),
+                        QStringLiteral("%1 ns after the first call's timestamp is past the year 2262").arg(*total));
+                    return std::nullopt;
+                }
+                endNs = end;
+            }
         }
     } else {
         s.statusCounts = statuses;
@@ -557,7 +584,12 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
     if (!endNs)
         endNs = QDateTime::currentMSecsSinceEpoch() * 1000000;
     run.endedAt = QDateTime::fromMSecsSinceEpoch(*endNs / 1000000, Qt::UTC);
-    run.startedAt = QDateTime::fromMSecsSinceEpoch((*endNs - s.elapsed.count()) / 1000000, Qt::UTC);
+    qint64 startNs = 0;
+    if (__builtin_sub_overflow(*endNs, s.elapsed.count(), &startNs)) {
+        f.fail(QStringLiteral("total"), QStringLiteral("%1 ns before the date is before the year 1678").arg(*total));
+        return std::nullopt;
+    }
+    run.startedAt = QDateTime::fromMSecsSinceEpoch(startNs / 1000000, Qt::UTC);
     return run;
 }
 

@@ -423,7 +423,8 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
         block.failed = b.count(QStringLiteral("failed"));
         for (const auto &[key, into] : { std::pair(QStringLiteral("latency"), &block.latency),
                  std::pair(QStringLiteral("message_latency"), &block.messageLatency) }) {
-            b.take(key, [into](const QJsonObject &o, const QString &path, QString *why) {
+            // An init-capture: clang 14 (the fuzz preset) cannot capture a structured binding by name.
+            b.take(key, [into = into](const QJsonObject &o, const QString &path, QString *why) {
                 const auto h = histogramFromJson(o, path, why);
                 if (h)
                     *into = *h;

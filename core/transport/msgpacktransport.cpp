@@ -2,6 +2,7 @@
 #include "metrics/callstatus.h"
 #include "net/asio.h"
 
+#include "msgpackrpcreader.h"
 #include "requestbodies.h"
 #include "transportfactories.h"
 #include <boost/asio/connect.hpp>
@@ -53,11 +54,7 @@ public:
     /// Replies larger than @p receiveLimit bytes fail with RESOURCE_EXHAUSTED, checked before they are buffered whole
     /// and before a header's claimed element count is allocated.
     MsgpackConnection(MsgpackTransport *transport, asio::io_context &context, size_t receiveLimit)
-        : m_transport(transport)
-        , m_context(context)
-        , m_socket(context)
-        , m_receiveLimit(receiveLimit)
-        , m_unpacker(boundedUnpacker(receiveLimit))
+        : m_transport(transport), m_context(context), m_socket(context), m_reader(receiveLimit)
     {
     }
 
@@ -100,7 +97,7 @@ private:
     void connect();
     void flush();
     void read();
-    void onReply(const msgpack::object &reply);
+    void onMessage(const MsgpackRpcMessage &message);
     std::string tooLarge() const;
     /// The connection is unusable: every call on it fails with @p message; the next call reconnects.
     void breakConnection(int status, const std::string &message);
@@ -125,11 +122,8 @@ private:
     std::string m_pending;
     std::string m_sending;
     bool m_writing = false;
-    const size_t m_receiveLimit;
-    msgpack::unpacker m_unpacker;
+    MsgpackRpcReader m_reader;
     uint64_t m_notifications = 0; ///< skipped since the last reply
-
-    size_t m_replyBytes = 0; ///< size of the reply being handled
 };
 
 class MsgpackTransport final : public Transport {
@@ -255,66 +249,57 @@ void MsgpackConnection::flush()
 
 void MsgpackConnection::read()
 {
-    m_unpacker.reserve_buffer(kReadChunk);
-    // At most a chunk at a time (the buffer's capacity grows with what it holds), so the limit below is checked
-    // every kReadChunk bytes.
-    m_socket.async_read_some(asio::buffer(m_unpacker.buffer(), std::min(m_unpacker.buffer_capacity(), kReadChunk)),
-        [this](boost::system::error_code ec, size_t n) {
-            if (ec) {
-                if (m_state == State::Open)
-                    breakConnection(CallStatus::Unavailable,
-                        ec == asio::error::eof ? std::string("connection closed by the server")
-                                               : "receive: " + ec.message());
-                return;
-            }
-            m_unpacker.buffer_consumed(n);
-            try {
-                msgpack::object_handle handle;
-                while (m_state == State::Open) {
-                    // The parser is incremental: parsed_size() is what it consumed of the message in progress in
-                    // earlier reads (0 after each message), nonparsed_size() what it has not looked at yet.
-                    const size_t earlier = m_unpacker.parsed_size();
-                    const size_t unparsed = m_unpacker.nonparsed_size();
-                    if (!m_unpacker.next(handle))
-                        break;
-                    m_replyBytes = earlier + unparsed - m_unpacker.nonparsed_size();
-                    if (m_replyBytes > m_receiveLimit) // it came whole within one read
-                        return breakConnection(CallStatus::ResourceExhausted, tooLarge());
-                    onReply(handle.get());
-                }
-            } catch (const msgpack::size_overflow &) {
-                return breakConnection(CallStatus::ResourceExhausted, tooLarge());
-            } catch (const std::exception &e) {
-                return breakConnection(CallStatus::Internal, std::string("not msgpack-rpc: ") + e.what());
-            }
-            // A reply still incomplete past the limit is refused before more of it is buffered.
-            if (m_state == State::Open && m_unpacker.message_size() > m_receiveLimit)
-                return breakConnection(CallStatus::ResourceExhausted, tooLarge());
+    const auto [buffer, size] = m_reader.readBuffer(kReadChunk);
+    m_socket.async_read_some(asio::buffer(buffer, size), [this](boost::system::error_code ec, size_t n) {
+        if (ec) {
             if (m_state == State::Open)
-                read();
-        });
+                breakConnection(CallStatus::Unavailable,
+                    ec == asio::error::eof ? std::string("connection closed by the server")
+                                           : "receive: " + ec.message());
+            return;
+        }
+        m_reader.consumed(n);
+        bool needMore = false;
+        try {
+            MsgpackRpcMessage message;
+            std::string why;
+            while (m_state == State::Open && !needMore) {
+                switch (m_reader.next(&message, &why)) {
+                case MsgpackRpcReader::Result::Message:
+                    onMessage(message); // may break the connection (an unknown msgid)
+                    break;
+                case MsgpackRpcReader::Result::NeedMore:
+                    needMore = true;
+                    break;
+                case MsgpackRpcReader::Result::TooLarge:
+                    return breakConnection(CallStatus::ResourceExhausted, tooLarge());
+                case MsgpackRpcReader::Result::NotMsgpack:
+                    return breakConnection(CallStatus::Internal, "not msgpack-rpc: " + why);
+                case MsgpackRpcReader::Result::NotRpc:
+                    return breakConnection(CallStatus::Internal, "not a msgpack-rpc reply ([1, msgid, error, result])");
+                }
+            }
+        } catch (const std::exception &e) {
+            return breakConnection(CallStatus::Internal, std::string("not msgpack-rpc: ") + e.what());
+        }
+        if (needMore)
+            read();
+    });
 }
 
 std::string MsgpackConnection::tooLarge() const
 {
-    return "reply larger than the receive limit of " + std::to_string(m_receiveLimit)
+    return "reply larger than the receive limit of " + std::to_string(m_reader.limit())
         + " bytes (raise it with --max-recv-size)";
 }
 
-void MsgpackConnection::onReply(const msgpack::object &reply)
+void MsgpackConnection::onMessage(const MsgpackRpcMessage &message)
 {
-    // A notification from the server ([2, method, params]; the spec allows them, Neovim sends them): no call's reply.
-    if (reply.type == msgpack::type::ARRAY && reply.via.array.size == 3
-        && reply.via.array.ptr[0].type == msgpack::type::POSITIVE_INTEGER && reply.via.array.ptr[0].via.u64 == 2) {
+    if (message.kind == MsgpackRpcMessage::Kind::Notification) {
         ++m_notifications; // counted with the next reply
         return;
     }
-    // [1, msgid, error, result]
-    if (reply.type != msgpack::type::ARRAY || reply.via.array.size != 4
-        || reply.via.array.ptr[0].type != msgpack::type::POSITIVE_INTEGER || reply.via.array.ptr[0].via.u64 != 1
-        || reply.via.array.ptr[1].type != msgpack::type::POSITIVE_INTEGER)
-        return breakConnection(CallStatus::Internal, "not a msgpack-rpc reply ([1, msgid, error, result])");
-    const uint64_t msgid = reply.via.array.ptr[1].via.u64;
+    const uint64_t msgid = message.msgid;
     const auto it = msgid <= UINT32_MAX ? m_inFlight.find(static_cast<uint32_t>(msgid)) : m_inFlight.end();
     if (it == m_inFlight.end()) {
         if (msgid <= UINT32_MAX && m_late.take(static_cast<uint32_t>(msgid)))
@@ -325,9 +310,9 @@ void MsgpackConnection::onReply(const msgpack::object &reply)
     m_inFlight.erase(it);
     CallOutcome outcome;
     outcome.bytesSent = slot->m_body->size();
-    outcome.bytesReceived = m_replyBytes;
+    outcome.bytesReceived = message.bytes;
     outcome.notifications = std::exchange(m_notifications, 0);
-    const msgpack::object &error = reply.via.array.ptr[2];
+    const msgpack::object &error = *message.error;
     if (error.type != msgpack::type::NIL) {
         outcome.status = CallStatus::Unknown;
         if (error.type == msgpack::type::STR)
@@ -341,7 +326,7 @@ void MsgpackConnection::onReply(const msgpack::object &reply)
         slot->finished(outcome, nullptr);
         return;
     }
-    slot->finished(outcome, &reply.via.array.ptr[3]);
+    slot->finished(outcome, message.result);
 }
 
 void MsgpackConnection::breakConnection(int status, const std::string &message)
@@ -350,8 +335,7 @@ void MsgpackConnection::breakConnection(int status, const std::string &message)
     m_socket.close(ignored);
     m_state = State::Closed;
     m_pending.clear();
-    m_unpacker.reset();
-    m_unpacker.remove_nonparsed_buffer();
+    m_reader.reset();
     InFlight calls;
     calls.swap(m_inFlight);
     for (const auto &[msgid, slot] : calls) {
