@@ -714,6 +714,8 @@ private slots:
     void interruptedRunIsFoundAndReadable()
     {
         // A real run saved by the CLI, killed with SIGKILL after its first intervals are in the database.
+        if (!QFileInfo::exists(cli()))
+            QSKIP("rpcscope-cli is not built here (the tsan preset builds core's tests only)");
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
         QProcess child;

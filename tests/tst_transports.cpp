@@ -1,5 +1,6 @@
 // HTTP/JSON, msgpack-rpc and the in-process baseline, end to end against the real built-in servers on 127.0.0.1
 // port 0, and against deliberately broken servers (garbage, HTML, wrong msgid, truncated frames, silence).
+#include "engine/abrunner.h"
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "metrics/callstatus.h"
@@ -7,6 +8,7 @@
 #include "transport/msgpackrpcreader.h"
 #include "transport/transports.h"
 
+#include <QDeadlineTimer>
 #include <QTest>
 
 #include <arpa/inet.h>
@@ -14,6 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -450,6 +454,58 @@ private Q_SLOTS:
         QCOMPARE(s.callsOk(), 1000ULL);
         QVERIFY(s.bytesSent > 0);
         QVERIFY(s.latency.max() < s.latency.min() + 1'000'000'000ULL);
+    }
+
+    void abRunnerAlternatesBlocksOverEachTransport_data()
+    {
+        QTest::addColumn<TransportKind>("kind");
+        QTest::newRow("http") << TransportKind::Http;
+        QTest::newRow("msgpack-rpc") << TransportKind::Msgpack;
+    }
+    void abRunnerAlternatesBlocksOverEachTransport()
+    {
+        // The A/B runner's thread, each block's engine and the transports' threads over these in-process Asio
+        // servers: all code ThreadSanitizer sees (the tsan preset runs this test; gRPC's blocks it cannot judge).
+        QFETCH(TransportKind, kind);
+        std::array<AbSide, 2> sides;
+        for (AbSide &side : sides) {
+            side.transport.kind = kind;
+            side.target.address = kind == TransportKind::Http ? m_http.url() : m_msgpack.address();
+            side.target.timeout = 5s;
+            side.call = call(QStringLiteral("Echo"), R"({"payload":"aGk="})");
+            side.plan.concurrency = 2;
+            side.plan.totalCalls = 200;
+        }
+        AbBlocks blocks;
+        blocks.calls = 20; // 10 rounds
+        AbRunner runner;
+        QString error;
+        QVERIFY2(runner.start(sides, blocks, &error), qPrintable(error));
+        // Read while it runs, as an owner polls it.
+        uint64_t seenWhileRunning = 0;
+        QDeadlineTimer deadline(60s);
+        while (!runner.waitForFinished(1ms)) {
+            QVERIFY2(!deadline.hasExpired(), "the A/B run did not end in 60 s");
+            seenWhileRunning = std::max(seenWhileRunning, runner.snapshot(0).callsCompleted());
+            runner.completedBlocks();
+        }
+        QVERIFY2(runner.error().isEmpty(), qPrintable(runner.error()));
+        QVERIFY(!runner.wasStopped());
+        QCOMPARE(runner.blocksDone(), 20);
+        const std::vector<AbBlockResult> done = runner.completedBlocks();
+        QCOMPARE(done.size(), size_t(20));
+        for (size_t i = 0; i < done.size(); ++i) {
+            QCOMPARE(done[i].side, int(i % 2)); // A, B, A, B ...
+            QCOMPARE(done[i].round, int(i / 2) + 1);
+            QCOMPARE(done[i].calls, uint64_t(20));
+            QCOMPARE(done[i].failed, uint64_t(0));
+        }
+        for (int side : { 0, 1 }) {
+            const RunSnapshot s = runner.snapshot(side);
+            QCOMPARE(s.callsOk(), 200ULL);
+            QCOMPARE(s.blocks.size(), size_t(10));
+        }
+        QVERIFY(seenWhileRunning <= 200);
     }
 
     void badTargetsAreClearErrors()
