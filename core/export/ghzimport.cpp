@@ -471,6 +471,14 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
             stamped.push_back({ stamp, RawSample { 0, static_cast<uint32_t>(us), static_cast<uint32_t>(status) } });
         }
         s.statusCounts = fromDetails;
+        // The details decide which calls failed: errorDistribution may not name more errors than that.
+        if (const uint64_t failed = *count - fromDetails[CallStatus::Ok]; errorTotal > failed) {
+            f.fail(QStringLiteral("errorDistribution"),
+                QStringLiteral("the counts add up to %1, more than the %2 failed calls in details")
+                    .arg(errorTotal)
+                    .arg(failed));
+            return std::nullopt;
+        }
         if (!errorDist) {
             for (auto it = detailErrors.cbegin(); it != detailErrors.cend(); ++it) {
                 ErrorSample sample = parseErrorKey(it.key());
