@@ -53,8 +53,7 @@ QList<ScenarioProblem> confinementProblems(const Scenario &document, const QStri
                 QStringLiteral("%1 is outside the document's folder (%2)")
                     .arg(QDir::toNativeSeparators(resolved), QDir::toNativeSeparators(folder)) });
         else if (output && QFileInfo::exists(resolved))
-            problems.append(
-                { field, QStringLiteral("%1 exists, and a document only writes new files").arg(resolved) });
+            problems.append({ field, QStringLiteral("%1 exists, and a document only writes new files").arg(resolved) });
     };
     auto checkList = [&](const QString &field, const QStringList &paths) {
         for (qsizetype i = 0; i < paths.size(); ++i)

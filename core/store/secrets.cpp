@@ -15,7 +15,8 @@ const QString kRedactedPrefix = QStringLiteral("<redacted sha256:");
 QStringList extraSecretKeys(const QJsonObject &scenario)
 {
     QStringList keys;
-    for (const QJsonValue &key : scenario.value(QStringLiteral("secrets")).toObject().value(QStringLiteral("redact")).toArray())
+    for (const QJsonValue &key :
+        scenario.value(QStringLiteral("secrets")).toObject().value(QStringLiteral("redact")).toArray())
         keys << key.toString();
     return keys;
 }
@@ -144,8 +145,8 @@ QStringList redactSecrets(RunRecord *run)
         run->scenario.insert(QStringLiteral("arguments"),
             redactArguments(run->scenario.value(QStringLiteral("arguments")).toArray(), &redacted));
     if (run->server.value(QStringLiteral("env")).isArray())
-        run->server.insert(QStringLiteral("env"),
-            redactEnvironment(run->server.value(QStringLiteral("env")).toArray(), &redacted));
+        run->server.insert(
+            QStringLiteral("env"), redactEnvironment(run->server.value(QStringLiteral("env")).toArray(), &redacted));
     return redacted;
 }
 
