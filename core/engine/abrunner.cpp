@@ -222,7 +222,14 @@ void AbRunner::run()
             record.messageLatency = result.messageLatency;
             result.blocks.push_back(std::move(record));
             result.blocksConnection = m_blocks.connectionName();
-            appendRun(m_totals[side], result);
+            // Appended to a copy that then replaces the total: snapshot() hands out copies that share the total's
+            // Qt lists, and a QList decides to write in place from a relaxed read of its reference count, which does
+            // not order the write after the owner's thread let its copy go (ThreadSanitizer caught this thread
+            // reallocating a timeline the owner had just released). Copying takes a reference, an atomic
+            // read-modify-write that does; the append then writes to memory of its own.
+            RunSnapshot total = m_totals[side];
+            appendRun(total, result);
+            m_totals[side] = std::move(total);
             m_plannedSoFar[side] += byCount ? block.totalCalls : 0;
             m_blockLog.push_back({ side, round, result.callsCompleted(), result.callsFailed(),
                 result.latency.percentile(50), process[side] });
