@@ -2,6 +2,7 @@
 // and the exit codes. The process tests (tst_cli) keep the command line as a whole.
 #include "cli/cliapp.h"
 #include "cli/historycommand.h"
+#include "cliprinted.h"
 
 #include "store/runstore.h"
 
@@ -18,22 +19,9 @@ using namespace rpcscope::cli;
 
 namespace {
 
-/// What one command printed, and its exit code.
-struct Printed {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
 Printed history(const QStringList &arguments)
 {
-    OutputCapture capture;
-    Printed printed;
-    printed.code
-        = historyCommand(QStringList { QStringLiteral("rpcscope-cli"), QStringLiteral("history") } + arguments);
-    printed.out = capture.standardOutput();
-    printed.err = capture.standardError();
-    return printed;
+    return runPrinted(historyCommand, QStringLiteral("history"), arguments);
 }
 
 } // namespace

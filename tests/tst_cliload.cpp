@@ -5,6 +5,7 @@
 #include "cli/cliapp.h"
 #include "cli/matrixcommand.h"
 
+#include "cliprinted.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
 #include "store/runstore.h"
@@ -18,30 +19,14 @@ using namespace rpcscope::cli;
 
 namespace {
 
-struct Printed {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-template<typename Command> Printed call(Command command, const QString &name, const QStringList &arguments)
-{
-    OutputCapture capture;
-    Printed printed;
-    printed.code = command(QStringList { QStringLiteral("rpcscope-cli"), name } + arguments);
-    printed.out = capture.standardOutput();
-    printed.err = capture.standardError();
-    return printed;
-}
-
 Printed matrix(const QStringList &arguments)
 {
-    return call(matrixCommand, QStringLiteral("matrix"), arguments);
+    return runPrinted(matrixCommand, QStringLiteral("matrix"), arguments);
 }
 
 Printed ab(const QStringList &arguments)
 {
-    return call(abCommand, QStringLiteral("ab"), arguments);
+    return runPrinted(abCommand, QStringLiteral("ab"), arguments);
 }
 
 const QString kEcho = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
