@@ -15,6 +15,7 @@ gui --screenshot "$out/start.png"
 gui --run --screenshot "$out/run-finished.png"
 gui --method rpcscope.bench.v1.Bench/Sum --calls 2000 --matrix 'nums=2;nums=100;nums=1000' --screenshot "$out/compare-stacks.png"
 gui --run --duration 30s --calls 0 --screenshot-after 2500 --screenshot "$out/mid-run.png"
+gui --method rpcscope.bench.v1.Bench/List --send-once --screenshot "$out/send-once.png"
 gui tests/data/broken/syntax.proto --screenshot "$out/schema-errors.png"
 # A server stream mid-run: 8 Download streams of 2 s each, a message every 200 us; the charts per message.
 gui --scenario tests/data/download-stream.rpcscope.json --run --screenshot-after 5000 --screenshot "$out/stream-mid-run.png"
@@ -31,4 +32,4 @@ gui --history --screenshot "$out/history.png"
 gui --compare "$ab_a,$ab_b" --screenshot "$out/compare-runs.png"
 "$cli" export "$ab_a" "$ab_b" --db "$RPCSCOPE_DB" -O png -o "$out/exported-spectrum.png" --chart spectrum \
     -O html -o docs/sample-comparison-report.html
-echo "wrote $out/{start,run-finished,compare-stacks,mid-run,schema-errors,stream-mid-run,history,compare-runs,exported-spectrum}.png and docs/sample-comparison-report.html"
+echo "wrote $out/{start,run-finished,send-once,compare-stacks,mid-run,schema-errors,stream-mid-run,history,compare-runs,exported-spectrum}.png and docs/sample-comparison-report.html"

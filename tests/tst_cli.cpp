@@ -279,6 +279,52 @@ private Q_SLOTS:
         QVERIFY(report.contains("\"message_latency\""));
     }
 
+    void callShowsTheReply()
+    {
+        // Every transport's built-in server: the reply decoded through the schema, the status, bytes and latency.
+        for (const char *transport : { "grpc", "http", "msgpack", "none" }) {
+            const Result r = cli({ QStringLiteral("call"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                QLatin1String(transport), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                QStringLiteral("--fill"), QStringLiteral("nums=1000") });
+            QVERIFY2(r.exitCode == 0, qPrintable(QLatin1String(transport) + r.err + r.out));
+            QVERIFY2(r.out.contains(QStringLiteral("Status: OK\n")), qPrintable(r.out));
+            QVERIFY2(r.out.contains(QStringLiteral("Reply:\n{\n \"result\": \"500500\"\n}")), qPrintable(r.out));
+            QVERIFY2(r.out.contains(QStringLiteral("Latency: ")), qPrintable(r.out));
+        }
+        // A server stream: every message, numbered, timed as a load run times them.
+        const Result stream = cli({ QStringLiteral("call"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
+            QStringLiteral(R"({"count":3,"size":2})") });
+        QVERIFY2(stream.exitCode == 0, qPrintable(stream.err + stream.out));
+        QVERIFY2(stream.out.contains(QStringLiteral("Messages received: 3\nMessage 1 (")), qPrintable(stream.out));
+        QVERIFY2(stream.out.contains(QStringLiteral("after the call began):\n{\n \"payload\": \"eHg=\"")),
+            qPrintable(stream.out));
+        QVERIFY2(stream.out.contains(QStringLiteral("Message 3 (")), qPrintable(stream.out));
+        QVERIFY(!stream.out.contains(QStringLiteral("Message 4")));
+        // Not decoded when told so; and a failed call exits 1 with the status and error.
+        const Result discarded = cli({ QStringLiteral("call"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--discard-response") });
+        QVERIFY2(discarded.out.contains(QStringLiteral("Reply: not decoded (--discard-response)")),
+            qPrintable(discarded.out));
+        const Result failed = cli({ QStringLiteral("call"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
+            QStringLiteral(R"({"response_size":100})"), QStringLiteral("--max-recv-size"), QStringLiteral("10") });
+        QCOMPARE(failed.exitCode, 1);
+        QVERIFY2(failed.out.contains(QStringLiteral("Status: RESOURCE_EXHAUSTED")), qPrintable(failed.out));
+        // A proto2 extension in -d (protobuf's own JSON parser said "cannot find field").
+        const Result extension = cli({ QStringLiteral("call"), QStringLiteral("--transport"), QStringLiteral("none"),
+            QStringLiteral("--proto"), QStringLiteral(RPCSCOPE_TEST_DATA "/extensions.proto"), QStringLiteral("--call"),
+            QStringLiteral("ext.v1.Ext/Call"), QStringLiteral("-d"),
+            QStringLiteral(R"({"name":"x","[ext.v1.level]":7})") });
+        QVERIFY2(extension.exitCode == 0, qPrintable(extension.err + extension.out));
+        const Result badExtension = cli({ QStringLiteral("call"), QStringLiteral("--transport"), QStringLiteral("none"),
+            QStringLiteral("--proto"), QStringLiteral(RPCSCOPE_TEST_DATA "/extensions.proto"), QStringLiteral("--call"),
+            QStringLiteral("ext.v1.Ext/Call"), QStringLiteral("-d"), QStringLiteral(R"({"[ext.v1.level]":"seven"})") });
+        QCOMPARE(badExtension.exitCode, 2);
+        QVERIFY2(badExtension.err.contains(QStringLiteral("[ext.v1.level]: \"seven\" is not an integer")),
+            qPrintable(badExtension.err));
+    }
+
     void openLoopReportsBothLatencies()
     {
         const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),

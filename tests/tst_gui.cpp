@@ -83,6 +83,42 @@ private Q_SLOTS:
         QVERIFY(!summaryValue(QStringLiteral("Server CPU/call")).isEmpty());
     }
 
+    void sendOnceShowsTheReply()
+    {
+        const auto reset = qScopeGuard([this] {
+            child<QLineEdit>("maxReceiveEdit")->clear();
+            m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+            m_window->scenarioPage()->settingsTabs()->setCurrentIndex(0);
+        });
+        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
+        child<QPlainTextEdit>("requestEditor")->setPlainText(QStringLiteral(R"({"nums": [1, 2, 39]})"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        auto *send = child<QPushButton>("sendOnceButton");
+        QVERIFY(send->isEnabled());
+        QTest::mouseClick(send, Qt::LeftButton);
+        QVERIFY(!send->isEnabled()); // one at a time
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runLauncher()->isSending(), 30000);
+        const QString reply = m_window->scenarioPage()->replyText();
+        QVERIFY2(reply.contains(QStringLiteral("Status: OK\n")), qPrintable(reply));
+        QVERIFY2(reply.contains(QStringLiteral("Reply:\n{\n \"result\": \"42\"\n}")), qPrintable(reply));
+        QTabWidget *tabs = m_window->scenarioPage()->settingsTabs();
+        QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Reply"));
+        QVERIFY(send->isEnabled());
+        QVERIFY(!m_window->runController()->isRunning()); // no run, nothing in the history
+
+        // The keyboard way, from the request editor; a failure shows its status and error in full.
+        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        child<QPlainTextEdit>("requestEditor")->setPlainText(QStringLiteral(R"({"responseSize": 100})"));
+        child<QLineEdit>("maxReceiveEdit")->setText(QStringLiteral("10"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        child<QPlainTextEdit>("requestEditor")->setFocus();
+        QTest::keyClick(child<QPlainTextEdit>("requestEditor"), Qt::Key_Return, Qt::ControlModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runLauncher()->isSending(), 30000);
+        const QString failed = m_window->scenarioPage()->replyText();
+        QVERIFY2(failed.contains(QStringLiteral("Status: RESOURCE_EXHAUSTED: ")), qPrintable(failed));
+        QVERIFY2(!child<QPlainTextEdit>("requestEditor")->toPlainText().contains(u'\n'), "Ctrl+Enter typed a newline");
+    }
+
     void serverCommandScenarioAsksThenRuns()
     {
         // Whatever happens below, the next tests start from the default scenario.

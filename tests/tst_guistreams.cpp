@@ -137,6 +137,8 @@ private Q_SLOTS:
                 else
                     continue; // one choice: nothing to change
             } else if (auto *text = qobject_cast<QPlainTextEdit *>(w)) {
+                if (text->isReadOnly())
+                    continue; // an output (Send once's reply), not an input
                 text->setPlainText(QStringLiteral("{\"payload\":\"Nw==\"}"));
             } else {
                 continue;

@@ -103,6 +103,23 @@ private Q_SLOTS:
         QCOMPARE(missing.exitCode, 0);
         QVERIFY2(missing.out.contains(QStringLiteral("[UNIMPLEMENTED]\t20 responses")), qPrintable(missing.out));
         QVERIFY(missing.out.contains(QStringLiteral("HTTP 404")));
+
+        // One call shown: FastAPI's reply decoded through the schema, its headers; a 404 with what FastAPI said.
+        const QStringList call { QStringLiteral("call"), QStringLiteral("--transport"), QStringLiteral("http"),
+            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=1000") };
+        const Result shown = cli(call + QStringList { peer.address + QStringLiteral("/sum") });
+        QVERIFY2(shown.exitCode == 0, qPrintable(shown.err + shown.out));
+        QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"500500\"")), qPrintable(shown.out));
+        QVERIFY2(shown.out.contains(QStringLiteral("Status: OK\n")), qPrintable(shown.out));
+        QVERIFY2(shown.out.contains(QStringLiteral("content-type: application/json"), Qt::CaseInsensitive),
+            qPrintable(shown.out));
+        const Result notFound = cli(call + QStringList { peer.address + QStringLiteral("/nope") });
+        QCOMPARE(notFound.exitCode, 1);
+        QVERIFY2(notFound.out.contains(
+                     QStringLiteral("Status: UNIMPLEMENTED: HTTP 404 Not Found: {\"detail\":\"Not Found\"}")),
+            qPrintable(notFound.out));
+        QVERIFY2(notFound.out.contains(QStringLiteral(":status: 404")), qPrintable(notFound.out));
     }
 
     void grpcioServer()
@@ -122,6 +139,12 @@ private Q_SLOTS:
             QStringLiteral(R"({"count":50,"name_size":10})"), QStringLiteral("-n"), QStringLiteral("100"),
             QStringLiteral("--fail-on-error"), peer.address });
         expectAllOk(list, 100);
+        const Result shown = cli({ QStringLiteral("call"), QStringLiteral("--proto"), benchProto(),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+            QStringLiteral("nums=1000"), QStringLiteral("-m"), QStringLiteral(R"({"x-test":"1"})"), peer.address });
+        QVERIFY2(shown.exitCode == 0, qPrintable(shown.err + shown.out));
+        QVERIFY2(shown.out.contains(QStringLiteral("over grpc (protobuf)")), qPrintable(shown.out));
+        QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"500500\"")), qPrintable(shown.out));
     }
 
     void pythonMsgpackRpcServer()
@@ -142,6 +165,12 @@ private Q_SLOTS:
             QStringLiteral("--fill"), QStringLiteral("payload=4KiB"), QStringLiteral("-n"), QStringLiteral("200"),
             QStringLiteral("--fail-on-error"), peer.address });
         expectAllOk(map, 200);
+        const Result shown = cli({ QStringLiteral("call"), QStringLiteral("--transport"), QStringLiteral("msgpack"),
+            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--rpc-method"), QStringLiteral("sum_nums"),
+            QStringLiteral("--fill"), QStringLiteral("nums=1000"), peer.address });
+        QVERIFY2(shown.exitCode == 0, qPrintable(shown.err + shown.out));
+        QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"500500\"")), qPrintable(shown.out));
     }
 
     void neovimMsgpackRpcApi()
@@ -163,6 +192,17 @@ private Q_SLOTS:
         QCOMPARE(error.exitCode, 0);
         QVERIFY2(error.out.contains(QStringLiteral("[UNKNOWN]\t200 responses")), qPrintable(error.out));
         QVERIFY2(error.out.contains(QStringLiteral("E117")), qPrintable(error.out));
+        QStringList call = common.mid(0, 9);
+        call[0] = QStringLiteral("call");
+        const Result shown
+            = cli(call + QStringList { QStringLiteral("-d"), QStringLiteral(R"({"expr":"6*7"})"), peer.address });
+        QVERIFY2(shown.exitCode == 0, qPrintable(shown.err + shown.out));
+        QVERIFY2(shown.out.contains(QStringLiteral("42")), qPrintable(shown.out));
+        const Result failed = cli(
+            call + QStringList { QStringLiteral("-d"), QStringLiteral(R"j({"expr":"nosuchfunc()"})j"), peer.address });
+        QCOMPARE(failed.exitCode, 1);
+        QVERIFY2(failed.out.contains(QStringLiteral("Status: UNKNOWN")) && failed.out.contains(QStringLiteral("E117")),
+            qPrintable(failed.out));
     }
 };
 

@@ -162,6 +162,7 @@ void MainWindow::connectControllers()
 
     connect(m_scenario, &ScenarioPage::runRequested, m_launcher, &RunLauncher::startRun);
     connect(m_scenario, &ScenarioPage::stopRequested, m_launcher, &RunLauncher::stopRun);
+    connect(m_scenario, &ScenarioPage::sendOnceRequested, m_launcher, &RunLauncher::sendOnce);
     connect(m_launcher, &RunLauncher::snapshotAvailable, this, &MainWindow::showSnapshot);
     connect(m_launcher, &RunLauncher::runLaunched, m_resultsController, &ResultsController::showLiveRun);
     connect(m_launcher, &RunLauncher::remoteTargetUsed, m_targets, &TargetsPanel::addRecent);
@@ -235,6 +236,9 @@ void MainWindow::createMenus()
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     QAction *start = run->addAction(tr("&Run"), m_launcher, &RunLauncher::startRun);
     start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    QAction *once = run->addAction(tr("Send &once"), m_launcher, &RunLauncher::sendOnce);
+    once->setObjectName(QStringLiteral("actionSendOnce"));
+    once->setShortcuts({ QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter) });
     QAction *stop = run->addAction(tr("&Stop"), m_launcher, &RunLauncher::stopRun);
     stop->setShortcut(QKeySequence(Qt::Key_Escape));
 

@@ -1,17 +1,24 @@
 #include "runlauncher.h"
 
 #include "abcontroller.h"
+#include "backgroundjob.h"
 #include "builtinservers.h"
 #include "commandserver.h"
+#include "engine/singlecall.h"
 #include "matrixpage.h"
+#include "metrics/callstatus.h"
+#include "report/callreport.h"
 #include "report/rawsamples.h"
 #include "runcontroller.h"
 #include "runrecorder.h"
 #include "store/environment.h"
 #include "store/runrecord.h"
+#include "util/units.h"
 
 #include <QJsonDocument>
 #include <QSaveFile>
+
+#include <google/protobuf/descriptor.h>
 
 namespace rpcscope {
 
@@ -107,17 +114,109 @@ void RunLauncher::commandServerReady(const QString &address)
         ? QStringLiteral("http://") + address
         : address;
     prepared->plan.serverPid = m_commandServer->pid();
+    if (m_pendingIsSend) {
+        m_pendingIsSend = false;
+        send(*prepared);
+        return;
+    }
     launch(*prepared, std::move(m_pendingRawFile));
 }
 
 void RunLauncher::commandServerFailed(const QString &error)
 {
+    if (m_pendingIsSend) {
+        m_pendingIsSend = false;
+        m_sending = false;
+        m_scenario->showReply(tr("The server command did not start:\n%1").arg(error));
+        Q_EMIT sentOnce();
+    }
     m_pendingRun.reset();
     m_pendingRawFile.reset();
     m_scenario->setRunning(false);
     Q_EMIT stateChanged(tr("Idle"));
     Q_EMIT statusMessage(tr("The server command did not start"), 15000);
     Q_EMIT serverCommandFailed(error);
+}
+
+void RunLauncher::sendOnce()
+{
+    if (m_controller->isRunning() || m_sending || m_pendingRun || m_ab->isRunning())
+        return;
+    QString error;
+    auto prepared = m_scenario->prepare(&error);
+    if (!prepared) {
+        Q_EMIT statusMessage(tr("Cannot send: %1").arg(error), 10000);
+        return;
+    }
+    m_sending = true;
+    if (!prepared->serverCommand.isEmpty()) {
+        ServerCommand command;
+        command.command = prepared->serverCommand;
+        m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
+        m_pendingIsSend = true;
+        m_scenario->showReply(tr("Starting %1 ...").arg(prepared->serverCommand), true);
+        m_commandServer->start(command);
+        return;
+    }
+    send(*prepared);
+}
+
+namespace {
+
+/// What Send once's background job hands back.
+struct SentCall {
+    SingleCallResult result;
+    QString error; ///< the transport could not be made
+};
+
+} // namespace
+
+void RunLauncher::send(ScenarioPage::Prepared prepared)
+{
+    prepared.call.captureMetadata = true;
+    CallDescription described;
+    described.method = m_scenario->method();
+    described.transport = transportName(prepared.transport.kind);
+    described.codec = codecName(prepared.transport.codec.value_or(defaultCodec(prepared.transport.kind)));
+    described.inProcess = prepared.transport.kind == TransportKind::InProcess;
+    described.target = described.inProcess ? QString() : prepared.target.address;
+    described.clientStreams = prepared.call.method && prepared.call.method->client_streaming();
+    described.serverStreams = prepared.call.method && prepared.call.method->server_streaming();
+    const bool ownServer = !prepared.serverCommand.isEmpty();
+    m_scenario->showReply(tr("Sending %1 ...").arg(described.method), true);
+    Q_EMIT stateChanged(tr("Sending"));
+    runInBackground(
+        this,
+        [prepared]() {
+            SentCall sent;
+            QString error;
+            // Made and destroyed here: making a transport may resolve a name, and ending one joins its threads.
+            std::unique_ptr<Transport> transport
+                = makeTransport(prepared.transport, prepared.target, prepared.call, &error);
+            if (!transport) {
+                sent.error = error;
+                return sent;
+            }
+            const std::chrono::nanoseconds wait = prepared.target.timeout.count() > 0
+                ? prepared.target.timeout
+                : std::chrono::nanoseconds(std::chrono::seconds(30));
+            sent.result = ::rpcscope::sendOnce(*transport, wait);
+            return sent;
+        },
+        [this, described, ownServer](SentCall sent) {
+            if (ownServer)
+                m_commandServer->stop();
+            m_sending = false;
+            m_scenario->showReply(sent.error.isEmpty() ? formatSingleCall(described, sent.result)
+                                                       : tr("Cannot send: %1").arg(sent.error));
+            Q_EMIT stateChanged(tr("Idle"));
+            Q_EMIT statusMessage(sent.error.isEmpty()
+                    ? tr("Sent once: %1 in %2")
+                          .arg(callStatusName(sent.result.status), formatDuration(sent.result.latency))
+                    : tr("Cannot send: %1").arg(sent.error),
+                10000);
+            Q_EMIT sentOnce();
+        });
 }
 
 void RunLauncher::launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile)

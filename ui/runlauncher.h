@@ -39,6 +39,11 @@ public:
     void startRun();
     /// Stops the single run and the A/B run.
     void stopRun();
+    /// Send once: one call of the scenario (after starting its server command, which stops again after it), made off
+    /// the GUI thread; its report goes to the Scenario page's Reply tab.
+    void sendOnce();
+    /// True from sendOnce() until its reply is shown.
+    bool isSending() const { return m_sending; }
     /// Starts an A/B run of the scenario (what Run > Compare A/B does after its dialog).
     bool startAb(const AbRequest &request, QString *error);
     /// For closing the window: stops what runs and hands it to the history as stopped, with what it measured.
@@ -67,9 +72,12 @@ Q_SIGNALS:
     void statusMessage(const QString &text, int timeoutMs);
     /// A server command failed to start; shown to the user as @p error.
     void serverCommandFailed(const QString &error);
+    /// Send once's reply is shown (or its failure to be sent is).
+    void sentOnce();
 
 private:
     void launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
+    void send(ScenarioPage::Prepared prepared);
     void commandServerReady(const QString &address);
     void commandServerFailed(const QString &error);
     void recordProgress(const RunSnapshot &snapshot);
@@ -92,6 +100,8 @@ private:
     std::unique_ptr<QSaveFile> m_pendingRawFile;
     std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
     std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
+    bool m_pendingIsSend = false; ///< m_pendingRun waits for its server command to be sent once, not run
+    bool m_sending = false;
 };
 
 } // namespace rpcscope

@@ -142,7 +142,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
              "stream closes its side, a server stream is cancelled (--stream-call-duration).")))
     , m_streamPingPong(new QCheckBox(tr("Bidi: wait for each reply (ping-pong)")))
     , m_run(new QPushButton(tr("Run")))
+    , m_sendOnce(new QPushButton(tr("Send once")))
     , m_stop(new QPushButton(tr("Stop")))
+    , m_reply(new QPlainTextEdit)
 {
     m_methodLabel->setObjectName(QStringLiteral("methodLabel"));
     m_methodLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -191,6 +193,13 @@ ScenarioPage::ScenarioPage(QWidget *parent)
         tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
     m_run->setObjectName(QStringLiteral("runButton"));
     m_run->setToolTip(tr("Start the benchmark (Ctrl+R)."));
+    m_sendOnce->setObjectName(QStringLiteral("sendOnceButton"));
+    m_sendOnce->setToolTip(tr("Make one call and show its reply, status, headers and trailers (Ctrl+Enter)."));
+    m_reply->setObjectName(QStringLiteral("replyView"));
+    m_reply->setReadOnly(true);
+    m_reply->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_reply->setPlaceholderText(tr("Send once (Ctrl+Enter) makes one call and shows its reply here."));
+    new JsonHighlighter(m_reply->document()); // owned by the document
     m_stop->setObjectName(QStringLiteral("stopButton"));
     m_stop->setToolTip(tr("Stop the run and keep what was measured (Esc)."));
     m_stop->setEnabled(false);
@@ -284,10 +293,14 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_tabs->addTab(metadataPage, tr("Metadata"));
     m_tabs->addTab(connection, tr("Connection"));
     m_tabs->addTab(advanced, tr("Advanced"));
+    auto *replyPage = new QWidget;
+    (new QVBoxLayout(replyPage))->addWidget(m_reply);
+    m_tabs->addTab(replyPage, tr("Reply"));
     m_tabs->setTabToolTip(0, tr("How many calls, how fast, for how long."));
     m_tabs->setTabToolTip(1, tr("Key/value pairs sent with every call (gRPC metadata, HTTP headers)."));
     m_tabs->setTabToolTip(2, tr("TLS (CA, client certificate, server name) and the :authority header."));
     m_tabs->setTabToolTip(3, tr("Client threads, time-series interval, raw samples export, message size limits."));
+    m_tabs->setTabToolTip(4, tr("The last Send once: the reply as JSON, status and error, headers and trailers."));
     // The tab a user works in (often Connection for a TLS server) is where the next session starts.
     const int savedTab = QSettings().value(QStringLiteral("scenario/tab")).toInt();
     m_tabs->setCurrentIndex(std::clamp(savedTab, 0, m_tabs->count() - 1));
@@ -295,8 +308,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
         [](int index) { QSettings().setValue(QStringLiteral("scenario/tab"), index); });
 
     auto *buttons = new QHBoxLayout;
-    buttons->addWidget(m_run, 1);
-    buttons->addWidget(m_stop, 1);
+    buttons->addWidget(m_run, 2);
+    buttons->addWidget(m_sendOnce, 1);
+    buttons->addWidget(m_stop, 2);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(what, 1);
@@ -347,6 +361,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(example, &QPushButton::clicked, this, &ScenarioPage::loadExample);
     connect(m_run, &QPushButton::clicked, this, &ScenarioPage::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ScenarioPage::stopRequested);
+    connect(m_sendOnce, &QPushButton::clicked, this, &ScenarioPage::sendOnceRequested);
     transportChanged();
     securityChanged();
     validateNow();
@@ -638,6 +653,19 @@ void ScenarioPage::setRunning(bool running)
     validateNow();
 }
 
+void ScenarioPage::showReply(const QString &text, bool sending)
+{
+    m_sending = sending;
+    m_reply->setPlainText(text);
+    m_tabs->setCurrentIndex(m_tabs->indexOf(m_reply->parentWidget()));
+    validateNow();
+}
+
+QString ScenarioPage::replyText() const
+{
+    return m_reply->toPlainText();
+}
+
 QStringList ScenarioPage::checks() const
 {
     QStringList out;
@@ -655,6 +683,9 @@ bool ScenarioPage::validateNow()
     const bool ok = prepare(&why).has_value();
     m_run->setEnabled(ok && !m_running);
     m_run->setToolTip(ok ? tr("Start the benchmark (Ctrl+R).") : why);
+    m_sendOnce->setEnabled(ok && !m_running && !m_sending);
+    m_sendOnce->setToolTip(
+        ok ? tr("Make one call and show its reply, status, headers and trailers (Ctrl+Enter).") : why);
     m_requestStatus->setText(ok ? tr("✓ Ready to run") : QStringLiteral("✗ ") + why);
     QPalette pal = m_requestStatus->palette();
     pal.setColor(QPalette::WindowText, ok ? QColor(0x2e, 0x9d, 0x4f) : QColor(0xd0, 0x3b, 0x3b));

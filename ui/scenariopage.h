@@ -76,6 +76,10 @@ public:
 
     /// The tabs under the call: Load, Metadata, Connection, Advanced.
     QTabWidget *settingsTabs() const { return m_tabs; }
+    /// Shows one call's report (formatSingleCall()) in the Reply tab and brings the tab forward; @p sending: the call
+    /// is under way (the text says so, Send once waits).
+    void showReply(const QString &text, bool sending = false);
+    QString replyText() const;
 
 Q_SIGNALS:
     /// The user changed something in the scenario (for the document's modified state).
@@ -83,6 +87,8 @@ Q_SIGNALS:
 
     void runRequested();
     void stopRequested();
+    /// Send once: one call, its reply shown in the Reply tab (showReply()).
+    void sendOnceRequested();
 
 private:
     void loadExample();
@@ -148,7 +154,10 @@ private:
     QLineEdit *m_streamCallDuration;
     QCheckBox *m_streamPingPong;
     QPushButton *m_run;
+    QPushButton *m_sendOnce;
     QPushButton *m_stop;
+    QPlainTextEdit *m_reply; ///< the Reply tab: the last Send once
+    bool m_sending = false;
 };
 
 } // namespace rpcscope

@@ -1,5 +1,6 @@
 #include "cliapp.h"
 #include "abcommand.h"
+#include "callcommand.h"
 #include "codecscommand.h"
 #include "comparecommand.h"
 #include "exportcommand.h"
@@ -161,6 +162,7 @@ const char *const kGeneralHelp = R"(Usage: rpcscope-cli COMMAND [OPTIONS]
 
 Commands:
   run      benchmark a method: latency histogram, percentiles, throughput, status codes
+  call     make one call and show its reply, status, headers and trailers (run's flags, no load)
   matrix   run one method over transports x codecs x payloads, one table with the codec's share
   serve    run a built-in server (serve grpc|http|msgpack|all)
   codecs   time encode/decode per codec for a message (no network)
@@ -218,6 +220,8 @@ int run(const QStringList &arguments)
     }
     if (command == u"run")
         return runCommand(arguments);
+    if (command == u"call")
+        return callCommand(arguments);
     if (command == u"serve")
         return serveCommand(arguments);
     if (command == u"matrix")

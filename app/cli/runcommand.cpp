@@ -4,6 +4,7 @@
 #include "comparecommand.h"
 #include "renderedexport.h"
 #include "runflags.h"
+#include "runsetup.h"
 
 #include "compare/checks.h"
 #include "engine/loadengine.h"
@@ -32,23 +33,6 @@
 namespace rpcscope::cli {
 
 namespace {
-
-/// The built-in server for @p kind as a child process (this same program's `serve`), so the client's CPU is
-/// measured alone and the server's can be measured too.
-bool startBuiltinServer(ServerProcess *server, TransportKind kind, const std::vector<int> &cpus, QString *error)
-{
-    ServerProcess::Launch launch;
-    launch.program = QCoreApplication::applicationFilePath();
-    launch.arguments = { QStringLiteral("serve"),
-        kind == TransportKind::Http          ? QStringLiteral("http")
-            : kind == TransportKind::Msgpack ? QStringLiteral("msgpack")
-                                             : QStringLiteral("grpc"),
-        QStringLiteral("--port"), QStringLiteral("0") };
-    launch.readyPattern = QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$");
-    launch.readyTimeout = std::chrono::seconds(10);
-    launch.cpus = cpus;
-    return server->start(launch, error);
-}
 
 /// The run as the history keeps it: the scenario document, where it ran, the server.
 RunRecord recordFor(const Scenario &scenario, const RunSpec &spec)
@@ -201,52 +185,11 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
             return usageError(cmd, QStringLiteral("--compare-to ") + error);
     }
 
-    // A server command is started now, before the schema may be asked of it.
-    RunningServer commandServer;
-    if (spec.server == RunServer::Command) {
-        err() << "Starting " << spec.command.command << '\n';
-        err().flush();
-        const QString address = commandServer.start(spec.command, &error);
-        if (address.isEmpty()) {
-            err() << "rpcscope-cli " << cmd << ": the server command did not start: " << error << '\n';
-            return ExitRuntime;
-        }
-        spec.target.address = spec.transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
-            ? QStringLiteral("http://") + address
-            : address;
-        spec.plan.serverPid = commandServer.pid();
-    }
-    QString details;
-    const std::optional<Schema> schema = loadRunSchema(scenario, spec, spec.target.address, &problem, &details);
-    if (!schema) {
-        if (!details.isEmpty())
-            err() << details << '\n';
-        const QString text
-            = describeForCli(problem, scenario) + (details.isEmpty() ? QString() : QStringLiteral(", see above"));
-        if (problem.runtime) { // the server did not answer: nothing wrong with what was given
-            err() << "rpcscope-cli " << cmd << ": " << text << '\n';
-            return ExitRuntime;
-        }
-        return usageError(cmd, text);
-    }
-    std::optional<GrpcCall> call = prepareCall(spec, *schema, &problem);
-    if (!call)
-        return usageError(cmd, describeForCli(problem, scenario));
-
-    ServerProcess builtinServer;
-    if (spec.server == RunServer::Builtin) {
-        if (!startBuiltinServer(&builtinServer, spec.transport.kind, spec.serverCpus, &error)) {
-            err() << "rpcscope-cli " << cmd << ": built-in server: " << error << '\n';
-            return ExitRuntime;
-        }
-        spec.target.address = builtinServer.readyText();
-        spec.plan.serverPid = builtinServer.pid();
-    }
-
+    RunSetup setup;
+    if (const int code = setup.prepare(cmd, scenario, &spec); code != ExitOk)
+        return code;
     RunRecord record = recordFor(scenario, spec);
-    std::unique_ptr<Transport> made = makeTransport(spec.transport, spec.target, *call, &error);
-    if (!made)
-        return usageError(cmd, error);
+    std::unique_ptr<Transport> made = std::move(setup.transport);
     if (!outcome)
         printMachineNoiseWarnings();
     // Now, with the servers started (a child inherits its parent's mask) and before the engine's threads start (a

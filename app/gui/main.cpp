@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 #include "matrixpage.h"
 #include "runcontroller.h"
+#include "runlauncher.h"
 #include "scenariopage.h"
 #include "schemapanel.h"
 #include "stallwatchdog.h"
@@ -38,6 +39,8 @@ int main(int argc, char *argv[])
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOption({ QStringLiteral("run"), QStringLiteral("Start the default scenario right away.") });
+    parser.addOption({ QStringLiteral("send-once"),
+        QStringLiteral("Send the scenario's request once right away; its reply shows in the Reply tab.") });
     parser.addOption({ QStringLiteral("screenshot"),
         QStringLiteral(
             "Save a picture of the window to FILE and quit: after start-up, or with --run when the run ends."),
@@ -133,6 +136,11 @@ int main(int argc, char *argv[])
         if (quitWhenDone)
             QObject::connect(window.matrixPage(), &rpcscope::MatrixPage::finished, &window,
                 [&window, saveAndQuit] { QTimer::singleShot(500, &window, saveAndQuit); });
+    } else if (parser.isSet(QStringLiteral("send-once"))) {
+        QTimer::singleShot(300, window.runLauncher(), &rpcscope::RunLauncher::sendOnce);
+        if (quitWhenDone)
+            QObject::connect(window.runLauncher(), &rpcscope::RunLauncher::sentOnce, &window,
+                [&window, saveAndQuit] { QTimer::singleShot(300, &window, saveAndQuit); });
     } else if (!parser.isSet(QStringLiteral("run")) && !shot.isEmpty())
         QTimer::singleShot(1000, &window, saveAndQuit);
     if (parser.isSet(QStringLiteral("run"))) {

@@ -1,5 +1,6 @@
 #include "codec.h"
 
+#include "extensionjson.h"
 #include "msgpackcodec.h"
 
 #include <google/protobuf/descriptor.h>
@@ -50,6 +51,11 @@ bool encodeJson(const gp::Message &message, std::string *out, std::string *error
     options.preserve_proto_field_names = true;
     options.always_print_primitive_fields = true;
     out->clear(); // MessageToJsonString appends
+    if (messageHasExtensions(message)) { // protobuf's printer would drop them
+        *out = messageToJsonWithExtensions(message, options, false).toStdString();
+        if (!out->empty())
+            return true;
+    }
     const auto status = gp::util::MessageToJsonString(message, out, options);
     if (status.ok())
         return true;
@@ -65,12 +71,23 @@ bool decodeJson(std::string_view bytes, gp::Message *message, std::string *error
     const auto status = gp::util::JsonStringToMessage(gp::StringPiece(bytes.data(), bytes.size()), message, options);
     if (status.ok())
         return true;
+    if (jsonHasExtensionKeys(bytes)) { // "[pkg.ext]" keys, which protobuf's parser does not know
+        QString why;
+        if (jsonToMessageWithExtensions(QByteArray::fromRawData(bytes.data(), static_cast<qsizetype>(bytes.size())),
+                message, decodeOptions.ignoreUnknownFields, &why))
+            return true;
+        return fail(error, "json: " + message->GetDescriptor()->full_name() + ": " + why.toStdString());
+    }
     return fail(error, "json: " + message->GetDescriptor()->full_name() + ": " + std::string(status.message()));
 }
 
 bool encodeMsgpack(const gp::Message &message, std::string *out, std::string *error)
 {
     out->clear();
+    if (messageHasExtensions(message)) // better refused than dropped without a word
+        return fail(error,
+            "msgpack: " + message.GetDescriptor()->full_name()
+                + " has proto2 extensions set, which the msgpack mapping (a map keyed by field name) cannot carry");
     try {
         StringSink sink { out };
         MsgpackPacker packer(sink);

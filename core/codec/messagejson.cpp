@@ -1,5 +1,7 @@
 #include "messagejson.h"
 
+#include "extensionjson.h"
+
 #include "schema/schema.h"
 #include "util/units.h"
 
@@ -161,6 +163,14 @@ std::unique_ptr<gp::Message> messageFromJson(
         return fail(QStringLiteral("the request must be a JSON object ({...}) for %1, not an array")
                         .arg(QString::fromStdString(type->full_name())));
 
+    if (jsonHasExtensionKeys(std::string_view(json.constData(), static_cast<size_t>(json.size())))) {
+        // "[pkg.ext]" keys name proto2 extensions, which protobuf's own JSON parser does not know.
+        QString why;
+        if (!jsonToMessageWithExtensions(json, message.get(), false, &why))
+            return fail(QStringLiteral("%1: %2").arg(
+                QString::fromStdString(type->full_name()), cleanStatusMessage(why.toStdString())));
+        return message;
+    }
     gp::util::JsonParseOptions options;
     options.ignore_unknown_fields = false;
     const auto status = gp::util::JsonStringToMessage(json.toStdString(), message.get(), options);
@@ -176,6 +186,8 @@ QByteArray messageToJson(const gp::Message &message, bool indented)
     options.add_whitespace = indented;
     options.always_print_primitive_fields = true;
     options.preserve_proto_field_names = false;
+    if (messageHasExtensions(message)) // protobuf's printer would drop them
+        return messageToJsonWithExtensions(message, options, indented);
     std::string out;
     const auto status = gp::util::MessageToJsonString(message, &out, options);
     if (!status.ok())

@@ -134,7 +134,7 @@ public:
         idle();
     }
 
-    void messageReceived(int slot, int64_t latencyNs) override
+    void messageReceived(int slot, int64_t latencyNs, const google::protobuf::Message * /*message*/) override
     {
         if (m_phase.load(std::memory_order_acquire) != TimedPhase)
             return;

@@ -147,6 +147,19 @@ private:
     std::thread m_thread;
 };
 
+/// The server's initial and trailing metadata of a finished call, for a call shown to the user.
+void captureMetadata(const grpc::ClientContext &context, CallOutcome *outcome)
+{
+    auto lines = [](const std::multimap<grpc::string_ref, grpc::string_ref> &map) {
+        MetadataLines result;
+        for (const auto &[key, value] : map)
+            result.emplace_back(std::string(key.data(), key.size()), std::string(value.data(), value.size()));
+        return result;
+    };
+    outcome->headers = lines(context.GetServerInitialMetadata());
+    outcome->trailers = lines(context.GetServerTrailingMetadata());
+}
+
 class GrpcSlot final : public CallSlot {
 public:
     GrpcSlot(
@@ -419,11 +432,15 @@ void GrpcSlot::finished(bool /*ok: a Finish always comes back with the status fi
         outcome.errorMessage = status.error_message();
     } else if (m_decoded) {
         grpc::ProtoBufferReader reader(&m_response);
-        if (!m_decoded->ParseFromZeroCopyStream(&reader)) {
+        if (m_decoded->ParseFromZeroCopyStream(&reader)) {
+            outcome.reply = m_decoded.get();
+        } else {
             outcome.status = CallStatus::DecodeError;
             outcome.errorMessage = "reply does not parse as " + m_decoded->GetDescriptor()->full_name();
         }
     }
+    if (m_transport->m_call.captureMetadata)
+        captureMetadata(*m_contexts[m_current], &outcome);
     m_sink->callDone(m_index, outcome);
 }
 
@@ -532,16 +549,19 @@ void GrpcStreamSlot::read(bool ok)
     else if (m_serverStreams) // bidi: since the request this reply answers went out, when there is one
         latency = (now - (m_received <= m_sendTimes.size() ? m_sendTimes[m_received - 1] : m_lastReceived)).count();
     m_lastReceived = now;
+    const google::protobuf::Message *message = nullptr;
     if (m_decoded && m_failure.empty()) {
         grpc::ProtoBufferReader reader(&m_incoming);
-        if (!m_decoded->ParseFromZeroCopyStream(&reader)) {
+        if (m_decoded->ParseFromZeroCopyStream(&reader)) {
+            message = m_decoded.get();
+        } else {
             m_failureStatus = CallStatus::DecodeError;
             m_failure = "message " + std::to_string(m_received) + " of the stream does not parse as "
                 + m_decoded->GetDescriptor()->full_name();
             cancel();
         }
     }
-    m_sink->messageReceived(m_index, latency);
+    m_sink->messageReceived(m_index, latency, message);
     const uint64_t enough = m_transport->m_call.stream.callCount;
     if (!m_clientStreams && enough > 0 && m_received >= enough) {
         endByClient();
@@ -709,6 +729,8 @@ void GrpcStreamSlot::maybeReport()
         outcome.status = CallStatus::DecodeError;
         outcome.errorMessage = "the client stream ended OK without a reply";
     }
+    if (m_transport->m_call.captureMetadata)
+        captureMetadata(*m_contexts[m_current], &outcome);
     // The sink may start the next call from here, which resets this slot's state.
     m_sink->callDone(m_index, outcome);
 }

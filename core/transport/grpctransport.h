@@ -93,6 +93,9 @@ struct GrpcCall {
     const google::protobuf::Descriptor *responseType = nullptr; ///< decode replies into this; nullptr = don't
     const google::protobuf::MethodDescriptor *method = nullptr; ///< the method called
     StreamOptions stream; ///< streaming methods only
+    /// Fill CallOutcome::headers and trailers (one call shown to the user; a load run leaves it off: copying them
+    /// costs every call).
+    bool captureMetadata = false;
 };
 
 /// Calls (unary or streaming) through the generic stub on gRPC's completion queues: no generated code, no thread

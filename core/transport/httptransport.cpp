@@ -271,6 +271,14 @@ void HttpConnection::readBody()
             if (const auto reason = response.reason(); !reason.empty())
                 outcome.errorMessage += " " + std::string(reason);
         }
+        if (m_transport->m_call.captureMetadata) {
+            // A call shown to the user: the status line and headers, and what an error reply says.
+            outcome.headers.emplace_back(":status", std::to_string(code));
+            for (const auto &field : response)
+                outcome.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+            if (outcome.status != CallStatus::Ok && !response.body().empty())
+                outcome.errorMessage += ": " + response.body().substr(0, 4096);
+        }
         complete(outcome, response.body());
     });
 }
@@ -325,7 +333,9 @@ void HttpSlot::finished(CallOutcome &outcome, const std::string &body)
         std::string why;
         DecodeOptions options;
         options.ignoreUnknownFields = true;
-        if (!decodeMessage(m_transport->m_codec, body, m_decoded.get(), &why, options)) {
+        if (decodeMessage(m_transport->m_codec, body, m_decoded.get(), &why, options)) {
+            outcome.reply = m_decoded.get();
+        } else {
             outcome.status = CallStatus::DecodeError;
             outcome.errorMessage = "reply does not decode as " + m_decoded->GetDescriptor()->full_name() + ": " + why;
         }

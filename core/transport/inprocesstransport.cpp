@@ -150,6 +150,8 @@ void InProcessSlot::run(uint64_t callNumber)
         if (t.m_call.responseType && !decodeMessage(t.m_codec, m_replyWire, m_reply.get(), &error)) {
             outcome.status = CallStatus::DecodeError;
             outcome.errorMessage = "reply does not decode: " + error;
+        } else if (t.m_call.responseType) {
+            outcome.reply = m_reply.get();
         }
     }
     m_sink->callDone(m_index, outcome);

@@ -376,7 +376,9 @@ void MsgpackSlot::finished(CallOutcome &outcome, const msgpack::object *result)
             ok = unpackFieldValue(*result, m_decoded.get(), m_decoded->GetDescriptor()->field(0), &why);
         else
             ok = result->type == msgpack::type::NIL || (why = "the reply type has no fields", false);
-        if (!ok) {
+        if (ok) {
+            outcome.reply = m_decoded.get();
+        } else {
             outcome.status = CallStatus::DecodeError;
             outcome.errorMessage = "result does not decode as " + m_decoded->GetDescriptor()->full_name() + ": " + why;
         }

@@ -3,8 +3,17 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
+
+namespace google::protobuf {
+class Message;
+}
 
 namespace rpcscope {
+
+/// Header or trailer lines of a reply, in the order received.
+using MetadataLines = std::vector<std::pair<std::string, std::string>>;
 
 /// How one call ended, as the transport saw it.
 struct CallOutcome {
@@ -18,6 +27,14 @@ struct CallOutcome {
     /// msgpack-rpc: notifications ([2, method, params]) the server sent since the connection's previous reply, skipped.
     uint64_t notifications = 0;
     bool fatal = false; ///< the call could not even be made (a broken request): the run must stop
+    /// A unary call's reply as the transport decoded it (a stream's messages, a client stream's one reply included,
+    /// come through CallSink::messageReceived()). Owned by the slot and valid only inside callDone(); nullptr when
+    /// nothing was decoded (--discard-response, a failed call, a reply that did not decode).
+    const google::protobuf::Message *reply = nullptr;
+    /// Only when the call asked for them (GrpcCall::captureMetadata, for a call shown to the user, never in a load
+    /// run): the server's headers (gRPC initial metadata, HTTP response headers) and gRPC trailing metadata.
+    MetadataLines headers;
+    MetadataLines trailers;
 };
 
 /// Told when a slot's call ends; called on a transport thread.
@@ -27,10 +44,11 @@ public:
     virtual void callDone(int slot, CallOutcome &outcome) = 0;
     /**
      * A streaming call of @p slot received a message, @p latencyNs after what it answers (see StreamOptions);
-     * negative when nothing is timed for it (a client stream's one reply). Called on a transport thread, before
-     * the call's callDone().
+     * negative when nothing is timed for it (a client stream's one reply). @p message is the message decoded
+     * (valid only during this call; nullptr when not decoded). Called on a transport thread, before the call's
+     * callDone().
      */
-    virtual void messageReceived(int slot, int64_t latencyNs) = 0;
+    virtual void messageReceived(int slot, int64_t latencyNs, const google::protobuf::Message *message) = 0;
 };
 
 /**

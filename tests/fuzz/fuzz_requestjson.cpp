@@ -1,6 +1,7 @@
-// The request as users write it: JSON for a bench message (messageFromJson() against the built-in bench schema),
-// or a template with placeholders (RequestTemplate::parse() and render(), then the rendered JSON parsed as a run
-// does for every call). The first byte picks the message type.
+// The request as users write it: JSON for a bench message (messageFromJson() against the built-in bench schema) or
+// for a proto2 message with extensions ("[pkg.ext]" keys, tests/data/extensions.proto), or a template with
+// placeholders (RequestTemplate::parse() and render(), then the rendered JSON parsed as a run does for every call).
+// The first byte picks the message type.
 
 #include "fuzzapp.h"
 
@@ -27,13 +28,32 @@ const Schema &benchSchema()
     return schema;
 }
 
+const Schema &extensionsSchema()
+{
+    static const Schema schema = [] {
+        SchemaLoadResult result = loadProtoFiles({ QStringLiteral(RPCSCOPE_EXTENSIONS_PROTO) });
+        if (!result.ok()) {
+            fprintf(stderr, "%s\n", qPrintable(result.errorText()));
+            abort();
+        }
+        return result.schema;
+    }();
+    return schema;
+}
+
 constexpr const char *kTypes[] = {
     "rpcscope.bench.v1.EchoRequest",
     "rpcscope.bench.v1.SumRequest",
     "rpcscope.bench.v1.ListRequest",
     "rpcscope.bench.v1.DownloadRequest",
     "rpcscope.bench.v1.ListResponse",
+    "ext.v1.Base",
 };
+
+const Schema &schemaOf(const char *type)
+{
+    return QByteArray(type).startsWith("ext.") ? extensionsSchema() : benchSchema();
+}
 
 /// Rendering {{randomString N}} writes N characters per call (up to 100 million, by design): the fuzzer renders
 /// only templates whose numbers are small, so that an input takes milliseconds.
@@ -48,19 +68,23 @@ bool hasOnlySmallNumbers(const QByteArray &text)
     return true;
 }
 
-void parseMessage(const google::protobuf::Descriptor *type, const QByteArray &json)
+void parseMessage(const Schema &schema, const google::protobuf::Descriptor *type, const QByteArray &json)
 {
     QString error;
-    const std::unique_ptr<google::protobuf::Message> message = messageFromJson(benchSchema(), type, json, &error);
+    const std::unique_ptr<google::protobuf::Message> message = messageFromJson(schema, type, json, &error);
     if (!message) {
         if (error.isEmpty())
             abort(); // a refusal always says why
         return;
     }
-    // What parses prints as JSON that parses to the same message.
+    // What parses prints as JSON that parses to the same message: the same bytes (proto3), or the same print (proto2,
+    // whose print names unset fields with their defaults, which reading it sets).
     const QByteArray printed = messageToJson(*message, false);
-    const std::unique_ptr<google::protobuf::Message> again = messageFromJson(benchSchema(), type, printed, &error);
-    if (!again || again->SerializeAsString() != message->SerializeAsString()) {
+    const std::unique_ptr<google::protobuf::Message> again = messageFromJson(schema, type, printed, &error);
+    const bool proto3 = type->file()->syntax() == google::protobuf::FileDescriptor::SYNTAX_PROTO3;
+    if (!again
+        || (proto3 ? again->SerializeAsString() != message->SerializeAsString()
+                   : messageToJson(*again, false) != printed)) {
         fprintf(stderr, "does not round-trip: %s\n%s\n", qPrintable(error), printed.constData());
         abort();
     }
@@ -72,13 +96,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    const google::protobuf::Descriptor *type
-        = benchSchema().findMessage(QString::fromLatin1(kTypes[data[0] % std::size(kTypes)]));
+    const char *typeName = kTypes[data[0] % std::size(kTypes)];
+    const Schema &schema = schemaOf(typeName);
+    const google::protobuf::Descriptor *type = schema.findMessage(QString::fromLatin1(typeName));
     if (!type)
         abort();
     const QByteArray json = QByteArray::fromRawData(reinterpret_cast<const char *>(data + 1), qsizetype(size - 1));
     if (!RequestTemplate::hasPlaceholders(json)) {
-        parseMessage(type, json);
+        parseMessage(schema, type, json);
         return 0;
     }
     QString error;
@@ -95,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const TemplateContext context { call, int(call), &rng };
         const std::string rendered = tmpl->render(context);
         QString why;
-        messageFromJson(benchSchema(), type, QByteArray::fromStdString(rendered), &why);
+        messageFromJson(schema, type, QByteArray::fromStdString(rendered), &why);
     }
     return 0;
 }

@@ -1,0 +1,68 @@
+#include "callcommand.h"
+
+#include "cliapp.h"
+#include "runcommand.h"
+#include "runflags.h"
+#include "runsetup.h"
+
+#include "engine/singlecall.h"
+#include "report/callreport.h"
+#include "metrics/callstatus.h"
+#include "scenario/runspec.h"
+#include "transport/transports.h"
+
+#include <google/protobuf/descriptor.h>
+
+namespace rpcscope::cli {
+
+namespace {
+
+const char *const kCallHelp = R"(Usage: rpcscope-cli call [run's flags] TARGET
+
+Makes one call and shows it: the reply in the proto3 JSON mapping (HTTP and msgpack-rpc replies decoded through
+the same schema), the status and error, the reply's headers and trailers, bytes and latency; for a stream, every
+message, numbered. It takes run's flags (below) for what to call and how; those about load, history and outputs
+do not apply and are ignored. Waits --timeout, or 30 s. Exits 0 when the call ended OK, 1 when it did not.
+
+)";
+
+} // namespace
+
+int callCommand(const QStringList &arguments)
+{
+    const QString cmd = QStringLiteral("call");
+    if (arguments.contains(QStringLiteral("--help")) || arguments.contains(QStringLiteral("-h")))
+        out() << kCallHelp;
+    int code = ExitOk;
+    std::optional<Scenario> scenario = scenarioFromArguments(cmd, arguments, &code);
+    if (!scenario)
+        return code;
+    if (refuseSingleRunOutputs(cmd, arguments, &*scenario))
+        return ExitUsage;
+    ScenarioProblem problem;
+    std::optional<RunSpec> prepared = prepareRun(*scenario, &problem);
+    if (!prepared)
+        return usageError(cmd, describeForCli(problem, *scenario));
+    RunSpec &spec = *prepared;
+    RunSetup setup;
+    if (const int setupCode = setup.prepare(cmd, *scenario, &spec, true); setupCode != ExitOk)
+        return setupCode;
+
+    const std::chrono::nanoseconds wait
+        = spec.target.timeout.count() > 0 ? spec.target.timeout : std::chrono::nanoseconds(std::chrono::seconds(30));
+    const SingleCallResult result = sendOnce(*setup.transport, wait);
+
+    CallDescription described;
+    described.method = spec.request.call;
+    described.transport = transportName(spec.transport.kind);
+    described.codec = codecName(spec.transport.codec.value_or(defaultCodec(spec.transport.kind)));
+    described.target = spec.target.address;
+    described.clientStreams = setup.call->method && setup.call->method->client_streaming();
+    described.serverStreams = setup.call->method && setup.call->method->server_streaming();
+    described.inProcess = spec.transport.kind == TransportKind::InProcess;
+    out() << formatSingleCall(described, result);
+    out().flush();
+    return result.status == CallStatus::Ok ? ExitOk : ExitFailedCalls;
+}
+
+} // namespace rpcscope::cli

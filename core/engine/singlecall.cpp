@@ -1,0 +1,93 @@
+#include "singlecall.h"
+
+#include "codec/messagejson.h"
+#include "metrics/callstatus.h"
+
+#include <condition_variable>
+#include <mutex>
+
+namespace rpcscope {
+
+namespace {
+
+/// Collects one call's end and messages; told on a transport thread, read by the waiting one.
+class OneCallSink final : public CallSink {
+public:
+    void callDone(int /*slot*/, CallOutcome &outcome) override
+    {
+        const auto now = std::chrono::steady_clock::now();
+        std::lock_guard lock(m_mutex);
+        if (m_result.answered)
+            return;
+        m_result.answered = true;
+        m_result.latency = now - m_started;
+        m_result.status = outcome.status;
+        m_result.errorMessage = outcome.errorMessage;
+        m_result.bytesSent = outcome.bytesSent;
+        m_result.bytesReceived = outcome.bytesReceived;
+        if (outcome.reply) // decoded while the reply is still the slot's to lend
+            m_result.replies.push_back(messageToJson(*outcome.reply, true));
+        m_result.headers = std::move(outcome.headers);
+        m_result.trailers = std::move(outcome.trailers);
+        m_done.notify_all();
+    }
+
+    void messageReceived(int /*slot*/, int64_t latencyNs, const google::protobuf::Message *message) override
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_result.answered)
+            return;
+        m_result.replies.push_back(message ? messageToJson(*message, true) : QByteArray());
+        m_result.messageLatencies.emplace_back(latencyNs);
+    }
+
+    void started() { m_started = std::chrono::steady_clock::now(); }
+
+    bool waitUntil(std::chrono::steady_clock::time_point deadline)
+    {
+        std::unique_lock lock(m_mutex);
+        return m_done.wait_until(lock, deadline, [this] { return m_result.answered; });
+    }
+
+    SingleCallResult take()
+    {
+        std::lock_guard lock(m_mutex);
+        return std::move(m_result);
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_done;
+    std::chrono::steady_clock::time_point m_started;
+    SingleCallResult m_result;
+};
+
+} // namespace
+
+SingleCallResult sendOnce(Transport &transport, std::chrono::nanoseconds wait)
+{
+    auto sink = std::make_unique<OneCallSink>();
+    std::unique_ptr<CallSlot> slot = transport.makeSlot(0, sink.get());
+    sink->started();
+    slot->start(0);
+    if (sink->waitUntil(std::chrono::steady_clock::now() + wait))
+        return sink->take();
+    slot->cancel();
+    if (!sink->waitUntil(std::chrono::steady_clock::now() + std::chrono::seconds(1))) {
+        // The transport did not end it even when cancelled. The slot and the sink must outlive the call that may
+        // still report, so both are left behind (a one-off leak in a failure case rather than a crash).
+        (void)slot.release();
+        (void)sink.release();
+        SingleCallResult result;
+        result.status = CallStatus::Cancelled;
+        result.errorMessage = "no answer within the wait, and the call did not end when cancelled";
+        return result;
+    }
+    SingleCallResult result = sink->take();
+    result.answered = false;
+    result.status = CallStatus::DeadlineExceeded;
+    result.errorMessage = "no answer within the wait; the call was cancelled";
+    return result;
+}
+
+} // namespace rpcscope

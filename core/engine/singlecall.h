@@ -1,0 +1,38 @@
+#pragma once
+
+#include "transport/transport.h"
+
+#include <QByteArray>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rpcscope {
+
+/// One call made to be looked at: its reply (or replies, for a stream), status, headers and trailers, latency.
+struct SingleCallResult {
+    int status = 0; ///< a CallStatus value
+    std::string errorMessage; ///< empty on success
+    bool answered = false; ///< false: no end came within the wait (the call was cancelled)
+    std::chrono::nanoseconds latency { 0 }; ///< from start() to the end of the call
+    uint64_t bytesSent = 0;
+    uint64_t bytesReceived = 0;
+    /// The reply in the proto3 JSON mapping (indented); for a stream, each message in the order received. Empty
+    /// when nothing was decoded (--discard-response, a failure).
+    std::vector<QByteArray> replies;
+    /// Stream messages only: each message's time, as the load run times it (see StreamOptions; -1 when untimed).
+    std::vector<std::chrono::nanoseconds> messageLatencies;
+    MetadataLines headers; ///< when the call captured them (GrpcCall::captureMetadata)
+    MetadataLines trailers;
+};
+
+/**
+ * Makes call number 0 on @p transport and waits for it, at most @p wait (then cancels it and waits for the end the
+ * cancel brings, a second at most). The transport's GrpcCall should set captureMetadata for headers and trailers.
+ * Blocks: the GUI calls it off its own thread.
+ */
+SingleCallResult sendOnce(Transport &transport, std::chrono::nanoseconds wait);
+
+} // namespace rpcscope
