@@ -6,8 +6,8 @@
 #include "runsetup.h"
 
 #include "engine/singlecall.h"
-#include "report/callreport.h"
 #include "metrics/callstatus.h"
+#include "report/callreport.h"
 #include "scenario/runspec.h"
 #include "transport/transports.h"
 

@@ -78,8 +78,7 @@ QString kindOf(const QJsonValue &value)
 
 /// An integer of type T from a JSON number or a string of digits (the proto3 JSON mapping allows both); an empty
 /// string or the reason it is not one.
-template<typename T>
-QString toInteger(const QJsonValue &value, T *out)
+template<typename T> QString toInteger(const QJsonValue &value, T *out)
 {
     constexpr T lowest = std::numeric_limits<T>::lowest();
     constexpr T highest = std::numeric_limits<T>::max();
@@ -230,7 +229,9 @@ QString setScalar(gp::Message *message, const Field *field, const QJsonValue &va
                 return error;
             // proto3 enums are open (any number); proto2 enums are closed.
             if (!type->FindValueByNumber(number) && type->file()->syntax() != gp::FileDescriptor::SYNTAX_PROTO3)
-                return QStringLiteral("%1 is not a value of %2").arg(number).arg(QString::fromStdString(type->full_name()));
+                return QStringLiteral("%1 is not a value of %2")
+                    .arg(number)
+                    .arg(QString::fromStdString(type->full_name()));
         }
         repeated ? r->AddEnumValue(message, field, number) : r->SetEnumValue(message, field, number);
         break;
@@ -297,7 +298,8 @@ QString setField(
             return where + QStringLiteral(": expected an array, got ") + kindOf(value);
         const QJsonArray array = value.toArray();
         for (qsizetype i = 0; i < array.size(); ++i) {
-            if (const QString error = setValue(message, field, array.at(i), indexed(where, QString::number(i)), ignoreUnknown);
+            if (const QString error
+                = setValue(message, field, array.at(i), indexed(where, QString::number(i)), ignoreUnknown);
                 !error.isEmpty())
                 return error;
         }
@@ -382,7 +384,8 @@ QJsonValue floatingValue(double v)
 }
 
 /// One value of @p field (element @p index of a repeated field, or -1) in the proto3 JSON mapping.
-QJsonValue fieldValue(const gp::Message &message, const Field *field, int index, const gp::util::JsonPrintOptions &options)
+QJsonValue fieldValue(
+    const gp::Message &message, const Field *field, int index, const gp::util::JsonPrintOptions &options)
 {
     const gp::Reflection *r = message.GetReflection();
     const bool one = index < 0;
@@ -421,7 +424,8 @@ QJsonValue fieldValue(const gp::Message &message, const Field *field, int index,
         return QString::fromStdString(v);
     }
     case Field::CPPTYPE_MESSAGE:
-        return messageValue(one ? r->GetMessage(message, field) : r->GetRepeatedMessage(message, field, index), options);
+        return messageValue(
+            one ? r->GetMessage(message, field) : r->GetRepeatedMessage(message, field, index), options);
     }
     return {};
 }
@@ -567,7 +571,9 @@ QByteArray messageToJsonWithExtensions(
     const QJsonValue value = messageValue(message, options);
     if (!value.isObject())
         return QByteArray();
-    return QJsonDocument(value.toObject()).toJson(indented ? QJsonDocument::Indented : QJsonDocument::Compact).trimmed();
+    return QJsonDocument(value.toObject())
+        .toJson(indented ? QJsonDocument::Indented : QJsonDocument::Compact)
+        .trimmed();
 }
 
 } // namespace rpcscope
