@@ -42,7 +42,8 @@ fuzz-build:
 fuzz: fuzz-build
 	bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-# The sanitizer runs (not in .ci/run yet: with the fuzz step the total was not measured to fit 90 minutes) (README, "Sanitizer runs"). asan-test: the whole suite built with ASan+UBSan
+# The sanitizer runs (README, "Sanitizer runs"); .ci/run runs tsan-test, asan-test is run by hand. asan-test: the
+# whole suite built with ASan+UBSan
 # (build/asan). tsan-test: only the targets and tests the tsan presets name, whose threads meet in code TSan can see
 # (build/tsan). Measured here (2 cores, shared with other builds, load 2-8), from a clean build directory: asan-test
 # 43 min (build 37, ctest -j2 6), tsan-test about 13 min (build about 11: 22 CPU-minutes in its ninja log, measured

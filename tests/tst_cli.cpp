@@ -325,6 +325,74 @@ private Q_SLOTS:
             qPrintable(badExtension.err));
     }
 
+    void expectChecksSampledReplies()
+    {
+        const QStringList sum { QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=1000") };
+        // Held, over every transport: the first 10 replies, then calls 10, 110 and 210 of 300.
+        for (const char *transport : { "grpc", "http", "msgpack", "none" }) {
+            const Result r = cli(QStringList { QStringLiteral("run"), QStringLiteral("--transport"),
+                                     QLatin1String(transport), QStringLiteral("-n"), QStringLiteral("300"),
+                                     QStringLiteral("--expect"), QStringLiteral("result=500500"),
+                                     QStringLiteral("--expect"), QStringLiteral(R"({"result":"500500"})") }
+                + sum);
+            QVERIFY2(r.exitCode == 0, qPrintable(QLatin1String(transport) + r.err + r.out));
+            QVERIFY2(r.out.contains(QStringLiteral("Replies checked (--expect): 13, 0 unexpected\n")),
+                qPrintable(QLatin1String(transport) + r.out));
+            QVERIFY2(!r.out.contains(QStringLiteral("UNEXPECTED_REPLY")), qPrintable(r.out));
+        }
+        // Failed: each checked reply counts as UNEXPECTED_REPLY (a failed call), the reply shown with what it had.
+        const Result failed = cli(
+            QStringList { QStringLiteral("run"), QStringLiteral("-n"), QStringLiteral("50"), QStringLiteral("--expect"),
+                QStringLiteral("result=7"), QStringLiteral("--expect-first"), QStringLiteral("3"),
+                QStringLiteral("--expect-every"), QStringLiteral("0"), QStringLiteral("--fail-on-error") }
+            + sum);
+        QCOMPARE(failed.exitCode, 1);
+        QVERIFY2(failed.out.contains(QStringLiteral("[3]\tUNEXPECTED_REPLY: reply failed --expect result=7")),
+            qPrintable(failed.out));
+        QVERIFY2(failed.out.contains(QStringLiteral("Replies checked (--expect): 3, 3 unexpected\n"
+                                                    "  1. failed result=7: got 500500\n"
+                                                    "     {\n"
+                                                    "      \"result\": \"500500\"\n"
+                                                    "     }\n")),
+            qPrintable(failed.out));
+        QVERIFY2(failed.out.contains(QStringLiteral("  3. failed result=7")), qPrintable(failed.out));
+        // call checks its one reply and says what held.
+        const Result call = cli(QStringList { QStringLiteral("call"), QStringLiteral("--expect"),
+                                    QStringLiteral("result>0"), QStringLiteral("--expect"), QStringLiteral("result=7") }
+            + sum);
+        QCOMPARE(call.exitCode, 1);
+        QVERIFY2(call.out.contains(QStringLiteral("Status: UNEXPECTED_REPLY: reply failed --expect result=7\n")),
+            qPrintable(call.out));
+        QVERIFY2(call.out.contains(QStringLiteral("Expect:\n  result>0: held\n  result=7: FAILED, got 500500\n")),
+            qPrintable(call.out));
+        // Mistakes are usage errors, named before any call is made.
+        const struct {
+            QStringList args;
+            const char *error;
+        } wrong[] = {
+            { { QStringLiteral("--expect"), QStringLiteral("resul=1") },
+                R"(--expect: "resul=1": no field "resul" in rpcscope.bench.v1.SumResponse (fields: result))" },
+            { { QStringLiteral("--expect"), QStringLiteral("result") },
+                "--expect: \"result\": expected FIELD OP VALUE" },
+            { { QStringLiteral("--expect"), QStringLiteral("result>0"), QStringLiteral("--discard-response") },
+                "replies are not decoded with discard_response" },
+            { { QStringLiteral("--expect-every"), QStringLiteral("often") },
+                "--expect-every: expected a whole number >= 0, got \"often\"" },
+        };
+        for (const auto &w : wrong) {
+            const Result r
+                = cli(QStringList { QStringLiteral("run"), QStringLiteral("-n"), QStringLiteral("5") } + sum + w.args);
+            QVERIFY2(r.exitCode == 2, qPrintable(w.args.join(u' ') + r.err + r.out));
+            QVERIFY2(r.err.contains(QString::fromUtf8(w.error)), qPrintable(r.err));
+        }
+        const Result stream = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-n"), QStringLiteral("5"),
+            QStringLiteral("--expect"), QStringLiteral("payload.length=2") });
+        QCOMPARE(stream.exitCode, 2);
+        QVERIFY2(stream.err.contains(QStringLiteral("--expect checks a unary method's reply")), qPrintable(stream.err));
+    }
+
     void openLoopReportsBothLatencies()
     {
         const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),

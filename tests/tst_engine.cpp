@@ -1,10 +1,13 @@
 // End to end against the real built-in server on 127.0.0.1, port 0.
+#include "codec/messagejson.h"
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
 #include "transport/grpctransport.h"
 #include "transport/transports.h"
+
+#include <google/protobuf/message.h>
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -538,6 +541,126 @@ private Q_SLOTS:
         s = runToEnd(engine, target(), *t, plan);
         QCOMPARE(s.callsOk(), 200ULL);
         QCOMPARE(s.bytesSent, 128ULL * 3 + 72ULL * 4);
+    }
+
+    // --expect: what sampled replies must hold.
+
+    void expectationsReadAReply()
+    {
+        const Schema schema = builtinBenchSchema();
+        const auto *type = schema.findMessage(QStringLiteral("rpcscope.bench.v1.ListResponse"));
+        QVERIFY(type);
+        QString error;
+        const auto reply = messageFromJson(schema, type,
+            R"({"items":[{"id":"7","name":"ab","score":1.5},{"id":"9223372036854775807","name":"c"}]})", &error);
+        QVERIFY2(reply, qPrintable(error));
+        struct Case {
+            const char *text;
+            bool holds;
+            const char *got; ///< what check() says the reply has, when it does not hold
+        };
+        const Case cases[] = {
+            { "items.length=2", true, "" },
+            { "items.length >= 3", false, "2" },
+            { R"(items[0].name="ab")", true, "" },
+            { "items.0.name=ab", true, "" },
+            { "items[0].name!=ab", false, "\"ab\"" },
+            { "items[0].name.length=2", true, "" },
+            { "items[1].id=9223372036854775807", true, "" },
+            { "items[1].id<9223372036854775807", false, "9223372036854775807" },
+            { "items[1].id>9223372036854775806", true, "" },
+            { "items[0].score>1.4", true, "" },
+            { "items[0].score<=1.4", false, "1.5" },
+            { "items[1].score==0", true, "" },
+            { "items[2].name=x", false, "items has 2 elements, no [2]" },
+            { R"(items[1]={"id":"9223372036854775807","name":"c","score":0})", true, "" },
+            { R"({"items":[{"id":"7"},{"name":"c"}]})", true, "" },
+            { R"({"items":[{"id":8},{}]})", false, "items[0].id is \"7\"" },
+            { R"({"items":[{"id":7}]})", false, "items is 2 elements long, expected 1 elements" },
+            { R"({"total":1})", false, "total is missing" },
+        };
+        for (const Case &c : cases) {
+            const auto e = Expectation::parse(QString::fromUtf8(c.text), type, &error);
+            QVERIFY2(e, qPrintable(error));
+            QString got;
+            QVERIFY2(e->check(*reply, &got) == c.holds, c.text);
+            if (!c.holds)
+                QCOMPARE(got, QString::fromUtf8(c.got));
+        }
+        // Mistakes are named before a call is made.
+        const struct {
+            const char *text;
+            const char *error;
+        } wrong[] = {
+            { "itemz.length=1", "no field \"itemz\" in rpcscope.bench.v1.ListResponse (fields: items)" },
+            { "items.name=x", "\"name\" cannot follow items (a repeated field: an index or length)" },
+            { "items[0]>x", "items[0] is a message: only = and != compare it" },
+            { "items[0].id.length=1", "\"length\" cannot follow id" },
+            { "items", "expected FIELD OP VALUE" },
+            { "items!3", "\"!3\" is not an operator" },
+            { "items.length>", "no value after the operator" },
+            { "{\"items\":", "not a JSON object" },
+        };
+        for (const auto &w : wrong) {
+            error.clear();
+            QVERIFY2(!Expectation::parse(QString::fromUtf8(w.text), type, &error), w.text);
+            QVERIFY2(error.startsWith(u'"' + QString::fromUtf8(w.text) + u'"'), qPrintable(error));
+            QVERIFY2(error.contains(QString::fromUtf8(w.error)), qPrintable(error));
+        }
+        // Without a type only the syntax is checked (a scenario read before its schema is loaded).
+        QVERIFY(Expectation::parse(QStringLiteral("itemz.length=1"), nullptr, &error));
+    }
+
+    void expectChecksSampledRepliesOfARun()
+    {
+        QString error;
+        const auto sum = prepareGrpcCall(
+            builtinBenchSchema(), { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums":[1,2,3]})" }, &error);
+        QVERIFY2(sum, qPrintable(error));
+        auto expect = [](const char *text) {
+            QString why;
+            const auto e = Expectation::parse(QString::fromUtf8(text), nullptr, &why);
+            if (!e)
+                qFatal("%s", qPrintable(why));
+            return *e;
+        };
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 4;
+        plan.totalCalls = 500;
+        plan.warmupCalls = 20; // not checked: the sample starts with the timed calls
+        plan.expectations = { expect("result=6"), expect(R"({"result":"6"})") };
+        RunSnapshot s = runToEnd(engine, target(), *sum, plan);
+        QCOMPARE(s.callsOk(), 500ULL);
+        QCOMPARE(s.repliesChecked, 15ULL); // the first 10, then calls 10, 110, 210, 310 and 410
+        QVERIFY(s.unexpectedReplies.empty());
+
+        // One that fails: every checked reply counts as UNEXPECTED_REPLY, the first five are kept.
+        plan.expectations = { expect("result>=6"), expect("result=7") };
+        plan.expectSampling = { 20, 0 };
+        s = runToEnd(engine, target(), *sum, plan);
+        QCOMPARE(s.callsCompleted(), 500ULL);
+        QCOMPARE(s.repliesChecked, 20ULL);
+        QCOMPARE(s.statusCounts[CallStatus::UnexpectedReply], 20ULL);
+        QCOMPARE(s.callsOk(), 480ULL);
+        QCOMPARE(s.unexpectedReplies.size(), kKeptUnexpectedReplies);
+        for (const UnexpectedReply &kept : s.unexpectedReplies) {
+            QCOMPARE(kept.expectation, QStringLiteral("result=7"));
+            QCOMPARE(kept.got, QStringLiteral("6"));
+            QVERIFY2(kept.reply.contains(R"("result": "6")"), kept.reply.constData());
+        }
+        QCOMPARE(s.errors.size(), 1);
+        QCOMPARE(s.errors.at(0).status, int(CallStatus::UnexpectedReply));
+        QCOMPARE(s.errors.at(0).message, QStringLiteral("reply failed --expect result=7"));
+        QCOMPARE(s.errors.at(0).count, 20ULL);
+
+        // Every reply, when asked.
+        plan.expectSampling = { 0, 1 };
+        plan.expectations = { expect("result!=0") };
+        plan.totalCalls = 300;
+        s = runToEnd(engine, target(), *sum, plan);
+        QCOMPARE(s.repliesChecked, 300ULL);
+        QCOMPARE(s.callsOk(), 300ULL);
     }
 
     // Streaming calls: one call is one stream; its messages are counted and timed too.

@@ -92,8 +92,11 @@ private Q_SLOTS:
                 QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
                 QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=100"),
                 QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"), QStringLiteral("4"),
-                QStringLiteral("--fail-on-error"), peer.address + path });
+                QStringLiteral("--fail-on-error"), QStringLiteral("--expect"), QStringLiteral("result=5050"),
+                peer.address + path });
             expectAllOk(r, 300);
+            // FastAPI's answers were read and right: the first 10, then calls 10, 110 and 210.
+            QVERIFY2(r.out.contains(QStringLiteral("Replies checked (--expect): 13, 0 unexpected")), qPrintable(r.out));
         }
         // A route that does not exist: counted as UNIMPLEMENTED (HTTP 404), not a crash.
         const Result missing = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"),
@@ -134,6 +137,20 @@ private Q_SLOTS:
             QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
             QStringLiteral("4"), QStringLiteral("--fail-on-error"), peer.address });
         expectAllOk(sum, 300);
+        // An expectation grpcio's reply does not meet: each checked reply (the first 10, then one in 10) is
+        // UNEXPECTED_REPLY, the first five kept with what they had.
+        const Result wrong = cli({ QStringLiteral("run"), QStringLiteral("--proto"), benchProto(),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+            QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
+            QStringLiteral("4"), QStringLiteral("--expect"), QStringLiteral(R"({"result":"1"})"),
+            QStringLiteral("--expect-every"), QStringLiteral("10"), peer.address });
+        QVERIFY2(wrong.exitCode == 0, qPrintable(wrong.err + wrong.out));
+        QVERIFY2(wrong.out.contains(QStringLiteral("[OK]\t261 responses")), qPrintable(wrong.out));
+        QVERIFY2(wrong.out.contains(QStringLiteral("[UNEXPECTED_REPLY]\t39 responses")), qPrintable(wrong.out));
+        QVERIFY2(wrong.out.contains(QStringLiteral("Replies checked (--expect): 39, 39 unexpected\n"
+                                                   "  1. failed {\"result\":\"1\"}: got result is \"500500\"\n")),
+            qPrintable(wrong.out));
+        QVERIFY2(wrong.out.contains(QStringLiteral("  (the first 5 kept)")), qPrintable(wrong.out));
         const Result list = cli({ QStringLiteral("run"), QStringLiteral("--proto"), benchProto(),
             QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
             QStringLiteral(R"({"count":50,"name_size":10})"), QStringLiteral("-n"), QStringLiteral("100"),

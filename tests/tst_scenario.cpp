@@ -64,6 +64,9 @@ class TestScenario : public QObject {
         s.interval = QStringLiteral("250ms");
         s.rawSamples = QStringLiteral("/abs/raw.csv");
         s.checks = { QStringLiteral("p99<20ms"), QStringLiteral("error_rate<0.1%") };
+        s.expect = { QStringLiteral("result>=6"), QStringLiteral(R"({"result":"6"})") };
+        s.expectFirst = QStringLiteral("5");
+        s.expectEvery = QStringLiteral("1");
         s.abBlock = QStringLiteral("500");
         s.abRestarts = 4;
         s.abConnection = QStringLiteral("per-block");
@@ -251,6 +254,10 @@ private Q_SLOTS:
         QCOMPARE(spec->rawSamplesPath, s.rawSamples);
         QVERIFY(spec->plan.recordRawSamples);
         QCOMPARE(spec->checks.size(), size_t(2));
+        QCOMPARE(spec->plan.expectations.size(), size_t(2));
+        QCOMPARE(spec->plan.expectations[1].text(), QStringLiteral(R"({"result":"6"})"));
+        QCOMPARE(spec->plan.expectSampling.first, 5ULL);
+        QCOMPARE(spec->plan.expectSampling.every, 1ULL);
 
         // A file that is not PEM is named with its field.
         QFile notPem(s.caCert);
@@ -357,6 +364,11 @@ private Q_SLOTS:
                                       << QStringLiteral("metadata[0]");
         QTest::newRow("bad check") << QByteArray(R"({"rpcscope_scenario":1,"checks":["p99<20ms","p99<soon"]})")
                                    << QStringLiteral("checks[1]: \"p99<soon\": p99 needs a duration");
+        QTest::newRow("bad expectation") << QByteArray(
+            R"({"rpcscope_scenario":1,"expect":{"replies":["result=6","result"]}})")
+                                         << QStringLiteral("expect.replies[1]: \"result\": expected FIELD OP VALUE");
+        QTest::newRow("expect unknown field") << QByteArray(R"({"rpcscope_scenario":1,"expect":{"sample":3}})")
+                                              << QStringLiteral("expect.sample: unknown field");
         QTest::newRow("checks not a list") << QByteArray(R"({"rpcscope_scenario":1,"checks":"p99<20ms"})")
                                            << QStringLiteral("checks: expected a list");
     }

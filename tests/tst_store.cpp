@@ -29,7 +29,7 @@ RunSnapshot richSnapshot(int seed)
         s.latency.record(static_cast<uint64_t>(latency(rng)));
     s.latency.record(3); // an exact small bucket
     s.latency.record(uint64_t(1) << 50); // the last bucket
-    for (int i = 0; i < 17; ++i)
+    for (int i = 0; i < 20; ++i) // 12 UNAVAILABLE, 5 DECODE_ERROR, 3 UNEXPECTED_REPLY
         s.errorLatency.record(static_cast<uint64_t>(latency(rng)) * 3);
     s.openLoop = true;
     for (int i = 0; i < 100; ++i) {
@@ -62,6 +62,13 @@ RunSnapshot richSnapshot(int seed)
     s.statusCounts[CallStatus::DecodeError] = 5;
     s.errors.append({ CallStatus::Unavailable, QStringLiteral("connection refused \"quoted\" ü"), 12 });
     s.errors.append({ CallStatus::DecodeError, QStringLiteral("bad reply"), 5 });
+    // --expect: replies checked, and the first that failed kept.
+    s.statusCounts[CallStatus::UnexpectedReply] = 3;
+    s.errors.append({ CallStatus::UnexpectedReply, QStringLiteral("reply failed --expect result=7"), 3 });
+    s.repliesChecked = 40;
+    s.unexpectedReplies = { { QStringLiteral("result=7"), QStringLiteral("6"), "{\n \"result\": \"6\"\n}" },
+        { QStringLiteral(R"({"name":"ü"})"), QStringLiteral(R"(name is "x\u001b")"),
+            "{\n \"name\": \"x\\u001b\"\n}" } };
     s.warmupCalls = 100;
     s.bytesSent = 1ull << 40;
     s.bytesReceived = 77;
@@ -171,6 +178,26 @@ private slots:
         bad.insert(QStringLiteral("snapshot"), snapshot);
         QVERIFY(!runFromJson(bad, &error));
         QCOMPARE(error, QStringLiteral("snapshot.timeline[1].calls: expected a whole number >= 0"));
+        // Kept unexpected replies: no more than a run keeps, no more than were counted.
+        for (const int keep : { 6, 4 }) {
+            bad = runToJson(r);
+            snapshot = bad.value(QStringLiteral("snapshot")).toObject();
+            QJsonArray kept = snapshot.value(QStringLiteral("unexpected_replies")).toArray();
+            while (kept.size() < keep)
+                kept.append(kept.at(0));
+            snapshot.insert(QStringLiteral("unexpected_replies"), kept);
+            bad.insert(QStringLiteral("snapshot"), snapshot);
+            const auto read = runFromJson(bad, &error);
+            if (keep == 6) {
+                QVERIFY(!read);
+                QCOMPARE(error, QStringLiteral("snapshot.unexpected_replies: 6 entries; a run keeps at most 5"));
+            } else { // well formed, but not a run we could have measured: an import refuses it
+                QVERIFY2(read, qPrintable(error));
+                QCOMPARE(snapshotInconsistency(read->snapshot),
+                    QStringLiteral("snapshot.unexpected_replies: 4 kept and 3 counted, of 40 replies checked"));
+            }
+        }
+        QCOMPARE(snapshotInconsistency(r.snapshot), QString());
         QVERIFY(!runFromJson(QJsonObject { { QStringLiteral("format"), QStringLiteral("ghz") } }, &error));
         QCOMPARE(error, QStringLiteral("format: expected \"rpcscope-run\""));
     }

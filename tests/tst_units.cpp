@@ -1,4 +1,5 @@
 #include "util/cpuset.h"
+#include "util/printable.h"
 #include "util/units.h"
 
 #include <QDir>
@@ -81,6 +82,18 @@ private Q_SLOTS:
         QCOMPARE(rpcscope::formatDuration(1230ms), QStringLiteral("1.23 s"));
         QCOMPARE(rpcscope::formatBytes(512), QStringLiteral("512 B"));
         QCOMPARE(rpcscope::formatBytes(10 * 1024 * 1024), QStringLiteral("10.0 MiB"));
+    }
+
+    void printableKeepsTerminalsSafe()
+    {
+        using rpcscope::printable;
+        // A server's error message or reply, printed: escape sequences are shown, not obeyed.
+        QCOMPARE(printable(QStringLiteral("fine: ok, caf\u00e9 \u2713")), QStringLiteral("fine: ok, caf\u00e9 \u2713"));
+        QCOMPARE(printable(QStringLiteral("\x1b]0;owned\x07red \x1b[31mtext")),
+            QStringLiteral("\\x1b]0;owned\\x07red \\x1b[31mtext"));
+        QCOMPARE(printable(QString(QChar(0x9b)) + QStringLiteral("2J\tx\x7f")), QStringLiteral("\\x9b2J\\x09x\\x7f"));
+        QCOMPARE(printable(QStringLiteral("a\nb")), QStringLiteral("a\\x0ab"));
+        QCOMPARE(printable(QStringLiteral("a\nb"), true), QStringLiteral("a\nb"));
     }
 
     void cpuLists_data()

@@ -293,9 +293,23 @@ QString errorsSection(const QList<const RunRecord *> &runs)
         }
     }
     html += QStringLiteral("<h2>Errors</h2>\n");
-    if (!any)
-        return html + QStringLiteral("<p class=\"muted\">No errors.</p>\n");
-    return html + table + QStringLiteral("</table>\n");
+    html += any ? table + QStringLiteral("</table>\n") : QStringLiteral("<p class=\"muted\">No errors.</p>\n");
+    // --expect: how many replies were checked, and the first that failed, as they came (the server's text, escaped).
+    for (const RunRecord *run : runs) {
+        const RunSnapshot &s = run->snapshot;
+        if (!s.repliesChecked)
+            continue;
+        const QString who = runs.size() > 1 ? esc(run->displayName()) + QStringLiteral(": ") : QString();
+        html += QStringLiteral("<p>%1Replies checked (--expect): %2, %3 unexpected.</p>\n")
+                    .arg(who)
+                    .arg(s.repliesChecked)
+                    .arg(s.statusCounts[CallStatus::UnexpectedReply]);
+        for (const UnexpectedReply &kept : s.unexpectedReplies)
+            html
+                += QStringLiteral("<p class=\"error\">Failed <code>%1</code>: got <code>%2</code></p>\n<pre>%3</pre>\n")
+                       .arg(esc(kept.expectation), esc(kept.got), esc(QString::fromUtf8(kept.reply)));
+    }
+    return html;
 }
 
 // QSvgGenerator writes a standalone document: inline in HTML it needs no XML declaration, and its size in

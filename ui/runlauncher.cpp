@@ -200,7 +200,7 @@ void RunLauncher::send(ScenarioPage::Prepared prepared)
             const std::chrono::nanoseconds wait = prepared.target.timeout.count() > 0
                 ? prepared.target.timeout
                 : std::chrono::nanoseconds(std::chrono::seconds(30));
-            sent.result = ::rpcscope::sendOnce(*transport, wait);
+            sent.result = ::rpcscope::sendOnce(*transport, wait, prepared.plan.expectations);
             return sent;
         },
         [this, described, ownServer](SentCall sent) {

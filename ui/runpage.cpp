@@ -31,6 +31,20 @@ namespace rpcscope {
 
 namespace {
 
+/// The UNEXPECTED_REPLY row's tooltip: the replies kept of those that failed an --expect (plain text: a reply is
+/// the server's, not markup).
+QString unexpectedRepliesTip(const RunSnapshot &s)
+{
+    if (s.unexpectedReplies.empty())
+        return {};
+    QString tip = QCoreApplication::translate("RunPage", "The first replies that failed an expectation:");
+    for (const UnexpectedReply &kept : s.unexpectedReplies)
+        tip += QStringLiteral("\n\n")
+            + QCoreApplication::translate("RunPage", "%1: got %2\n%3")
+                  .arg(kept.expectation, kept.got, QString::fromUtf8(kept.reply.left(600)));
+    return tip.toHtmlEscaped().prepend(QStringLiteral("<pre>")).append(QStringLiteral("</pre>"));
+}
+
 QTableWidget *makeTable(const QStringList &headers, const QString &name)
 {
     auto *table = new QTableWidget(0, static_cast<int>(headers.size()));
@@ -547,6 +561,9 @@ void RunPage::showSnapshot(const RunSnapshot &s)
     }
     if (s.warmupCalls)
         setRow(row++, tr("Warm-up calls (not counted)"), QString::number(s.warmupCalls));
+    if (s.repliesChecked)
+        setRow(row++, tr("Replies checked (expect)"),
+            tr("%1, %2 unexpected").arg(s.repliesChecked).arg(s.statusCounts[CallStatus::UnexpectedReply]));
     m_summary->setRowCount(row);
 
     // Status codes: every code that occurred, errors never hidden.
@@ -571,6 +588,10 @@ void RunPage::showSnapshot(const RunSnapshot &s)
             const QBrush color = code != CallStatus::Ok ? QBrush(QColor(0xd0, 0x3b, 0x3b)) : m_status->palette().text();
             if (item->foreground() != color)
                 item->setForeground(color);
+            // Replies that failed an expectation: the first ones kept, on hover.
+            const QString tip = code == CallStatus::UnexpectedReply ? unexpectedRepliesTip(s) : QString();
+            if (item->toolTip() != tip)
+                item->setToolTip(tip);
         }
         ++statusRow;
     }

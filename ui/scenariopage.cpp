@@ -126,6 +126,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_checks(line(QStringLiteral("checksEdit"), {}, tr("none, e.g. p99<20ms, error_rate<0.1%"),
           tr("Bounds the run must meet, comma-separated (--check): any percentile, mean, min, max, rps, "
              "error_rate, errors; judged when the run ends.")))
+    , m_expect(new QPlainTextEdit)
     , m_maxReceive(line(QStringLiteral("maxReceiveEdit"), {}, tr("default (gRPC: 4 MiB)"),
           tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
     , m_maxSend(
@@ -195,6 +196,16 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_run->setToolTip(tr("Start the benchmark (Ctrl+R)."));
     m_sendOnce->setObjectName(QStringLiteral("sendOnceButton"));
     m_sendOnce->setToolTip(tr("Make one call and show its reply, status, headers and trailers (Ctrl+Enter)."));
+    m_expect->setObjectName(QStringLiteral("expectEdit"));
+    m_expect->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_expect->setPlaceholderText(tr("none; one per line, e.g. result>0, items.length>=10, {\"status\":\"OK\"}"));
+    m_expect->setToolTip(
+        tr("What replies must hold, one per line (--expect): FIELD OP VALUE with OP one of = != < <= > "
+           ">= (items[0].name=\"a\", items.length>=10), or a JSON object the reply must contain. Checked "
+           "on the first 10 replies, then one in 100; a reply that fails counts as UNEXPECTED_REPLY "
+           "and the first few are kept. Send once checks its reply too."));
+    m_expect->setTabChangesFocus(true);
+    m_expect->setFixedHeight(m_expect->fontMetrics().lineSpacing() * 3 + 12);
     m_reply->setObjectName(QStringLiteral("replyView"));
     m_reply->setReadOnly(true);
     m_reply->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -282,6 +293,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
         fileRow(m_requestBinary, QStringLiteral("requestBinaryBrowse"), false, tr("Serialized request"),
             tr("All files (*)")));
     advancedForm->addRow(tr("Checks:"), m_checks);
+    advancedForm->addRow(tr("Expect:"), m_expect);
     advancedForm->addRow(tr("Max receive:"), m_maxReceive);
     advancedForm->addRow(tr("Max send:"), m_maxSend);
 
@@ -347,6 +359,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     for (QLineEdit *edit : { m_caCert, m_clientCert, m_clientKey, m_serverName, m_authority, m_interval, m_rawSamples,
              m_requestBinary, m_checks })
         connect(edit, &QLineEdit::textChanged, this, later);
+    connect(m_expect, &QPlainTextEdit::textChanged, this, later);
     connect(m_skipVerify, &QCheckBox::toggled, this, later);
     connect(m_clientThreads, &QSpinBox::valueChanged, this, later);
     connect(m_maxReceive, &QLineEdit::textChanged, this, later);
@@ -461,6 +474,7 @@ Scenario ScenarioPage::scenario() const
     s.rawSamples = m_rawSamples->text().trimmed();
     s.requestBinaryFile = m_requestBinary->text().trimmed();
     s.checks = checks();
+    s.expect = expectations();
     return s;
 }
 
@@ -520,6 +534,7 @@ void ScenarioPage::setScenario(const Scenario &document)
     m_rawSamples->setText(s.rawSamples);
     m_requestBinary->setText(s.requestBinaryFile);
     m_checks->setText(s.checks.join(QStringLiteral(", ")));
+    m_expect->setPlainText(s.expect.join(u'\n'));
     m_loading = false;
     validateNow();
 }
@@ -672,6 +687,16 @@ QStringList ScenarioPage::checks() const
     for (const QString &part : m_checks->text().split(u',', Qt::SkipEmptyParts)) {
         if (!part.trimmed().isEmpty())
             out << part.trimmed();
+    }
+    return out;
+}
+
+QStringList ScenarioPage::expectations() const
+{
+    QStringList out;
+    for (const QString &line : m_expect->toPlainText().split(u'\n')) {
+        if (!line.trimmed().isEmpty())
+            out << line.trimmed();
     }
     return out;
 }

@@ -98,6 +98,7 @@ private:
     /// Core's problem with the scenario in the editor's words (its labels, not the document's field names).
     QString describeProblem(const ScenarioProblem &problem) const;
     QStringList checks() const; ///< the Checks field's comma-separated conditions, blanks dropped
+    QStringList expectations() const; ///< the Expect field's lines, blanks dropped
     QWidget *fileRow(
         QLineEdit *edit, const QString &browseName, bool save, const QString &caption, const QString &filter);
 
@@ -145,6 +146,7 @@ private:
     QLineEdit *m_rawSamples;
     QLineEdit *m_requestBinary;
     QLineEdit *m_checks;
+    QPlainTextEdit *m_expect; ///< --expect, one per line
     QLineEdit *m_maxReceive;
     QLineEdit *m_maxSend;
     bool m_loading = false; ///< setScenario() at work: no edited()

@@ -100,6 +100,9 @@ QString ScenarioPage::describeProblem(const ScenarioProblem &problem) const
         { QStringLiteral("connection.key"), tr("Client key") },
         { QStringLiteral("raw_samples"), tr("Raw samples") },
         { QStringLiteral("checks"), tr("Checks") },
+        { QStringLiteral("expect.replies"), tr("Expect") },
+        { QStringLiteral("expect.first"), tr("Expect") },
+        { QStringLiteral("expect.every"), tr("Expect") },
     };
     // Another field named in the message ("needs the rate (load.rate)") is its label too.
     QString message = problem.message;

@@ -50,7 +50,7 @@ int callCommand(const QStringList &arguments)
 
     const std::chrono::nanoseconds wait
         = spec.target.timeout.count() > 0 ? spec.target.timeout : std::chrono::nanoseconds(std::chrono::seconds(30));
-    const SingleCallResult result = sendOnce(*setup.transport, wait);
+    const SingleCallResult result = sendOnce(*setup.transport, wait, spec.plan.expectations);
 
     CallDescription described;
     described.method = spec.request.call;

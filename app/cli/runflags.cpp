@@ -438,6 +438,20 @@ const QList<RunFlag> &runFlags()
                 "A condition the run must meet, else exit 4 (repeatable): p99<10ms, p99.9<=25ms, mean<2ms, max<1s, "
                 "rps>=5000, error_rate<0.1%, errors==0."),
             QStringLiteral("checks"), true, QStringLiteral("p99<20ms"), addText(&Scenario::checks) },
+        { { QStringLiteral("expect") }, QStringLiteral("EXPR"),
+            QStringLiteral(
+                "What sampled replies must hold (repeatable): FIELD OP VALUE with OP = != < <= > >= (result=500500, "
+                "items.length>=10, items[0].name=\"a\", status_text!=\"\"), or a JSON object the reply must contain "
+                "('{\"result\":\"6\"}'). A reply that fails counts as UNEXPECTED_REPLY and the first few are kept "
+                "and shown. Not checked with --discard-response (replies are not decoded)."),
+            QStringLiteral("expect.replies"), true, QStringLiteral("result>0"), addText(&Scenario::expect) },
+        { { QStringLiteral("expect-first") }, QStringLiteral("N"),
+            QStringLiteral("--expect checks the first N replies (default 10), then one in --expect-every."),
+            QStringLiteral("expect.first"), false, QStringLiteral("5"), setText(&Scenario::expectFirst) },
+        { { QStringLiteral("expect-every") }, QStringLiteral("K"),
+            QStringLiteral("After the first ones, --expect checks one reply in K (default 100; 1: every reply; 0: "
+                           "no more)."),
+            QStringLiteral("expect.every"), false, QStringLiteral("10"), setText(&Scenario::expectEvery) },
         { { QStringLiteral("compare-threshold") }, QStringLiteral("T"),
             QStringLiteral("Smallest change --compare-to counts as a regression or improvement (default 5%)."),
             QStringLiteral("history.compare_threshold"), false, QStringLiteral("3%"),

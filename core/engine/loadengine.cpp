@@ -66,6 +66,8 @@ public:
         , m_shards(kShards)
         , m_timing(static_cast<size_t>(plan.concurrency))
     {
+        if (!plan.expectations.empty())
+            m_replyChecker = std::make_unique<ReplyChecker>(plan.expectations, plan.expectSampling);
         for (int i = 0; i < plan.concurrency; ++i)
             m_slots.push_back(m_transport->makeSlot(i, this));
     }
@@ -119,6 +121,8 @@ public:
         const bool cancelledByUs = outcome.status == CallStatus::Cancelled && m_stopping.load() && !outcome.fatal;
         if (outcome.status == CallStatus::Cancelled && m_endedInFlight.load())
             outcome.errorMessage = "still in flight when the run's time (-z) was up";
+        if (m_replyChecker && outcome.status == CallStatus::Ok)
+            m_replyChecker->check(outcome); // sampled replies only
         if (!cancelledByUs)
             record(slot, outcome, now);
         if (!m_openLoop) {
@@ -180,6 +184,10 @@ public:
         }
         for (const auto &[key, count] : errors)
             s.errors.append({ key.first, QString::fromStdString(key.second), count });
+        if (m_replyChecker) {
+            s.repliesChecked = m_replyChecker->checked();
+            s.unexpectedReplies = m_replyChecker->kept();
+        }
         if (otherErrors)
             s.errors.append({ CallStatus::Unknown, QStringLiteral("(other error messages)"), otherErrors });
         std::sort(s.errors.begin(), s.errors.end(), [](const auto &a, const auto &b) { return a.count > b.count; });
@@ -616,6 +624,7 @@ private:
     const bool m_openLoop;
     std::vector<std::unique_ptr<CallSlot>> m_slots;
     mutable std::vector<Shard> m_shards;
+    std::unique_ptr<ReplyChecker> m_replyChecker; ///< set when the plan has --expect
     std::vector<SlotTiming> m_timing;
 
     std::atomic<int> m_phase { WarmupPhase };

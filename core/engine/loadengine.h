@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/expectations.h"
 #include "load/pacer.h"
 #include "metrics/runsnapshot.h"
 
@@ -31,6 +32,9 @@ struct LoadPlan {
     int64_t serverPid = 0; ///< a server process to sample for CPU and RSS (one rpcscope started); 0 = none
     /// Keep every timed call (16 bytes each) for export; off by default so memory stays flat with run length.
     bool recordRawSamples = false;
+    /// --expect: what sampled replies must hold; a reply that does not counts as UNEXPECTED_REPLY.
+    std::vector<Expectation> expectations;
+    ExpectSampling expectSampling;
 };
 
 /// Reads a warm-up given as a number of calls ("100") or a duration ("5s") into @p plan; false with @p error.

@@ -13,6 +13,8 @@ namespace {
 /// Collects one call's end and messages; told on a transport thread, read by the waiting one.
 class OneCallSink final : public CallSink {
 public:
+    explicit OneCallSink(const std::vector<Expectation> &expectations) : m_expectations(expectations) { }
+
     void callDone(int /*slot*/, CallOutcome &outcome) override
     {
         const auto now = std::chrono::steady_clock::now();
@@ -25,8 +27,11 @@ public:
         m_result.errorMessage = outcome.errorMessage;
         m_result.bytesSent = outcome.bytesSent;
         m_result.bytesReceived = outcome.bytesReceived;
-        if (outcome.reply) // decoded while the reply is still the slot's to lend
+        if (outcome.reply) { // decoded while the reply is still the slot's to lend
             m_result.replies.push_back(messageToJson(*outcome.reply, true));
+            if (outcome.status == CallStatus::Ok)
+                checkExpectations(*outcome.reply);
+        }
         m_result.headers = std::move(outcome.headers);
         m_result.trailers = std::move(outcome.trailers);
         m_done.notify_all();
@@ -56,6 +61,21 @@ public:
     }
 
 private:
+    void checkExpectations(const google::protobuf::Message &reply)
+    {
+        for (const Expectation &expectation : m_expectations) {
+            SingleCallResult::Checked checked;
+            checked.expectation = expectation.text();
+            checked.held = expectation.check(reply, &checked.got);
+            if (!checked.held && m_result.status == CallStatus::Ok) {
+                m_result.status = CallStatus::UnexpectedReply;
+                m_result.errorMessage = "reply failed --expect " + expectation.text().toStdString();
+            }
+            m_result.expectations.push_back(std::move(checked));
+        }
+    }
+
+    const std::vector<Expectation> m_expectations; ///< a copy: a sink left behind may still be told of its call
     std::mutex m_mutex;
     std::condition_variable m_done;
     std::chrono::steady_clock::time_point m_started;
@@ -64,9 +84,10 @@ private:
 
 } // namespace
 
-SingleCallResult sendOnce(Transport &transport, std::chrono::nanoseconds wait)
+SingleCallResult sendOnce(
+    Transport &transport, std::chrono::nanoseconds wait, const std::vector<Expectation> &expectations)
 {
-    auto sink = std::make_unique<OneCallSink>();
+    auto sink = std::make_unique<OneCallSink>(expectations);
     std::unique_ptr<CallSlot> slot = transport.makeSlot(0, sink.get());
     sink->started();
     slot->start(0);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/expectations.h"
 #include "transport/transport.h"
 
 #include <QByteArray>
@@ -26,13 +27,22 @@ struct SingleCallResult {
     std::vector<std::chrono::nanoseconds> messageLatencies;
     MetadataLines headers; ///< when the call captured them (GrpcCall::captureMetadata)
     MetadataLines trailers;
+    /// --expect: each expectation checked on the reply, in order (empty when none were given or nothing decoded).
+    struct Checked {
+        QString expectation;
+        bool held = false;
+        QString got; ///< what the reply has instead, when it did not hold
+    };
+    std::vector<Checked> expectations;
 };
 
 /**
  * Makes call number 0 on @p transport and waits for it, at most @p wait (then cancels it and waits for the end the
  * cancel brings, a second at most). The transport's GrpcCall should set captureMetadata for headers and trailers.
- * Blocks: the GUI calls it off its own thread.
+ * Blocks: the GUI calls it off its own thread. A reply that ends OK is checked against @p expectations (--expect): one
+ * that fails any turns the status into UNEXPECTED_REPLY.
  */
-SingleCallResult sendOnce(Transport &transport, std::chrono::nanoseconds wait);
+SingleCallResult sendOnce(
+    Transport &transport, std::chrono::nanoseconds wait, const std::vector<Expectation> &expectations = {});
 
 } // namespace rpcscope

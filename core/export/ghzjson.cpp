@@ -94,7 +94,7 @@ std::optional<double> scenarioNumber(const QJsonObject &scenario, const QString 
 
 QString ghzStatusName(int status)
 {
-    if (status == CallStatus::DecodeError)
+    if (status == CallStatus::DecodeError || status == CallStatus::UnexpectedReply)
         return QStringLiteral("Internal");
     if (status >= 0 && status < static_cast<int>(std::size(kGoStatusNames)))
         return QString::fromLatin1(kGoStatusNames[status]);
@@ -110,6 +110,8 @@ std::optional<int> statusFromName(const QString &name)
         return CallStatus::Cancelled;
     if (key == u"DECODEERROR")
         return CallStatus::DecodeError;
+    if (key == u"UNEXPECTEDREPLY")
+        return CallStatus::UnexpectedReply;
     for (int i = 0; i < static_cast<int>(std::size(kGoStatusNames)); ++i) {
         if (key == QString::fromLatin1(kGoStatusNames[i]).toUpper())
             return i;

@@ -23,6 +23,7 @@ QString callStatusName(int status)
         "DATA_LOSS",
         "UNAUTHENTICATED",
         "DECODE_ERROR",
+        "UNEXPECTED_REPLY",
     };
     if (status >= 0 && status < CallStatus::SlotCount)
         return QString::fromLatin1(names[status]);

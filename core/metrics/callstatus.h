@@ -32,7 +32,9 @@ enum : int {
     Unauthenticated = 16,
     /// The reply arrived but does not parse as the method's response type.
     DecodeError = 17,
-    SlotCount = 18,
+    /// The reply decoded but failed an --expect (only sampled replies are checked).
+    UnexpectedReply = 18,
+    SlotCount = 19,
 };
 }
 

@@ -60,6 +60,11 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     total.bytesSent += block.bytesSent;
     total.bytesReceived += block.bytesReceived;
     total.serverNotifications += block.serverNotifications;
+    total.repliesChecked += block.repliesChecked;
+    for (const UnexpectedReply &kept : block.unexpectedReplies) {
+        if (total.unexpectedReplies.size() < kKeptUnexpectedReplies)
+            total.unexpectedReplies.push_back(kept);
+    }
     total.elapsed += block.elapsed;
     total.plannedCalls += block.plannedCalls;
     total.plannedDuration += block.plannedDuration;

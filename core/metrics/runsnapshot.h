@@ -3,6 +3,7 @@
 #include "callstatus.h"
 #include "latencyhistogram.h"
 
+#include <QByteArray>
 #include <QList>
 #include <QString>
 
@@ -21,6 +22,17 @@ enum class RunState {
 };
 
 QString runStateName(RunState state);
+
+/// A reply that failed an --expect, kept to be shown.
+struct UnexpectedReply {
+    QString expectation; ///< the --expect text that failed
+    QString got; ///< what the reply had instead
+    QByteArray reply; ///< the reply in the proto3 JSON mapping (indented), cut at kUnexpectedReplyBytes
+};
+
+/// Replies kept of those that failed an --expect (the first ones; the rest are only counted), and their size cap.
+inline constexpr size_t kKeptUnexpectedReplies = 5;
+inline constexpr qsizetype kUnexpectedReplyBytes = 4096;
 
 struct RunSnapshot;
 /**
@@ -117,6 +129,10 @@ struct RunSnapshot {
     uint64_t bytesSent = 0;
     uint64_t bytesReceived = 0;
     uint64_t serverNotifications = 0; ///< msgpack-rpc notifications the server sent (skipped, not replies)
+    /// --expect: the replies checked (a sample, ExpectSampling) and the first that failed (they count as
+    /// UNEXPECTED_REPLY). repliesChecked stays 0 when nothing was checked (no --expect, or replies not decoded).
+    uint64_t repliesChecked = 0;
+    std::vector<UnexpectedReply> unexpectedReplies;
 
     std::chrono::nanoseconds elapsed { 0 }; ///< of the timed phase, up to now or to its end
     /// An A/B side's blocks, in order (empty for other runs); blocksConnection says how they connected.

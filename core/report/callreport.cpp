@@ -1,6 +1,7 @@
 #include "callreport.h"
 
 #include "metrics/callstatus.h"
+#include "util/printable.h"
 #include "util/units.h"
 
 namespace rpcscope {
@@ -13,8 +14,8 @@ void appendLines(QString *text, const char *title, const MetadataLines &lines)
         return;
     *text += QLatin1String(title) + QStringLiteral(":\n");
     for (const auto &[key, value] : lines)
-        *text += QStringLiteral("  ") + QString::fromStdString(key) + QStringLiteral(": ")
-            + QString::fromStdString(value) + QLatin1Char('\n');
+        *text += QStringLiteral("  ") + printable(QString::fromStdString(key)) + QStringLiteral(": ")
+            + printable(QString::fromStdString(value)) + QLatin1Char('\n');
 }
 
 } // namespace
@@ -26,7 +27,7 @@ QString formatSingleCall(const CallDescription &call, const SingleCallResult &re
         text += QStringLiteral(" to ") + call.target;
     text += QStringLiteral("\nStatus: ") + callStatusName(result.status);
     if (!result.errorMessage.empty())
-        text += QStringLiteral(": ") + QString::fromStdString(result.errorMessage);
+        text += QStringLiteral(": ") + printable(QString::fromStdString(result.errorMessage), true);
     text += QLatin1Char('\n');
     if (result.answered)
         text += QStringLiteral("Latency: ") + formatDuration(result.latency)
@@ -47,15 +48,24 @@ QString formatSingleCall(const CallDescription &call, const SingleCallResult &re
                                           : QStringLiteral(" after the previous message"))
                     + QLatin1Char(')');
             text += QStringLiteral(":\n")
-                + (result.replies[i].isEmpty() ? QStringLiteral("(not decoded)") : QString::fromUtf8(result.replies[i]))
+                + (result.replies[i].isEmpty() ? QStringLiteral("(not decoded)")
+                                               : printable(QString::fromUtf8(result.replies[i]), true))
                 + QLatin1Char('\n');
         }
     } else if (!result.replies.empty()) {
-        text += QStringLiteral("Reply:\n") + QString::fromUtf8(result.replies.front()) + QLatin1Char('\n');
+        text += QStringLiteral("Reply:\n") + printable(QString::fromUtf8(result.replies.front()), true)
+            + QLatin1Char('\n');
     } else if (result.status == CallStatus::Ok) {
         text += QStringLiteral("Reply: not decoded (--discard-response)\n");
     }
     appendLines(&text, "Trailers", result.trailers);
+    if (!result.expectations.empty()) {
+        text += QStringLiteral("Expect:\n");
+        for (const SingleCallResult::Checked &checked : result.expectations)
+            text += QStringLiteral("  ") + checked.expectation
+                + (checked.held ? QStringLiteral(": held\n")
+                                : QStringLiteral(": FAILED, got ") + printable(checked.got) + u'\n');
+    }
     return text;
 }
 

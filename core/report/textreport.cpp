@@ -1,5 +1,6 @@
 #include "textreport.h"
 
+#include "util/printable.h"
 #include "util/units.h"
 
 #include <QStringList>
@@ -207,7 +208,23 @@ QString formatTextSummary(const RunSnapshot &run)
     if (!run.errors.isEmpty()) {
         out += QStringLiteral("\nError distribution:\n");
         for (const ErrorSample &e : run.errors)
-            out += QStringLiteral("  [%1]\t%2: %3\n").arg(e.count).arg(callStatusName(e.status), e.message);
+            out += QStringLiteral("  [%1]\t%2: %3\n").arg(e.count).arg(callStatusName(e.status), printable(e.message));
+    }
+    if (run.repliesChecked) {
+        const uint64_t unexpected = run.statusCounts[CallStatus::UnexpectedReply];
+        out += QStringLiteral("\nReplies checked (--expect): %1, %2 unexpected\n")
+                   .arg(run.repliesChecked)
+                   .arg(unexpected);
+        for (size_t i = 0; i < run.unexpectedReplies.size(); ++i) {
+            const UnexpectedReply &u = run.unexpectedReplies[i];
+            out += QStringLiteral("  %1. failed %2: got %3\n")
+                       .arg(i + 1)
+                       .arg(printable(u.expectation), printable(u.got));
+            for (const QByteArray &line : u.reply.split('\n'))
+                out += QStringLiteral("     ") + printable(QString::fromUtf8(line)) + u'\n';
+        }
+        if (unexpected > run.unexpectedReplies.size())
+            out += QStringLiteral("  (the first %1 kept)\n").arg(run.unexpectedReplies.size());
     }
     return out;
 }

@@ -11,6 +11,9 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
+
+#include <google/protobuf/descriptor.h>
 
 namespace rpcscope {
 
@@ -314,6 +317,28 @@ bool readOutputs(Checker &c, const Scenario &s, RunSpec *spec)
             return c.fail(QStringLiteral("checks[%1]").arg(i), why);
         spec->checks.push_back(*check);
     }
+    for (qsizetype i = 0; i < s.expect.size(); ++i) {
+        QString why;
+        const std::optional<Expectation> expectation = Expectation::parse(s.expect.at(i), nullptr, &why);
+        if (!expectation)
+            return c.fail(QStringLiteral("expect.replies[%1]").arg(i), why);
+        spec->plan.expectations.push_back(*expectation);
+    }
+    for (const auto &[field, text, into] :
+        { std::tuple(QStringLiteral("expect.first"), s.expectFirst, &spec->plan.expectSampling.first),
+            std::tuple(QStringLiteral("expect.every"), s.expectEvery, &spec->plan.expectSampling.every) }) {
+        if (text.isEmpty())
+            continue;
+        bool ok = false;
+        const qulonglong n = text.trimmed().toULongLong(&ok);
+        if (!ok)
+            return c.fail(field, QStringLiteral("expected a whole number >= 0, got \"%1\"").arg(text));
+        *into = n;
+    }
+    if (!spec->plan.expectations.empty() && s.discardResponse)
+        return c.fail(QStringLiteral("expect.replies"),
+            QStringLiteral("replies are not decoded with discard_response (--discard-response), so nothing could be "
+                           "checked: drop one of them"));
     spec->failOnError = s.failOnError;
     return true;
 }
@@ -494,6 +519,22 @@ std::optional<GrpcCall> prepareCall(const RunSpec &spec, const Schema &schema, S
                 QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only")
                     .arg(method.name, method.kindName()) };
         return std::nullopt;
+    }
+    // The expectations' fields, checked against the reply type now: a typo is a usage error, not a run of failures.
+    if (!spec.plan.expectations.empty() && (method.clientStreaming || method.serverStreaming)) {
+        if (problem)
+            *problem = { QStringLiteral("expect.replies"),
+                QStringLiteral("%1 is a %2 method: --expect checks a unary method's reply, not a stream's messages")
+                    .arg(method.name, method.kindName()) };
+        return std::nullopt;
+    }
+    for (size_t i = 0; i < spec.plan.expectations.size(); ++i) {
+        QString why;
+        if (!Expectation::parse(spec.plan.expectations[i].text(), call->method->output_type(), &why)) {
+            if (problem)
+                *problem = { QStringLiteral("expect.replies[%1]").arg(i), why };
+            return std::nullopt;
+        }
     }
     call->stream = spec.stream;
     return call;

@@ -2,6 +2,7 @@
 
 #include "codec/codec.h"
 #include "compare/checks.h"
+#include "engine/expectations.h"
 #include "transport/transports.h"
 
 #include <QDir>
@@ -269,6 +270,9 @@ QByteArray Scenario::toJson() const
         ab.insert(QStringLiteral("threshold"), abThreshold);
     if (!ab.isEmpty())
         root.insert(QStringLiteral("ab"), ab);
+    section(QStringLiteral("expect"),
+        { { QStringLiteral("replies"), QJsonArray::fromStringList(expect) }, { QStringLiteral("first"), expectFirst },
+            { QStringLiteral("every"), expectEvery } });
     section(QStringLiteral("secrets"),
         { { QStringLiteral("redact"), QJsonArray::fromStringList(secretKeys) },
             { QStringLiteral("keep"), keepSecrets } });
@@ -316,7 +320,8 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         QStringLiteral("metadata"), QStringLiteral("load"), QStringLiteral("connection"), QStringLiteral("raw_samples"),
         QStringLiteral("request_binary_file"), QStringLiteral("checks"), QStringLiteral("request_file"),
         QStringLiteral("fail_on_error"), QStringLiteral("server_command"), QStringLiteral("pinning"),
-        QStringLiteral("output"), QStringLiteral("history"), QStringLiteral("ab"), QStringLiteral("secrets") });
+        QStringLiteral("output"), QStringLiteral("history"), QStringLiteral("ab"), QStringLiteral("secrets"),
+        QStringLiteral("expect") });
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
         sr.rejectUnknown({ QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets") });
@@ -474,6 +479,14 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         hr.string(QStringLiteral("compare_threshold"), &s.compareThreshold);
         r.adopt(hr);
     }
+    if (const auto expect = r.object(QStringLiteral("expect"))) {
+        Reader er = r.child(*expect, QStringLiteral("expect"));
+        er.rejectUnknown({ QStringLiteral("replies"), QStringLiteral("first"), QStringLiteral("every") });
+        er.strings(QStringLiteral("replies"), &s.expect);
+        er.string(QStringLiteral("first"), &s.expectFirst);
+        er.string(QStringLiteral("every"), &s.expectEvery);
+        r.adopt(er);
+    }
     if (const auto secrets = r.object(QStringLiteral("secrets"))) {
         Reader sr = r.child(*secrets, QStringLiteral("secrets"));
         sr.rejectUnknown({ QStringLiteral("redact"), QStringLiteral("keep") });
@@ -547,6 +560,10 @@ std::optional<ScenarioProblem> Scenario::valueProblem() const
     for (qsizetype i = 0; i < checks.size(); ++i) {
         if (QString why; !parseCheck(checks.at(i), &why))
             return problem(QStringLiteral("checks[%1]").arg(i), why);
+    }
+    for (qsizetype i = 0; i < expect.size(); ++i) {
+        if (QString why; !Expectation::parse(expect.at(i), nullptr, &why))
+            return problem(QStringLiteral("expect.replies[%1]").arg(i), why);
     }
     if (!abConnection.isEmpty() && abConnection != u"kept" && abConnection != u"per-block")
         return problem(

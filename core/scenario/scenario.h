@@ -103,6 +103,12 @@ struct Scenario {
     QString requestBinaryFile; ///< -b: the request as a serialized message from this file, instead of `request`
     QString requestFile; ///< -D: the request as JSON from this file (read when the run is prepared), not `request`
     QStringList checks; ///< --check: bounds the run must meet ("p99<20ms", "error_rate<0.1%"); see compare/checks.h
+    /// --expect: what sampled replies must hold ("result=500500", "items.length>=10", a JSON object); see
+    /// engine/expectations.h. expectFirst/expectEvery (--expect-first, --expect-every): which replies are checked, the
+    /// first N then one in K (empty: 10 and 100).
+    QStringList expect;
+    QString expectFirst;
+    QString expectEvery;
     bool failOnError = false; ///< --fail-on-error: a run in which any call failed counts as failed (CLI: exit 1)
 
     // A target that is a server command: when it is ready.

@@ -296,6 +296,15 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
     };
     if (s.serverNotifications)
         o.insert(QStringLiteral("server_notifications"), static_cast<double>(s.serverNotifications));
+    if (s.repliesChecked)
+        o.insert(QStringLiteral("replies_checked"), static_cast<double>(s.repliesChecked));
+    if (!s.unexpectedReplies.empty()) {
+        QJsonArray kept;
+        for (const UnexpectedReply &u : s.unexpectedReplies)
+            kept.append(QJsonObject { { QStringLiteral("expectation"), u.expectation },
+                { QStringLiteral("got"), u.got }, { QStringLiteral("reply"), QString::fromUtf8(u.reply) } });
+        o.insert(QStringLiteral("unexpected_replies"), kept);
+    }
     if (s.openLoop) {
         o.insert(QStringLiteral("service_latency"), histogramToJson(s.serviceLatency));
         o.insert(QStringLiteral("send_lag"), histogramToJson(s.sendLag));
@@ -383,6 +392,27 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     s.bytesSent = r.count(QStringLiteral("bytes_sent"));
     s.bytesReceived = r.count(QStringLiteral("bytes_received"));
     s.serverNotifications = r.count(QStringLiteral("server_notifications"));
+    s.repliesChecked = r.count(QStringLiteral("replies_checked"));
+    const QJsonArray unexpected = r.array(QStringLiteral("unexpected_replies"));
+    if (unexpected.size() > qsizetype(kKeptUnexpectedReplies))
+        return r.fail(QStringLiteral("unexpected_replies"),
+                   QStringLiteral("%1 entries; a run keeps at most %2")
+                       .arg(unexpected.size())
+                       .arg(kKeptUnexpectedReplies)),
+               std::nullopt;
+    for (qsizetype i = 0; i < unexpected.size() && r.ok(); ++i) {
+        Reader u(unexpected.at(i).toObject(), r.path(QStringLiteral("unexpected_replies[%1]").arg(i)), error);
+        UnexpectedReply kept;
+        kept.expectation = u.string(QStringLiteral("expectation"), true);
+        kept.got = u.string(QStringLiteral("got"));
+        kept.reply = u.string(QStringLiteral("reply")).toUtf8();
+        if (!u.ok())
+            return std::nullopt;
+        if (kept.reply.size() > kUnexpectedReplyBytes + 64 || kept.got.size() > kUnexpectedReplyBytes
+            || kept.expectation.size() > kUnexpectedReplyBytes)
+            return u.fail(QStringLiteral("reply"), QStringLiteral("longer than a run keeps (4 KiB)")), std::nullopt;
+        s.unexpectedReplies.push_back(kept);
+    }
     s.elapsed = std::chrono::nanoseconds(r.count(QStringLiteral("elapsed_ns")));
     s.plannedCalls = r.count(QStringLiteral("planned_calls"));
     s.plannedDuration = std::chrono::nanoseconds(r.count(QStringLiteral("planned_duration_ns")));
@@ -472,6 +502,18 @@ QString snapshotInconsistency(const RunSnapshot &s, const QString &where)
                 .arg(ok + failed)
                 .arg(ok)
                 .arg(failed));
+    const uint64_t unexpected = s.statusCounts[CallStatus::UnexpectedReply];
+    if (s.repliesChecked > ok + unexpected)
+        return at(QStringLiteral("replies_checked"),
+            QStringLiteral("%1 replies checked, more than the %2 calls that had one")
+                .arg(s.repliesChecked)
+                .arg(ok + unexpected));
+    if (unexpected > s.repliesChecked || s.unexpectedReplies.size() > unexpected)
+        return at(QStringLiteral("unexpected_replies"),
+            QStringLiteral("%1 kept and %2 counted, of %3 replies checked")
+                .arg(s.unexpectedReplies.size())
+                .arg(unexpected)
+                .arg(s.repliesChecked));
     uint64_t errors = 0;
     for (const ErrorSample &e : s.errors)
         errors += e.count;
