@@ -658,29 +658,33 @@ private Q_SLOTS:
         const QStringList lines = r.out.trimmed().split(QLatin1Char('\n'));
         // Per payload: grpc/protobuf, http x 3 codecs, msgpack/msgpack, none x 3 codecs = 8 cells.
         QCOMPARE(lines.size(), 1 + 2 * 8);
-        QVERIFY(lines.first().startsWith(QStringLiteral("payload,transport,codec,calls,errors,mean_ns")));
+        QVERIFY(
+            lines.first().startsWith(QStringLiteral("payload,stack,transport,codec,concurrency,calls,errors,mean_ns")));
         int withShare = 0;
         for (const QString &line : lines.mid(1)) {
             const QStringList f = line.split(QLatin1Char(','));
-            QCOMPARE(f.size(), 15);
-            QCOMPARE(f.at(3), QStringLiteral("100")); // calls
-            QCOMPARE(f.at(4), QStringLiteral("0")); // errors
-            if (f.at(1) != u"none") {
-                QVERIFY2(!f.at(14).isEmpty(), qPrintable(line)); // every networked cell has its baseline
-                const double share = f.at(14).toDouble();
+            QCOMPARE(f.size(), 17);
+            QCOMPARE(f.at(1), f.at(2) + u'/' + f.at(3)); // the stack: transport/codec
+            QCOMPARE(f.at(4), f.at(2) == u"none" ? QStringLiteral("1") : QStringLiteral("2")); // callers
+            QCOMPARE(f.at(5), QStringLiteral("100")); // calls
+            QCOMPARE(f.at(6), QStringLiteral("0")); // errors
+            if (f.at(2) != u"none") {
+                QVERIFY2(!f.at(16).isEmpty(), qPrintable(line)); // every networked cell has its baseline
+                const double share = f.at(16).toDouble();
                 QVERIFY2(share > 0 && share < 1.5, qPrintable(line));
                 ++withShare;
             }
         }
         QCOMPARE(withShare, 10);
         // The bigger payload costs more bytes on every transport.
-        QVERIFY(lines.at(1).section(QLatin1Char(','), 10, 10).toDouble()
-            < lines.at(9).section(QLatin1Char(','), 10, 10).toDouble());
+        QVERIFY(lines.at(1).section(QLatin1Char(','), 12, 12).toDouble()
+            < lines.at(9).section(QLatin1Char(','), 12, 12).toDouble());
 
         const Result bad = cli({ QStringLiteral("matrix"), QStringLiteral("--call"),
             QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--transports"), QStringLiteral("http") });
         QCOMPARE(bad.exitCode, 2);
-        QVERIFY2(bad.err.contains(QStringLiteral("--http ADDRESS or --builtin")), qPrintable(bad.err));
+        QVERIFY2(bad.err.contains(QStringLiteral("--http ADDRESS, --builtin, or your stacks with --stack")),
+            qPrintable(bad.err));
     }
 
     void scenarioDocumentRunsAndFlagsOverrideIt()

@@ -79,20 +79,22 @@ private Q_SLOTS:
         // grpc/protobuf, http x 3 codecs, msgpack/msgpack, then the no-RPC baseline x 3 codecs.
         const QStringList labels { QStringLiteral("grpc/protobuf"), QStringLiteral("http/protobuf"),
             QStringLiteral("http/json"), QStringLiteral("http/msgpack"), QStringLiteral("msgpack/msgpack"),
-            QStringLiteral("none/protobuf (c=1)"), QStringLiteral("none/json (c=1)"),
-            QStringLiteral("none/msgpack (c=1)") };
+            QStringLiteral("none/protobuf"), QStringLiteral("none/json"), QStringLiteral("none/msgpack") };
         const QStringList lines = p.out.split(u'\n');
         QVERIFY2(lines.first().startsWith(QStringLiteral("payload")), qPrintable(p.out));
         for (qsizetype i = 0; i < labels.size(); ++i) {
             const QStringList row = rowOf(p.out, labels.at(i));
-            QVERIFY2(row.size() == 11, qPrintable(labels.at(i) + QStringLiteral(": ") + row.join(u'|')));
+            QVERIFY2(row.size() == 12, qPrintable(labels.at(i) + QStringLiteral(": ") + row.join(u'|')));
             QCOMPARE(row.at(0), QStringLiteral("(as given)"));
             QVERIFY2(lines.at(i + 1).contains(labels.at(i)), qPrintable(p.out)); // in this order
-            QVERIFY2(row.at(2).endsWith(QStringLiteral("s")) && row.at(2) != u"0 ns", qPrintable(row.join(u'|')));
-            QCOMPARE(row.at(10), QStringLiteral("0")); // errors
-            // Every networked cell has its baseline's share; the baseline itself has none.
+            // The baseline runs with one caller.
             const bool baseline = labels.at(i).startsWith(QStringLiteral("none"));
-            QVERIFY2(row.at(9).endsWith(u'%') != baseline, qPrintable(row.join(u'|')));
+            QCOMPARE(row.at(2), baseline ? QStringLiteral("1") : QStringLiteral("2")); // callers
+            QVERIFY2(row.at(3).endsWith(QStringLiteral("s")) && row.at(3) != u"0 ns", qPrintable(row.join(u'|')));
+            QCOMPARE(row.at(11), QStringLiteral("0")); // errors
+            // Servers given by address are not known to use rpcscope's codecs: no codec share is claimed for
+            // them (tst_cli's --builtin matrix has one).
+            QCOMPARE(row.at(10), QStringLiteral("-"));
         }
         // Each cell told on stderr as it starts.
         QCOMPARE(p.err.count(QStringLiteral("rpcscope-cli matrix: ")), labels.size());
@@ -107,14 +109,19 @@ private Q_SLOTS:
             QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("-c"), QStringLiteral("1") });
         QVERIFY2(p.code == ExitOk, qPrintable(p.err));
         const QStringList failed = rowOf(p.out, QStringLiteral("grpc/protobuf"));
-        QVERIFY2(failed.size() == 11, qPrintable(p.out));
-        QCOMPARE(failed.at(2), QStringLiteral("-")); // mean
-        QCOMPARE(failed.at(3), QStringLiteral("-")); // p50
-        QCOMPARE(failed.at(4), QStringLiteral("-")); // p99
-        QCOMPARE(failed.at(9), QStringLiteral("-")); // codec share
-        QCOMPARE(failed.at(10), QStringLiteral("20")); // errors
+        QVERIFY2(failed.size() == 12, qPrintable(p.out));
+        QCOMPARE(failed.at(3), QStringLiteral("-")); // mean
+        QCOMPARE(failed.at(4), QStringLiteral("-")); // p50
+        QCOMPARE(failed.at(5), QStringLiteral("-")); // p99
+        QCOMPARE(failed.at(6), QStringLiteral("-")); // req/s: not the rate at which it failed
+        QCOMPARE(failed.at(10), QStringLiteral("-")); // codec share
+        QCOMPARE(failed.at(11), QStringLiteral("20")); // errors
+        // And says so, with the error.
+        QVERIFY2(
+            p.out.contains(QStringLiteral("(as given) grpc/protobuf c=1: FAILED, no call ended OK (UNAVAILABLE: ")),
+            qPrintable(p.out));
         const QStringList baseline = rowOf(p.out, QStringLiteral("none/protobuf"));
-        QVERIFY2(baseline.size() == 11 && baseline.at(2) != u"-" && baseline.at(10) == u"0", qPrintable(p.out));
+        QVERIFY2(baseline.size() == 12 && baseline.at(3) != u"-" && baseline.at(11) == u"0", qPrintable(p.out));
 
         // As CSV: the unknown fields are empty.
         const Printed csv = matrix(
@@ -123,11 +130,88 @@ private Q_SLOTS:
                 QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("--format"), QStringLiteral("csv") });
         QVERIFY2(csv.code == ExitOk, qPrintable(csv.err));
         const QStringList fields = csv.out.split(u'\n').value(1).split(u',');
-        QVERIFY2(fields.size() == 15, qPrintable(csv.out));
-        QCOMPARE(fields.at(3), QStringLiteral("20")); // calls
-        QCOMPARE(fields.at(4), QStringLiteral("20")); // errors
-        for (int i : { 5, 6, 7, 8 }) // mean, p50, p90, p99
+        QVERIFY2(fields.size() == 17, qPrintable(csv.out));
+        QCOMPARE(fields.at(1), QStringLiteral("grpc/protobuf")); // stack
+        QCOMPARE(fields.at(5), QStringLiteral("20")); // calls
+        QCOMPARE(fields.at(6), QStringLiteral("20")); // errors
+        for (int i : { 7, 8, 9, 10, 11 }) // mean, p50, p90, p99, requests/s
             QVERIFY2(fields.at(i).isEmpty(), qPrintable(csv.out));
+    }
+
+    void matrixComparesTheUsersStacks()
+    {
+        // The write-up's question in one command: three stacks, each with its own target (an HTTP URL with its
+        // path, a msgpack-rpc method name), two payloads, two concurrency levels, each reply checked, every cell
+        // saved.
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        const QString sum = QStringLiteral("rpcscope.bench.v1.Bench/Sum");
+        const QString protoDir = QStringLiteral(RPCSCOPE_SOURCE_DIR "/proto");
+        const QStringList schema { QStringLiteral("--proto"),
+            protoDir + QStringLiteral("/rpcscope/bench/v1/bench.proto"), QStringLiteral("-i"), protoDir };
+        const Printed p = matrix(schema
+            + QStringList { QStringLiteral("--call"), sum, QStringLiteral("--stack"),
+                QStringLiteral("cpp-grpc=grpc@") + m_grpc.address(), QStringLiteral("--stack"),
+                QStringLiteral("web=http/json@") + m_http.url() + QStringLiteral("/rpcscope.bench.v1.Bench/Sum"),
+                QStringLiteral("--stack"),
+                QStringLiteral("mp=msgpack@") + m_msgpack.address() + QStringLiteral(",method=Sum"),
+                QStringLiteral("--stack"), QStringLiteral("codec=none/json"), QStringLiteral("--payloads"),
+                QStringLiteral("nums=2;nums=1000"), QStringLiteral("-c"), QStringLiteral("1,8"), QStringLiteral("-n"),
+                QStringLiteral("40"), QStringLiteral("--expect"), QStringLiteral("result>=3"), QStringLiteral("--db"),
+                db, QStringLiteral("--label"), QStringLiteral("stacks") });
+        QVERIFY2(p.code == ExitOk, qPrintable(p.err + p.out));
+        QVERIFY2(p.code == ExitOk, qPrintable(p.err + p.out));
+        // Per payload: 3 stacks x 2 levels, then the in-process one once, with one caller.
+        const QStringList lines = p.out.split(u'\n');
+        int rows = 0;
+        for (const QString &payload : { QStringLiteral("nums=2"), QStringLiteral("nums=1000") }) {
+            for (const QString &c : { QStringLiteral("1"), QStringLiteral("8") }) {
+                for (const QString &stack : { QStringLiteral("cpp-grpc (grpc/protobuf)"),
+                         QStringLiteral("web (http/json)"), QStringLiteral("mp (msgpack/msgpack)") }) {
+                    ++rows;
+                    const QStringList row
+                        = lines.value(rows).split(QRegularExpression(QStringLiteral(" {2,}")), Qt::SkipEmptyParts);
+                    QVERIFY2(row.size() == 12, qPrintable(lines.value(rows)));
+                    QCOMPARE(row.at(0), payload);
+                    QCOMPARE(row.at(1), stack);
+                    QCOMPARE(row.at(2), c);
+                    QVERIFY2(row.at(3) != u"-" && row.at(11) == u"0", qPrintable(lines.value(rows)));
+                }
+            }
+            ++rows;
+            QVERIFY2(lines.value(rows).startsWith(payload)
+                    && lines.value(rows).contains(QStringLiteral("codec (none/json)")),
+                qPrintable(p.out));
+        }
+        // Every cell saved, labelled so that any two can be compared later.
+        RunStore store;
+        QString error;
+        QVERIFY2(store.open(db, &error, RunStore::OpenMode::ReadOnly), qPrintable(error));
+        QCOMPARE(store.idsWithLabel(QStringLiteral("stacks"), &error).size(), size_t(14));
+        QCOMPARE(store.idsWithLabel(QStringLiteral("stack:web"), &error).size(), size_t(4));
+        QCOMPARE(store.idsWithLabel(QStringLiteral("c:8"), &error).size(), size_t(6));
+        const std::vector<qint64> big = store.idsWithLabel(QStringLiteral("payload:nums=1000"), &error);
+        QCOMPARE(big.size(), size_t(7));
+        const auto web = store.load(store.idsWithLabel(QStringLiteral("stack:web"), &error).back(), &error);
+        QVERIFY2(web, qPrintable(error));
+        QCOMPARE(web->transport, QStringLiteral("http"));
+        QCOMPARE(web->codec, QStringLiteral("json"));
+        QVERIFY2(web->labels.join(u' ').contains(QStringLiteral("matrix:")), qPrintable(web->labels.join(u' ')));
+        QVERIFY2(web->snapshot.repliesChecked > 0 && web->snapshot.callsOk() == 40, qPrintable(web->name));
+        QVERIFY2(p.err.contains(QStringLiteral("Saved 14 cells as runs #")), qPrintable(p.err));
+
+        // A stack that cannot be reached is shown failed, and the others still run.
+        const Printed failing = matrix(schema
+            + QStringList { QStringLiteral("--call"), sum, QStringLiteral("--stack"),
+                QStringLiteral("ok=grpc@") + m_grpc.address(), QStringLiteral("--stack"),
+                QStringLiteral("down=msgpack@127.0.0.1:1"), QStringLiteral("-n"), QStringLiteral("10"),
+                QStringLiteral("-c"), QStringLiteral("2") });
+        QVERIFY2(failing.code == ExitOk, qPrintable(failing.err + failing.out));
+        const QStringList down = rowOf(failing.out, QStringLiteral("down"));
+        QVERIFY2(down.size() == 12 && down.at(3) == u"-" && down.at(6) == u"-", qPrintable(failing.out));
+        QVERIFY2(failing.out.contains(QStringLiteral("down (msgpack/msgpack) c=2: FAILED")), qPrintable(failing.out));
+        const QStringList ok = rowOf(failing.out, QStringLiteral("ok"));
+        QVERIFY2(ok.size() == 12 && ok.at(3) != u"-" && ok.at(11) == u"0", qPrintable(failing.out));
     }
 
     void matrixRefusesWhatItCannotRun_data()
@@ -136,7 +220,9 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         const QStringList echo { QStringLiteral("--call"), kEcho };
         QTest::newRow("no target") << echo + QStringList { QStringLiteral("--transports"), QStringLiteral("msgpack") }
-                                   << QStringLiteral("no target for msgpack: give --msgpack ADDRESS or --builtin");
+                                   << QStringLiteral(
+                                          "no target for msgpack: give --msgpack ADDRESS, --builtin, or your "
+                                          "stacks with --stack");
         QTest::newRow("bad transport") << echo
                 + QStringList { QStringLiteral("--transports"), QStringLiteral("grpc,quic") }
                                        << QStringLiteral("--transports: \"quic\" is not grpc, http, msgpack or none");
@@ -150,7 +236,45 @@ private Q_SLOTS:
                                        << QStringLiteral("--transport: the matrix sets it per cell");
         QTest::newRow("one target") << echo
                 + QStringList { QStringLiteral("--transports"), QStringLiteral("none"), QStringLiteral("127.0.0.1:1") }
-                                    << QStringLiteral("give targets per transport");
+                                    << QStringLiteral("give targets with --stack, or per transport");
+        const QString grpcStack = QStringLiteral("a=grpc@127.0.0.1:1");
+        QTest::newRow("stack syntax") << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("grpc") }
+                                      << QStringLiteral("--stack \"grpc\": expected NAME=TRANSPORT[/CODEC]@TARGET");
+        QTest::newRow("stack transport") << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("a=quic@x") }
+                                         << QStringLiteral("--stack \"a=quic@x\": \"quic\" is not grpc, http");
+        QTest::newRow("stack codec") << echo
+                + QStringList { QStringLiteral("--stack"), QStringLiteral("a=grpc/json@127.0.0.1:1") }
+                                     << QStringLiteral("grpc carries protobuf only");
+        QTest::newRow("stack target") << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("a=http/json") }
+                                      << QStringLiteral("no target: add @ADDRESS");
+        QTest::newRow("stack in process")
+            << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("a=none/json@127.0.0.1:1") }
+            << QStringLiteral("none runs in process, with no target");
+        QTest::newRow("stack method") << echo
+                + QStringList { QStringLiteral("--stack"), QStringLiteral("a=grpc@127.0.0.1:1,method=sum") }
+                                      << QStringLiteral("method= names a msgpack-rpc method");
+        QTest::newRow("stack name") << echo
+                + QStringList { QStringLiteral("--stack"), QStringLiteral("my stack=grpc@x") }
+                                    << QStringLiteral("the name \"my stack\" may hold");
+        QTest::newRow("stacks named twice")
+            << echo + QStringList { QStringLiteral("--stack"), grpcStack, QStringLiteral("--stack"), grpcStack }
+            << QStringLiteral("two stacks are named \"a\"");
+        QTest::newRow("stack and transports") << echo
+                + QStringList { QStringLiteral("--stack"), grpcStack, QStringLiteral("--transports"),
+                      QStringLiteral("grpc") } << QStringLiteral("--stack names each stack's transport");
+        QTest::newRow("stack and rpc method") << echo
+                + QStringList { QStringLiteral("--stack"), grpcStack, QStringLiteral("--rpc-method"),
+                      QStringLiteral("x") } << QStringLiteral("--rpc-method: the matrix sets it per cell");
+        QTest::newRow("callers") << echo
+                + QStringList { QStringLiteral("--stack"), grpcStack, QStringLiteral("-c"), QStringLiteral("1,many") }
+                                 << QStringLiteral("-c: \"many\" is not a number of callers");
+        QTest::newRow("callers twice") << echo
+                + QStringList { QStringLiteral("--stack"), grpcStack, QStringLiteral("-c"), QStringLiteral("8,8") }
+                                       << QStringLiteral("-c: 8 is given twice");
+        QTest::newRow("stack without a schema") << echo
+                + QStringList { QStringLiteral("--stack"), grpcStack, QStringLiteral("--stack"),
+                      QStringLiteral("b=http/json@http://127.0.0.1:1/x") }
+                                                << QStringLiteral("b c=50: no schema: give a .proto file");
         QTest::newRow("format") << echo + QStringList { QStringLiteral("--format"), QStringLiteral("xml") }
                                 << QStringLiteral("--format: \"xml\" is not text or csv");
         QTest::newRow("export") << echo

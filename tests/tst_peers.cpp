@@ -3,6 +3,7 @@
 // 127.0.0.1 port 0 by the scripts in tests/peers (the setup script installs what they need).
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
@@ -188,6 +189,47 @@ private Q_SLOTS:
             QStringLiteral("--fill"), QStringLiteral("nums=1000"), peer.address });
         QVERIFY2(shown.exitCode == 0, qPrintable(shown.err + shown.out));
         QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"500500\"")), qPrintable(shown.out));
+    }
+
+    void matrixOfTheUsersOwnStacks()
+    {
+        // The write-up's whole question in one command: JSON/HTTP (FastAPI, its own path) vs protobuf/gRPC (grpcio)
+        // vs msgpack-rpc (its own method name), nums=[1,2] vs 1..1000, one and eight callers, each reply checked,
+        // every cell saved.
+        Peer fastapi, grpcio, msgpack;
+        QVERIFY(start(
+            &fastapi, python(), { peerScript("fastapi_server.py"), QStringLiteral("--port"), QStringLiteral("0") }));
+        QVERIFY(start(
+            &grpcio, python(), { peerScript("grpcio_server.py"), QStringLiteral("--port"), QStringLiteral("0") }));
+        QVERIFY(start(
+            &msgpack, python(), { peerScript("msgpackrpc_server.py"), QStringLiteral("--port"), QStringLiteral("0") }));
+        QTemporaryDir dir;
+        const Result r = cli({ QStringLiteral("matrix"), QStringLiteral("--proto"), benchProto(),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--stack"),
+            QStringLiteral("fastapi=http/json@") + fastapi.address + QStringLiteral("/sum"), QStringLiteral("--stack"),
+            QStringLiteral("grpcio=grpc@") + grpcio.address, QStringLiteral("--stack"),
+            QStringLiteral("msgpack=msgpack@") + msgpack.address + QStringLiteral(",method=sum_nums"),
+            QStringLiteral("--payloads"), QStringLiteral("nums=2;nums=1000"), QStringLiteral("-c"),
+            QStringLiteral("1,8"), QStringLiteral("-n"), QStringLiteral("40"), QStringLiteral("--expect"),
+            QStringLiteral("result>=3"), QStringLiteral("--expect-every"), QStringLiteral("1"), QStringLiteral("--db"),
+            dir.filePath(QStringLiteral("runs.sqlite")) });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        int rows = 0;
+        for (const QString &line : r.out.split(u'\n')) {
+            const QStringList cells = line.split(QRegularExpression(QStringLiteral(" {2,}")), Qt::SkipEmptyParts);
+            if (cells.size() != 12 || !cells.at(0).startsWith(QStringLiteral("nums=")))
+                continue;
+            ++rows;
+            QVERIFY2(cells.at(3) != u"-" && cells.at(11) == u"0", qPrintable(line)); // measured, no error
+        }
+        QCOMPARE(rows, 12);
+        QVERIFY2(r.err.contains(QStringLiteral("Saved 12 cells as runs #1 to #12")), qPrintable(r.err));
+        // Every reply was right: none was UNEXPECTED_REPLY, so every cell counted 40 errorless calls (above).
+        const Result listed = cli({ QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"),
+            dir.filePath(QStringLiteral("runs.sqlite")), QStringLiteral("--label"), QStringLiteral("stack:grpcio") });
+        QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        QCOMPARE(listed.out.count(QStringLiteral("stack:grpcio")), 4);
+        QVERIFY2(listed.out.contains(QStringLiteral("grpcio nums=1000 c=8")), qPrintable(listed.out)); // its name
     }
 
     void neovimMsgpackRpcApi()

@@ -1,5 +1,7 @@
 #include "matrixpage.h"
 
+#include "metrics/callstatus.h"
+
 #include "charts.h"
 #include "qcp.h"
 #include "runcontroller.h"
@@ -226,17 +228,24 @@ void MatrixPage::runNext()
         m_running = false;
         m_run->setEnabled(true);
         m_stop->setEnabled(false);
-        m_progress->setText(tr("%n cell(s) done.", nullptr, static_cast<int>(m_results.size())));
+        const auto failed = std::count_if(
+            m_results.begin(), m_results.end(), [](const MatrixResult &r) { return r.run.latency.count() == 0; });
+        m_progress->setText(failed ? tr("%n cell(s) done, %1 FAILED (no call ended OK: see the table).", nullptr,
+                                static_cast<int>(m_results.size()))
+                                         .arg(failed)
+                                   : tr("%n cell(s) done.", nullptr, static_cast<int>(m_results.size())));
         Q_EMIT finished();
         return;
     }
-    const MatrixCell &cell = m_cells.at(m_next);
+    const MatrixCell cell = m_cells.at(m_next); // a copy: the cell is updated below
     QString why;
     ScenarioPage::Variation variation { cell.transport, cell.codec,
         cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts) };
     std::optional<ScenarioPage::Prepared> prepared = m_preparer(variation, &why);
     if (prepared && cell.transport == TransportKind::InProcess)
         prepared->plan.concurrency = 1; // its mean is then one call's codec time
+    if (prepared) // rpcscope's own server uses the baseline's codecs: only then is a codec share known
+        m_cells[m_next].ownServer = prepared->builtin;
     if (!prepared
         || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &why)) {
         m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
@@ -254,7 +263,7 @@ void MatrixPage::cellFinished(const RunSnapshot &snapshot)
 {
     if (!m_running)
         return;
-    m_results.append({ m_cells.at(m_next), snapshot });
+    m_results.append({ m_cells.at(m_next), snapshot, QString() });
     ++m_next;
     redraw();
     runNext();
@@ -318,8 +327,8 @@ void MatrixPage::redraw()
         bars->setPen(color.darker(130));
         bars->setBrush(color);
         for (const MatrixResult &r : std::as_const(m_results)) {
-            if (r.cell.label() != s.label())
-                continue;
+            if (r.cell.label() != s.label() || !r.run.latency.count())
+                continue; // a cell whose calls all failed has no bar (not a bar of 0): the table says why
             const double v = metric(r);
             bars->addData(static_cast<double>(payloads.indexOf(r.cell.payload) + 1), v);
             top = std::max(top, v);
@@ -356,7 +365,7 @@ void MatrixPage::redraw()
             graph->setPen(QPen(cellColor(s), 2));
             graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
             for (const MatrixResult &r : std::as_const(m_results)) {
-                if (r.cell.label() != s.label())
+                if (r.cell.label() != s.label() || !r.run.latency.count())
                     continue;
                 const double x = *payloadSize(r.cell.payload);
                 const double y = metric(r);
@@ -389,20 +398,32 @@ void MatrixPage::redraw()
         const MatrixResult &r = m_results.at(i);
         const double calls = std::max<double>(1, static_cast<double>(r.run.callsCompleted()));
         const double share = codecShare(m_results, i);
+        // A cell in which no call ended OK measured no latency, rate, size or CPU: "-", never 0 ns.
+        const bool measured = r.run.latency.count() > 0;
+        auto known = [measured](const QString &text) { return measured ? text : QStringLiteral("-"); };
         const QStringList cells { r.cell.payload.isEmpty() ? tr("(as given)") : r.cell.payload,
             r.cell.label() + (r.cell.transport == TransportKind::InProcess ? tr(" (c=1)") : QString()),
-            formatNanos(r.run.latency.count() ? r.run.latency.mean() : 0.0),
-            formatNanos(static_cast<double>(r.run.latency.percentile(50))),
-            formatNanos(static_cast<double>(r.run.latency.percentile(99))),
-            QString::number(r.run.requestsPerSecond(), 'f', 0),
-            formatBytes(static_cast<double>(r.run.bytesSent + r.run.bytesReceived) / calls),
-            QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + tr(" us"),
+            known(formatNanos(measured ? r.run.latency.mean() : 0.0)),
+            known(formatNanos(static_cast<double>(r.run.latency.percentile(50)))),
+            known(formatNanos(static_cast<double>(r.run.latency.percentile(99)))),
+            known(QString::number(r.run.requestsPerSecond(), 'f', 0)),
+            known(formatBytes(static_cast<double>(r.run.bytesSent + r.run.bytesReceived) / calls)),
+            known(QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + tr(" us")),
             share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
             QString::number(r.run.callsFailed()) };
+        const QString failure = measured ? QString()
+            : r.run.errors.isEmpty()
+            ? tr("Failed: no call ended OK.")
+            : tr("Failed: no call ended OK. %1: %2")
+                  .arg(callStatusName(r.run.errors.first().status), r.run.errors.first().message);
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells.at(c));
             if (c >= 2)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (!measured) {
+                item->setForeground(QColor(0xd0, 0x3b, 0x3b));
+                item->setToolTip(failure);
+            }
             m_table->setItem(static_cast<int>(i), c, item);
         }
     }

@@ -53,6 +53,7 @@ public:
         LoadPlan plan;
         QString rawSamplesPath; ///< write the raw samples here when the run ends (plan.recordRawSamples is set)
         QString serverCommand; ///< the target is this command: start it, then fill in target.address
+        bool builtin = false; ///< the target is the window's built-in server for the transport
         std::vector<Check> checks; ///< bounds the run must meet, judged when it ends
     };
     /// A variation of the scenario for one cell of a matrix: another transport and codec, extra size knobs.

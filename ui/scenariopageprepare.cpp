@@ -59,6 +59,7 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     p.plan = spec->plan;
     p.rawSamplesPath = spec->rawSamplesPath;
     p.checks = spec->checks;
+    p.builtin = spec->server == RunServer::Builtin;
     if (spec->server == RunServer::Builtin)
         p.target.address = m_builtinTargets.value(spec->transport.kind); // the window's own, already running
     else if (spec->server == RunServer::Command)

@@ -163,7 +163,7 @@ const char *const kGeneralHelp = R"(Usage: rpcscope-cli COMMAND [OPTIONS]
 Commands:
   run      benchmark a method: latency histogram, percentiles, throughput, status codes
   call     make one call and show its reply, status, headers and trailers (run's flags, no load)
-  matrix   run one method over transports x codecs x payloads, one table with the codec's share
+  matrix   run one method over your stacks (or transports x codecs) x payloads x callers, one table
   serve    run a built-in server (serve grpc|http|msgpack|all)
   codecs   time encode/decode per codec for a message (no network)
   history  the saved runs: list, show, delete, rename, label

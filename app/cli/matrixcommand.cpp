@@ -3,7 +3,11 @@
 #include "cliapp.h"
 #include "report/matrixreport.h"
 #include "runcommand.h"
+#include "runflags.h"
 
+#include "scenario/runspec.h"
+
+#include <QDateTime>
 #include <QMap>
 
 namespace rpcscope::cli {
@@ -11,21 +15,35 @@ namespace rpcscope::cli {
 namespace {
 
 const char *const kMatrixHelp
-    = R"(Usage: rpcscope-cli matrix [RUN OPTIONS] [--transports LIST] [--codecs LIST] [--payloads LIST]
+    = R"(Usage: rpcscope-cli matrix [RUN OPTIONS] --stack NAME=TRANSPORT[/CODEC]@TARGET ... [--payloads LIST] [-c LIST]
+       rpcscope-cli matrix [RUN OPTIONS] [--transports LIST] [--codecs LIST] [--payloads LIST] [-c LIST]
 
-Runs the same method over transports x codecs x payloads and prints one table: mean, p50, p99, req/s,
-bytes/call, client and server CPU per call, and which share of the mean is codec time (from the no-RPC
-baseline: the same payload and codec, encoded and decoded in process with one caller).
+Runs the same method over stacks (or transports x codecs) x payloads x concurrency levels and prints one table:
+mean, p50, p99, req/s, bytes/call, client and server CPU per call, errors, and which share of the mean is codec
+time (from the no-RPC baseline: the same payload and codec, encoded and decoded in process with one caller). A
+cell in which no call ended OK shows "-" for what it could not measure, and says why below the table.
 
-  --transports LIST  grpc,http,msgpack,none (default: all four)
-  --codecs LIST      protobuf,json,msgpack (default: all three); each transport runs the codecs it carries:
-                     grpc protobuf, msgpack msgpack, http and none all of them
+  --stack SPEC       one of your stacks (repeatable), each with its own target and method name:
+                       NAME=TRANSPORT[/CODEC]@TARGET[,method=NAME]
+                     TRANSPORT grpc, http, msgpack or none (in process, no target); CODEC protobuf, json or
+                     msgpack (default: the transport's); TARGET an address, an HTTP URL with its path, a server
+                     command with {port}, or builtin; method= the msgpack-rpc method's name. For example:
+                       --stack 'fastapi=http/json@http://127.0.0.1:8000/sum'
+                       --stack 'grpcio=grpc@127.0.0.1:50051'
+                       --stack 'msgpack=msgpack@127.0.0.1:18800,method=sum_nums'
+  --transports LIST  without --stack: grpc,http,msgpack,none (default: all four)
+  --codecs LIST      without --stack: protobuf,json,msgpack (default: all three); each transport runs the codecs
+                     it carries: grpc protobuf, msgpack msgpack, http and none all of them
+  --grpc ADDR, --http URL, --msgpack ADDR
+                     without --stack: targets per transport; or --builtin to start each built-in server
   --payloads LIST    payload variants as --fill specs separated by ';', e.g. 'nums=2;nums=1000'
                      (default: the request as given)
-  --grpc ADDR, --http URL, --msgpack ADDR
-                     targets per transport; or --builtin to start each built-in server
+  -c LIST            concurrency levels, e.g. 1,8,64 (default: run's -c); the no-RPC baseline runs with one
   --format text|csv  (default text)
-Every other option is run's (see 'rpcscope-cli run --help'): --call, -d, --fill, -n, -z, -c, --warmup, ...
+  --save, --db PATH, --label L, --name N
+                     save every cell to the history, one run each, labelled matrix:ID, stack:NAME, payload:P and
+                     c:N, so any two cells can be compared later (rpcscope-cli compare label:stack:a label:stack:b)
+Every other option is run's (see 'rpcscope-cli run --help'): --call, -d, --fill, -n, -z, --warmup, --expect, ...
 )";
 
 } // namespace
@@ -34,12 +52,17 @@ int matrixCommand(const QStringList &arguments)
 {
     const QString cmd = QStringLiteral("matrix");
     QStringList rest { arguments.value(0), QStringLiteral("run") };
-    QString transports = QStringLiteral("grpc,http,msgpack,none");
-    QString codecs = QStringLiteral("protobuf,json,msgpack");
+    QString transports;
+    QString codecs;
     QString payloads;
+    QString levels;
     QString format = QStringLiteral("text");
     QMap<QString, QString> targets;
+    QList<MatrixStack> stacks;
     bool builtin = false;
+    static const QStringList ownFlags { QStringLiteral("transports"), QStringLiteral("codecs"),
+        QStringLiteral("payloads"), QStringLiteral("format"), QStringLiteral("grpc"), QStringLiteral("http"),
+        QStringLiteral("msgpack"), QStringLiteral("stack"), QStringLiteral("concurrency") };
     for (qsizetype i = 2; i < arguments.size(); ++i) {
         const QString &a = arguments.at(i);
         auto value = [&](QString *into) {
@@ -48,66 +71,106 @@ int matrixCommand(const QStringList &arguments)
             *into = arguments.at(++i);
             return true;
         };
-        const QString name = a.startsWith(QStringLiteral("--")) ? a.mid(2).section(QLatin1Char('='), 0, 0) : QString();
-        if (a.startsWith(QStringLiteral("--")) && a.contains(QLatin1Char('='))) {
+        QString name = a.startsWith(QStringLiteral("--")) ? a.mid(2).section(QLatin1Char('='), 0, 0) : QString();
+        if (a == u"-c")
+            name = QStringLiteral("concurrency");
+        if (a.startsWith(QStringLiteral("--")) && a.contains(QLatin1Char('=')) && ownFlags.contains(name)) {
             // --flag=value: split, then handle like --flag value.
-            const QString v = a.section(QLatin1Char('='), 1);
-            if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format"
-                || name == u"grpc" || name == u"http" || name == u"msgpack") {
-                QStringList again = arguments;
-                again.replace(i, QStringLiteral("--") + name);
-                again.insert(i + 1, v);
-                return matrixCommand(again);
-            }
+            QStringList again = arguments;
+            again.replace(i, QStringLiteral("--") + name);
+            again.insert(i + 1, a.section(QLatin1Char('='), 1));
+            return matrixCommand(again);
         }
         if (a == u"-h" || a == u"--help") {
             out() << kMatrixHelp;
             return ExitOk;
         }
-        if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format") {
+        if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format"
+            || name == u"concurrency") {
             QString *into = name == u"transports" ? &transports
                 : name == u"codecs"               ? &codecs
                 : name == u"payloads"             ? &payloads
+                : name == u"concurrency"          ? &levels
                                                   : &format;
             if (!value(into))
-                return usageError(cmd, QStringLiteral("--%1 needs a value").arg(name));
+                return usageError(cmd, QStringLiteral("%1 needs a value").arg(a));
+        } else if (name == u"stack") {
+            QString spec;
+            if (!value(&spec))
+                return usageError(cmd, QStringLiteral("--stack needs NAME=TRANSPORT[/CODEC]@TARGET"));
+            QString why;
+            const std::optional<MatrixStack> stack = parseMatrixStack(spec, &why);
+            if (!stack)
+                return usageError(cmd, QStringLiteral("--stack ") + why);
+            for (const MatrixStack &other : std::as_const(stacks)) {
+                if (other.name == stack->name)
+                    return usageError(cmd, QStringLiteral("--stack: two stacks are named \"%1\"").arg(stack->name));
+            }
+            stacks << *stack;
         } else if (name == u"grpc" || name == u"http" || name == u"msgpack") {
             if (!value(&targets[name]))
                 return usageError(cmd, QStringLiteral("--%1 needs an address").arg(name));
         } else if (a == u"--transport" || a == u"--codec" || a.startsWith(QStringLiteral("--transport="))
-            || a.startsWith(QStringLiteral("--codec="))) {
-            return usageError(
-                cmd, QStringLiteral("%1: the matrix sets it per cell; use --transports / --codecs").arg(a));
+            || a.startsWith(QStringLiteral("--codec=")) || a == u"--rpc-method"
+            || a.startsWith(QStringLiteral("--rpc-method="))) {
+            return usageError(cmd,
+                QStringLiteral("%1: the matrix sets it per cell; use --stack (or --transports / --codecs)").arg(a));
         } else {
             if (a == u"--builtin")
                 builtin = true;
             rest << a;
         }
     }
-    QList<TransportKind> kinds;
-    for (const QString &t : transports.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const auto kind = parseTransport(t);
-        if (!kind)
-            return usageError(cmd, QStringLiteral("--transports: \"%1\" is not grpc, http, msgpack or none").arg(t));
-        kinds << *kind;
+    QList<int> concurrency;
+    for (const QString &level : levels.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int n = level.trimmed().toInt(&ok);
+        if (!ok || n < 1 || n > 100000)
+            return usageError(cmd, QStringLiteral("-c: \"%1\" is not a number of callers from 1 to 100000").arg(level));
+        if (concurrency.contains(n))
+            return usageError(cmd, QStringLiteral("-c: %1 is given twice").arg(n));
+        concurrency << n;
     }
-    QList<Codec> codecList;
-    for (const QString &c : codecs.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const auto codec = parseCodec(c);
-        if (!codec)
-            return usageError(cmd, QStringLiteral("--codecs: \"%1\" is not protobuf, json or msgpack").arg(c));
-        codecList << *codec;
-    }
+    if (!levels.isEmpty() && concurrency.isEmpty())
+        return usageError(cmd, QStringLiteral("-c needs one or more numbers of callers, e.g. 1,8,64"));
     if (format != u"text" && format != u"csv")
         return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or csv").arg(format));
-    for (TransportKind kind : std::as_const(kinds)) {
-        if (kind != TransportKind::InProcess && !builtin && !targets.contains(transportName(kind)))
-            return usageError(
-                cmd, QStringLiteral("no target for %1: give --%1 ADDRESS or --builtin").arg(transportName(kind)));
+    const QStringList variants = payloads.split(QLatin1Char(';'), Qt::SkipEmptyParts);
+    QList<MatrixCell> cells;
+    if (!stacks.isEmpty()) {
+        if (!transports.isEmpty() || !codecs.isEmpty() || !targets.isEmpty() || builtin)
+            return usageError(cmd,
+                QStringLiteral("--stack names each stack's transport, codec and target: drop --transports, "
+                               "--codecs, --grpc/--http/--msgpack and --builtin (a stack's target can be builtin)"));
+        cells = stackCells(stacks, variants, concurrency);
+    } else {
+        QList<TransportKind> kinds;
+        for (const QString &t : (transports.isEmpty() ? QStringLiteral("grpc,http,msgpack,none") : transports)
+                                    .split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const auto kind = parseTransport(t);
+            if (!kind)
+                return usageError(
+                    cmd, QStringLiteral("--transports: \"%1\" is not grpc, http, msgpack or none").arg(t));
+            kinds << *kind;
+        }
+        QList<Codec> codecList;
+        for (const QString &c : (codecs.isEmpty() ? QStringLiteral("protobuf,json,msgpack") : codecs)
+                                    .split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const auto codec = parseCodec(c);
+            if (!codec)
+                return usageError(cmd, QStringLiteral("--codecs: \"%1\" is not protobuf, json or msgpack").arg(c));
+            codecList << *codec;
+        }
+        for (TransportKind kind : std::as_const(kinds)) {
+            if (kind != TransportKind::InProcess && !builtin && !targets.contains(transportName(kind)))
+                return usageError(cmd,
+                    QStringLiteral("no target for %1: give --%1 ADDRESS, --builtin, or your stacks with --stack")
+                        .arg(transportName(kind)));
+        }
+        cells = matrixCells(kinds, codecList, variants, concurrency);
+        if (cells.isEmpty())
+            return usageError(cmd, QStringLiteral("no transport in --transports carries a codec in --codecs"));
     }
-    const QList<MatrixCell> cells = matrixCells(kinds, codecList, payloads.split(QLatin1Char(';'), Qt::SkipEmptyParts));
-    if (cells.isEmpty())
-        return usageError(cmd, QStringLiteral("no transport in --transports carries a codec in --codecs"));
 
     int code = ExitOk;
     std::optional<Scenario> base = scenarioFromArguments(cmd, rest, &code, true);
@@ -117,32 +180,82 @@ int matrixCommand(const QStringList &arguments)
         return ExitUsage;
     if (!base->target.isEmpty() && base->target != u"builtin")
         return usageError(cmd,
-            QStringLiteral("give targets per transport (--grpc, --http, --msgpack) or --builtin, not \"%1\"")
+            QStringLiteral("give targets with --stack, or per transport (--grpc, --http, --msgpack) or --builtin, "
+                           "not \"%1\"")
                 .arg(base->target));
-    QList<MatrixResult> results;
-    for (const MatrixCell &cell : cells) {
+    // Saved cells carry the matrix's id, so the cells of one matrix are found together later.
+    const QString matrixId = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    // Each cell's scenario, all checked before the first runs: a mistake in the last stack costs no load.
+    QList<Scenario> scenarios;
+    QStringList wheres;
+    for (MatrixCell &cell : cells) {
         Scenario scenario = *base;
         scenario.transport = transportName(cell.transport);
         scenario.codec = codecName(cell.codec);
+        if (cell.concurrency > 0)
+            scenario.concurrency = cell.concurrency;
+        cell.concurrency = scenario.concurrency; // what the cell runs with, for the table
         if (cell.transport == TransportKind::InProcess) {
             scenario.target.clear();
-            scenario.concurrency = 1; // one caller, so the mean is the codec's time
+            scenario.concurrency = cell.concurrency = 1; // one caller, so the mean is the codec's time
+        } else if (!cell.stack.isEmpty()) {
+            scenario.target = cell.target;
+            scenario.rpcMethod = cell.rpcMethod;
         } else if (!builtin) {
             scenario.target = targets.value(transportName(cell.transport));
         }
         for (const QString &fill : cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts))
             scenario.fills << fill.trimmed();
-        err() << "rpcscope-cli matrix: " << (cell.payload.isEmpty() ? QString() : cell.payload + QLatin1Char(' '))
-              << cell.label() << "...\n";
+        const QString where = cell.label() + (cell.payload.isEmpty() ? QString() : QLatin1Char(' ') + cell.payload)
+            + QStringLiteral(" c=%1").arg(cell.concurrency);
+        if (base->savesRun()) {
+            scenario.labels << QStringLiteral("matrix:") + matrixId << QStringLiteral("stack:") + cell.label()
+                            << QStringLiteral("c:%1").arg(cell.concurrency);
+            if (!cell.payload.isEmpty())
+                scenario.labels << QStringLiteral("payload:") + cell.payload;
+            scenario.name = base->name.isEmpty() ? where : base->name + QLatin1Char(' ') + where;
+        }
+        ScenarioProblem problem;
+        const std::optional<RunSpec> spec = prepareRun(scenario, &problem);
+        if (!spec)
+            return usageError(cmd, where + QStringLiteral(": ") + describeForCli(problem, scenario));
+        cell.ownServer = spec->server == RunServer::Builtin;
+        // Only gRPC servers describe themselves (reflection); the others need the schema given.
+        if (scenario.protos.isEmpty() && scenario.protosets.isEmpty() && cell.transport != TransportKind::Grpc
+            && (spec->server == RunServer::Address || spec->server == RunServer::Command))
+            return usageError(
+                cmd, where + QStringLiteral(": no schema: give a .proto file or a protoset (reflection is gRPC only)"));
+        scenarios << scenario;
+        wheres << where;
+    }
+    QList<MatrixResult> results;
+    QList<qint64> saved;
+    for (qsizetype i = 0; i < cells.size(); ++i) {
+        const MatrixCell &cell = cells.at(i);
+        const Scenario &scenario = scenarios.at(i);
+        const QString &where = wheres.at(i);
+        err() << "rpcscope-cli matrix: " << where << " ...\n";
         err().flush();
         RunOutcome outcome;
+        outcome.save = true;
         const int code = runScenario(cmd, scenario, &outcome);
+        if (code == ExitRuntime) {
+            // This stack could not be run (its server did not start, its address did not resolve): said above, and
+            // shown as a failed cell; the others still run.
+            results.append({ cell, RunSnapshot(), QStringLiteral("could not be run (see the error above the table)") });
+            continue;
+        }
         if (code != ExitOk)
             return code;
-        results.append({ cell, outcome.snapshot });
+        if (outcome.savedId > 0)
+            saved << outcome.savedId;
+        results.append({ cell, outcome.snapshot, QString() });
     }
     out() << (format == u"csv" ? formatMatrixCsv(results) : formatMatrixTable(results));
     out().flush();
+    if (!saved.isEmpty())
+        err() << "Saved " << saved.size() << " cells as runs #" << saved.first() << " to #" << saved.last()
+              << ", labelled matrix:" << matrixId << '\n';
     return ExitOk;
 }
 

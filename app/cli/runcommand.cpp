@@ -171,7 +171,7 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         return usageError(cmd, QStringLiteral("--raw-samples %1: %2").arg(rawFile.fileName(), rawFile.errorString()));
     // Opened before any load is sent, so a bad --db is a usage error, not a lost run.
     QString error;
-    const bool save = !outcome && spec.save;
+    const bool save = (!outcome || outcome->save) && spec.save;
     RunStore store;
     const QString storePath = spec.db.isEmpty() ? RunStore::defaultPath() : spec.db;
     if (save && !store.open(storePath, &error))
@@ -241,6 +241,7 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         err() << "Saved as run #" << record.id << " in " << store.path() << '\n';
     }
     if (outcome) {
+        outcome->savedId = save ? record.id : 0;
         outcome->snapshot = result;
         outcome->transport = record.transport;
         outcome->codec = record.codec;

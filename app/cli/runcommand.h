@@ -12,9 +12,12 @@ namespace rpcscope::cli {
 
 /// What one run produced, for commands that run several (matrix).
 struct RunOutcome {
+    /// In: save the run when the scenario asks (--save, --db, --label, --name), as run does (matrix: each cell).
+    bool save = false;
     RunSnapshot snapshot;
     QString transport;
     QString codec;
+    int64_t savedId = 0; ///< the run's id in the history when it was saved
 };
 
 /**
@@ -30,8 +33,8 @@ std::optional<Scenario> scenarioFromArguments(
 /**
  * Runs @p scenario: checks it (prepareRun), starts its server, loads its schema, sends the load, and then saves,
  * exports, compares and checks as it says, printing the report. With @p outcome set (matrix), fills it instead of
- * printing and does not save; such callers drop the single-run outputs first (refuseSingleRunOutputs). Returns the
- * exit code.
+ * printing, and saves only when outcome->save; such callers drop the single-run outputs first
+ * (refuseSingleRunOutputs). Returns the exit code.
  */
 int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcome = nullptr);
 

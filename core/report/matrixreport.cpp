@@ -1,31 +1,130 @@
 #include "matrixreport.h"
 
+#include "metrics/callstatus.h"
+#include "util/printable.h"
 #include "util/units.h"
 
+#include <QRegularExpression>
 #include <QTextStream>
+
+#include <algorithm>
 
 namespace rpcscope {
 
-QString MatrixCell::label() const
+QString MatrixStack::spec() const
+{
+    QString text = name + QLatin1Char('=') + transportName(transport) + QLatin1Char('/') + codecName(codec);
+    if (!target.isEmpty())
+        text += QLatin1Char('@') + target;
+    if (!rpcMethod.isEmpty())
+        text += QStringLiteral(",method=") + rpcMethod;
+    return text;
+}
+
+std::optional<MatrixStack> parseMatrixStack(const QString &input, QString *error)
+{
+    auto fail = [&](const QString &why) -> std::optional<MatrixStack> {
+        if (error)
+            *error = QStringLiteral("\"%1\": %2").arg(input, why);
+        return std::nullopt;
+    };
+    const qsizetype equals = input.indexOf(QLatin1Char('='));
+    if (equals <= 0)
+        return fail(
+            QStringLiteral("expected NAME=TRANSPORT[/CODEC]@TARGET, e.g. fastapi=http/json@http://127.0.0.1:8000/sum"));
+    MatrixStack stack;
+    stack.name = input.left(equals).trimmed();
+    static const QRegularExpression nameChars(QStringLiteral("^[A-Za-z0-9_.+:-]+$"));
+    if (!nameChars.match(stack.name).hasMatch())
+        return fail(QStringLiteral("the name \"%1\" may hold letters, digits and . _ + : - only").arg(stack.name));
+    QString rest = input.mid(equals + 1).trimmed();
+    const QString methodKey = QStringLiteral(",method=");
+    if (const qsizetype m = rest.lastIndexOf(methodKey); m >= 0) {
+        stack.rpcMethod = rest.mid(m + methodKey.size()).trimmed();
+        rest = rest.left(m).trimmed();
+        if (stack.rpcMethod.isEmpty())
+            return fail(QStringLiteral("method= needs the server's method name"));
+    }
+    const qsizetype at = rest.indexOf(QLatin1Char('@'));
+    const QString kind = at < 0 ? rest : rest.left(at).trimmed();
+    stack.target = at < 0 ? QString() : rest.mid(at + 1).trimmed();
+    const QString transport = kind.section(QLatin1Char('/'), 0, 0);
+    const auto parsedTransport = parseTransport(transport);
+    if (!parsedTransport)
+        return fail(QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(transport));
+    stack.transport = *parsedTransport;
+    stack.codec = defaultCodec(stack.transport);
+    if (kind.contains(QLatin1Char('/'))) {
+        const QString codec = kind.section(QLatin1Char('/'), 1);
+        const auto parsedCodec = parseCodec(codec);
+        if (!parsedCodec)
+            return fail(QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(codec));
+        stack.codec = *parsedCodec;
+    }
+    const bool carries = stack.transport == TransportKind::Http || stack.transport == TransportKind::InProcess
+        || stack.codec == defaultCodec(stack.transport);
+    if (!carries)
+        return fail(QStringLiteral("%1 carries %2 only")
+                        .arg(transportName(stack.transport), codecName(defaultCodec(stack.transport))));
+    if (stack.transport == TransportKind::InProcess && !stack.target.isEmpty())
+        return fail(QStringLiteral("none runs in process, with no target: drop @%1").arg(stack.target));
+    if (stack.transport != TransportKind::InProcess && stack.target.isEmpty())
+        return fail(QStringLiteral("no target: add @ADDRESS, @URL, @'SERVER COMMAND {port}' or @builtin"));
+    if (!stack.rpcMethod.isEmpty() && stack.transport != TransportKind::Msgpack)
+        return fail(QStringLiteral("method= names a msgpack-rpc method (an HTTP stack's path is in its URL)"));
+    return stack;
+}
+
+QString MatrixCell::kind() const
 {
     return transportName(transport) + QLatin1Char('/') + codecName(codec);
 }
 
-QList<MatrixCell> matrixCells(
-    const QList<TransportKind> &transports, const QList<Codec> &codecs, const QStringList &payloads)
+QString MatrixCell::label() const
+{
+    return stack.isEmpty() ? kind() : stack;
+}
+
+QList<MatrixCell> matrixCells(const QList<TransportKind> &transports, const QList<Codec> &codecs,
+    const QStringList &payloads, const QList<int> &concurrency)
+{
+    QList<MatrixStack> stacks;
+    for (TransportKind transport : transports) {
+        for (Codec codec : codecs) {
+            const bool carries = transport == TransportKind::Http || transport == TransportKind::InProcess
+                || codec == defaultCodec(transport);
+            if (carries)
+                stacks.append({ QString(), transport, codec, QString(), QString() });
+        }
+    }
+    // The baseline last.
+    std::stable_partition(stacks.begin(), stacks.end(),
+        [](const MatrixStack &stack) { return stack.transport != TransportKind::InProcess; });
+    return stackCells(stacks, payloads, concurrency);
+}
+
+QList<MatrixCell> stackCells(
+    const QList<MatrixStack> &stacks, const QStringList &payloads, const QList<int> &concurrency)
 {
     QList<MatrixCell> cells;
     const QStringList variants = payloads.isEmpty() ? QStringList { QString() } : payloads;
+    const QList<int> levels = concurrency.isEmpty() ? QList<int> { 0 } : concurrency;
     for (const QString &payload : variants) {
-        QList<MatrixCell> baseline;
-        for (TransportKind transport : transports) {
-            for (Codec codec : codecs) {
-                const bool carries = transport == TransportKind::Http || transport == TransportKind::InProcess
-                    || codec == defaultCodec(transport);
-                if (!carries)
+        QList<MatrixCell> baseline; // once per payload, after the networked cells of every level
+        for (qsizetype level = 0; level < levels.size(); ++level) {
+            for (const MatrixStack &stack : stacks) {
+                const bool inProcess = stack.transport == TransportKind::InProcess;
+                if (inProcess && level > 0)
                     continue;
-                MatrixCell cell { transport, codec, payload };
-                (transport == TransportKind::InProcess ? baseline : cells).append(cell);
+                MatrixCell cell;
+                cell.transport = stack.transport;
+                cell.codec = stack.codec;
+                cell.payload = payload;
+                cell.concurrency = inProcess ? 1 : levels.at(level);
+                cell.stack = stack.name;
+                cell.target = stack.target;
+                cell.rpcMethod = stack.rpcMethod;
+                (inProcess ? baseline : cells).append(cell);
             }
         }
         cells += baseline;
@@ -51,7 +150,7 @@ double bytesPerCall(const RunSnapshot &run)
 double codecShare(const QList<MatrixResult> &results, qsizetype index)
 {
     const MatrixResult &r = results.at(index);
-    if (r.cell.transport == TransportKind::InProcess)
+    if (r.cell.transport == TransportKind::InProcess || !r.cell.ownServer)
         return -1;
     for (const MatrixResult &other : results) {
         if (other.cell.transport == TransportKind::InProcess && other.cell.codec == r.cell.codec
@@ -67,28 +166,46 @@ QString formatMatrixTable(const QList<MatrixResult> &results)
 {
     QString text;
     QTextStream out(&text);
-    const QStringList header { QStringLiteral("payload"), QStringLiteral("transport/codec"), QStringLiteral("mean"),
-        QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("req/s"), QStringLiteral("bytes/call"),
-        QStringLiteral("client CPU"), QStringLiteral("server CPU"), QStringLiteral("codec share"),
-        QStringLiteral("errors") };
+    const QStringList header { QStringLiteral("payload"), QStringLiteral("stack"), QStringLiteral("c"),
+        QStringLiteral("mean"), QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("req/s"),
+        QStringLiteral("bytes/call"), QStringLiteral("client CPU"), QStringLiteral("server CPU"),
+        QStringLiteral("codec share"), QStringLiteral("errors") };
+    constexpr qsizetype kTextColumns = 2;
     QList<QStringList> rows;
+    QStringList failures;
     for (qsizetype i = 0; i < results.size(); ++i) {
         const MatrixResult &r = results.at(i);
         const double share = codecShare(results, i);
         const bool baseline = r.cell.transport == TransportKind::InProcess;
-        // A cell whose calls all failed has no latency: unknown, not 0 (which would read as the fastest cell).
-        auto latency = [&r](uint64_t ns) { return r.run.latency.count() ? formatNanos(ns) : QStringLiteral("-"); };
-        rows.append({ r.cell.payload.isEmpty() ? QStringLiteral("(as given)") : r.cell.payload,
-            r.cell.label() + (baseline ? QStringLiteral(" (c=1)") : QString()),
+        // A cell whose calls all failed has no latency and no rate: unknown, not 0 (which would read as the fastest
+        // cell) and not the rate at which it failed.
+        const bool measured = r.run.latency.count() > 0;
+        auto latency = [measured](uint64_t ns) { return measured ? formatNanos(ns) : QStringLiteral("-"); };
+        const QString stack
+            = r.cell.stack.isEmpty() ? r.cell.kind() : r.cell.stack + QStringLiteral(" (") + r.cell.kind() + u')';
+        rows.append({ r.cell.payload.isEmpty() ? QStringLiteral("(as given)") : r.cell.payload, stack,
+            r.cell.concurrency > 0 ? QString::number(r.cell.concurrency) : QStringLiteral("-"),
             latency(static_cast<uint64_t>(meanNs(r.run))), latency(r.run.latency.percentile(50)),
-            latency(r.run.latency.percentile(99)), QString::number(r.run.requestsPerSecond(), 'f', 0),
-            formatBytes(static_cast<uint64_t>(bytesPerCall(r.run))),
-            QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
+            latency(r.run.latency.percentile(99)),
+            measured ? QString::number(r.run.requestsPerSecond(), 'f', 0) : QStringLiteral("-"),
+            // Bytes and CPU of calls that all failed (a refused connection) say nothing about the stack.
+            measured ? formatBytes(static_cast<uint64_t>(bytesPerCall(r.run))) : QStringLiteral("-"),
+            measured ? QString::number(r.run.clientCpuPerCallUs(), 'f', 1) + QStringLiteral(" us")
+                     : QStringLiteral("-"),
             baseline || r.run.serverCpuSeconds <= 0
                 ? QStringLiteral("-")
                 : QString::number(r.run.serverCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
             share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
             QString::number(r.run.callsFailed()) });
+        if (!measured) {
+            QString why = QStringLiteral("no call ended OK");
+            if (!r.failure.isEmpty())
+                why = printable(r.failure);
+            else if (!r.run.errors.isEmpty())
+                why += QStringLiteral(" (%1: %2)")
+                           .arg(callStatusName(r.run.errors.first().status), printable(r.run.errors.first().message));
+            failures << QStringLiteral("%1 %2 c=%3: FAILED, %4").arg(rows.last().at(0), stack, rows.last().at(2), why);
+        }
     }
     QList<qsizetype> widths;
     for (qsizetype c = 0; c < header.size(); ++c) {
@@ -100,15 +217,19 @@ QString formatMatrixTable(const QList<MatrixResult> &results)
     auto line = [&](const QStringList &cells) {
         for (qsizetype c = 0; c < cells.size(); ++c) {
             // Text left, numbers right.
-            out << (c < 2 ? cells.at(c).leftJustified(widths.at(c)) : cells.at(c).rightJustified(widths.at(c)));
+            out << (c < kTextColumns ? cells.at(c).leftJustified(widths.at(c))
+                                     : cells.at(c).rightJustified(widths.at(c)));
             out << (c + 1 < cells.size() ? "  " : "\n");
         }
     };
     line(header);
     for (const QStringList &row : std::as_const(rows))
         line(row);
-    out << "\ncodec share: the no-RPC baseline's mean (encode + decode both ways + the method, one caller) over the"
-           " cell's mean, same codec and payload.\n";
+    if (!failures.isEmpty())
+        out << '\n' << failures.join(u'\n') << '\n';
+    out << "\ncodec share: the no-RPC baseline's mean (the request decoded, the method run, the reply encoded and"
+           " decoded: one call's codec work in rpcscope's C++ codecs, one caller) over the cell's mean, same codec and"
+           " payload; only for cells served by rpcscope's built-in servers, which use the same codecs.\n";
     return text;
 }
 
@@ -116,25 +237,32 @@ QString formatMatrixCsv(const QList<MatrixResult> &results)
 {
     QString text;
     QTextStream out(&text);
-    out << "payload,transport,codec,calls,errors,mean_ns,p50_ns,p90_ns,p99_ns,requests_per_s,bytes_sent_per_call,"
-           "bytes_received_per_call,client_cpu_us_per_call,server_cpu_us_per_call,codec_share\n";
+    auto quoted = [](QString field) {
+        if (field.contains(QLatin1Char(',')) || field.contains(QLatin1Char('"')) || field.contains(QLatin1Char('\n')))
+            field = QLatin1Char('"') + field.replace(QStringLiteral("\""), QStringLiteral("\"\"")) + QLatin1Char('"');
+        return field;
+    };
+    out << "payload,stack,transport,codec,concurrency,calls,errors,mean_ns,p50_ns,p90_ns,p99_ns,requests_per_s,"
+           "bytes_sent_per_call,bytes_received_per_call,client_cpu_us_per_call,server_cpu_us_per_call,codec_share\n";
     for (qsizetype i = 0; i < results.size(); ++i) {
         const MatrixResult &r = results.at(i);
-        const double calls = std::max<double>(1, static_cast<double>(r.run.callsCompleted()));
-        QString payload = r.cell.payload;
-        if (payload.contains(QLatin1Char(',')) || payload.contains(QLatin1Char('"')))
-            payload
-                = QLatin1Char('"') + payload.replace(QStringLiteral("\""), QStringLiteral("\"\"")) + QLatin1Char('"');
+        const uint64_t completed = r.run.callsCompleted();
+        const double calls = static_cast<double>(completed);
         const double share = codecShare(results, i);
-        // No OK call, no latency: those fields are left empty rather than 0.
-        auto latency = [&r](double ns) { return r.run.latency.count() ? QString::number(ns, 'f', 0) : QString(); };
-        out << payload << ',' << transportName(r.cell.transport) << ',' << codecName(r.cell.codec) << ','
-            << r.run.callsCompleted() << ',' << r.run.callsFailed() << ',' << latency(meanNs(r.run)) << ','
-            << latency(r.run.latency.percentile(50)) << ',' << latency(r.run.latency.percentile(90)) << ','
-            << latency(r.run.latency.percentile(99)) << ',' << QString::number(r.run.requestsPerSecond(), 'f', 1) << ','
-            << QString::number(static_cast<double>(r.run.bytesSent) / calls, 'f', 1) << ','
-            << QString::number(static_cast<double>(r.run.bytesReceived) / calls, 'f', 1) << ','
-            << QString::number(r.run.clientCpuPerCallUs(), 'f', 2) << ','
+        // No OK call, no latency and no rate: those fields are left empty rather than 0.
+        const bool measured = r.run.latency.count() > 0;
+        auto latency = [measured](double ns) { return measured ? QString::number(ns, 'f', 0) : QString(); };
+        auto perCall = [completed, calls](uint64_t total) {
+            return completed ? QString::number(static_cast<double>(total) / calls, 'f', 1) : QString();
+        };
+        out << quoted(r.cell.payload) << ',' << quoted(r.cell.label()) << ',' << transportName(r.cell.transport) << ','
+            << codecName(r.cell.codec) << ','
+            << (r.cell.concurrency > 0 ? QString::number(r.cell.concurrency) : QString()) << ',' << completed << ','
+            << r.run.callsFailed() << ',' << latency(meanNs(r.run)) << ',' << latency(r.run.latency.percentile(50))
+            << ',' << latency(r.run.latency.percentile(90)) << ',' << latency(r.run.latency.percentile(99)) << ','
+            << (measured ? QString::number(r.run.requestsPerSecond(), 'f', 1) : QString()) << ','
+            << perCall(r.run.bytesSent) << ',' << perCall(r.run.bytesReceived) << ','
+            << (completed ? QString::number(r.run.clientCpuPerCallUs(), 'f', 2) : QString()) << ','
             << (r.run.serverCpuSeconds > 0 ? QString::number(r.run.serverCpuPerCallUs(), 'f', 2) : QString()) << ','
             << (share < 0 ? QString() : QString::number(share, 'f', 4)) << '\n';
     }

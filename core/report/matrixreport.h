@@ -8,41 +8,75 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace rpcscope {
 
-/// One cell of a transport x codec x payload matrix.
+/**
+ * One stack a matrix compares, as the user runs it: a transport and codec, with its own target (an address, an
+ * HTTP URL with its path, a server command, or "builtin" for rpcscope's own server) and its own RPC method name
+ * (msgpack-rpc's method, HTTP's path when the target is a command). Written `NAME=TRANSPORT[/CODEC]@TARGET` with
+ * `,method=NAME` last when the method is the server's own: `fastapi=http/json@http://127.0.0.1:8000/sum`,
+ * `py=msgpack@127.0.0.1:18800,method=sum_nums`, `cpp=grpc@builtin`, `codec=none/json` (no target: in process).
+ */
+struct MatrixStack {
+    QString name;
+    TransportKind transport = TransportKind::Grpc;
+    Codec codec = Codec::Protobuf;
+    QString target; ///< empty for the in-process baseline
+    QString rpcMethod; ///< empty: the schema method's own name
+    QString spec() const; ///< as written
+};
+/// @p spec read (see MatrixStack); std::nullopt with @p error saying which part is wrong.
+std::optional<MatrixStack> parseMatrixStack(const QString &spec, QString *error);
+
+/// One cell of a matrix: a transport x codec (or a named stack) x payload x concurrency.
 struct MatrixCell {
     TransportKind transport = TransportKind::Grpc;
     Codec codec = Codec::Protobuf;
     QString payload; ///< the payload variant, e.g. "nums=1000" (a --fill), or "" for the request as given
-    QString label() const; ///< "grpc/protobuf", "http/json", "none/msgpack"
+    int concurrency = 0; ///< callers; 0: the run's own (-c)
+    QString stack; ///< the stack's name; empty for a transport x codec cell (which goes to the transport's target)
+    QString target; ///< the stack's target
+    QString rpcMethod; ///< the stack's RPC method name
+    /// Served by rpcscope's own built-in server, whose codecs are the baseline's: only then is a codec share known.
+    bool ownServer = false;
+    QString kind() const; ///< "grpc/protobuf", "http/json", "none/msgpack"
+    QString label() const; ///< the stack's name, else kind()
 };
 
 /**
  * The cells worth running for these lists: each transport with each codec it can carry (gRPC protobuf, msgpack-rpc
- * msgpack, HTTP and the no-RPC baseline any), for each payload; payloads outermost, the no-RPC baseline last.
+ * msgpack, HTTP and the no-RPC baseline any), for each payload and concurrency level (none: the run's own); payloads
+ * outermost, then concurrency, the no-RPC baseline last and once per payload (it runs with one caller).
  */
-QList<MatrixCell> matrixCells(
-    const QList<TransportKind> &transports, const QList<Codec> &codecs, const QStringList &payloads);
+QList<MatrixCell> matrixCells(const QList<TransportKind> &transports, const QList<Codec> &codecs,
+    const QStringList &payloads, const QList<int> &concurrency = {});
+/// The same for named stacks, in the order given (an in-process stack once per payload).
+QList<MatrixCell> stackCells(
+    const QList<MatrixStack> &stacks, const QStringList &payloads, const QList<int> &concurrency = {});
 
 struct MatrixResult {
     MatrixCell cell;
     RunSnapshot run;
+    QString failure; ///< why the cell could not be run at all (its server did not start), else empty
 };
 
 /**
  * The codec's share of a cell's mean latency: the no-RPC baseline's mean (run with one caller, so it is the
- * encode/decode/method time of one call) over the cell's mean, for the same codec and payload. -1 when the
- * matrix has no such baseline.
+ * codec work and method time of one call) over the cell's mean, for the same codec and payload. -1 when the matrix
+ * has no such baseline, or the cell's server is not rpcscope's own (another server's codec is not the one the
+ * baseline timed, so no share of its time can be claimed).
  */
 double codecShare(const QList<MatrixResult> &results, qsizetype index);
 
 /**
- * One row per cell: payload, transport, codec, mean, p50, p99, req/s, bytes/call, CPU/call, codec share. A cell
- * without one OK call has no latency: "-", as for any value not measured.
+ * One row per cell: payload, stack (or transport/codec), callers, mean, p50, p99, req/s, bytes/call, CPU/call, codec
+ * share, errors. A cell without one OK call has no latency and no rate: "-", as for any value not measured.
  */
 QString formatMatrixTable(const QList<MatrixResult> &results);
-/// The same as CSV, one header row with units, numbers unformatted (ns, bytes, seconds); unknown values empty.
+/// The same as CSV, one header row with units, numbers unformatted (ns, bytes, seconds), bytes per call sent and
+/// received apart; unknown values empty.
 QString formatMatrixCsv(const QList<MatrixResult> &results);
 
 } // namespace rpcscope
