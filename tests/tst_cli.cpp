@@ -1018,6 +1018,34 @@ private Q_SLOTS:
         const QByteArray svg = read(path("a.svg"));
         QVERIFY(svg.contains("<svg") && svg.contains("Percentile spectrum"));
 
+        // --chart after an output's -o is that output's chart; one before any is every other output's.
+        r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("300"),
+            QStringLiteral("--chart"), QStringLiteral("timeline"), QStringLiteral("-O"), QStringLiteral("svg"),
+            QStringLiteral("-o"), path("t.svg"), QStringLiteral("--chart"), QStringLiteral("throughput"),
+            QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"), path("h.svg"), QStringLiteral("--chart"),
+            QStringLiteral("histogram"), QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"),
+            path("default.svg") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(read(path("t.svg")).contains("Throughput") && !read(path("t.svg")).contains("Latency histogram"));
+        QVERIFY(read(path("h.svg")).contains("Latency histogram") && !read(path("h.svg")).contains("Throughput"));
+        QVERIFY(read(path("default.svg")).contains("Latency over time"));
+        r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("10"),
+            QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"), path("x.svg"), QStringLiteral("--chart"),
+            QStringLiteral("pie") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--chart \"pie\" for -o ")), qPrintable(r.err));
+        QVERIFY(!QFile::exists(path("x.svg")));
+        // export the same way.
+        r = cli({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("-O"), QStringLiteral("svg"),
+            QStringLiteral("-o"), path("e1.svg"), QStringLiteral("--chart"), QStringLiteral("throughput"),
+            QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"), path("e2.svg"), QStringLiteral("--db"),
+            path("runs.sqlite") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(read(path("e1.svg")).contains("Throughput") && !read(path("e1.svg")).contains("Latency histogram"));
+        QVERIFY(read(path("e2.svg")).contains("Latency histogram") && !read(path("e2.svg")).contains("Throughput"));
+
         // The run and a second one, compared in one HTML report from the history.
         r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
             QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("500"),

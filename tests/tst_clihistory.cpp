@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -113,6 +114,33 @@ private Q_SLOTS:
         lines = p.out.split(u'\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 2);
         QVERIFY(lines.at(1).startsWith(QStringLiteral("3 ")));
+    }
+
+    void listKeepsItsColumnsApart()
+    {
+        // Values as long as their column or longer (a matrix cell's name, msgpack/msgpack) are cut or padded so a
+        // space always parts them from the next column; a name's control characters are shown escaped.
+        RunRecord run;
+        run.name = QStringLiteral("mp nums=1000 c=8 from the nightly \x1b[31mmatrix");
+        run.method = QStringLiteral("rpcscope.bench.v1.Bench/ALongMethodNameIndeed");
+        run.transport = QStringLiteral("msgpack");
+        run.codec = QStringLiteral("msgpack");
+        run.startedAt = QDateTime::currentDateTimeUtc();
+        run.snapshot.state = RunState::Finished;
+        for (int i = 0; i < 4000; ++i)
+            run.snapshot.latency.record(1000);
+        run.snapshot.statusCounts[CallStatus::Ok] = 4000;
+        run.snapshot.elapsed = std::chrono::seconds(1);
+        QString error;
+        QVERIFY2(m_store->addRun(run, &error) > 0, qPrintable(error));
+        const Printed p
+            = history(QStringList { QStringLiteral("list"), QStringLiteral("--limit"), QStringLiteral("1") } + db());
+        const QString row = p.out.split(u'\n').value(1);
+        const QStringList columns = row.split(QRegularExpression(QStringLiteral(" +")), Qt::SkipEmptyParts);
+        QVERIFY2(row.contains(QStringLiteral(" msgpack/msgpack ")), qPrintable(row));
+        QVERIFY2(row.contains(QStringLiteral("\u2026 ")), qPrintable(row)); // cut, then a space
+        QVERIFY2(!row.contains(QChar(0x1b)), qPrintable(row));
+        QVERIFY2(columns.contains(QStringLiteral("4000")), qPrintable(row)); // calls, alone in their column
     }
 
     void listRefusesWhatItCannotUse_data()

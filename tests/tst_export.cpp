@@ -853,7 +853,22 @@ private slots:
             QVERIFY2(run, qPrintable(error));
             QCOMPARE(run->snapshot.callsCompleted(), uint64_t(500));
             QCOMPARE(run->origin, QStringLiteral("ghz: g.json (approximate: no details)"));
+            QVERIFY(!run->snapshot.hasClientStats()); // ghz does not report its own CPU or memory
         }
+        // Shown as unknown, not as 0 us and 0 B.
+        QCOMPARE(runCli({ QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("2"),
+                            QStringLiteral("--db"), db },
+                     &output, &errors),
+            0);
+        QVERIFY2(output.contains("Client CPU:\t- (not measured), peak RSS -"), output.constData());
+        QVERIFY2(!output.contains("0.0 us/call"), output.constData());
+        QCOMPARE(runCli({ QStringLiteral("export"), QStringLiteral("2"), QStringLiteral("--db"), db,
+                            QStringLiteral("-O"), QStringLiteral("html"), QStringLiteral("-o"), QStringLiteral("-") },
+                     &output, &errors),
+            0);
+        QVERIFY2(output.contains("<td>Client CPU/call</td><td class=\"num\">-</td>")
+                || output.contains("Client CPU/call</th><td class=\"num\">-</td>"),
+            output.mid(output.indexOf("Client CPU/call") - 20, 200).constData());
 
         // A broken file is named with its field; the good one beside it is still imported.
         const QString broken = dir.filePath(QStringLiteral("broken.json"));

@@ -169,7 +169,7 @@ private Q_SLOTS:
         document.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
         document.clientCpus = QStringLiteral("0");
         document.serverCpus = QStringLiteral("1");
-        document.exports = { { QStringLiteral("csv"), QStringLiteral("/tmp/run.csv") } };
+        document.exports = { { QStringLiteral("csv"), QStringLiteral("/tmp/run.csv"), QString() } };
         document.chart = QStringLiteral("spectrum");
         document.labels = { QStringLiteral("nightly") };
         document.name = QStringLiteral("baseline");
@@ -195,7 +195,7 @@ private Q_SLOTS:
         ScenarioPage runnable;
         runnable.setSchema(builtinBenchSchema());
         runnable.setBuiltinTargets({ { TransportKind::Grpc, QStringLiteral("127.0.0.1:1") } });
-        document.exports = { { QStringLiteral("csv"), QStringLiteral("/no/such/folder/run.csv") } };
+        document.exports = { { QStringLiteral("csv"), QStringLiteral("/no/such/folder/run.csv"), QString() } };
         document.target = QStringLiteral("builtin");
         document.readyPattern.clear(); // for a server command only
         runnable.setScenario(document);

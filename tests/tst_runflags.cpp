@@ -103,6 +103,28 @@ private Q_SLOTS:
         }
     }
 
+    void chartAfterAnOutputIsItsOwn()
+    {
+        QString error;
+        const std::optional<Scenario> s = fromFlags(
+            { QStringLiteral("--chart"), QStringLiteral("spectrum"), QStringLiteral("-O"), QStringLiteral("png"),
+                QStringLiteral("-o"), QStringLiteral("a.png"), QStringLiteral("--chart"), QStringLiteral("throughput"),
+                QStringLiteral("-O"), QStringLiteral("csv"), QStringLiteral("-o"), QStringLiteral("a.csv"),
+                QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"), QStringLiteral("b.svg") },
+            Scenario(), &error);
+        QVERIFY2(s, qPrintable(error));
+        QCOMPARE(s->chart, QStringLiteral("spectrum")); // every rendered output without a chart of its own
+        QCOMPARE(s->exports.size(), 3);
+        QCOMPARE(s->exports.at(0).chart, QStringLiteral("throughput"));
+        QVERIFY(s->exports.at(1).chart.isEmpty() && s->exports.at(2).chart.isEmpty());
+        // Kept through a document.
+        const std::optional<Scenario> back = Scenario::fromJson(s->toJson(), &error);
+        QVERIFY2(back && *back == *s, qPrintable(error));
+        QVERIFY(!Scenario::fromJson(
+            R"({"rpcscope_scenario":1,"output":{"exports":[{"format":"png","file":"a.png","chart":3}]}})", &error));
+        QVERIFY2(error.contains(QStringLiteral("output.exports[0]")), qPrintable(error));
+    }
+
     void flagsOverrideADocumentAndRepeatableOnesAdd()
     {
         Scenario document;

@@ -152,13 +152,16 @@ QList<SummaryMetric> summaryMetrics()
             [ns, pct](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.percentile(pct))); } });
     metrics.append(
         { QStringLiteral("Max"), [ns](const RunSnapshot &s) { return ns(static_cast<double>(s.latency.max())); } });
-    metrics.append({ QStringLiteral("Client CPU/call"),
-        [](const RunSnapshot &s) { return formatNanos(s.clientCpuPerCallUs() * 1e3); } });
+    metrics.append({ QStringLiteral("Client CPU/call"), [](const RunSnapshot &s) {
+                        return s.hasClientStats() ? formatNanos(s.clientCpuPerCallUs() * 1e3) : QStringLiteral("-");
+                    } });
     metrics.append({ QStringLiteral("Server CPU/call"), [](const RunSnapshot &s) {
                         return s.hasServerStats ? formatNanos(s.serverCpuPerCallUs() * 1e3) : QStringLiteral("n/a");
                     } });
-    metrics.append({ QStringLiteral("Client peak RSS"),
-        [](const RunSnapshot &s) { return formatBytes(static_cast<double>(s.clientPeakRssBytes)); } });
+    metrics.append({ QStringLiteral("Client peak RSS"), [](const RunSnapshot &s) {
+                        return s.hasClientStats() ? formatBytes(static_cast<double>(s.clientPeakRssBytes))
+                                                  : QStringLiteral("-");
+                    } });
     metrics.append({ QStringLiteral("Server peak RSS"), [](const RunSnapshot &s) {
                         return s.hasServerStats ? formatBytes(static_cast<double>(s.serverPeakRssBytes))
                                                 : QStringLiteral("n/a");

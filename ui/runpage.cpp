@@ -201,6 +201,8 @@ RunPage::RunPage(QWidget *parent)
 
     auto *tables = new QSplitter(Qt::Vertical);
     tables->addWidget(m_summary);
+    // Status names are long (UNEXPECTED_REPLY, RESOURCE_EXHAUSTED): never cut to "UNEXPECTED..."
+    m_status->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     tables->addWidget(m_status);
     tables->setStretchFactor(0, 3);
     tables->setStretchFactor(1, 1);
@@ -552,8 +554,11 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         setRow(row++, tr("p99 from actual send"), formatNanos(static_cast<double>(s.serviceLatency.percentile(99))));
     }
     if (s.callsCompleted()) {
-        setRow(row++, tr("Client CPU/call"), QStringLiteral("%1 us").arg(s.clientCpuPerCallUs(), 0, 'f', 1));
-        setRow(row++, tr("Client peak RSS"), formatBytes(static_cast<double>(s.clientPeakRssBytes)));
+        // Unknown for an imported report: "-", not 0.
+        setRow(row++, tr("Client CPU/call"),
+            s.hasClientStats() ? QStringLiteral("%1 us").arg(s.clientCpuPerCallUs(), 0, 'f', 1) : QStringLiteral("-"));
+        setRow(row++, tr("Client peak RSS"),
+            s.hasClientStats() ? formatBytes(static_cast<double>(s.clientPeakRssBytes)) : QStringLiteral("-"));
         if (s.hasServerStats) {
             setRow(row++, tr("Server CPU/call"), QStringLiteral("%1 us").arg(s.serverCpuPerCallUs(), 0, 'f', 1));
             setRow(row++, tr("Server peak RSS"), formatBytes(static_cast<double>(s.serverPeakRssBytes)));

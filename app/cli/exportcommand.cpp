@@ -126,19 +126,28 @@ int exportCommand(const QStringList &arguments)
 
     // Everything is rendered before the first file is written, so a format that cannot take these runs (csv-raw
     // without raw samples) leaves no files behind either.
-    const std::optional<ChartKind> chart = parseChartKind(parser.value(QStringLiteral("chart")));
-    if (!chart)
-        return usageError(cmd,
-            QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput")
-                .arg(parser.value(QStringLiteral("chart"))));
+    // --chart right after a png/pdf/svg output's -o is its own chart; another is every other one's.
+    const ChartsByOutput chartNames = chartsByOutput(parser);
+    QList<ChartKind> charts;
+    for (qsizetype i = 0; i < formats.size(); ++i) {
+        const QString name = chartNames.own.contains(i) && isRenderedFormat(formats.at(i)) ? chartNames.own.value(i)
+                                                                                           : chartNames.others;
+        const std::optional<ChartKind> chart = parseChartKind(name);
+        if (!chart)
+            return usageError(cmd,
+                QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline, throughput or message-histogram")
+                    .arg(name));
+        charts << *chart;
+    }
     ChartOptions chartOptions;
     if (!parseChartOptions(parser.value(QStringLiteral("chart-size")), parser.value(QStringLiteral("chart-scale")),
             &chartOptions, &error))
         return usageError(cmd, error);
     QList<QByteArray> rendered;
-    for (const ExportFormat format : formats) {
+    for (qsizetype i = 0; i < formats.size(); ++i) {
+        const ExportFormat format = formats.at(i);
         error.clear();
-        rendered << (isRenderedFormat(format) ? renderExport(runs, format, *chart, chartOptions, &error)
+        rendered << (isRenderedFormat(format) ? renderExport(runs, format, charts.at(i), chartOptions, &error)
                                               : exportRuns(runs, format, &error));
         if (!error.isEmpty())
             return usageError(cmd, error);

@@ -5,6 +5,7 @@
 #include "report/textreport.h"
 #include "store/runjson.h"
 #include "store/runstore.h"
+#include "util/printable.h"
 #include "util/units.h"
 
 #include <QCommandLineParser>
@@ -29,10 +30,13 @@ run labelled NAME) or label:NAME~N.
 Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
 )";
 
+/// @p text in a column @p width wide, at least one space before the next (cut with an ellipsis when longer), its
+/// control characters shown escaped (a name or label comes from whoever wrote the history).
 QString cell(QString text, int width)
 {
-    if (text.size() > width)
-        text = text.left(width - 1) + QChar(0x2026);
+    text = printable(text);
+    if (text.size() >= width)
+        text = text.left(width - 2) + QChar(0x2026);
     return text.leftJustified(width);
 }
 
@@ -97,18 +101,19 @@ int historyCommand(const QStringList &arguments)
             return ExitRuntime;
         }
         out() << cell(QStringLiteral("ID"), 6) << cell(QStringLiteral("STARTED"), 17)
-              << cell(QStringLiteral("STATUS"), 12) << cell(QStringLiteral("NAME"), 22)
-              << cell(QStringLiteral("METHOD"), 18) << cell(QStringLiteral("STACK"), 15)
+              << cell(QStringLiteral("STATUS"), 12) << cell(QStringLiteral("NAME"), 26)
+              << cell(QStringLiteral("METHOD"), 18) << cell(QStringLiteral("STACK"), 17)
               << cell(QStringLiteral("CALLS"), 9) << cell(QStringLiteral("REQ/S"), 10)
               << cell(QStringLiteral("P50"), 10) << cell(QStringLiteral("P99"), 10) << QStringLiteral("LABELS") << '\n';
         for (const RunListEntry &e : rows) {
             out() << cell(QString::number(e.id), 6)
                   << cell(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")), 17)
-                  << cell(e.status, 12) << cell(e.name.isEmpty() ? QStringLiteral("-") : e.name, 22)
-                  << cell(e.method.section(u'/', -1), 18) << cell(e.transport + u'/' + e.codec, 15)
+                  << cell(e.status, 12) << cell(e.name.isEmpty() ? QStringLiteral("-") : e.name, 26)
+                  << cell(e.method.section(u'/', -1), 18) << cell(e.transport + u'/' + e.codec, 17)
                   << cell(QString::number(e.calls), 9) << cell(QString::number(e.rps, 'f', 0), 10)
                   << cell(formatNanos(static_cast<double>(e.p50Ns)), 10)
-                  << cell(formatNanos(static_cast<double>(e.p99Ns)), 10) << e.labels.join(QStringLiteral(", ")) << '\n';
+                  << cell(formatNanos(static_cast<double>(e.p99Ns)), 10)
+                  << printable(e.labels.join(QStringLiteral(", "))) << '\n';
         }
         out().flush();
         return ExitOk;

@@ -45,6 +45,29 @@ bool wantsRenderedFormat(int argc, char *argv[])
     return false;
 }
 
+ChartsByOutput chartsByOutput(const QCommandLineParser &parser)
+{
+    ChartsByOutput charts;
+    const QStringList values = parser.values(QStringLiteral("chart"));
+    qsizetype chart = 0;
+    qsizetype outputs = 0; // -o given so far
+    QString previous;
+    for (const QString &option : parser.optionNames()) {
+        const bool output = option == u"o" || option == u"output";
+        if (output)
+            ++outputs;
+        else if (option == u"chart" && chart < values.size()) {
+            const QString &value = values.at(chart++);
+            if ((previous == u"o" || previous == u"output") && !charts.own.contains(outputs - 1))
+                charts.own.insert(outputs - 1, value);
+            else
+                charts.others = value;
+        }
+        previous = option;
+    }
+    return charts;
+}
+
 bool parseChartOptions(const QString &size, const QString &scale, ChartOptions *options, QString *error)
 {
     options->scale = 2.0;

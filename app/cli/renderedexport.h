@@ -3,7 +3,9 @@
 #include "chartrender.h"
 #include "export/exporter.h"
 
+#include <QCommandLineParser>
 #include <QList>
+#include <QMap>
 
 #include <optional>
 
@@ -23,6 +25,14 @@ bool wantsRenderedFormat(int argc, char *argv[]);
  */
 QByteArray renderExport(
     const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, const ChartOptions &options, QString *error);
+/// Which output each --chart belongs to. QCommandLineParser keeps the order of the options, not which value came
+/// where: a --chart given right after an -o is that output's (index: the -o's, from 0), any other is the chart of
+/// every output without its own (the last such wins; empty when none).
+struct ChartsByOutput {
+    QMap<qsizetype, QString> own;
+    QString others;
+};
+ChartsByOutput chartsByOutput(const QCommandLineParser &parser);
 /// --chart-size WxH (default 1000x600 logical pixels) and --chart-scale S (PNG pixels per logical pixel, default 2:
 /// a 2000x1200 image; 1 for screen size, 3-4 for print) into @p options; false with @p error naming the flag.
 bool parseChartOptions(const QString &size, const QString &scale, ChartOptions *options, QString *error);

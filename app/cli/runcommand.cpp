@@ -156,6 +156,13 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
                     .arg(exportFormatName(output.format)));
         if (QString why; output.file != u"-" && !checkWritable(output.file, &why))
             return usageError(cmd, QStringLiteral("-o ") + why);
+        if (!output.chart.isEmpty() && (!isRenderedFormat(output.format) || !parseChartKind(output.chart)))
+            return usageError(cmd,
+                QStringLiteral("--chart \"%1\" for -o %2: %3")
+                    .arg(output.chart, output.file,
+                        isRenderedFormat(output.format)
+                            ? QStringLiteral("not histogram, spectrum, timeline, throughput or message-histogram")
+                            : QStringLiteral("only png, pdf and svg outputs draw a chart")));
     }
     const std::optional<ChartKind> chart
         = parseChartKind(scenario.chart.isEmpty() ? QStringLiteral("histogram") : scenario.chart);
@@ -266,7 +273,8 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         record.rawSamples = engine.rawSamples();
     for (const RunSpec::Output &output : spec.exports) {
         const QByteArray data = isRenderedFormat(output.format)
-            ? renderExport({ record }, output.format, *chart, chartOptions, &error)
+            ? renderExport({ record }, output.format, output.chart.isEmpty() ? *chart : *parseChartKind(output.chart),
+                chartOptions, &error)
             : exportRun(record, output.format, &error);
         if (data.isEmpty() && !error.isEmpty()) {
             err() << "rpcscope-cli " << cmd << ": -O " << exportFormatName(output.format) << ": " << error << '\n';

@@ -1,5 +1,7 @@
 #include "runflags.h"
 
+#include "renderedexport.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -167,7 +169,7 @@ bool setMetadata(Scenario &s, const QString &value, QString *why)
 // -O and -o come in pairs, in order: an -O adds an export, the -o after it names its file.
 bool addExportFormat(Scenario &s, const QString &value, QString *)
 {
-    s.exports.append({ value, QString() });
+    s.exports.append({ value, QString(), QString() });
     return true;
 }
 
@@ -415,7 +417,8 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("output.exports.file"), true, QStringLiteral("run.csv"), addExportFile },
         { { QStringLiteral("chart") }, QStringLiteral("CHART"),
             QStringLiteral("For -O png|pdf|svg: histogram (default), spectrum, timeline, throughput or "
-                           "message-histogram (streams)."),
+                           "message-histogram (streams). After a png/pdf/svg -o, that output's chart: "
+                           "-O png -o a.png --chart spectrum -O png -o b.png --chart throughput."),
             QStringLiteral("output.chart"), false, QStringLiteral("timeline"), setText(&Scenario::chart) },
         { { QStringLiteral("chart-size") }, QStringLiteral("WxH"),
             QStringLiteral("For -O png|pdf|svg: WIDTHxHEIGHT (default 1000x600)."), QStringLiteral("output.chart_size"),
@@ -565,6 +568,7 @@ std::optional<Scenario> scenarioFromFlags(const QCommandLineParser &parser, Scen
     if (!positional.isEmpty() && parser.isSet(QStringLiteral("builtin")))
         return fail(QStringLiteral("give either a target or --builtin, not both"));
     const qsizetype exportsBefore = s.exports.size();
+    const QString chartBefore = s.chart;
     for (const RunFlag &flag : runFlags()) {
         const QString &name = flag.names.first();
         if (!parser.isSet(name))
@@ -590,6 +594,20 @@ std::optional<Scenario> scenarioFromFlags(const QCommandLineParser &parser, Scen
                         .arg(formats)
                         .arg(files));
     Q_ASSERT(s.exports.size() == exportsBefore + formats);
+    // --chart right after a png/pdf/svg output's -o is that output's own chart; another is the chart of every
+    // rendered output without one.
+    if (parser.isSet(QStringLiteral("chart"))) {
+        static const QStringList rendered { QStringLiteral("png"), QStringLiteral("pdf"), QStringLiteral("svg") };
+        const ChartsByOutput charts = chartsByOutput(parser);
+        s.chart = charts.others.isEmpty() ? chartBefore : charts.others;
+        for (auto it = charts.own.begin(); it != charts.own.end(); ++it) {
+            Scenario::Export &output = s.exports[exportsBefore + it.key()];
+            if (rendered.contains(output.format))
+                output.chart = it.value();
+            else
+                s.chart = it.value(); // after a csv's -o: not that output's, so everyone's
+        }
+    }
     if (!positional.isEmpty())
         s.target = positional.first();
     // Defaults that depend on what was given: a run bounded by time needs no default count, and a concurrency

@@ -139,7 +139,7 @@ QByteArray runsSummaryCsv(const QList<RunRecord> &runs)
         for (const PercentileColumn &column : kPercentileColumns)
             row << (hasOk ? millis(static_cast<double>(ok.percentile(column.percentile))) : QString());
         row << (hasOk ? millis(static_cast<double>(ok.max())) : QString());
-        row << (hasCalls ? number(s.clientCpuPerCallUs(), 3) : QString());
+        row << (hasCalls && s.hasClientStats() ? number(s.clientCpuPerCallUs(), 3) : QString());
         // Empty, not 0, when rpcscope could not sample the server: 0 would read as a free server.
         row << (hasCalls && s.hasServerStats ? number(s.serverCpuPerCallUs(), 3) : QString());
         row << (s.clientPeakRssBytes ? count(s.clientPeakRssBytes) : QString());

@@ -154,6 +154,9 @@ struct RunSnapshot {
     std::chrono::nanoseconds eta() const;
     /// Open loop: false when the client could not send at the intended rate (the numbers then say so).
     bool keptUp() const;
+    /// A run always spends some CPU and memory: none at all means they were not measured (an imported ghz report),
+    /// which is shown as unknown ("-"), never as 0.
+    bool hasClientStats() const { return clientCpuSeconds > 0 || clientPeakRssBytes > 0; }
     double clientCpuPerCallUs() const
     {
         return callsCompleted() ? clientCpuSeconds * 1e6 / static_cast<double>(callsCompleted()) : 0.0;

@@ -88,11 +88,13 @@ QString formatTextSummary(const RunSnapshot &run)
     if (run.serverNotifications)
         out += QStringLiteral("  Notifications:\t%1 from the server (msgpack-rpc; skipped, not replies)\n")
                    .arg(run.serverNotifications);
-    if (run.callsCompleted())
+    if (run.callsCompleted() && run.hasClientStats())
         out += QStringLiteral("  Client CPU:\t%1 us/call (%2 s in all), peak RSS %3\n")
                    .arg(run.clientCpuPerCallUs(), 0, 'f', 1)
                    .arg(run.clientCpuSeconds, 0, 'f', 2)
                    .arg(formatBytes(static_cast<double>(run.clientPeakRssBytes)));
+    else if (run.callsCompleted())
+        out += QStringLiteral("  Client CPU:\t- (not measured), peak RSS -\n");
     if (run.hasServerStats && run.callsCompleted())
         out += QStringLiteral("  Server CPU:\t%1 us/call (%2 s in all), peak RSS %3\n")
                    .arg(run.serverCpuPerCallUs(), 0, 'f', 1)

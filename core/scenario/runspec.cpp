@@ -282,6 +282,7 @@ bool readOutputs(Checker &c, const Scenario &s, RunSpec *spec)
         const QString field = QStringLiteral("output.exports[%1]").arg(i);
         RunSpec::Output out;
         out.file = e.file;
+        out.chart = e.chart;
         const std::optional<ExportFormat> format = parseExportFormat(e.format);
         if (!format)
             return c.fail(field + QStringLiteral(".format"),

@@ -48,6 +48,7 @@ struct RunSpec {
     struct Output {
         ExportFormat format = ExportFormat::Summary;
         QString file; ///< "-" = standard output
+        QString chart; ///< png/pdf/svg: its own chart, as named (the front end reads it); empty = the run's
     };
     std::vector<Output> exports;
     bool save = false; ///< keep the run in the history (db, or the default database)

@@ -254,8 +254,12 @@ QByteArray Scenario::toJson() const
     section(QStringLiteral("pinning"),
         { { QStringLiteral("client_cpus"), clientCpus }, { QStringLiteral("server_cpus"), serverCpus } });
     QJsonArray exportList;
-    for (const Export &e : exports)
-        exportList.append(QJsonObject { { QStringLiteral("format"), e.format }, { QStringLiteral("file"), e.file } });
+    for (const Export &e : exports) {
+        QJsonObject entry { { QStringLiteral("format"), e.format }, { QStringLiteral("file"), e.file } };
+        if (!e.chart.isEmpty())
+            entry.insert(QStringLiteral("chart"), e.chart);
+        exportList.append(entry);
+    }
     section(QStringLiteral("output"),
         { { QStringLiteral("exports"), exportList }, { QStringLiteral("chart"), chart },
             { QStringLiteral("chart_size"), chartSize }, { QStringLiteral("chart_scale"), chartScale } });
@@ -446,14 +450,17 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         const QJsonArray exports = list.toArray();
         for (qsizetype i = 0; orr.ok() && i < exports.size(); ++i) {
             const QJsonObject e = exports.at(i).toObject();
+            const bool chart = e.contains(QStringLiteral("chart"));
             if (!exports.at(i).isObject() || !e.value(QStringLiteral("format")).isString()
-                || !e.value(QStringLiteral("file")).isString() || e.size() != 2) {
+                || !e.value(QStringLiteral("file")).isString()
+                || (chart && !e.value(QStringLiteral("chart")).isString()) || e.size() != (chart ? 3 : 2)) {
                 orr.fail(QStringLiteral("exports[%1]").arg(i),
-                    QStringLiteral("expected {\"format\": \"csv\", \"file\": \"run.csv\"}"));
+                    QStringLiteral("expected {\"format\": \"png\", \"file\": \"run.png\"} and, for a chart, "
+                                   "\"chart\": \"spectrum\""));
                 break;
             }
-            s.exports.append(
-                { e.value(QStringLiteral("format")).toString(), e.value(QStringLiteral("file")).toString() });
+            s.exports.append({ e.value(QStringLiteral("format")).toString(), e.value(QStringLiteral("file")).toString(),
+                e.value(QStringLiteral("chart")).toString() });
         }
         r.adopt(orr);
     }

@@ -123,10 +123,11 @@ struct Scenario {
     struct Export {
         QString format; ///< an exportFormatNames() name, or png, pdf, svg
         QString file; ///< "-" = standard output
+        QString chart; ///< png/pdf/svg: this output's chart (--chart after its -o); empty = `chart` below
         bool operator==(const Export &) const = default;
     };
     QList<Export> exports; ///< -O FORMAT -o FILE
-    QString chart; ///< --chart: the chart of png/pdf/svg exports; empty = histogram
+    QString chart; ///< --chart: the chart of png/pdf/svg exports without one of their own; empty = histogram
     QString chartSize; ///< --chart-size WIDTHxHEIGHT; empty = 1000x600
     QString chartScale; ///< --chart-scale; empty = 2
 
