@@ -9,11 +9,20 @@ mkdir -p "$out" docs
 export QT_QPA_PLATFORMTHEME=
 RPCSCOPE_DB=$(mktemp -d)/runs.sqlite
 export RPCSCOPE_DB
+# Settings of their own too (the user's stacks, window layout), so the pictures do not depend on this machine's.
+XDG_CONFIG_HOME=$(mktemp -d)
+export XDG_CONFIG_HOME
 gui() { xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" "$@"; }
 cli="$build/app/rpcscope-cli"
 gui --screenshot "$out/start.png"
 gui --run --screenshot "$out/run-finished.png"
 gui --method rpcscope.bench.v1.Bench/Sum --calls 2000 --matrix 'nums=2;nums=100;nums=1000' --screenshot "$out/compare-stacks.png"
+# The same with stacks of one's own (here the built-in servers by name, and one that is down), kept in the settings.
+mkdir -p "$XDG_CONFIG_HOME/rpcscope"
+printf '[matrix]\nstacks=%s\n' '"grpc-cpp=grpc/protobuf@builtin", "web=http/json@builtin", "mp=msgpack/msgpack@builtin", "down=grpc/protobuf@127.0.0.1:1", "codec=none/json"' \
+    > "$XDG_CONFIG_HOME/rpcscope/rpcscope.conf"
+gui --method rpcscope.bench.v1.Bench/Sum --calls 2000 --matrix 'nums=2;nums=100;nums=1000' --screenshot "$out/compare-my-stacks.png"
+rm "$XDG_CONFIG_HOME/rpcscope/rpcscope.conf"
 gui --run --duration 30s --calls 0 --screenshot-after 2500 --screenshot "$out/mid-run.png"
 gui --method rpcscope.bench.v1.Bench/List --send-once --screenshot "$out/send-once.png"
 gui tests/data/broken/syntax.proto --screenshot "$out/schema-errors.png"
@@ -32,4 +41,4 @@ gui --history --screenshot "$out/history.png"
 gui --compare "$ab_a,$ab_b" --screenshot "$out/compare-runs.png"
 "$cli" export "$ab_a" "$ab_b" --db "$RPCSCOPE_DB" -O png -o "$out/exported-spectrum.png" --chart spectrum \
     -O html -o docs/sample-comparison-report.html
-echo "wrote $out/{start,run-finished,send-once,compare-stacks,mid-run,schema-errors,stream-mid-run,history,compare-runs,exported-spectrum}.png and docs/sample-comparison-report.html"
+echo "wrote $out/{start,run-finished,send-once,compare-stacks,compare-my-stacks,mid-run,schema-errors,stream-mid-run,history,compare-runs,exported-spectrum}.png and docs/sample-comparison-report.html"

@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QMessageBox>
 #include <QScopeGuard>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBlock>
@@ -237,7 +238,7 @@ private Q_SLOTS:
         QCOMPARE(page->sizeChart()->graphCount(), 6);
         QCOMPARE(page->table()->rowCount(), 12);
         QCOMPARE(page->table()->item(0, 1)->text(), QStringLiteral("grpc/protobuf"));
-        QVERIFY(page->table()->item(0, 8)->text().endsWith(QLatin1Char('%'))); // its codec share
+        QVERIFY(page->table()->item(0, 9)->text().endsWith(QLatin1Char('%'))); // its codec share
         // A payload that does not fit the request is refused before anything runs.
         child<QLineEdit>("matrixPayloads")->setText(QStringLiteral("nope=3"));
         QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
@@ -245,6 +246,71 @@ private Q_SLOTS:
         QVERIFY2(child<QLabel>("matrixProgress")->text().contains(QStringLiteral("nope")),
             qPrintable(child<QLabel>("matrixProgress")->text()));
         child<QCheckBox>("matrix_json")->setChecked(true);
+        m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        m_window->scenarioPage()->setFills(QStringLiteral("payload=1KiB"));
+    }
+
+    void stackComparisonOfTheUsersStacks()
+    {
+        // Stacks of the user's, each with its own target (here the window's built-in servers, one by a URL with its
+        // path) and one that cannot be reached, at two caller counts.
+        m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
+        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
+        child<QSpinBox>("callsEdit")->setValue(100);
+        child<QLineEdit>("matrixPayloads")->setText(QStringLiteral("nums=2"));
+        child<QLineEdit>("matrixCallers")->setText(QStringLiteral("1,4"));
+        const QMap<TransportKind, QString> targets = m_window->builtinServers()->targets();
+        MatrixPage *page = m_window->matrixPage();
+        page->setStacks({ { QStringLiteral("mine"), TransportKind::Grpc, Codec::Protobuf,
+                              targets.value(TransportKind::Grpc), QString() },
+            { QStringLiteral("web"), TransportKind::Http, Codec::Json,
+                targets.value(TransportKind::Http) + QStringLiteral("/rpcscope.bench.v1.Bench/Sum"), QString() },
+            { QStringLiteral("down"), TransportKind::Msgpack, Codec::Msgpack, QStringLiteral("127.0.0.1:1"),
+                QStringLiteral("Sum") } });
+        QSignalSpy finished(page, &MatrixPage::finished);
+        QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
+        QVERIFY2(page->isRunning(), qPrintable(child<QLabel>("matrixProgress")->text()));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(page->results().size(), 6); // 3 stacks x 2 levels
+        for (const MatrixResult &r : page->results()) {
+            QCOMPARE(r.cell.concurrency, r.cell.concurrency == 1 ? 1 : 4);
+            if (r.cell.stack == u"down") {
+                QCOMPARE(r.run.callsOk(), 0ULL);
+                continue;
+            }
+            QVERIFY2(r.run.callsOk() == 100, qPrintable(r.cell.label()));
+        }
+        QCOMPARE(page->table()->item(1, 1)->text(), QStringLiteral("web (http/json)"));
+        QCOMPARE(page->table()->item(3, 2)->text(), QStringLiteral("4"));
+        QCOMPARE(page->table()->item(2, 3)->text(), QStringLiteral("-")); // down: no latency, not 0 ns
+        QVERIFY(page->table()->item(2, 3)->toolTip().startsWith(QStringLiteral("Failed")));
+        QCOMPARE(page->table()->item(0, 9)->text(), QStringLiteral("-")); // not rpcscope's codec: no share claimed
+        // A bar per stack and level; the failed stack's bars are missing, not 0.
+        QCOMPARE(page->barChart()->plottableCount(), 6);
+        QStringList names;
+        for (int i = 0; i < page->barChart()->plottableCount(); ++i) {
+            names << page->barChart()->plottable(i)->name();
+            QCOMPARE(page->barChart()->plottable(i)->interface1D()->dataCount(),
+                page->barChart()->plottable(i)->name().startsWith(QStringLiteral("down")) ? 0 : 1);
+        }
+        QVERIFY2(names.contains(QStringLiteral("mine c=4")) && names.contains(QStringLiteral("down c=1 (failed)")),
+            qPrintable(names.join(u',')));
+        QVERIFY(!child<QCheckBox>("matrix_grpc")->isEnabled()); // the boxes are not used while stacks are listed
+        QVERIFY2(child<QLabel>("matrixProgress")->text().contains(QStringLiteral("2 FAILED")),
+            qPrintable(child<QLabel>("matrixProgress")->text()));
+        // A row that is not a stack is named before anything runs; the stacks are kept for the next session.
+        QString error;
+        QVERIFY(page->stacks(&error));
+        QCOMPARE(QSettings().value(QStringLiteral("matrix/stacks")).toStringList().size(), 3);
+        page->setStacks({ { QStringLiteral("bad"), TransportKind::Http, Codec::Json, QString(), QString() } });
+        QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
+        QVERIFY(!page->isRunning());
+        QVERIFY2(child<QLabel>("matrixProgress")->text().startsWith(QStringLiteral("Stack row 1: ")),
+            qPrintable(child<QLabel>("matrixProgress")->text()));
+        page->setStacks({});
+        QVERIFY(child<QCheckBox>("matrix_grpc")->isEnabled());
+        child<QLineEdit>("matrixCallers")->clear();
         m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         m_window->scenarioPage()->setFills(QStringLiteral("payload=1KiB"));

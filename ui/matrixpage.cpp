@@ -15,8 +15,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -25,9 +28,23 @@ namespace rpcscope {
 
 namespace {
 
-/// One colour per transport/codec, the same in both charts; readable on light and dark backgrounds.
-QColor cellColor(const MatrixCell &cell)
+const QString kStacksKey = QStringLiteral("matrix/stacks");
+
+/// The kinds a stack can be, as its Transport/codec cell offers them.
+const QStringList kStackKinds { QStringLiteral("grpc/protobuf"), QStringLiteral("http/json"),
+    QStringLiteral("http/protobuf"), QStringLiteral("http/msgpack"), QStringLiteral("msgpack/msgpack"),
+    QStringLiteral("none/protobuf"), QStringLiteral("none/json"), QStringLiteral("none/msgpack") };
+
+/// One colour per transport/codec (a user's stack: per series, in order), the same in both charts; readable on
+/// light and dark backgrounds.
+QColor cellColor(const MatrixCell &cell, qsizetype series)
 {
+    if (!cell.stack.isEmpty()) {
+        static const QColor palette[] = { QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+            QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2),
+            QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf) };
+        return palette[series % qsizetype(std::size(palette))];
+    }
     static const QMap<QString, QColor> colors {
         { QStringLiteral("grpc/protobuf"), QColor(0x1f, 0x77, 0xb4) },
         { QStringLiteral("http/json"), QColor(0xff, 0x7f, 0x0e) },
@@ -38,7 +55,7 @@ QColor cellColor(const MatrixCell &cell)
         { QStringLiteral("none/json"), QColor(0xbc, 0xbd, 0x22) },
         { QStringLiteral("none/msgpack"), QColor(0x17, 0xbe, 0xcf) },
     };
-    return colors.value(cell.label(), QColor(0x8c, 0x56, 0x4b));
+    return colors.value(cell.kind(), QColor(0x8c, 0x56, 0x4b));
 }
 
 /// The size in a payload variant "field=SIZE[,field=SIZE]": the first SIZE, for the x axis of a size sweep.
@@ -60,6 +77,8 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     : QWidget(parent)
     , m_preparer(std::move(preparer))
     , m_controller(new RunController(this))
+    , m_stackTable(new QTableWidget(0, 4))
+    , m_callers(new QLineEdit)
     , m_payloads(new QLineEdit)
     , m_metric(new QComboBox)
     , m_run(new QPushButton(tr("Run matrix")))
@@ -93,10 +112,11 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
         &m_codecs);
     choose->addStretch();
     for (QCheckBox *box : std::as_const(m_transports))
-        box->setToolTip(tr("Run the method over this transport (against its built-in server unless it is the "
-                           "scenario's own transport and target)."));
+        box->setProperty("tip",
+            tr("Run the method over this transport (against its built-in server unless it is the scenario's own "
+               "transport and target)."));
     for (QCheckBox *box : std::as_const(m_codecs))
-        box->setToolTip(tr("Encode with this codec where the transport can carry it."));
+        box->setProperty("tip", tr("Encode with this codec where the transport can carry it."));
 
     m_payloads->setObjectName(QStringLiteral("matrixPayloads"));
     m_payloads->setPlaceholderText(tr("e.g. nums=2; nums=1000 (empty: the scenario's request as it is)"));
@@ -112,10 +132,41 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_stop->setEnabled(false);
     m_progress->setObjectName(QStringLiteral("matrixProgress"));
 
+    // The user's stacks: each row a transport/codec with its own target and method name. None: the boxes above,
+    // against the built-in servers.
+    m_stackTable->setObjectName(QStringLiteral("matrixStacks"));
+    m_stackTable->setHorizontalHeaderLabels({ tr("Stack"), tr("Transport/codec"), tr("Target"), tr("Method") });
+    m_stackTable->verticalHeader()->hide();
+    m_stackTable->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+    m_stackTable->setToolTip(tr("Your stacks, each with its own target: an address, an HTTP URL with its path, or "
+                                "builtin; Method: a msgpack-rpc method's name. With stacks listed, the boxes above "
+                                "are not used. The same as rpcscope-cli matrix --stack NAME=TRANSPORT/CODEC@TARGET."));
+    m_stackTable->verticalHeader()->setDefaultSectionSize(m_stackTable->fontMetrics().height() + 10);
+    m_stackTable->setMaximumHeight(m_stackTable->fontMetrics().height() * 9);
+    auto *addStack = new QPushButton(tr("Add stack"));
+    addStack->setObjectName(QStringLiteral("matrixAddStack"));
+    auto *removeStack = new QPushButton(tr("Remove"));
+    removeStack->setObjectName(QStringLiteral("matrixRemoveStack"));
+    auto *stackButtons = new QVBoxLayout;
+    stackButtons->addWidget(addStack);
+    stackButtons->addWidget(removeStack);
+    stackButtons->addStretch();
+    auto *stacksRow = new QHBoxLayout;
+    stacksRow->addWidget(m_stackTable, 1);
+    stacksRow->addLayout(stackButtons);
+    m_callers->setObjectName(QStringLiteral("matrixCallers"));
+    m_callers->setPlaceholderText(tr("the scenario's, or e.g. 1,8,64"));
+    m_callers->setToolTip(tr("Concurrent callers, one level or several separated by commas: every stack runs at "
+                             "each (the no-RPC baseline once, with one caller)."));
+    m_callers->setMaximumWidth(160);
+
     auto *form = new QFormLayout;
     form->addRow(choose);
+    form->addRow(tr("Stacks:"), stacksRow);
     auto *row = new QHBoxLayout;
     row->addWidget(m_payloads, 1);
+    row->addWidget(new QLabel(tr("Callers:")));
+    row->addWidget(m_callers);
     row->addWidget(new QLabel(tr("Show:")));
     row->addWidget(m_metric);
     row->addWidget(m_run);
@@ -149,8 +200,8 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setColumnCount(10);
-    m_table->setHorizontalHeaderLabels({ tr("Payload"), tr("Transport/codec"), tr("Mean"), tr("p50"), tr("p99"),
+    m_table->setColumnCount(11);
+    m_table->setHorizontalHeaderLabels({ tr("Payload"), tr("Stack"), tr("Callers"), tr("Mean"), tr("p50"), tr("p99"),
         tr("Req/s"), tr("Bytes/call"), tr("Client CPU/call"), tr("Codec share"), tr("Errors") });
 
     auto *charts = new QSplitter(Qt::Vertical);
@@ -165,7 +216,131 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     connect(m_stop, &QPushButton::clicked, this, &MatrixPage::stop);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &MatrixPage::redraw);
     connect(m_controller, &RunController::runFinished, this, &MatrixPage::cellFinished);
+    connect(addStack, &QPushButton::clicked, this, [this] {
+        MatrixStack stack;
+        stack.name = tr("stack%1").arg(m_stackTable->rowCount() + 1);
+        stack.target = QStringLiteral("127.0.0.1:50051");
+        addStackRow(stack);
+        m_stackTable->setCurrentCell(m_stackTable->rowCount() - 1, 2);
+        m_stackTable->editItem(m_stackTable->currentItem());
+        saveStacks();
+    });
+    connect(removeStack, &QPushButton::clicked, this, [this] {
+        const int row = m_stackTable->currentRow();
+        if (row >= 0)
+            m_stackTable->removeRow(row);
+        saveStacks();
+    });
+    connect(m_stackTable, &QTableWidget::itemChanged, this, [this] { saveStacks(); });
+    // The stacks kept from last time.
+    QList<MatrixStack> kept;
+    for (const QString &spec : QSettings().value(kStacksKey).toStringList()) {
+        if (const auto stack = parseMatrixStack(spec, nullptr))
+            kept << *stack;
+    }
+    setStacks(kept);
     redraw();
+}
+
+void MatrixPage::addStackRow(const MatrixStack &stack)
+{
+    const QSignalBlocker blocker(m_stackTable); // not saved half-made
+    const int row = m_stackTable->rowCount();
+    m_stackTable->insertRow(row);
+    m_stackTable->setItem(row, 0, new QTableWidgetItem(stack.name));
+    auto *kind = new QComboBox;
+    kind->addItems(kStackKinds);
+    kind->setCurrentText(transportName(stack.transport) + QLatin1Char('/') + codecName(stack.codec));
+    connect(kind, &QComboBox::currentIndexChanged, this, [this] { saveStacks(); });
+    m_stackTable->setCellWidget(row, 1, kind);
+    m_stackTable->setItem(row, 2, new QTableWidgetItem(stack.target));
+    m_stackTable->setItem(row, 3, new QTableWidgetItem(stack.rpcMethod));
+}
+
+void MatrixPage::setStacks(const QList<MatrixStack> &stacks)
+{
+    m_stackTable->setRowCount(0);
+    for (const MatrixStack &stack : stacks)
+        addStackRow(stack);
+    m_stackTable->resizeColumnToContents(1);
+    saveStacks();
+}
+
+std::optional<QList<MatrixStack>> MatrixPage::stacks(QString *error) const
+{
+    QList<MatrixStack> out;
+    QStringList names;
+    for (int row = 0; row < m_stackTable->rowCount(); ++row) {
+        auto text = [&](int column) {
+            const QTableWidgetItem *item = m_stackTable->item(row, column);
+            return item ? item->text().trimmed() : QString();
+        };
+        const auto *kind = qobject_cast<QComboBox *>(m_stackTable->cellWidget(row, 1));
+        QString spec = text(0) + QLatin1Char('=') + (kind ? kind->currentText() : QString());
+        if (!text(2).isEmpty())
+            spec += QLatin1Char('@') + text(2);
+        if (!text(3).isEmpty())
+            spec += QStringLiteral(",method=") + text(3);
+        QString why;
+        const std::optional<MatrixStack> stack = parseMatrixStack(spec, &why);
+        if (!stack || names.contains(stack->name)) {
+            if (error)
+                *error = tr("Stack row %1: %2")
+                             .arg(row + 1)
+                             .arg(stack ? tr("two stacks are named \"%1\"").arg(stack->name) : why);
+            return std::nullopt;
+        }
+        if (stack->target.contains(QLatin1Char(' '))) {
+            if (error)
+                *error = tr("Stack row %1: a server command runs from rpcscope-cli matrix --stack; here, give the "
+                            "address it listens on")
+                             .arg(row + 1);
+            return std::nullopt;
+        }
+        names << stack->name;
+        out << *stack;
+    }
+    return out;
+}
+
+void MatrixPage::saveStacks() const
+{
+    QStringList specs;
+    for (int row = 0; row < m_stackTable->rowCount(); ++row) {
+        QString why;
+        // Half-typed rows are kept as far as they parse; the rest when they do.
+        const auto *kind = qobject_cast<QComboBox *>(m_stackTable->cellWidget(row, 1));
+        const QTableWidgetItem *name = m_stackTable->item(row, 0);
+        const QTableWidgetItem *target = m_stackTable->item(row, 2);
+        const QTableWidgetItem *method = m_stackTable->item(row, 3);
+        QString spec
+            = (name ? name->text().trimmed() : QString()) + QLatin1Char('=') + (kind ? kind->currentText() : QString());
+        if (target && !target->text().trimmed().isEmpty())
+            spec += QLatin1Char('@') + target->text().trimmed();
+        if (method && !method->text().trimmed().isEmpty())
+            spec += QStringLiteral(",method=") + method->text().trimmed();
+        if (parseMatrixStack(spec, &why))
+            specs << spec;
+    }
+    QSettings().setValue(kStacksKey, specs);
+    // With stacks listed, the transport and codec boxes are not used: say so by greying them out.
+    for (QCheckBox *box : m_transports + m_codecs) {
+        box->setEnabled(m_stackTable->rowCount() == 0);
+        box->setToolTip(m_stackTable->rowCount() == 0
+                ? box->property("tip").toString()
+                : tr("Not used while stacks are listed below (remove them to compare transports x codecs against "
+                     "the built-in servers)."));
+    }
+}
+
+QString MatrixPage::seriesName(const MatrixCell &cell) const
+{
+    bool severalLevels = false;
+    for (const MatrixCell &other : m_cells)
+        severalLevels = severalLevels
+            || (other.concurrency > 0 && cell.concurrency > 0 && other.concurrency != cell.concurrency
+                && other.transport != TransportKind::InProcess && cell.transport != TransportKind::InProcess);
+    return severalLevels ? tr("%1 c=%2").arg(cell.label()).arg(cell.concurrency) : cell.label();
 }
 
 bool MatrixPage::isRunning() const
@@ -190,16 +365,32 @@ void MatrixPage::start()
     QStringList payloads;
     for (const QString &p : m_payloads->text().split(QLatin1Char(';'), Qt::SkipEmptyParts))
         payloads << p.trimmed();
-    m_cells = matrixCells(transports, codecs, payloads);
+    QList<int> levels;
+    for (const QString &level : m_callers->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int n = level.trimmed().toInt(&ok);
+        if (!ok || n < 1 || n > 100000 || levels.contains(n)) {
+            m_progress->setText(tr("Callers: \"%1\" is not a new number from 1 to 100000").arg(level.trimmed()));
+            return;
+        }
+        levels << n;
+    }
+    QString why;
+    const std::optional<QList<MatrixStack>> stacks = this->stacks(&why);
+    if (!stacks) {
+        m_progress->setText(why);
+        return;
+    }
+    m_cells
+        = stacks->isEmpty() ? matrixCells(transports, codecs, payloads, levels) : stackCells(*stacks, payloads, levels);
     if (m_cells.isEmpty()) {
         m_progress->setText(tr("Nothing to run: no chosen transport carries a chosen codec."));
         return;
     }
     // Every cell must be runnable before the first starts: a bad payload is reported now, not half-way.
     for (const MatrixCell &cell : std::as_const(m_cells)) {
-        QString why;
-        ScenarioPage::Variation variation { cell.transport, cell.codec,
-            cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts) };
+        const ScenarioPage::Variation variation { cell.transport, cell.codec,
+            cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod };
         if (!m_preparer(variation, &why)) {
             m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
             return;
@@ -239,18 +430,24 @@ void MatrixPage::runNext()
     }
     const MatrixCell cell = m_cells.at(m_next); // a copy: the cell is updated below
     QString why;
-    ScenarioPage::Variation variation { cell.transport, cell.codec,
-        cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts) };
+    const ScenarioPage::Variation variation { cell.transport, cell.codec,
+        cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod };
     std::optional<ScenarioPage::Prepared> prepared = m_preparer(variation, &why);
     if (prepared && cell.transport == TransportKind::InProcess)
         prepared->plan.concurrency = 1; // its mean is then one call's codec time
+    else if (prepared && cell.concurrency > 0)
+        prepared->plan.concurrency = cell.concurrency;
+    if (prepared) // the callers it ran with, for the table
+        m_cells[m_next].concurrency = prepared->plan.concurrency;
     if (prepared) // rpcscope's own server uses the baseline's codecs: only then is a codec share known
         m_cells[m_next].ownServer = prepared->builtin;
     if (!prepared
         || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &why)) {
-        m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
-        m_next = m_cells.size();
-        runNext();
+        // This stack could not be started (its address does not resolve, say): a failed cell, and on to the next.
+        m_results.append({ m_cells.at(m_next), RunSnapshot(), why });
+        ++m_next;
+        redraw();
+        QTimer::singleShot(0, this, &MatrixPage::runNext); // not recursively: every cell could fail this way
         return;
     }
     m_progress->setText(tr("Running %1 of %2: %3 %4…")
@@ -293,15 +490,16 @@ double MatrixPage::metric(const MatrixResult &result) const
 
 void MatrixPage::redraw()
 {
-    // Groups: payloads in order; bars: transport/codec labels in order of first appearance.
+    // Groups: payloads in order; bars: stacks (with their callers when there are several levels) in order of first
+    // appearance.
     QStringList payloads;
     QList<MatrixCell> series;
     QStringList seriesLabels;
     for (const MatrixCell &cell : std::as_const(m_cells)) {
         if (!payloads.contains(cell.payload))
             payloads << cell.payload;
-        if (!seriesLabels.contains(cell.label())) {
-            seriesLabels << cell.label();
+        if (!seriesLabels.contains(seriesName(cell))) {
+            seriesLabels << seriesName(cell);
             series << cell;
         }
     }
@@ -318,16 +516,17 @@ void MatrixPage::redraw()
     const double width = 0.8 / std::max<qsizetype>(1, series.size());
     double top = 0;
     double bottom = std::numeric_limits<double>::max();
-    for (const MatrixCell &s : std::as_const(series)) {
+    for (qsizetype index = 0; index < series.size(); ++index) {
+        const MatrixCell &s = series.at(index);
         auto *bars = new QCPBars(m_bars->xAxis, m_bars->yAxis);
-        bars->setName(s.label());
+        bars->setName(seriesLabels.at(index));
         bars->setWidth(width);
         bars->setBarsGroup(group);
-        const QColor color = cellColor(s);
+        const QColor color = cellColor(s, index);
         bars->setPen(color.darker(130));
         bars->setBrush(color);
         for (const MatrixResult &r : std::as_const(m_results)) {
-            if (r.cell.label() != s.label() || !r.run.latency.count())
+            if (seriesName(r.cell) != seriesLabels.at(index) || !r.run.latency.count())
                 continue; // a cell whose calls all failed has no bar (not a bar of 0): the table says why
             const double v = metric(r);
             bars->addData(static_cast<double>(payloads.indexOf(r.cell.payload) + 1), v);
@@ -335,6 +534,14 @@ void MatrixPage::redraw()
             if (v > 0)
                 bottom = std::min(bottom, v);
         }
+    }
+    // A stack none of whose cells measured anything says so in the legend (its bars are missing, not 0).
+    for (int i = 0; i < m_bars->plottableCount(); ++i) {
+        QCPAbstractPlottable *bars = m_bars->plottable(i);
+        const bool ran = std::any_of(m_results.begin(), m_results.end(),
+            [&](const MatrixResult &r) { return seriesName(r.cell) == seriesLabels.at(i); });
+        if (ran && bars->interface1D()->dataCount() == 0)
+            bars->setName(tr("%1 (failed)").arg(seriesLabels.at(i)));
     }
     // Latencies span decades between the no-RPC baseline and a slow stack: a log axis keeps both readable.
     if (metricIsLatency() && top > 0) {
@@ -359,13 +566,14 @@ void MatrixPage::redraw()
     m_curves->setVisible(sweep);
     if (sweep) {
         double lo = std::numeric_limits<double>::max(), hi = 0, ylo = std::numeric_limits<double>::max(), yhi = 0;
-        for (const MatrixCell &s : std::as_const(series)) {
+        for (qsizetype index = 0; index < series.size(); ++index) {
+            const MatrixCell &s = series.at(index);
             QCPGraph *graph = m_curves->addGraph();
-            graph->setName(s.label());
-            graph->setPen(QPen(cellColor(s), 2));
+            graph->setName(seriesLabels.at(index));
+            graph->setPen(QPen(cellColor(s, index), 2));
             graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
             for (const MatrixResult &r : std::as_const(m_results)) {
-                if (r.cell.label() != s.label() || !r.run.latency.count())
+                if (seriesName(r.cell) != seriesLabels.at(index) || !r.run.latency.count())
                     continue;
                 const double x = *payloadSize(r.cell.payload);
                 const double y = metric(r);
@@ -376,6 +584,10 @@ void MatrixPage::redraw()
                     ylo = std::min(ylo, y);
                 yhi = std::max(yhi, y);
             }
+        }
+        for (int i = 0; i < m_curves->graphCount(); ++i) {
+            if (m_curves->graph(i)->dataCount() == 0 && m_bars->plottable(i)->name() != seriesLabels.at(i))
+                m_curves->graph(i)->setName(m_bars->plottable(i)->name()); // "... (failed)", as in the bars
         }
         if (hi > 0) {
             m_curves->xAxis->setRange(lo / 1.5, hi * 1.5);
@@ -402,7 +614,8 @@ void MatrixPage::redraw()
         const bool measured = r.run.latency.count() > 0;
         auto known = [measured](const QString &text) { return measured ? text : QStringLiteral("-"); };
         const QStringList cells { r.cell.payload.isEmpty() ? tr("(as given)") : r.cell.payload,
-            r.cell.label() + (r.cell.transport == TransportKind::InProcess ? tr(" (c=1)") : QString()),
+            r.cell.stack.isEmpty() ? r.cell.kind() : tr("%1 (%2)").arg(r.cell.stack, r.cell.kind()),
+            r.cell.concurrency > 0 ? QString::number(r.cell.concurrency) : QStringLiteral("-"),
             known(formatNanos(measured ? r.run.latency.mean() : 0.0)),
             known(formatNanos(static_cast<double>(r.run.latency.percentile(50)))),
             known(formatNanos(static_cast<double>(r.run.latency.percentile(99)))),
@@ -412,6 +625,7 @@ void MatrixPage::redraw()
             share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
             QString::number(r.run.callsFailed()) };
         const QString failure = measured ? QString()
+            : !r.failure.isEmpty()       ? tr("Failed: %1").arg(r.failure)
             : r.run.errors.isEmpty()
             ? tr("Failed: no call ended OK.")
             : tr("Failed: no call ended OK. %1: %2")

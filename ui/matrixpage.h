@@ -21,10 +21,12 @@ namespace rpcscope {
 class RunController;
 
 /**
- * "Compare stacks": the scenario's method run over transports x codecs x payloads, one cell after the other, with
- * a grouped bar chart (a group per payload, a bar per transport/codec), latency-vs-size curves when the payloads
- * are a size sweep, and the table `rpcscope-cli matrix` prints. Cells run on the engine's threads; the page only
- * collects each cell's final snapshot.
+ * "Compare stacks": the scenario's method run over the user's stacks (each its own transport, codec, target and
+ * method name; `rpcscope-cli matrix --stack`) or, with none listed, transports x codecs against the built-in
+ * servers, x payloads x caller counts, one cell after the other, with a grouped bar chart (a group per payload, a
+ * bar per stack), latency-vs-size curves when the payloads are a size sweep, and the table `rpcscope-cli matrix`
+ * prints. Cells run on the engine's threads; the page only collects each cell's final snapshot. The stacks are kept
+ * in the settings.
  */
 class MatrixPage : public QWidget {
     Q_OBJECT
@@ -41,6 +43,10 @@ public:
     QCustomPlot *barChart() const { return m_bars; }
     QCustomPlot *sizeChart() const { return m_curves; }
     QTableWidget *table() const { return m_table; }
+    /// The stacks table's rows (replacing any), as `--stack` specs are read; saved in the settings.
+    void setStacks(const QList<MatrixStack> &stacks);
+    /// The stacks table read, or std::nullopt with @p error naming the row.
+    std::optional<QList<MatrixStack>> stacks(QString *error) const;
 
 Q_SIGNALS:
     void finished();
@@ -51,6 +57,10 @@ private:
     void redraw();
     double metric(const MatrixResult &result) const;
     bool metricIsLatency() const;
+    void addStackRow(const MatrixStack &stack);
+    void saveStacks() const;
+    /// A bar series' name: the stack (or transport/codec), with its callers when the matrix has several levels.
+    QString seriesName(const MatrixCell &cell) const;
 
     Preparer m_preparer;
     RunController *m_controller;
@@ -61,6 +71,8 @@ private:
 
     QList<QCheckBox *> m_transports;
     QList<QCheckBox *> m_codecs;
+    QTableWidget *m_stackTable;
+    QLineEdit *m_callers;
     QLineEdit *m_payloads;
     QComboBox *m_metric;
     QPushButton *m_run;

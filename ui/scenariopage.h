@@ -61,9 +61,11 @@ public:
         TransportKind transport = TransportKind::Grpc;
         Codec codec = Codec::Protobuf;
         QStringList fills; ///< applied after the scenario's own
+        QString target; ///< a stack's own target (address, URL, "builtin"); empty: see prepare()
+        QString rpcMethod; ///< a stack's msgpack-rpc method name
     };
-    /// With @p variation, the target is the built-in server for its transport (or the scenario's target when the
-    /// transport is the scenario's own).
+    /// With @p variation, the target is its own (a stack's), else the built-in server for its transport (or the
+    /// scenario's target when the transport is the scenario's own).
     std::optional<Prepared> prepare(QString *error, const Variation *variation = nullptr) const;
     /// Re-checks the scenario now (normally done 250 ms after the last edit).
     bool validateNow();

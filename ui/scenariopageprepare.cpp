@@ -23,6 +23,7 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
         return fail(tr("Pick a method in the schema."));
     // The editor's fields as a document, checked and typed by core as the CLI's flags are.
     Scenario s = scenario();
+    const QString ownTarget = s.target;
     // What the GUI does not apply to its runs (the CLI's exports, history options and pinning, kept in the document
     // for the CLI) is not checked here either: a folder for exports on another machine must not stop a run here.
     s.exports.clear();
@@ -36,7 +37,16 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
         s.fills += variation->fills;
         // A matrix makes many runs: one file of samples would be overwritten by each, so only single runs write it.
         s.rawSamples.clear();
-        if (variation->transport != transport()) {
+        if (!variation->target.isEmpty()) {
+            // A stack of the user's: its own target and method name; the scenario's TLS belongs to its own target.
+            s.target = variation->target;
+            s.rpcMethod = variation->rpcMethod;
+            if (variation->transport != transport() || variation->target != ownTarget) {
+                s.connections = -1;
+                s.security = QStringLiteral("auto");
+                s.clearTlsSettings();
+            }
+        } else if (variation->transport != transport()) {
             // Another transport goes to its built-in server, with that transport's connections and no TLS (which
             // belongs to the scenario's own gRPC target).
             s.target = QStringLiteral("builtin");
