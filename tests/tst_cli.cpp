@@ -676,6 +676,40 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(withShare, 10);
+        // The stakeholders' files: one HTML page (bars, curves, every cell), a chart, the CSV.
+        QTemporaryDir dir;
+        const Result files = cli({ QStringLiteral("matrix"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--payloads"),
+            QStringLiteral("nums=2;nums=1000"), QStringLiteral("--transports"), QStringLiteral("grpc,http"),
+            QStringLiteral("--codecs"), QStringLiteral("protobuf,json"), QStringLiteral("-n"), QStringLiteral("50"),
+            QStringLiteral("-c"), QStringLiteral("1,4"), QStringLiteral("-O"), QStringLiteral("html"),
+            QStringLiteral("-o"), dir.filePath(QStringLiteral("m.html")), QStringLiteral("-O"), QStringLiteral("svg"),
+            QStringLiteral("-o"), dir.filePath(QStringLiteral("curves.svg")), QStringLiteral("--chart"),
+            QStringLiteral("curves"), QStringLiteral("-O"), QStringLiteral("svg"), QStringLiteral("-o"),
+            dir.filePath(QStringLiteral("bars.svg")), QStringLiteral("-O"), QStringLiteral("csv"), QStringLiteral("-o"),
+            dir.filePath(QStringLiteral("m.csv")), QStringLiteral("--metric"), QStringLiteral("p99") });
+        QVERIFY2(files.exitCode == 0, qPrintable(files.err));
+        auto read = [&dir](const char *name) {
+            QFile f(dir.filePath(QLatin1String(name)));
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+        };
+        const QString html = read("m.html");
+        QVERIFY(html.startsWith(QStringLiteral("<!DOCTYPE html>")));
+        QCOMPARE(html.count(QStringLiteral("<svg")), 2); // bars and curves
+        QVERIFY(html.contains(QStringLiteral("Stacks compared: rpcscope.bench.v1.Bench/Sum")));
+        QCOMPARE(
+            html.count(QStringLiteral("<tr>")) + html.count(QStringLiteral("<tr class=\"error\">")), 1 + 2 * 3 * 2);
+        QVERIFY(read("curves.svg").contains(QStringLiteral("p99 against payload size")));
+        QVERIFY(read("bars.svg").contains(QStringLiteral("Stacks compared: p99")));
+        QVERIFY(read("bars.svg").contains(QStringLiteral("http/json c=4")));
+        QCOMPARE(read("m.csv").count(u'\n'), 1 + 2 * 3 * 2);
+        // Curves need a size sweep: refused before anything runs.
+        const Result noSweep = cli({ QStringLiteral("matrix"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-O"), QStringLiteral("png"),
+            QStringLiteral("-o"), dir.filePath(QStringLiteral("c.png")), QStringLiteral("--chart"),
+            QStringLiteral("curves") });
+        QCOMPARE(noSweep.exitCode, 2);
+        QVERIFY2(noSweep.err.contains(QStringLiteral("--chart curves for -o")), qPrintable(noSweep.err));
         // The bigger payload costs more bytes on every transport.
         QVERIFY(lines.at(1).section(QLatin1Char(','), 12, 12).toDouble()
             < lines.at(9).section(QLatin1Char(','), 12, 12).toDouble());

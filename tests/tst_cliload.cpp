@@ -279,8 +279,20 @@ private Q_SLOTS:
                                 << QStringLiteral("--format: \"xml\" is not text or csv");
         QTest::newRow("export") << echo
                 + QStringList { QStringLiteral("--transports"), QStringLiteral("none"), QStringLiteral("-O"),
-                      QStringLiteral("csv"), QStringLiteral("-o"), QStringLiteral("x.csv") }
-                                << QStringLiteral("-O/-o are for run; matrix prints its own report");
+                      QStringLiteral("json"), QStringLiteral("-o"), QStringLiteral("x.json") }
+                                << QStringLiteral("-O json: the matrix writes csv, html, png, svg or pdf");
+        QTest::newRow("drawn without a display") << echo
+                + QStringList { QStringLiteral("--transports"), QStringLiteral("none"), QStringLiteral("-O"),
+                      QStringLiteral("png"), QStringLiteral("-o"), QStringLiteral("x.png") }
+                                                 << QStringLiteral("-O png: give it as -O png");
+        QTest::newRow("metric") << echo
+                + QStringList { QStringLiteral("--transports"), QStringLiteral("none"), QStringLiteral("--metric"),
+                      QStringLiteral("max") }
+                                << QStringLiteral("--metric: \"max\" is not mean, p50, p99, rps or cpu");
+        QTest::newRow("unpaired -o") << echo
+                + QStringList { QStringLiteral("--transports"), QStringLiteral("none"), QStringLiteral("-o"),
+                      QStringLiteral("x.csv") }
+                                     << QStringLiteral("-o x.csv: no -O before it");
     }
     void matrixRefusesWhatItCannotRun()
     {

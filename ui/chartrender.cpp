@@ -374,15 +374,19 @@ QCustomPlot *createChartPlot(const QList<const RunRecord *> &runs, ChartKind kin
         break;
     }
     plot->legend->setVisible(plot->legend->itemCount() > 0);
-    const QString title = options.title.isEmpty() ? defaultChartTitle(runs, kind) : options.title;
+    finishPlotForFile(plot.get(), options.title.isEmpty() ? defaultChartTitle(runs, kind) : options.title);
+    return plot.release();
+}
+
+void finishPlotForFile(QCustomPlot *plot, const QString &title)
+{
     plot->plotLayout()->insertRow(0);
-    auto *titleElement = new QCPTextElement(plot.get(), title, fileFont(17, true));
+    auto *titleElement = new QCPTextElement(plot, title, fileFont(17, true));
     titleElement->setTextColor(kText);
     titleElement->setMargins(QMargins(8, 8, 8, 2));
     plot->plotLayout()->addElement(0, 0, titleElement);
     plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    applyFileStyle(plot.get());
-    return plot.release();
+    applyFileStyle(plot);
 }
 
 QImage renderChartImage(const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options)
@@ -398,6 +402,11 @@ QByteArray renderChartSvg(const QList<const RunRecord *> &runs, ChartKind kind, 
     if (runs.isEmpty())
         return {};
     std::unique_ptr<QCustomPlot> plot(createChartPlot(runs, kind, options));
+    return plotToSvg(plot.get(), options, options.title.isEmpty() ? defaultChartTitle(runs, kind) : options.title);
+}
+
+QByteArray plotToSvg(QCustomPlot *plot, const ChartOptions &options, const QString &title)
+{
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     QSvgGenerator generator;
@@ -417,7 +426,6 @@ QByteArray renderChartSvg(const QList<const RunRecord *> &runs, ChartKind kind, 
     plot->toPainter(&painter, options.width, options.height);
     painter.end();
     QByteArray svg = buffer.data();
-    const QString title = options.title.isEmpty() ? defaultChartTitle(runs, kind) : options.title;
     svg.replace(titleToken, title.toHtmlEscaped().toUtf8());
     return svg;
 }

@@ -49,6 +49,12 @@ QString defaultChartTitle(const QList<const RunRecord *> &runs, ChartKind kind);
  */
 QCustomPlot *createChartPlot(const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options);
 
+/// Gives a plot drawn for a file its title row and the light file theme (fonts, grid): what createChartPlot does
+/// last, for other charts written to files (the stack comparison's).
+void finishPlotForFile(QCustomPlot *plot, const QString &title);
+/// @p plot as an SVG document of the options' size, titled @p title (escaped: Qt writes it raw).
+QByteArray plotToSvg(QCustomPlot *plot, const ChartOptions &options, const QString &title);
+
 /// The chart as an image of width * scale by height * scale pixels; a null image when there is no run.
 QImage renderChartImage(const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options = {});
 

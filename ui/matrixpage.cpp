@@ -1,5 +1,7 @@
 #include "matrixpage.h"
 
+#include "matrixcharts.h"
+
 #include "metrics/callstatus.h"
 
 #include "charts.h"
@@ -34,42 +36,6 @@ const QString kStacksKey = QStringLiteral("matrix/stacks");
 const QStringList kStackKinds { QStringLiteral("grpc/protobuf"), QStringLiteral("http/json"),
     QStringLiteral("http/protobuf"), QStringLiteral("http/msgpack"), QStringLiteral("msgpack/msgpack"),
     QStringLiteral("none/protobuf"), QStringLiteral("none/json"), QStringLiteral("none/msgpack") };
-
-/// One colour per transport/codec (a user's stack: per series, in order), the same in both charts; readable on
-/// light and dark backgrounds.
-QColor cellColor(const MatrixCell &cell, qsizetype series)
-{
-    if (!cell.stack.isEmpty()) {
-        static const QColor palette[] = { QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
-            QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2),
-            QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf) };
-        return palette[series % qsizetype(std::size(palette))];
-    }
-    static const QMap<QString, QColor> colors {
-        { QStringLiteral("grpc/protobuf"), QColor(0x1f, 0x77, 0xb4) },
-        { QStringLiteral("http/json"), QColor(0xff, 0x7f, 0x0e) },
-        { QStringLiteral("http/msgpack"), QColor(0xd6, 0x27, 0x28) },
-        { QStringLiteral("http/protobuf"), QColor(0x94, 0x67, 0xbd) },
-        { QStringLiteral("msgpack/msgpack"), QColor(0x2c, 0xa0, 0x2c) },
-        { QStringLiteral("none/protobuf"), QColor(0x7f, 0x7f, 0x7f) },
-        { QStringLiteral("none/json"), QColor(0xbc, 0xbd, 0x22) },
-        { QStringLiteral("none/msgpack"), QColor(0x17, 0xbe, 0xcf) },
-    };
-    return colors.value(cell.kind(), QColor(0x8c, 0x56, 0x4b));
-}
-
-/// The size in a payload variant "field=SIZE[,field=SIZE]": the first SIZE, for the x axis of a size sweep.
-std::optional<double> payloadSize(const QString &payload)
-{
-    const QString first = payload.section(QLatin1Char(','), 0, 0);
-    const QString size = first.section(QLatin1Char('='), 1).trimmed();
-    if (size.isEmpty())
-        return std::nullopt;
-    const auto bytes = parseByteSize(size);
-    if (!bytes)
-        return std::nullopt;
-    return static_cast<double>(*bytes);
-}
 
 } // namespace
 
@@ -333,16 +299,6 @@ void MatrixPage::saveStacks() const
     }
 }
 
-QString MatrixPage::seriesName(const MatrixCell &cell) const
-{
-    bool severalLevels = false;
-    for (const MatrixCell &other : m_cells)
-        severalLevels = severalLevels
-            || (other.concurrency > 0 && cell.concurrency > 0 && other.concurrency != cell.concurrency
-                && other.transport != TransportKind::InProcess && cell.transport != TransportKind::InProcess);
-    return severalLevels ? tr("%1 c=%2").arg(cell.label()).arg(cell.concurrency) : cell.label();
-}
-
 bool MatrixPage::isRunning() const
 {
     return m_running;
@@ -466,142 +422,16 @@ void MatrixPage::cellFinished(const RunSnapshot &snapshot)
     runNext();
 }
 
-bool MatrixPage::metricIsLatency() const
-{
-    return m_metric->currentIndex() <= 2;
-}
-
-double MatrixPage::metric(const MatrixResult &result) const
-{
-    const RunSnapshot &run = result.run;
-    switch (m_metric->currentIndex()) {
-    case 0:
-        return run.latency.count() ? run.latency.mean() / 1e6 : 0.0; // ms
-    case 1:
-        return static_cast<double>(run.latency.percentile(50)) / 1e6;
-    case 2:
-        return static_cast<double>(run.latency.percentile(99)) / 1e6;
-    case 3:
-        return run.requestsPerSecond();
-    default:
-        return run.clientCpuPerCallUs();
-    }
-}
-
 void MatrixPage::redraw()
 {
-    // Groups: payloads in order; bars: stacks (with their callers when there are several levels) in order of first
-    // appearance.
-    QStringList payloads;
-    QList<MatrixCell> series;
-    QStringList seriesLabels;
-    for (const MatrixCell &cell : std::as_const(m_cells)) {
-        if (!payloads.contains(cell.payload))
-            payloads << cell.payload;
-        if (!seriesLabels.contains(seriesName(cell))) {
-            seriesLabels << seriesName(cell);
-            series << cell;
-        }
-    }
-    const QString metricName = m_metric->currentText();
-
-    m_bars->clearPlottables();
-    auto *group = new QCPBarsGroup(m_bars);
-    group->setSpacing(1);
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (qsizetype i = 0; i < payloads.size(); ++i)
-        ticker->addTick(static_cast<double>(i + 1), payloads.at(i).isEmpty() ? tr("(as given)") : payloads.at(i));
-    m_bars->xAxis->setTicker(ticker);
-    m_bars->xAxis->setRange(0.4, static_cast<double>(payloads.size()) + 0.6);
-    const double width = 0.8 / std::max<qsizetype>(1, series.size());
-    double top = 0;
-    double bottom = std::numeric_limits<double>::max();
-    for (qsizetype index = 0; index < series.size(); ++index) {
-        const MatrixCell &s = series.at(index);
-        auto *bars = new QCPBars(m_bars->xAxis, m_bars->yAxis);
-        bars->setName(seriesLabels.at(index));
-        bars->setWidth(width);
-        bars->setBarsGroup(group);
-        const QColor color = cellColor(s, index);
-        bars->setPen(color.darker(130));
-        bars->setBrush(color);
-        for (const MatrixResult &r : std::as_const(m_results)) {
-            if (seriesName(r.cell) != seriesLabels.at(index) || !r.run.latency.count())
-                continue; // a cell whose calls all failed has no bar (not a bar of 0): the table says why
-            const double v = metric(r);
-            bars->addData(static_cast<double>(payloads.indexOf(r.cell.payload) + 1), v);
-            top = std::max(top, v);
-            if (v > 0)
-                bottom = std::min(bottom, v);
-        }
-    }
-    // A stack none of whose cells measured anything says so in the legend (its bars are missing, not 0).
-    for (int i = 0; i < m_bars->plottableCount(); ++i) {
-        QCPAbstractPlottable *bars = m_bars->plottable(i);
-        const bool ran = std::any_of(m_results.begin(), m_results.end(),
-            [&](const MatrixResult &r) { return seriesName(r.cell) == seriesLabels.at(i); });
-        if (ran && bars->interface1D()->dataCount() == 0)
-            bars->setName(tr("%1 (failed)").arg(seriesLabels.at(i)));
-    }
-    // Latencies span decades between the no-RPC baseline and a slow stack: a log axis keeps both readable.
-    if (metricIsLatency() && top > 0) {
-        m_bars->yAxis->setScaleType(QCPAxis::stLogarithmic);
-        m_bars->yAxis->setRange(bottom / 2, top * 2);
-        setLatencyTicks(m_bars->yAxis);
-        m_bars->yAxis->setLabel(metricName + tr(" latency (log scale)"));
-    } else {
-        m_bars->yAxis->setScaleType(QCPAxis::stLinear);
-        m_bars->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-        m_bars->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
-        m_bars->yAxis->setLabel(m_metric->currentIndex() == 3 ? tr("requests/s") : tr("client CPU per call (us)"));
-    }
-    m_bars->legend->setVisible(!series.isEmpty());
+    const auto metric = static_cast<MatrixMetric>(m_metric->currentIndex()); // the combo lists them in order
+    drawMatrixBars(m_bars, m_cells, m_results, metric);
     m_bars->replot(QCustomPlot::rpQueuedReplot);
-
-    // A size sweep: the same field at several sizes. Curves of the metric against size, one per transport/codec.
-    m_curves->clearGraphs();
-    bool sweep = payloads.size() >= 2;
-    for (const QString &p : std::as_const(payloads))
-        sweep = sweep && payloadSize(p).has_value();
+    // A size sweep: the same field at several sizes. Curves of the metric against size, one per stack.
+    const bool sweep = isSizeSweep(m_cells);
     m_curves->setVisible(sweep);
     if (sweep) {
-        double lo = std::numeric_limits<double>::max(), hi = 0, ylo = std::numeric_limits<double>::max(), yhi = 0;
-        for (qsizetype index = 0; index < series.size(); ++index) {
-            const MatrixCell &s = series.at(index);
-            QCPGraph *graph = m_curves->addGraph();
-            graph->setName(seriesLabels.at(index));
-            graph->setPen(QPen(cellColor(s, index), 2));
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
-            for (const MatrixResult &r : std::as_const(m_results)) {
-                if (seriesName(r.cell) != seriesLabels.at(index) || !r.run.latency.count())
-                    continue;
-                const double x = *payloadSize(r.cell.payload);
-                const double y = metric(r);
-                graph->addData(x, y);
-                lo = std::min(lo, x);
-                hi = std::max(hi, x);
-                if (y > 0)
-                    ylo = std::min(ylo, y);
-                yhi = std::max(yhi, y);
-            }
-        }
-        for (int i = 0; i < m_curves->graphCount(); ++i) {
-            if (m_curves->graph(i)->dataCount() == 0 && m_bars->plottable(i)->name() != seriesLabels.at(i))
-                m_curves->graph(i)->setName(m_bars->plottable(i)->name()); // "... (failed)", as in the bars
-        }
-        if (hi > 0) {
-            m_curves->xAxis->setRange(lo / 1.5, hi * 1.5);
-            if (metricIsLatency()) {
-                m_curves->yAxis->setScaleType(QCPAxis::stLogarithmic);
-                m_curves->yAxis->setRange(ylo / 2, yhi * 2);
-                setLatencyTicks(m_curves->yAxis);
-            } else {
-                m_curves->yAxis->setScaleType(QCPAxis::stLinear);
-                m_curves->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-                m_curves->yAxis->setRange(0, yhi * 1.15);
-            }
-        }
-        m_curves->yAxis->setLabel(metricName);
+        drawMatrixCurves(m_curves, m_cells, m_results, metric);
         m_curves->replot(QCustomPlot::rpQueuedReplot);
     }
 

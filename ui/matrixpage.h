@@ -55,12 +55,8 @@ private:
     void runNext();
     void cellFinished(const RunSnapshot &snapshot);
     void redraw();
-    double metric(const MatrixResult &result) const;
-    bool metricIsLatency() const;
     void addStackRow(const MatrixStack &stack);
     void saveStacks() const;
-    /// A bar series' name: the stack (or transport/codec), with its callers when the matrix has several levels.
-    QString seriesName(const MatrixCell &cell) const;
 
     Preparer m_preparer;
     RunController *m_controller;

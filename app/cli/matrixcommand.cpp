@@ -1,13 +1,18 @@
 #include "matrixcommand.h"
 
 #include "cliapp.h"
+#include "renderedexport.h"
 #include "report/matrixreport.h"
 #include "runcommand.h"
 #include "runflags.h"
 
+#include "matrixcharts.h"
+
 #include "scenario/runspec.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
+#include <QGuiApplication>
 #include <QMap>
 
 namespace rpcscope::cli {
@@ -39,7 +44,13 @@ cell in which no call ended OK shows "-" for what it could not measure, and says
   --payloads LIST    payload variants as --fill specs separated by ';', e.g. 'nums=2;nums=1000'
                      (default: the request as given)
   -c LIST            concurrency levels, e.g. 1,8,64 (default: run's -c); the no-RPC baseline runs with one
-  --format text|csv  (default text)
+  --format text|csv  what is printed (default text)
+  -O FORMAT -o FILE  also write (repeatable): csv (one row per cell), html (one page: bars, curves for a size
+                     sweep, every cell), png, svg or pdf (a chart); '-' is standard output
+  --chart bars|curves  the chart of png/svg/pdf outputs (default bars; curves need a size sweep); given right
+                     after an output's -o, that output's own
+  --metric mean|p50|p99|rps|cpu  what the bars and curves show (default mean)
+  --chart-size WxH, --chart-scale S  as for run
   --save, --db PATH, --label L, --name N
                      save every cell to the history, one run each, labelled matrix:ID, stack:NAME, payload:P and
                      c:N, so any two cells can be compared later (rpcscope-cli compare label:stack:a label:stack:b)
@@ -60,6 +71,17 @@ int matrixCommand(const QStringList &arguments)
     QMap<QString, QString> targets;
     QList<MatrixStack> stacks;
     bool builtin = false;
+    struct Output {
+        QString format;
+        QString file;
+        QString chart;
+    };
+    QList<Output> outputs;
+    QString chart;
+    QString metricName = QStringLiteral("mean");
+    QString chartSize;
+    QString chartScale;
+    QString lastOption; ///< the option just before, when it was one of the outputs' own
     static const QStringList ownFlags { QStringLiteral("transports"), QStringLiteral("codecs"),
         QStringLiteral("payloads"), QStringLiteral("format"), QStringLiteral("grpc"), QStringLiteral("http"),
         QStringLiteral("msgpack"), QStringLiteral("stack"), QStringLiteral("concurrency") };
@@ -85,6 +107,39 @@ int matrixCommand(const QStringList &arguments)
             out() << kMatrixHelp;
             return ExitOk;
         }
+        // The matrix's own outputs (run's single-run -O/-o are not for it).
+        if (a == u"-O" || a == u"--output-format" || a == u"-o" || a == u"--output" || a == u"--chart"
+            || a == u"--metric" || a == u"--chart-size" || a == u"--chart-scale") {
+            QString v;
+            if (!value(&v))
+                return usageError(cmd, QStringLiteral("%1 needs a value").arg(a));
+            const QString previous = lastOption;
+            lastOption = a;
+            if (a == u"-O" || a == u"--output-format") {
+                outputs.append({ v, QString(), QString() });
+            } else if (a == u"-o" || a == u"--output") {
+                auto open
+                    = std::find_if(outputs.begin(), outputs.end(), [](const Output &o) { return o.file.isEmpty(); });
+                if (open == outputs.end())
+                    return usageError(cmd, QStringLiteral("-o %1: no -O before it (-O html -o stacks.html)").arg(v));
+                open->file = v;
+            } else if (a == u"--chart") {
+                // Right after an output's -o: that output's own chart.
+                if ((previous == u"-o" || previous == u"--output") && !outputs.isEmpty()
+                    && outputs.last().chart.isEmpty())
+                    outputs.last().chart = v;
+                else
+                    chart = v;
+            } else if (a == u"--metric") {
+                metricName = v;
+            } else if (a == u"--chart-size") {
+                chartSize = v;
+            } else {
+                chartScale = v;
+            }
+            continue;
+        }
+        lastOption.clear();
         if (name == u"transports" || name == u"codecs" || name == u"payloads" || name == u"format"
             || name == u"concurrency") {
             QString *into = name == u"transports" ? &transports
@@ -135,6 +190,32 @@ int matrixCommand(const QStringList &arguments)
         return usageError(cmd, QStringLiteral("-c needs one or more numbers of callers, e.g. 1,8,64"));
     if (format != u"text" && format != u"csv")
         return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or csv").arg(format));
+    // Outputs: checked before any cell runs, so a typo costs no load.
+    const std::optional<MatrixMetric> metric = parseMatrixMetric(metricName);
+    if (!metric)
+        return usageError(cmd, QStringLiteral("--metric: \"%1\" is not mean, p50, p99, rps or cpu").arg(metricName));
+    ChartOptions chartOptions;
+    if (QString why; !parseChartOptions(chartSize, chartScale, &chartOptions, &why))
+        return usageError(cmd, why);
+    chartOptions.scale = chartScale.isEmpty() ? 2.0 : chartOptions.scale; // slides: twice the pixels, as run's PNGs
+    static const QStringList outputFormats { QStringLiteral("csv"), QStringLiteral("html"), QStringLiteral("png"),
+        QStringLiteral("svg"), QStringLiteral("pdf") };
+    for (const Output &o : std::as_const(outputs)) {
+        if (!outputFormats.contains(o.format))
+            return usageError(cmd, QStringLiteral("-O %1: the matrix writes csv, html, png, svg or pdf").arg(o.format));
+        if (o.file.isEmpty())
+            return usageError(
+                cmd, QStringLiteral("-O %1: give its file with -o (- for standard output)").arg(o.format));
+        const QString name = o.chart.isEmpty() ? chart : o.chart;
+        if (!parseMatrixChart(name))
+            return usageError(cmd, QStringLiteral("--chart: \"%1\" is not bars or curves").arg(name));
+        if (QString why; o.file != u"-" && !checkWritable(o.file, &why))
+            return usageError(cmd, QStringLiteral("-o ") + why);
+        if ((o.format == u"png" || o.format == u"svg" || o.format == u"pdf" || o.format == u"html")
+            && !qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
+            return usageError(
+                cmd, QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)").arg(o.format));
+    }
     const QStringList variants = payloads.split(QLatin1Char(';'), Qt::SkipEmptyParts);
     QList<MatrixCell> cells;
     if (!stacks.isEmpty()) {
@@ -170,6 +251,16 @@ int matrixCommand(const QStringList &arguments)
         cells = matrixCells(kinds, codecList, variants, concurrency);
         if (cells.isEmpty())
             return usageError(cmd, QStringLiteral("no transport in --transports carries a codec in --codecs"));
+    }
+
+    for (const Output &o : std::as_const(outputs)) {
+        const bool drawn = o.format == u"png" || o.format == u"svg" || o.format == u"pdf";
+        if (drawn && *parseMatrixChart(o.chart.isEmpty() ? chart : o.chart) == MatrixChart::Curves
+            && !isSizeSweep(cells))
+            return usageError(cmd,
+                QStringLiteral("--chart curves for -o %1: the payloads must be two or more sizes of one field "
+                               "(--payloads 'nums=2;nums=1000')")
+                    .arg(o.file));
     }
 
     int code = ExitOk;
@@ -253,6 +344,34 @@ int matrixCommand(const QStringList &arguments)
     }
     out() << (format == u"csv" ? formatMatrixCsv(results) : formatMatrixTable(results));
     out().flush();
+    for (const Output &o : std::as_const(outputs)) {
+        QString error;
+        QByteArray data;
+        if (o.format == u"csv") {
+            data = formatMatrixCsv(results).toUtf8();
+        } else if (o.format == u"html") {
+            data = matrixHtmlReport(results, base->method, *metric);
+        } else {
+            const ChartFormat chartFormat = o.format == u"png" ? ChartFormat::Png
+                : o.format == u"svg"                           ? ChartFormat::Svg
+                                                               : ChartFormat::Pdf;
+            data = renderMatrixChart(results, *parseMatrixChart(o.chart.isEmpty() ? chart : o.chart), *metric,
+                chartFormat, chartOptions, &error);
+        }
+        if (data.isEmpty()) {
+            err() << "rpcscope-cli matrix: -O " << o.format << " -o " << o.file << ": " << error << '\n';
+            return ExitRuntime;
+        }
+        if (o.file == u"-") {
+            out() << QString::fromUtf8(data);
+            out().flush();
+        } else if (!writeFileAtomically(o.file, data, &error)) {
+            err() << "rpcscope-cli matrix: -o " << error << '\n';
+            return ExitRuntime;
+        } else {
+            err() << "Wrote " << o.file << " (" << o.format << ")\n";
+        }
+    }
     if (!saved.isEmpty())
         err() << "Saved " << saved.size() << " cells as runs #" << saved.first() << " to #" << saved.last()
               << ", labelled matrix:" << matrixId << '\n';

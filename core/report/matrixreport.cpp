@@ -162,17 +162,13 @@ double codecShare(const QList<MatrixResult> &results, qsizetype index)
     return -1;
 }
 
-QString formatMatrixTable(const QList<MatrixResult> &results)
+MatrixTable matrixTable(const QList<MatrixResult> &results)
 {
-    QString text;
-    QTextStream out(&text);
-    const QStringList header { QStringLiteral("payload"), QStringLiteral("stack"), QStringLiteral("c"),
+    MatrixTable table;
+    table.header = QStringList { QStringLiteral("payload"), QStringLiteral("stack"), QStringLiteral("c"),
         QStringLiteral("mean"), QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("req/s"),
         QStringLiteral("bytes/call"), QStringLiteral("client CPU"), QStringLiteral("server CPU"),
         QStringLiteral("codec share"), QStringLiteral("errors") };
-    constexpr qsizetype kTextColumns = 2;
-    QList<QStringList> rows;
-    QStringList failures;
     for (qsizetype i = 0; i < results.size(); ++i) {
         const MatrixResult &r = results.at(i);
         const double share = codecShare(results, i);
@@ -183,7 +179,7 @@ QString formatMatrixTable(const QList<MatrixResult> &results)
         auto latency = [measured](uint64_t ns) { return measured ? formatNanos(ns) : QStringLiteral("-"); };
         const QString stack
             = r.cell.stack.isEmpty() ? r.cell.kind() : r.cell.stack + QStringLiteral(" (") + r.cell.kind() + u')';
-        rows.append({ r.cell.payload.isEmpty() ? QStringLiteral("(as given)") : r.cell.payload, stack,
+        table.rows.append({ r.cell.payload.isEmpty() ? QStringLiteral("(as given)") : r.cell.payload, stack,
             r.cell.concurrency > 0 ? QString::number(r.cell.concurrency) : QStringLiteral("-"),
             latency(static_cast<uint64_t>(meanNs(r.run))), latency(r.run.latency.percentile(50)),
             latency(r.run.latency.percentile(99)),
@@ -197,15 +193,33 @@ QString formatMatrixTable(const QList<MatrixResult> &results)
                 : QString::number(r.run.serverCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
             share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
             QString::number(r.run.callsFailed()) });
+        QString why;
         if (!measured) {
-            QString why = QStringLiteral("no call ended OK");
+            why = QStringLiteral("no call ended OK");
             if (!r.failure.isEmpty())
                 why = printable(r.failure);
             else if (!r.run.errors.isEmpty())
                 why += QStringLiteral(" (%1: %2)")
                            .arg(callStatusName(r.run.errors.first().status), printable(r.run.errors.first().message));
-            failures << QStringLiteral("%1 %2 c=%3: FAILED, %4").arg(rows.last().at(0), stack, rows.last().at(2), why);
         }
+        table.failures.append(why);
+    }
+    return table;
+}
+
+QString formatMatrixTable(const QList<MatrixResult> &results)
+{
+    QString text;
+    QTextStream out(&text);
+    const MatrixTable table = matrixTable(results);
+    const QStringList &header = table.header;
+    const QList<QStringList> &rows = table.rows;
+    constexpr qsizetype kTextColumns = 2;
+    QStringList failures;
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        if (!table.failures.at(i).isEmpty())
+            failures << QStringLiteral("%1 %2 c=%3: FAILED, %4")
+                            .arg(rows.at(i).at(0), rows.at(i).at(1), rows.at(i).at(2), table.failures.at(i));
     }
     QList<qsizetype> widths;
     for (qsizetype c = 0; c < header.size(); ++c) {

@@ -70,6 +70,14 @@ struct MatrixResult {
  */
 double codecShare(const QList<MatrixResult> &results, qsizetype index);
 
+/// The matrix table's cells as text, for the text table and the HTML report alike.
+struct MatrixTable {
+    QStringList header;
+    QList<QStringList> rows; ///< one per result, in order, as many cells as the header
+    QStringList failures; ///< per row: why no call ended OK (printable), empty for a measured cell
+};
+MatrixTable matrixTable(const QList<MatrixResult> &results);
+
 /**
  * One row per cell: payload, stack (or transport/codec), callers, mean, p50, p99, req/s, bytes/call, CPU/call, codec
  * share, errors. A cell without one OK call has no latency and no rate: "-", as for any value not measured.
