@@ -558,6 +558,26 @@ private Q_SLOTS:
         QCOMPARE(bad.exitCode(), 2);
         const QString err = QString::fromUtf8(bad.readAllStandardError());
         QVERIFY2(err.contains(QStringLiteral("--codecs")) && err.contains(QStringLiteral("xml")), qPrintable(err));
+
+        // --response times the reply type: a request's field in --fill is named, with the fields it does have.
+        QProcess response;
+        response.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("codecs"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/List"),
+                QStringLiteral("--response"), QStringLiteral("--fill"), QStringLiteral("count=10") });
+        QVERIFY(response.waitForFinished(30000));
+        QCOMPARE(response.exitCode(), 2);
+        const QString why = QString::fromUtf8(response.readAllStandardError());
+        QVERIFY2(why.contains(QStringLiteral("--fill count=10: "))
+                && why.contains(
+                    QStringLiteral("the response, rpcscope.bench.v1.ListResponse, whose fields are: items")),
+            qPrintable(why));
+        QProcess filled;
+        filled.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("codecs"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/List"),
+                QStringLiteral("--response"), QStringLiteral("--fill"), QStringLiteral("items=100"),
+                QStringLiteral("--time"), QStringLiteral("20ms") });
+        QVERIFY(filled.waitForFinished(30000));
+        QVERIFY2(filled.exitCode() == 0, filled.readAllStandardError().constData());
     }
 };
 

@@ -167,12 +167,21 @@ int codecsCommand(const QStringList &arguments)
     std::unique_ptr<google::protobuf::Message> message;
     const bool response = parser.isSet(QStringLiteral("response"));
     if (response) {
-        message = messageFromJson(schema, method->output_type(), json, &error);
+        // -d and --fill describe the response here, not the request: a request's field is a likely mistake, named.
+        const google::protobuf::Descriptor *type = method->output_type();
+        QStringList fields;
+        for (int i = 0; i < type->field_count(); ++i)
+            fields << QString::fromStdString(type->field(i)->name());
+        const QString hint = QStringLiteral(" (with --response, -d and --fill describe the response, %1, whose fields "
+                                            "are: %2)")
+                                 .arg(QString::fromStdString(type->full_name()),
+                                     fields.isEmpty() ? QStringLiteral("none") : fields.join(QStringLiteral(", ")));
+        message = messageFromJson(schema, type, json, &error);
         if (!message)
-            return usageError(kCommand, where + error);
+            return usageError(kCommand, where + error + hint);
         for (const QString &fill : parser.values(QStringLiteral("fill"))) {
             if (!applyFill(message.get(), fill, &error))
-                return usageError(kCommand, error);
+                return usageError(kCommand, QStringLiteral("--fill ") + fill + QStringLiteral(": ") + error + hint);
         }
     } else {
         const RequestSpec spec(parser.value(QStringLiteral("call")), json, parser.values(QStringLiteral("fill")));
