@@ -289,6 +289,10 @@ private Q_SLOTS:
             TransportKind::Msgpack, m_msgpack.address(), call(QStringLiteral("Sum"), R"({"nums":[1,2,3]})"), 5000, 64);
         QCOMPARE(s.callsOk(), 5000ULL);
         QCOMPARE(m_msgpack.callsServed() - before, 5000ULL);
+        // Bytes both ways count whole frames: [0, msgid, "Sum", [[1,2,3]]] out, [1, msgid, nil, 6] back. The msgid
+        // takes the same bytes in both, so a request is 7 bytes longer than its reply (a 4-byte method name and
+        // params of 5, against nil and a 1-byte result), whatever the msgid.
+        QCOMPARE(s.bytesSent - s.bytesReceived, 5000ULL * 7);
     }
 
     void msgpackParamsAsMapAndStructuredReplies()

@@ -42,6 +42,7 @@ public:
     MsgpackTransport *m_transport;
     MsgpackConnection *m_connection;
     uint32_t m_msgid = 0;
+    uint64_t m_frameBytes = 0; ///< the request as sent: [0, msgid, method, params], as received counts the reply
     Clock::time_point m_deadline;
 };
 
@@ -90,7 +91,7 @@ private:
         CallOutcome outcome;
         outcome.status = status;
         outcome.errorMessage = std::move(message);
-        outcome.bytesSent = slot->m_body->size();
+        outcome.bytesSent = slot->m_frameBytes;
         m_late.insert(slot->m_msgid);
         slot->finished(outcome, nullptr);
     }
@@ -200,6 +201,7 @@ void MsgpackConnection::submit(MsgpackSlot *slot, const std::string &method)
     const auto timeout = m_transport->m_target.timeout;
     slot->m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
     m_inFlight[slot->m_msgid] = slot;
+    const size_t before = m_pending.size();
     StringSink sink { &m_pending };
     MsgpackPacker packer(sink);
     packer.pack_array(4);
@@ -208,6 +210,7 @@ void MsgpackConnection::submit(MsgpackSlot *slot, const std::string &method)
     packer.pack_str(static_cast<uint32_t>(method.size()));
     packer.pack_str_body(method.data(), static_cast<uint32_t>(method.size()));
     m_pending.append(*slot->m_body); // the params, encoded once
+    slot->m_frameBytes = m_pending.size() - before;
     if (m_state == State::Closed)
         connect();
     else if (m_state == State::Open)
@@ -309,7 +312,7 @@ void MsgpackConnection::onMessage(const MsgpackRpcMessage &message)
     MsgpackSlot *slot = it->second;
     m_inFlight.erase(it);
     CallOutcome outcome;
-    outcome.bytesSent = slot->m_body->size();
+    outcome.bytesSent = slot->m_frameBytes;
     outcome.bytesReceived = message.bytes;
     outcome.notifications = std::exchange(m_notifications, 0);
     const msgpack::object &error = *message.error;
