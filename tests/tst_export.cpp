@@ -240,6 +240,10 @@ private slots:
         const RunRecord a = sampleRun(m_awkwardName, 1000, false);
         RunRecord b = sampleRun(QStringLiteral("plain"), 300, false);
         b.id = 8;
+        b.scenario = QJsonObject { { QStringLiteral("load"), QJsonObject { { QStringLiteral("concurrency"), 16 } } },
+            { QStringLiteral("fills"), QJsonArray { QStringLiteral("nums=1000"), QStringLiteral("payload=1KiB") } } };
+        b.snapshot.bytesSent = 300 * 1850;
+        b.snapshot.bytesReceived = 300 * 4;
         b.snapshot.hasServerStats = true;
         b.snapshot.serverCpuSeconds = 0.3;
         b.snapshot.messagesSent = 1000; // b streamed
@@ -285,6 +289,12 @@ private slots:
         QCOMPARE(value(2, "messages_sent"), QStringLiteral("1000"));
         QVERIFY(near(toNumber(value(2, "message_p50_ms"), &ok), 0.5, 0.01));
         QVERIFY(ok);
+        // What the run was asked (unknown: empty, as for a run without its scenario), and bytes per call.
+        QCOMPARE(value(2, "concurrency"), QStringLiteral("16"));
+        QCOMPARE(value(2, "payload"), QStringLiteral("nums=1000;payload=1KiB"));
+        QVERIFY(value(1, "concurrency").isEmpty() && value(1, "payload").isEmpty());
+        QCOMPARE(value(2, "bytes_sent_per_call"), QStringLiteral("1850.0"));
+        QCOMPARE(value(2, "bytes_received_per_call"), QStringLiteral("4.0"));
     }
 
     void histogramTimelineAndRawCsv()

@@ -3,6 +3,8 @@
 #include "report/rawsamples.h"
 
 #include <QBuffer>
+#include <QJsonArray>
+#include <QJsonObject>
 
 #include <algorithm>
 #include <chrono>
@@ -104,7 +106,11 @@ QStringList summaryCsvColumns()
             // Streaming runs; empty for unary ones.
             << QStringLiteral("messages_sent") << QStringLiteral("messages_received")
             << QStringLiteral("messages_per_s") << QStringLiteral("message_p50_ms") << QStringLiteral("message_p90_ms")
-            << QStringLiteral("message_p99_ms");
+            << QStringLiteral("message_p99_ms")
+            // What was asked of the run (from its scenario; empty when unknown, as for an imported report), and
+            // bytes per call, for rows that compare runs of different sizes.
+            << QStringLiteral("concurrency") << QStringLiteral("payload") << QStringLiteral("bytes_sent_per_call")
+            << QStringLiteral("bytes_received_per_call");
     return columns;
 }
 
@@ -151,6 +157,15 @@ QByteArray runsSummaryCsv(const QList<RunRecord> &runs)
             << (streams ? number(s.messagesReceivedPerSecond(), 3) : QString());
         for (double p : { 50.0, 90.0, 99.0 })
             row << (m.isEmpty() ? QString() : millis(static_cast<double>(m.percentile(p))));
+        const QJsonValue concurrency
+            = run.scenario.value(QStringLiteral("load")).toObject().value(QStringLiteral("concurrency"));
+        QStringList fills;
+        for (const QJsonValue &fill : run.scenario.value(QStringLiteral("fills")).toArray())
+            fills << fill.toString();
+        row << (concurrency.isDouble() ? QString::number(concurrency.toInteger()) : QString()) << fills.join(u';');
+        const double calls = static_cast<double>(s.callsCompleted());
+        row << (hasCalls ? number(static_cast<double>(s.bytesSent) / calls, 1) : QString())
+            << (hasCalls ? number(static_cast<double>(s.bytesReceived) / calls, 1) : QString());
         appendRow(out, row);
     }
     return out.toUtf8();
