@@ -3,6 +3,7 @@
 #include "export/ghzjson.h"
 #include "export/hgrm.h"
 #include "export/markdownexport.h"
+#include "report/textreport.h"
 #include "store/runjson.h"
 #include "store/runstore.h"
 
@@ -890,6 +891,29 @@ private slots:
         QVERIFY2(errors.contains(QByteArray(broken.toUtf8() + ": latencyDistribution[2].latency: expected a number")),
             errors.constData());
         QVERIFY2(output.contains("as run #3"), output.constData());
+    }
+
+    void summarySaysHowCoarseServerCpuIs()
+    {
+        // Another process's CPU comes in clock ticks: over 100 calls the per-call figure is coarse, and says so.
+        RunSnapshot s;
+        s.hasServerStats = true;
+        s.serverCpuSeconds = 0.05;
+        s.statusCounts[CallStatus::Ok] = 100;
+        for (int i = 0; i < 100; ++i)
+            s.latency.record(1'000'000);
+        s.elapsed = std::chrono::seconds(1);
+        QString text = formatTextSummary(s);
+        QVERIFY2(text.contains(QStringLiteral("Server CPU:\t500.0 us/call (+/- ")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("ms clock ticks; more calls make it finer)")), qPrintable(text));
+        // Over a million calls a tick is nothing next to the figure: no caveat.
+        s.statusCounts[CallStatus::Ok] = 1'000'000;
+        s.latency.reset();
+        for (int i = 0; i < 1'000'000; ++i)
+            s.latency.record(1'000'000);
+        s.serverCpuSeconds = 500;
+        text = formatTextSummary(s);
+        QVERIFY2(text.contains(QStringLiteral("Server CPU:\t500.0 us/call (500.00 s in all)")), qPrintable(text));
     }
 
     void cleanupTestCase() { QLocale::setDefault(QLocale::c()); }

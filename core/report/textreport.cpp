@@ -5,6 +5,8 @@
 
 #include <QStringList>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -95,11 +97,22 @@ QString formatTextSummary(const RunSnapshot &run)
                    .arg(formatBytes(static_cast<double>(run.clientPeakRssBytes)));
     else if (run.callsCompleted())
         out += QStringLiteral("  Client CPU:\t- (not measured), peak RSS -\n");
-    if (run.hasServerStats && run.callsCompleted())
-        out += QStringLiteral("  Server CPU:\t%1 us/call (%2 s in all), peak RSS %3\n")
+    if (run.hasServerStats && run.callsCompleted()) {
+        // Another process's CPU time comes from /proc in clock ticks (10 ms at 100 Hz), read at the start and the
+        // end: over few calls that is coarse, and said so rather than shown as if exact.
+        const double tickUs = 1e6 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
+        const double resolutionUs = 2 * tickUs / static_cast<double>(run.callsCompleted());
+        const QString resolution = resolutionUs > 0.02 * std::max(run.serverCpuPerCallUs(), 1e-9)
+            ? QStringLiteral(" (+/- %1 us: counted in %2 ms clock ticks; more calls make it finer)")
+                  .arg(resolutionUs, 0, 'f', 1)
+                  .arg(tickUs / 1000, 0, 'g', 3)
+            : QString();
+        out += QStringLiteral("  Server CPU:\t%1 us/call%2 (%3 s in all), peak RSS %4\n")
                    .arg(run.serverCpuPerCallUs(), 0, 'f', 1)
+                   .arg(resolution)
                    .arg(run.serverCpuSeconds, 0, 'f', 2)
                    .arg(formatBytes(static_cast<double>(run.serverPeakRssBytes)));
+    }
     if (run.state == RunState::Stopped)
         out += QStringLiteral("  Stopped early:\tthe numbers cover the calls made until then\n");
 
