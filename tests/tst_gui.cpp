@@ -297,6 +297,25 @@ private Q_SLOTS:
         QVERIFY2(names.contains(QStringLiteral("mine c=4")) && names.contains(QStringLiteral("down c=1 (failed)")),
             qPrintable(names.join(u',')));
         QVERIFY(!child<QCheckBox>("matrix_grpc")->isEnabled()); // the boxes are not used while stacks are listed
+        // For stakeholders: the page as one HTML report, the table as CSV, a chart as SVG (as matrix -O writes them).
+        QTemporaryDir dir;
+        QString saveError;
+        QVERIFY2(page->saveReport(dir.filePath(QStringLiteral("stacks.html")), &saveError), qPrintable(saveError));
+        QFile html(dir.filePath(QStringLiteral("stacks.html")));
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        const QString report = QString::fromUtf8(html.readAll());
+        QVERIFY(report.contains(QStringLiteral("Stacks compared: rpcscope.bench.v1.Bench/Sum")));
+        QVERIFY(report.contains(QStringLiteral("<svg")) && report.contains(QStringLiteral("FAILED: ")));
+        QVERIFY2(page->saveReport(dir.filePath(QStringLiteral("stacks.csv")), &saveError), qPrintable(saveError));
+        QFile csv(dir.filePath(QStringLiteral("stacks.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(csv.readAll().count('\n'), 7); // the header and six cells
+        QVERIFY2(
+            page->saveChart(MatrixChart::Bars, ChartFormat::Svg, dir.filePath(QStringLiteral("bars.svg")), &saveError),
+            qPrintable(saveError));
+        QFile svg(dir.filePath(QStringLiteral("bars.svg")));
+        QVERIFY(svg.open(QIODevice::ReadOnly) && svg.readAll().contains("down c=1 (failed)"));
+        QCOMPARE(page->barChart()->actions().size(), 4); // copy, PNG, PDF, SVG
         QVERIFY2(child<QLabel>("matrixProgress")->text().contains(QStringLiteral("2 FAILED")),
             qPrintable(child<QLabel>("matrixProgress")->text()));
         // A row that is not a stack is named before anything runs; the stacks are kept for the next session.

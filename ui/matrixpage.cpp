@@ -5,17 +5,23 @@
 #include "metrics/callstatus.h"
 
 #include "charts.h"
+#include "export/exporter.h"
 #include "qcp.h"
 #include "runcontroller.h"
 #include "util/units.h"
 
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalBlocker>
@@ -23,6 +29,8 @@
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <google/protobuf/descriptor.h>
 
 #include <cmath>
 
@@ -138,7 +146,10 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     row->addWidget(m_run);
     row->addWidget(m_stop);
     form->addRow(tr("Payloads:"), row);
-    form->addRow(m_progress);
+    auto *progressRow = new QHBoxLayout;
+    progressRow->addWidget(m_progress, 1);
+    form->addRow(progressRow);
+    m_payloads->setMinimumWidth(180);
 
     m_bars->setObjectName(QStringLiteral("matrixBars"));
     m_curves->setObjectName(QStringLiteral("matrixCurves"));
@@ -161,6 +172,20 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_curves->xAxis->setLabel(tr("payload size (bytes or elements, log scale)"));
     m_curves->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
     m_curves->setVisible(false);
+
+    addChartActions(m_bars, MatrixChart::Bars);
+    addChartActions(m_curves, MatrixChart::Curves);
+    auto *saveReport = new QPushButton(tr("Save report..."));
+    saveReport->setObjectName(QStringLiteral("matrixSaveReport"));
+    saveReport->setToolTip(tr("The comparison for stakeholders: one HTML page (bars, curves, every cell) or the "
+                              "table as CSV. Each chart also saves from its context menu."));
+    connect(saveReport, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the stack comparison"),
+            QDir::home().filePath(QStringLiteral("stacks.html")), tr("HTML page (*.html);;CSV table (*.csv)"));
+        if (QString error; !path.isEmpty() && !this->saveReport(path, &error))
+            QMessageBox::warning(this, tr("Save report"), error);
+    });
+    progressRow->addWidget(saveReport);
 
     m_table->setObjectName(QStringLiteral("matrixTable"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -206,6 +231,60 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     }
     setStacks(kept);
     redraw();
+}
+
+MatrixMetric MatrixPage::currentMetric() const
+{
+    return static_cast<MatrixMetric>(m_metric->currentIndex()); // the combo lists them in the enum's order
+}
+
+void MatrixPage::addChartActions(QCustomPlot *plot, MatrixChart chart)
+{
+    // The widget's own actions make its context menu, as on the run page.
+    plot->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *copy = new QAction(tr("Copy chart"), plot);
+    connect(copy, &QAction::triggered, this, [this, chart] {
+        QString error;
+        const QByteArray png = renderMatrixChart(m_results, chart, currentMetric(), ChartFormat::Png, {}, &error);
+        QApplication::clipboard()->setImage(QImage::fromData(png, "PNG"));
+    });
+    plot->addAction(copy);
+    const std::pair<ChartFormat, QString> saves[] = { { ChartFormat::Png, tr("Save chart as PNG...") },
+        { ChartFormat::Pdf, tr("Save chart as PDF...") }, { ChartFormat::Svg, tr("Save chart as SVG...") } };
+    for (const auto &[format, text] : saves) {
+        auto *save = new QAction(text, plot);
+        connect(save, &QAction::triggered, this, [this, chart, format = format] {
+            const QString suffix = chartFormatSuffix(format);
+            const QString path = QFileDialog::getSaveFileName(this, tr("Save chart as %1").arg(suffix.toUpper()),
+                QDir::home().filePath(
+                    QStringLiteral("stacks-%1.%2")
+                        .arg(chart == MatrixChart::Bars ? QStringLiteral("bars") : QStringLiteral("curves"), suffix)),
+                tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+            if (QString error; !path.isEmpty() && !saveChart(chart, format, path, &error))
+                QMessageBox::warning(this, tr("Save chart"), error);
+        });
+        plot->addAction(save);
+    }
+}
+
+bool MatrixPage::saveChart(MatrixChart chart, ChartFormat format, const QString &path, QString *error) const
+{
+    ChartOptions options;
+    options.scale = format == ChartFormat::Png ? 2.0 : 1.0; // a slide's chart, sharp on a projector
+    const QByteArray data = renderMatrixChart(m_results, chart, currentMetric(), format, options, error);
+    return !data.isEmpty() && writeFileAtomically(path, data, error);
+}
+
+bool MatrixPage::saveReport(const QString &path, QString *error) const
+{
+    if (m_results.isEmpty()) {
+        *error = tr("Nothing to save yet: run the matrix first.");
+        return false;
+    }
+    const QByteArray data = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)
+        ? formatMatrixCsv(m_results).toUtf8()
+        : matrixHtmlReport(m_results, m_method, currentMetric());
+    return writeFileAtomically(path, data, error);
 }
 
 void MatrixPage::addStackRow(const MatrixStack &stack)
@@ -393,8 +472,12 @@ void MatrixPage::runNext()
         prepared->plan.concurrency = 1; // its mean is then one call's codec time
     else if (prepared && cell.concurrency > 0)
         prepared->plan.concurrency = cell.concurrency;
-    if (prepared) // the callers it ran with, for the table
+    if (prepared) { // the callers it ran with, for the table
         m_cells[m_next].concurrency = prepared->plan.concurrency;
+        if (prepared->call.method)
+            m_method = QString::fromStdString(prepared->call.method->service()->full_name()) + u'/'
+                + QString::fromStdString(prepared->call.method->name());
+    }
     if (prepared) // rpcscope's own server uses the baseline's codecs: only then is a codec share known
         m_cells[m_next].ownServer = prepared->builtin;
     if (!prepared

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "matrixcharts.h"
 #include "report/matrixreport.h"
 #include "scenariopage.h"
 
@@ -45,6 +46,10 @@ public:
     QTableWidget *table() const { return m_table; }
     /// The stacks table's rows (replacing any), as `--stack` specs are read; saved in the settings.
     void setStacks(const QList<MatrixStack> &stacks);
+    /// The chart drawn afresh for a file (a slide's size; PNG at twice the pixels), as `matrix -O` writes it.
+    bool saveChart(MatrixChart chart, ChartFormat format, const QString &path, QString *error) const;
+    /// The whole comparison as one HTML page (bars, curves, every cell) or, for a .csv path, the table.
+    bool saveReport(const QString &path, QString *error) const;
     /// The stacks table read, or std::nullopt with @p error naming the row.
     std::optional<QList<MatrixStack>> stacks(QString *error) const;
 
@@ -56,6 +61,8 @@ private:
     void cellFinished(const RunSnapshot &snapshot);
     void redraw();
     void addStackRow(const MatrixStack &stack);
+    void addChartActions(QCustomPlot *plot, MatrixChart chart);
+    MatrixMetric currentMetric() const;
     void saveStacks() const;
 
     Preparer m_preparer;
@@ -63,6 +70,7 @@ private:
     QList<MatrixCell> m_cells;
     QList<MatrixResult> m_results;
     qsizetype m_next = 0;
+    QString m_method; ///< "package.Service/Method" of the cells run, for the report's title
     bool m_running = false;
 
     QList<QCheckBox *> m_transports;
