@@ -8,12 +8,14 @@
 #include "qcp.h"
 #include "runcontroller.h"
 #include "runpage.h"
+#include "runrecorder.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "scenariopage.h"
 #include "scheduleeditor.h"
 #include "schemapanel.h"
 #include "sourceviewer.h"
+#include "store/runstore.h"
 #include "targetspanel.h"
 
 #include <QAction>
@@ -282,6 +284,21 @@ private Q_SLOTS:
             QVERIFY2(r.run.callsOk() == 100, qPrintable(r.cell.label()));
         }
         QCOMPARE(page->table()->item(1, 1)->text(), QStringLiteral("web (http/json)"));
+        // Every cell that ran is in the history, labelled as rpcscope-cli matrix --save labels them.
+        RunStore *store = m_window->runRecorder()->store();
+        QVERIFY(store);
+        QString storeError;
+        const std::vector<qint64> web = store->idsWithLabel(QStringLiteral("stack:web"), &storeError);
+        QCOMPARE(web.size(), size_t(2));
+        const auto webRun = store->load(web.back(), &storeError);
+        QVERIFY2(webRun, qPrintable(storeError));
+        QCOMPARE(webRun->transport, QStringLiteral("http"));
+        QCOMPARE(webRun->codec, QStringLiteral("json"));
+        QCOMPARE(webRun->snapshot.callsOk(), 100ULL);
+        QVERIFY2(webRun->labels.contains(QStringLiteral("payload:nums=2")), qPrintable(webRun->labels.join(u',')));
+        QVERIFY(std::any_of(webRun->labels.begin(), webRun->labels.end(),
+            [](const QString &label) { return label.startsWith(QStringLiteral("matrix:")); }));
+        QCOMPARE(store->idsWithLabel(QStringLiteral("stack:mine"), &storeError).size(), size_t(2));
         QCOMPARE(page->table()->item(3, 2)->text(), QStringLiteral("4"));
         QCOMPARE(page->table()->item(2, 3)->text(), QStringLiteral("-")); // down: no latency, not 0 ns
         QVERIFY(page->table()->item(2, 3)->toolTip().startsWith(QStringLiteral("Failed")));

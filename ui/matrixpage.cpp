@@ -14,6 +14,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -432,6 +433,7 @@ void MatrixPage::start()
         }
     }
     m_results.clear();
+    m_matrixId = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     m_next = 0;
     m_running = true;
     m_run->setEnabled(false);
@@ -500,6 +502,7 @@ void MatrixPage::cellFinished(const RunSnapshot &snapshot)
     if (!m_running)
         return;
     m_results.append({ m_cells.at(m_next), snapshot, QString() });
+    Q_EMIT cellDone(m_results.last(), m_matrixId);
     ++m_next;
     redraw();
     runNext();

@@ -55,6 +55,8 @@ public:
 
 Q_SIGNALS:
     void finished();
+    /// A cell ran to its end (the history keeps it, labelled with @p matrixId, which the matrix's cells share).
+    void cellDone(const MatrixResult &result, const QString &matrixId);
 
 private:
     void runNext();
@@ -71,6 +73,7 @@ private:
     QList<MatrixResult> m_results;
     qsizetype m_next = 0;
     QString m_method; ///< "package.Service/Method" of the cells run, for the report's title
+    QString m_matrixId; ///< this matrix's cells share it in the history (label matrix:ID)
     bool m_running = false;
 
     QList<QCheckBox *> m_transports;

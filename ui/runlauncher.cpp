@@ -13,6 +13,7 @@
 #include "runrecorder.h"
 #include "store/environment.h"
 #include "store/runrecord.h"
+#include "store/runstore.h"
 #include "util/units.h"
 
 #include <QJsonDocument>
@@ -40,6 +41,52 @@ RunLauncher::RunLauncher(
     connect(m_commandServer, &CommandServer::failed, this, &RunLauncher::commandServerFailed);
     connect(m_ab, &AbController::progressed, this, &RunLauncher::abProgressed);
     connect(m_ab, &AbController::finished, this, &RunLauncher::abEnded);
+    connect(m_matrix, &MatrixPage::cellDone, this, &RunLauncher::recordMatrixCell);
+}
+
+void RunLauncher::recordMatrixCell(const MatrixResult &result, const QString &matrixId)
+{
+    RunStore *store = m_recorder->store();
+    if (!store)
+        return;
+    const MatrixCell &cell = result.cell;
+    RunRecord run;
+    run.name = cell.label() + (cell.payload.isEmpty() ? QString() : QLatin1Char(' ') + cell.payload)
+        + QStringLiteral(" c=%1").arg(cell.concurrency);
+    run.labels = { QStringLiteral("matrix:") + matrixId, QStringLiteral("stack:") + cell.label(),
+        QStringLiteral("c:%1").arg(cell.concurrency) };
+    if (!cell.payload.isEmpty())
+        run.labels << QStringLiteral("payload:") + cell.payload;
+    // The cell's scenario: the editor's, as the cell varied it.
+    Scenario scenario = m_scenario->scenario();
+    scenario.transport = transportName(cell.transport);
+    scenario.codec = codecName(cell.codec);
+    scenario.concurrency = cell.concurrency;
+    for (const QString &fill : cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        scenario.fills << fill.trimmed();
+    if (cell.transport == TransportKind::InProcess)
+        scenario.target.clear();
+    else if (!cell.target.isEmpty())
+        scenario.target = cell.target;
+    else if (cell.ownServer)
+        scenario.target = QStringLiteral("builtin");
+    scenario.rpcMethod = cell.rpcMethod;
+    run.method = m_scenario->method();
+    run.transport = scenario.transport;
+    run.codec = scenario.codec;
+    run.target = scenario.target;
+    run.scenario = QJsonDocument::fromJson(scenario.toJson()).object();
+    run.environment = environmentFingerprint();
+    run.endedAt = QDateTime::currentDateTimeUtc();
+    run.startedAt
+        = run.endedAt.addMSecs(-std::chrono::duration_cast<std::chrono::milliseconds>(result.run.elapsed).count());
+    run.status = QString::fromUtf16(result.run.state == RunState::Stopped ? RunStatus::Stopped : RunStatus::Finished);
+    run.snapshot = result.run;
+    QString error;
+    if (const qint64 id = store->addRun(run, &error); id > 0)
+        Q_EMIT m_recorder->runStored(id);
+    else
+        Q_EMIT statusMessage(tr("The stack comparison's cell %1 is not saved: %2").arg(run.name, error), 10000);
 }
 
 RunLauncher::~RunLauncher() = default;

@@ -2,6 +2,7 @@
 
 #include "abdialog.h"
 #include "compare/checks.h"
+#include "report/matrixreport.h"
 #include "scenariopage.h"
 
 #include <QObject>
@@ -76,6 +77,9 @@ Q_SIGNALS:
     void sentOnce();
 
 private:
+    /// A Compare stacks cell into the history, one run each, labelled matrix:ID, stack:NAME, payload:P and c:N as
+    /// `rpcscope-cli matrix --save` labels them.
+    void recordMatrixCell(const MatrixResult &result, const QString &matrixId);
     void launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
     void send(ScenarioPage::Prepared prepared);
     void commandServerReady(const QString &address);
