@@ -893,6 +893,21 @@ private slots:
         QVERIFY2(output.contains("as run #3"), output.constData());
     }
 
+    void ghzJsonOfARunFromFarAway()
+    {
+        // A history is read as it is: a run dated where nanoseconds since 1970 overflow 64 bits (found by
+        // fuzz_runimport) exports with its times held in range rather than with undefined arithmetic.
+        RunRecord run = sampleRun(QStringLiteral("far"), 100, true);
+        run.startedAt = QDateTime(QDate(4813, 1, 2), QTime(3, 4, 5), Qt::UTC);
+        run.endedAt = QDateTime(QDate(9999, 12, 31), QTime(23, 59, 59), Qt::UTC);
+        const QJsonObject ghz = runToGhzJson(run);
+        QVERIFY(ghz.value(QStringLiteral("date")).toString().endsWith(u'Z'));
+        QVERIFY(!ghz.value(QStringLiteral("details")).toArray().isEmpty());
+        run.startedAt = QDateTime(QDate(1, 1, 1), QTime(0, 0), Qt::UTC);
+        run.endedAt = QDateTime();
+        QVERIFY(runToGhzJson(run).value(QStringLiteral("date")).toString().endsWith(u'Z'));
+    }
+
     void summarySaysHowCoarseServerCpuIs()
     {
         // Another process's CPU comes in clock ticks: over 100 calls the per-call figure is coarse, and says so.

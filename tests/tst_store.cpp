@@ -198,6 +198,11 @@ private slots:
             }
         }
         QCOMPARE(snapshotInconsistency(r.snapshot), QString());
+        // A time that nanoseconds since 1970 cannot hold in 64 bits (exports count in them) is refused by name.
+        bad = runToJson(r);
+        bad.insert(QStringLiteral("started_at"), QStringLiteral("4813-01-02T03:04:05.000Z"));
+        QVERIFY(!runFromJson(bad, &error));
+        QCOMPARE(error, QStringLiteral("started_at: 4813-01-02T03:04:05.000Z is out of range (years 1678 to 2261)"));
         QVERIFY(!runFromJson(QJsonObject { { QStringLiteral("format"), QStringLiteral("ghz") } }, &error));
         QCOMPARE(error, QStringLiteral("format: expected \"rpcscope-run\""));
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rpcscope {
 
@@ -43,6 +44,23 @@ QString errorKey(int status, const QString &message)
     if (!message.isEmpty())
         key += QStringLiteral(" desc = ") + message;
     return key;
+}
+
+// Nanoseconds since 1970 in 64 bits, held in range: a run read from a file may carry any time (the importers refuse
+// what does not fit, but a history file is read as it is). Room is left for rounding to seconds.
+constexpr qint64 kLimitNs = std::numeric_limits<qint64>::max() / 2;
+
+qint64 epochNs(const QDateTime &t)
+{
+    return std::clamp<qint64>(t.toMSecsSinceEpoch(), -kLimitNs / 1000000, kLimitNs / 1000000) * 1000000;
+}
+
+qint64 plus(qint64 a, qint64 b)
+{
+    qint64 sum = 0;
+    if (__builtin_add_overflow(a, b, &sum))
+        return b > 0 ? kLimitNs : -kLimitNs;
+    return std::clamp<qint64>(sum, -kLimitNs, kLimitNs);
 }
 
 QString rfc3339(qint64 nanosSinceEpoch)
@@ -145,11 +163,11 @@ QJsonObject runToGhzJson(const RunRecord &run)
     all.merge(s.errorLatency);
     const qint64 elapsedNs = s.elapsed.count();
 
-    const qint64 nowNs = QDateTime::currentMSecsSinceEpoch() * 1000000;
-    const qint64 endNs = run.endedAt.isValid() ? run.endedAt.toMSecsSinceEpoch() * 1000000
-        : run.startedAt.isValid()              ? run.startedAt.toMSecsSinceEpoch() * 1000000 + elapsedNs
+    const qint64 nowNs = epochNs(QDateTime::currentDateTimeUtc());
+    const qint64 endNs = run.endedAt.isValid() ? epochNs(run.endedAt)
+        : run.startedAt.isValid()              ? plus(epochNs(run.startedAt), elapsedNs)
                                                : nowNs;
-    const qint64 startNs = run.startedAt.isValid() ? run.startedAt.toMSecsSinceEpoch() * 1000000 : endNs - elapsedNs;
+    const qint64 startNs = run.startedAt.isValid() ? epochNs(run.startedAt) : plus(endNs, -elapsedNs);
 
     QJsonObject o;
     if (!run.name.isEmpty())
@@ -265,7 +283,8 @@ QJsonObject runToGhzJson(const RunRecord &run)
         for (const RawSample &sample : run.rawSamples) {
             const auto status = static_cast<int>(sample.status);
             details.append(QJsonObject {
-                { QStringLiteral("timestamp"), rfc3339(startNs + static_cast<qint64>(sample.sentNs)) },
+                { QStringLiteral("timestamp"),
+                    rfc3339(plus(startNs, static_cast<qint64>(std::min<uint64_t>(sample.sentNs, kLimitNs)))) },
                 { QStringLiteral("latency"), static_cast<qint64>(sample.latencyUs) * 1000 },
                 { QStringLiteral("error"),
                     status == CallStatus::Ok ? QString() : messages.value(status, errorKey(status, QString())) },

@@ -4,6 +4,8 @@
 #include <QJsonArray>
 
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 
 namespace rpcscope {
 
@@ -128,8 +130,16 @@ public:
         if (text.isEmpty())
             return {};
         QDateTime t = QDateTime::fromString(text, Qt::ISODateWithMs);
-        if (!t.isValid())
+        if (!t.isValid()) {
             fail(key, QStringLiteral("\"%1\" is not an ISO 8601 time").arg(text));
+            return {};
+        }
+        // Exports count time in nanoseconds since 1970 in 64 bits (ghz's JSON does): years 1678 to 2261.
+        constexpr qint64 kMaxMs = std::numeric_limits<qint64>::max() / 1000000 - 1000;
+        if (std::abs(t.toMSecsSinceEpoch()) > kMaxMs) {
+            fail(key, QStringLiteral("%1 is out of range (years 1678 to 2261)").arg(text));
+            return {};
+        }
         return t.toUTC();
     }
     void take(const QString &key, const std::function<bool(const QJsonObject &, const QString &, QString *)> &read)
