@@ -439,10 +439,15 @@ QByteArray renderChartPdf(
         return {};
     }
     std::unique_ptr<QCustomPlot> plot(createChartPlot(runs, kind, options));
+    return plotToPdf(
+        plot.get(), options, options.title.isEmpty() ? defaultChartTitle(runs, kind) : options.title, error);
+}
+
+QByteArray plotToPdf(QCustomPlot *plot, const ChartOptions &options, const QString &title, QString *error)
+{
     // QCustomPlot writes PDFs only to a file name: a private temporary one, read back whole.
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("chart.pdf"));
-    const QString title = options.title.isEmpty() ? defaultChartTitle(runs, kind) : options.title;
     if (!dir.isValid()
         || !plot->savePdf(path, options.width, options.height, QCP::epNoCosmetic, QStringLiteral("rpcscope"), title)) {
         if (error)

@@ -54,6 +54,8 @@ QCustomPlot *createChartPlot(const QList<const RunRecord *> &runs, ChartKind kin
 void finishPlotForFile(QCustomPlot *plot, const QString &title);
 /// @p plot as an SVG document of the options' size, titled @p title (escaped: Qt writes it raw).
 QByteArray plotToSvg(QCustomPlot *plot, const ChartOptions &options, const QString &title);
+/// @p plot as a PDF document of the options' size; empty with @p error on failure.
+QByteArray plotToPdf(QCustomPlot *plot, const ChartOptions &options, const QString &title, QString *error);
 
 /// The chart as an image of width * scale by height * scale pixels; a null image when there is no run.
 QImage renderChartImage(const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options = {});

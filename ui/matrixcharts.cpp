@@ -6,10 +6,8 @@
 
 #include <QBuffer>
 #include <QDateTime>
-#include <QFile>
 #include <QMap>
 #include <QRegularExpression>
-#include <QTemporaryDir>
 
 #include <algorithm>
 #include <limits>
@@ -341,19 +339,8 @@ QByteArray renderMatrixChart(const QList<MatrixResult> &results, MatrixChart cha
     }
     case ChartFormat::Svg:
         return plotToSvg(plot.get(), options, title);
-    case ChartFormat::Pdf: {
-        // QCustomPlot writes PDFs only to a file name: a private temporary one, read back whole.
-        QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("chart.pdf"));
-        QFile file(path);
-        if (!dir.isValid()
-            || !plot->savePdf(path, options.width, options.height, QCP::epNoCosmetic, QStringLiteral("rpcscope"), title)
-            || !file.open(QIODevice::ReadOnly)) {
-            *error = QObject::tr("cannot render the PDF in a temporary folder");
-            return {};
-        }
-        return file.readAll();
-    }
+    case ChartFormat::Pdf:
+        return plotToPdf(plot.get(), options, title, error);
     }
     return {};
 }

@@ -312,23 +312,28 @@ void MatrixPage::setStacks(const QList<MatrixStack> &stacks)
     saveStacks();
 }
 
+QString MatrixPage::rowSpec(int row) const
+{
+    auto text = [&](int column) {
+        const QTableWidgetItem *item = m_stackTable->item(row, column);
+        return item ? item->text().trimmed() : QString();
+    };
+    const auto *kind = qobject_cast<QComboBox *>(m_stackTable->cellWidget(row, 1));
+    QString spec = text(0) + QLatin1Char('=') + (kind ? kind->currentText() : QString());
+    if (!text(2).isEmpty())
+        spec += QLatin1Char('@') + text(2);
+    if (!text(3).isEmpty())
+        spec += QStringLiteral(",method=") + text(3);
+    return spec;
+}
+
 std::optional<QList<MatrixStack>> MatrixPage::stacks(QString *error) const
 {
     QList<MatrixStack> out;
     QStringList names;
     for (int row = 0; row < m_stackTable->rowCount(); ++row) {
-        auto text = [&](int column) {
-            const QTableWidgetItem *item = m_stackTable->item(row, column);
-            return item ? item->text().trimmed() : QString();
-        };
-        const auto *kind = qobject_cast<QComboBox *>(m_stackTable->cellWidget(row, 1));
-        QString spec = text(0) + QLatin1Char('=') + (kind ? kind->currentText() : QString());
-        if (!text(2).isEmpty())
-            spec += QLatin1Char('@') + text(2);
-        if (!text(3).isEmpty())
-            spec += QStringLiteral(",method=") + text(3);
         QString why;
-        const std::optional<MatrixStack> stack = parseMatrixStack(spec, &why);
+        const std::optional<MatrixStack> stack = parseMatrixStack(rowSpec(row), &why);
         if (!stack || names.contains(stack->name)) {
             if (error)
                 *error = tr("Stack row %1: %2")
@@ -353,19 +358,8 @@ void MatrixPage::saveStacks() const
 {
     QStringList specs;
     for (int row = 0; row < m_stackTable->rowCount(); ++row) {
-        QString why;
-        // Half-typed rows are kept as far as they parse; the rest when they do.
-        const auto *kind = qobject_cast<QComboBox *>(m_stackTable->cellWidget(row, 1));
-        const QTableWidgetItem *name = m_stackTable->item(row, 0);
-        const QTableWidgetItem *target = m_stackTable->item(row, 2);
-        const QTableWidgetItem *method = m_stackTable->item(row, 3);
-        QString spec
-            = (name ? name->text().trimmed() : QString()) + QLatin1Char('=') + (kind ? kind->currentText() : QString());
-        if (target && !target->text().trimmed().isEmpty())
-            spec += QLatin1Char('@') + target->text().trimmed();
-        if (method && !method->text().trimmed().isEmpty())
-            spec += QStringLiteral(",method=") + method->text().trimmed();
-        if (parseMatrixStack(spec, &why))
+        // Rows that read as a stack are kept; a half-typed one when it does.
+        if (const QString spec = rowSpec(row); parseMatrixStack(spec, nullptr))
             specs << spec;
     }
     QSettings().setValue(kStacksKey, specs);

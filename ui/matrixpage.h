@@ -63,6 +63,8 @@ private:
     void cellFinished(const RunSnapshot &snapshot);
     void redraw();
     void addStackRow(const MatrixStack &stack);
+    /// Row @p row of the stacks table as a `--stack` spec.
+    QString rowSpec(int row) const;
     void addChartActions(QCustomPlot *plot, MatrixChart chart);
     MatrixMetric currentMetric() const;
     void saveStacks() const;

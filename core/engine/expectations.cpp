@@ -344,6 +344,25 @@ std::optional<Expectation> Expectation::parse(const QString &input, const gp::De
     return e;
 }
 
+bool Expectation::holds(int order) const
+{
+    switch (m_op) {
+    case Op::Equal:
+        return order == 0;
+    case Op::NotEqual:
+        return order != 0;
+    case Op::Less:
+        return order < 0;
+    case Op::LessEqual:
+        return order <= 0;
+    case Op::Greater:
+        return order > 0;
+    case Op::GreaterEqual:
+        return order >= 0;
+    }
+    return false;
+}
+
 bool Expectation::check(const gp::Message &reply, QString *got) const
 {
     if (m_subset) {
@@ -423,53 +442,16 @@ bool Expectation::check(const gp::Message &reply, QString *got) const
             *got = actual.text + QStringLiteral(" (a number; ") + compactJson(m_value) + QStringLiteral(" is not)");
             return false;
         }
-        const long double a = actual.number;
-        const long double b = *want;
-        switch (m_op) {
-        case Op::Equal:
-            ok = a == b;
-            break;
-        case Op::NotEqual:
-            ok = a != b;
-            break;
-        case Op::Less:
-            ok = a < b;
-            break;
-        case Op::LessEqual:
-            ok = a <= b;
-            break;
-        case Op::Greater:
-            ok = a > b;
-            break;
-        case Op::GreaterEqual:
-            ok = a >= b;
-            break;
-        }
+        // NaN is unordered: only != holds for it, as with the operators themselves.
+        if (std::isnan(actual.number) || std::isnan(*want))
+            ok = m_op == Op::NotEqual;
+        else
+            ok = holds(actual.number < *want ? -1 : actual.number > *want ? 1 : 0);
         break;
     }
     case Actual::Text: {
         const QString want = m_value.isString() ? m_value.toString() : compactJson(m_value);
-        const int order = QString::compare(actual.text, want);
-        switch (m_op) {
-        case Op::Equal:
-            ok = order == 0;
-            break;
-        case Op::NotEqual:
-            ok = order != 0;
-            break;
-        case Op::Less:
-            ok = order < 0;
-            break;
-        case Op::LessEqual:
-            ok = order <= 0;
-            break;
-        case Op::Greater:
-            ok = order > 0;
-            break;
-        case Op::GreaterEqual:
-            ok = order >= 0;
-            break;
-        }
+        ok = holds(QString::compare(actual.text, want));
         actual.text = compactJson(actual.text);
         break;
     }

@@ -45,6 +45,8 @@ public:
 
 private:
     enum class Op { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual };
+    /// Whether m_op holds for a comparison's @p order (negative: less, 0: equal, positive: greater).
+    bool holds(int order) const;
     QString m_text;
     bool m_subset = false;
     QJsonValue m_value; ///< what is compared with (the whole object for a subset)
