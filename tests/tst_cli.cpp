@@ -277,6 +277,16 @@ private Q_SLOTS:
         const QByteArray report = file.readAll();
         QVERIFY2(report.contains("\"messages_received\": 21"), report.constData());
         QVERIFY(report.contains("\"message_latency\""));
+        QVERIFY(report.contains("\"first_message_latency\""));
+        // The text report puts a server stream's first message apart from the gaps after it.
+        const Result text = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"), QStringLiteral(R"({"count":7})"),
+            QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("-c"), QStringLiteral("1") });
+        QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+        QVERIFY2(text.out.contains(QStringLiteral("First message:\tp50 ")), qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("(3 streams; from the call's start)")), qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("Later gaps:\tp50 ")), qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("(18 timed)")), qPrintable(text.out));
     }
 
     void callShowsTheReply()

@@ -675,9 +675,12 @@ private Q_SLOTS:
         QCOMPARE(s.callsOk(), 20ULL);
         QCOMPARE(s.messagesSent, 20ULL); // a server stream sends its one request
         QCOMPARE(s.messagesReceived, 100ULL);
-        QCOMPARE(s.messageLatency.count(), 100ULL); // each gap timed, the first from the call's start
+        // Each stream's first message is timed from the call's start, apart from the gaps between the later ones.
+        QCOMPARE(s.firstMessageLatency.count(), 20ULL);
+        QCOMPARE(s.messageLatency.count(), 80ULL);
         QCOMPARE(s.bytesReceived, 100ULL * 12); // a 10-byte bytes field: 2 + 10
         QVERIFY(s.messageLatency.max() <= s.latency.max());
+        QVERIFY(s.firstMessageLatency.max() <= s.latency.max());
         QVERIFY(s.hasStreams());
     }
 
@@ -747,6 +750,7 @@ private Q_SLOTS:
         QCOMPARE(s.messagesSent, 12ULL);
         QCOMPARE(s.messagesReceived, 12ULL);
         QCOMPARE(s.messageLatency.count(), 12ULL);
+        QCOMPARE(s.firstMessageLatency.count(), 0ULL); // a bidi stream's replies are all round trips
         QVERIFY2(s.messageLatency.min() >= 20'000'000ULL, qPrintable(QString::number(s.messageLatency.min())));
         QVERIFY2(s.messageLatency.max() >= 60'000'000ULL, qPrintable(QString::number(s.messageLatency.max())));
         QVERIFY2(s.latency.min() >= 60'000'000ULL, qPrintable(QString::number(s.latency.min())));

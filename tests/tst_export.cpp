@@ -251,6 +251,7 @@ private slots:
         b.snapshot.messagesReceived = 50000;
         for (int i = 1; i <= 100; ++i)
             b.snapshot.messageLatency.record(static_cast<uint64_t>(i) * 10000); // 10 us .. 1 ms
+        b.snapshot.firstMessageLatency.record(3'000'000); // a server stream's first message, apart
         const QByteArray data = runsSummaryCsv({ a, b });
         QVERIFY(!data.contains('\r'));
         const QList<QStringList> rows = parseCsvOrFail(data);
@@ -296,6 +297,9 @@ private slots:
         QVERIFY(value(1, "concurrency").isEmpty() && value(1, "payload").isEmpty());
         QCOMPARE(value(2, "bytes_sent_per_call"), QStringLiteral("1850.0"));
         QCOMPARE(value(2, "bytes_received_per_call"), QStringLiteral("4.0"));
+        QVERIFY(value(1, "first_message_p50_ms").isEmpty());
+        QVERIFY(near(toNumber(value(2, "first_message_p50_ms"), &ok), 3.0, 0.05));
+        QVERIFY(ok);
     }
 
     void histogramTimelineAndRawCsv()
@@ -648,16 +652,19 @@ private slots:
         QVERIFY(lines.at(2).contains(QStringLiteral("20 (2.00%)")));
         QVERIFY(lines.at(2).contains(QStringLiteral("| 1000 | 400.0 |")));
 
-        // A streaming run beside a unary one: three message columns, "-" for the unary run.
+        // A streaming run beside a unary one: four message columns (a server stream's first message apart from the
+        // gaps after it), "-" for the unary run.
         b.snapshot.messagesReceived = 25000;
         b.snapshot.messagesSent = 1000;
         b.snapshot.messageLatency.record(300'000);
+        b.snapshot.firstMessageLatency.record(2'000'000);
         const QStringList streamed = runsMarkdownTable({ a, b }).split(u'\n', Qt::SkipEmptyParts);
         for (const QString &line : streamed)
-            QCOMPARE(line.count(unescapedBar), 14);
-        QVERIFY(streamed.at(0).endsWith(QStringLiteral("| msg/s | msg p50 | msg p99 |")));
-        QVERIFY(streamed.at(2).endsWith(QStringLiteral("| - | - | - |")));
-        QVERIFY2(streamed.at(3).endsWith(QStringLiteral("| 10000.0 | 300 us | 300 us |")), qPrintable(streamed.at(3)));
+            QCOMPARE(line.count(unescapedBar), 15);
+        QVERIFY(streamed.at(0).endsWith(QStringLiteral("| msg/s | 1st msg p50 | msg p50 | msg p99 |")));
+        QVERIFY(streamed.at(2).endsWith(QStringLiteral("| - | - | - | - |")));
+        QVERIFY2(streamed.at(3).endsWith(QStringLiteral("| 10000.0 | 2.00 ms | 300 us | 300 us |")),
+            qPrintable(streamed.at(3)));
 
         const QByteArray compared = exportRuns({ a, b }, ExportFormat::Markdown, nullptr);
         QVERIFY(compared.startsWith("| Run |"));

@@ -199,6 +199,45 @@ private Q_SLOTS:
         QCOMPARE(total.state, rpcscope::RunState::Finished);
         QCOMPARE(total.latency.max(), 5000ULL);
     }
+
+    void backToBackGapsAreToldApart()
+    {
+        // A server stream whose messages came two by two: every other gap is a read of a message already in (1 us),
+        // the others the server's pace (99 us).
+        rpcscope::RunSnapshot batched;
+        batched.firstMessageLatency.record(300'000);
+        for (int i = 0; i < 500; ++i) {
+            batched.messageLatency.record(1000);
+            batched.messageLatency.record(99'000);
+        }
+        const auto found = rpcscope::backToBackGaps(batched);
+        QVERIFY(found.has_value());
+        QCOMPARE(found->shortestNs, 1000ULL);
+        QCOMPARE(found->thresholdNs, 2000ULL);
+        QCOMPARE(found->count, 500ULL);
+        QCOMPARE(found->share, 0.5);
+        QCOMPARE(batched.messageLatency.mean(), 50'000.0); // the pace, whatever the batching
+
+        // Messages each in their own read: the shortest gap is a wake-up from the network, nothing is flagged.
+        rpcscope::RunSnapshot paced;
+        paced.firstMessageLatency.record(300'000);
+        for (int i = 0; i < 100; ++i)
+            paced.messageLatency.record(8000 + 10 * static_cast<uint64_t>(i));
+        QVERIFY(!rpcscope::backToBackGaps(paced).has_value());
+
+        // A few short gaps among many are not worth a word (under 5%).
+        rpcscope::RunSnapshot few;
+        few.firstMessageLatency.record(300'000);
+        few.messageLatency.record(1000);
+        for (int i = 0; i < 99; ++i)
+            few.messageLatency.record(50'000);
+        QVERIFY(!rpcscope::backToBackGaps(few).has_value());
+
+        // Bidi round trips (no first message apart) are not gaps.
+        rpcscope::RunSnapshot bidi = batched;
+        bidi.firstMessageLatency.reset();
+        QVERIFY(!rpcscope::backToBackGaps(bidi).has_value());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHistogram)

@@ -48,6 +48,8 @@ RunSnapshot richSnapshot(int seed)
     s.messagesReceived = 250950;
     for (int i = 0; i < 300; ++i)
         s.messageLatency.record(20000 + 37 * static_cast<uint64_t>(i));
+    for (int i = 0; i < 10; ++i)
+        s.firstMessageLatency.record(400'000 + 1000 * static_cast<uint64_t>(i));
     s.timeline[1].messages = 83650;
     s.timeline[1].messageP50 = 21000;
     s.timeline[1].messageP90 = 29000;
@@ -237,6 +239,8 @@ private slots:
         QCOMPARE(back->snapshot.timeline.size(), 3);
         QCOMPARE(back->snapshot.timeline.at(2).concurrency, 52);
         QVERIFY(back->snapshot.messageLatency == r.snapshot.messageLatency);
+        QVERIFY(back->snapshot.firstMessageLatency == r.snapshot.firstMessageLatency);
+        QCOMPARE(back->snapshot.firstMessageLatency.count(), 10ULL);
         QCOMPARE(back->snapshot.messagesSent, 5019ULL);
         QCOMPARE(back->snapshot.messagesReceived, 250950ULL);
         QCOMPARE(back->snapshot.timeline.at(1).messages, 83650ULL);

@@ -232,6 +232,12 @@ QString summaryTable(const QList<const RunRecord *> &runs)
                 [](const RunSnapshot &s) { return QString::number(s.messagesReceived); } },
             { QStringLiteral("Messages received/s"),
                 [](const RunSnapshot &s) { return QString::number(s.messagesReceivedPerSecond(), 'f', 1); } },
+            { QStringLiteral("First message p50 (server streams)"),
+                [](const RunSnapshot &s) {
+                    return s.firstMessageLatency.isEmpty()
+                        ? QStringLiteral("-")
+                        : formatNanos(static_cast<double>(s.firstMessageLatency.percentile(50)));
+                } },
             { QStringLiteral("Per message p50"),
                 [](const RunSnapshot &s) {
                     return formatNanos(static_cast<double>(s.messageLatency.percentile(50)));
@@ -360,7 +366,7 @@ QString chartsSection(const QList<const RunRecord *> &runs)
     if (std::any_of(runs.begin(), runs.end(), [](const RunRecord *r) { return !r->snapshot.messageLatency.isEmpty(); }))
         figure(ChartKind::MessageHistogram,
             QStringLiteral("Latency of each received message in log-spaced bins: a server stream's gaps between "
-                           "messages, a bidi stream's round trips."));
+                           "messages (after its first), a bidi stream's round trips."));
     for (const auto &[kind, caption] : charts)
         figure(kind, caption);
     return html;

@@ -187,8 +187,8 @@ RunPage::RunPage(QWidget *parent)
     m_latencyOf->addItem(tr("Charts per message"));
     m_latencyOf->addItem(tr("Charts per call (whole stream)"));
     m_latencyOf->setToolTip(tr("A streaming run: the charts show each received message (its latency: a server "
-                               "stream's gaps, a bidi stream's round trips; messages/s over time) or each call, the "
-                               "whole stream."));
+                               "stream's gaps after its first message, a bidi stream's round trips; messages/s over "
+                               "time) or each call, the whole stream."));
     m_latencyOf->hide();
     connect(m_latencyOf, &QComboBox::currentIndexChanged, this, [this] {
         // The other view has other ranges: fit them afresh.
@@ -524,12 +524,25 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         setRow(row++, tr("Messages sent"), QString::number(s.messagesSent));
         setRow(row++, tr("Messages received"), QString::number(s.messagesReceived));
         setRow(row++, tr("Messages received/s"), QString::number(s.messagesReceivedPerSecond(), 'f', 1));
+        const LatencyHistogram &first = s.firstMessageLatency;
+        if (!first.isEmpty()) { // a server stream: its first message apart from the gaps after it
+            for (double pct : { 50.0, 99.0 })
+                setRow(row++, tr("First message p%1").arg(pct, 0, 'g', 6),
+                    formatNanos(static_cast<double>(first.percentile(pct))));
+        }
         const LatencyHistogram &m = s.messageLatency;
         if (!m.isEmpty()) {
+            const QString what = first.isEmpty() ? tr("Per message") : tr("Later gaps");
             for (double pct : { 50.0, 90.0, 99.0 })
-                setRow(row++, tr("Per message p%1").arg(pct, 0, 'g', 6),
+                setRow(row++, QStringLiteral("%1 p%2").arg(what).arg(pct, 0, 'g', 6),
                     formatNanos(static_cast<double>(m.percentile(pct))));
-            setRow(row++, tr("Per message max"), formatNanos(static_cast<double>(m.max())));
+            setRow(row++, QStringLiteral("%1 mean").arg(what), formatNanos(m.mean()));
+            setRow(row++, QStringLiteral("%1 max").arg(what), formatNanos(static_cast<double>(m.max())));
+            if (const auto backToBack = backToBackGaps(s))
+                setRow(row++, tr("Back-to-back gaps"),
+                    tr("%1% under %2: read together, they time rpcscope's reads; the mean is the pace")
+                        .arg(backToBack->share * 100, 0, 'f', 0)
+                        .arg(formatNanos(static_cast<double>(backToBack->thresholdNs))));
         }
     }
     setRow(row++, tr("Mean"), formatNanos(h.mean()));

@@ -37,7 +37,8 @@ struct alignas(64) Shard {
     uint64_t notifications = 0;
     uint64_t messagesSent = 0; // streaming calls only
     uint64_t messagesReceived = 0;
-    LatencyHistogram message;
+    LatencyHistogram message; // gaps of a server stream, round trips of a bidi stream
+    LatencyHistogram firstMessage; // server streams: from the call's start to its first message
     std::map<std::pair<int, std::string>, uint64_t> errors;
     uint64_t otherErrors = 0; // beyond kMaxDistinctErrors distinct messages
     // The current time-series interval; the clock thread takes and resets these.
@@ -138,7 +139,8 @@ public:
         idle();
     }
 
-    void messageReceived(int slot, int64_t latencyNs, const google::protobuf::Message * /*message*/) override
+    void messageReceived(
+        int slot, MessageTiming timing, int64_t latencyNs, const google::protobuf::Message * /*message*/) override
     {
         if (m_phase.load(std::memory_order_acquire) != TimedPhase)
             return;
@@ -146,7 +148,11 @@ public:
         std::lock_guard lock(shard.mutex);
         ++shard.messagesReceived;
         ++shard.intervalMessages;
-        if (latencyNs >= 0) {
+        if (latencyNs < 0 || timing == MessageTiming::Untimed)
+            return;
+        if (timing == MessageTiming::FirstMessage) {
+            shard.firstMessage.record(static_cast<uint64_t>(latencyNs));
+        } else {
             shard.message.record(static_cast<uint64_t>(latencyNs));
             shard.intervalMessage.record(static_cast<uint64_t>(latencyNs));
         }
@@ -178,6 +184,7 @@ public:
             s.messagesSent += shard.messagesSent;
             s.messagesReceived += shard.messagesReceived;
             s.messageLatency.merge(shard.message);
+            s.firstMessageLatency.merge(shard.firstMessage);
             for (const auto &[key, count] : shard.errors)
                 errors[key] += count;
             otherErrors += shard.otherErrors;

@@ -37,7 +37,8 @@ public:
         m_done.notify_all();
     }
 
-    void messageReceived(int /*slot*/, int64_t latencyNs, const google::protobuf::Message *message) override
+    void messageReceived(
+        int /*slot*/, MessageTiming /*timing*/, int64_t latencyNs, const google::protobuf::Message *message) override
     {
         std::lock_guard lock(m_mutex);
         if (m_result.answered)

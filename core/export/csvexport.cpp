@@ -110,7 +110,10 @@ QStringList summaryCsvColumns()
             // What was asked of the run (from its scenario; empty when unknown, as for an imported report), and
             // bytes per call, for rows that compare runs of different sizes.
             << QStringLiteral("concurrency") << QStringLiteral("payload") << QStringLiteral("bytes_sent_per_call")
-            << QStringLiteral("bytes_received_per_call");
+            << QStringLiteral("bytes_received_per_call")
+            // Server streams: from the call's start to its first message (the message_* columns are then the gaps
+            // between the later messages).
+            << QStringLiteral("first_message_p50_ms") << QStringLiteral("first_message_p99_ms");
     return columns;
 }
 
@@ -166,6 +169,9 @@ QByteArray runsSummaryCsv(const QList<RunRecord> &runs)
         const double calls = static_cast<double>(s.callsCompleted());
         row << (hasCalls ? number(static_cast<double>(s.bytesSent) / calls, 1) : QString())
             << (hasCalls ? number(static_cast<double>(s.bytesReceived) / calls, 1) : QString());
+        const LatencyHistogram &first = s.firstMessageLatency;
+        for (double p : { 50.0, 99.0 })
+            row << (first.isEmpty() ? QString() : millis(static_cast<double>(first.percentile(p))));
         appendRow(out, row);
     }
     return out.toUtf8();

@@ -37,6 +37,7 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     total.messagesSent += block.messagesSent;
     total.messagesReceived += block.messagesReceived;
     total.messageLatency.merge(block.messageLatency);
+    total.firstMessageLatency.merge(block.firstMessageLatency);
     for (IntervalPoint point : block.timeline) {
         point.endSeconds += offset;
         total.timeline.append(point);
@@ -113,6 +114,28 @@ std::chrono::nanoseconds RunSnapshot::eta() const
     if (p >= 1)
         return std::chrono::nanoseconds(0);
     return std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(elapsed.count()) * (1 - p) / p));
+}
+
+std::optional<BackToBackGaps> backToBackGaps(const RunSnapshot &run)
+{
+    const LatencyHistogram &gaps = run.messageLatency;
+    if (run.firstMessageLatency.isEmpty() || gaps.isEmpty() || gaps.min() >= kBackToBackCeilingNs)
+        return std::nullopt; // not a server stream, or no gap as short as a read of a message already in
+    BackToBackGaps result;
+    result.shortestNs = gaps.min();
+    result.thresholdNs = 2 * gaps.min();
+    for (const LatencyHistogram::Bucket &bucket : gaps.buckets()) {
+        if (bucket.lowNs > result.thresholdNs)
+            break;
+        // A bucket across the threshold counts in proportion to its part under it.
+        const double width = static_cast<double>(bucket.highNs - bucket.lowNs + 1);
+        const double under = static_cast<double>(std::min(bucket.highNs, result.thresholdNs) - bucket.lowNs + 1);
+        result.count += static_cast<uint64_t>(static_cast<double>(bucket.count) * under / width + 0.5);
+    }
+    result.share = static_cast<double>(result.count) / static_cast<double>(gaps.count());
+    if (result.share < kBackToBackShare)
+        return std::nullopt;
+    return result;
 }
 
 } // namespace rpcscope

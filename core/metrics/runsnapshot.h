@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace rpcscope {
@@ -113,8 +114,12 @@ struct RunSnapshot {
     // Streaming calls only (gRPC server, client and bidi streams); all zero for unary calls.
     uint64_t messagesSent = 0; ///< by the client, over every call that ended
     uint64_t messagesReceived = 0; ///< by the client, as they arrive
-    /// Per received message (StreamOptions says from when): a server stream's gaps, a bidi stream's round trips.
+    /// Per received message after the first of a server stream (the gap since the message before), or per reply of
+    /// a bidi stream (the round trip from its request).
     LatencyHistogram messageLatency;
+    /// Server streams: from each call's start to its first message (the server's time to first byte of data), kept
+    /// apart from the gaps between the later messages.
+    LatencyHistogram firstMessageLatency;
 
     QList<IntervalPoint> timeline;
     double clientCpuSeconds = 0; ///< user + system CPU of this process during the timed phase
@@ -167,5 +172,27 @@ struct RunSnapshot {
     }
     bool isFinal() const { return state == RunState::Finished || state == RunState::Stopped; }
 };
+
+/**
+ * A server stream's gaps that time the client, not the server: when several messages come in one read, the client
+ * hands them out one after the other and their "gaps" are only how fast it does that (about a microsecond with gRPC
+ * C++), whatever pace the server sent them at. The shortest gap of the run is taken as that read cost, and gaps up to
+ * twice it count as back to back. The mean gap stays the server's pace either way; the percentiles do not.
+ */
+struct BackToBackGaps {
+    uint64_t shortestNs = 0; ///< the run's shortest gap: the client handing out a message it already had
+    uint64_t thresholdNs = 0; ///< gaps up to this (twice the shortest) count as back to back
+    uint64_t count = 0; ///< back-to-back gaps
+    double share = 0; ///< of all the run's gaps, 0..1
+};
+
+/// A shortest gap at or above this is a wake-up from the network, not a read of a message already in (loopback
+/// wake-ups take several microseconds): no gap is then called back to back.
+inline constexpr uint64_t kBackToBackCeilingNs = 5000;
+/// Back-to-back gaps are only worth a word from this share of all gaps on.
+inline constexpr double kBackToBackShare = 0.05;
+
+/// Set when a server stream's run has back-to-back gaps worth a word (see BackToBackGaps); nullopt otherwise.
+std::optional<BackToBackGaps> backToBackGaps(const RunSnapshot &run);
 
 } // namespace rpcscope

@@ -146,16 +146,32 @@ QString formatTextSummary(const RunSnapshot &run)
                    .arg(run.messagesReceivedPerSecond(), 0, 'f', 1)
                    .arg(static_cast<double>(run.messagesSent) / calls, 0, 'f', 1)
                    .arg(static_cast<double>(run.messagesReceived) / calls, 0, 'f', 1);
-        const LatencyHistogram &m = run.messageLatency;
-        if (!m.isEmpty()) {
+        const auto distribution = [](const LatencyHistogram &h) -> QString {
             QStringList parts;
             for (double p : { 50.0, 90.0, 99.0, 99.9 })
                 parts << QStringLiteral("p%1 %2").arg(
-                    percentileLabel(p), formatNanos(static_cast<double>(m.percentile(p))));
-            out += QStringLiteral("  Per message:\t%1, mean %2, max %3 (%4 timed)\n")
-                       .arg(parts.join(QStringLiteral(", ")), formatNanos(m.mean()),
-                           formatNanos(static_cast<double>(m.max())))
+                    percentileLabel(p), formatNanos(static_cast<double>(h.percentile(p))));
+            return QStringLiteral("%1, mean %2, max %3")
+                .arg(
+                    parts.join(QStringLiteral(", ")), formatNanos(h.mean()), formatNanos(static_cast<double>(h.max())));
+        };
+        const LatencyHistogram &first = run.firstMessageLatency;
+        if (!first.isEmpty())
+            out += QStringLiteral("  First message:	%1 (%2 streams; from the call's start)\n")
+                       .arg(distribution(first))
+                       .arg(first.count());
+        const LatencyHistogram &m = run.messageLatency;
+        if (!m.isEmpty()) {
+            out += QStringLiteral("  %1\t%2 (%3 timed)\n")
+                       .arg(first.isEmpty() ? QStringLiteral("Per message:") : QStringLiteral("Later gaps:"),
+                           distribution(m))
                        .arg(m.count());
+            if (const auto backToBack = backToBackGaps(run))
+                out += QStringLiteral("  Note:\t%1% of the gaps are under %2 (twice the shortest): those messages came "
+                                      "in together and were read back to back, so their gaps time rpcscope's reads, "
+                                      "not the server's sends; the mean gap (%3) is the pace they came at\n")
+                           .arg(backToBack->share * 100, 0, 'f', 0)
+                           .arg(formatNanos(static_cast<double>(backToBack->thresholdNs)), formatNanos(m.mean()));
         }
     }
 

@@ -327,6 +327,8 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
         o.insert(QStringLiteral("messages_sent"), static_cast<double>(s.messagesSent));
         o.insert(QStringLiteral("messages_received"), static_cast<double>(s.messagesReceived));
         o.insert(QStringLiteral("message_latency"), histogramToJson(s.messageLatency));
+        if (!s.firstMessageLatency.isEmpty())
+            o.insert(QStringLiteral("first_message_latency"), histogramToJson(s.firstMessageLatency));
     }
     QJsonObject statuses;
     for (int i = 0; i < CallStatus::SlotCount; ++i) {
@@ -386,6 +388,7 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     histogram(QStringLiteral("service_latency"), &s.serviceLatency);
     histogram(QStringLiteral("send_lag"), &s.sendLag);
     histogram(QStringLiteral("message_latency"), &s.messageLatency);
+    histogram(QStringLiteral("first_message_latency"), &s.firstMessageLatency);
     s.messagesSent = r.count(QStringLiteral("messages_sent"));
     s.messagesReceived = r.count(QStringLiteral("messages_received"));
     s.openLoop = r.boolean(QStringLiteral("open_loop"));

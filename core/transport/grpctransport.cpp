@@ -544,10 +544,14 @@ void GrpcStreamSlot::read(bool ok)
     ++m_received;
     m_bytesReceived += m_incoming.Length();
     int64_t latency = -1;
-    if (!m_clientStreams) // server stream: since the previous message, the first since the call began
+    MessageTiming timing = MessageTiming::Untimed;
+    if (!m_clientStreams) { // server stream: since the previous message, the first since the call began
         latency = (now - m_lastReceived).count();
-    else if (m_serverStreams) // bidi: since the request this reply answers went out, when there is one
+        timing = m_received == 1 ? MessageTiming::FirstMessage : MessageTiming::Gap;
+    } else if (m_serverStreams) { // bidi: since the request this reply answers went out, when there is one
         latency = (now - (m_received <= m_sendTimes.size() ? m_sendTimes[m_received - 1] : m_lastReceived)).count();
+        timing = MessageTiming::RoundTrip;
+    }
     m_lastReceived = now;
     const google::protobuf::Message *message = nullptr;
     if (m_decoded && m_failure.empty()) {
@@ -561,7 +565,7 @@ void GrpcStreamSlot::read(bool ok)
             cancel();
         }
     }
-    m_sink->messageReceived(m_index, latency, message);
+    m_sink->messageReceived(m_index, timing, latency, message);
     const uint64_t enough = m_transport->m_call.stream.callCount;
     if (!m_clientStreams && enough > 0 && m_received >= enough) {
         endByClient();

@@ -37,18 +37,27 @@ struct CallOutcome {
     MetadataLines trailers;
 };
 
+/// What a stream message's time is measured from.
+enum class MessageTiming {
+    Untimed, ///< a client stream's one reply
+    FirstMessage, ///< a server stream's first message: from the start of the call
+    Gap, ///< a server stream's later messages: from the message before
+    RoundTrip, ///< a bidi stream's replies: from the request it answers going out
+};
+
 /// Told when a slot's call ends; called on a transport thread.
 class CallSink {
 public:
     virtual ~CallSink() = default;
     virtual void callDone(int slot, CallOutcome &outcome) = 0;
     /**
-     * A streaming call of @p slot received a message, @p latencyNs after what it answers (see StreamOptions);
-     * negative when nothing is timed for it (a client stream's one reply). @p message is the message decoded
-     * (valid only during this call; nullptr when not decoded). Called on a transport thread, before the call's
-     * callDone().
+     * A streaming call of @p slot received a message, @p latencyNs after what @p timing says; negative when nothing
+     * is timed for it (a client stream's one reply). @p message is the message decoded (valid only during this call;
+     * nullptr when not decoded). Called on a transport thread, before the call's callDone().
      */
-    virtual void messageReceived(int slot, int64_t latencyNs, const google::protobuf::Message *message) = 0;
+    virtual void messageReceived(
+        int slot, MessageTiming timing, int64_t latencyNs, const google::protobuf::Message *message)
+        = 0;
 };
 
 /**
