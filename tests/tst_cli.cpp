@@ -4,6 +4,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -401,6 +402,78 @@ private Q_SLOTS:
             QStringLiteral("--expect"), QStringLiteral("payload.length=2") });
         QCOMPARE(stream.exitCode, 2);
         QVERIFY2(stream.err.contains(QStringLiteral("--expect checks a unary method's reply")), qPrintable(stream.err));
+    }
+
+    void expectStatusTimesAnErrorPath()
+    {
+        // A server that answers 50 ms late and a 5 ms deadline: every call ends DEADLINE_EXCEEDED, which is what the
+        // run expects, so those calls are its successful ones (timed, not failed), over gRPC and HTTP alike.
+        QTemporaryDir dir;
+        for (const char *transport : { "grpc", "http" }) {
+            const QString json = dir.filePath(QStringLiteral("%1.json").arg(QLatin1String(transport)));
+            const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                QLatin1String(transport), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                QStringLiteral("-d"), QStringLiteral(R"({"delayUs":50000})"), QStringLiteral("--timeout"),
+                QStringLiteral("5ms"), QStringLiteral("-n"), QStringLiteral("12"), QStringLiteral("-c"),
+                QStringLiteral("4"), QStringLiteral("--expect-status"), QStringLiteral("deadline_exceeded"),
+                QStringLiteral("--fail-on-error"), QStringLiteral("-O"), QStringLiteral("summary"),
+                QStringLiteral("-o"), QStringLiteral("-"), QStringLiteral("-O"), QStringLiteral("json"),
+                QStringLiteral("-o"), json });
+            QVERIFY2(r.exitCode == 0, qPrintable(QLatin1String(transport) + r.err + r.out));
+            QVERIFY2(
+                r.out.contains(QStringLiteral("[DEADLINE_EXCEEDED]\t12 responses (expected)\n")), qPrintable(r.out));
+            QVERIFY2(r.out.contains(QStringLiteral("Response time histogram (calls that ended DEADLINE_EXCEEDED, as "
+                                                   "expected):")),
+                qPrintable(r.out));
+            QVERIFY2(!r.out.contains(QStringLiteral("Error distribution")), qPrintable(r.out));
+            QFile file(json);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QJsonObject snapshot
+                = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("snapshot")).toObject();
+            QCOMPARE(snapshot.value(QStringLiteral("expected_statuses")).toArray(),
+                QJsonArray { QStringLiteral("DEADLINE_EXCEEDED") });
+            QCOMPARE(snapshot.value(QStringLiteral("latency")).toObject().value(QStringLiteral("count")).toInt(), 12);
+        }
+        // A call that ends OK when OK is not expected is a failure, and says why.
+        const QStringList echo { QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo") };
+        const Result ok = cli(
+            QStringList { QStringLiteral("run"), QStringLiteral("-n"), QStringLiteral("10"),
+                QStringLiteral("--expect-status"), QStringLiteral("NOT_FOUND"), QStringLiteral("--fail-on-error") }
+            + echo);
+        QCOMPARE(ok.exitCode, 1);
+        QVERIFY2(
+            ok.out.contains(QStringLiteral("[10]\tUNEXPECTED_REPLY: ended OK, but --expect-status wanted NOT_FOUND")),
+            qPrintable(ok.out));
+        // OK among others: both count.
+        const Result either = cli(
+            QStringList { QStringLiteral("run"), QStringLiteral("-n"), QStringLiteral("10"),
+                QStringLiteral("--expect-status"), QStringLiteral("NOT_FOUND,OK"), QStringLiteral("--fail-on-error") }
+            + echo);
+        QVERIFY2(either.exitCode == 0, qPrintable(either.err + either.out));
+        QVERIFY2(either.out.contains(QStringLiteral("[OK]\t10 responses (expected)")), qPrintable(either.out));
+        // call says the status was the expected one, and exits 0.
+        const Result call = cli(QStringList { QStringLiteral("call"), QStringLiteral("-d"),
+                                    QStringLiteral(R"({"delayUs":50000})"), QStringLiteral("--timeout"),
+                                    QStringLiteral("5ms"), QStringLiteral("--expect-status"), QStringLiteral("4") }
+            + echo);
+        QVERIFY2(call.exitCode == 0, qPrintable(call.err + call.out));
+        QVERIFY2(call.out.contains(QStringLiteral("Status: DEADLINE_EXCEEDED: ")), qPrintable(call.out));
+        QVERIFY2(call.out.contains(QStringLiteral("(expected, --expect-status)\n")), qPrintable(call.out));
+        // Mistakes are usage errors naming the flag.
+        const Result bogus = cli(QStringList { QStringLiteral("run"), QStringLiteral("-n"), QStringLiteral("5"),
+                                     QStringLiteral("--expect-status"), QStringLiteral("NOT_FUND") }
+            + echo);
+        QCOMPARE(bogus.exitCode, 2);
+        QVERIFY2(
+            bogus.err.contains(QStringLiteral("--expect-status: \"NOT_FUND\" is not a status")), qPrintable(bogus.err));
+        const Result noOk = cli(QStringList { QStringLiteral("run"), QStringLiteral("-n"), QStringLiteral("5"),
+                                    QStringLiteral("--expect-status"), QStringLiteral("NOT_FOUND"),
+                                    QStringLiteral("--expect"), QStringLiteral("payload.length=0") }
+            + echo);
+        QCOMPARE(noOk.exitCode, 2);
+        QVERIFY2(
+            noOk.err.contains(QStringLiteral("replies are only checked on calls that end OK")), qPrintable(noOk.err));
     }
 
     void openLoopReportsBothLatencies()

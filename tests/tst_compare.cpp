@@ -649,7 +649,12 @@ private slots:
 
         const std::vector<RawSample> samples { { 0, 10, CallStatus::Ok }, { 1, 20, CallStatus::Unavailable },
             { 2, 30, CallStatus::Ok } };
-        QCOMPARE(okLatenciesUs(samples), (std::vector<uint32_t> { 10, 30 }));
+        QCOMPARE(okLatenciesUs(samples, ExpectedStatuses()), (std::vector<uint32_t> { 10, 30 }));
+        // A run that expected UNAVAILABLE (--expect-status) is compared on those calls.
+        QString error;
+        const auto unavailable = ExpectedStatuses::parse({ QStringLiteral("UNAVAILABLE") }, &error);
+        QVERIFY2(unavailable, qPrintable(error));
+        QCOMPARE(okLatenciesUs(samples, *unavailable), (std::vector<uint32_t> { 20 }));
     }
 
     void tooFewSamples()

@@ -60,6 +60,9 @@ RunSnapshot richSnapshot(int seed)
     s.serverCpuSeconds = 2.5;
     s.serverPeakRssBytes = 98765432;
     s.statusCounts[CallStatus::Ok] = 5002;
+    QString statusError; // --expect-status OK,NOT_FOUND: kept with the run
+    s.expectedStatuses
+        = ExpectedStatuses::parse({ QStringLiteral("OK"), QStringLiteral("NOT_FOUND") }, &statusError).value();
     s.statusCounts[CallStatus::Unavailable] = 12;
     s.statusCounts[CallStatus::DecodeError] = 5;
     s.errors.append({ CallStatus::Unavailable, QStringLiteral("connection refused \"quoted\" ü"), 12 });
@@ -240,6 +243,7 @@ private slots:
         QCOMPARE(back->snapshot.timeline.at(2).concurrency, 52);
         QVERIFY(back->snapshot.messageLatency == r.snapshot.messageLatency);
         QVERIFY(back->snapshot.firstMessageLatency == r.snapshot.firstMessageLatency);
+        QVERIFY(back->snapshot.expectedStatuses == r.snapshot.expectedStatuses);
         QCOMPARE(back->snapshot.firstMessageLatency.count(), 10ULL);
         QCOMPARE(back->snapshot.messagesSent, 5019ULL);
         QCOMPARE(back->snapshot.messagesReceived, 250950ULL);

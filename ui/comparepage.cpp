@@ -274,12 +274,12 @@ void ComparePage::recompute()
     m_verdict->setStyleSheet(QString());
     // Copies: the runs may be replaced while the pool works on these. The watcher reports on this thread, where a
     // result older than the newest computation is dropped.
-    m_pending
-        = QtConcurrent::run([snapshotA = a->snapshot, snapshotB = b->snapshot, rawA = okLatenciesUs(a->rawSamples),
-                                rawB = okLatenciesUs(b->rawSamples), options] {
-              return !rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
-                                                    : compareRuns(snapshotA, snapshotB, options);
-          });
+    m_pending = QtConcurrent::run([snapshotA = a->snapshot, snapshotB = b->snapshot,
+                                      rawA = okLatenciesUs(a->rawSamples, a->snapshot.expectedStatuses),
+                                      rawB = okLatenciesUs(b->rawSamples, b->snapshot.expectedStatuses), options] {
+        return !rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
+                                              : compareRuns(snapshotA, snapshotB, options);
+    });
     m_comparing = true;
     auto *watcher = new QFutureWatcher<Comparison>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {

@@ -260,14 +260,19 @@ QString statusTable(const QList<const RunRecord *> &runs)
     bool any = false;
     for (int code = 0; code < CallStatus::SlotCount; ++code) {
         bool occurred = false;
-        for (const RunRecord *run : runs)
+        bool expected = true; // by every run (--expect-status); OK unless told
+        bool anyExpectsOtherThanOk = false;
+        for (const RunRecord *run : runs) {
             occurred = occurred || run->snapshot.statusCounts[static_cast<size_t>(code)] > 0;
+            expected = expected && run->snapshot.expectedStatuses.has(code);
+            anyExpectsOtherThanOk = anyExpectsOtherThanOk || !run->snapshot.expectedStatuses.onlyOk();
+        }
         if (!occurred)
             continue;
         any = true;
-        html += QStringLiteral("<tr%1><td>%2</td>")
-                    .arg(code == CallStatus::Ok ? QString() : QStringLiteral(" class=\"error\""),
-                        esc(callStatusName(code)));
+        html += QStringLiteral("<tr%1><td>%2%3</td>")
+                    .arg(expected ? QString() : QStringLiteral(" class=\"error\""), esc(callStatusName(code)),
+                        expected && anyExpectsOtherThanOk ? QStringLiteral(" (expected)") : QString());
         for (const RunRecord *run : runs) {
             const uint64_t count = run->snapshot.statusCounts[static_cast<size_t>(code)];
             const uint64_t total = run->snapshot.callsCompleted();

@@ -244,10 +244,8 @@ void RunLauncher::send(ScenarioPage::Prepared prepared)
                 sent.error = error;
                 return sent;
             }
-            const std::chrono::nanoseconds wait = prepared.target.timeout.count() > 0
-                ? prepared.target.timeout
-                : std::chrono::nanoseconds(std::chrono::seconds(30));
-            sent.result = ::rpcscope::sendOnce(*transport, wait, prepared.plan.expectations);
+            sent.result = ::rpcscope::sendOnce(*transport, sendOnceWait(prepared.target.timeout),
+                prepared.plan.expectations, prepared.plan.expectedStatuses);
             return sent;
         },
         [this, described, ownServer](SentCall sent) {

@@ -591,9 +591,13 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         if (!c)
             continue;
         m_status->setRowCount(statusRow + 1);
-        const QString values[] = { callStatusName(code), QString::number(c),
-            QStringLiteral("%1%").arg(
-                100.0 * static_cast<double>(c) / static_cast<double>(s.callsCompleted()), 0, 'f', 2) };
+        const bool expected = s.expectedStatuses.has(code);
+        const QString values[]
+            = { !expected || s.expectedStatuses.onlyOk() ? callStatusName(code)
+                                                         : tr("%1 (expected)").arg(callStatusName(code)),
+                  QString::number(c),
+                  QStringLiteral("%1%").arg(
+                      100.0 * static_cast<double>(c) / static_cast<double>(s.callsCompleted()), 0, 'f', 2) };
         for (int column = 0; column < 3; ++column) {
             // Only what changed: a new item per cell per snapshot repaints and re-lays out the table each time.
             QTableWidgetItem *item = m_status->item(statusRow, column);
@@ -603,7 +607,7 @@ void RunPage::showSnapshot(const RunSnapshot &s)
             }
             if (item->text() != values[column])
                 item->setText(values[column]);
-            const QBrush color = code != CallStatus::Ok ? QBrush(QColor(0xd0, 0x3b, 0x3b)) : m_status->palette().text();
+            const QBrush color = !expected ? QBrush(QColor(0xd0, 0x3b, 0x3b)) : m_status->palette().text();
             if (item->foreground() != color)
                 item->setForeground(color);
             // Replies that failed an expectation: the first ones kept, on hover.

@@ -127,6 +127,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
           tr("Bounds the run must meet, comma-separated (--check): any percentile, mean, min, max, rps, "
              "error_rate, errors; judged when the run ends.")))
     , m_expect(new QPlainTextEdit)
+    , m_expectStatus(line(QStringLiteral("expectStatusEdit"), {}, tr("OK"),
+          tr("The status calls must end with, when it is not OK, comma-separated (--expect-status): NOT_FOUND, "
+             "PERMISSION_DENIED, OK. To benchmark an error path: those calls are timed as the successful ones, any "
+             "other status (OK too, unless listed) counts as failed.")))
     , m_maxReceive(line(QStringLiteral("maxReceiveEdit"), {}, tr("default (gRPC: 4 MiB)"),
           tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
     , m_maxSend(
@@ -294,6 +298,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
             tr("All files (*)")));
     advancedForm->addRow(tr("Checks:"), m_checks);
     advancedForm->addRow(tr("Expect:"), m_expect);
+    advancedForm->addRow(tr("Expect status:"), m_expectStatus);
     advancedForm->addRow(tr("Max receive:"), m_maxReceive);
     advancedForm->addRow(tr("Max send:"), m_maxSend);
 
@@ -357,7 +362,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     });
     connect(m_security, &QComboBox::currentIndexChanged, this, &ScenarioPage::securityChanged);
     for (QLineEdit *edit : { m_caCert, m_clientCert, m_clientKey, m_serverName, m_authority, m_interval, m_rawSamples,
-             m_requestBinary, m_checks })
+             m_requestBinary, m_checks, m_expectStatus })
         connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_expect, &QPlainTextEdit::textChanged, this, later);
     connect(m_skipVerify, &QCheckBox::toggled, this, later);
@@ -475,6 +480,11 @@ Scenario ScenarioPage::scenario() const
     s.requestBinaryFile = m_requestBinary->text().trimmed();
     s.checks = checks();
     s.expect = expectations();
+    s.expectStatus.clear();
+    for (const QString &part : m_expectStatus->text().split(u',', Qt::SkipEmptyParts)) {
+        if (!part.trimmed().isEmpty())
+            s.expectStatus << part.trimmed();
+    }
     return s;
 }
 
@@ -535,6 +545,7 @@ void ScenarioPage::setScenario(const Scenario &document)
     m_requestBinary->setText(s.requestBinaryFile);
     m_checks->setText(s.checks.join(QStringLiteral(", ")));
     m_expect->setPlainText(s.expect.join(u'\n'));
+    m_expectStatus->setText(s.expectStatus.join(QStringLiteral(", ")));
     m_loading = false;
     validateNow();
 }

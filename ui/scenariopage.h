@@ -150,6 +150,7 @@ private:
     QLineEdit *m_requestBinary;
     QLineEdit *m_checks;
     QPlainTextEdit *m_expect; ///< --expect, one per line
+    QLineEdit *m_expectStatus; ///< --expect-status, comma-separated
     QLineEdit *m_maxReceive;
     QLineEdit *m_maxSend;
     bool m_loading = false; ///< setScenario() at work: no edited()

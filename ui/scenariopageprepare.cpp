@@ -114,6 +114,7 @@ QString ScenarioPage::describeProblem(const ScenarioProblem &problem) const
         { QStringLiteral("expect.replies"), tr("Expect") },
         { QStringLiteral("expect.first"), tr("Expect") },
         { QStringLiteral("expect.every"), tr("Expect") },
+        { QStringLiteral("expect.status"), tr("Expect status") },
     };
     // Another field named in the message ("needs the rate (load.rate)") is its label too.
     QString message = problem.message;

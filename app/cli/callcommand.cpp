@@ -48,9 +48,8 @@ int callCommand(const QStringList &arguments)
     if (const int setupCode = setup.prepare(cmd, *scenario, &spec, true); setupCode != ExitOk)
         return setupCode;
 
-    const std::chrono::nanoseconds wait
-        = spec.target.timeout.count() > 0 ? spec.target.timeout : std::chrono::nanoseconds(std::chrono::seconds(30));
-    const SingleCallResult result = sendOnce(*setup.transport, wait, spec.plan.expectations);
+    const SingleCallResult result = sendOnce(
+        *setup.transport, sendOnceWait(spec.target.timeout), spec.plan.expectations, spec.plan.expectedStatuses);
 
     CallDescription described;
     described.method = spec.request.call;
@@ -62,7 +61,7 @@ int callCommand(const QStringList &arguments)
     described.inProcess = spec.transport.kind == TransportKind::InProcess;
     out() << formatSingleCall(described, result);
     out().flush();
-    return result.status == CallStatus::Ok ? ExitOk : ExitFailedCalls;
+    return result.asExpected() ? ExitOk : ExitFailedCalls;
 }
 
 } // namespace rpcscope::cli

@@ -144,8 +144,8 @@ Comparison printComparison(
     const RunRecord &b = groupB.first();
     Comparison c;
     if (groupA.size() == 1 && groupB.size() == 1) {
-        c = compareSides(CompareSide::fromRun(a.snapshot, okLatenciesUs(a.rawSamples)),
-            CompareSide::fromRun(b.snapshot, okLatenciesUs(b.rawSamples)), options);
+        c = compareSides(CompareSide::fromRun(a.snapshot, okLatenciesUs(a.rawSamples, a.snapshot.expectedStatuses)),
+            CompareSide::fromRun(b.snapshot, okLatenciesUs(b.rawSamples, b.snapshot.expectedStatuses)), options);
     } else {
         QList<RunSnapshot> snapshotsA;
         QList<RunSnapshot> snapshotsB;

@@ -448,6 +448,13 @@ const QList<RunFlag> &runFlags()
                 "('{\"result\":\"6\"}'). A reply that fails counts as UNEXPECTED_REPLY and the first few are kept "
                 "and shown. Not checked with --discard-response (replies are not decoded)."),
             QStringLiteral("expect.replies"), true, QStringLiteral("result>0"), addText(&Scenario::expect) },
+        { { QStringLiteral("expect-status") }, QStringLiteral("STATUS"),
+            QStringLiteral(
+                "The status the calls must end with, when it is not OK (repeatable, or comma-separated: "
+                "NOT_FOUND, PERMISSION_DENIED,OK, 5): to benchmark an error path. Those calls are timed as the "
+                "successful ones; any other status, OK included unless listed, counts as failed. HTTP replies map "
+                "as gRPC maps them (404 UNIMPLEMENTED, 403 PERMISSION_DENIED, 503 UNAVAILABLE)."),
+            QStringLiteral("expect.status"), true, QStringLiteral("NOT_FOUND"), addText(&Scenario::expectStatus) },
         { { QStringLiteral("expect-first") }, QStringLiteral("N"),
             QStringLiteral("--expect checks the first N replies (default 10), then one in --expect-every."),
             QStringLiteral("expect.first"), false, QStringLiteral("5"), setText(&Scenario::expectFirst) },

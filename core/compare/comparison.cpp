@@ -604,12 +604,12 @@ Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const std::ve
     return compareSides(CompareSide::fromRun(a, latenciesUsA), CompareSide::fromRun(b, latenciesUsB), options);
 }
 
-std::vector<uint32_t> okLatenciesUs(const std::vector<RawSample> &samples)
+std::vector<uint32_t> okLatenciesUs(const std::vector<RawSample> &samples, const ExpectedStatuses &expected)
 {
     std::vector<uint32_t> out;
     out.reserve(samples.size());
     for (const auto &s : samples) {
-        if (s.status == CallStatus::Ok)
+        if (expected.has(static_cast<int>(s.status)))
             out.push_back(s.latencyUs);
     }
     return out;

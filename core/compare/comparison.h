@@ -214,8 +214,9 @@ Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const Compare
 Comparison compareRuns(const RunSnapshot &a, const RunSnapshot &b, const std::vector<uint32_t> &latenciesUsA,
     const std::vector<uint32_t> &latenciesUsB, const CompareOptions &options = {});
 
-/// The latencies of the OK calls among @p samples, for the per-call comparison.
-std::vector<uint32_t> okLatenciesUs(const std::vector<RawSample> &samples);
+/// The latencies of the calls among @p samples that ended as @p expected (OK unless --expect-status said otherwise:
+/// the run's RunSnapshot::expectedStatuses), for the per-call comparison.
+std::vector<uint32_t> okLatenciesUs(const std::vector<RawSample> &samples, const ExpectedStatuses &expected);
 
 /// "+19.1%", "-0.4%", "+0.0%"; @p fraction 0.191 = +19.1%. "n/a" for NaN or infinity.
 QString formatPercentChange(double fraction, int decimals = 1);

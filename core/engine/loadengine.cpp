@@ -66,6 +66,8 @@ public:
         , m_openLoop(plan.rate.has_value())
         , m_shards(kShards)
         , m_timing(static_cast<size_t>(plan.concurrency))
+        , m_okUnexpected("ended OK, but --expect-status wanted "
+              + plan.expectedStatuses.names().join(QStringLiteral(" or ")).toStdString())
     {
         if (!plan.expectations.empty())
             m_replyChecker = std::make_unique<ReplyChecker>(plan.expectations, plan.expectSampling);
@@ -122,6 +124,10 @@ public:
         const bool cancelledByUs = outcome.status == CallStatus::Cancelled && m_stopping.load() && !outcome.fatal;
         if (outcome.status == CallStatus::Cancelled && m_endedInFlight.load())
             outcome.errorMessage = "still in flight when the run's time (-z) was up";
+        if (outcome.status == CallStatus::Ok && !m_plan.expectedStatuses.has(CallStatus::Ok)) {
+            outcome.status = CallStatus::UnexpectedReply;
+            outcome.errorMessage = m_okUnexpected;
+        }
         if (m_replyChecker && outcome.status == CallStatus::Ok)
             m_replyChecker->check(outcome); // sampled replies only
         if (!cancelledByUs)
@@ -162,6 +168,7 @@ public:
     {
         RunSnapshot s;
         s.generation = m_generation;
+        s.expectedStatuses = m_plan.expectedStatuses;
         s.plannedCalls = m_plan.totalCalls;
         s.plannedDuration = m_plan.duration;
         s.warmupCalls = m_warmupDone.load();
@@ -286,7 +293,7 @@ private:
             if (lag > kLateSend)
                 ++shard.lateSends;
         }
-        if (status == CallStatus::Ok) {
+        if (m_plan.expectedStatuses.has(status)) { // OK, or what --expect-status asked for
             shard.ok.record(fromIntended);
             shard.intervalOk.record(fromIntended);
             if (m_openLoop)
@@ -633,6 +640,7 @@ private:
     mutable std::vector<Shard> m_shards;
     std::unique_ptr<ReplyChecker> m_replyChecker; ///< set when the plan has --expect
     std::vector<SlotTiming> m_timing;
+    const std::string m_okUnexpected; ///< the error of a call that ended OK when --expect-status left OK out
 
     std::atomic<int> m_phase { WarmupPhase };
     std::atomic<uint64_t> m_tickets { 0 };

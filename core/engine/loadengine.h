@@ -35,6 +35,9 @@ struct LoadPlan {
     /// --expect: what sampled replies must hold; a reply that does not counts as UNEXPECTED_REPLY.
     std::vector<Expectation> expectations;
     ExpectSampling expectSampling;
+    /// --expect-status: the statuses that count as success (OK unless told); a call that ends OK when OK is not
+    /// among them counts as UNEXPECTED_REPLY.
+    ExpectedStatuses expectedStatuses;
 };
 
 /// Reads a warm-up given as a number of calls ("100") or a duration ("5s") into @p plan; false with @p error.

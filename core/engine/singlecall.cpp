@@ -13,7 +13,11 @@ namespace {
 /// Collects one call's end and messages; told on a transport thread, read by the waiting one.
 class OneCallSink final : public CallSink {
 public:
-    explicit OneCallSink(const std::vector<Expectation> &expectations) : m_expectations(expectations) { }
+    OneCallSink(const std::vector<Expectation> &expectations, const ExpectedStatuses &expectedStatuses)
+        : m_expectations(expectations)
+    {
+        m_result.expectedStatuses = expectedStatuses;
+    }
 
     void callDone(int /*slot*/, CallOutcome &outcome) override
     {
@@ -27,6 +31,11 @@ public:
         m_result.errorMessage = outcome.errorMessage;
         m_result.bytesSent = outcome.bytesSent;
         m_result.bytesReceived = outcome.bytesReceived;
+        if (m_result.status == CallStatus::Ok && !m_result.expectedStatuses.has(CallStatus::Ok)) {
+            m_result.status = CallStatus::UnexpectedReply;
+            m_result.errorMessage = "ended OK, but --expect-status wanted "
+                + m_result.expectedStatuses.names().join(QStringLiteral(" or ")).toStdString();
+        }
         if (outcome.reply) { // decoded while the reply is still the slot's to lend
             m_result.replies.push_back(messageToJson(*outcome.reply, true));
             if (outcome.status == CallStatus::Ok)
@@ -85,10 +94,17 @@ private:
 
 } // namespace
 
-SingleCallResult sendOnce(
-    Transport &transport, std::chrono::nanoseconds wait, const std::vector<Expectation> &expectations)
+std::chrono::nanoseconds sendOnceWait(std::chrono::nanoseconds timeout)
 {
-    auto sink = std::make_unique<OneCallSink>(expectations);
+    if (timeout.count() > 0)
+        return timeout + std::chrono::seconds(1);
+    return std::chrono::seconds(30);
+}
+
+SingleCallResult sendOnce(Transport &transport, std::chrono::nanoseconds wait,
+    const std::vector<Expectation> &expectations, const ExpectedStatuses &expectedStatuses)
+{
+    auto sink = std::make_unique<OneCallSink>(expectations, expectedStatuses);
     std::unique_ptr<CallSlot> slot = transport.makeSlot(0, sink.get());
     sink->started();
     slot->start(0);

@@ -34,15 +34,22 @@ struct SingleCallResult {
         QString got; ///< what the reply has instead, when it did not hold
     };
     std::vector<Checked> expectations;
+    ExpectedStatuses expectedStatuses; ///< --expect-status: the statuses that count as success (OK unless told)
+    bool asExpected() const { return answered && expectedStatuses.has(status); }
 };
 
 /**
  * Makes call number 0 on @p transport and waits for it, at most @p wait (then cancels it and waits for the end the
  * cancel brings, a second at most). The transport's GrpcCall should set captureMetadata for headers and trailers.
  * Blocks: the GUI calls it off its own thread. A reply that ends OK is checked against @p expectations (--expect): one
- * that fails any turns the status into UNEXPECTED_REPLY.
+ * that fails any turns the status into UNEXPECTED_REPLY, as does an OK when @p expectedStatuses (--expect-status)
+ * leaves OK out.
  */
-SingleCallResult sendOnce(
-    Transport &transport, std::chrono::nanoseconds wait, const std::vector<Expectation> &expectations = {});
+/// How long sendOnce() waits for a call with the per-call @p timeout (--timeout; 0: none): a second more than it, so
+/// the call's own deadline ends it (DEADLINE_EXCEEDED, as in a load run) before the wait does; 30 s without one.
+std::chrono::nanoseconds sendOnceWait(std::chrono::nanoseconds timeout);
+
+SingleCallResult sendOnce(Transport &transport, std::chrono::nanoseconds wait,
+    const std::vector<Expectation> &expectations = {}, const ExpectedStatuses &expectedStatuses = {});
 
 } // namespace rpcscope

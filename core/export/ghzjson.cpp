@@ -121,19 +121,9 @@ QString ghzStatusName(int status)
 
 std::optional<int> statusFromName(const QString &name)
 {
-    QString key = name.trimmed().toUpper();
-    key.remove(u'_');
-    key.remove(u' ');
-    if (key == u"CANCELED" || key == u"CANCELLED")
-        return CallStatus::Cancelled;
-    if (key == u"DECODEERROR")
-        return CallStatus::DecodeError;
-    if (key == u"UNEXPECTEDREPLY")
-        return CallStatus::UnexpectedReply;
-    for (int i = 0; i < static_cast<int>(std::size(kGoStatusNames)); ++i) {
-        if (key == QString::fromLatin1(kGoStatusNames[i]).toUpper())
-            return i;
-    }
+    if (const std::optional<int> status = parseCallStatus(name))
+        return status;
+    const QString key = name.trimmed().toUpper();
     static const QRegularExpression code(QStringLiteral("^(?:CODE\\()?(\\d+)\\)?$"));
     const QRegularExpressionMatch m = code.match(key);
     if (m.hasMatch()) {

@@ -87,7 +87,8 @@ QString runsMarkdownTable(const QList<RunRecord> &runs)
 QString comparisonMarkdown(const RunRecord &a, const RunRecord &b, const CompareOptions &options)
 {
     const Comparison comparison
-        = compareRuns(a.snapshot, b.snapshot, okLatenciesUs(a.rawSamples), okLatenciesUs(b.rawSamples), options);
+        = compareRuns(a.snapshot, b.snapshot, okLatenciesUs(a.rawSamples, a.snapshot.expectedStatuses),
+            okLatenciesUs(b.rawSamples, b.snapshot.expectedStatuses), options);
     return runsMarkdownTable({ a, b }) + u'\n' + formatComparisonMarkdown(comparison, a.displayName(), b.displayName());
 }
 

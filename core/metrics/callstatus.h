@@ -1,9 +1,11 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace rpcscope {
 
@@ -41,7 +43,35 @@ enum : int {
 /// "OK", "UNAVAILABLE", ..., "DECODE_ERROR": the names ghz and grpcurl print.
 QString callStatusName(int status);
 
+/**
+ * A status by name or number: "NOT_FOUND", "not_found", "NotFound" (ghz's Go names, "Canceled" too), or 0..16; the
+ * client-side ones by name only (DECODE_ERROR, UNEXPECTED_REPLY). std::nullopt when it is none of them.
+ */
+std::optional<int> parseCallStatus(const QString &name);
+
 /// Per-status call counts.
 using StatusCounts = std::array<uint64_t, CallStatus::SlotCount>;
+
+/**
+ * The statuses a run counts as success (--expect-status): OK unless told otherwise. A run that benchmarks an error
+ * path (a lookup that must answer NOT_FOUND, a login that must be refused) expects that status instead: its calls
+ * are timed as the successful ones, and a call that ends OK is then unexpected. Status counts keep what the server
+ * really said either way.
+ */
+class ExpectedStatuses {
+public:
+    /// From status names or numbers (a list, or one comma-separated item); std::nullopt with @p error naming the
+    /// one that is not a status. An empty list is OK alone.
+    static std::optional<ExpectedStatuses> parse(const QStringList &names, QString *error);
+    bool has(int status) const { return status >= 0 && status < CallStatus::SlotCount && (m_bits >> status) & 1u; }
+    bool onlyOk() const { return m_bits == kOk; }
+    uint64_t count(const StatusCounts &counts) const;
+    QStringList names() const; ///< in status order
+    bool operator==(const ExpectedStatuses &other) const = default;
+
+private:
+    static constexpr uint32_t kOk = 1u << CallStatus::Ok;
+    uint32_t m_bits = kOk;
+};
 
 } // namespace rpcscope

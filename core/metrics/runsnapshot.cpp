@@ -25,6 +25,7 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
 {
     const double offset = std::chrono::duration<double>(total.elapsed).count();
     total.state = block.state;
+    total.expectedStatuses = block.expectedStatuses;
     total.latency.merge(block.latency);
     total.errorLatency.merge(block.errorLatency);
     total.openLoop = total.openLoop || block.openLoop;
@@ -114,6 +115,14 @@ std::chrono::nanoseconds RunSnapshot::eta() const
     if (p >= 1)
         return std::chrono::nanoseconds(0);
     return std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(elapsed.count()) * (1 - p) / p));
+}
+
+QString okCallsLabel(const RunSnapshot &run)
+{
+    if (run.expectedStatuses.onlyOk())
+        return QStringLiteral("OK calls");
+    return QStringLiteral("calls that ended %1, as expected")
+        .arg(run.expectedStatuses.names().join(QStringLiteral(" or ")));
 }
 
 std::optional<BackToBackGaps> backToBackGaps(const RunSnapshot &run)

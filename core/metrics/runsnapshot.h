@@ -128,6 +128,9 @@ struct RunSnapshot {
     double serverCpuSeconds = 0;
     uint64_t serverPeakRssBytes = 0;
     StatusCounts statusCounts {};
+    /// What counts as success (--expect-status; OK unless told): callsOk() and the latency histogram are the calls
+    /// that ended with one of these, statusCounts what the server really said.
+    ExpectedStatuses expectedStatuses;
     QList<ErrorSample> errors; ///< distinct error messages with their counts (capped, most frequent kept)
 
     uint64_t warmupCalls = 0;
@@ -148,7 +151,8 @@ struct RunSnapshot {
     std::chrono::nanoseconds plannedDuration { 0 }; ///< 0 = bounded by count only
 
     uint64_t callsCompleted() const { return latency.count() + errorLatency.count(); }
-    uint64_t callsOk() const { return statusCounts[CallStatus::Ok]; }
+    /// Calls that ended as expected: OK, or a status --expect-status asked for.
+    uint64_t callsOk() const { return expectedStatuses.count(statusCounts); }
     uint64_t callsFailed() const { return callsCompleted() - callsOk(); }
     double requestsPerSecond() const;
     bool hasStreams() const { return messagesSent > 0 || messagesReceived > 0; }
@@ -172,6 +176,10 @@ struct RunSnapshot {
     }
     bool isFinal() const { return state == RunState::Finished || state == RunState::Stopped; }
 };
+
+/// What the latency histogram holds, for titles: "OK calls", or "calls that ended NOT_FOUND, as expected" after an
+/// --expect-status.
+QString okCallsLabel(const RunSnapshot &run);
 
 /**
  * A server stream's gaps that time the client, not the server: when several messages come in one read, the client

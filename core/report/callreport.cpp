@@ -28,6 +28,8 @@ QString formatSingleCall(const CallDescription &call, const SingleCallResult &re
     text += QStringLiteral("\nStatus: ") + callStatusName(result.status);
     if (!result.errorMessage.empty())
         text += QStringLiteral(": ") + printable(QString::fromStdString(result.errorMessage), true);
+    if (!result.expectedStatuses.onlyOk() && result.asExpected())
+        text += QStringLiteral(" (expected, --expect-status)");
     text += QLatin1Char('\n');
     if (result.answered)
         text += QStringLiteral("Latency: ") + formatDuration(result.latency)

@@ -175,10 +175,10 @@ QString formatTextSummary(const RunSnapshot &run)
         }
     }
 
-    out += QStringLiteral("\nResponse time histogram (OK calls):\n");
+    out += QStringLiteral("\nResponse time histogram (%1):\n").arg(okCallsLabel(run));
     out += histogramText(ok);
 
-    out += QStringLiteral("\nLatency distribution (OK calls):\n");
+    out += QStringLiteral("\nLatency distribution (%1):\n").arg(okCallsLabel(run));
     if (ok.isEmpty()) {
         out += QStringLiteral("  (no successful calls)\n");
     } else if (run.openLoop) {
@@ -231,7 +231,12 @@ QString formatTextSummary(const RunSnapshot &run)
     for (int i = 0; i < CallStatus::SlotCount; ++i) {
         const uint64_t c = run.statusCounts[static_cast<size_t>(i)];
         if (c)
-            out += QStringLiteral("  [%1]\t%2 responses\n").arg(callStatusName(i)).arg(c);
+            out += QStringLiteral("  [%1]\t%2 responses%3\n")
+                       .arg(callStatusName(i))
+                       .arg(c)
+                       .arg(run.expectedStatuses.onlyOk() || !run.expectedStatuses.has(i)
+                               ? QString()
+                               : QStringLiteral(" (expected)"));
     }
     if (run.callsCompleted() == 0)
         out += QStringLiteral("  (no calls completed)\n");

@@ -336,6 +336,15 @@ bool readOutputs(Checker &c, const Scenario &s, RunSpec *spec)
             return c.fail(field, QStringLiteral("expected a whole number >= 0, got \"%1\"").arg(text));
         *into = n;
     }
+    QString statusError;
+    if (const auto expected = ExpectedStatuses::parse(s.expectStatus, &statusError))
+        spec->plan.expectedStatuses = *expected;
+    else
+        return c.fail(QStringLiteral("expect.status"), statusError);
+    if (!spec->plan.expectations.empty() && !spec->plan.expectedStatuses.has(CallStatus::Ok))
+        return c.fail(QStringLiteral("expect.replies"),
+            QStringLiteral("replies are only checked on calls that end OK, and expect.status (--expect-status) "
+                           "leaves OK out: add OK to it, or drop the reply checks"));
     if (!spec->plan.expectations.empty() && s.discardResponse)
         return c.fail(QStringLiteral("expect.replies"),
             QStringLiteral("replies are not decoded with discard_response (--discard-response), so nothing could be "

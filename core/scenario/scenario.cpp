@@ -276,7 +276,8 @@ QByteArray Scenario::toJson() const
         root.insert(QStringLiteral("ab"), ab);
     section(QStringLiteral("expect"),
         { { QStringLiteral("replies"), QJsonArray::fromStringList(expect) }, { QStringLiteral("first"), expectFirst },
-            { QStringLiteral("every"), expectEvery } });
+            { QStringLiteral("every"), expectEvery },
+            { QStringLiteral("status"), QJsonArray::fromStringList(expectStatus) } });
     section(QStringLiteral("secrets"),
         { { QStringLiteral("redact"), QJsonArray::fromStringList(secretKeys) },
             { QStringLiteral("keep"), keepSecrets } });
@@ -488,8 +489,10 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     }
     if (const auto expect = r.object(QStringLiteral("expect"))) {
         Reader er = r.child(*expect, QStringLiteral("expect"));
-        er.rejectUnknown({ QStringLiteral("replies"), QStringLiteral("first"), QStringLiteral("every") });
+        er.rejectUnknown(
+            { QStringLiteral("replies"), QStringLiteral("first"), QStringLiteral("every"), QStringLiteral("status") });
         er.strings(QStringLiteral("replies"), &s.expect);
+        er.strings(QStringLiteral("status"), &s.expectStatus);
         er.string(QStringLiteral("first"), &s.expectFirst);
         er.string(QStringLiteral("every"), &s.expectEvery);
         r.adopt(er);

@@ -109,6 +109,8 @@ struct Scenario {
     QStringList expect;
     QString expectFirst;
     QString expectEvery;
+    /// --expect-status: the statuses that count as success, by name or number ("NOT_FOUND"); empty: OK.
+    QStringList expectStatus;
     bool failOnError = false; ///< --fail-on-error: a run in which any call failed counts as failed (CLI: exit 1)
 
     // A target that is a server command: when it is ready.

@@ -336,6 +336,8 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
             statuses.insert(callStatusName(i), static_cast<double>(s.statusCounts[i]));
     }
     o.insert(QStringLiteral("status_counts"), statuses);
+    if (!s.expectedStatuses.onlyOk())
+        o.insert(QStringLiteral("expected_statuses"), QJsonArray::fromStringList(s.expectedStatuses.names()));
     QJsonArray errors;
     for (const ErrorSample &e : s.errors) {
         errors.append(QJsonObject { { QStringLiteral("status"), callStatusName(e.status) },
@@ -442,6 +444,19 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
         else
             s.statusCounts[status] = static_cast<uint64_t>(n);
     }
+    QStringList expected;
+    for (const QJsonValue &name : r.array(QStringLiteral("expected_statuses"))) {
+        if (!name.isString()) {
+            r.fail(QStringLiteral("expected_statuses"), QStringLiteral("expected an array of status names"));
+            break;
+        }
+        expected << name.toString();
+    }
+    QString why;
+    if (const auto statuses = ExpectedStatuses::parse(expected, &why))
+        s.expectedStatuses = *statuses;
+    else
+        r.fail(QStringLiteral("expected_statuses"), why);
     const QJsonArray errors = r.array(QStringLiteral("errors"));
     for (qsizetype i = 0; i < errors.size() && r.ok(); ++i) {
         Reader e(errors.at(i).toObject(), r.path(QStringLiteral("errors[%1]").arg(i)), error);
@@ -505,9 +520,15 @@ QString snapshotInconsistency(const RunSnapshot &s, const QString &where)
     }
     const uint64_t ok = s.latency.count();
     const uint64_t failed = s.errorLatency.count();
-    if (s.callsOk() != ok)
+    if (s.callsOk() != ok && s.expectedStatuses.onlyOk())
         return at(QStringLiteral("status_counts.OK"),
             QStringLiteral("%1 OK calls, but the latency histogram holds %2").arg(s.callsOk()).arg(ok));
+    if (s.callsOk() != ok)
+        return at(QStringLiteral("status_counts"),
+            QStringLiteral("%1 calls ended %2 (expected_statuses), but the latency histogram holds %3")
+                .arg(s.callsOk())
+                .arg(s.expectedStatuses.names().join(QStringLiteral(" or ")))
+                .arg(ok));
     if (counted != ok + failed)
         return at(QStringLiteral("status_counts"),
             QStringLiteral("%1 calls, but the latency histograms hold %2 (%3 OK, %4 failed)")
