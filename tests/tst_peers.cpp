@@ -123,6 +123,51 @@ private Q_SLOTS:
         QVERIFY2(notFound.out.contains(
                      QStringLiteral("Status: UNIMPLEMENTED: HTTP 404 Not Found: {\"detail\":\"Not Found\"}")),
             qPrintable(notFound.out));
+        // The 404 path benchmarked on purpose (--expect-status): its calls are the run's successful ones.
+        const Result expected404 = cli(
+            { QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--proto"),
+                benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("-c"), QStringLiteral("1"),
+                QStringLiteral("--expect-status"), QStringLiteral("UNIMPLEMENTED"), QStringLiteral("--fail-on-error"),
+                peer.address + QStringLiteral("/nope") });
+        QVERIFY2(expected404.exitCode == 0, qPrintable(expected404.err + expected404.out));
+        QVERIFY2(expected404.out.contains(QStringLiteral("[UNIMPLEMENTED]\t20 responses (expected)")),
+            qPrintable(expected404.out));
+
+        // FastAPI started by rpcscope (a server command): its address has no path, --http-path gives it.
+        const QString command = python() + u' ' + peerScript("fastapi_server.py") + QStringLiteral(" --port {port}");
+        const Result started = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"),
+            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=10"),
+            QStringLiteral("-n"), QStringLiteral("50"), QStringLiteral("--http-path"), QStringLiteral("/sum"),
+            QStringLiteral("--expect"), QStringLiteral("result=55"), QStringLiteral("--fail-on-error"), command });
+        expectAllOk(started, 50);
+        // The same as a matrix stack (path=), beside the built-in gRPC server.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("stacks.csv"));
+        const Result stacks = cli({ QStringLiteral("matrix"), QStringLiteral("--proto"), benchProto(),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--stack"),
+            QStringLiteral("api=http/json@") + command + QStringLiteral(",path=/sum"), QStringLiteral("--stack"),
+            QStringLiteral("own=grpc@builtin"), QStringLiteral("--payloads"), QStringLiteral("nums=10"),
+            QStringLiteral("-n"), QStringLiteral("50"), QStringLiteral("-c"), QStringLiteral("1"),
+            QStringLiteral("--expect"), QStringLiteral("result=55"), QStringLiteral("-O"), QStringLiteral("csv"),
+            QStringLiteral("-o"), csv });
+        QVERIFY2(stacks.exitCode == 0, qPrintable(stacks.err + stacks.out));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList rows = QString::fromUtf8(file.readAll()).split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(rows.size(), 3); // the header and two cells
+        // Both answered every call, and right (--expect): 50 calls, 0 errors in each row.
+        QVERIFY2(rows.at(1).startsWith(QStringLiteral("nums=10,api,http,json,1,50,0,")), qPrintable(rows.join(u'\n')));
+        QVERIFY2(
+            rows.at(2).startsWith(QStringLiteral("nums=10,own,grpc,protobuf,1,50,0,")), qPrintable(rows.join(u'\n')));
+        // A path in two places is refused, naming the flag.
+        const Result twice = cli(
+            { QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("http"), QStringLiteral("--proto"),
+                benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                QStringLiteral("--http-path"), QStringLiteral("/sum"), peer.address + QStringLiteral("/sum") });
+        QCOMPARE(twice.exitCode, 2);
+        QVERIFY2(twice.err.contains(QStringLiteral("--http-path: the URL")), qPrintable(twice.err));
         QVERIFY2(notFound.out.contains(QStringLiteral(":status: 404")), qPrintable(notFound.out));
     }
 

@@ -110,7 +110,7 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     // The user's stacks: each row a transport/codec with its own target and method name. None: the boxes above,
     // against the built-in servers.
     m_stackTable->setObjectName(QStringLiteral("matrixStacks"));
-    m_stackTable->setHorizontalHeaderLabels({ tr("Stack"), tr("Transport/codec"), tr("Target"), tr("Method") });
+    m_stackTable->setHorizontalHeaderLabels({ tr("Stack"), tr("Transport/codec"), tr("Target"), tr("Method / path") });
     m_stackTable->verticalHeader()->hide();
     m_stackTable->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
     m_stackTable->setToolTip(tr("Your stacks, each with its own target: an address, an HTTP URL with its path, or "
@@ -300,7 +300,7 @@ void MatrixPage::addStackRow(const MatrixStack &stack)
     connect(kind, &QComboBox::currentIndexChanged, this, [this] { saveStacks(); });
     m_stackTable->setCellWidget(row, 1, kind);
     m_stackTable->setItem(row, 2, new QTableWidgetItem(stack.target));
-    m_stackTable->setItem(row, 3, new QTableWidgetItem(stack.rpcMethod));
+    m_stackTable->setItem(row, 3, new QTableWidgetItem(stack.httpPath.isEmpty() ? stack.rpcMethod : stack.httpPath));
 }
 
 void MatrixPage::setStacks(const QList<MatrixStack> &stacks)
@@ -322,8 +322,10 @@ QString MatrixPage::rowSpec(int row) const
     QString spec = text(0) + QLatin1Char('=') + (kind ? kind->currentText() : QString());
     if (!text(2).isEmpty())
         spec += QLatin1Char('@') + text(2);
-    if (!text(3).isEmpty())
-        spec += QStringLiteral(",method=") + text(3);
+    if (!text(3).isEmpty()) // a msgpack-rpc method, or an HTTP path the target does not give
+        spec += (kind && kind->currentText().startsWith(QStringLiteral("http/")) ? QStringLiteral(",path=")
+                                                                                 : QStringLiteral(",method="))
+            + text(3);
     return spec;
 }
 
@@ -420,7 +422,7 @@ void MatrixPage::start()
     // Every cell must be runnable before the first starts: a bad payload is reported now, not half-way.
     for (const MatrixCell &cell : std::as_const(m_cells)) {
         const ScenarioPage::Variation variation { cell.transport, cell.codec,
-            cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod };
+            cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod, cell.httpPath };
         if (!m_preparer(variation, &why)) {
             m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
             return;
@@ -462,7 +464,7 @@ void MatrixPage::runNext()
     const MatrixCell cell = m_cells.at(m_next); // a copy: the cell is updated below
     QString why;
     const ScenarioPage::Variation variation { cell.transport, cell.codec,
-        cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod };
+        cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod, cell.httpPath };
     std::optional<ScenarioPage::Prepared> prepared = m_preparer(variation, &why);
     if (prepared && cell.transport == TransportKind::InProcess)
         prepared->plan.concurrency = 1; // its mean is then one call's codec time

@@ -71,6 +71,7 @@ void RunLauncher::recordMatrixCell(const MatrixResult &result, const QString &ma
     else if (cell.ownServer)
         scenario.target = QStringLiteral("builtin");
     scenario.rpcMethod = cell.rpcMethod;
+    scenario.httpPath = cell.httpPath;
     run.method = m_scenario->method();
     run.transport = scenario.transport;
     run.codec = scenario.codec;

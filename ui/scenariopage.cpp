@@ -69,6 +69,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
           tr("msgpack-rpc: the method name sent on the wire, e.g. sum_nums.")))
     , m_msgpackParams(new QComboBox)
     , m_rpcMethodLabel(new QLabel(tr("RPC method:")))
+    , m_httpPath(line(QStringLiteral("httpPathEdit"), {}, tr("the URL's own, else /package.Service/Method"),
+          tr("HTTP: the URL path to POST to when the target has none, as a server command's address has not "
+             "(--http-path), e.g. /rpc.")))
+    , m_httpPathLabel(new QLabel(tr("URL path:")))
     , m_msgpackParamsLabel(new QLabel(tr("Params:")))
     , m_target(new QComboBox)
     , m_request(new QPlainTextEdit)
@@ -234,6 +238,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     whatForm->addRow(tr("Transport:"), stack);
     whatForm->addRow(tr("Target:"), m_target);
     whatForm->addRow(m_rpcMethodLabel, m_rpcMethod);
+    whatForm->addRow(m_httpPathLabel, m_httpPath);
     whatForm->addRow(m_msgpackParamsLabel, m_msgpackParams);
     auto *requestHeader = new QHBoxLayout;
     requestHeader->addWidget(new QLabel(tr("Request (JSON):")));
@@ -355,6 +360,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ScenarioPage::transportChanged);
     connect(m_codec, &QComboBox::currentIndexChanged, this, later);
     connect(m_rpcMethod, &QLineEdit::textChanged, this, later);
+    connect(m_httpPath, &QLineEdit::textChanged, this, later);
     connect(m_metadata, &MetadataEditor::edited, this, later);
     connect(m_metadata, &MetadataEditor::edited, this, [this] {
         const int rows = static_cast<int>(m_metadata->pairs().size());
@@ -437,6 +443,7 @@ Scenario ScenarioPage::scenario() const
     s.transport = transportName(transport());
     s.codec = codecName(static_cast<Codec>(m_codec->currentData().toInt()));
     s.rpcMethod = m_rpcMethod->text().trimmed();
+    s.httpPath = m_httpPath->text().trimmed();
     s.msgpackParamsMap = m_msgpackParams->currentIndex() == 1;
     const QString target = m_target->currentText().trimmed();
     s.target = transport() == TransportKind::InProcess || target == m_builtinTargets.value(transport())
@@ -507,6 +514,7 @@ void ScenarioPage::setScenario(const Scenario &document)
     if (const auto codec = parseCodec(s.codec))
         m_codec->setCurrentIndex(m_codec->findData(static_cast<int>(*codec)));
     m_rpcMethod->setText(s.rpcMethod);
+    m_httpPath->setText(s.httpPath);
     m_msgpackParams->setCurrentIndex(s.msgpackParamsMap ? 1 : 0);
     m_target->setEditText(s.target == u"builtin" ? m_builtinTargets.value(transport()) : s.target);
     m_request->setPlainText(QString::fromUtf8(s.request));
@@ -598,6 +606,8 @@ void ScenarioPage::transportChanged()
     m_rpcMethodLabel->setVisible(msgpack);
     m_msgpackParams->setVisible(msgpack);
     m_msgpackParamsLabel->setVisible(msgpack);
+    m_httpPath->setVisible(kind == TransportKind::Http);
+    m_httpPathLabel->setVisible(kind == TransportKind::Http);
     m_target->setEnabled(kind != TransportKind::InProcess);
     m_security->setEnabled(kind == TransportKind::Grpc);
     for (QWidget *field : std::as_const(m_tlsFields))

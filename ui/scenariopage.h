@@ -63,6 +63,7 @@ public:
         QStringList fills; ///< applied after the scenario's own
         QString target; ///< a stack's own target (address, URL, "builtin"); empty: see prepare()
         QString rpcMethod; ///< a stack's msgpack-rpc method name
+        QString httpPath; ///< a stack's HTTP path, when its target has none
     };
     /// With @p variation, the target is its own (a stack's), else the built-in server for its transport (or the
     /// scenario's target when the transport is the scenario's own).
@@ -117,6 +118,8 @@ private:
     QLineEdit *m_rpcMethod;
     QComboBox *m_msgpackParams;
     QLabel *m_rpcMethodLabel;
+    QLineEdit *m_httpPath; ///< --http-path
+    QLabel *m_httpPathLabel;
     QLabel *m_msgpackParamsLabel;
     QComboBox *m_target;
     QMap<TransportKind, QString> m_builtinTargets;

@@ -41,6 +41,7 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
             // A stack of the user's: its own target and method name; the scenario's TLS belongs to its own target.
             s.target = variation->target;
             s.rpcMethod = variation->rpcMethod;
+            s.httpPath = variation->httpPath;
             if (variation->transport != transport() || variation->target != ownTarget) {
                 s.connections = -1;
                 s.security = QStringLiteral("auto");
@@ -115,6 +116,7 @@ QString ScenarioPage::describeProblem(const ScenarioProblem &problem) const
         { QStringLiteral("expect.first"), tr("Expect") },
         { QStringLiteral("expect.every"), tr("Expect") },
         { QStringLiteral("expect.status"), tr("Expect status") },
+        { QStringLiteral("http_path"), tr("URL path") },
     };
     // Another field named in the message ("needs the rate (load.rate)") is its label too.
     QString message = problem.message;

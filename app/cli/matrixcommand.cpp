@@ -29,11 +29,13 @@ time (from the no-RPC baseline: the same payload and codec, encoded and decoded 
 cell in which no call ended OK shows "-" for what it could not measure, and says why below the table.
 
   --stack SPEC       one of your stacks (repeatable), each with its own target and method name:
-                       NAME=TRANSPORT[/CODEC]@TARGET[,method=NAME]
+                       NAME=TRANSPORT[/CODEC]@TARGET[,method=NAME][,path=/PATH]
                      TRANSPORT grpc, http, msgpack or none (in process, no target); CODEC protobuf, json or
                      msgpack (default: the transport's); TARGET an address, an HTTP URL with its path, a server
-                     command with {port}, or builtin; method= the msgpack-rpc method's name. For example:
+                     command with {port}, or builtin; method= the msgpack-rpc method's name; path= an HTTP
+                     server command's URL path. For example:
                        --stack 'fastapi=http/json@http://127.0.0.1:8000/sum'
+                       --stack 'api=http/json@uvicorn app:app --port {port},path=/sum'
                        --stack 'grpcio=grpc@127.0.0.1:50051'
                        --stack 'msgpack=msgpack@127.0.0.1:18800,method=sum_nums'
   --transports LIST  without --stack: grpc,http,msgpack,none (default: all four)
@@ -292,6 +294,7 @@ int matrixCommand(const QStringList &arguments)
         } else if (!cell.stack.isEmpty()) {
             scenario.target = cell.target;
             scenario.rpcMethod = cell.rpcMethod;
+            scenario.httpPath = cell.httpPath;
         } else if (!builtin) {
             scenario.target = targets.value(transportName(cell.transport));
         }

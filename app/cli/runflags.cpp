@@ -215,6 +215,10 @@ const QList<RunFlag> &runFlags()
         { { QStringLiteral("rpc-method") }, QStringLiteral("NAME"),
             QStringLiteral("msgpack-rpc: method name to call (default: the proto method's name)."),
             QStringLiteral("rpc_method"), false, QStringLiteral("echo"), setText(&Scenario::rpcMethod) },
+        { { QStringLiteral("http-path") }, QStringLiteral("PATH"),
+            QStringLiteral("http: the URL path to POST to when the target has none, as a server command's address "
+                           "has not (default: the URL's own path, else /package.Service/Method)."),
+            QStringLiteral("http_path"), false, QStringLiteral("/rpc"), setText(&Scenario::httpPath) },
         { { QStringLiteral("msgpack-params") }, QStringLiteral("positional|map"),
             QStringLiteral("msgpack-rpc: params as the request's fields in order (positional, default) or one map."),
             QStringLiteral("msgpack_params"), false, QStringLiteral("map"), setMsgpackParams },

@@ -18,6 +18,8 @@ QString MatrixStack::spec() const
         text += QLatin1Char('@') + target;
     if (!rpcMethod.isEmpty())
         text += QStringLiteral(",method=") + rpcMethod;
+    if (!httpPath.isEmpty())
+        text += QStringLiteral(",path=") + httpPath;
     return text;
 }
 
@@ -45,6 +47,13 @@ std::optional<MatrixStack> parseMatrixStack(const QString &input, QString *error
         if (stack.rpcMethod.isEmpty())
             return fail(QStringLiteral("method= needs the server's method name"));
     }
+    const QString pathKey = QStringLiteral(",path=");
+    if (const qsizetype p = rest.lastIndexOf(pathKey); p >= 0) {
+        stack.httpPath = rest.mid(p + pathKey.size()).trimmed();
+        rest = rest.left(p).trimmed();
+        if (!stack.httpPath.startsWith(QLatin1Char('/')))
+            return fail(QStringLiteral("path= needs a URL path, e.g. path=/rpc"));
+    }
     const qsizetype at = rest.indexOf(QLatin1Char('@'));
     const QString kind = at < 0 ? rest : rest.left(at).trimmed();
     stack.target = at < 0 ? QString() : rest.mid(at + 1).trimmed();
@@ -71,7 +80,10 @@ std::optional<MatrixStack> parseMatrixStack(const QString &input, QString *error
     if (stack.transport != TransportKind::InProcess && stack.target.isEmpty())
         return fail(QStringLiteral("no target: add @ADDRESS, @URL, @'SERVER COMMAND {port}' or @builtin"));
     if (!stack.rpcMethod.isEmpty() && stack.transport != TransportKind::Msgpack)
-        return fail(QStringLiteral("method= names a msgpack-rpc method (an HTTP stack's path is in its URL)"));
+        return fail(QStringLiteral("method= names a msgpack-rpc method (an HTTP stack's path is in its URL, or in "
+                                   "path= for a server command)"));
+    if (!stack.httpPath.isEmpty() && stack.transport != TransportKind::Http)
+        return fail(QStringLiteral("path= is for an HTTP stack"));
     return stack;
 }
 
@@ -94,7 +106,7 @@ QList<MatrixCell> matrixCells(const QList<TransportKind> &transports, const QLis
             const bool carries = transport == TransportKind::Http || transport == TransportKind::InProcess
                 || codec == defaultCodec(transport);
             if (carries)
-                stacks.append({ QString(), transport, codec, QString(), QString() });
+                stacks.append({ QString(), transport, codec, QString(), QString(), QString() });
         }
     }
     // The baseline last.
@@ -124,6 +136,7 @@ QList<MatrixCell> stackCells(
                 cell.stack = stack.name;
                 cell.target = stack.target;
                 cell.rpcMethod = stack.rpcMethod;
+                cell.httpPath = stack.httpPath;
                 (inProcess ? baseline : cells).append(cell);
             }
         }

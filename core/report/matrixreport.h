@@ -15,9 +15,10 @@ namespace rpcscope {
 /**
  * One stack a matrix compares, as the user runs it: a transport and codec, with its own target (an address, an
  * HTTP URL with its path, a server command, or "builtin" for rpcscope's own server) and its own RPC method name
- * (msgpack-rpc's method, HTTP's path when the target is a command). Written `NAME=TRANSPORT[/CODEC]@TARGET` with
- * `,method=NAME` last when the method is the server's own: `fastapi=http/json@http://127.0.0.1:8000/sum`,
- * `py=msgpack@127.0.0.1:18800,method=sum_nums`, `cpp=grpc@builtin`, `codec=none/json` (no target: in process).
+ * (msgpack-rpc's method) or URL path (HTTP, when the target is a command). Written `NAME=TRANSPORT[/CODEC]@TARGET`
+ * with `,method=NAME` or `,path=/PATH` last: `fastapi=http/json@http://127.0.0.1:8000/sum`,
+ * `py=msgpack@127.0.0.1:18800,method=sum_nums`, `api=http/json@'uvicorn app:app --port {port}',path=/sum`,
+ * `cpp=grpc@builtin`, `codec=none/json` (no target: in process).
  */
 struct MatrixStack {
     QString name;
@@ -25,6 +26,7 @@ struct MatrixStack {
     Codec codec = Codec::Protobuf;
     QString target; ///< empty for the in-process baseline
     QString rpcMethod; ///< empty: the schema method's own name
+    QString httpPath; ///< HTTP: the path when the target (a server command) has none
     QString spec() const; ///< as written
 };
 /// @p spec read (see MatrixStack); std::nullopt with @p error saying which part is wrong.
@@ -39,6 +41,7 @@ struct MatrixCell {
     QString stack; ///< the stack's name; empty for a transport x codec cell (which goes to the transport's target)
     QString target; ///< the stack's target
     QString rpcMethod; ///< the stack's RPC method name
+    QString httpPath; ///< the stack's URL path, for an HTTP server command
     /// Served by rpcscope's own built-in server, whose codecs are the baseline's: only then is a codec share known.
     bool ownServer = false;
     QString kind() const; ///< "grpc/protobuf", "http/json", "none/msgpack"

@@ -405,6 +405,7 @@ std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
         return std::nullopt;
     }
     spec.transport.rpcMethod = s.rpcMethod;
+    spec.transport.httpPath = s.httpPath.trimmed();
     spec.transport.msgpackParamsMap = s.msgpackParamsMap;
     if (s.method.trimmed().isEmpty()) {
         c.fail(QStringLiteral("method"), QStringLiteral("no method to call (package.Service/Method)"));
@@ -443,6 +444,27 @@ std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
         spec.target.address = target;
     }
     spec.targetText = spec.server == RunServer::None ? QString() : target;
+    if (!spec.transport.httpPath.isEmpty()) {
+        const QString &path = spec.transport.httpPath;
+        if (spec.transport.kind != TransportKind::Http) {
+            c.fail(QStringLiteral("http_path"), QStringLiteral("is for the http transport"));
+            return std::nullopt;
+        }
+        const QUrl probe(QStringLiteral("http://host") + path, QUrl::StrictMode);
+        if (!path.startsWith(QLatin1Char('/')) || !probe.isValid() || probe.host() != u"host") {
+            c.fail(QStringLiteral("http_path"),
+                QStringLiteral("\"%1\" is not a URL path (expected e.g. /rpc or /api/sum?v=2)").arg(path));
+            return std::nullopt;
+        }
+        if (spec.server == RunServer::Address) {
+            const QString own = QUrl(target).path();
+            if (!own.isEmpty() && own != u"/") {
+                c.fail(QStringLiteral("http_path"),
+                    QStringLiteral("the URL %1 has its own path (%2): give the path in one place").arg(target, own));
+                return std::nullopt;
+            }
+        }
+    }
 
     // Pinning: checked before anything starts.
     for (const auto &[field, text, into] :

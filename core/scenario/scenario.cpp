@@ -225,6 +225,8 @@ QByteArray Scenario::toJson() const
         { QStringLiteral("target"), target }, { QStringLiteral("request"), QString::fromUtf8(request) },
         { QStringLiteral("fills"), stringArray(fills) }, { QStringLiteral("metadata"), metadataArray },
         { QStringLiteral("load"), load } };
+    if (!httpPath.isEmpty())
+        root.insert(QStringLiteral("http_path"), httpPath);
     if (!connection.isEmpty())
         root.insert(QStringLiteral("connection"), connection);
     if (!rawSamples.isEmpty())
@@ -320,7 +322,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         return std::nullopt;
     }
     r.rejectUnknown({ QStringLiteral("rpcscope_scenario"), QStringLiteral("schema"), QStringLiteral("method"),
-        QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"),
+        QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"), QStringLiteral("http_path"),
         QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"), QStringLiteral("fills"),
         QStringLiteral("metadata"), QStringLiteral("load"), QStringLiteral("connection"), QStringLiteral("raw_samples"),
         QStringLiteral("request_binary_file"), QStringLiteral("checks"), QStringLiteral("request_file"),
@@ -339,6 +341,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     r.string(QStringLiteral("transport"), &s.transport);
     r.string(QStringLiteral("codec"), &s.codec);
     r.string(QStringLiteral("rpc_method"), &s.rpcMethod);
+    r.string(QStringLiteral("http_path"), &s.httpPath);
     QString params = QStringLiteral("positional");
     r.string(QStringLiteral("msgpack_params"), &params);
     if (r.ok() && params != u"positional" && params != u"map")

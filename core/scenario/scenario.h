@@ -59,6 +59,9 @@ struct Scenario {
     QString transport = QStringLiteral("grpc"); ///< grpc, http, msgpack, none
     QString codec; ///< empty = the transport's default
     QString rpcMethod; ///< msgpack-rpc method name; empty = the proto method's name
+    /// HTTP: the URL path to POST to when the target gives none (a server command, a URL without a path); empty =
+    /// the URL's own path, else /package.Service/Method as the built-in server expects.
+    QString httpPath;
     bool msgpackParamsMap = false;
     QString target = QStringLiteral("builtin"); ///< "builtin" (the built-in server for the transport) or an address/URL
 

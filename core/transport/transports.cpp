@@ -109,8 +109,11 @@ std::unique_ptr<Transport> makeTransport(
         if (url.host().contains(QLatin1Char(':')))
             endpoint.hostHeader = '[' + endpoint.host + "]:" + endpoint.port;
         QString path = url.path(QUrl::FullyEncoded);
-        if (path.isEmpty() || path == u"/")
+        if ((path.isEmpty() || path == u"/") && !options.httpPath.isEmpty()) {
+            path = options.httpPath; // the path a server command's address cannot carry (checked by prepareRun)
+        } else if (path.isEmpty() || path == u"/") {
             path = Schema::methodInfo(call.method).path(); // POST /pkg.Service/Method, as the built-in server expects
+        }
         if (url.hasQuery())
             path += QLatin1Char('?') + url.query(QUrl::FullyEncoded);
         endpoint.path = path.toStdString();

@@ -29,6 +29,9 @@ struct TransportOptions {
     TransportKind kind = TransportKind::Grpc;
     std::optional<Codec> codec; ///< unset = defaultCodec(kind); gRPC takes protobuf only, msgpack-rpc msgpack only
     QString rpcMethod; ///< msgpack-rpc method name; empty = the proto method's name
+    /// HTTP: the path (and query) to POST to when the URL has none (a server command's address); empty = the
+    /// method's own, /package.Service/Method.
+    QString httpPath;
     bool msgpackParamsMap = false; ///< msgpack-rpc params as one map (true) or the fields in order (false)
 };
 
