@@ -212,6 +212,28 @@ private Q_SLOTS:
         QVERIFY2(failing.out.contains(QStringLiteral("down (msgpack/msgpack) c=2: FAILED")), qPrintable(failing.out));
         const QStringList ok = rowOf(failing.out, QStringLiteral("ok"));
         QVERIFY2(ok.size() == 12 && ok.at(3) != u"-" && ok.at(11) == u"0", qPrintable(failing.out));
+
+        // The same as markdown, for a wiki page or an issue: a table with the failed cell's "-" and its error below.
+        const Printed markdown = matrix(schema
+            + QStringList { QStringLiteral("--call"), sum, QStringLiteral("--stack"),
+                QStringLiteral("ok=grpc@") + m_grpc.address(), QStringLiteral("--stack"),
+                QStringLiteral("down=msgpack@127.0.0.1:1"), QStringLiteral("--payloads"), QStringLiteral("nums=3"),
+                QStringLiteral("-n"), QStringLiteral("10"), QStringLiteral("-c"), QStringLiteral("2"),
+                QStringLiteral("--format"), QStringLiteral("markdown") });
+        QVERIFY2(markdown.code == ExitOk, qPrintable(markdown.err + markdown.out));
+        const QStringList md = markdown.out.split(u'\n');
+        QCOMPARE(md.value(0), QStringLiteral("## rpcscope.bench.v1.Bench/Sum: 2 cells"));
+        QVERIFY2(md.value(2).startsWith(QStringLiteral("| payload | stack | c | mean |")), qPrintable(markdown.out));
+        QVERIFY2(md.value(3).startsWith(QStringLiteral("| :-- | :-- | --: |")), qPrintable(markdown.out));
+        const QRegularExpression unescapedBar(QStringLiteral("(?<!\\\\)\\|"));
+        for (int line = 2; line <= 5; ++line) // every row as many cells as the header
+            QVERIFY2(md.value(line).count(unescapedBar) == 13, qPrintable(md.value(line)));
+        QVERIFY2(
+            md.value(4).startsWith(QStringLiteral("| nums=3 | ok (grpc/protobuf) | 2 | ")), qPrintable(markdown.out));
+        QVERIFY2(md.value(5).startsWith(QStringLiteral("| nums=3 | down (msgpack/msgpack) | 2 | - | - | - | - |")),
+            qPrintable(markdown.out));
+        QVERIFY2(markdown.out.contains(QStringLiteral("- nums=3 down (msgpack/msgpack) c=2: **failed**, ")),
+            qPrintable(markdown.out));
     }
 
     void matrixRefusesWhatItCannotRun_data()
@@ -275,12 +297,19 @@ private Q_SLOTS:
                 + QStringList { QStringLiteral("--stack"), grpcStack, QStringLiteral("--stack"),
                       QStringLiteral("b=http/json@http://127.0.0.1:1/x") }
                                                 << QStringLiteral("b c=50: no schema: give a .proto file");
+        // The last payload does not fit the method: refused before the first cell makes a call.
+        QTest::newRow("payload that does not fit")
+            << echo
+                + QStringList { QStringLiteral("--transports"), QStringLiteral("none"), QStringLiteral("--payloads"),
+                      QStringLiteral("payload=1KiB;payload=big") }
+            << QStringLiteral("none/protobuf payload=big c=1: fill \"payload=big\": "
+                              "invalid size");
         QTest::newRow("format") << echo + QStringList { QStringLiteral("--format"), QStringLiteral("xml") }
-                                << QStringLiteral("--format: \"xml\" is not text or csv");
+                                << QStringLiteral("--format: \"xml\" is not text, csv or markdown");
         QTest::newRow("export") << echo
                 + QStringList { QStringLiteral("--transports"), QStringLiteral("none"), QStringLiteral("-O"),
                       QStringLiteral("json"), QStringLiteral("-o"), QStringLiteral("x.json") }
-                                << QStringLiteral("-O json: the matrix writes csv, html, png, svg or pdf");
+                                << QStringLiteral("-O json: the matrix writes csv, markdown, html, png, svg or pdf");
         QTest::newRow("drawn without a display") << echo
                 + QStringList { QStringLiteral("--transports"), QStringLiteral("none"), QStringLiteral("-O"),
                       QStringLiteral("png"), QStringLiteral("-o"), QStringLiteral("x.png") }

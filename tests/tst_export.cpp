@@ -917,7 +917,7 @@ private slots:
 
     void summarySaysHowCoarseServerCpuIs()
     {
-        // Another process's CPU comes in clock ticks: over 100 calls the per-call figure is coarse, and says so.
+        // Another process's CPU read from its nanosecond clock: exact, no caveat even over 100 calls.
         RunSnapshot s;
         s.hasServerStats = true;
         s.serverCpuSeconds = 0.05;
@@ -926,6 +926,10 @@ private slots:
             s.latency.record(1'000'000);
         s.elapsed = std::chrono::seconds(1);
         QString text = formatTextSummary(s);
+        QVERIFY2(text.contains(QStringLiteral("Server CPU:\t500.0 us/call (0.05 s in all)")), qPrintable(text));
+        // When only clock ticks could be read, the per-call figure is coarse over 100 calls, and says so.
+        s.serverCpuInTicks = true;
+        text = formatTextSummary(s);
         QVERIFY2(text.contains(QStringLiteral("Server CPU:\t500.0 us/call (+/- ")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("ms clock ticks; more calls make it finer)")), qPrintable(text));
         // Over a million calls a tick is nothing next to the figure: no caveat.

@@ -17,7 +17,9 @@
 #include <QThread>
 
 #include <csignal>
+#include <ctime>
 #include <sys/types.h>
+#include <unistd.h>
 
 using namespace rpcscope;
 using namespace std::chrono_literals;
@@ -265,6 +267,28 @@ private slots:
         c.cpus = { 4000 };
         QVERIFY(server.start(c, &error).isEmpty());
         QVERIFY2(error.contains(QStringLiteral("cannot pin it to CPUs 4000")), qPrintable(error));
+    }
+
+    void cpuIsReadFinerThanClockTicks()
+    {
+        // A process's CPU read as a server's is (this one's own, by pid): a 2 ms burn reads as about 2 ms, where
+        // /proc's clock ticks would give 0 or a whole 10 ms.
+        const ProcessSample before = sampleProcess(getpid());
+        timespec start {};
+        timespec now {};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+        auto nanos = [](const timespec &t) { return t.tv_sec * 1'000'000'000LL + t.tv_nsec; };
+        volatile uint64_t spin = 0;
+        do {
+            for (int i = 0; i < 1000; ++i)
+                spin = spin + 1;
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+        } while (nanos(now) - nanos(start) < 2'000'000);
+        const ProcessSample after = sampleProcess(getpid());
+        QVERIFY(before.valid && after.valid);
+        QVERIFY(!after.cpuFromTicks);
+        const double used = after.cpuSeconds - before.cpuSeconds;
+        QVERIFY2(used >= 0.002 && used < 0.009, qPrintable(QString::number(used, 'f', 6)));
     }
 
     void readyByPort()

@@ -46,9 +46,11 @@ cell in which no call ended OK shows "-" for what it could not measure, and says
   --payloads LIST    payload variants as --fill specs separated by ';', e.g. 'nums=2;nums=1000'
                      (default: the request as given)
   -c LIST            concurrency levels, e.g. 1,8,64 (default: run's -c); the no-RPC baseline runs with one
-  --format text|csv  what is printed (default text)
-  -O FORMAT -o FILE  also write (repeatable): csv (one row per cell), html (one page: bars, curves for a size
-                     sweep, every cell), png, svg or pdf (a chart); '-' is standard output
+                     caller
+  --format text|csv|markdown  what is printed (default text)
+  -O FORMAT -o FILE  also write (repeatable): csv (one row per cell), markdown (the table, for a wiki or an
+                     issue), html (one page: bars, curves for a size sweep, every cell), png, svg or pdf (a
+                     chart); '-' is standard output
   --chart bars|curves  the chart of png/svg/pdf outputs (default bars; curves need a size sweep); given right
                      after an output's -o, that output's own
   --metric mean|p50|p99|rps|cpu  what the bars and curves show (default mean)
@@ -190,8 +192,8 @@ int matrixCommand(const QStringList &arguments)
     }
     if (!levels.isEmpty() && concurrency.isEmpty())
         return usageError(cmd, QStringLiteral("-c needs one or more numbers of callers, e.g. 1,8,64"));
-    if (format != u"text" && format != u"csv")
-        return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or csv").arg(format));
+    if (format != u"text" && format != u"csv" && format != u"markdown")
+        return usageError(cmd, QStringLiteral("--format: \"%1\" is not text, csv or markdown").arg(format));
     // Outputs: checked before any cell runs, so a typo costs no load.
     const std::optional<MatrixMetric> metric = parseMatrixMetric(metricName);
     if (!metric)
@@ -200,11 +202,12 @@ int matrixCommand(const QStringList &arguments)
     if (QString why; !parseChartOptions(chartSize, chartScale, &chartOptions, &why))
         return usageError(cmd, why);
     chartOptions.scale = chartScale.isEmpty() ? 2.0 : chartOptions.scale; // slides: twice the pixels, as run's PNGs
-    static const QStringList outputFormats { QStringLiteral("csv"), QStringLiteral("html"), QStringLiteral("png"),
-        QStringLiteral("svg"), QStringLiteral("pdf") };
+    static const QStringList outputFormats { QStringLiteral("csv"), QStringLiteral("markdown"), QStringLiteral("html"),
+        QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf") };
     for (const Output &o : std::as_const(outputs)) {
         if (!outputFormats.contains(o.format))
-            return usageError(cmd, QStringLiteral("-O %1: the matrix writes csv, html, png, svg or pdf").arg(o.format));
+            return usageError(
+                cmd, QStringLiteral("-O %1: the matrix writes csv, markdown, html, png, svg or pdf").arg(o.format));
         if (o.file.isEmpty())
             return usageError(
                 cmd, QStringLiteral("-O %1: give its file with -o (- for standard output)").arg(o.format));
@@ -319,6 +322,16 @@ int matrixCommand(const QStringList &arguments)
             && (spec->server == RunServer::Address || spec->server == RunServer::Command))
             return usageError(
                 cmd, where + QStringLiteral(": no schema: give a .proto file or a protoset (reflection is gRPC only)"));
+        // With the schema in files (or the bench schema), the request and its payload are built now too: a fill
+        // that does not fit the method fails here, not after the cells before it have run.
+        const bool schemaFromFiles = !scenario.protos.isEmpty() || !scenario.protosets.isEmpty()
+            || spec->server == RunServer::Builtin || spec->server == RunServer::None;
+        if (schemaFromFiles) {
+            QString details;
+            const std::optional<Schema> schema = loadRunSchema(scenario, *spec, QString(), &problem, &details);
+            if (schema && !prepareCall(*spec, *schema, &problem))
+                return usageError(cmd, where + QStringLiteral(": ") + describeForCli(problem, scenario));
+        }
         scenarios << scenario;
         wheres << where;
     }
@@ -345,13 +358,17 @@ int matrixCommand(const QStringList &arguments)
             saved << outcome.savedId;
         results.append({ cell, outcome.snapshot, QString() });
     }
-    out() << (format == u"csv" ? formatMatrixCsv(results) : formatMatrixTable(results));
+    out() << (format == u"csv"      ? formatMatrixCsv(results)
+            : format == u"markdown" ? formatMatrixMarkdown(results, base->method)
+                                    : formatMatrixTable(results));
     out().flush();
     for (const Output &o : std::as_const(outputs)) {
         QString error;
         QByteArray data;
         if (o.format == u"csv") {
             data = formatMatrixCsv(results).toUtf8();
+        } else if (o.format == u"markdown") {
+            data = formatMatrixMarkdown(results, base->method).toUtf8();
         } else if (o.format == u"html") {
             data = matrixHtmlReport(results, base->method, *metric);
         } else {

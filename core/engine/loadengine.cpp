@@ -221,8 +221,8 @@ public:
         if (m_timedStarted) {
             s.clientCpuSeconds = (s.isFinal() ? m_cpuAtEnd : processCpuSeconds()) - m_cpuAtStart;
             if (m_serverCpuAtStart >= 0) {
-                const double now
-                    = s.isFinal() ? m_serverCpuAtEnd : sampleProcess(static_cast<pid_t>(m_plan.serverPid)).cpuSeconds;
+                const double now = s.isFinal() ? m_serverCpuAtEnd : serverCpu();
+                s.serverCpuInTicks = m_serverCpuCoarse.load();
                 s.hasServerStats = now >= m_serverCpuAtStart;
                 s.serverCpuSeconds = s.hasServerStats ? now - m_serverCpuAtStart : 0;
             }
@@ -548,6 +548,8 @@ private:
         if (m_plan.serverPid <= 0)
             return -1;
         const ProcessSample sample = sampleProcess(static_cast<pid_t>(m_plan.serverPid));
+        if (sample.cpuFromTicks)
+            m_serverCpuCoarse.store(true);
         return sample.valid ? sample.cpuSeconds : -1;
     }
 
@@ -683,6 +685,7 @@ private:
     double m_cpuAtStart = 0;
     double m_cpuAtEnd = 0;
     double m_serverCpuAtStart = -1;
+    mutable std::atomic<bool> m_serverCpuCoarse { false }; ///< a server CPU reading came in clock ticks
     double m_serverCpuAtEnd = -1;
 };
 

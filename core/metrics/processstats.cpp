@@ -1,6 +1,7 @@
 #include "processstats.h"
 
 #include <cstdio>
+#include <ctime>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -59,9 +60,15 @@ ProcessSample sampleProcess(pid_t pid)
             &utime, &stime, &rss);
     if (got != 3)
         return sample;
-    const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
     sample.valid = true;
-    sample.cpuSeconds = static_cast<double>(utime + stime) / ticks;
+    clockid_t clock {};
+    timespec cpu {};
+    if (clock_getcpuclockid(pid, &clock) == 0 && clock_gettime(clock, &cpu) == 0) {
+        sample.cpuSeconds = static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9;
+    } else {
+        sample.cpuSeconds = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+        sample.cpuFromTicks = true;
+    }
     sample.rssBytes = static_cast<uint64_t>(rss) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     return sample;
 }

@@ -47,6 +47,7 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     total.clientPeakRssBytes = std::max(total.clientPeakRssBytes, block.clientPeakRssBytes);
     total.hasServerStats = total.hasServerStats || block.hasServerStats;
     total.serverCpuSeconds += block.serverCpuSeconds;
+    total.serverCpuInTicks = total.serverCpuInTicks || block.serverCpuInTicks;
     total.serverPeakRssBytes = std::max(total.serverPeakRssBytes, block.serverPeakRssBytes);
     for (size_t i = 0; i < total.statusCounts.size(); ++i)
         total.statusCounts[i] += block.statusCounts[i];

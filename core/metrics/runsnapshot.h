@@ -126,6 +126,9 @@ struct RunSnapshot {
     uint64_t clientPeakRssBytes = 0; ///< largest resident set sampled during the run
     bool hasServerStats = false; ///< the server is a process rpcscope started and could sample
     double serverCpuSeconds = 0;
+    /// The server's CPU time was read in clock ticks (10 ms at 100 Hz), not from its nanosecond CPU clock: coarse
+    /// over few calls, and said so.
+    bool serverCpuInTicks = false;
     uint64_t serverPeakRssBytes = 0;
     StatusCounts statusCounts {};
     /// What counts as success (--expect-status; OK unless told): callsOk() and the latency histogram are the calls

@@ -11,6 +11,13 @@
 
 namespace rpcscope {
 
+namespace {
+const char *const kCodecShareNote
+    = "codec share: the no-RPC baseline's mean (the request decoded, the method run, the reply encoded and decoded: "
+      "one call's codec work in rpcscope's C++ codecs, one caller) over the cell's mean, same codec and payload; "
+      "only for cells served by rpcscope's built-in servers, which use the same codecs.";
+} // namespace
+
 QString MatrixStack::spec() const
 {
     QString text = name + QLatin1Char('=') + transportName(transport) + QLatin1Char('/') + codecName(codec);
@@ -254,9 +261,40 @@ QString formatMatrixTable(const QList<MatrixResult> &results)
         line(row);
     if (!failures.isEmpty())
         out << '\n' << failures.join(u'\n') << '\n';
-    out << "\ncodec share: the no-RPC baseline's mean (the request decoded, the method run, the reply encoded and"
-           " decoded: one call's codec work in rpcscope's C++ codecs, one caller) over the cell's mean, same codec and"
-           " payload; only for cells served by rpcscope's built-in servers, which use the same codecs.\n";
+    out << '\n' << kCodecShareNote << '\n';
+    return text;
+}
+
+QString formatMatrixMarkdown(const QList<MatrixResult> &results, const QString &method)
+{
+    const MatrixTable table = matrixTable(results);
+    constexpr qsizetype kTextColumns = 2;
+    // A cell's text may hold a '|' (a stack's name cannot, a payload can): escaped, it stays in its cell.
+    auto cell = [](QString text) { return printable(text.replace(QLatin1Char('|'), QStringLiteral("\\|"))); };
+    QString text = QStringLiteral("## %1: %2 cells\n\n").arg(cell(method)).arg(results.size());
+    QStringList header;
+    QStringList align;
+    for (qsizetype c = 0; c < table.header.size(); ++c) {
+        header << cell(table.header.at(c));
+        align << (c < kTextColumns ? QStringLiteral(":--") : QStringLiteral("--:")); // text left, numbers right
+    }
+    text += QStringLiteral("| ") + header.join(QStringLiteral(" | ")) + QStringLiteral(" |\n| ")
+        + align.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+    QStringList failures;
+    for (qsizetype i = 0; i < table.rows.size(); ++i) {
+        QStringList cells;
+        for (const QString &value : table.rows.at(i))
+            cells << cell(value);
+        text += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+        if (!table.failures.at(i).isEmpty())
+            failures << QStringLiteral("- %1 %2 c=%3: **failed**, %4")
+                            .arg(cells.at(0), cells.at(1), cells.at(2), cell(table.failures.at(i)));
+    }
+    if (!failures.isEmpty())
+        text += u'\n' + failures.join(u'\n') + u'\n';
+    text += QStringLiteral("\n")
+        + QString::fromLatin1(kCodecShareNote).replace(QStringLiteral("codec share:"), QStringLiteral("*codec share*:"))
+        + u'\n';
     return text;
 }
 

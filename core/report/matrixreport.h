@@ -89,5 +89,8 @@ QString formatMatrixTable(const QList<MatrixResult> &results);
 /// The same as CSV, one header row with units, numbers unformatted (ns, bytes, seconds), bytes per call sent and
 /// received apart; unknown values empty.
 QString formatMatrixCsv(const QList<MatrixResult> &results);
+/// The table as GitHub-flavoured markdown (for a wiki page, an issue, a slide tool that imports it), headed by
+/// @p method; a failed cell's values are "-" with its error listed below, as in the text table.
+QString formatMatrixMarkdown(const QList<MatrixResult> &results, const QString &method);
 
 } // namespace rpcscope

@@ -98,11 +98,13 @@ QString formatTextSummary(const RunSnapshot &run)
     else if (run.callsCompleted())
         out += QStringLiteral("  Client CPU:\t- (not measured), peak RSS -\n");
     if (run.hasServerStats && run.callsCompleted()) {
-        // Another process's CPU time comes from /proc in clock ticks (10 ms at 100 Hz), read at the start and the
-        // end: over few calls that is coarse, and said so rather than shown as if exact.
+        // Another process's CPU time comes from its nanosecond CPU clock; when only /proc's clock ticks (10 ms at 100
+        // Hz) could be read, at the start and the end, it is coarse over few calls, and said so rather than shown as
+        // if exact.
         const double tickUs = 1e6 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
         const double resolutionUs = 2 * tickUs / static_cast<double>(run.callsCompleted());
-        const QString resolution = resolutionUs > 0.02 * std::max(run.serverCpuPerCallUs(), 1e-9)
+        const QString resolution
+            = run.serverCpuInTicks && resolutionUs > 0.02 * std::max(run.serverCpuPerCallUs(), 1e-9)
             ? QStringLiteral(" (+/- %1 us: counted in %2 ms clock ticks; more calls make it finer)")
                   .arg(resolutionUs, 0, 'f', 1)
                   .arg(tickUs / 1000, 0, 'g', 3)

@@ -336,6 +336,8 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
             statuses.insert(callStatusName(i), static_cast<double>(s.statusCounts[i]));
     }
     o.insert(QStringLiteral("status_counts"), statuses);
+    if (s.serverCpuInTicks)
+        o.insert(QStringLiteral("server_cpu_in_ticks"), true);
     if (!s.expectedStatuses.onlyOk())
         o.insert(QStringLiteral("expected_statuses"), QJsonArray::fromStringList(s.expectedStatuses.names()));
     QJsonArray errors;
@@ -401,6 +403,7 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     s.clientCpuSeconds = r.number(QStringLiteral("client_cpu_s"));
     s.clientPeakRssBytes = r.count(QStringLiteral("client_peak_rss_bytes"));
     s.hasServerStats = r.boolean(QStringLiteral("has_server_stats"));
+    s.serverCpuInTicks = r.boolean(QStringLiteral("server_cpu_in_ticks"));
     s.serverCpuSeconds = r.number(QStringLiteral("server_cpu_s"));
     s.serverPeakRssBytes = r.count(QStringLiteral("server_peak_rss_bytes"));
     s.warmupCalls = r.count(QStringLiteral("warmup_calls"));
