@@ -13,6 +13,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 
 using namespace rpcscope;
 using namespace rpcscope::cli;
@@ -236,6 +237,45 @@ private Q_SLOTS:
             qPrintable(markdown.out));
     }
 
+    void matrixTakesTheUsersOwnCodecBaseline()
+    {
+        // A baseline command of the user's: run once per payload ({payload} given to it), its time per call over
+        // each cell's mean is the stack's codec share, whatever server the stack has.
+        const QString sum = QStringLiteral("rpcscope.bench.v1.Bench/Sum");
+        const QString protoDir = QStringLiteral(RPCSCOPE_SOURCE_DIR "/proto");
+        const QString baseline = QStringLiteral(
+            "/usr/bin/python3 -c \"import sys; print('40us' if sys.argv[1] == 'nums=2' else 80000)\" {payload}");
+        const Printed p = matrix({ QStringLiteral("--proto"),
+            protoDir + QStringLiteral("/rpcscope/bench/v1/bench.proto"), QStringLiteral("--call"), sum,
+            QStringLiteral("--stack"),
+            QStringLiteral("mine=grpc@") + m_grpc.address() + QStringLiteral(",baseline=") + baseline,
+            QStringLiteral("--stack"),
+            QStringLiteral("broken=grpc@") + m_grpc.address()
+                + QStringLiteral(",baseline=/usr/bin/python3 -c \"print('soon')\""),
+            QStringLiteral("--payloads"), QStringLiteral("nums=2;nums=3"), QStringLiteral("-n"), QStringLiteral("30"),
+            QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("--format"), QStringLiteral("csv") });
+        QVERIFY2(p.code == ExitOk, qPrintable(p.err + p.out));
+        const QStringList rows = p.out.split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(rows.size(), 5);
+        const QStringList header = rows.at(0).split(u',');
+        const qsizetype meanColumn = header.indexOf(QStringLiteral("mean_ns"));
+        const qsizetype shareColumn = header.indexOf(QStringLiteral("codec_share"));
+        for (const auto &[row, baselineNs] : { std::pair(1, 40000.0), std::pair(3, 80000.0) }) {
+            const QStringList fields = rows.at(row).split(u',');
+            QVERIFY2(fields.at(1) == u"mine", qPrintable(rows.at(row)));
+            const double mean = fields.at(meanColumn).toDouble();
+            QVERIFY2(mean > 0, qPrintable(rows.at(row)));
+            QVERIFY2(std::fabs(fields.at(shareColumn).toDouble() - baselineNs / mean) < 1e-3, qPrintable(rows.at(row)));
+        }
+        // A baseline command that prints no time: said, and that stack's share unknown (empty), its cells still run.
+        QVERIFY2(p.err.contains(QStringLiteral("its last line \"soon\" is not a time per call")), qPrintable(p.err));
+        for (int row : { 2, 4 }) {
+            const QStringList fields = rows.at(row).split(u',');
+            QVERIFY2(fields.at(1) == u"broken" && fields.at(shareColumn).isEmpty() && fields.at(6) == u"0",
+                qPrintable(rows.at(row)));
+        }
+    }
+
     void matrixRefusesWhatItCannotRun_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -275,6 +315,18 @@ private Q_SLOTS:
         QTest::newRow("stack method") << echo
                 + QStringList { QStringLiteral("--stack"), QStringLiteral("a=grpc@127.0.0.1:1,method=sum") }
                                       << QStringLiteral("method= names a msgpack-rpc method");
+        QTest::newRow("stack path") << echo
+                + QStringList { QStringLiteral("--stack"), QStringLiteral("a=grpc@127.0.0.1:1,path=/sum") }
+                                    << QStringLiteral("path= is for an HTTP stack");
+        QTest::newRow("stack path not a path")
+            << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("a=http/json@x y {port},path=sum") }
+            << QStringLiteral("path= needs a URL path, e.g. path=/rpc");
+        QTest::newRow("stack baseline empty")
+            << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("a=grpc@127.0.0.1:1,baseline=") }
+            << QStringLiteral("baseline= needs a command");
+        QTest::newRow("stack baseline in process")
+            << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("a=none/json,baseline=true") }
+            << QStringLiteral("baseline= is for a stack with a server");
         QTest::newRow("stack name") << echo
                 + QStringList { QStringLiteral("--stack"), QStringLiteral("my stack=grpc@x") }
                                     << QStringLiteral("the name \"my stack\" may hold");

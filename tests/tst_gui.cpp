@@ -265,12 +265,12 @@ private Q_SLOTS:
         const QMap<TransportKind, QString> targets = m_window->builtinServers()->targets();
         MatrixPage *page = m_window->matrixPage();
         page->setStacks({ { QStringLiteral("mine"), TransportKind::Grpc, Codec::Protobuf,
-                              targets.value(TransportKind::Grpc), QString(), QString() },
+                              targets.value(TransportKind::Grpc), QString(), QString(), QString() },
             // The HTTP path in the Method / path column (path=), as for a target that gives none.
             { QStringLiteral("web"), TransportKind::Http, Codec::Json, targets.value(TransportKind::Http), QString(),
-                QStringLiteral("/rpcscope.bench.v1.Bench/Sum") },
+                QStringLiteral("/rpcscope.bench.v1.Bench/Sum"), QString() },
             { QStringLiteral("down"), TransportKind::Msgpack, Codec::Msgpack, QStringLiteral("127.0.0.1:1"),
-                QStringLiteral("Sum"), QString() } });
+                QStringLiteral("Sum"), QString(), QString() } });
         QSignalSpy finished(page, &MatrixPage::finished);
         QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
         QVERIFY2(page->isRunning(), qPrintable(child<QLabel>("matrixProgress")->text()));
@@ -340,8 +340,8 @@ private Q_SLOTS:
         QString error;
         QVERIFY(page->stacks(&error));
         QCOMPARE(QSettings().value(QStringLiteral("matrix/stacks")).toStringList().size(), 3);
-        page->setStacks(
-            { { QStringLiteral("bad"), TransportKind::Http, Codec::Json, QString(), QString(), QString() } });
+        page->setStacks({ { QStringLiteral("bad"), TransportKind::Http, Codec::Json, QString(), QString(), QString(),
+            QString() } });
         QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
         QVERIFY(!page->isRunning());
         QVERIFY2(child<QLabel>("matrixProgress")->text().startsWith(QStringLiteral("Stack row 1: ")),

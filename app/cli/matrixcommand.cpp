@@ -9,6 +9,7 @@
 #include "matrixcharts.h"
 
 #include "scenario/runspec.h"
+#include "server/baselinecommand.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -29,11 +30,13 @@ time (from the no-RPC baseline: the same payload and codec, encoded and decoded 
 cell in which no call ended OK shows "-" for what it could not measure, and says why below the table.
 
   --stack SPEC       one of your stacks (repeatable), each with its own target and method name:
-                       NAME=TRANSPORT[/CODEC]@TARGET[,method=NAME][,path=/PATH]
+                       NAME=TRANSPORT[/CODEC]@TARGET[,method=NAME][,path=/PATH][,baseline=COMMAND]
                      TRANSPORT grpc, http, msgpack or none (in process, no target); CODEC protobuf, json or
                      msgpack (default: the transport's); TARGET an address, an HTTP URL with its path, a server
                      command with {port}, or builtin; method= the msgpack-rpc method's name; path= an HTTP
-                     server command's URL path. For example:
+                     server command's URL path; baseline= (last) a command of yours that prints one call's
+                     codec time in your server's language ({payload} replaced), run once per payload before
+                     the load: the stack's codec share is then that time over the cell's mean. For example:
                        --stack 'fastapi=http/json@http://127.0.0.1:8000/sum'
                        --stack 'api=http/json@uvicorn app:app --port {port},path=/sum'
                        --stack 'grpcio=grpc@127.0.0.1:50051'
@@ -335,6 +338,22 @@ int matrixCommand(const QStringList &arguments)
         scenarios << scenario;
         wheres << where;
     }
+    // The stacks' own codec baselines, once per stack and payload, before any load (and so not disturbed by it).
+    QMap<QPair<QString, QString>, double> baselines;
+    for (const MatrixCell &cell : std::as_const(cells)) {
+        const auto key = qMakePair(cell.stack, cell.payload);
+        if (cell.baselineCommand.isEmpty() || baselines.contains(key))
+            continue;
+        err() << "rpcscope-cli matrix: " << cell.label() << ' ' << cell.payload << ": baseline " << cell.baselineCommand
+              << " ...\n";
+        err().flush();
+        QString why;
+        const std::optional<std::chrono::nanoseconds> time
+            = BaselineCommand { cell.baselineCommand }.run(cell.payload, &why);
+        if (!time) // the share is then unknown ("-"); the cells still run
+            err() << "rpcscope-cli matrix: " << cell.label() << ' ' << cell.payload << ": " << why << '\n';
+        baselines.insert(key, time ? static_cast<double>(time->count()) : -1.0);
+    }
     QList<MatrixResult> results;
     QList<qint64> saved;
     for (qsizetype i = 0; i < cells.size(); ++i) {
@@ -349,14 +368,16 @@ int matrixCommand(const QStringList &arguments)
         if (code == ExitRuntime) {
             // This stack could not be run (its server did not start, its address did not resolve): said above, and
             // shown as a failed cell; the others still run.
-            results.append({ cell, RunSnapshot(), QStringLiteral("could not be run (see the error above the table)") });
+            results.append({ cell, RunSnapshot(), QStringLiteral("could not be run (see the error above the table)"),
+                baselines.value(qMakePair(cell.stack, cell.payload), -1.0) });
             continue;
         }
         if (code != ExitOk)
             return code;
         if (outcome.savedId > 0)
             saved << outcome.savedId;
-        results.append({ cell, outcome.snapshot, QString() });
+        results.append(
+            { cell, outcome.snapshot, QString(), baselines.value(qMakePair(cell.stack, cell.payload), -1.0) });
     }
     out() << (format == u"csv"      ? formatMatrixCsv(results)
             : format == u"markdown" ? formatMatrixMarkdown(results, base->method)

@@ -15,7 +15,8 @@ namespace {
 const char *const kCodecShareNote
     = "codec share: the no-RPC baseline's mean (the request decoded, the method run, the reply encoded and decoded: "
       "one call's codec work in rpcscope's C++ codecs, one caller) over the cell's mean, same codec and payload; "
-      "only for cells served by rpcscope's built-in servers, which use the same codecs.";
+      "only for cells served by rpcscope's built-in servers, which use the same codecs, or for a stack with a "
+      "baseline command of its own (,baseline=COMMAND: that command's time per call over the cell's mean).";
 } // namespace
 
 QString MatrixStack::spec() const
@@ -27,6 +28,8 @@ QString MatrixStack::spec() const
         text += QStringLiteral(",method=") + rpcMethod;
     if (!httpPath.isEmpty())
         text += QStringLiteral(",path=") + httpPath;
+    if (!baselineCommand.isEmpty())
+        text += QStringLiteral(",baseline=") + baselineCommand;
     return text;
 }
 
@@ -47,17 +50,28 @@ std::optional<MatrixStack> parseMatrixStack(const QString &input, QString *error
     if (!nameChars.match(stack.name).hasMatch())
         return fail(QStringLiteral("the name \"%1\" may hold letters, digits and . _ + : - only").arg(stack.name));
     QString rest = input.mid(equals + 1).trimmed();
-    const QString methodKey = QStringLiteral(",method=");
-    if (const qsizetype m = rest.lastIndexOf(methodKey); m >= 0) {
-        stack.rpcMethod = rest.mid(m + methodKey.size()).trimmed();
-        rest = rest.left(m).trimmed();
+    // Options after the target, cut off the end: `,KEY=VALUE`, the value running to the end of what is left. The
+    // baseline command comes last and may hold anything (commas, '=' and '@' too): cut at its first key.
+    auto takeOption = [&rest](const QString &key, bool first) {
+        const qsizetype at = first ? rest.indexOf(key) : rest.lastIndexOf(key);
+        if (at < 0)
+            return std::optional<QString>();
+        const QString value = rest.mid(at + key.size()).trimmed();
+        rest = rest.left(at).trimmed();
+        return std::optional<QString>(value);
+    };
+    if (const auto command = takeOption(QStringLiteral(",baseline="), true)) {
+        stack.baselineCommand = *command;
+        if (stack.baselineCommand.isEmpty())
+            return fail(QStringLiteral("baseline= needs a command that prints one call's codec time"));
+    }
+    if (const auto method = takeOption(QStringLiteral(",method="), false)) {
+        stack.rpcMethod = *method;
         if (stack.rpcMethod.isEmpty())
             return fail(QStringLiteral("method= needs the server's method name"));
     }
-    const QString pathKey = QStringLiteral(",path=");
-    if (const qsizetype p = rest.lastIndexOf(pathKey); p >= 0) {
-        stack.httpPath = rest.mid(p + pathKey.size()).trimmed();
-        rest = rest.left(p).trimmed();
+    if (const auto path = takeOption(QStringLiteral(",path="), false)) {
+        stack.httpPath = *path;
         if (!stack.httpPath.startsWith(QLatin1Char('/')))
             return fail(QStringLiteral("path= needs a URL path, e.g. path=/rpc"));
     }
@@ -91,6 +105,8 @@ std::optional<MatrixStack> parseMatrixStack(const QString &input, QString *error
                                    "path= for a server command)"));
     if (!stack.httpPath.isEmpty() && stack.transport != TransportKind::Http)
         return fail(QStringLiteral("path= is for an HTTP stack"));
+    if (!stack.baselineCommand.isEmpty() && stack.transport == TransportKind::InProcess)
+        return fail(QStringLiteral("baseline= is for a stack with a server; none is a baseline itself"));
     return stack;
 }
 
@@ -113,7 +129,7 @@ QList<MatrixCell> matrixCells(const QList<TransportKind> &transports, const QLis
             const bool carries = transport == TransportKind::Http || transport == TransportKind::InProcess
                 || codec == defaultCodec(transport);
             if (carries)
-                stacks.append({ QString(), transport, codec, QString(), QString(), QString() });
+                stacks.append({ QString(), transport, codec, QString(), QString(), QString(), QString() });
         }
     }
     // The baseline last.
@@ -144,6 +160,7 @@ QList<MatrixCell> stackCells(
                 cell.target = stack.target;
                 cell.rpcMethod = stack.rpcMethod;
                 cell.httpPath = stack.httpPath;
+                cell.baselineCommand = stack.baselineCommand;
                 (inProcess ? baseline : cells).append(cell);
             }
         }
@@ -170,7 +187,13 @@ double bytesPerCall(const RunSnapshot &run)
 double codecShare(const QList<MatrixResult> &results, qsizetype index)
 {
     const MatrixResult &r = results.at(index);
-    if (r.cell.transport == TransportKind::InProcess || !r.cell.ownServer)
+    if (r.cell.transport == TransportKind::InProcess)
+        return -1;
+    if (!r.cell.baselineCommand.isEmpty()) { // the user's own baseline, for their own server
+        const double cellMean = meanNs(r.run);
+        return r.baselineNs > 0 && cellMean > 0 ? r.baselineNs / cellMean : -1;
+    }
+    if (!r.cell.ownServer)
         return -1;
     for (const MatrixResult &other : results) {
         if (other.cell.transport == TransportKind::InProcess && other.cell.codec == r.cell.codec

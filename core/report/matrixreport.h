@@ -18,7 +18,8 @@ namespace rpcscope {
  * (msgpack-rpc's method) or URL path (HTTP, when the target is a command). Written `NAME=TRANSPORT[/CODEC]@TARGET`
  * with `,method=NAME` or `,path=/PATH` last: `fastapi=http/json@http://127.0.0.1:8000/sum`,
  * `py=msgpack@127.0.0.1:18800,method=sum_nums`, `api=http/json@'uvicorn app:app --port {port}',path=/sum`,
- * `cpp=grpc@builtin`, `codec=none/json` (no target: in process).
+ * `cpp=grpc@builtin`, `codec=none/json` (no target: in process). `,baseline=COMMAND` (last of all) gives the stack a
+ * codec baseline of its own (see BaselineCommand): its codec share is then that command's time over the cell's mean.
  */
 struct MatrixStack {
     QString name;
@@ -27,6 +28,7 @@ struct MatrixStack {
     QString target; ///< empty for the in-process baseline
     QString rpcMethod; ///< empty: the schema method's own name
     QString httpPath; ///< HTTP: the path when the target (a server command) has none
+    QString baselineCommand; ///< the user's own codec baseline (see BaselineCommand); empty: none
     QString spec() const; ///< as written
 };
 /// @p spec read (see MatrixStack); std::nullopt with @p error saying which part is wrong.
@@ -42,6 +44,7 @@ struct MatrixCell {
     QString target; ///< the stack's target
     QString rpcMethod; ///< the stack's RPC method name
     QString httpPath; ///< the stack's URL path, for an HTTP server command
+    QString baselineCommand; ///< the stack's own codec baseline command
     /// Served by rpcscope's own built-in server, whose codecs are the baseline's: only then is a codec share known.
     bool ownServer = false;
     QString kind() const; ///< "grpc/protobuf", "http/json", "none/msgpack"
@@ -63,13 +66,17 @@ struct MatrixResult {
     MatrixCell cell;
     RunSnapshot run;
     QString failure; ///< why the cell could not be run at all (its server did not start), else empty
+    /// The stack's own baseline command's time per call for this payload (its codec share's numerator); negative
+    /// when the stack has none (or it failed).
+    double baselineNs = -1;
 };
 
 /**
- * The codec's share of a cell's mean latency: the no-RPC baseline's mean (run with one caller, so it is the
- * codec work and method time of one call) over the cell's mean, for the same codec and payload. -1 when the matrix
- * has no such baseline, or the cell's server is not rpcscope's own (another server's codec is not the one the
- * baseline timed, so no share of its time can be claimed).
+ * The codec's share of a cell's mean latency: the stack's own baseline command's time when it has one, else the
+ * no-RPC baseline's mean (run with one caller, so it is the codec work and method time of one call), over the cell's
+ * mean, for the same codec and payload. -1 when there is no such baseline, or the cell's server is not rpcscope's own
+ * and the stack has no baseline of its own (another server's codec is not the one rpcscope's baseline timed, so no
+ * share of its time can be claimed).
  */
 double codecShare(const QList<MatrixResult> &results, qsizetype index);
 
