@@ -6,6 +6,7 @@
 #include "scenariopage.h"
 #include "schemapanel.h"
 #include "stallwatchdog.h"
+#include "util/buildinfo.h"
 
 #include <QApplication>
 
@@ -32,7 +33,10 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("rpcscope"));
     QApplication::setOrganizationName(QStringLiteral("rpcscope"));
-    QApplication::setApplicationVersion(QStringLiteral(RPCSCOPE_VERSION));
+    // As rpcscope-cli --version and the About box say it: the version and the source revision built.
+    QApplication::setApplicationVersion(QStringLiteral(RPCSCOPE_VERSION " (%1)").arg(rpcscope::gitRevision()));
+    // The desktop entry a desktop matches this window to (its icon, its name in the dock): packaging/*.desktop.
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.rpcscope.rpcscope"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("rpcscope: a workbench for RPC performance."));
@@ -72,16 +76,25 @@ int main(int argc, char *argv[])
     parser.addOption({ QStringLiteral("scenario"),
         QStringLiteral("Open this scenario document (*.rpcscope.json) at start, as File > Open does."),
         QStringLiteral("FILE") });
-    parser.addPositionalArgument(
-        QStringLiteral("protos"), QStringLiteral(".proto files to load."), QStringLiteral("[FILE...]"));
+    parser.addPositionalArgument(QStringLiteral("files"),
+        QStringLiteral(".proto files to load, or a scenario document (*.rpcscope.json) to open, as a double-click in "
+                       "a file manager gives it."),
+        QStringLiteral("[FILE...]"));
     parser.process(app);
 
     rpcscope::MainWindow window;
     window.startEmbeddedDefault();
     // First, so the options below (--calls, --method ...) adjust the document rather than being replaced by it.
     QString scenarioError;
-    if (parser.isSet(QStringLiteral("scenario"))
-        && !window.openScenario(parser.value(QStringLiteral("scenario")), &scenarioError))
+    QStringList protos;
+    QString scenarioFile = parser.value(QStringLiteral("scenario"));
+    for (const QString &file : parser.positionalArguments()) {
+        if (file.endsWith(QStringLiteral(".rpcscope.json"), Qt::CaseInsensitive) && scenarioFile.isEmpty())
+            scenarioFile = file; // a scenario document (the desktop entry passes what was double-clicked)
+        else
+            protos << file;
+    }
+    if (!scenarioFile.isEmpty() && !window.openScenario(scenarioFile, &scenarioError))
         qWarning("%s", qPrintable(scenarioError)); // the window stays up on the embedded default, and says why
     if (parser.isSet(QStringLiteral("method"))) {
         window.schemaPanel()->selectMethod(parser.value(QStringLiteral("method")));
@@ -106,8 +119,8 @@ int main(int argc, char *argv[])
         window.statusBar()->clearMessage(); // showMessage() ignores the message it already shows
         window.statusBar()->showMessage(shown, 10000);
     }
-    if (!parser.positionalArguments().isEmpty())
-        window.openProtoFiles(parser.positionalArguments());
+    if (!protos.isEmpty())
+        window.openProtoFiles(protos);
     if (!scenarioError.isEmpty())
         window.statusBar()->showMessage(scenarioError, 15000);
 

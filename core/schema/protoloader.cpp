@@ -2,6 +2,7 @@
 // (AddError -> RecordError with absl::string_view): this file is the only place that implements it.
 #include "schema.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -95,11 +96,22 @@ void collectWithDependencies(const gp::FileDescriptor *file, std::set<std::strin
 
 } // namespace
 
+QString installedProtoDir()
+{
+    if (!QCoreApplication::instance())
+        return {};
+    // Found from where the binary is, so an installed copy needs no path baked in (the build tree has none).
+    const QString dir
+        = QDir::cleanPath(QCoreApplication::applicationDirPath() + QStringLiteral("/../share/rpcscope/proto"));
+    return QFileInfo(dir).isDir() ? dir : QString();
+}
+
 SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &importPaths)
 {
     SchemaLoadResult result;
     LayeredSourceTree tree;
     QStringList roots;
+    const QString installed = installedProtoDir();
     for (const QString &path : importPaths) {
         const QFileInfo info(path);
         if (!info.isDir()) {
@@ -130,7 +142,7 @@ SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &imp
                 virtualName = info.fileName();
             }
         } else if (QFileInfo(file).isRelative()) {
-            for (const QString &root : std::as_const(roots)) {
+            for (const QString &root : roots + (installed.isEmpty() ? QStringList() : QStringList { installed })) {
                 if (QFileInfo(QDir(root).filePath(file)).isFile()) {
                     virtualName = QDir::cleanPath(file);
                     break;
@@ -146,6 +158,8 @@ SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &imp
     }
     for (const QString &root : std::as_const(roots))
         tree.disk.MapPath("", root.toStdString());
+    if (const QString installed = installedProtoDir(); !installed.isEmpty())
+        tree.disk.MapPath("", installed.toStdString()); // last: the user's own folders come first
 
     ErrorCollector collector(&tree.disk, &result.errors);
     gp::compiler::Importer importer(&tree, &collector);

@@ -102,6 +102,9 @@ struct SchemaLoadResult {
  * have to name their folder. Every syntax error, unknown type and missing import is reported.
  */
 SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &importPaths = {});
+/// The protos an installed copy ships (the bench proto: `--proto rpcscope/bench/v1/bench.proto` from anywhere),
+/// searched after the import paths given: PREFIX/share/rpcscope/proto beside PREFIX/bin; empty when absent.
+QString installedProtoDir();
 
 /**
  * Loads FileDescriptorSet files, as `protoc --descriptor_set_out=FILE --include_imports` writes them, merged into
