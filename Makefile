@@ -3,7 +3,7 @@ PRESET ?= $(if $(CI),ci,dev)
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build run test fuzz fuzz-build asan-test tsan-test screenshots format format-check tidy clean
+.PHONY: all setup configure build run test package fuzz fuzz-build asan-test tsan-test screenshots format format-check tidy clean
 
 all: build
 
@@ -27,6 +27,13 @@ run: build
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)
+
+# The third command: a .deb of this build (CPack, packaging/CMakeLists.txt) in the current folder, for
+# `apt install ./rpcscope_*.deb`. tests/packaging checks the same package inside `make test`.
+package: build
+	cpack --config $(BUILD_DIR)/CPackConfig.cmake -B $(BUILD_DIR)/package
+	cp $(BUILD_DIR)/package/rpcscope_*.deb .
+	@ls -l rpcscope_*.deb
 
 # libFuzzer targets (tests/fuzz; the fuzz preset: clang 14, ASan + UBSan, core and the fuzzers only, in build/fuzz),
 # each run for FUZZ_SECONDS from its seed corpus. CI runs `make fuzz`. Measured here (2 cores, 2 Dec 2026), from an
