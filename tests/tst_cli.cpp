@@ -404,6 +404,29 @@ private Q_SLOTS:
         QVERIFY2(stream.err.contains(QStringLiteral("--expect checks a unary method's reply")), qPrintable(stream.err));
     }
 
+    void methodsListsWhatCallTakes()
+    {
+        // The built-in bench schema when none is given; a .proto file's services otherwise; one per line, as --call
+        // takes them (shell completion reads this).
+        const Result bench = cli({ QStringLiteral("methods") });
+        QVERIFY2(bench.exitCode == 0, qPrintable(bench.err));
+        QVERIFY2(bench.out.startsWith(QStringLiteral("rpcscope.bench.v1.Bench/Echo\nrpcscope.bench.v1.Bench/Sum\n")),
+            qPrintable(bench.out));
+        QCOMPARE(bench.out.count(u'\n'), 6);
+        const Result kinds = cli({ QStringLiteral("methods"), QStringLiteral("--long") });
+        QVERIFY2(kinds.out.contains(QStringLiteral("rpcscope.bench.v1.Bench/Chat\tbidi streaming\n")),
+            qPrintable(kinds.out));
+        const Result file = cli(
+            { QStringLiteral("methods"), QStringLiteral("--proto"), QStringLiteral(RPCSCOPE_TEST_DATA "/nvim.proto") });
+        QVERIFY2(file.exitCode == 0 && file.out.contains(QStringLiteral("/Eval\n"))
+                && !file.out.contains(QStringLiteral("Bench/")),
+            qPrintable(file.err + file.out));
+        const Result missing
+            = cli({ QStringLiteral("methods"), QStringLiteral("--proto"), QStringLiteral("nope.proto") });
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.err.contains(QStringLiteral("nope.proto: file not found")), qPrintable(missing.err));
+    }
+
     void expectStatusTimesAnErrorPath()
     {
         // A server that answers 50 ms late and a 5 ms deadline: every call ends DEADLINE_EXCEEDED, which is what the

@@ -133,7 +133,7 @@ int abCommand(const QStringList &arguments)
             return true;
         };
         QString v;
-        if (a == u"--help" || a == u"-h") {
+        if (a == u"--help" || a == u"-h" || a == u"--help-all") {
             out() << kAbHelp;
             return ExitOk;
         }

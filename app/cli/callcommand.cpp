@@ -31,7 +31,8 @@ do not apply and are ignored. Waits --timeout, or 30 s. Exits 0 when the call en
 int callCommand(const QStringList &arguments)
 {
     const QString cmd = QStringLiteral("call");
-    if (arguments.contains(QStringLiteral("--help")) || arguments.contains(QStringLiteral("-h")))
+    if (arguments.contains(QStringLiteral("--help")) || arguments.contains(QStringLiteral("-h"))
+        || arguments.contains(QStringLiteral("--help-all")))
         out() << kCallHelp;
     int code = ExitOk;
     std::optional<Scenario> scenario = scenarioFromArguments(cmd, arguments, &code);

@@ -6,6 +6,7 @@
 #include "exportcommand.h"
 #include "historycommand.h"
 #include "matrixcommand.h"
+#include "methodscommand.h"
 #include "renderedexport.h"
 #include "runcommand.h"
 #include "servecommand.h"
@@ -40,6 +41,7 @@
 #include <QJsonObject>
 #include <QJsonParseError>
 #include <QMap>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QTextStream>
 
@@ -114,6 +116,19 @@ void printMachineNoiseWarnings()
     err().flush();
 }
 
+bool printCommandHelp(const QCommandLineParser &parser, const QString &command, const QString &text)
+{
+    if (!parser.isSet(QStringLiteral("help")) && !parser.isSet(QStringLiteral("help-all")))
+        return false;
+    QString help = text.isEmpty() ? parser.helpText() : text;
+    // Qt names the binary as it was started (a path): the usage a user can type again names the command.
+    static const QRegularExpression usage(QStringLiteral("^Usage: (?!rpcscope-cli )\\S+"));
+    help.replace(usage, QStringLiteral("Usage: rpcscope-cli ") + command);
+    out() << help;
+    out().flush();
+    return true;
+}
+
 int usageError(const QString &command, const QString &message)
 {
     err() << "rpcscope-cli " << command << ": " << message << '\n' << "Try 'rpcscope-cli " << command << " --help'.\n";
@@ -166,6 +181,7 @@ Commands:
   matrix   run one method over your stacks (or transports x codecs) x payloads x callers, one table
   serve    run a built-in server (serve grpc|http|msgpack|all)
   codecs   time encode/decode per codec for a message (no network)
+  methods  list a schema's methods, one per line as --call takes them
   history  the saved runs: list, show, delete, rename, label
   ab       one scenario against two servers (commands, addresses or builtin) in alternating blocks, with a verdict
   export   write a saved run as csv, json, ghz-json, hgrm, markdown, ... (export ID -O FORMAT -o FILE)
@@ -222,6 +238,8 @@ int run(const QStringList &arguments)
         return runCommand(arguments);
     if (command == u"call")
         return callCommand(arguments);
+    if (command == u"methods")
+        return methodsCommand(arguments);
     if (command == u"serve")
         return serveCommand(arguments);
     if (command == u"matrix")

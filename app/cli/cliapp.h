@@ -69,6 +69,12 @@ bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wai
 QString historyPath(const QCommandLineParser &parser);
 /// machineNoiseWarnings() on stderr, one "warning: ..." line each: for commands about to send load.
 void printMachineNoiseWarnings();
+/**
+ * When @p parser saw --help or --help-all (Qt adds both), prints @p text (Qt's help text when empty) with its usage
+ * line naming the command as typed ("Usage: rpcscope-cli run [options] target", not the binary's path), and returns
+ * true: the command is done.
+ */
+bool printCommandHelp(const QCommandLineParser &parser, const QString &command, const QString &text = {});
 /// Prints "rpcscope-cli COMMAND: MESSAGE" and a pointer to --help on stderr; returns ExitUsage.
 int usageError(const QString &command, const QString &message);
 int run(const QStringList &arguments);

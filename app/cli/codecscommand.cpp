@@ -100,10 +100,8 @@ int codecsCommand(const QStringList &arguments)
     });
     if (!parser.parse(arguments))
         return usageError(kCommand, parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
+    if (printCommandHelp(parser, kCommand))
         return ExitOk;
-    }
     const QStringList positional = parser.positionalArguments().mid(1);
     if (!positional.isEmpty())
         return usageError(

@@ -199,10 +199,8 @@ int compareCommand(const QStringList &arguments)
     });
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << kCompareHelp;
+    if (printCommandHelp(parser, cmd, QString::fromUtf8(kCompareHelp)))
         return ExitOk;
-    }
     const QStringList runs = parser.positionalArguments().mid(1);
     if (runs.size() != 2)
         return usageError(

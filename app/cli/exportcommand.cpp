@@ -68,11 +68,8 @@ int exportCommand(const QStringList &arguments)
     });
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << kExportHelp;
-        out().flush();
+    if (printCommandHelp(parser, cmd, QString::fromUtf8(kExportHelp)))
         return ExitOk;
-    }
     const QStringList ids = parser.positionalArguments().mid(1);
     const QStringList formatNames = parser.values(QStringLiteral("O"));
     QStringList outputs = parser.values(QStringLiteral("o"));
@@ -185,11 +182,8 @@ int importCommand(const QStringList &arguments)
     });
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << kImportHelp;
-        out().flush();
+    if (printCommandHelp(parser, cmd, QString::fromUtf8(kImportHelp)))
         return ExitOk;
-    }
     const QStringList inputs = parser.positionalArguments().mid(1);
     if (inputs.isEmpty())
         return usageError(cmd, QStringLiteral("expected FILE or DIR"));

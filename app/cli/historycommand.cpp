@@ -61,9 +61,11 @@ int historyCommand(const QStringList &arguments)
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
     const QStringList positional = parser.positionalArguments().mid(1);
-    if (parser.isSet(QStringLiteral("help")) || positional.isEmpty()) {
+    if (printCommandHelp(parser, cmd, QString::fromUtf8(kHistoryHelp)))
+        return ExitOk;
+    if (positional.isEmpty()) {
         out() << kHistoryHelp;
-        return positional.isEmpty() && !parser.isSet(QStringLiteral("help")) ? ExitUsage : ExitOk;
+        return ExitUsage;
     }
     const QString sub = positional.first();
     const QStringList args = positional.mid(1);

@@ -110,7 +110,7 @@ int matrixCommand(const QStringList &arguments)
             again.insert(i + 1, a.section(QLatin1Char('='), 1));
             return matrixCommand(again);
         }
-        if (a == u"-h" || a == u"--help") {
+        if (a == u"-h" || a == u"--help" || a == u"--help-all") {
             out() << kMatrixHelp;
             return ExitOk;
         }

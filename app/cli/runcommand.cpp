@@ -75,8 +75,7 @@ std::optional<Scenario> scenarioFromArguments(
         usageError(cmd, parser.errorText());
         return std::nullopt;
     }
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
+    if (printCommandHelp(parser, cmd)) {
         *code = ExitOk;
         return std::nullopt;
     }

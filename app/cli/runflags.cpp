@@ -215,7 +215,7 @@ const QList<RunFlag> &runFlags()
         { { QStringLiteral("rpc-method") }, QStringLiteral("NAME"),
             QStringLiteral("msgpack-rpc: method name to call (default: the proto method's name)."),
             QStringLiteral("rpc_method"), false, QStringLiteral("echo"), setText(&Scenario::rpcMethod) },
-        { { QStringLiteral("http-path") }, QStringLiteral("PATH"),
+        { { QStringLiteral("http-path") }, QStringLiteral("/PATH"),
             QStringLiteral("http: the URL path to POST to when the target has none, as a server command's address "
                            "has not (default: the URL's own path, else /package.Service/Method)."),
             QStringLiteral("http_path"), false, QStringLiteral("/rpc"), setText(&Scenario::httpPath) },

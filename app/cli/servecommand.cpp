@@ -48,10 +48,8 @@ int serveCommand(const QStringList &arguments)
         QStringLiteral("Mutual TLS: require client certificates signed by these CAs (PEM)."), QStringLiteral("FILE") });
     if (!parser.parse(arguments))
         return usageError(QStringLiteral("serve"), parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
+    if (printCommandHelp(parser, QStringLiteral("serve")))
         return ExitOk;
-    }
     const QStringList kinds = parser.positionalArguments().mid(1);
     const QString kind = kinds.value(0);
     if (kinds.size() != 1 || (kind != u"grpc" && kind != u"http" && kind != u"msgpack" && kind != u"all"))
