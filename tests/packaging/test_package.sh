@@ -109,12 +109,12 @@ for page in rpcscope rpcscope-cli; do
         fail "man -l $page.1.gz: $(head -5 "$work/$page.err")"
     fi
 done
-for command in run call matrix serve codecs history ab export import compare; do
+for command in run call matrix serve codecs methods history ab export import compare; do
     grep -q "^ *$command\b" "$work/rpcscope-cli.txt" || fail "rpcscope-cli(1) lacks the command $command"
     grep -q -- "--fail-on-error" "$work/rpcscope-cli.txt" || fail "rpcscope-cli(1) lacks run's flags"
 done
 
-# Shell completion: bash completes commands and a command's flags.
+# Shell completion: bash completes commands, a command's flags and --call's methods.
 completion=$root/usr/share/bash-completion/completions/rpcscope-cli
 [[ -f $root/usr/share/zsh/vendor-completions/_rpcscope-cli ]] || fail "no zsh completion"
 words=$(bash -c "source '$completion'
@@ -126,6 +126,15 @@ words=$(bash -c "source '$completion'
     COMP_POINT=\${#COMP_LINE}; \$fn rpcscope-cli --fail-on run; echo \"\${COMPREPLY[*]}\"" 2>&1) || true
 [[ $words == *run* && $words == *--fail-on-error* ]] && ok "bash completes commands and flags" \
     || fail "bash completion gave: $words"
+# --call: the methods of the schema on the line (here the bench one, which --builtin uses), as the line's
+# rpcscope-cli (the unpacked one) lists them.
+methods=$(bash -c "source '$completion'
+    fn=\$(complete -p rpcscope-cli | sed -n 's/.*-F \([^ ]*\) .*/\1/p')
+    COMP_WORDS=('$cli' run --builtin --call rpcscope.bench.v1.Bench/E); COMP_CWORD=4
+    COMP_LINE=\"\${COMP_WORDS[*]}\"; COMP_POINT=\${#COMP_LINE}
+    \$fn '$cli' rpcscope.bench.v1.Bench/E --call; echo \"\${COMPREPLY[*]}\"" 2>&1) || true
+[[ $methods == rpcscope.bench.v1.Bench/Echo ]] && ok "bash completes --call with the schema's methods" \
+    || fail "bash completion of run --builtin --call rpcscope.bench.v1.Bench/E gave: $methods"
 
 # Installed for real (CI): apt installs it with its dependencies, purge leaves nothing behind.
 if [[ ${RPCSCOPE_TEST_INSTALL:-0} == 1 ]]; then
