@@ -16,9 +16,9 @@ namespace {
 const char *const kExportHelp
     = R"(Usage: rpcscope-cli export RUN... [--db PATH] -O FORMAT -o FILE [-O FORMAT -o FILE ...]
 
-Writes runs from the history (RUN: an ID from 'history list', last, last~N, label:NAME or label:NAME~N) as files; each -O FORMAT goes to the -o FILE given with it (pairs in order), and
-"-o -" (or a single -O without -o) writes a text format to standard output. Every file is written whole or
-not at all.
+Writes runs from the history (RUN: an ID from 'history list', last, last~N, label:NAME or label:NAME~N) as
+files; each -O FORMAT goes to the -o FILE given with it (pairs in order), and "-o -" (or a single -O without
+-o) writes a text format to standard output. Every file is written whole or not at all.
 Formats:
   summary        the text report (as 'run' prints it)
   csv            summary table, one row per run (several IDs give several rows)
@@ -31,7 +31,8 @@ Formats:
   markdown       a table to paste into an issue (two IDs: with the comparison of the second against the first)
   html           one self-contained HTML report (charts inline as SVG); two or more IDs: the comparison of
                  the second against the first, with overlays, the delta table and the verdict
-  png, pdf, svg  a chart (--chart histogram|spectrum|timeline|throughput|message-histogram), several IDs overlaid; PNG at 2x
+  png, pdf, svg  a chart (--chart histogram|spectrum|timeline|throughput|message-histogram), several IDs
+                 overlaid; PNG at 2x
 Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
 )";
 

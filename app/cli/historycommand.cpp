@@ -19,12 +19,12 @@ namespace {
 const char *const kHistoryHelp = R"(Usage: rpcscope-cli history SUBCOMMAND [OPTIONS]
 
 The run history (runs saved by 'run --save', the GUI, 'ab' and 'import').
-  list                 newest first; filters: --method TEXT, --target TEXT, --label TEXT, --filter TEXT
-                       (name, method, target or label), --limit N
-  show RUN             one run: what was run, where, the environment, and the report (--json: the JSON report)
-  delete RUN...        remove runs
-  rename RUN NAME      give a run a name
-  label RUN [LABEL...] set a run's labels (none: remove them)
+  list                  newest first; filters: --method TEXT, --target TEXT, --label TEXT, --filter TEXT
+                        (name, method, target or label), --limit N
+  show RUN              one run: what was run, where, the environment, and the report (--json: the JSON report)
+  delete RUN...         remove runs
+  rename RUN NAME       give a run a name
+  label RUN [LABEL...]  set a run's labels (none: remove them)
 RUN: an ID from 'list' (12 or #12), last (the newest run), last~N (N runs before it), label:NAME (the newest
 run labelled NAME) or label:NAME~N.
 Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).

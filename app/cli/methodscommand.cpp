@@ -20,8 +20,8 @@ int methodsCommand(const QStringList &arguments)
         "files, protosets, a gRPC server's reflection (TARGET, plaintext), or the built-in bench schema when none\n"
         "is given. --long adds each method's kind (unary, server streaming, ...)."));
     parser.addHelpOption();
-    parser.addPositionalArgument(
-        QStringLiteral("target"), QStringLiteral("HOST:PORT of a gRPC server to ask by reflection."), QStringLiteral("[TARGET]"));
+    parser.addPositionalArgument(QStringLiteral("target"),
+        QStringLiteral("HOST:PORT of a gRPC server to ask by reflection."), QStringLiteral("[TARGET]"));
     parser.addOptions({
         { QStringLiteral("proto"), QStringLiteral(".proto file to load (repeatable)."), QStringLiteral("FILE") },
         { { QStringLiteral("i"), QStringLiteral("import-paths") }, QStringLiteral("Import path (repeatable)."),
