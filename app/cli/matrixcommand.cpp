@@ -286,6 +286,7 @@ int matrixCommand(const QStringList &arguments)
     const QString matrixId = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     // Each cell's scenario, all checked before the first runs: a mistake in the last stack costs no load.
     QList<Scenario> scenarios;
+    std::optional<Schema> schemaInFiles;
     QStringList wheres;
     for (MatrixCell &cell : cells) {
         Scenario scenario = *base;
@@ -330,8 +331,15 @@ int matrixCommand(const QStringList &arguments)
         const bool schemaFromFiles = !scenario.protos.isEmpty() || !scenario.protosets.isEmpty()
             || spec->server == RunServer::Builtin || spec->server == RunServer::None;
         if (schemaFromFiles) {
-            QString details;
-            const std::optional<Schema> schema = loadRunSchema(scenario, *spec, QString(), &problem, &details);
+            // Every cell has the matrix's own .proto files or protosets: parsed for the first, reused after.
+            const bool inFiles = !scenario.protos.isEmpty() || !scenario.protosets.isEmpty();
+            std::optional<Schema> schema = inFiles ? schemaInFiles : std::nullopt;
+            if (!schema) {
+                QString details;
+                schema = loadRunSchema(scenario, *spec, QString(), &problem, &details);
+                if (inFiles)
+                    schemaInFiles = schema;
+            }
             if (schema && !prepareCall(*spec, *schema, &problem))
                 return usageError(cmd, where + QStringLiteral(": ") + describeForCli(problem, scenario));
         }
