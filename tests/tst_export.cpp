@@ -513,6 +513,19 @@ private slots:
                                          << QStringLiteral(
                                                 "details[0].timestamp: 4048-03-12T10:15:30.1Z is out of range (years "
                                                 "1678 to 2261)");
+        // Found by fuzz_runimport: a latency past 2^53 ns imported, then its own JSON report did not (no JSON number
+        // carries it exactly).
+        QTest::newRow("latency of 143 days")
+            << QByteArray(
+                   R"({"count": 1, "total": 5, "statusCodeDistribution": {"OK": 1}, "latencyDistribution": null,
+                "details": [{"latency": 12327590000000000, "error": "", "status": "OK"}]})")
+            << QStringLiteral("details[0].latency: 1.23276e+16 ns is out of range for a latency "
+                              "(at most 2^53 ns, 104 days)");
+        QTest::newRow("slowest of 143 days")
+            << QByteArray(
+                   R"({"count": 1, "total": 5, "fastest": 1, "slowest": 1.2e16, "statusCodeDistribution": {"OK": 1}})")
+            << QStringLiteral("slowest: 1.2e+16 ns is out of range for a latency (at most 2^53 "
+                              "ns, 104 days)");
     }
     void ghzTimesPastInt64NanosecondsAreRefused()
     {

@@ -40,6 +40,9 @@ std::optional<qint64> parseRfc3339(const QString &text, QString *why)
     return seconds * 1000000000 + fraction.toLongLong();
 }
 
+/// The longest latency an import accepts: what a JSON number (and so rpcscope's own report) carries exactly.
+constexpr double kMaxLatencyNs = 9007199254740992.0;
+
 /// Reads ghz's fields, keeping the first problem with the field's path.
 class Fields {
 public:
@@ -72,6 +75,17 @@ public:
         }
         if (!std::isfinite(d) || d > 9.2e18) { // ghz's values are int64 nanoseconds and counts
             fail(where, QStringLiteral("%1 is out of range (at most 9.2e18)").arg(d));
+            return std::nullopt;
+        }
+        return d;
+    }
+    /// A latency in nanoseconds: a number >= 0 up to 2^53 ns (104 days), the most rpcscope's own report carries
+    /// exactly.
+    std::optional<double> latency(const QJsonValue &value, const QString &where, bool required = false)
+    {
+        const std::optional<double> d = number(value, where, required);
+        if (d && *d > kMaxLatencyNs) {
+            fail(where, QStringLiteral("%1 ns is out of range for a latency (at most 2^53 ns, 104 days)").arg(*d));
             return std::nullopt;
         }
         return d;
@@ -304,9 +318,9 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
     Fields f(error);
     const std::optional<uint64_t> count = f.whole(json.value(QStringLiteral("count")), QStringLiteral("count"), true);
     const std::optional<double> total = f.number(json.value(QStringLiteral("total")), QStringLiteral("total"), true);
-    const std::optional<double> average = f.number(json.value(QStringLiteral("average")), QStringLiteral("average"));
-    const std::optional<double> fastest = f.number(json.value(QStringLiteral("fastest")), QStringLiteral("fastest"));
-    const std::optional<double> slowest = f.number(json.value(QStringLiteral("slowest")), QStringLiteral("slowest"));
+    const std::optional<double> average = f.latency(json.value(QStringLiteral("average")), QStringLiteral("average"));
+    const std::optional<double> fastest = f.latency(json.value(QStringLiteral("fastest")), QStringLiteral("fastest"));
+    const std::optional<double> slowest = f.latency(json.value(QStringLiteral("slowest")), QStringLiteral("slowest"));
     f.number(json.value(QStringLiteral("rps")), QStringLiteral("rps")); // recomputed from count and total
     const std::optional<QString> name = f.string(json.value(QStringLiteral("name")), QStringLiteral("name"));
     const std::optional<QString> date = f.string(json.value(QStringLiteral("date")), QStringLiteral("date"));
@@ -436,7 +450,7 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
                 return std::nullopt;
             }
             const std::optional<double> latency
-                = f.number(d->value(QStringLiteral("latency")), where + QStringLiteral(".latency"), true);
+                = f.latency(d->value(QStringLiteral("latency")), where + QStringLiteral(".latency"), true);
             const QString errorText
                 = f.string(d->value(QStringLiteral("error")), where + QStringLiteral(".error")).value_or(QString());
             const std::optional<QString> statusText
@@ -534,7 +548,7 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
                     const auto p = f.number(
                         item->value(QStringLiteral("percentage")), where + QStringLiteral(".percentage"), true);
                     const auto latency
-                        = f.number(item->value(QStringLiteral("latency")), where + QStringLiteral(".latency"), true);
+                        = f.latency(item->value(QStringLiteral("latency")), where + QStringLiteral(".latency"), true);
                     if (f.failed())
                         return std::nullopt;
                     if (*p > 100) {
@@ -576,8 +590,8 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
             double value = s.latency.isEmpty() ? 0.0 : s.latency.mean();
             if (average) {
                 const double okSum = s.latency.mean() * static_cast<double>(okCount);
-                value = std::max(
-                    0.0, (*average * static_cast<double>(*count) - okSum) / static_cast<double>(failedCount));
+                value = std::clamp((*average * static_cast<double>(*count) - okSum) / static_cast<double>(failedCount),
+                    0.0, kMaxLatencyNs); // a made-up average must not make up a latency past what a report holds
             }
             s.errorLatency = constantHistogram(static_cast<uint64_t>(std::llround(value)), failedCount);
         }
