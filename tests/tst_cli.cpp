@@ -1,4 +1,5 @@
 // rpcscope-cli as a user runs it: a real process, real servers on loopback.
+#include "cliprocess.h"
 #include "store/runstore.h"
 #include "util/cpuset.h"
 
@@ -19,23 +20,10 @@
 class TestCli : public QObject {
     Q_OBJECT
 
-    struct Result {
-        int exitCode;
-        QString out;
-        QString err;
-    };
-
+    using Result = CliResult;
     static Result cli(const QStringList &arguments, int timeoutMs = 60000)
     {
-        QProcess process;
-        process.start(QStringLiteral(RPCSCOPE_CLI), arguments);
-        if (!process.waitForFinished(timeoutMs)) {
-            process.kill();
-            process.waitForFinished();
-            return { -1, QString(), QStringLiteral("timed out") };
-        }
-        return { process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
-            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError()) };
+        return runCliProcess(arguments, timeoutMs);
     }
 
 private Q_SLOTS:

@@ -543,6 +543,121 @@ private Q_SLOTS:
         QCOMPARE(s.bytesSent, 128ULL * 3 + 72ULL * 4);
     }
 
+    // --segment I/N: a plan split over workers (here engines in one process; tst_clisplit has processes).
+
+    void segmentsSendTheWholePlanBetweenThem()
+    {
+        // Template: call k sends nums [k]; packed int64 k takes 3 bytes below 128 and 4 up to 16383. Split over
+        // four workers, the calls' numbers are the whole plan's: together 128 of 3 bytes and 72 of 4, as one
+        // process sends them. (Numbered 0..49 each, every worker would send 3-byte requests only.)
+        QString error;
+        const auto t = prepareGrpcCall(builtinBenchSchema(),
+            { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), R"({"nums": [{{.RequestNumber}}]})" }, &error);
+        QVERIFY2(t, qPrintable(error));
+        LoadPlan whole;
+        whole.concurrency = 6;
+        whole.totalCalls = 200;
+        whole.warmupCalls = 10;
+        uint64_t calls = 0;
+        uint64_t bytes = 0;
+        uint64_t warmup = 0;
+        for (int i = 0; i < 4; ++i) {
+            Segment segment;
+            segment.index = i;
+            segment.count = 4;
+            const std::optional<LoadPlan> part = segmentPlan(whole, segment, &error);
+            QVERIFY2(part, qPrintable(error));
+            QCOMPARE(part->concurrency, i < 2 ? 2 : 1);
+            LoadEngine engine;
+            const RunSnapshot s = runToEnd(engine, target(), *t, *part);
+            QCOMPARE(s.callsOk(), 50ULL);
+            calls += s.callsOk();
+            bytes += s.bytesSent;
+            warmup += s.warmupCalls;
+        }
+        QCOMPARE(calls, 200ULL);
+        QCOMPARE(bytes, 128ULL * 3 + 72ULL * 4);
+        QCOMPARE(warmup, 10ULL);
+    }
+
+    void openLoopSegmentsKeepTheWholeRate()
+    {
+        // 400 calls at 400/s split over four engines starting together: each sends its 100 calls over the same
+        // second (the whole plan's times), not over 4 s, and the four together keep the whole rate.
+        const auto startAt = std::chrono::system_clock::now() + 300ms;
+        LoadPlan whole;
+        whole.concurrency = 8;
+        whole.totalCalls = 400;
+        whole.rate = RateSchedule {};
+        whole.rate->start = 400;
+        whole.startAt = startAt;
+        std::vector<std::unique_ptr<LoadEngine>> engines;
+        for (int i = 0; i < 4; ++i) {
+            Segment segment;
+            segment.index = i;
+            segment.count = 4;
+            QString error;
+            const std::optional<LoadPlan> part = segmentPlan(whole, segment, &error);
+            QVERIFY2(part, qPrintable(error));
+            engines.push_back(std::make_unique<LoadEngine>());
+            QVERIFY2(engines.back()->start(makeGrpcTransport(target(), echoCall()), *part, &error), qPrintable(error));
+        }
+        uint64_t calls = 0;
+        int64_t firstStart = INT64_MAX;
+        int64_t lastStart = 0;
+        for (auto &engine : engines) {
+            QVERIFY(engine->waitForFinished(30s));
+            const RunSnapshot s = engine->snapshot();
+            QCOMPARE(s.callsOk(), 100ULL);
+            QCOMPARE(s.intendedCalls, 100.0);
+            QVERIFY2(s.elapsed >= 980ms && s.elapsed < 1500ms, qPrintable(QString::number(s.elapsed.count())));
+            calls += s.callsOk();
+            firstStart = std::min(firstStart, s.timedStartUnixUs);
+            lastStart = std::max(lastStart, s.timedStartUnixUs);
+        }
+        QCOMPARE(calls, 400ULL);
+        const auto startUs = std::chrono::duration_cast<std::chrono::microseconds>(startAt.time_since_epoch()).count();
+        QVERIFY2(firstStart >= startUs, "no worker starts before the start time");
+        QVERIFY2(lastStart - startUs < 100000, qPrintable(QString::number(lastStart - startUs)));
+    }
+
+    void startAtWaitsAfterTheWarmupAndStopEndsTheWait()
+    {
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 2;
+        plan.totalCalls = 20;
+        plan.warmupCalls = 6;
+        plan.startAt = std::chrono::system_clock::now() + 600ms;
+        QString error;
+        QVERIFY2(engine.start(makeGrpcTransport(target(), echoCall()), plan, &error), qPrintable(error));
+        QTest::qWait(300);
+        RunSnapshot s = engine.snapshot();
+        QCOMPARE(s.warmupCalls, 6ULL); // warmed up at once, then waiting
+        QCOMPARE(s.callsCompleted(), 0ULL);
+        QVERIFY(engine.isRunning());
+        QVERIFY(engine.waitForFinished(10s));
+        s = engine.snapshot();
+        QCOMPARE(s.callsOk(), 20ULL);
+        const auto startUs
+            = std::chrono::duration_cast<std::chrono::microseconds>(plan.startAt->time_since_epoch()).count();
+        QVERIFY2(s.timedStartUnixUs >= startUs && s.timedStartUnixUs - startUs < 100000,
+            qPrintable(QString::number(s.timedStartUnixUs - startUs)));
+
+        // Stopped while it waits: it ends at once, with nothing measured.
+        plan.startAt = std::chrono::system_clock::now() + 60s;
+        QVERIFY2(engine.start(makeGrpcTransport(target(), echoCall()), plan, &error), qPrintable(error));
+        QTest::qWait(200);
+        QElapsedTimer timer;
+        timer.start();
+        engine.stop();
+        QVERIFY(engine.waitForFinished(5s));
+        QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+        s = engine.snapshot();
+        QCOMPARE(s.state, RunState::Stopped);
+        QCOMPARE(s.callsCompleted(), 0ULL);
+    }
+
     // --expect: what sampled replies must hold.
 
     void expectationsReadAReply()

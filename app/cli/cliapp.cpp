@@ -6,6 +6,7 @@
 #include "exportcommand.h"
 #include "historycommand.h"
 #include "matrixcommand.h"
+#include "mergecommand.h"
 #include "methodscommand.h"
 #include "renderedexport.h"
 #include "runcommand.h"
@@ -33,6 +34,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -102,6 +104,24 @@ QString OutputCapture::standardError()
 {
     m_errStream.flush();
     return m_err;
+}
+
+QStringList jsonFilesOf(const QStringList &inputs, QStringList *emptyFolders)
+{
+    QStringList files;
+    for (const QString &input : inputs) {
+        if (!QFileInfo(input).isDir()) {
+            files << input;
+            continue;
+        }
+        const QStringList names
+            = QDir(input).entryList({ QStringLiteral("*.json") }, QDir::Files | QDir::Readable, QDir::Name);
+        if (names.isEmpty())
+            *emptyFolders << input;
+        for (const QString &name : names)
+            files << QDir(input).filePath(name);
+    }
+    return files;
 }
 
 QString historyPath(const QCommandLineParser &parser)
@@ -186,6 +206,7 @@ Commands:
   ab       one scenario against two servers (commands, addresses or builtin) in alternating blocks, with a verdict
   export   write a saved run as csv, json, ghz-json, hgrm, markdown, ... (export ID -O FORMAT -o FILE)
   import   add ghz JSON reports or rpcscope JSON reports to the history
+  merge    merge the JSON reports of a run split over workers (run --segment I/N) into one run
   compare  compare two runs (history IDs or JSON reports): delta table and a verdict with a confidence interval
 
 Run 'rpcscope-cli COMMAND --help' for a command's options.
@@ -256,6 +277,8 @@ int run(const QStringList &arguments)
         return exportCommand(arguments);
     if (command == u"import")
         return importCommand(arguments);
+    if (command == u"merge")
+        return mergeCommand(arguments);
     err() << "rpcscope-cli: unknown command \"" << command << "\"\n\n" << kGeneralHelp;
     return ExitUsage;
 }

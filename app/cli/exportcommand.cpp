@@ -6,8 +6,6 @@
 #include "store/runstore.h"
 
 #include <QCommandLineParser>
-#include <QDir>
-#include <QFileInfo>
 
 namespace rpcscope::cli {
 
@@ -189,23 +187,11 @@ int importCommand(const QStringList &arguments)
     if (inputs.isEmpty())
         return usageError(cmd, QStringLiteral("expected FILE or DIR"));
 
-    bool failed = false;
-    QStringList files;
-    for (const QString &input : inputs) {
-        const QFileInfo info(input);
-        if (info.isDir()) {
-            const QStringList names
-                = QDir(input).entryList({ QStringLiteral("*.json") }, QDir::Files | QDir::Readable, QDir::Name);
-            if (names.isEmpty()) {
-                err() << "rpcscope-cli import: " << input << ": no *.json files in this folder\n";
-                failed = true;
-            }
-            for (const QString &name : names)
-                files << QDir(input).filePath(name);
-        } else {
-            files << input; // a missing file is reported when it is read, in order with the others
-        }
-    }
+    QStringList empty;
+    const QStringList files = jsonFilesOf(inputs, &empty);
+    for (const QString &folder : empty)
+        err() << "rpcscope-cli import: " << folder << ": no *.json files in this folder\n";
+    bool failed = !empty.isEmpty();
 
     RunStore store;
     QString error;

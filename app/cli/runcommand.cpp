@@ -20,6 +20,7 @@
 #include "store/secrets.h"
 #include "transport/transports.h"
 #include "util/cpuset.h"
+#include "util/wallclock.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -27,6 +28,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
+#include <QSysInfo>
 
 #include <algorithm>
 
@@ -58,6 +60,24 @@ RunRecord recordFor(const Scenario &scenario, const RunSpec &spec)
             record.server.insert(QStringLiteral("cpus"), formatCpuList(spec.serverCpus));
     } else if (spec.server == RunServer::Command) {
         record.server = spec.command.describe();
+    }
+    if (!spec.plan.segment.isWhole()) {
+        record.split.count = spec.plan.segment.count;
+        record.split.planId = scenario.planFingerprint();
+        if (spec.plan.startAt)
+            record.split.startAt = QDateTime::fromMSecsSinceEpoch(
+                std::chrono::duration_cast<std::chrono::milliseconds>(spec.plan.startAt->time_since_epoch()).count(),
+                Qt::UTC)
+                                       .toString(Qt::ISODateWithMs);
+        WorkerRecord worker;
+        worker.index = spec.plan.segment.index;
+        worker.host = QSysInfo::machineHostName();
+        const WallClockState clock = wallClockState();
+        worker.clock = !clock.known ? WorkerRecord::Clock::Unknown
+            : clock.synchronized    ? WorkerRecord::Clock::Synchronized
+                                    : WorkerRecord::Clock::Unsynchronized;
+        worker.clockErrorUs = clock.estimatedErrorUs;
+        record.split.workers << worker;
     }
     redactSecrets(&record); // before anything prints, exports or stores it
     return record;
@@ -217,6 +237,17 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
             return ExitRuntime;
         }
     }
+    if (spec.plan.startAt) {
+        const auto ahead = *spec.plan.startAt - std::chrono::system_clock::now();
+        const double seconds = std::chrono::duration<double>(ahead).count();
+        if (seconds > 0)
+            err() << "Timed phase starts at " << scenario.startAt.trimmed() << " (in "
+                  << QString::number(seconds, 'f', 1) << " s)\n";
+        else
+            err() << "warning: --start-at was " << QString::number(-seconds, 'f', 1)
+                  << " s ago; the timed phase starts now, late for the other workers\n";
+        err().flush();
+    }
     LoadEngine engine;
     if (!engine.start(std::move(made), spec.plan, &error))
         return usageError(cmd, error);
@@ -266,6 +297,8 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         }
     }
     record.snapshot = result;
+    if (record.split.isSplit())
+        record.split.workers.front().takeFigures(result);
     record.endedAt = QDateTime::currentDateTimeUtc();
     record.status = status;
     if (spec.plan.recordRawSamples)

@@ -285,6 +285,17 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("Schedule: stop sending after this long."),
             QStringLiteral("load.rate_schedule.max_duration"), false, QStringLiteral("30s"),
             setSchedule(&Scenario::rateSchedule, &ScheduleText::maxDuration) },
+        { { QStringLiteral("segment") }, QStringLiteral("I/N"),
+            QStringLiteral("Run segment I (0 to N-1) of the plan split over N workers: calls I, I+N, I+2N ... of the "
+                           "whole plan, at its times; callers, calls and warm-up shared out. Merge the workers' JSON "
+                           "reports with `rpcscope-cli merge`."),
+            QStringLiteral("load.segment"), false, QStringLiteral("1/4"), setText(&Scenario::segment) },
+        { { QStringLiteral("start-at") }, QStringLiteral("TIME"),
+            QStringLiteral("Start the timed phase at this wall-clock time (RFC 3339 like 2026-12-03T15:00:00Z, or "
+                           "Unix seconds), after the warm-up; -z then counts from it. Lines up the workers of a "
+                           "--segment run."),
+            QStringLiteral("load.start_at"), false, QStringLiteral("2026-12-03T15:00:00Z"),
+            setText(&Scenario::startAt) },
         { { QStringLiteral("interval") }, QStringLiteral("DURATION"),
             QStringLiteral("Time-series resolution (default 1s)."), QStringLiteral("load.interval"), false,
             QStringLiteral("250ms"), setText(&Scenario::interval) },

@@ -77,6 +77,8 @@ public:
 
     ~Run() override
     {
+        if (m_starter.joinable())
+            m_starter.join();
         if (m_dispatcher.joinable())
             m_dispatcher.join();
         if (m_clock.joinable())
@@ -170,6 +172,7 @@ public:
         s.generation = m_generation;
         s.expectedStatuses = m_plan.expectedStatuses;
         s.plannedCalls = m_plan.totalCalls;
+        s.timedStartUnixUs = m_timedStartUnixUs.load();
         s.plannedDuration = m_plan.duration;
         s.warmupCalls = m_warmupDone.load();
         s.openLoop = m_openLoop;
@@ -227,7 +230,7 @@ public:
                 s.serverCpuSeconds = s.hasServerStats ? now - m_serverCpuAtStart : 0;
             }
             if (m_openLoop) {
-                s.intendedRate = m_plan.rate->rateAt(s.elapsed);
+                s.intendedRate = m_plan.rate->rateAt(s.elapsed) / m_plan.segment.count;
                 s.intendedCalls = intendedCallsBy(s.elapsed);
             }
         }
@@ -321,7 +324,8 @@ private:
             timing.intended = std::min(timing.intended, timing.sent); // early wake-ups do not count as negative
         else
             timing.intended = timing.sent;
-        m_slots[static_cast<size_t>(slot)]->start(m_sent.fetch_add(1, std::memory_order_relaxed));
+        m_slots[static_cast<size_t>(slot)]->start(
+            m_plan.segment.globalNumber(m_sent.fetch_add(1, std::memory_order_relaxed)));
     }
 
     // Closed loop (and warm-up): the slot that just finished makes the next call, if any is left.
@@ -340,7 +344,8 @@ private:
             }
             SlotTiming &timing = m_timing[static_cast<size_t>(slot)];
             timing.intended = timing.sent = Clock::now();
-            m_slots[static_cast<size_t>(slot)]->start(m_warmupSent.fetch_add(1, std::memory_order_relaxed));
+            m_slots[static_cast<size_t>(slot)]->start(
+                m_plan.segment.globalNumber(m_warmupSent.fetch_add(1, std::memory_order_relaxed)));
             return;
         }
         if (m_plan.concurrencySchedule) {
@@ -368,7 +373,9 @@ private:
     int callersWanted(Clock::time_point now) const
     {
         const double wanted = m_plan.concurrencySchedule->rateAt(now - m_timedStart);
-        return std::clamp(static_cast<int>(std::floor(wanted + 1e-9)), 0, m_plan.concurrency);
+        // A split plan: of the whole plan's callers now, this segment's share (caller i runs in segment i mod N).
+        const auto whole = static_cast<uint64_t>(std::max(0.0, std::floor(wanted + 1e-9)));
+        return static_cast<int>(std::min<uint64_t>(m_plan.segment.share(whole), m_plan.concurrency));
     }
 
     bool scheduleOver(Clock::time_point now) const
@@ -417,10 +424,43 @@ private:
             finish();
     }
 
+    /// Begins the timed phase now, or, with a start time still ahead (--start-at), from a thread that waits for it:
+    /// this is called from the thread that started the run or from a transport's, neither of which may block.
     void beginTimed()
+    {
+        if (m_plan.startAt && std::chrono::system_clock::now() < *m_plan.startAt) {
+            m_starter = std::thread([this] {
+                {
+                    std::unique_lock lock(m_slotMutex);
+                    // The wall clock may be stepped while we wait: look again at least every 100 ms.
+                    while (!m_stopping.load() && std::chrono::system_clock::now() < *m_plan.startAt)
+                        m_slotCv.wait_for(lock,
+                            std::min<nanoseconds>(
+                                std::chrono::milliseconds(100), *m_plan.startAt - std::chrono::system_clock::now()));
+                }
+                if (m_stopping.load())
+                    finish();
+                else
+                    beginTimedNow();
+            });
+            return;
+        }
+        beginTimedNow();
+    }
+
+    void beginTimedNow()
     {
         m_tickets.store(0);
         const auto now = Clock::now();
+        m_timedStartUnixUs.store(
+            std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count());
+        if (m_plan.startAt) {
+            // Workers that start together run the same time: -z less the warm-up's own length, from the start time.
+            m_runDeadline = m_plan.duration.count() > 0
+                ? now + std::max<nanoseconds>(m_plan.duration - m_plan.warmupDuration, nanoseconds(0))
+                : Clock::time_point::max();
+        }
         {
             std::lock_guard lock(m_stateMutex);
             m_timedStart = now;
@@ -462,7 +502,8 @@ private:
         for (uint64_t k = 0;; ++k) {
             if (m_plan.totalCalls > 0 && k >= m_plan.totalCalls)
                 break;
-            const PaceDecision decision = pace(schedule, Clock::now() - m_timedStart, k);
+            // A split plan: this segment's k-th call is the whole plan's globalNumber(k), sent at that call's time.
+            const PaceDecision decision = pace(schedule, Clock::now() - m_timedStart, m_plan.segment.globalNumber(k));
             const Clock::time_point intended = m_timedStart + decision.due;
             if (decision.stop || (m_plan.duration.count() > 0 && intended >= m_deadline)) // warm-up took its share
                 break;
@@ -497,7 +538,7 @@ private:
             else
                 high = mid;
         }
-        double count = static_cast<double>(low);
+        double count = static_cast<double>(m_plan.segment.share(low));
         if (m_plan.totalCalls > 0)
             count = std::min(count, static_cast<double>(m_plan.totalCalls));
         return count;
@@ -536,6 +577,11 @@ private:
         point.messageP50 = messageLatency.percentile(50);
         point.messageP90 = messageLatency.percentile(90);
         point.messageP99 = messageLatency.percentile(99);
+        if (!m_plan.segment.isWhole() && !ok.isEmpty()) {
+            point.okBuckets = ok.bucketCounts();
+            point.okMinNs = ok.min();
+            point.okMaxNs = ok.max();
+        }
         m_intervalStart = now;
         m_timeline.append(point);
         m_peakRss = std::max(m_peakRss, processRssBytes());
@@ -651,6 +697,7 @@ private:
     std::atomic<uint64_t> m_warmupDone { 0 };
     std::atomic<uint64_t> m_sent { 0 };
     std::atomic<uint64_t> m_warmupSent { 0 };
+    std::atomic<int64_t> m_timedStartUnixUs { 0 };
     Clock::time_point m_deadline; // likewise
     Clock::time_point m_warmupDeadline;
     Clock::time_point m_runDeadline = Clock::time_point::max(); // start + -z, warm-up included; max() = none
@@ -663,6 +710,7 @@ private:
     std::vector<int> m_parked; // closed loop with a concurrency schedule: callers not wanted now
     std::atomic<int> m_running { 0 }; // callers running (closed loop) or calls in flight (open loop)
     std::thread m_dispatcher;
+    std::thread m_starter; // waits for the start time (--start-at), then begins the timed phase
 
     // Time series and resource samples, advanced by the clock thread.
     mutable std::mutex m_timelineMutex;

@@ -2,6 +2,7 @@
 
 #include "engine/expectations.h"
 #include "load/pacer.h"
+#include "load/segment.h"
 #include "metrics/runsnapshot.h"
 
 #include <QObject>
@@ -38,7 +39,20 @@ struct LoadPlan {
     /// --expect-status: the statuses that count as success (OK unless told); a call that ends OK when OK is not
     /// among them counts as UNEXPECTED_REPLY.
     ExpectedStatuses expectedStatuses;
+    /// --segment I/N: this process sends its share of a plan split over N workers (see Segment). The counts above
+    /// are already this segment's (segmentPlan()); the schedules stay the whole plan's and are shared out as they run.
+    Segment segment;
+    /// --start-at: the timed phase starts at this wall-clock time (the warm-up, if any, goes before), so that the
+    /// workers of a split plan line up; unset = as soon as the warm-up is done.
+    std::optional<std::chrono::system_clock::time_point> startAt;
 };
+
+/**
+ * The part of @p whole that segment @p segment sends: the counts (callers, calls, warm-up calls) dealt as Segment
+ * says, the rest kept. std::nullopt with @p error when the plan cannot be divided: fewer callers (or calls in flight)
+ * than workers, or fewer calls than workers, so that some worker would have nothing to do.
+ */
+std::optional<LoadPlan> segmentPlan(const LoadPlan &whole, Segment segment, QString *error);
 
 /// Reads a warm-up given as a number of calls ("100") or a duration ("5s") into @p plan; false with @p error.
 bool parseWarmup(const QString &text, LoadPlan *plan, QString *error);

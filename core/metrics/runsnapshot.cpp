@@ -21,37 +21,25 @@ QString runStateName(RunState state)
     return {};
 }
 
-void appendRun(RunSnapshot &total, const RunSnapshot &block)
+void addCounts(RunSnapshot &total, const RunSnapshot &part)
 {
-    const double offset = std::chrono::duration<double>(total.elapsed).count();
-    total.state = block.state;
-    total.expectedStatuses = block.expectedStatuses;
-    total.latency.merge(block.latency);
-    total.errorLatency.merge(block.errorLatency);
-    total.openLoop = total.openLoop || block.openLoop;
-    total.serviceLatency.merge(block.serviceLatency);
-    total.sendLag.merge(block.sendLag);
-    total.callsSent += block.callsSent;
-    total.lateSends += block.lateSends;
-    total.intendedRate = block.intendedRate;
-    total.intendedCalls += block.intendedCalls;
-    total.messagesSent += block.messagesSent;
-    total.messagesReceived += block.messagesReceived;
-    total.messageLatency.merge(block.messageLatency);
-    total.firstMessageLatency.merge(block.firstMessageLatency);
-    for (IntervalPoint point : block.timeline) {
-        point.endSeconds += offset;
-        total.timeline.append(point);
-    }
-    total.clientCpuSeconds += block.clientCpuSeconds;
-    total.clientPeakRssBytes = std::max(total.clientPeakRssBytes, block.clientPeakRssBytes);
-    total.hasServerStats = total.hasServerStats || block.hasServerStats;
-    total.serverCpuSeconds += block.serverCpuSeconds;
-    total.serverCpuInTicks = total.serverCpuInTicks || block.serverCpuInTicks;
-    total.serverPeakRssBytes = std::max(total.serverPeakRssBytes, block.serverPeakRssBytes);
+    total.latency.merge(part.latency);
+    total.errorLatency.merge(part.errorLatency);
+    total.serviceLatency.merge(part.serviceLatency);
+    total.sendLag.merge(part.sendLag);
+    total.callsSent += part.callsSent;
+    total.lateSends += part.lateSends;
+    total.intendedCalls += part.intendedCalls;
+    total.messagesSent += part.messagesSent;
+    total.messagesReceived += part.messagesReceived;
+    total.messageLatency.merge(part.messageLatency);
+    total.firstMessageLatency.merge(part.firstMessageLatency);
+    total.clientCpuSeconds += part.clientCpuSeconds;
+    total.serverCpuSeconds += part.serverCpuSeconds;
+    total.serverCpuInTicks = total.serverCpuInTicks || part.serverCpuInTicks;
     for (size_t i = 0; i < total.statusCounts.size(); ++i)
-        total.statusCounts[i] += block.statusCounts[i];
-    for (const ErrorSample &e : block.errors) {
+        total.statusCounts[i] += part.statusCounts[i];
+    for (const ErrorSample &e : part.errors) {
         auto same = std::find_if(total.errors.begin(), total.errors.end(),
             [&e](const ErrorSample &t) { return t.status == e.status && t.message == e.message; });
         if (same != total.errors.end())
@@ -59,17 +47,34 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
         else
             total.errors.append(e);
     }
-    total.warmupCalls += block.warmupCalls;
-    total.bytesSent += block.bytesSent;
-    total.bytesReceived += block.bytesReceived;
-    total.serverNotifications += block.serverNotifications;
-    total.repliesChecked += block.repliesChecked;
-    for (const UnexpectedReply &kept : block.unexpectedReplies) {
+    total.warmupCalls += part.warmupCalls;
+    total.bytesSent += part.bytesSent;
+    total.bytesReceived += part.bytesReceived;
+    total.serverNotifications += part.serverNotifications;
+    total.repliesChecked += part.repliesChecked;
+    for (const UnexpectedReply &kept : part.unexpectedReplies) {
         if (total.unexpectedReplies.size() < kKeptUnexpectedReplies)
             total.unexpectedReplies.push_back(kept);
     }
+    total.plannedCalls += part.plannedCalls;
+}
+
+void appendRun(RunSnapshot &total, const RunSnapshot &block)
+{
+    const double offset = std::chrono::duration<double>(total.elapsed).count();
+    total.state = block.state;
+    total.expectedStatuses = block.expectedStatuses;
+    total.openLoop = total.openLoop || block.openLoop;
+    total.intendedRate = block.intendedRate;
+    addCounts(total, block);
+    for (IntervalPoint point : block.timeline) {
+        point.endSeconds += offset;
+        total.timeline.append(point);
+    }
+    total.clientPeakRssBytes = std::max(total.clientPeakRssBytes, block.clientPeakRssBytes);
+    total.hasServerStats = total.hasServerStats || block.hasServerStats;
+    total.serverPeakRssBytes = std::max(total.serverPeakRssBytes, block.serverPeakRssBytes);
     total.elapsed += block.elapsed;
-    total.plannedCalls += block.plannedCalls;
     total.plannedDuration += block.plannedDuration;
     total.blocks.insert(total.blocks.end(), block.blocks.cbegin(), block.blocks.cend());
     if (!block.blocksConnection.isEmpty())

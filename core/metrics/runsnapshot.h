@@ -41,6 +41,13 @@ struct RunSnapshot;
  * series continues after @p total's elapsed time, peaks take the larger. For runs made of blocks (A/B mode).
  */
 void appendRun(RunSnapshot &total, const RunSnapshot &block);
+/**
+ * What adds up however @p part ran beside the runs in @p total (after them, or at the same time on another worker):
+ * histograms, status counts, errors, bytes, messages, calls sent, warm-up calls, checked replies, client and server
+ * CPU time. Neither the time series nor elapsed time, peaks, rates or state: appendRun() and a merge of segments
+ * each take those their own way.
+ */
+void addCounts(RunSnapshot &total, const RunSnapshot &part);
 
 /// One timed call, kept only when the run records raw samples (LoadPlan::recordRawSamples).
 struct RawSample {
@@ -70,6 +77,11 @@ struct IntervalPoint {
     uint64_t messageP50 = 0;
     uint64_t messageP90 = 0;
     uint64_t messageP99 = 0;
+    /// Split runs (--segment) only: the interval's OK latencies as (bucket index, count) with their min and max, so
+    /// that a merge of the workers' intervals has exact percentiles (percentiles themselves do not merge).
+    std::vector<std::pair<int, uint64_t>> okBuckets {};
+    uint64_t okMinNs = 0;
+    uint64_t okMaxNs = 0;
 
     double requestsPerSecond() const { return seconds > 0 ? static_cast<double>(calls) / seconds : 0.0; }
     double messagesPerSecond() const { return seconds > 0 ? static_cast<double>(messages) / seconds : 0.0; }
@@ -146,6 +158,9 @@ struct RunSnapshot {
     std::vector<UnexpectedReply> unexpectedReplies;
 
     std::chrono::nanoseconds elapsed { 0 }; ///< of the timed phase, up to now or to its end
+    /// The wall-clock time the timed phase began, in microseconds since 1970 (0 = unknown): what lines up the time
+    /// series of runs made in parallel (the segments of a split plan).
+    int64_t timedStartUnixUs = 0;
     /// An A/B side's blocks, in order (empty for other runs); blocksConnection says how they connected.
     std::vector<RunBlock> blocks;
     QString blocksConnection; ///< "kept" (one connection per server process) or "per-block" (dialled anew)

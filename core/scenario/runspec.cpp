@@ -248,6 +248,20 @@ bool readLoad(Checker &c, const Scenario &s, const RunSpec &spec, LoadPlan *plan
     if (!bounded)
         return c.fail(
             QStringLiteral("load.calls"), QStringLiteral("the run has no end: give a number of calls or a duration"));
+    if (!s.startAt.trimmed().isEmpty()) {
+        QString why;
+        plan->startAt = parseWallTime(s.startAt, &why);
+        if (!plan->startAt)
+            return c.fail(QStringLiteral("load.start_at"), why);
+    }
+    if (!s.segment.trimmed().isEmpty()) { // the whole plan is known and checked: now take this worker's part of it
+        QString why;
+        const std::optional<Segment> segment = Segment::parse(s.segment, &why);
+        std::optional<LoadPlan> part = segment ? segmentPlan(*plan, *segment, &why) : std::nullopt;
+        if (!part)
+            return c.fail(QStringLiteral("load.segment"), why);
+        *plan = *part;
+    }
     // Connections: HTTP/1.1 carries one call at a time, so one per caller by default; the others multiplex.
     if (s.connections > 100000)
         return c.fail(QStringLiteral("load.connections"),

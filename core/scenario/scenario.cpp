@@ -5,6 +5,7 @@
 #include "engine/expectations.h"
 #include "transport/transports.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -174,6 +175,27 @@ private:
 
 } // namespace
 
+QString Scenario::planFingerprint() const
+{
+    Scenario plan = *this;
+    plan.segment.clear();
+    plan.startAt.clear();
+    plan.exports.clear();
+    plan.chart.clear();
+    plan.chartSize.clear();
+    plan.chartScale.clear();
+    plan.rawSamples.clear();
+    plan.saveRun = false;
+    plan.db.clear();
+    plan.labels.clear();
+    plan.name.clear();
+    plan.compareTo.clear();
+    plan.compareThreshold.clear();
+    plan.checks.clear();
+    plan.failOnError = false;
+    return QString::fromLatin1(QCryptographicHash::hash(plan.toJson(), QCryptographicHash::Sha256).toHex().left(16));
+}
+
 QByteArray Scenario::toJson() const
 {
     QJsonObject schema { { QStringLiteral("protos"), stringArray(protos) },
@@ -207,6 +229,10 @@ QByteArray Scenario::toJson() const
     }
     if (streamPingPong)
         load.insert(QStringLiteral("stream_ping_pong"), true);
+    if (!segment.isEmpty())
+        load.insert(QStringLiteral("segment"), segment);
+    if (!startAt.isEmpty())
+        load.insert(QStringLiteral("start_at"), startAt);
     QJsonObject connection;
     if (security != u"auto")
         connection.insert(QStringLiteral("security"), security);
@@ -388,7 +414,8 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
             QStringLiteral("discard_response"), QStringLiteral("max_receive_size"), QStringLiteral("max_send_size"),
             QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule"), QStringLiteral("client_threads"),
             QStringLiteral("interval"), QStringLiteral("stream_call_count"), QStringLiteral("stream_interval"),
-            QStringLiteral("stream_call_duration"), QStringLiteral("stream_ping_pong") });
+            QStringLiteral("stream_call_duration"), QStringLiteral("stream_ping_pong"), QStringLiteral("segment"),
+            QStringLiteral("start_at") });
         lr.integer(QStringLiteral("calls"), &s.calls, 0, 9e15);
         lr.integer(QStringLiteral("concurrency"), &s.concurrency, 0, 100000);
         lr.string(QStringLiteral("duration"), &s.duration);
@@ -407,6 +434,8 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         lr.string(QStringLiteral("stream_interval"), &s.streamInterval);
         lr.string(QStringLiteral("stream_call_duration"), &s.streamCallDuration);
         lr.boolean(QStringLiteral("stream_ping_pong"), &s.streamPingPong);
+        lr.string(QStringLiteral("segment"), &s.segment);
+        lr.string(QStringLiteral("start_at"), &s.startAt);
         r.adopt(lr);
     }
     if (const auto connection = r.object(QStringLiteral("connection"))) {

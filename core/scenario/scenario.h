@@ -87,6 +87,10 @@ struct Scenario {
     QString streamInterval;
     QString streamCallDuration;
     bool streamPingPong = false; ///< --stream-ping-pong
+    /// A plan split over workers (--segment I/N, load/segment.h): this run sends segment I's share; empty = all of it.
+    QString segment;
+    /// --start-at: the timed phase starts at this wall-clock time (RFC 3339, or Unix seconds); empty = at once.
+    QString startAt;
 
     // Connection (gRPC). TLS in ghz's terms; file paths are relative to the document's folder, like the protos.
     /// "auto" (loopback targets plaintext, others TLS, as the CLI), "plaintext" (--insecure) or "tls". Any TLS
@@ -168,6 +172,12 @@ struct Scenario {
     bool savesRun() const { return saveRun || !db.isEmpty() || !labels.isEmpty() || !name.isEmpty(); }
 
     bool operator==(const Scenario &) const = default;
+
+    /**
+     * What the whole plan is, as 16 hex digits: a hash of the document without what only one worker or the outputs
+     * change (segment, start time, exports, history, checks, comparison). The segments of one split run share it.
+     */
+    QString planFingerprint() const;
 
     QByteArray toJson() const;
     /// Parses a document; std::nullopt with @p error naming the line/column of a syntax error or the field

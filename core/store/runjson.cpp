@@ -1,6 +1,8 @@
 #include "runjson.h"
 #include "secrets.h"
 
+#include "load/segment.h"
+
 #include <QJsonArray>
 
 #include <cmath>
@@ -187,12 +189,44 @@ int statusFromName(const QString &name)
 
 } // namespace
 
-QJsonObject histogramToJson(const LatencyHistogram &h)
+/// Buckets as [[low_ns, count], ...]: each named by its lower bound, which fixes it.
+QJsonArray bucketsToJson(const std::vector<std::pair<int, uint64_t>> &counts)
 {
     QJsonArray buckets;
-    for (const auto &[index, count] : h.bucketCounts())
+    for (const auto &[index, count] : counts)
         buckets.append(
             QJsonArray { static_cast<double>(LatencyHistogram::bucketLow(index)), static_cast<double>(count) });
+    return buckets;
+}
+
+/// Reads what bucketsToJson() wrote, adding the counts up in @p total; std::nullopt (and @p r failed) when malformed.
+std::optional<std::vector<std::pair<int, uint64_t>>> bucketsFromJson(
+    Reader &r, const QString &field, const QJsonArray &buckets, uint64_t *total)
+{
+    std::vector<std::pair<int, uint64_t>> counts;
+    *total = 0;
+    for (qsizetype i = 0; i < buckets.size(); ++i) {
+        const QString key = field + QStringLiteral("[%1]").arg(i);
+        const QJsonArray pair = buckets.at(i).toArray();
+        const double low = pair.at(0).toDouble(-1);
+        const double n = pair.at(1).toDouble(-1);
+        if (pair.size() != 2 || low < 0 || n < 1 || low != std::floor(low) || n != std::floor(n) || low > 9.2e18
+            || n > 9007199254740992.0)
+            return r.fail(key, QStringLiteral("expected [low_ns, count]")), std::nullopt;
+        const int index = LatencyHistogram::bucketIndex(static_cast<uint64_t>(low));
+        if (LatencyHistogram::bucketLow(index) != static_cast<uint64_t>(low))
+            return r.fail(key, QStringLiteral("%1 ns is not the lower bound of a bucket").arg(low)), std::nullopt;
+        if (*total + static_cast<uint64_t>(n) > (uint64_t(1) << 53))
+            return r.fail(key, QStringLiteral("the counts add up past 2^53")), std::nullopt;
+        counts.emplace_back(index, static_cast<uint64_t>(n));
+        *total += static_cast<uint64_t>(n);
+    }
+    return counts;
+}
+
+QJsonObject histogramToJson(const LatencyHistogram &h)
+{
+    const QJsonArray buckets = bucketsToJson(h.bucketCounts());
     return QJsonObject {
         { QStringLiteral("count"), static_cast<double>(h.count()) },
         { QStringLiteral("min_ns"), static_cast<double>(h.min()) },
@@ -218,27 +252,15 @@ std::optional<LatencyHistogram> histogramFromJson(const QJsonObject &json, const
         return r.fail(QStringLiteral("sum_ns"), QStringLiteral("expected a decimal string")), std::nullopt;
     if (!squares)
         return r.fail(QStringLiteral("sum_squares_ns2"), QStringLiteral("expected a decimal string")), std::nullopt;
-    std::vector<std::pair<int, uint64_t>> counts;
     uint64_t total = 0;
-    for (qsizetype i = 0; i < buckets.size(); ++i) {
-        const QString key = QStringLiteral("buckets[%1]").arg(i);
-        const QJsonArray pair = buckets.at(i).toArray();
-        const double low = pair.at(0).toDouble(-1);
-        const double n = pair.at(1).toDouble(-1);
-        if (pair.size() != 2 || low < 0 || n < 1 || low != std::floor(low) || n != std::floor(n) || low > 9.2e18
-            || n > 9007199254740992.0)
-            return r.fail(key, QStringLiteral("expected [low_ns, count]")), std::nullopt;
-        const int index = LatencyHistogram::bucketIndex(static_cast<uint64_t>(low));
-        if (LatencyHistogram::bucketLow(index) != static_cast<uint64_t>(low))
-            return r.fail(key, QStringLiteral("%1 ns is not the lower bound of a bucket").arg(low)), std::nullopt;
-        counts.emplace_back(index, static_cast<uint64_t>(n));
-        total += static_cast<uint64_t>(n);
-    }
+    const auto counts = bucketsFromJson(r, QStringLiteral("buckets"), buckets, &total);
+    if (!counts)
+        return std::nullopt;
     if (total != count)
         return r.fail(QStringLiteral("count"), QStringLiteral("%1, but the buckets hold %2").arg(count).arg(total)),
                std::nullopt;
     LatencyHistogram h;
-    if (!LatencyHistogram::restore(counts, min, max, *sum, *squares, &h))
+    if (!LatencyHistogram::restore(*counts, min, max, *sum, *squares, &h))
         return r.fail(QStringLiteral("min_ns"), QStringLiteral("min/max do not match the buckets")), std::nullopt;
     return h;
 }
@@ -261,6 +283,11 @@ QJsonObject intervalToJson(const IntervalPoint &p)
         o.insert(QStringLiteral("message_p90_ns"), static_cast<double>(p.messageP90));
         o.insert(QStringLiteral("message_p99_ns"), static_cast<double>(p.messageP99));
     }
+    if (!p.okBuckets.empty()) { // split runs only
+        o.insert(QStringLiteral("ok_buckets"), bucketsToJson(p.okBuckets));
+        o.insert(QStringLiteral("ok_min_ns"), static_cast<double>(p.okMinNs));
+        o.insert(QStringLiteral("ok_max_ns"), static_cast<double>(p.okMaxNs));
+    }
     return o;
 }
 
@@ -280,6 +307,22 @@ std::optional<IntervalPoint> intervalFromJson(const QJsonObject &json, const QSt
     p.messageP50 = r.count(QStringLiteral("message_p50_ns"));
     p.messageP90 = r.count(QStringLiteral("message_p90_ns"));
     p.messageP99 = r.count(QStringLiteral("message_p99_ns"));
+    const QJsonArray okBuckets = r.array(QStringLiteral("ok_buckets"));
+    if (!okBuckets.isEmpty() && r.ok()) {
+        uint64_t total = 0;
+        const auto counts = bucketsFromJson(r, QStringLiteral("ok_buckets"), okBuckets, &total);
+        if (!counts)
+            return std::nullopt;
+        p.okMinNs = r.count(QStringLiteral("ok_min_ns"), true);
+        p.okMaxNs = r.count(QStringLiteral("ok_max_ns"), true);
+        LatencyHistogram check;
+        if (r.ok() && !LatencyHistogram::restore(*counts, p.okMinNs, p.okMaxNs, 0, 0, &check))
+            r.fail(QStringLiteral("ok_min_ns"), QStringLiteral("min/max do not match the buckets"));
+        else if (r.ok() && total > p.calls)
+            r.fail(QStringLiteral("ok_buckets"),
+                QStringLiteral("%1 latencies in an interval of %2 calls").arg(total).arg(p.calls));
+        p.okBuckets = *counts;
+    }
     if (!r.ok())
         return std::nullopt;
     return p;
@@ -304,6 +347,8 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
         { QStringLiteral("planned_calls"), static_cast<double>(s.plannedCalls) },
         { QStringLiteral("planned_duration_ns"), static_cast<double>(s.plannedDuration.count()) },
     };
+    if (s.timedStartUnixUs > 0)
+        o.insert(QStringLiteral("timed_start_unix_us"), static_cast<double>(s.timedStartUnixUs));
     if (s.serverNotifications)
         o.insert(QStringLiteral("server_notifications"), static_cast<double>(s.serverNotifications));
     if (s.repliesChecked)
@@ -433,6 +478,7 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     }
     s.elapsed = std::chrono::nanoseconds(r.count(QStringLiteral("elapsed_ns")));
     s.plannedCalls = r.count(QStringLiteral("planned_calls"));
+    s.timedStartUnixUs = static_cast<int64_t>(r.count(QStringLiteral("timed_start_unix_us")));
     s.plannedDuration = std::chrono::nanoseconds(r.count(QStringLiteral("planned_duration_ns")));
     const QJsonObject statuses = r.object(QStringLiteral("status_counts"));
     for (auto it = statuses.begin(); it != statuses.end() && r.ok(); ++it) {
@@ -603,6 +649,109 @@ QJsonObject summaryToJson(const RunSnapshot &s)
     return o;
 }
 
+QString clockName(WorkerRecord::Clock clock)
+{
+    switch (clock) {
+    case WorkerRecord::Clock::Synchronized:
+        return QStringLiteral("synchronized");
+    case WorkerRecord::Clock::Unsynchronized:
+        return QStringLiteral("unsynchronized");
+    case WorkerRecord::Clock::Unknown:
+        break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QJsonObject splitToJson(const SplitRecord &split)
+{
+    QJsonArray workers;
+    for (const WorkerRecord &w : split.workers) {
+        QJsonObject o { { QStringLiteral("index"), w.index }, { QStringLiteral("host"), w.host },
+            { QStringLiteral("timed_start_unix_us"), static_cast<double>(w.timedStartUnixUs) },
+            { QStringLiteral("clock"), clockName(w.clock) }, { QStringLiteral("calls"), static_cast<double>(w.calls) },
+            { QStringLiteral("failed"), static_cast<double>(w.failed) }, { QStringLiteral("seconds"), w.seconds },
+            { QStringLiteral("p50_ns"), static_cast<double>(w.p50Ns) },
+            { QStringLiteral("p99_ns"), static_cast<double>(w.p99Ns) },
+            { QStringLiteral("client_cpu_s"), w.clientCpuSeconds },
+            { QStringLiteral("client_peak_rss_bytes"), static_cast<double>(w.clientPeakRssBytes) } };
+        if (w.clockErrorUs >= 0)
+            o.insert(QStringLiteral("clock_error_us"), w.clockErrorUs);
+        if (!w.environment.isEmpty())
+            o.insert(QStringLiteral("environment"), w.environment);
+        workers.append(o);
+    }
+    QJsonObject o { { QStringLiteral("count"), split.count }, { QStringLiteral("plan_id"), split.planId },
+        { QStringLiteral("workers"), workers } };
+    if (!split.startAt.isEmpty())
+        o.insert(QStringLiteral("start_at"), split.startAt);
+    if (split.partial) {
+        o.insert(QStringLiteral("partial"), true);
+        QJsonArray missing;
+        for (int index : split.missing)
+            missing.append(index);
+        o.insert(QStringLiteral("missing"), missing);
+    }
+    return o;
+}
+
+std::optional<SplitRecord> splitFromJson(const QJsonObject &json, const QString &where, QString *error)
+{
+    Reader r(json, where, error);
+    SplitRecord split;
+    const uint64_t count = r.count(QStringLiteral("count"), true);
+    if (r.ok() && (count < 1 || count > uint64_t(Segment::kMaxCount)))
+        r.fail(QStringLiteral("count"), QStringLiteral("expected 1 to %1 workers").arg(Segment::kMaxCount));
+    split.count = static_cast<int>(count);
+    split.planId = r.string(QStringLiteral("plan_id"));
+    split.startAt = r.string(QStringLiteral("start_at"));
+    split.partial = r.boolean(QStringLiteral("partial"));
+    for (const QJsonValue &v : r.array(QStringLiteral("missing"))) {
+        const double index = v.toDouble(-1);
+        if (!r.ok() || index < 0 || index >= split.count || index != std::floor(index)) {
+            r.fail(QStringLiteral("missing"), QStringLiteral("expected segment numbers 0 to %1").arg(split.count - 1));
+            break;
+        }
+        split.missing << static_cast<int>(index);
+    }
+    const QJsonArray workers = r.array(QStringLiteral("workers"));
+    for (qsizetype i = 0; i < workers.size() && r.ok(); ++i) {
+        Reader w(workers.at(i).toObject(), r.path(QStringLiteral("workers[%1]").arg(i)), error);
+        WorkerRecord worker;
+        const uint64_t index = w.count(QStringLiteral("index"), true);
+        if (w.ok() && index >= count)
+            return w.fail(QStringLiteral("index"), QStringLiteral("%1 is not a segment of %2").arg(index).arg(count)),
+                   std::nullopt;
+        worker.index = static_cast<int>(index);
+        worker.host = w.string(QStringLiteral("host"));
+        worker.timedStartUnixUs = static_cast<int64_t>(w.count(QStringLiteral("timed_start_unix_us")));
+        const QString clock = w.string(QStringLiteral("clock"));
+        worker.clock = clock == u"synchronized" ? WorkerRecord::Clock::Synchronized
+            : clock == u"unsynchronized"        ? WorkerRecord::Clock::Unsynchronized
+                                                : WorkerRecord::Clock::Unknown;
+        worker.clockErrorUs = workers.at(i).toObject().contains(QStringLiteral("clock_error_us"))
+            ? w.number(QStringLiteral("clock_error_us"))
+            : -1; // unknown is not zero
+        worker.calls = w.count(QStringLiteral("calls"));
+        worker.failed = w.count(QStringLiteral("failed"));
+        worker.seconds = w.number(QStringLiteral("seconds"));
+        worker.p50Ns = w.count(QStringLiteral("p50_ns"));
+        worker.p99Ns = w.count(QStringLiteral("p99_ns"));
+        worker.clientCpuSeconds = w.number(QStringLiteral("client_cpu_s"));
+        worker.clientPeakRssBytes = w.count(QStringLiteral("client_peak_rss_bytes"));
+        worker.environment = w.object(QStringLiteral("environment"));
+        if (!w.ok())
+            return std::nullopt;
+        if (worker.failed > worker.calls || !std::isfinite(worker.seconds) || worker.seconds < 0
+            || !std::isfinite(worker.clientCpuSeconds) || worker.clientCpuSeconds < 0
+            || !std::isfinite(worker.clockErrorUs))
+            return w.fail(QStringLiteral("calls"), QStringLiteral("figures out of range")), std::nullopt;
+        split.workers << worker;
+    }
+    if (!r.ok())
+        return std::nullopt;
+    return split;
+}
+
 QJsonObject runToJson(const RunRecord &given)
 {
     RunRecord run = given; // a report never holds a secret in clear
@@ -626,6 +775,8 @@ QJsonObject runToJson(const RunRecord &given)
         { QStringLiteral("summary"), summaryToJson(run.snapshot) },
         { QStringLiteral("snapshot"), snapshotToJson(run.snapshot) },
     };
+    if (run.split.isSplit())
+        o.insert(QStringLiteral("split"), splitToJson(run.split));
     if (!run.rawSamples.empty()) {
         QJsonArray raw;
         for (const RawSample &sample : run.rawSamples)
@@ -673,6 +824,12 @@ std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error)
             return s.has_value();
         });
     }
+    r.take(QStringLiteral("split"), [&run](const QJsonObject &o, const QString &path, QString *why) {
+        const auto split = splitFromJson(o, path, why);
+        if (split)
+            run.split = *split;
+        return split.has_value();
+    });
     const QJsonArray raw = r.array(QStringLiteral("raw_samples"));
     run.rawSamples.reserve(static_cast<size_t>(raw.size()));
     for (qsizetype i = 0; i < raw.size() && r.ok(); ++i) {

@@ -1,5 +1,6 @@
 #include "units.h"
 
+#include <QDateTime>
 #include <QRegularExpression>
 
 #include <cmath>
@@ -13,6 +14,42 @@ void setError(QString *error, const QString &message)
         *error = message;
 }
 } // namespace
+
+std::optional<std::chrono::system_clock::time_point> parseWallTime(QStringView text, QString *error)
+{
+    using namespace std::chrono;
+    const QString s = text.trimmed().toString();
+    static const QRegularExpression unixSeconds(QStringLiteral("^\\d{1,11}(\\.\\d{1,9})?$"));
+    if (unixSeconds.match(s).hasMatch()) {
+        const qsizetype dot = s.indexOf(QLatin1Char('.'));
+        const qint64 whole = (dot < 0 ? s : s.left(dot)).toLongLong();
+        const qint64 fraction = dot < 0 ? 0 : s.mid(dot + 1).leftJustified(9, QLatin1Char('0')).toLongLong();
+        return system_clock::time_point(duration_cast<system_clock::duration>(seconds(whole) + nanoseconds(fraction)));
+    }
+    // RFC 3339: a date, "T" (or a space), a time with optional fraction, and an offset.
+    static const QRegularExpression rfc3339(
+        QStringLiteral("^(\\d{4}-\\d{2}-\\d{2})[Tt ](\\d{2}:\\d{2}:\\d{2})(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?$"));
+    const QRegularExpressionMatch m = rfc3339.match(s);
+    if (!m.hasMatch()) {
+        setError(error,
+            QStringLiteral("expected an RFC 3339 time like 2026-12-03T15:00:00Z or Unix seconds, got \"%1\"").arg(s));
+        return std::nullopt;
+    }
+    if (m.captured(4).isEmpty()) {
+        setError(error, QStringLiteral("%1 has no time zone: add Z for UTC or an offset like +01:00").arg(s));
+        return std::nullopt;
+    }
+    const QString zone = m.captured(4).toUpper();
+    const QDateTime t = QDateTime::fromString(m.captured(1) + QLatin1Char('T') + m.captured(2) + zone, Qt::ISODate);
+    if (!t.isValid()) {
+        setError(error, QStringLiteral("%1 is not a valid date and time").arg(s));
+        return std::nullopt;
+    }
+    const qint64 fraction
+        = m.captured(3).isEmpty() ? 0 : m.captured(3).mid(1).leftJustified(9, QLatin1Char('0')).toLongLong();
+    return system_clock::time_point(
+        duration_cast<system_clock::duration>(seconds(t.toSecsSinceEpoch()) + nanoseconds(fraction)));
+}
 
 std::optional<std::chrono::nanoseconds> parseDuration(QStringView text, QString *error)
 {

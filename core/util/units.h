@@ -15,6 +15,13 @@ namespace rpcscope {
 std::optional<std::chrono::nanoseconds> parseDuration(QStringView text, QString *error = nullptr);
 
 /**
+ * Parses a wall-clock time: RFC 3339 with its offset ("2026-12-03T15:00:00Z", "2026-12-03T16:00:00.5+01:00") or Unix
+ * seconds ("1796310000", "1796310000.25"). Returns std::nullopt and sets @p error on bad input (a time without an
+ * offset is refused: whose clock would it be?).
+ */
+std::optional<std::chrono::system_clock::time_point> parseWallTime(QStringView text, QString *error = nullptr);
+
+/**
  * Parses a byte size: "1024", "1KiB", "10MiB", "1GiB", "1kB" (1000), "1MB" (10^6), "512B".
  * Returns std::nullopt and sets @p error on bad input.
  */

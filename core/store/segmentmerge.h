@@ -1,0 +1,32 @@
+#pragma once
+
+#include "runrecord.h"
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace rpcscope {
+
+/// One segment's report and where it came from (a file name, for messages).
+struct SegmentReport {
+    QString source;
+    RunRecord run;
+};
+
+/**
+ * The workers' reports of one split run (`run --segment I/N`) as one run, as if one process had run the whole plan:
+ * histograms merged exactly (so the percentiles are the whole run's, never an average of the workers'), status
+ * counts, errors, bytes and CPU summed, the time series merged interval by interval on the wall clock (each worker's
+ * intervals placed by its timed phase's start; an interval's percentiles from its merged latency buckets), the
+ * elapsed time from the first worker's start to the last one's end, and every worker kept in `split.workers` with
+ * its own figures and environment.
+ *
+ * Refused, with a message naming the files: a report that is not a segment (or is already a merge), segments of
+ * different plans or of different worker counts, a segment given twice, and, unless @p partial, a missing segment
+ * (with @p partial the result says which are missing and carries the label "partial").
+ */
+std::optional<RunRecord> mergeSegments(const QList<SegmentReport> &reports, bool partial, QString *error);
+
+} // namespace rpcscope
