@@ -11,19 +11,23 @@
 #include "resultscontroller.h"
 #include "runcontroller.h"
 #include "runlistmodel.h"
+#include "runpage.h"
 #include "scenariopage.h"
+#include "store/runjson.h"
 #include "store/runstore.h"
 #include "store/runwriter.h"
 #include "store/secrets.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTableWidget>
 
 #include <algorithm>
 
@@ -163,6 +167,78 @@ private Q_SLOTS:
         QVERIFY2(imported.first().at(1).toString().isEmpty(), qPrintable(imported.first().at(1).toString()));
         QCOMPARE(m_window->historyPage()->model()->rowCount(), listed + 2);
         QCOMPARE(store->list({}, &error).front().calls, rows.back().calls);
+    }
+
+    void aFolderOfSegmentsIsMergedAndShownWithItsWorkers()
+    {
+        // Four workers' reports of one split run, the third with a p99 ten times the others' (a slow node).
+        QTemporaryDir folder;
+        for (int i = 0; i < 4; ++i) {
+            RunRecord run;
+            run.method = QStringLiteral("rpcscope.bench.v1.Bench/Sum");
+            run.transport = QStringLiteral("grpc");
+            run.status = QStringLiteral("finished");
+            run.split.count = 4;
+            run.split.planId = QStringLiteral("0123456789abcdef");
+            WorkerRecord worker;
+            worker.index = i;
+            worker.host = QStringLiteral("node-%1").arg(i);
+            run.split.workers << worker;
+            RunSnapshot &s = run.snapshot;
+            s.state = RunState::Finished;
+            s.elapsed = std::chrono::seconds(1);
+            s.timedStartUnixUs = 1796310000000000 + i * 700;
+            for (int k = 0; k < 100; ++k)
+                s.latency.record(static_cast<uint64_t>((i == 2 && k >= 95 ? 10'000'000 : 1'000'000) + k));
+            s.statusCounts[CallStatus::Ok] = 100;
+            QFile file(folder.filePath(QStringLiteral("segment-%1.json").arg(i)));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QJsonDocument(runToJson(run)).toJson());
+        }
+        ResultsController *results = m_window->resultsController();
+        QSignalSpy imported(results, &ResultsController::reportsImported);
+        QVERIFY(results->importReports({ folder.path() }));
+        QTRY_COMPARE(imported.size(), 1);
+        QCOMPARE(imported.first().at(0).toInt(), 1); // one run: the four merged
+        QVERIFY2(imported.first().at(1).toString().isEmpty(), qPrintable(imported.first().at(1).toString()));
+        QCOMPARE(results->lastMergedRuns().size(), 1);
+        QVERIFY(results->openRun(results->lastMergedRuns().front()));
+        QTRY_VERIFY(!results->isLoading());
+        QCOMPARE(results->currentRun()->snapshot.callsOk(), 400ULL);
+        QTableWidget *workers = m_window->runPage()->workersTable();
+        QTabWidget *tabs = m_window->runPage()->chartTabs();
+        QVERIFY(tabs->indexOf(workers) >= 0);
+        QCOMPARE(tabs->tabText(tabs->indexOf(workers)), QStringLiteral("Workers (4)"));
+        QCOMPARE(workers->rowCount(), 4);
+        QCOMPARE(workers->item(2, 1)->text(), QStringLiteral("node-2"));
+        QVERIFY2(workers->item(2, 6)->toolTip().contains(QStringLiteral("stands out: p99")),
+            qPrintable(workers->item(2, 6)->toolTip()));
+        QVERIFY(workers->item(1, 6)->toolTip().isEmpty());
+        QCOMPARE(workers->item(3, 7)->text(), QStringLiteral("+2.10 ms")); // started 2.1 ms after the first
+
+        // One segment short: merged all the same, marked partial, and said so.
+        QVERIFY(QFile::remove(folder.filePath(QStringLiteral("segment-1.json"))));
+        imported.clear();
+        QVERIFY(results->importReports({ folder.path() }));
+        QTRY_COMPARE(imported.size(), 1);
+        QVERIFY2(imported.first().at(1).toString().contains(QStringLiteral("marked partial: 1/4 missing")),
+            qPrintable(imported.first().at(1).toString()));
+        QVERIFY(results->openRun(results->lastMergedRuns().front()));
+        QTRY_VERIFY(!results->isLoading());
+        QVERIFY(results->currentRun()->split.partial);
+        QCOMPARE(workers->rowCount(), 4);
+        QCOMPARE(workers->item(3, 1)->text(), QStringLiteral("missing: not in this merge"));
+
+        // A run that is not split has no Workers tab: the next run shown (here none) takes it away.
+        tabs->setCurrentWidget(workers); // an export from here writes the histogram, not a chart that is not there
+        QString error;
+        QVERIFY2(results->exportTo(folder.filePath(QStringLiteral("run.svg")), QStringLiteral("svg"), false, &error),
+            qPrintable(error));
+        m_window->runPage()->clear();
+        QCOMPARE(tabs->indexOf(workers), -1);
+        QCOMPARE(workers->rowCount(), 0);
+        m_window->runPage()->showWorkers(SplitRecord {});
+        QCOMPARE(tabs->indexOf(workers), -1);
     }
 
     void abFromTheGuiFlagsTheSlowerServer()

@@ -96,6 +96,29 @@ RunRecord richRecord(int seed)
     r.codec = QStringLiteral("protobuf");
     r.target = QStringLiteral("127.0.0.1:50051");
     r.origin = QStringLiteral("rpcscope");
+    // A merge of a split run: the plan, the start time, and each worker (one partial, its clock unknown).
+    r.split.count = 3;
+    r.split.planId = QStringLiteral("eafca7551bf07c1d");
+    r.split.startAt = QStringLiteral("2026-12-01T10:00:00.000Z");
+    r.split.partial = true;
+    r.split.missing = { 1 };
+    for (int i : { 0, 2 }) {
+        WorkerRecord w;
+        w.index = i;
+        w.host = QStringLiteral("node-%1").arg(i);
+        w.timedStartUnixUs = 1796119200000000 + i * 1500;
+        w.clock = i == 0 ? WorkerRecord::Clock::Synchronized : WorkerRecord::Clock::Unknown;
+        w.clockErrorUs = i == 0 ? 250.0 : -1.0;
+        w.calls = 1000 + static_cast<uint64_t>(i);
+        w.failed = 3;
+        w.seconds = 2.5;
+        w.p50Ns = 120000;
+        w.p99Ns = 900000 + static_cast<uint64_t>(i);
+        w.clientCpuSeconds = 0.75;
+        w.clientPeakRssBytes = 50000000;
+        w.environment = QJsonObject { { QStringLiteral("hostname"), w.host } };
+        r.split.workers << w;
+    }
     r.scenario = QJsonObject { { QStringLiteral("method"), r.method }, { QStringLiteral("calls"), 200 } };
     r.environment = environmentFingerprint();
     r.server = QJsonObject { { QStringLiteral("command"), QStringLiteral("server --port {port}") } };
@@ -251,6 +274,11 @@ private slots:
         QCOMPARE(back->snapshot.timeline.at(1).messageP99, 30500ULL);
         QCOMPARE(back->snapshot.timeline.at(0).messages, 0ULL);
         QCOMPARE(back->environment.value(QStringLiteral("hostname")).toString(), QSysInfo::machineHostName());
+        QCOMPARE(back->split.missing, QList<int> { 1 });
+        QCOMPARE(back->split.workers.size(), 2);
+        QCOMPARE(back->split.workers[1].clockErrorUs, -1.0); // unknown stays unknown, not 0
+        QCOMPARE(back->split.workers[0].clockErrorUs, 250.0);
+        QCOMPARE(back->split.workers[1].p99Ns, 900002ULL);
 
         // What the History's details panel reads on every selection: the metadata, none of the measurements.
         const auto light = store.load(id, &error, RunStore::Parts::Metadata);
@@ -569,7 +597,7 @@ private slots:
         QSqlDatabase::removeDatabase(QStringLiteral("v1"));
         RunStore store;
         QVERIFY2(store.open(path, &error), qPrintable(error));
-        QCOMPARE(store.schemaVersion(), 2);
+        QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
         const auto rows = store.list({}, &error);
         QCOMPARE(rows.size(), size_t(1));
         QCOMPARE(rows.front().name, QStringLiteral("old run"));
@@ -577,6 +605,7 @@ private slots:
         const auto run = store.load(rows.front().id, &error);
         QVERIFY2(run, qPrintable(error));
         QCOMPARE(run->method, QStringLiteral("a.B/C"));
+        QVERIFY(!run->split.isSplit());
     }
 
     void refusesNewerAndForeignFiles()

@@ -231,6 +231,12 @@ void MainWindow::createMenus()
     import->setToolTip(tr("Add ghz JSON reports (ghz -O json) or rpcscope JSON reports to the history."));
     connect(import, &QAction::triggered, m_resultsController, &ResultsController::importWithDialog);
     file->insertAction(quit, import);
+    QAction *importFolder = new QAction(tr("Import a &folder of reports…"), this);
+    importFolder->setObjectName(QStringLiteral("actionImportFolder"));
+    importFolder->setToolTip(tr("Add every JSON report in a folder to the history. The segments of a split run "
+                                "(rpcscope-cli run --segment) are merged into one run, shown with its workers."));
+    connect(importFolder, &QAction::triggered, m_resultsController, &ResultsController::importFolderWithDialog);
+    file->insertAction(quit, importFolder);
     file->insertSeparator(quit);
 
     QMenu *run = menuBar()->addMenu(tr("&Run"));

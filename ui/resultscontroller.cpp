@@ -10,6 +10,7 @@
 #include "runpage.h"
 #include "runrecorder.h"
 #include "store/runstore.h"
+#include "store/segmentmerge.h"
 #include "util/units.h"
 
 #include <QDir>
@@ -48,22 +49,66 @@ ReadRuns readRuns(const QString &path, const QList<qint64> &ids)
 struct ImportedReports {
     int imported = 0;
     QStringList problems; ///< "FILE: why" for each file not imported
+    QList<qint64> merged; ///< runs merged from the segments of a split run
 };
 
-/// Reads ghz or rpcscope JSON reports and adds them to the history at @p path, on the calling thread.
-ImportedReports importReportFiles(const QString &path, const QStringList &files)
+/**
+ * Reads ghz or rpcscope JSON reports (files, or folders of *.json) and adds them to the history at @p path, on the
+ * calling thread. The segments of a split run (run --segment I/N) are merged into one run, as `rpcscope-cli merge`
+ * does; a merge with segments missing is kept, marked partial, and said so.
+ */
+ImportedReports importReportFiles(const QString &path, const QStringList &inputs)
 {
     ImportedReports done;
     RunStore store;
     QString error;
     const bool open = store.open(path, &error);
+    QStringList files;
+    for (const QString &input : inputs) {
+        if (!QFileInfo(input).isDir()) {
+            files << input;
+            continue;
+        }
+        const QStringList names
+            = QDir(input).entryList({ QStringLiteral("*.json") }, QDir::Files | QDir::Readable, QDir::Name);
+        if (names.isEmpty())
+            done.problems << QObject::tr("%1: no *.json reports in this folder").arg(input);
+        for (const QString &name : names)
+            files << QDir(input).filePath(name);
+    }
+    std::map<std::pair<QString, int>, QList<SegmentReport>> segments; // by plan and worker count
     for (const QString &file : files) {
         QString why = error;
         std::optional<RunRecord> run = open ? importRunFile(file, &why) : std::nullopt;
+        if (run && run->split.isSplit() && run->split.workers.size() == 1) {
+            segments[{ run->split.planId, run->split.count }].append({ file, std::move(*run) });
+            continue;
+        }
         if (!run || store.addRun(*run, &why) == 0) {
             done.problems << QStringLiteral("%1: %2").arg(file, why);
             continue;
         }
+        ++done.imported;
+    }
+    for (const auto &[plan, reports] : segments) {
+        QString why;
+        std::optional<RunRecord> merged = mergeSegments(reports, true, &why);
+        const qint64 id = merged ? store.addRun(*merged, &why) : 0;
+        if (id == 0) {
+            done.problems << why;
+            continue;
+        }
+        if (merged->split.partial) {
+            QStringList missing;
+            for (int i : merged->split.missing)
+                missing << QStringLiteral("%1/%2").arg(i).arg(plan.second);
+            done.problems << QObject::tr("Merged %1 of %2 segments as run #%3, marked partial: %4 missing")
+                                 .arg(reports.size())
+                                 .arg(plan.second)
+                                 .arg(id)
+                                 .arg(missing.join(QStringLiteral(", ")));
+        }
+        done.merged << id;
         ++done.imported;
     }
     return done;
@@ -184,6 +229,7 @@ void ResultsController::showOpenedRun(RunRecord run)
     m_runPage->setRunName(m_current->displayName());
     Q_EMIT pageRequested(m_runPage);
     m_runPage->showSnapshot(m_current->snapshot);
+    m_runPage->showWorkers(m_current->split);
     Q_EMIT runDescribed(
         tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
             .arg(m_current->id)
@@ -221,10 +267,12 @@ bool ResultsController::exportTo(const QString &path, const QString &format, boo
             m_current->snapshot = m_live->lastSnapshot();
         runs << m_current.get();
     }
-    // The chart on screen is the one written.
-    const ChartKind kind = comparison
-        ? static_cast<ChartKind>(m_compare->findChild<QTabWidget *>()->currentIndex())
-        : RunPage::chartKind(static_cast<RunPage::Chart>(m_runPage->chartTabs()->currentIndex()));
+    // The chart on screen is the one written; the histogram when the tab shown is not a chart (a split run's Workers).
+    const int shown = m_runPage->chartTabs()->currentIndex();
+    const auto runChart
+        = shown >= 0 && shown < RunPage::ChartCount ? static_cast<RunPage::Chart>(shown) : RunPage::HistogramChart;
+    const ChartKind kind = comparison ? static_cast<ChartKind>(m_compare->findChild<QTabWidget *>()->currentIndex())
+                                      : RunPage::chartKind(runChart);
     if (format == u"html") {
         const QByteArray html
             = comparison ? htmlComparisonReport(runs, m_compare->comparison()) : htmlReport(*runs.first());
@@ -289,6 +337,7 @@ bool ResultsController::importReports(const QStringList &files)
         this, [path = m_recorder->store()->path(), files] { return importReportFiles(path, files); },
         [this](const ImportedReports &done) {
             m_importing = false;
+            m_lastMerged = done.merged;
             m_history->refresh();
             Q_EMIT reportsImported(done.imported, done.problems.join(u'\n'));
         });
@@ -313,12 +362,32 @@ void ResultsController::importWithDialog()
     Q_EMIT statusMessage(tr("Importing %n report(s)…", nullptr, static_cast<int>(files.size())), 0);
 }
 
+void ResultsController::importFolderWithDialog()
+{
+    if (m_importing) {
+        Q_EMIT statusMessage(tr("An import is going: wait for it to end"), 10000);
+        return;
+    }
+    const QString folder = QFileDialog::getExistingDirectory(m_dialogParent, tr("Import a folder of reports"));
+    if (folder.isEmpty())
+        return;
+    if (!importReports({ folder })) {
+        QMessageBox::warning(m_dialogParent, tr("Import"), tr("The run history is unavailable."));
+        return;
+    }
+    m_importFromDialog = true;
+    Q_EMIT statusMessage(tr("Importing the reports in %1…").arg(folder), 0);
+}
+
 void ResultsController::showImportOutcome(int imported, const QString &error)
 {
     if (!std::exchange(m_importFromDialog, false))
         return;
     Q_EMIT statusMessage(tr("Imported %n run(s) into the history", nullptr, imported), 15000);
-    Q_EMIT pageRequested(m_history);
+    if (m_lastMerged.size() == 1) // a split run's segments: its merged run, with the workers side by side
+        openRun(m_lastMerged.front());
+    else
+        Q_EMIT pageRequested(m_history);
     if (!error.isEmpty())
         QMessageBox::warning(m_dialogParent, tr("Import"), error);
 }

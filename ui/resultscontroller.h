@@ -68,6 +68,10 @@ public:
     void exportRunWithDialog() { exportWithDialog(false); }
     void exportComparisonWithDialog() { exportWithDialog(true); }
     void importWithDialog();
+    /// A folder of reports, e.g. the segments of a split run: they are merged, and the merged run is shown.
+    void importFolderWithDialog();
+    /// The runs the last import merged from segments (their history ids).
+    QList<qint64> lastMergedRuns() const { return m_lastMerged; }
     void compareWithDialog();
 
 Q_SIGNALS:
@@ -100,6 +104,7 @@ private:
     int m_loading = 0; ///< reads in flight
     bool m_importing = false;
     bool m_importFromDialog = false; ///< the running import was asked for in the dialog: its outcome is shown
+    QList<qint64> m_lastMerged; ///< what the last import merged from segments
 };
 
 } // namespace rpcscope

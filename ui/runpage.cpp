@@ -5,6 +5,7 @@
 #include "qcp.h"
 #include "report/textreport.h"
 #include "store/runrecord.h"
+#include "store/segmentmerge.h"
 #include "util/units.h"
 
 #include <QAction>
@@ -81,6 +82,9 @@ RunPage::RunPage(QWidget *parent)
     , m_throughput(new QCustomPlot)
     , m_summary(makeTable({ tr("Metric"), tr("Value") }, QStringLiteral("summaryTable")))
     , m_status(makeTable({ tr("Status"), tr("Calls"), tr("Share") }, QStringLiteral("statusTable")))
+    , m_workers(makeTable({ tr("Segment"), tr("Host"), tr("Calls"), tr("Failed"), tr("Req/s"), tr("p50"), tr("p99"),
+                              tr("Start"), tr("Clock") },
+          QStringLiteral("workersTable")))
     , m_progress(new QProgressBar(this))
     , m_progressText(new QLabel(this))
     , m_latencyOf(new QComboBox(this))
@@ -204,6 +208,9 @@ RunPage::RunPage(QWidget *parent)
     // Status names are long (UNEXPECTED_REPLY, RESOURCE_EXHAUSTED): never cut to "UNEXPECTED..."
     m_status->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     tables->addWidget(m_status);
+    // A split run's workers get a tab of their own after the charts (showWorkers()), the width to show every column.
+    m_workers->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_workers->hide();
     tables->setStretchFactor(0, 3);
     tables->setStretchFactor(1, 1);
     auto *split = new QSplitter(Qt::Horizontal);
@@ -388,11 +395,75 @@ void RunPage::clear()
     }
     m_summary->setRowCount(0);
     m_status->setRowCount(0);
+    showWorkers(SplitRecord {});
     m_progress->setValue(0);
     m_progressText->setText(tr("Ready"));
     m_checks->clear();
     m_checks->hide();
     refreshCurrentChart();
+}
+
+void RunPage::showWorkers(const SplitRecord &split)
+{
+    m_workers->setRowCount(0);
+    const int tab = m_charts->indexOf(m_workers);
+    if (!split.isSplit()) {
+        if (tab >= 0)
+            m_charts->removeTab(tab);
+        m_workers->hide();
+        return;
+    }
+    if (tab < 0) {
+        const int added = m_charts->addTab(m_workers, tr("Workers (%1)").arg(split.workers.size()));
+        m_charts->setTabToolTip(added,
+            tr("The workers of this split run (rpcscope-cli run --segment), each with its own figures; one that "
+               "stands out from the others is in red."));
+    } else {
+        m_charts->setTabText(tab, tr("Workers (%1)").arg(split.workers.size()));
+    }
+    int64_t first = 0;
+    for (const WorkerRecord &w : split.workers) {
+        if (w.timedStartUnixUs > 0 && (first == 0 || w.timedStartUnixUs < first))
+            first = w.timedStartUnixUs;
+    }
+    const QStringList outlying = outlyingWorkers(split);
+    for (qsizetype i = 0; i < split.workers.size(); ++i) {
+        const WorkerRecord &w = split.workers[i];
+        const bool timed = w.calls > w.failed;
+        QString clock = w.clock == WorkerRecord::Clock::Synchronized ? tr("synced")
+            : w.clock == WorkerRecord::Clock::Unsynchronized         ? tr("not synced")
+                                                                     : QStringLiteral("-");
+        if (w.clockErrorUs >= 0)
+            clock += QStringLiteral(" ±")
+                + formatDuration(std::chrono::microseconds(static_cast<int64_t>(w.clockErrorUs)));
+        const QStringList cells { QStringLiteral("%1/%2").arg(w.index).arg(split.count), w.host,
+            QString::number(w.calls), QString::number(w.failed), formatRate(w.requestsPerSecond()),
+            timed ? formatNanos(static_cast<double>(w.p50Ns)) : QStringLiteral("-"),
+            timed ? formatNanos(static_cast<double>(w.p99Ns)) : QStringLiteral("-"),
+            w.timedStartUnixUs > 0 && first > 0
+                ? QStringLiteral("+") + formatDuration(std::chrono::microseconds(w.timedStartUnixUs - first))
+                : QStringLiteral("-"),
+            clock };
+        const int row = m_workers->rowCount();
+        m_workers->insertRow(row);
+        for (int column = 0; column < cells.size(); ++column) {
+            auto *item = new QTableWidgetItem(cells[column]);
+            if (column >= 2 && column <= 7)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (!outlying[i].isEmpty()) {
+                // Red reads on light and dark palettes alike; the tooltip says why.
+                item->setForeground(QColor(0xd0, 0x30, 0x30));
+                item->setToolTip(tr("This worker stands out: %1").arg(outlying[i]));
+            }
+            m_workers->setItem(row, column, item);
+        }
+    }
+    for (int missing : split.missing) {
+        const int row = m_workers->rowCount();
+        m_workers->insertRow(row);
+        m_workers->setItem(row, 0, new QTableWidgetItem(QStringLiteral("%1/%2").arg(missing).arg(split.count)));
+        m_workers->setItem(row, 1, new QTableWidgetItem(tr("missing: not in this merge")));
+    }
 }
 
 void RunPage::showChecks(const std::vector<CheckResult> &results)

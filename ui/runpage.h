@@ -4,6 +4,7 @@
 
 #include "chartrender.h"
 #include "metrics/runsnapshot.h"
+#include "store/runrecord.h"
 
 #include <QWidget>
 
@@ -54,6 +55,12 @@ public:
     /// Streaming runs: whether the histogram and the spectrum show each message's latency or each call's.
     QComboBox *latencyOfCombo() const { return m_latencyOf; }
     QTableWidget *statusTable() const { return m_status; }
+    /**
+     * A split run (run --segment, merged): each worker's figures in a Workers tab after the charts, a worker that
+     * stands out from the rest (outlyingWorkers()) marked; no such tab for other runs and after clear().
+     */
+    void showWorkers(const SplitRecord &split);
+    QTableWidget *workersTable() const { return m_workers; }
 
     /// The run's checks as judged at its end (a line under the progress bar, hidden when empty or after clear()).
     void showChecks(const std::vector<CheckResult> &results);
@@ -115,6 +122,7 @@ private:
     std::array<ChartView, ChartCount> m_views;
     QTableWidget *m_summary;
     QTableWidget *m_status;
+    QTableWidget *m_workers;
     QProgressBar *m_progress;
     QLabel *m_progressText;
     QComboBox *m_latencyOf;

@@ -36,7 +36,9 @@ QString workerTable(const RunRecord &run)
         if (w.timedStartUnixUs > 0 && (first == 0 || w.timedStartUnixUs < first))
             first = w.timedStartUnixUs;
     }
-    for (const WorkerRecord &w : run.split.workers) {
+    const QStringList outlying = outlyingWorkers(run.split);
+    for (qsizetype i = 0; i < run.split.workers.size(); ++i) {
+        const WorkerRecord &w = run.split.workers[i];
         const QString start = w.timedStartUnixUs > 0 && first > 0
             ? QStringLiteral("+%1").arg(formatDuration(std::chrono::microseconds(w.timedStartUnixUs - first)))
             : QStringLiteral("-");
@@ -58,6 +60,8 @@ QString workerTable(const RunRecord &run)
                         10)
                     .arg(start, 9)
                     .arg(clock);
+        if (!outlying[i].isEmpty())
+            text += QStringLiteral("        ^ stands out: %1\n").arg(outlying[i]);
     }
     if (run.split.partial) {
         QStringList missing;

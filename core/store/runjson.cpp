@@ -649,6 +649,7 @@ QJsonObject summaryToJson(const RunSnapshot &s)
     return o;
 }
 
+namespace {
 QString clockName(WorkerRecord::Clock clock)
 {
     switch (clock) {
@@ -661,6 +662,7 @@ QString clockName(WorkerRecord::Clock clock)
     }
     return QStringLiteral("unknown");
 }
+} // namespace
 
 QJsonObject splitToJson(const SplitRecord &split)
 {

@@ -45,6 +45,10 @@ QJsonObject summaryToJson(const RunSnapshot &snapshot);
  */
 QString snapshotInconsistency(const RunSnapshot &snapshot, const QString &where = QStringLiteral("snapshot"));
 
+/// A split run's record (the report's "split" object): its plan, start time and workers.
+QJsonObject splitToJson(const SplitRecord &split);
+std::optional<SplitRecord> splitFromJson(const QJsonObject &json, const QString &where, QString *error);
+
 QJsonObject runToJson(const RunRecord &run);
 /// Reads a report; errors name the field ("snapshot.latency.buckets[3]: expected [low_ns, count]").
 std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error);

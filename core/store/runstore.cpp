@@ -151,6 +151,8 @@ bool migrateStep(QSqlDatabase &db, int to, QString *error)
         }
         return exec(QStringLiteral("UPDATE runs SET labels = '[]'"));
     }
+    if (to == 3) // split runs (run --segment, merge): the plan, the start time and every worker's figures, as JSON
+        return exec(QStringLiteral("ALTER TABLE runs ADD COLUMN split TEXT"));
     *error = QStringLiteral("no migration to schema version %1").arg(to);
     return false;
 }
@@ -486,9 +488,9 @@ qint64 RunStore::addRun(const RunRecord &given, QString *error)
     };
     q.prepare(QStringLiteral(
         "INSERT INTO runs(id, name, status, started_at, ended_at, method, transport, codec, target, origin, scenario, "
-        "environment, server, calls, failed, rps, mean_ns, p50_ns, p99_ns, snapshot) VALUES(:rid, :name, :status, "
-        ":started, :ended, :method, :transport, :codec, :target, :origin, :scenario, :environment, :server, :calls, "
-        ":failed, :rps, :mean, :p50, :p99, :snapshot)"));
+        "environment, server, calls, failed, rps, mean_ns, p50_ns, p99_ns, snapshot, split) VALUES(:rid, :name, "
+        ":status, :started, :ended, :method, :transport, :codec, :target, :origin, :scenario, :environment, :server, "
+        ":calls, :failed, :rps, :mean, :p50, :p99, :snapshot, :split)"));
     q.bindValue(QStringLiteral(":rid"), run.id > 0 ? QVariant(run.id) : QVariant());
     q.bindValue(QStringLiteral(":name"), run.name.isNull() ? QStringLiteral("") : run.name);
     q.bindValue(QStringLiteral(":status"), run.status);
@@ -502,6 +504,7 @@ qint64 RunStore::addRun(const RunRecord &given, QString *error)
     q.bindValue(QStringLiteral(":scenario"), compact(run.scenario));
     q.bindValue(QStringLiteral(":environment"), compact(run.environment));
     q.bindValue(QStringLiteral(":server"), compact(run.server));
+    q.bindValue(QStringLiteral(":split"), run.split.isSplit() ? QVariant(compact(splitToJson(run.split))) : QVariant());
     bindSummary(q, run.snapshot);
     if (!q.exec())
         return fail(q);
@@ -612,10 +615,11 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
     const bool everything = parts == Parts::Everything;
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     QSqlQuery q(db);
-    q.prepare(QStringLiteral("SELECT name, status, started_at, ended_at, method, transport, codec, target, origin, "
-                             "scenario, environment, server, %1, owner_host, owner_pid, owner_identity FROM runs "
-                             "WHERE id = ?")
-                  .arg(everything ? QStringLiteral("snapshot") : QStringLiteral("NULL")));
+    q.prepare(
+        QStringLiteral("SELECT name, status, started_at, ended_at, method, transport, codec, target, origin, "
+                       "scenario, environment, server, %1, owner_host, owner_pid, owner_identity, split FROM runs "
+                       "WHERE id = ?")
+            .arg(everything ? QStringLiteral("snapshot") : QStringLiteral("NULL")));
     q.addBindValue(id);
     if (!q.exec()) {
         *error = sqlError(q);
@@ -640,6 +644,15 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
     run.environment = objectFrom(q.value(10));
     run.server = objectFrom(q.value(11));
     redactSecrets(&run); // runs saved before rpcscope redacted secrets are read as if it always had
+    if (const QByteArray split = q.value(16).toByteArray(); !split.isEmpty()) {
+        QString why;
+        const auto read = splitFromJson(QJsonDocument::fromJson(split).object(), QStringLiteral("split"), &why);
+        if (!read) {
+            *error = QStringLiteral("run #%1: %2").arg(id).arg(why);
+            return std::nullopt;
+        }
+        run.split = *read;
+    }
     const QByteArray snapshotText = q.value(12).toByteArray();
     if (!snapshotText.isEmpty()) {
         QString why;

@@ -56,7 +56,7 @@ struct RunFilter {
  */
 class RunStore {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
     RunStore();
     ~RunStore();

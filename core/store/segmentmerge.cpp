@@ -263,4 +263,37 @@ std::optional<RunRecord> mergeSegments(const QList<SegmentReport> &reports, bool
     return merged;
 }
 
+QStringList outlyingWorkers(const SplitRecord &split)
+{
+    QStringList why(split.workers.size());
+    if (split.workers.size() < 3)
+        return why;
+    auto median = [](std::vector<double> values) {
+        std::sort(values.begin(), values.end());
+        const size_t n = values.size();
+        return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    };
+    std::vector<double> p99;
+    std::vector<double> rps;
+    for (const WorkerRecord &w : split.workers) {
+        if (w.calls > w.failed)
+            p99.push_back(static_cast<double>(w.p99Ns));
+        rps.push_back(w.requestsPerSecond());
+    }
+    const double typicalP99 = p99.empty() ? 0 : median(p99);
+    const double typicalRps = median(rps);
+    for (qsizetype i = 0; i < split.workers.size(); ++i) {
+        const WorkerRecord &w = split.workers[i];
+        QStringList reasons;
+        if (typicalP99 > 0 && w.calls > w.failed && static_cast<double>(w.p99Ns) > 1.5 * typicalP99)
+            reasons << QStringLiteral("p99 %1x the workers' median")
+                           .arg(static_cast<double>(w.p99Ns) / typicalP99, 0, 'f', 1);
+        if (typicalRps > 0 && w.requestsPerSecond() < typicalRps * 2 / 3)
+            reasons << QStringLiteral("throughput %1% of the workers' median")
+                           .arg(std::lround(100 * w.requestsPerSecond() / typicalRps));
+        why[i] = reasons.join(QStringLiteral(", "));
+    }
+    return why;
+}
+
 } // namespace rpcscope

@@ -29,4 +29,9 @@ struct SegmentReport {
  */
 std::optional<RunRecord> mergeSegments(const QList<SegmentReport> &reports, bool partial, QString *error);
 
+/// Why a worker stands out from the others (empty when it does not): a p99 above 1.5x the workers' median p99, or a
+/// throughput under 2/3 of their median. What a slow node, a noisy neighbour or a throttled pod looks like. One entry
+/// per worker of @p split, in its order; nothing stands out among fewer than three workers.
+QStringList outlyingWorkers(const SplitRecord &split);
+
 } // namespace rpcscope
