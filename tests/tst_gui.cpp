@@ -814,6 +814,23 @@ private Q_SLOTS:
         const auto prepared = page->prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
         QCOMPARE(prepared->target.metadata.size(), size_t(3));
+        {
+            // A document made for the workers of a split run (rpcscope-cli run --segment): kept as it is, run whole.
+            Scenario split = page->scenario();
+            split.calls = 100;
+            split.concurrency = 8;
+            split.segment = QStringLiteral("1/4");
+            split.startAt = QStringLiteral("2026-12-03T15:00:00Z");
+            page->setScenario(split);
+            QCOMPARE(page->scenario().segment, QStringLiteral("1/4"));
+            QCOMPARE(page->scenario().startAt, QStringLiteral("2026-12-03T15:00:00Z"));
+            const auto whole = page->prepare(&error);
+            QVERIFY2(whole, qPrintable(error));
+            QVERIFY(whole->plan.segment.isWhole());
+            QCOMPARE(whole->plan.totalCalls, 100ULL);
+            QCOMPARE(whole->plan.concurrency, 8);
+            QVERIFY(!whole->plan.startAt);
+        }
         QCOMPARE(prepared->target.metadata[2].first, std::string("x-trace")); // keys go lowercase on the wire
         QCOMPARE(prepared->target.metadata[2].second, std::string("abc"));
         // A value without a key, or a key gRPC cannot send, is named and blocks Run.

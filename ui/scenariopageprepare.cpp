@@ -31,6 +31,10 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     s.compareThreshold.clear();
     s.clientCpus.clear();
     s.serverCpus.clear();
+    // A segment and start time are for the rpcscope-cli workers of a split run (run --segment): the window runs the
+    // whole plan.
+    s.segment.clear();
+    s.startAt.clear();
     if (variation) {
         s.transport = transportName(variation->transport);
         s.codec = codecName(variation->codec);
