@@ -101,6 +101,21 @@ private Q_SLOTS:
         QCOMPARE(p.err.count(QStringLiteral("rpcscope-cli matrix: ")), labels.size());
     }
 
+    void matrixComparesTheTwoGrpcClients()
+    {
+        // gRPC C++'s client and rpcscope's own on bare HTTP/2, against the one --grpc server: a row each.
+        const Printed p = matrix({ QStringLiteral("--grpc"), m_grpc.address(), QStringLiteral("--transports"),
+            QStringLiteral("grpc,h2grpc"), QStringLiteral("--codecs"), QStringLiteral("protobuf"),
+            QStringLiteral("--call"), kEcho, QStringLiteral("-d"), QStringLiteral("{\"payload\":\"aGk=\"}"),
+            QStringLiteral("-n"), QStringLiteral("200"), QStringLiteral("-c"), QStringLiteral("4") });
+        QVERIFY2(p.code == ExitOk, qPrintable(p.err));
+        for (const QString &label : { QStringLiteral("grpc/protobuf"), QStringLiteral("h2grpc/protobuf") }) {
+            const QStringList row = rowOf(p.out, label);
+            QVERIFY2(row.size() == 12, qPrintable(label + QStringLiteral(": ") + p.out));
+            QCOMPARE(row.at(11), QStringLiteral("0")); // errors
+        }
+    }
+
     void matrixShowsAFailedCellAsUnknown()
     {
         // The gRPC server answers every call UNAVAILABLE: that cell has no latency to show, and says "-", not 0.
@@ -287,7 +302,8 @@ private Q_SLOTS:
                                           "stacks with --stack");
         QTest::newRow("bad transport") << echo
                 + QStringList { QStringLiteral("--transports"), QStringLiteral("grpc,quic") }
-                                       << QStringLiteral("--transports: \"quic\" is not grpc, http, msgpack or none");
+                                       << QStringLiteral(
+                                              "--transports: \"quic\" is not grpc, h2grpc, http, msgpack or none");
         QTest::newRow("bad codec") << echo + QStringList { QStringLiteral("--codecs"), QStringLiteral("xml") }
                                    << QStringLiteral("--codecs: \"xml\" is not protobuf, json or msgpack");
         QTest::newRow("nothing carried") << echo
@@ -303,7 +319,7 @@ private Q_SLOTS:
         QTest::newRow("stack syntax") << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("grpc") }
                                       << QStringLiteral("--stack \"grpc\": expected NAME=TRANSPORT[/CODEC]@TARGET");
         QTest::newRow("stack transport") << echo + QStringList { QStringLiteral("--stack"), QStringLiteral("a=quic@x") }
-                                         << QStringLiteral("--stack \"a=quic@x\": \"quic\" is not grpc, http");
+                                         << QStringLiteral("--stack \"a=quic@x\": \"quic\" is not grpc, h2grpc, http");
         QTest::newRow("stack codec") << echo
                 + QStringList { QStringLiteral("--stack"), QStringLiteral("a=grpc/json@127.0.0.1:1") }
                                      << QStringLiteral("grpc carries protobuf only");

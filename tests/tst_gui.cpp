@@ -515,6 +515,25 @@ private Q_SLOTS:
         QVERIFY(m_window->scenarioPage()->validateNow());
     }
 
+    void theOwnHttp2GrpcClientRunsFromTheWindow()
+    {
+        // gRPC with rpcscope's own client on bare HTTP/2: the same built-in gRPC server, picked like a transport.
+        ScenarioPage *page = m_window->scenarioPage();
+        page->setTransport(TransportKind::H2Grpc);
+        QVERIFY(page->validateNow());
+        QString error;
+        const auto prepared = page->prepare(&error);
+        QVERIFY2(prepared, qPrintable(error));
+        QCOMPARE(prepared->transport.kind, TransportKind::H2Grpc);
+        QCOMPARE(prepared->target.address, m_window->builtinServers()->address()); // the gRPC server's
+        QCOMPARE(page->scenario().transport, QStringLiteral("h2grpc"));
+        child<QSpinBox>("callsEdit")->setValue(300);
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 300ULL);
+        page->setTransport(TransportKind::Grpc);
+    }
+
     void builtinServersSayWhenTheirProcessDies()
     {
         // A second set beside the window's: killed from outside, they report it without being asked.

@@ -208,6 +208,23 @@ private Q_SLOTS:
         QVERIFY2(shown.exitCode == 0, qPrintable(shown.err + shown.out));
         QVERIFY2(shown.out.contains(QStringLiteral("over grpc (protobuf)")), qPrintable(shown.out));
         QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"500500\"")), qPrintable(shown.out));
+
+        // rpcscope's own HTTP/2 client against grpcio: the same answers, a reflection schema, a missing method.
+        const Result h2 = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("h2grpc"),
+            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=1000"),
+            QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"), QStringLiteral("4"),
+            QStringLiteral("--expect"), QStringLiteral("result=500500"), QStringLiteral("--expect-every"),
+            QStringLiteral("1"), QStringLiteral("--fail-on-error"), peer.address });
+        expectAllOk(h2, 300);
+        QVERIFY2(h2.out.contains(QStringLiteral("Transport: h2grpc")), qPrintable(h2.out));
+        const Result h2call = cli({ QStringLiteral("call"), QStringLiteral("--transport"), QStringLiteral("h2grpc"),
+            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
+            QStringLiteral(R"({"count":3,"name_size":4})"), peer.address });
+        QVERIFY2(h2call.exitCode == 0, qPrintable(h2call.err + h2call.out));
+        QVERIFY2(h2call.out.contains(QStringLiteral("over h2grpc (protobuf)")), qPrintable(h2call.out));
+        QVERIFY2(h2call.out.contains(QStringLiteral("\"items\"")), qPrintable(h2call.out));
     }
 
     void pythonMsgpackRpcServer()

@@ -158,9 +158,12 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_methodLabel->setObjectName(QStringLiteral("methodLabel"));
     m_methodLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_transport->setObjectName(QStringLiteral("transportCombo"));
-    m_transport->setToolTip(tr("How calls travel: gRPC, HTTP/1.1 POST, msgpack-rpc over TCP, or no RPC at all "
-                               "(only encode/decode and the method, in process: the codec's share)."));
+    m_transport->setToolTip(tr("How calls travel: gRPC (gRPC C++'s client, or rpcscope's own on bare HTTP/2: far less "
+                               "client CPU per call; unary methods, plaintext), HTTP/1.1 POST, msgpack-rpc over TCP, "
+                               "or no RPC at all (only encode/decode and the method, in process: the codec's share)."));
     m_transport->addItem(tr("gRPC"), QVariant::fromValue(static_cast<int>(TransportKind::Grpc)));
+    m_transport->addItem(
+        tr("gRPC, bare HTTP/2 (nghttp2)"), QVariant::fromValue(static_cast<int>(TransportKind::H2Grpc)));
     m_transport->addItem(tr("HTTP/JSON"), QVariant::fromValue(static_cast<int>(TransportKind::Http)));
     m_transport->addItem(tr("msgpack-rpc"), QVariant::fromValue(static_cast<int>(TransportKind::Msgpack)));
     m_transport->addItem(tr("No RPC (codec only)"), QVariant::fromValue(static_cast<int>(TransportKind::InProcess)));
@@ -660,6 +663,9 @@ void ScenarioPage::updateStreamFields()
 void ScenarioPage::setBuiltinTargets(const QMap<TransportKind, QString> &addresses)
 {
     m_builtinTargets = addresses;
+    // rpcscope's own HTTP/2 client calls the same built-in gRPC server.
+    if (addresses.contains(TransportKind::Grpc))
+        m_builtinTargets.insert(TransportKind::H2Grpc, addresses.value(TransportKind::Grpc));
     transportChanged();
 }
 

@@ -13,6 +13,8 @@ QString transportTitle(TransportKind kind)
     switch (kind) {
     case TransportKind::Grpc:
         return QObject::tr("gRPC");
+    case TransportKind::H2Grpc:
+        return QObject::tr("gRPC (nghttp2)");
     case TransportKind::Http:
         return QObject::tr("HTTP/JSON");
     case TransportKind::Msgpack:

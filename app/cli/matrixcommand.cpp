@@ -20,6 +20,12 @@ namespace rpcscope::cli {
 
 namespace {
 
+/// The --grpc/--http/--msgpack flag that gives @p kind's target: h2grpc calls the --grpc server too.
+QString targetKey(TransportKind kind)
+{
+    return kind == TransportKind::H2Grpc ? QStringLiteral("grpc") : transportName(kind);
+}
+
 const char *const kMatrixHelp
     = R"(Usage: rpcscope-cli matrix [RUN OPTIONS] --stack NAME=TRANSPORT[/CODEC]@TARGET ... [--payloads LIST] [-c LIST]
        rpcscope-cli matrix [RUN OPTIONS] [--transports LIST] [--codecs LIST] [--payloads LIST] [-c LIST]
@@ -31,7 +37,7 @@ cell in which no call ended OK shows "-" for what it could not measure, and says
 
   --stack SPEC       one of your stacks (repeatable), each with its own target and method name:
                        NAME=TRANSPORT[/CODEC]@TARGET[,method=NAME][,path=/PATH][,baseline=COMMAND]
-                     TRANSPORT grpc, http, msgpack or none (in process, no target); CODEC protobuf, json or
+                     TRANSPORT grpc, h2grpc, http, msgpack or none (in process, no target); CODEC protobuf, json or
                      msgpack (default: the transport's); TARGET an address, an HTTP URL with its path, a server
                      command with {port}, or builtin; method= the msgpack-rpc method's name; path= an HTTP
                      server command's URL path; baseline= (last) a command of yours that prints one call's
@@ -239,7 +245,7 @@ int matrixCommand(const QStringList &arguments)
             const auto kind = parseTransport(t);
             if (!kind)
                 return usageError(
-                    cmd, QStringLiteral("--transports: \"%1\" is not grpc, http, msgpack or none").arg(t));
+                    cmd, QStringLiteral("--transports: \"%1\" is not grpc, h2grpc, http, msgpack or none").arg(t));
             kinds << *kind;
         }
         QList<Codec> codecList;
@@ -251,10 +257,10 @@ int matrixCommand(const QStringList &arguments)
             codecList << *codec;
         }
         for (TransportKind kind : std::as_const(kinds)) {
-            if (kind != TransportKind::InProcess && !builtin && !targets.contains(transportName(kind)))
+            if (kind != TransportKind::InProcess && !builtin && !targets.contains(targetKey(kind)))
                 return usageError(cmd,
-                    QStringLiteral("no target for %1: give --%1 ADDRESS, --builtin, or your stacks with --stack")
-                        .arg(transportName(kind)));
+                    QStringLiteral("no target for %1: give --%2 ADDRESS, --builtin, or your stacks with --stack")
+                        .arg(transportName(kind), targetKey(kind)));
         }
         cells = matrixCells(kinds, codecList, variants, concurrency);
         if (cells.isEmpty())
@@ -303,7 +309,7 @@ int matrixCommand(const QStringList &arguments)
             scenario.rpcMethod = cell.rpcMethod;
             scenario.httpPath = cell.httpPath;
         } else if (!builtin) {
-            scenario.target = targets.value(transportName(cell.transport));
+            scenario.target = targets.value(targetKey(cell.transport));
         }
         for (const QString &fill : cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts))
             scenario.fills << fill.trimmed();
@@ -322,7 +328,7 @@ int matrixCommand(const QStringList &arguments)
             return usageError(cmd, where + QStringLiteral(": ") + describeForCli(problem, scenario));
         cell.ownServer = spec->server == RunServer::Builtin;
         // Only gRPC servers describe themselves (reflection); the others need the schema given.
-        if (scenario.protos.isEmpty() && scenario.protosets.isEmpty() && cell.transport != TransportKind::Grpc
+        if (scenario.protos.isEmpty() && scenario.protosets.isEmpty() && !speaksGrpc(cell.transport)
             && (spec->server == RunServer::Address || spec->server == RunServer::Command))
             return usageError(
                 cmd, where + QStringLiteral(": no schema: give a .proto file or a protoset (reflection is gRPC only)"));

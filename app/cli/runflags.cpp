@@ -205,8 +205,10 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("Compiled descriptors (protoc --descriptor_set_out --include_imports), repeatable."),
             QStringLiteral("schema.protosets"), true, QStringLiteral("bench.protoset"), addText(&Scenario::protosets) },
         { { QStringLiteral("transport") }, QStringLiteral("KIND"),
-            QStringLiteral("grpc (default), http, msgpack or none (no RPC, codec only)."), QStringLiteral("transport"),
-            false, QStringLiteral("http"), setText(&Scenario::transport) },
+            QStringLiteral(
+                "grpc (default), h2grpc (gRPC with rpcscope's own HTTP/2 client: far less client CPU per call; "
+                "unary, plaintext), http, msgpack or none (no RPC, codec only)."),
+            QStringLiteral("transport"), false, QStringLiteral("http"), setText(&Scenario::transport) },
         { { QStringLiteral("codec") }, QStringLiteral("CODEC"),
             QStringLiteral(
                 "Body encoding: protobuf, json or msgpack (default: protobuf for grpc and none, json for http, "
@@ -543,8 +545,10 @@ void addRunOptions(QCommandLineParser &parser)
         "Benchmarks one method, closed loop (-c callers) or open loop (--rps), and prints ghz's summary\n"
         "shape plus the time series, client/server CPU and RSS. Streaming methods (gRPC) count one call per stream\n"
         "and time every message too (--stream-*).\n"
-        "Transports: grpc (default, target HOST:PORT), http (target a URL; POSTs the request as JSON, msgpack or\n"
-        "protobuf), msgpack (msgpack-rpc, target HOST:PORT), none (no RPC: only encode/decode, no target).\n"
+        "Transports: grpc (default, target HOST:PORT), h2grpc (gRPC with rpcscope's own client on bare HTTP/2,\n"
+        "nghttp2: far less client CPU per call; unary methods, plaintext, target HOST:PORT), http (target a URL;\n"
+        "POSTs the request as JSON, msgpack or protobuf), msgpack (msgpack-rpc, target HOST:PORT), none (no RPC:\n"
+        "only encode/decode, no target).\n"
         "Or --builtin to start the built-in server for the transport on a free loopback port.\n"
         "Schema: --proto or --protoset; without them the server's reflection service is asked (gRPC).\n"
         "A run in which calls fail exits 0 and shows the failures; add --fail-on-error to exit 1 instead."));

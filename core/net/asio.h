@@ -16,6 +16,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -108,5 +109,50 @@ private:
     Check m_check;
     std::atomic<bool> m_stopping { false };
 };
+
+/**
+ * What a connection of many calls at once writes: bytes appended to pending() while a write is on the wire go out
+ * together in the next one (requests batched, one write at a time). For one I/O thread.
+ */
+class BatchedWriter {
+public:
+    std::string &pending() { return m_pending; }
+    /// Forgets what is pending (the connection broke); a write on the wire ends on its own.
+    void clear() { m_pending.clear(); }
+    /// Writes what is pending unless a write is on the wire already; @p done(error) when it is out, from where the
+    /// connection flushes again (what came meanwhile) or breaks.
+    void flush(tcp::socket &socket, std::function<void(boost::system::error_code)> done)
+    {
+        if (m_writing || m_pending.empty())
+            return;
+        m_writing = true;
+        m_sending.swap(m_pending);
+        m_pending.clear();
+        asio::async_write(
+            socket, asio::buffer(m_sending), [this, done = std::move(done)](boost::system::error_code ec, size_t) {
+                m_writing = false;
+                m_sending.clear();
+                done(ec);
+            });
+    }
+
+private:
+    std::string m_pending;
+    std::string m_sending;
+    bool m_writing = false;
+};
+
+/// @p host and @p port as addresses to connect to; false with @p error ("cannot resolve HOST: why").
+inline bool resolve(
+    const std::string &host, const std::string &port, tcp::resolver::results_type *addresses, std::string *error)
+{
+    asio::io_context context;
+    tcp::resolver resolver(context);
+    boost::system::error_code ec;
+    *addresses = resolver.resolve(host, port, ec);
+    if (ec)
+        *error = "cannot resolve " + host + ": " + ec.message();
+    return !ec;
+}
 
 } // namespace rpcscope::net

@@ -81,7 +81,7 @@ std::optional<MatrixStack> parseMatrixStack(const QString &input, QString *error
     const QString transport = kind.section(QLatin1Char('/'), 0, 0);
     const auto parsedTransport = parseTransport(transport);
     if (!parsedTransport)
-        return fail(QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(transport));
+        return fail(QStringLiteral("\"%1\" is not grpc, h2grpc, http, msgpack or none").arg(transport));
     stack.transport = *parsedTransport;
     stack.codec = defaultCodec(stack.transport);
     if (kind.contains(QLatin1Char('/'))) {

@@ -172,7 +172,7 @@ bool readConnection(Checker &c, const Scenario &s, const RunSpec &spec, GrpcTarg
     target->tls.skipVerify = s.skipVerify;
     // "auto": plaintext on loopback (a command rpcscope starts listens on this machine), TLS elsewhere.
     target->tls.enabled = tls
-        || (spec.transport.kind == TransportKind::Grpc && s.security == u"auto" && spec.server == RunServer::Address
+        || (speaksGrpc(spec.transport.kind) && s.security == u"auto" && spec.server == RunServer::Address
             && !isLoopbackAddress(s.target));
     target->authority = s.authority.toStdString();
     for (const auto &[name, value] : s.metadata) {
@@ -413,8 +413,7 @@ std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
         && *spec.transport.codec != defaultCodec(spec.transport.kind)) {
         c.fail(QStringLiteral("codec"),
             QStringLiteral("%1 carries %2 only")
-                .arg(
-                    spec.transport.kind == TransportKind::Grpc ? QStringLiteral("gRPC") : QStringLiteral("msgpack-rpc"),
+                .arg(speaksGrpc(spec.transport.kind) ? QStringLiteral("gRPC") : QStringLiteral("msgpack-rpc"),
                     codecName(defaultCodec(spec.transport.kind))));
         return std::nullopt;
     }
@@ -562,7 +561,7 @@ std::optional<GrpcCall> prepareCall(const RunSpec &spec, const Schema &schema, S
     if (spec.transport.kind != TransportKind::Grpc && (method.clientStreaming || method.serverStreaming)) {
         if (problem)
             *problem = { QStringLiteral("method"),
-                QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only")
+                QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only (transport grpc)")
                     .arg(method.name, method.kindName()) };
         return std::nullopt;
     }
@@ -613,7 +612,7 @@ std::optional<Schema> loadRunSchema(
     }
     if (spec.server == RunServer::Builtin || spec.server == RunServer::None)
         return builtinBenchSchema();
-    if (spec.transport.kind != TransportKind::Grpc)
+    if (!speaksGrpc(spec.transport.kind))
         return fail(QStringLiteral("schema"),
             QStringLiteral("no schema: give a .proto file or a protoset (reflection is gRPC only)"));
     // No schema given: ask the server, as ghz and grpcurl do.

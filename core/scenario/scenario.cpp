@@ -584,8 +584,8 @@ std::optional<ScenarioProblem> Scenario::valueProblem() const
         return std::optional<ScenarioProblem>(ScenarioProblem { field, message });
     };
     if (!parseTransport(transport))
-        return problem(
-            QStringLiteral("transport"), QStringLiteral("\"%1\" is not grpc, http, msgpack or none").arg(transport));
+        return problem(QStringLiteral("transport"),
+            QStringLiteral("\"%1\" is not grpc, h2grpc, http, msgpack or none").arg(transport));
     if (!codec.isEmpty() && !parseCodec(codec))
         return problem(QStringLiteral("codec"), QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(codec));
     if (security != u"auto" && security != u"plaintext" && security != u"tls")

@@ -112,12 +112,12 @@ private:
                 [self = shared_from_this(), timer, reply = std::move(reply)](boost::system::error_code ec) {
                     if (ec)
                         return;
-                    self->m_pending.append(reply);
+                    self->m_writer.pending().append(reply);
                     self->flush();
                 });
             return;
         }
-        packReply(&m_pending, msgid, *m_messages.reply(*method));
+        packReply(&m_writer.pending(), msgid, *m_messages.reply(*method));
     }
 
     static void packReply(std::string *out, uint64_t msgid, const google::protobuf::Message &reply)
@@ -133,7 +133,7 @@ private:
 
     void replyError(uint64_t msgid, const std::string &text)
     {
-        StringSink sink { &m_pending };
+        StringSink sink { &m_writer.pending() };
         MsgpackPacker packer(sink);
         packer.pack_array(4);
         packer.pack_uint8(1);
@@ -145,19 +145,11 @@ private:
     /// Replies go out in batches: whatever piled up while the previous write was on the wire.
     void flush()
     {
-        if (m_writing || m_pending.empty())
-            return;
-        m_writing = true;
-        m_sending.swap(m_pending);
-        m_pending.clear();
-        asio::async_write(
-            m_socket, asio::buffer(m_sending), [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                self->m_writing = false;
-                if (ec)
-                    return self->close();
-                self->m_sending.clear();
-                self->flush();
-            });
+        m_writer.flush(m_socket, [self = shared_from_this()](boost::system::error_code ec) {
+            if (ec)
+                return self->close();
+            self->flush();
+        });
     }
 
     void close()
@@ -171,9 +163,7 @@ private:
     std::chrono::microseconds m_extraDelay;
     std::chrono::microseconds m_burn;
     msgpack::unpacker m_unpacker = boundedUnpacker(kMaxMessage);
-    std::string m_pending;
-    std::string m_sending;
-    bool m_writing = false;
+    net::BatchedWriter m_writer;
     BenchMessages m_messages;
 };
 

@@ -370,14 +370,9 @@ std::unique_ptr<Transport> makeHttpTransport(
     const HttpEndpoint &endpoint, const GrpcTarget &target, const GrpcCall &call, Codec codec, std::string *error)
 {
     // Resolved once, up front: a name that does not resolve is a setup error, not thousands of failed calls.
-    asio::io_context context;
-    tcp::resolver resolver(context);
-    boost::system::error_code ec;
-    auto addresses = resolver.resolve(endpoint.host, endpoint.port, ec);
-    if (ec) {
-        *error = "cannot resolve " + endpoint.host + ": " + ec.message();
+    tcp::resolver::results_type addresses;
+    if (!net::resolve(endpoint.host, endpoint.port, &addresses, error))
         return nullptr;
-    }
     auto transport = std::make_unique<HttpTransport>(endpoint, target, call, codec, std::move(addresses));
     if (!transport->initBodies(error))
         return nullptr;

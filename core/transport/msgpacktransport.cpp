@@ -120,9 +120,7 @@ private:
         }
         bool take(uint32_t id) { return ids.erase(id) > 0; }
     } m_late;
-    std::string m_pending;
-    std::string m_sending;
-    bool m_writing = false;
+    net::BatchedWriter m_writer;
     MsgpackRpcReader m_reader;
     uint64_t m_notifications = 0; ///< skipped since the last reply
 };
@@ -201,16 +199,17 @@ void MsgpackConnection::submit(MsgpackSlot *slot, const std::string &method)
     const auto timeout = m_transport->m_target.timeout;
     slot->m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
     m_inFlight[slot->m_msgid] = slot;
-    const size_t before = m_pending.size();
-    StringSink sink { &m_pending };
+    std::string &pending = m_writer.pending();
+    const size_t before = pending.size();
+    StringSink sink { &pending };
     MsgpackPacker packer(sink);
     packer.pack_array(4);
     packer.pack_uint8(0);
     packer.pack_uint32(slot->m_msgid);
     packer.pack_str(static_cast<uint32_t>(method.size()));
     packer.pack_str_body(method.data(), static_cast<uint32_t>(method.size()));
-    m_pending.append(*slot->m_body); // the params, encoded once
-    slot->m_frameBytes = m_pending.size() - before;
+    pending.append(*slot->m_body); // the params, encoded once
+    slot->m_frameBytes = pending.size() - before;
     if (m_state == State::Closed)
         connect();
     else if (m_state == State::Open)
@@ -233,14 +232,7 @@ void MsgpackConnection::connect()
 
 void MsgpackConnection::flush()
 {
-    if (m_writing || m_pending.empty())
-        return;
-    m_writing = true;
-    m_sending.swap(m_pending);
-    m_pending.clear();
-    asio::async_write(m_socket, asio::buffer(m_sending), [this](boost::system::error_code ec, size_t) {
-        m_writing = false;
-        m_sending.clear();
+    m_writer.flush(m_socket, [this](boost::system::error_code ec) {
         if (ec) {
             if (m_state == State::Open)
                 breakConnection(CallStatus::Unavailable, "send: " + ec.message());
@@ -337,7 +329,7 @@ void MsgpackConnection::breakConnection(int status, const std::string &message)
     boost::system::error_code ignored;
     m_socket.close(ignored);
     m_state = State::Closed;
-    m_pending.clear();
+    m_writer.clear();
     m_reader.reset();
     InFlight calls;
     calls.swap(m_inFlight);
@@ -394,14 +386,9 @@ void MsgpackSlot::finished(CallOutcome &outcome, const msgpack::object *result)
 std::unique_ptr<Transport> makeMsgpackTransport(const std::string &host, const std::string &port,
     const GrpcTarget &target, const GrpcCall &call, const std::string &method, bool paramsMap, std::string *error)
 {
-    asio::io_context context;
-    tcp::resolver resolver(context);
-    boost::system::error_code ec;
-    auto addresses = resolver.resolve(host, port, ec);
-    if (ec) {
-        *error = "cannot resolve " + host + ": " + ec.message();
+    tcp::resolver::results_type addresses;
+    if (!net::resolve(host, port, &addresses, error))
         return nullptr;
-    }
     auto transport = std::make_unique<MsgpackTransport>(target, call, std::move(addresses), method, paramsMap);
     if (!transport->initParams(error))
         return nullptr;

@@ -21,6 +21,14 @@ std::unique_ptr<Transport> makeHttpTransport(
     const HttpEndpoint &endpoint, const GrpcTarget &target, const GrpcCall &call, Codec codec, std::string *error);
 std::unique_ptr<Transport> makeMsgpackTransport(const std::string &host, const std::string &port,
     const GrpcTarget &target, const GrpcCall &call, const std::string &method, bool paramsMap, std::string *error);
+/**
+ * gRPC on bare HTTP/2 (nghttp2) over our own sockets: each call a stream with gRPC's length-prefixed message, its
+ * status and message from the trailers (or a trailers-only reply's headers), grpc-timeout, metadata, message size
+ * limits, identity encoding, many calls in flight per connection (--connections K), windows large enough for big
+ * messages. For now: unary methods, plaintext; nullptr with @p error otherwise.
+ */
+std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const std::string &port,
+    const GrpcTarget &target, const GrpcCall &call, std::string *error);
 std::unique_ptr<Transport> makeInProcessTransport(
     const GrpcTarget &target, const GrpcCall &call, Codec codec, std::string *error);
 

@@ -19,6 +19,8 @@ QString transportName(TransportKind kind)
         return QStringLiteral("msgpack");
     case TransportKind::InProcess:
         return QStringLiteral("none");
+    case TransportKind::H2Grpc:
+        return QStringLiteral("h2grpc");
     }
     return {};
 }
@@ -34,6 +36,8 @@ std::optional<TransportKind> parseTransport(const QString &name)
         return TransportKind::Msgpack;
     if (n == u"none" || n == u"inprocess" || n == u"in-process")
         return TransportKind::InProcess;
+    if (n == u"h2grpc" || n == u"grpc-h2")
+        return TransportKind::H2Grpc;
     return std::nullopt;
 }
 
@@ -45,6 +49,7 @@ Codec defaultCodec(TransportKind kind)
     case TransportKind::Msgpack:
         return Codec::Msgpack;
     case TransportKind::Grpc:
+    case TransportKind::H2Grpc:
     case TransportKind::InProcess:
         break;
     }
@@ -84,7 +89,7 @@ std::unique_ptr<Transport> makeTransport(
     const Codec codec = options.codec.value_or(defaultCodec(options.kind));
     if (options.kind != TransportKind::Grpc && call.method
         && (call.method->client_streaming() || call.method->server_streaming()))
-        return fail(QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only")
+        return fail(QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only (transport grpc)")
                         .arg(Schema::methodInfo(call.method).fullName(), Schema::methodInfo(call.method).kindName()));
     std::string why;
     std::unique_ptr<Transport> transport;
@@ -134,6 +139,16 @@ std::unique_ptr<Transport> makeTransport(
     case TransportKind::InProcess:
         transport = makeInProcessTransport(target, call, codec, &why);
         break;
+    case TransportKind::H2Grpc: {
+        if (codec != Codec::Protobuf)
+            return fail(QStringLiteral("gRPC carries protobuf only, not %1").arg(codecName(codec)));
+        std::string host;
+        std::string port;
+        if (!splitHostPort(target.address, &host, &port))
+            return fail(QStringLiteral("\"%1\" is not HOST:PORT").arg(target.address));
+        transport = makeH2GrpcTransport(host, port, target, call, &why);
+        break;
+    }
     }
     if (!transport)
         return fail(QString::fromStdString(why));

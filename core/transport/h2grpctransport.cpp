@@ -1,0 +1,591 @@
+// gRPC on bare HTTP/2: unary calls framed by nghttp2 over our own sockets (Boost.Asio), no gRPC C++ runtime in the
+// way. See makeH2GrpcTransport() in transportfactories.h for what it does and does not do yet.
+
+#include "metrics/callstatus.h"
+#include "net/asio.h"
+
+#include "requestbodies.h"
+#include "transportfactories.h"
+
+#include <boost/asio/connect.hpp>
+
+#include <google/protobuf/descriptor.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace rpcscope {
+
+namespace {
+
+namespace asio = boost::asio;
+using net::tcp;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kSweepPeriod = std::chrono::milliseconds(5);
+constexpr size_t kReadChunk = 64 * 1024;
+/// Flow-control windows we offer the server: large enough for a 10 MiB reply in flight without a round trip per
+/// 64 KiB (HTTP/2's default window), the way gRPC C++'s BDP probing ends up.
+constexpr int32_t kStreamWindow = 16 * 1024 * 1024;
+constexpr int32_t kConnectionWindow = 64 * 1024 * 1024;
+
+class H2GrpcTransport;
+class H2GrpcConnection;
+
+class H2GrpcSlot final : public BodySlot {
+public:
+    H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection, int index, CallSink *sink);
+    /// Message bytes, as the gRPC transport counts them: without gRPC's 5-byte prefix, HTTP/2 framing or headers.
+    uint64_t messageBytesSent() const { return m_sent > 5 ? m_sent - 5 : 0; }
+    uint64_t messageBytesReceived() const { return m_received > 5 ? m_received - 5 : 0; }
+    void start(uint64_t callNumber) override;
+    void cancel() override;
+    /// Reports the call's end; decodes the reply message when there is one and replies are decoded.
+    void finished(CallOutcome &outcome, const std::string *message);
+
+    H2GrpcTransport *m_transport;
+    H2GrpcConnection *m_connection;
+    // The call in flight, owned by the connection's thread.
+    int32_t m_stream = -1;
+    std::string m_frame; ///< the request as sent: the 5-byte gRPC message prefix and the body
+    size_t m_sent = 0; ///< of m_frame, handed to nghttp2 so far
+    std::string m_reply; ///< the reply's DATA as received (prefix included)
+    uint64_t m_received = 0; ///< DATA bytes received, the 5-byte prefix included
+    int m_httpStatus = 0;
+    int m_grpcStatus = -1; ///< -1: not seen (yet)
+    std::string m_grpcMessage;
+    bool m_tooLarge = false;
+    Clock::time_point m_deadline;
+};
+
+/**
+ * One HTTP/2 connection carrying many calls at once, each on its own stream; nghttp2 does the framing, HPACK and
+ * flow control, this class the socket. Lives on one I/O thread.
+ */
+class H2GrpcConnection {
+public:
+    H2GrpcConnection(H2GrpcTransport *transport, asio::io_context &context)
+        : m_transport(transport), m_context(context), m_socket(context)
+    {
+    }
+    ~H2GrpcConnection() { closeSession(); }
+
+    asio::io_context &context() { return m_context; }
+
+    void submit(H2GrpcSlot *slot);
+    void cancel(H2GrpcSlot *slot)
+    {
+        if (slot->m_stream > 0 && m_streams.count(slot->m_stream)) {
+            endCall(slot, CallStatus::Cancelled, "cancelled", NGHTTP2_CANCEL);
+            flush();
+        }
+    }
+    void checkDeadlines(Clock::time_point now)
+    {
+        std::vector<H2GrpcSlot *> late;
+        for (const auto &[stream, slot] : m_streams) {
+            if (now >= slot->m_deadline)
+                late.push_back(slot);
+        }
+        for (H2GrpcSlot *slot : late)
+            endCall(slot, CallStatus::DeadlineExceeded, "deadline exceeded", NGHTTP2_CANCEL);
+        if (!late.empty())
+            flush();
+    }
+
+private:
+    void connect();
+    bool startSession(std::string *error);
+    void closeSession()
+    {
+        if (m_session)
+            nghttp2_session_del(m_session);
+        m_session = nullptr;
+    }
+    void flush();
+    void read();
+    /// Ends @p slot's call before its stream closed (deadline, cancel): resets the stream; a late reply is dropped.
+    void endCall(H2GrpcSlot *slot, int status, std::string message, uint32_t resetCode)
+    {
+        m_streams.erase(slot->m_stream);
+        nghttp2_session_set_stream_user_data(m_session, slot->m_stream, nullptr);
+        nghttp2_submit_rst_stream(m_session, NGHTTP2_FLAG_NONE, slot->m_stream, resetCode);
+        CallOutcome outcome;
+        outcome.status = status;
+        outcome.errorMessage = std::move(message);
+        outcome.bytesSent = slot->messageBytesSent();
+        outcome.bytesReceived = slot->messageBytesReceived();
+        slot->m_stream = -1;
+        slot->finished(outcome, nullptr);
+    }
+    /// The stream closed: the call's outcome from its headers, trailers and data.
+    void streamClosed(H2GrpcSlot *slot, uint32_t errorCode);
+    /// The connection is unusable: every call on it fails with @p message; the next call reconnects.
+    void breakConnection(int status, const std::string &message);
+
+    // nghttp2's callbacks, with the connection as user data.
+    static ssize_t readRequest(nghttp2_session *, int32_t stream, uint8_t *buffer, size_t length, uint32_t *flags,
+        nghttp2_data_source *source, void *);
+    static int onHeader(nghttp2_session *, const nghttp2_frame *frame, const uint8_t *name, size_t nameLength,
+        const uint8_t *value, size_t valueLength, uint8_t, void *);
+    static int onData(nghttp2_session *, uint8_t, int32_t stream, const uint8_t *data, size_t length, void *);
+    static int onStreamClose(nghttp2_session *, int32_t stream, uint32_t errorCode, void *user);
+
+    H2GrpcTransport *m_transport;
+    asio::io_context &m_context;
+    tcp::socket m_socket;
+    nghttp2_session *m_session = nullptr;
+    enum class State { Closed, Connecting, Open } m_state = State::Closed;
+    std::unordered_map<int32_t, H2GrpcSlot *> m_streams; ///< the calls in flight, by stream
+    std::vector<H2GrpcSlot *> m_waiting; ///< submitted while connecting
+    net::BatchedWriter m_writer; ///< what nghttp2 produces, written out
+    /// Inside nghttp2_session_mem_recv(): its callbacks end calls, whose callers may submit the next at once, but
+    /// nghttp2 must not be asked to send from inside them; read() flushes once it returns.
+    bool m_receiving = false;
+    std::vector<uint8_t> m_readBuffer = std::vector<uint8_t>(kReadChunk);
+};
+
+class H2GrpcTransport final : public Transport {
+public:
+    H2GrpcTransport(
+        const GrpcTarget &target, const GrpcCall &call, tcp::resolver::results_type addresses, std::string authority)
+        : m_target(target)
+        , m_call(call)
+        , m_addresses(std::move(addresses))
+        , m_authority(std::move(authority))
+        , m_threads(std::clamp(target.clientThreads, 1, 64))
+    {
+        const int connections = std::max(1, target.connections);
+        for (int i = 0; i < connections; ++i)
+            m_connections.push_back(
+                std::make_unique<H2GrpcConnection>(this, m_threads.context(static_cast<size_t>(i))));
+        if (target.timeout.count() > 0) {
+            m_sweep.start(m_threads, kSweepPeriod, [this](size_t thread, Clock::time_point now) {
+                for (size_t c = thread; c < m_connections.size(); c += static_cast<size_t>(m_threads.size()))
+                    m_connections[c]->checkDeadlines(now);
+            });
+        }
+        m_headers = {
+            { ":method", "POST" },
+            { ":scheme", "http" },
+            { ":path", call.methodPath },
+            { ":authority", m_authority },
+            { "content-type", "application/grpc" },
+            { "te", "trailers" },
+            { "user-agent", "rpcscope-h2grpc" },
+        };
+        if (target.timeout.count() > 0) {
+            // gRPC's timeout header: at most 8 digits and a unit; milliseconds up to ~27 hours, then seconds.
+            const auto ms = std::chrono::ceil<std::chrono::milliseconds>(target.timeout).count();
+            m_headers.emplace_back(
+                "grpc-timeout", ms < 100000000 ? std::to_string(ms) + "m" : std::to_string(ms / 1000) + "S");
+        }
+        for (const auto &[key, value] : target.metadata)
+            m_headers.emplace_back(key, value);
+        for (const auto &[name, value] : m_headers)
+            m_nv.push_back({ reinterpret_cast<uint8_t *>(const_cast<char *>(name.data())),
+                reinterpret_cast<uint8_t *>(const_cast<char *>(value.data())), name.size(), value.size(),
+                NGHTTP2_NV_FLAG_NONE });
+        m_threads.start();
+    }
+
+    ~H2GrpcTransport() override
+    {
+        m_sweep.stop();
+        m_threads.stop();
+    }
+
+    bool initBodies(std::string *error)
+    {
+        return m_bodies.init(
+            m_call,
+            [](const google::protobuf::Message &message, std::string *out, std::string *) {
+                return message.SerializeToString(out);
+            },
+            error);
+    }
+
+    std::unique_ptr<CallSlot> makeSlot(int index, CallSink *sink) override
+    {
+        H2GrpcConnection *connection = m_connections[static_cast<size_t>(index) % m_connections.size()].get();
+        return std::make_unique<H2GrpcSlot>(this, connection, index, sink);
+    }
+
+    const GrpcTarget m_target;
+    const GrpcCall m_call;
+    const tcp::resolver::results_type m_addresses;
+    const std::string m_authority;
+    std::vector<std::pair<std::string, std::string>> m_headers; ///< every request's, in order
+    std::vector<nghttp2_nv> m_nv; ///< m_headers as nghttp2 takes them (pointing into m_headers)
+    RequestBodies m_bodies;
+    net::IoThreads m_threads;
+    std::vector<std::unique_ptr<H2GrpcConnection>> m_connections;
+    net::PeriodicSweep m_sweep;
+};
+
+void H2GrpcConnection::submit(H2GrpcSlot *slot)
+{
+    const auto timeout = m_transport->m_target.timeout;
+    slot->m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
+    slot->m_sent = 0;
+    slot->m_received = 0;
+    slot->m_reply.clear();
+    slot->m_httpStatus = 0;
+    slot->m_grpcStatus = -1;
+    slot->m_grpcMessage.clear();
+    slot->m_tooLarge = false;
+    if (m_state != State::Open) {
+        m_waiting.push_back(slot);
+        if (m_state == State::Closed)
+            connect();
+        return;
+    }
+    nghttp2_data_provider provider {};
+    provider.source.ptr = slot;
+    provider.read_callback = &H2GrpcConnection::readRequest;
+    const auto &nv = m_transport->m_nv;
+    const int32_t stream = nghttp2_submit_request(m_session, nullptr, nv.data(), nv.size(), &provider, slot);
+    if (stream < 0) {
+        // Stream ids run out after 2^30 calls on one connection: start a new one for this call and the next.
+        if (stream == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE) {
+            m_waiting.push_back(slot);
+            return breakConnection(CallStatus::Unavailable, "stream ids used up; reconnecting");
+        }
+        CallOutcome outcome;
+        outcome.status = CallStatus::Internal;
+        outcome.errorMessage = std::string("HTTP/2: ") + nghttp2_strerror(stream);
+        slot->finished(outcome, nullptr);
+        return;
+    }
+    slot->m_stream = stream;
+    m_streams[stream] = slot;
+    flush();
+}
+
+void H2GrpcConnection::connect()
+{
+    m_state = State::Connecting;
+    asio::async_connect(
+        m_socket, m_transport->m_addresses, [this](boost::system::error_code ec, const tcp::endpoint &) {
+            if (ec)
+                return breakConnection(CallStatus::Unavailable, "connect: " + ec.message());
+            m_socket.set_option(tcp::no_delay(true), ec);
+            std::string error;
+            if (!startSession(&error))
+                return breakConnection(CallStatus::Internal, error);
+            m_state = State::Open;
+            read();
+            std::vector<H2GrpcSlot *> waiting;
+            waiting.swap(m_waiting);
+            for (H2GrpcSlot *slot : waiting)
+                submit(slot);
+            flush(); // the connection preface and SETTINGS, even with no call waiting
+        });
+}
+
+bool H2GrpcConnection::startSession(std::string *error)
+{
+    closeSession();
+    nghttp2_session_callbacks *callbacks = nullptr;
+    nghttp2_session_callbacks_new(&callbacks);
+    nghttp2_session_callbacks_set_on_header_callback(callbacks, &H2GrpcConnection::onHeader);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &H2GrpcConnection::onData);
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &H2GrpcConnection::onStreamClose);
+    const int made = nghttp2_session_client_new(&m_session, callbacks, this);
+    nghttp2_session_callbacks_del(callbacks);
+    if (made != 0) {
+        *error = std::string("HTTP/2 session: ") + nghttp2_strerror(made);
+        return false;
+    }
+    const nghttp2_settings_entry settings[] = {
+        { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+        { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(kStreamWindow) },
+        { NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, 16 * 1024 * 1024 },
+    };
+    int rv = nghttp2_submit_settings(m_session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
+    if (rv == 0)
+        rv = nghttp2_session_set_local_window_size(m_session, NGHTTP2_FLAG_NONE, 0, kConnectionWindow);
+    if (rv != 0) {
+        *error = std::string("HTTP/2 settings: ") + nghttp2_strerror(rv);
+        return false;
+    }
+    return true;
+}
+
+void H2GrpcConnection::flush()
+{
+    if (!m_session || m_receiving)
+        return;
+    for (;;) {
+        const uint8_t *data = nullptr;
+        const ssize_t n = nghttp2_session_mem_send(m_session, &data);
+        if (n < 0)
+            return breakConnection(
+                CallStatus::Internal, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(n)));
+        if (n == 0)
+            break;
+        m_writer.pending().append(reinterpret_cast<const char *>(data), static_cast<size_t>(n));
+    }
+    m_writer.flush(m_socket, [this](boost::system::error_code ec) {
+        if (ec) {
+            if (m_state == State::Open)
+                breakConnection(CallStatus::Unavailable, "send: " + ec.message());
+            return;
+        }
+        flush();
+    });
+}
+
+void H2GrpcConnection::read()
+{
+    m_socket.async_read_some(
+        asio::buffer(m_readBuffer.data(), m_readBuffer.size()), [this](boost::system::error_code ec, size_t n) {
+            if (ec) {
+                if (m_state == State::Open)
+                    breakConnection(CallStatus::Unavailable,
+                        ec == asio::error::eof ? std::string("connection closed by the server")
+                                               : "receive: " + ec.message());
+                return;
+            }
+            m_receiving = true;
+            const ssize_t used = nghttp2_session_mem_recv(m_session, m_readBuffer.data(), n);
+            m_receiving = false;
+            if (used < 0)
+                return breakConnection(
+                    CallStatus::Internal, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(used)));
+            flush(); // SETTINGS and PING acknowledgements, window updates, resets
+            if (m_state != State::Open)
+                return;
+            if (!nghttp2_session_want_read(m_session) && !nghttp2_session_want_write(m_session))
+                return breakConnection(CallStatus::Unavailable, "the server ended the connection (GOAWAY)");
+            read();
+        });
+}
+
+ssize_t H2GrpcConnection::readRequest(
+    nghttp2_session *, int32_t, uint8_t *buffer, size_t length, uint32_t *flags, nghttp2_data_source *source, void *)
+{
+    auto *slot = static_cast<H2GrpcSlot *>(source->ptr);
+    const size_t n = std::min(length, slot->m_frame.size() - slot->m_sent);
+    std::memcpy(buffer, slot->m_frame.data() + slot->m_sent, n);
+    slot->m_sent += n;
+    if (slot->m_sent == slot->m_frame.size())
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return static_cast<ssize_t>(n);
+}
+
+int H2GrpcConnection::onHeader(nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name,
+    size_t nameLength, const uint8_t *value, size_t valueLength, uint8_t, void *)
+{
+    if (frame->hd.type != NGHTTP2_HEADERS)
+        return 0;
+    auto *slot = static_cast<H2GrpcSlot *>(nghttp2_session_get_stream_user_data(session, frame->hd.stream_id));
+    if (!slot)
+        return 0; // a call that already ended (deadline, cancel)
+    const std::string_view key(reinterpret_cast<const char *>(name), nameLength);
+    const std::string_view text(reinterpret_cast<const char *>(value), valueLength);
+    if (key == ":status") {
+        slot->m_httpStatus = std::atoi(std::string(text).c_str());
+    } else if (key == "grpc-status") {
+        slot->m_grpcStatus = std::atoi(std::string(text).c_str());
+    } else if (key == "grpc-message") {
+        // Percent-encoded (gRPC's spec): decoded for the error shown.
+        auto hex = [](char c) {
+            return c >= '0' && c <= '9' ? c - '0'
+                : c >= 'a' && c <= 'f'  ? c - 'a' + 10
+                : c >= 'A' && c <= 'F'  ? c - 'A' + 10
+                                        : -1;
+        };
+        std::string decoded;
+        for (size_t i = 0; i < text.size(); ++i) {
+            if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
+                decoded += static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2]));
+                i += 2;
+            } else {
+                decoded += text[i];
+            }
+        }
+        slot->m_grpcMessage = std::move(decoded);
+    }
+    return 0;
+}
+
+int H2GrpcConnection::onData(
+    nghttp2_session *session, uint8_t, int32_t stream, const uint8_t *data, size_t length, void *)
+{
+    auto *slot = static_cast<H2GrpcSlot *>(nghttp2_session_get_stream_user_data(session, stream));
+    if (!slot)
+        return 0;
+    slot->m_received += length;
+    // The limit is on the message; the 5-byte prefix comes on top.
+    if (slot->m_reply.size() + length > slot->m_transport->m_target.receiveLimit() + 5) {
+        if (!slot->m_tooLarge)
+            nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, stream, NGHTTP2_CANCEL);
+        slot->m_tooLarge = true;
+        return 0;
+    }
+    slot->m_reply.append(reinterpret_cast<const char *>(data), length);
+    return 0;
+}
+
+int H2GrpcConnection::onStreamClose(nghttp2_session *session, int32_t stream, uint32_t errorCode, void *user)
+{
+    auto *self = static_cast<H2GrpcConnection *>(user);
+    auto *slot = static_cast<H2GrpcSlot *>(nghttp2_session_get_stream_user_data(session, stream));
+    if (!slot || !self->m_streams.erase(stream))
+        return 0;
+    self->streamClosed(slot, errorCode);
+    return 0;
+}
+
+void H2GrpcConnection::streamClosed(H2GrpcSlot *slot, uint32_t errorCode)
+{
+    slot->m_stream = -1;
+    CallOutcome outcome;
+    outcome.bytesSent = slot->messageBytesSent();
+    outcome.bytesReceived = slot->messageBytesReceived();
+    const std::string *message = nullptr;
+    if (slot->m_tooLarge) {
+        outcome.status = CallStatus::ResourceExhausted;
+        outcome.errorMessage = "reply larger than the receive limit of "
+            + std::to_string(m_transport->m_target.receiveLimit()) + " bytes (raise it with --max-recv-size)";
+    } else if (slot->m_grpcStatus >= 0) {
+        outcome.status = std::clamp(slot->m_grpcStatus, 0, CallStatus::SlotCount - 1);
+        outcome.errorMessage = slot->m_grpcMessage;
+        if (outcome.status == CallStatus::Ok) {
+            // One length-prefixed message: a flag byte (0: not compressed) and a 4-byte big-endian length.
+            const std::string &r = slot->m_reply;
+            if (r.size() < 5 || r[0] != 0) {
+                outcome.status = r.size() >= 5 ? CallStatus::Unimplemented : CallStatus::Internal;
+                outcome.errorMessage = r.size() >= 5
+                    ? "the reply is compressed; rpcscope's HTTP/2 client takes identity encoding only"
+                    : "OK without a reply message";
+            } else {
+                const uint32_t length = (uint32_t(uint8_t(r[1])) << 24) | (uint32_t(uint8_t(r[2])) << 16)
+                    | (uint32_t(uint8_t(r[3])) << 8) | uint32_t(uint8_t(r[4]));
+                if (length != r.size() - 5) {
+                    outcome.status = CallStatus::Internal;
+                    outcome.errorMessage = "the reply's length prefix says " + std::to_string(length) + " bytes, "
+                        + std::to_string(r.size() - 5) + " came";
+                } else {
+                    slot->m_reply.erase(0, 5);
+                    message = &slot->m_reply;
+                }
+            }
+        }
+    } else if (errorCode != NGHTTP2_NO_ERROR) {
+        outcome.status = errorCode == NGHTTP2_REFUSED_STREAM ? CallStatus::Unavailable : CallStatus::Internal;
+        outcome.errorMessage = std::string("stream reset by the server: ") + nghttp2_http2_strerror(errorCode);
+    } else if (slot->m_httpStatus != 200) {
+        outcome.status = grpcStatusForHttp(static_cast<unsigned>(slot->m_httpStatus));
+        outcome.errorMessage = "HTTP " + std::to_string(slot->m_httpStatus) + " without a gRPC status";
+    } else {
+        outcome.status = CallStatus::Internal;
+        outcome.errorMessage = "the stream ended without a gRPC status";
+    }
+    slot->finished(outcome, message);
+}
+
+void H2GrpcConnection::breakConnection(int status, const std::string &message)
+{
+    boost::system::error_code ignored;
+    m_socket.close(ignored);
+    m_state = State::Closed;
+    closeSession();
+    m_writer.clear();
+    std::vector<H2GrpcSlot *> calls;
+    for (const auto &[stream, slot] : m_streams)
+        calls.push_back(slot);
+    m_streams.clear();
+    std::vector<H2GrpcSlot *> waiting;
+    waiting.swap(m_waiting);
+    calls.insert(calls.end(), waiting.begin(), waiting.end());
+    for (H2GrpcSlot *slot : calls) {
+        slot->m_stream = -1;
+        CallOutcome outcome;
+        outcome.status = status;
+        outcome.errorMessage = message;
+        slot->finished(outcome, nullptr); // may submit again: that call goes on a new connection
+    }
+}
+
+H2GrpcSlot::H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection, int index, CallSink *sink)
+    : BodySlot(transport->m_call, transport->m_bodies, index, sink), m_transport(transport), m_connection(connection)
+{
+}
+
+void H2GrpcSlot::start(uint64_t callNumber)
+{
+    if (!prepareBody(callNumber))
+        return;
+    const auto size = static_cast<uint32_t>(m_body->size());
+    const int sendLimit = m_transport->m_target.maxSendBytes;
+    if (sendLimit >= 0 && size > static_cast<uint32_t>(sendLimit)) {
+        CallOutcome outcome;
+        outcome.status = CallStatus::ResourceExhausted;
+        outcome.errorMessage = "request of " + std::to_string(size) + " bytes is larger than --max-send-size "
+            + std::to_string(sendLimit);
+        m_sink->callDone(m_index, outcome);
+        return;
+    }
+    m_frame.clear();
+    m_frame.reserve(5 + size);
+    m_frame.push_back(0);
+    m_frame.push_back(static_cast<char>(size >> 24));
+    m_frame.push_back(static_cast<char>(size >> 16));
+    m_frame.push_back(static_cast<char>(size >> 8));
+    m_frame.push_back(static_cast<char>(size));
+    m_frame.append(*m_body);
+    asio::dispatch(m_connection->context(), [this] { m_connection->submit(this); });
+}
+
+void H2GrpcSlot::cancel()
+{
+    asio::post(m_connection->context(), [connection = m_connection, slot = this] { connection->cancel(slot); });
+}
+
+void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
+{
+    if (message && m_decoded) {
+        m_decoded->Clear();
+        if (m_decoded->ParseFromString(*message)) {
+            outcome.reply = m_decoded.get();
+        } else {
+            outcome.status = CallStatus::DecodeError;
+            outcome.errorMessage = "the reply does not parse as " + m_decoded->GetDescriptor()->full_name();
+        }
+    }
+    m_sink->callDone(m_index, outcome);
+}
+
+} // namespace
+
+std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const std::string &port,
+    const GrpcTarget &target, const GrpcCall &call, std::string *error)
+{
+    if (target.tls.enabled) {
+        *error = "TLS is not supported by the HTTP/2 gRPC client yet; use --transport grpc";
+        return nullptr;
+    }
+    if (call.method && (call.method->client_streaming() || call.method->server_streaming())) {
+        *error = "streaming methods are not supported by the HTTP/2 gRPC client yet; use --transport grpc";
+        return nullptr;
+    }
+    tcp::resolver::results_type addresses;
+    if (!net::resolve(host, port, &addresses, error))
+        return nullptr;
+    const std::string authority = target.authority.empty() ? host + ":" + port : target.authority;
+    auto transport = std::make_unique<H2GrpcTransport>(target, call, std::move(addresses), authority);
+    if (!transport->initBodies(error))
+        return nullptr;
+    return transport;
+}
+
+} // namespace rpcscope

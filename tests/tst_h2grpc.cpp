@@ -1,0 +1,203 @@
+// The gRPC client on bare HTTP/2 (nghttp2) against the real built-in gRPC server (gRPC C++) on 127.0.0.1 port 0,
+// side by side with the gRPC C++ client: every case must end the same on both.
+#include "engine/callsetup.h"
+#include "engine/loadengine.h"
+#include "engine/singlecall.h"
+#include "metrics/callstatus.h"
+#include "server/builtingrpcserver.h"
+#include "transport/grpctransport.h"
+#include "transport/transportfactories.h"
+
+#include <QTcpServer>
+#include <QTest>
+
+using namespace rpcscope;
+using namespace std::chrono_literals;
+
+namespace {
+
+enum Client { GrpcCpp, H2 };
+
+GrpcCall call(const char *method, const QByteArray &json, const QStringList &fills = {})
+{
+    QString error;
+    auto made = prepareGrpcCall(builtinBenchSchema(),
+        { QStringLiteral("rpcscope.bench.v1.Bench/") + QLatin1String(method), json, fills, true }, &error);
+    if (!made)
+        qFatal("%s", qPrintable(error));
+    return *made;
+}
+
+std::unique_ptr<Transport> transport(Client client, const QString &address, const GrpcTarget &given, const GrpcCall &c)
+{
+    GrpcTarget target = given;
+    target.address = address;
+    if (client == GrpcCpp)
+        return makeGrpcTransport(target, c);
+    std::string error;
+    const qsizetype colon = address.lastIndexOf(u':');
+    auto made = makeH2GrpcTransport(
+        address.left(colon).toStdString(), address.mid(colon + 1).toStdString(), target, c, &error);
+    if (!made)
+        qFatal("%s", error.c_str());
+    return made;
+}
+
+} // namespace
+
+class TestH2Grpc : public QObject {
+    Q_OBJECT
+
+    BuiltinGrpcServer m_server;
+
+    GrpcTarget target(std::chrono::nanoseconds timeout = 5s)
+    {
+        GrpcTarget t;
+        t.timeout = timeout;
+        return t;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString error;
+        QVERIFY2(m_server.start(QStringLiteral("127.0.0.1"), 0, 0, &error), qPrintable(error));
+    }
+
+    void bothClients_data()
+    {
+        QTest::addColumn<int>("client");
+        QTest::newRow("gRPC C++") << int(GrpcCpp);
+        QTest::newRow("nghttp2") << int(H2);
+    }
+
+    void aReplyIsDecoded_data() { bothClients_data(); }
+    void aReplyIsDecoded()
+    {
+        QFETCH(int, client);
+        auto t
+            = transport(Client(client), m_server.address(), target(), call("Sum", R"({"nums": [1, 2, 3, 1000000]})"));
+        const SingleCallResult r = sendOnce(*t, 10s);
+        QVERIFY2(r.status == CallStatus::Ok, r.errorMessage.c_str());
+        QCOMPARE(r.replies.size(), size_t(1));
+        QVERIFY2(r.replies[0].contains("\"1000006\""), r.replies[0].constData());
+        QVERIFY(r.bytesSent > 0 && r.bytesReceived > 0);
+    }
+
+    void bothClientsCountTheSameBytes()
+    {
+        // Message bytes, as the run reports them: the same whichever client carried the call.
+        const GrpcCall c = call("Echo", R"({"payload": "aGVsbG8gd29ybGQ=", "responseSize": 1000})");
+        auto viaGrpc = transport(GrpcCpp, m_server.address(), target(), c);
+        auto viaH2 = transport(H2, m_server.address(), target(), c);
+        const SingleCallResult a = sendOnce(*viaGrpc, 10s);
+        const SingleCallResult b = sendOnce(*viaH2, 10s);
+        QVERIFY(a.status == CallStatus::Ok && b.status == CallStatus::Ok);
+        QCOMPARE(b.bytesSent, a.bytesSent);
+        QCOMPARE(b.bytesReceived, a.bytesReceived);
+        QVERIFY(b.bytesReceived >= 1000);
+    }
+
+    void manyCallsInFlightOnOneConnection_data() { bothClients_data(); }
+    void manyCallsInFlightOnOneConnection()
+    {
+        QFETCH(int, client);
+        const GrpcCall c = call("Echo", R"({"payload": "aGVsbG8=", "delayUs": 2000})");
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 50;
+        plan.totalCalls = 2000;
+        QString error;
+        QVERIFY2(
+            engine.start(transport(Client(client), m_server.address(), target(), c), plan, &error), qPrintable(error));
+        QVERIFY(engine.waitForFinished(60s));
+        const RunSnapshot s = engine.snapshot();
+        QCOMPARE(s.callsOk(), 2000ULL);
+        QCOMPARE(s.callsFailed(), 0ULL);
+        // 50 in flight, each 2 ms at the server: ~25k/s at most; far under that would mean calls wait for each
+        // other on the one connection.
+        QVERIFY2(s.requestsPerSecond() > 5000, qPrintable(QString::number(s.requestsPerSecond())));
+    }
+
+    void bigMessagesBothWays_data() { bothClients_data(); }
+    void bigMessagesBothWays()
+    {
+        QFETCH(int, client);
+        // 10 MiB up and 10 MiB back: past HTTP/2's 64 KiB default window many times over.
+        const GrpcCall big = call("Echo", R"({"responseSize": 10485760})", { QStringLiteral("payload=10MiB") });
+        GrpcTarget t = target(20s);
+        t.maxReceiveBytes = 16 * 1024 * 1024;
+        t.maxSendBytes = 16 * 1024 * 1024;
+        auto made = transport(Client(client), m_server.address(), t, big);
+        SingleCallResult r = sendOnce(*made, 30s);
+        QVERIFY2(r.status == CallStatus::Ok, r.errorMessage.c_str());
+        QVERIFY(r.bytesReceived >= 10 * 1024 * 1024);
+        QVERIFY(r.bytesSent >= 10 * 1024 * 1024);
+        // The default receive limit (4 MiB) refuses the same reply, as gRPC does.
+        made = transport(Client(client), m_server.address(), target(20s), big);
+        r = sendOnce(*made, 30s);
+        QCOMPARE(r.status, int(CallStatus::ResourceExhausted));
+    }
+
+    void deadlinesEndCallsAndTheConnectionGoesOn_data() { bothClients_data(); }
+    void deadlinesEndCallsAndTheConnectionGoesOn()
+    {
+        QFETCH(int, client);
+        const GrpcCall slow = call("Echo", R"({"delayUs": 300000})");
+        auto made = transport(Client(client), m_server.address(), target(50ms), slow);
+        const SingleCallResult r = sendOnce(*made, 5s);
+        QCOMPARE(r.status, int(CallStatus::DeadlineExceeded));
+        QVERIFY2(r.latency < 250ms, qPrintable(QString::number(r.latency.count())));
+        // A load run on one connection where every other call is too slow: the fast ones all end OK.
+        const GrpcCall mixed = call("Echo", R"([{"delayUs": 300000}, {"payload": "aGk="}])");
+        LoadEngine engine;
+        LoadPlan plan;
+        plan.concurrency = 4;
+        plan.totalCalls = 40;
+        QString error;
+        QVERIFY(engine.start(transport(Client(client), m_server.address(), target(50ms), mixed), plan, &error));
+        QVERIFY(engine.waitForFinished(30s));
+        const RunSnapshot s = engine.snapshot();
+        QCOMPARE(s.callsOk(), 20ULL);
+        QCOMPARE(s.statusCounts[CallStatus::DeadlineExceeded], 20ULL);
+    }
+
+    void statusesComeFromTheTrailers_data() { bothClients_data(); }
+    void statusesComeFromTheTrailers()
+    {
+        QFETCH(int, client);
+        // A method the server does not have: a trailers-only reply, UNIMPLEMENTED.
+        GrpcCall missing = call("Echo", "{}");
+        missing.methodPath = "/rpcscope.bench.v1.Bench/NoSuchMethod";
+        auto made = transport(Client(client), m_server.address(), target(), missing);
+        const SingleCallResult r = sendOnce(*made, 5s);
+        QCOMPARE(r.status, int(CallStatus::Unimplemented));
+    }
+
+    void nothingListeningIsUnavailable_data() { bothClients_data(); }
+    void nothingListeningIsUnavailable()
+    {
+        QFETCH(int, client);
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        const QString address = QStringLiteral("127.0.0.1:%1").arg(probe.serverPort());
+        probe.close();
+        auto made = transport(Client(client), address, target(2s), call("Sum", "{}"));
+        const SingleCallResult r = sendOnce(*made, 5s);
+        QCOMPARE(r.status, int(CallStatus::Unavailable));
+    }
+
+    void unsupportedCallsAreRefusedUpFront()
+    {
+        std::string error;
+        QVERIFY(!makeH2GrpcTransport("127.0.0.1", "1", target(), call("Download", "{}"), &error));
+        QVERIFY2(error.find("streaming methods are not supported") != std::string::npos, error.c_str());
+        GrpcTarget tls = target();
+        tls.tls.enabled = true;
+        QVERIFY(!makeH2GrpcTransport("127.0.0.1", "1", tls, call("Sum", "{}"), &error));
+        QVERIFY2(error.find("TLS is not supported") != std::string::npos, error.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestH2Grpc)
+#include "tst_h2grpc.moc"
