@@ -210,6 +210,7 @@ RunPage::RunPage(QWidget *parent)
     tables->addWidget(m_status);
     // A split run's workers get a tab of their own after the charts (showWorkers()), the width to show every column.
     m_workers->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_workers->setParent(this); // owned here while no tab holds it (the tab's stack takes it over when one does)
     m_workers->hide();
     tables->setStretchFactor(0, 3);
     tables->setStretchFactor(1, 1);
