@@ -376,6 +376,22 @@ private Q_SLOTS:
                            "3: not one run"));
     }
 
+    void segmentsOfAnotherDayAreNotOneRun()
+    {
+        // The same plan run again a week later: the reports look alike, but they are not one run.
+        QList<SegmentReport> reports;
+        reports.append({ QStringLiteral("monday.json"), segmentRun(0, 2, 10, 1000, 1796310000000000) });
+        reports.append({ QStringLiteral("next-monday.json"), segmentRun(1, 2, 10, 1000, 1796914800000000) });
+        QString why;
+        QVERIFY(!mergeSegments(reports, false, &why));
+        QCOMPARE(
+            why, QStringLiteral("the segments started 168.0 hours apart: not one run (its workers start together)"));
+        // A time series that says it ends at 1e300 s merges without overflowing anything.
+        reports[1].run.snapshot.timedStartUnixUs = 1796310000000000;
+        reports[1].run.snapshot.timeline[0].endSeconds = 1e300;
+        QVERIFY2(mergeSegments(reports, false, &why), qPrintable(why));
+    }
+
     void partialMergeSaysWhatIsMissing()
     {
         QList<SegmentReport> reports;

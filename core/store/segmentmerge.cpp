@@ -22,6 +22,11 @@ void WorkerRecord::takeFigures(const RunSnapshot &s)
 
 namespace {
 
+/// The longest a merged run may span: from the first worker's start to the last one's end (reports past it refused).
+constexpr double kMaxSeconds = 1e7;
+/// Workers of one run start together; reports whose starts lie further apart are not one run.
+constexpr int64_t kMaxStartSpreadUs = int64_t(24) * 3600 * 1000000;
+
 /// The length of the workers' time-series intervals: the most common one (the last interval of a run is shorter).
 double intervalSeconds(const QList<SegmentReport> &reports)
 {
@@ -60,8 +65,10 @@ QList<IntervalPoint> mergeTimelines(const QList<SegmentReport> &reports, int64_t
         const RunSnapshot &s = r.run.snapshot;
         const double offset = s.timedStartUnixUs > 0 ? static_cast<double>(s.timedStartUnixUs - startUs) / 1e6 : 0.0;
         for (const IntervalPoint &p : s.timeline) {
-            const double middle = offset + p.endSeconds - p.seconds / 2;
-            const auto index = static_cast<int64_t>(std::floor(std::max(0.0, middle) / width));
+            // A report is untrusted input: a time past any run's (or not a number) goes to the end, not past int64.
+            double middle = offset + p.endSeconds - p.seconds / 2;
+            middle = std::isfinite(middle) ? std::clamp(middle, 0.0, kMaxSeconds) : kMaxSeconds;
+            const auto index = static_cast<int64_t>(std::floor(middle / width));
             Cell &slot = cells[index];
             IntervalPoint &m = slot.point;
             m.calls += p.calls;
@@ -205,6 +212,12 @@ std::optional<RunRecord> mergeSegments(const QList<SegmentReport> &reports, bool
         if (start > 0 && (startUs == 0 || start < startUs))
             startUs = start;
     }
+    int64_t lastStartUs = 0;
+    for (const SegmentReport &r : ordered)
+        lastStartUs = std::max(lastStartUs, r.run.snapshot.timedStartUnixUs);
+    if (startUs > 0 && lastStartUs - startUs > kMaxStartSpreadUs)
+        return refuse(QStringLiteral("the segments started %1 hours apart: not one run (its workers start together)")
+                          .arg(static_cast<double>(lastStartUs - startUs) / 3.6e9, 0, 'f', 1));
     RunSnapshot &total = merged.snapshot;
     total.state = RunState::Finished;
     total.openLoop = base.snapshot.openLoop;
@@ -246,7 +259,7 @@ std::optional<RunRecord> mergeSegments(const QList<SegmentReport> &reports, bool
         total.serverCpuSeconds = 0;
         total.serverCpuInTicks = false;
     }
-    total.elapsed = std::chrono::nanoseconds(std::llround(endSeconds * 1e9));
+    total.elapsed = std::chrono::nanoseconds(std::llround(std::min(endSeconds, kMaxSeconds) * 1e9));
     std::sort(total.errors.begin(), total.errors.end(), [](const auto &a, const auto &b) { return a.count > b.count; });
     total.timeline = mergeTimelines(ordered, startUs);
     if (allRaw) {
