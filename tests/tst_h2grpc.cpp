@@ -11,6 +11,12 @@
 #include <QTcpServer>
 #include <QTest>
 
+#include <QTest>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 using namespace rpcscope;
 using namespace std::chrono_literals;
 
@@ -187,6 +193,53 @@ private Q_SLOTS:
         auto made = transport(Client(client), address, target(2s), call("Sum", "{}"));
         const SingleCallResult r = sendOnce(*made, 5s);
         QCOMPARE(r.status, int(CallStatus::Unavailable));
+    }
+
+    void aServerThatNeverAnswersTheHandshakeHitsTheDeadline_data() { bothClients_data(); }
+    void aServerThatNeverAnswersTheHandshakeHitsTheDeadline()
+    {
+        QFETCH(int, client);
+        // Accepts the connection and says nothing: no HTTP/2 settings ever come back.
+        QTcpServer silent;
+        QVERIFY(silent.listen(QHostAddress::LocalHost, 0));
+        const QString address = QStringLiteral("127.0.0.1:%1").arg(silent.serverPort());
+        auto made = transport(Client(client), address, target(300ms), call("Sum", "{}"));
+        const SingleCallResult r = sendOnce(*made, 5s);
+        QVERIFY2(r.answered, "the call's own deadline ended it, not sendOnce's wait");
+        QCOMPARE(r.status, int(CallStatus::DeadlineExceeded));
+    }
+
+    void aConnectionThatNeverCompletesHitsTheDeadline_data() { bothClients_data(); }
+    void aConnectionThatNeverCompletesHitsTheDeadline()
+    {
+        QFETCH(int, client);
+        // A listening socket whose accept queue is full: the kernel drops further SYNs, so a connect hangs (on
+        // loopback, without leaving this machine). The call waits for its connection and must still time out.
+        const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address {};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QVERIFY(::bind(listener, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0);
+        QVERIFY(::listen(listener, 0) == 0);
+        socklen_t length = sizeof address;
+        ::getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length);
+        std::vector<int> fillers;
+        for (int i = 0; i < 4; ++i) {
+            const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+            ::connect(s, reinterpret_cast<sockaddr *>(&address), sizeof address);
+            fillers.push_back(s);
+        }
+        QTest::qWait(100);
+        const QString target = QStringLiteral("127.0.0.1:%1").arg(ntohs(address.sin_port));
+        auto made = transport(Client(client), target, this->target(300ms), call("Sum", "{}"));
+        const SingleCallResult r = sendOnce(*made, 5s);
+        for (int s : fillers)
+            ::close(s);
+        ::close(listener);
+        QVERIFY2(r.answered, "the call's own deadline ended it, not sendOnce's wait");
+        QVERIFY2(r.status == CallStatus::DeadlineExceeded || r.status == CallStatus::Unavailable,
+            qPrintable(QStringLiteral("%1 %2").arg(r.status).arg(QString::fromStdString(r.errorMessage))));
+        QVERIFY2(r.latency < 2s, qPrintable(QString::number(r.latency.count())));
     }
 
     void unsupportedCallsAreRefusedUpFront()

@@ -85,6 +85,9 @@ public:
         if (slot->m_stream > 0 && m_streams.count(slot->m_stream)) {
             endCall(slot, CallStatus::Cancelled, "cancelled", NGHTTP2_CANCEL);
             flush();
+        } else if (const auto it = std::find(m_waiting.begin(), m_waiting.end(), slot); it != m_waiting.end()) {
+            m_waiting.erase(it);
+            endWaiting(slot, CallStatus::Cancelled, "cancelled while connecting");
         }
     }
     void checkDeadlines(Clock::time_point now)
@@ -98,6 +101,18 @@ public:
             endCall(slot, CallStatus::DeadlineExceeded, "deadline exceeded", NGHTTP2_CANCEL);
         if (!late.empty())
             flush();
+        // Calls still waiting for the connection (a server that does not answer the handshake) time out too.
+        std::vector<H2GrpcSlot *> waiting;
+        for (auto it = m_waiting.begin(); it != m_waiting.end();) {
+            if (now >= (*it)->m_deadline) {
+                waiting.push_back(*it);
+                it = m_waiting.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        for (H2GrpcSlot *slot : waiting)
+            endWaiting(slot, CallStatus::DeadlineExceeded, "deadline exceeded while connecting");
     }
 
 private:
@@ -123,6 +138,14 @@ private:
         outcome.bytesSent = slot->messageBytesSent();
         outcome.bytesReceived = slot->messageBytesReceived();
         slot->m_stream = -1;
+        slot->finished(outcome, nullptr);
+    }
+    /// Ends a call that never got a stream (it waited for the connection).
+    void endWaiting(H2GrpcSlot *slot, int status, std::string message)
+    {
+        CallOutcome outcome;
+        outcome.status = status;
+        outcome.errorMessage = std::move(message);
         slot->finished(outcome, nullptr);
     }
     /// The stream closed: the call's outcome from its headers, trailers and data.
