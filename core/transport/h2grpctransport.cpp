@@ -116,6 +116,8 @@ public:
     }
 
 private:
+    /// Opens @p slot's stream on the open connection (its call was set up by submit()).
+    void startStream(H2GrpcSlot *slot);
     void connect();
     bool startSession(std::string *error);
     void closeSession()
@@ -270,6 +272,11 @@ void H2GrpcConnection::submit(H2GrpcSlot *slot)
             connect();
         return;
     }
+    startStream(slot);
+}
+
+void H2GrpcConnection::startStream(H2GrpcSlot *slot)
+{
     nghttp2_data_provider provider {};
     provider.source.ptr = slot;
     provider.read_callback = &H2GrpcConnection::readRequest;
@@ -308,7 +315,7 @@ void H2GrpcConnection::connect()
             std::vector<H2GrpcSlot *> waiting;
             waiting.swap(m_waiting);
             for (H2GrpcSlot *slot : waiting)
-                submit(slot);
+                startStream(slot); // their deadlines count from their submission, the wait included
             flush(); // the connection preface and SETTINGS, even with no call waiting
         });
 }
