@@ -14,7 +14,8 @@
 # Environment: KUBECTL, the kubectl command (default kubectl; may carry flags: KUBECTL="kubectl --context lab");
 # RPCSCOPE_CLI, the local rpcscope-cli that merges (default rpcscope-cli on PATH).
 # Exit status: 0 merged; 2 bad arguments; 3 the run could not be done or is incomplete (a tool is missing, the Job
-# failed or timed out, a segment has no report; --partial merges what there is instead); otherwise merge's status.
+# failed or timed out, a segment has no report; --partial merges what there is instead); otherwise merge's status,
+# and after a good merge 4 when a worker's --check did not hold, 1 when a worker's calls failed with --fail-on-error.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
