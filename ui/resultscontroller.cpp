@@ -63,19 +63,10 @@ ImportedReports importReportFiles(const QString &path, const QStringList &inputs
     RunStore store;
     QString error;
     const bool open = store.open(path, &error);
-    QStringList files;
-    for (const QString &input : inputs) {
-        if (!QFileInfo(input).isDir()) {
-            files << input;
-            continue;
-        }
-        const QStringList names
-            = QDir(input).entryList({ QStringLiteral("*.json") }, QDir::Files | QDir::Readable, QDir::Name);
-        if (names.isEmpty())
-            done.problems << QObject::tr("%1: no *.json reports in this folder").arg(input);
-        for (const QString &name : names)
-            files << QDir(input).filePath(name);
-    }
+    QStringList empty;
+    const QStringList files = jsonFilesOf(inputs, &empty);
+    for (const QString &folder : empty)
+        done.problems << QObject::tr("%1: no *.json reports in this folder").arg(folder);
     std::map<std::pair<QString, int>, QList<SegmentReport>> segments; // by plan and worker count
     for (const QString &file : files) {
         QString why = error;

@@ -422,11 +422,7 @@ void RunPage::showWorkers(const SplitRecord &split)
     } else {
         m_charts->setTabText(tab, tr("Workers (%1)").arg(split.workers.size()));
     }
-    int64_t first = 0;
-    for (const WorkerRecord &w : split.workers) {
-        if (w.timedStartUnixUs > 0 && (first == 0 || w.timedStartUnixUs < first))
-            first = w.timedStartUnixUs;
-    }
+    const int64_t first = split.firstStartUnixUs();
     const QStringList outlying = outlyingWorkers(split);
     for (qsizetype i = 0; i < split.workers.size(); ++i) {
         const WorkerRecord &w = split.workers[i];

@@ -34,7 +34,6 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -104,24 +103,6 @@ QString OutputCapture::standardError()
 {
     m_errStream.flush();
     return m_err;
-}
-
-QStringList jsonFilesOf(const QStringList &inputs, QStringList *emptyFolders)
-{
-    QStringList files;
-    for (const QString &input : inputs) {
-        if (!QFileInfo(input).isDir()) {
-            files << input;
-            continue;
-        }
-        const QStringList names
-            = QDir(input).entryList({ QStringLiteral("*.json") }, QDir::Files | QDir::Readable, QDir::Name);
-        if (names.isEmpty())
-            *emptyFolders << input;
-        for (const QString &name : names)
-            files << QDir(input).filePath(name);
-    }
-    return files;
 }
 
 QString historyPath(const QCommandLineParser &parser)

@@ -65,9 +65,6 @@ bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const st
 /// The same for anything that can wait (@p wait returns true when done) and be stopped.
 bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,
     std::chrono::milliseconds every, const std::function<void()> &tick);
-/// @p inputs with every folder among them replaced by its *.json files, by name (reports to read); folders holding
-/// none are added to @p emptyFolders. Other inputs are kept as given (a missing file is reported when it is read).
-QStringList jsonFilesOf(const QStringList &inputs, QStringList *emptyFolders);
 /// The run history database: --db when @p parser has it set, else RunStore::defaultPath().
 QString historyPath(const QCommandLineParser &parser);
 /// machineNoiseWarnings() on stderr, one "warning: ..." line each: for commands about to send load.

@@ -31,11 +31,7 @@ QString workerTable(const RunRecord &run)
                 .arg(QStringLiteral("p99"), 10)
                 .arg(QStringLiteral("start"), 9)
                 .arg(QStringLiteral("clock"));
-    int64_t first = 0;
-    for (const WorkerRecord &w : run.split.workers) {
-        if (w.timedStartUnixUs > 0 && (first == 0 || w.timedStartUnixUs < first))
-            first = w.timedStartUnixUs;
-    }
+    const int64_t first = run.split.firstStartUnixUs();
     const QStringList outlying = outlyingWorkers(run.split);
     for (qsizetype i = 0; i < run.split.workers.size(); ++i) {
         const WorkerRecord &w = run.split.workers[i];

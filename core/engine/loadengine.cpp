@@ -2,7 +2,6 @@
 
 #include "metrics/processstats.h"
 #include "transport/transport.h"
-#include "util/units.h"
 
 #include <algorithm>
 #include <atomic>
@@ -736,27 +735,6 @@ private:
     mutable std::atomic<bool> m_serverCpuCoarse { false }; ///< a server CPU reading came in clock ticks
     double m_serverCpuAtEnd = -1;
 };
-
-bool parseWarmup(const QString &text, LoadPlan *plan, QString *error)
-{
-    const QString value = text.trimmed();
-    bool isCount = false;
-    const uint64_t calls = value.isEmpty() ? 0 : value.toULongLong(&isCount);
-    if (value.isEmpty() || isCount) {
-        plan->warmupCalls = calls;
-        plan->warmupDuration = nanoseconds(0);
-        return true;
-    }
-    const auto duration = parseDuration(value);
-    if (!duration) {
-        if (error)
-            *error = QStringLiteral("expected a number of calls or a duration like 5s, got \"%1\"").arg(value);
-        return false;
-    }
-    plan->warmupCalls = 0;
-    plan->warmupDuration = *duration;
-    return true;
-}
 
 LoadEngine::LoadEngine(QObject *parent) : QObject(parent) { }
 

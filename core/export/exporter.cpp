@@ -7,6 +7,7 @@
 #include "report/textreport.h"
 #include "store/runjson.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -242,6 +243,24 @@ std::optional<RunRecord> importRunFile(const QString &path, QString *error)
         return std::nullopt;
     }
     return importRunJson(file.readAll(), path, error);
+}
+
+QStringList jsonFilesOf(const QStringList &inputs, QStringList *emptyFolders)
+{
+    QStringList files;
+    for (const QString &input : inputs) {
+        if (!QFileInfo(input).isDir()) {
+            files << input;
+            continue;
+        }
+        const QStringList names
+            = QDir(input).entryList({ QStringLiteral("*.json") }, QDir::Files | QDir::Readable, QDir::Name);
+        if (names.isEmpty())
+            *emptyFolders << input;
+        for (const QString &name : names)
+            files << QDir(input).filePath(name);
+    }
+    return files;
 }
 
 } // namespace rpcscope

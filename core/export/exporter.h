@@ -81,5 +81,8 @@ bool checkWritable(const QString &path, QString *error);
 std::optional<RunRecord> importRunJson(const QByteArray &data, const QString &fileName, QString *error);
 /// Reads @p path and imports it as importRunJson() does; errors do not repeat the path.
 std::optional<RunRecord> importRunFile(const QString &path, QString *error);
+/// @p inputs with every folder among them replaced by its *.json files, by name (reports to import); folders holding
+/// none are added to @p emptyFolders. Other inputs are kept as given (a missing file is reported when it is read).
+QStringList jsonFilesOf(const QStringList &inputs, QStringList *emptyFolders);
 
 } // namespace rpcscope

@@ -57,6 +57,17 @@ struct SplitRecord {
     QList<WorkerRecord> workers; ///< by index
 
     bool isSplit() const { return count > 0; }
+    /// The earliest of the workers' timed starts (us since 1970), the time the others' starts are told against; 0 =
+    /// none known.
+    int64_t firstStartUnixUs() const
+    {
+        int64_t first = 0;
+        for (const WorkerRecord &w : workers) {
+            if (w.timedStartUnixUs > 0 && (first == 0 || w.timedStartUnixUs < first))
+                first = w.timedStartUnixUs;
+        }
+        return first;
+    }
 };
 
 /**

@@ -1,8 +1,32 @@
-// segmentPlan(): a load plan divided over the workers of a split run (loadengine.h, load/segment.h).
+// What is worked out about a LoadPlan before it runs (loadengine.h): a warm-up read from its text, and a plan divided
+// over the workers of a split run (load/segment.h).
 
 #include "loadengine.h"
 
+#include "util/units.h"
+
 namespace rpcscope {
+
+bool parseWarmup(const QString &text, LoadPlan *plan, QString *error)
+{
+    const QString value = text.trimmed();
+    bool isCount = false;
+    const uint64_t calls = value.isEmpty() ? 0 : value.toULongLong(&isCount);
+    if (value.isEmpty() || isCount) {
+        plan->warmupCalls = calls;
+        plan->warmupDuration = std::chrono::nanoseconds(0);
+        return true;
+    }
+    const auto duration = parseDuration(value);
+    if (!duration) {
+        if (error)
+            *error = QStringLiteral("expected a number of calls or a duration like 5s, got \"%1\"").arg(value);
+        return false;
+    }
+    plan->warmupCalls = 0;
+    plan->warmupDuration = *duration;
+    return true;
+}
 
 std::optional<LoadPlan> segmentPlan(const LoadPlan &whole, Segment segment, QString *error)
 {
