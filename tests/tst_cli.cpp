@@ -385,11 +385,52 @@ private Q_SLOTS:
             QVERIFY2(r.exitCode == 2, qPrintable(w.args.join(u' ') + r.err + r.out));
             QVERIFY2(r.err.contains(QString::fromUtf8(w.error)), qPrintable(r.err));
         }
-        const Result stream = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-            QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-n"), QStringLiteral("5"),
-            QStringLiteral("--expect"), QStringLiteral("payload.length=2") });
-        QCOMPARE(stream.exitCode, 2);
-        QVERIFY2(stream.err.contains(QStringLiteral("--expect checks a unary method's reply")), qPrintable(stream.err));
+    }
+
+    void expectChecksEveryMessageOfAStream()
+    {
+        // A server stream: every message of a sampled call is checked (here every call: --expect-every 1).
+        const QStringList download { QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
+            QStringLiteral(R"({"count":4,"size":16})") };
+        const Result held
+            = cli(QStringList { QStringLiteral("run"), QStringLiteral("-n"), QStringLiteral("30"),
+                      QStringLiteral("--expect"), QStringLiteral("payload.length=16"), QStringLiteral("--expect-every"),
+                      QStringLiteral("1"), QStringLiteral("--fail-on-error") }
+                + download);
+        QVERIFY2(held.exitCode == 0, qPrintable(held.err + held.out));
+        QVERIFY2(
+            held.out.contains(QStringLiteral("Replies checked (--expect): 30, 0 unexpected\n")), qPrintable(held.out));
+        // A message that fails fails its call; the first ones are kept with the message's number.
+        const Result failed = cli(
+            QStringList { QStringLiteral("run"), QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("--expect"),
+                QStringLiteral("payload.length<16"), QStringLiteral("--expect-first"), QStringLiteral("2"),
+                QStringLiteral("--expect-every"), QStringLiteral("0"), QStringLiteral("--fail-on-error") }
+            + download);
+        QCOMPARE(failed.exitCode, 1);
+        QVERIFY2(
+            failed.out.contains(QStringLiteral("[2]\tUNEXPECTED_REPLY: a message failed --expect payload.length<16")),
+            qPrintable(failed.out));
+        QVERIFY2(failed.out.contains(QStringLiteral("Replies checked (--expect): 2, 2 unexpected\n"
+                                                    "  1. failed payload.length<16: got 16 (message 1)\n")),
+            qPrintable(failed.out));
+        // A client stream's one reply; call checks each message of its stream and says which failed first.
+        const Result upload = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Upload"), QStringLiteral("--stream-call-count"),
+            QStringLiteral("3"), QStringLiteral("-n"), QStringLiteral("12"), QStringLiteral("--expect"),
+            QStringLiteral("messages=3"), QStringLiteral("--fail-on-error") });
+        QVERIFY2(upload.exitCode == 0, qPrintable(upload.err + upload.out));
+        QVERIFY2(upload.out.contains(QStringLiteral("Replies checked (--expect): 11, 0 unexpected\n")),
+            qPrintable(upload.out));
+        const Result call
+            = cli(QStringList { QStringLiteral("call"), QStringLiteral("--expect"), QStringLiteral("payload.length=16"),
+                      QStringLiteral("--expect"), QStringLiteral("payload.length>16") }
+                + download);
+        QCOMPARE(call.exitCode, 1);
+        QVERIFY2(call.out.contains(QStringLiteral("Expect:\n  payload.length=16: held\n"
+                                                  "  payload.length>16: FAILED, got 16 (message 1)\n")),
+            qPrintable(call.out));
+        QVERIFY2(call.out.contains(QStringLiteral("Messages received: 4\n")), qPrintable(call.out));
     }
 
     void methodsListsWhatCallTakes()

@@ -462,8 +462,9 @@ const QList<RunFlag> &runFlags()
             QStringLiteral(
                 "What sampled replies must hold (repeatable): FIELD OP VALUE with OP = != < <= > >= (result=500500, "
                 "items.length>=10, items[0].name=\"a\", status_text!=\"\"), or a JSON object the reply must contain "
-                "('{\"result\":\"6\"}'). A reply that fails counts as UNEXPECTED_REPLY and the first few are kept "
-                "and shown. Not checked with --discard-response (replies are not decoded)."),
+                "('{\"result\":\"6\"}'). On a stream, every message of a sampled call. A reply that fails counts "
+                "as UNEXPECTED_REPLY and the first few are kept and shown. Not checked with --discard-response "
+                "(replies are not decoded)."),
             QStringLiteral("expect.replies"), true, QStringLiteral("result>0"), addText(&Scenario::expect) },
         { { QStringLiteral("expect-status") }, QStringLiteral("STATUS"),
             QStringLiteral(

@@ -478,34 +478,74 @@ bool Expectation::check(const gp::Message &reply, QString *got) const
     return ok;
 }
 
-ReplyChecker::ReplyChecker(std::vector<Expectation> expectations, ExpectSampling sampling)
-    : m_expectations(std::move(expectations)), m_sampling(sampling)
+ReplyChecker::ReplyChecker(std::vector<Expectation> expectations, ExpectSampling sampling, size_t slotCount)
+    : m_expectations(std::move(expectations)), m_sampling(sampling), m_streams(slotCount)
 {
 }
 
-void ReplyChecker::check(CallOutcome &outcome)
+bool ReplyChecker::sampleNext()
 {
-    if (!outcome.reply || m_expectations.empty())
-        return;
     if (!m_sampling.sampled(m_seen.fetch_add(1, std::memory_order_relaxed)))
-        return;
+        return false;
     m_checked.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+
+const Expectation *ReplyChecker::firstFailed(const gp::Message &reply, const QString &where)
+{
     for (const Expectation &expectation : m_expectations) {
         QString got;
-        if (expectation.check(*outcome.reply, &got))
+        if (expectation.check(reply, &got))
             continue;
-        outcome.status = CallStatus::UnexpectedReply;
-        // One message per expectation, so the error table groups them; what each reply had is in the kept ones.
-        outcome.errorMessage = "reply failed --expect " + expectation.text().toStdString();
         std::lock_guard lock(m_keptMutex);
         if (m_kept.size() < kKeptUnexpectedReplies) {
-            QByteArray reply = messageToJson(*outcome.reply, true);
-            if (reply.size() > kUnexpectedReplyBytes)
-                reply = reply.left(kUnexpectedReplyBytes) + "\n... (cut at 4 KiB)";
-            m_kept.push_back({ expectation.text(), got, reply });
+            QByteArray json = messageToJson(reply, true);
+            if (json.size() > kUnexpectedReplyBytes)
+                json = json.left(kUnexpectedReplyBytes) + "\n... (cut at 4 KiB)";
+            m_kept.push_back({ expectation.text(), got + where, json });
         }
+        return &expectation;
+    }
+    return nullptr;
+}
+
+void ReplyChecker::check(int slot, CallOutcome &outcome)
+{
+    if (m_expectations.empty())
+        return;
+    Stream &stream = m_streams[static_cast<size_t>(slot)];
+    if (stream.begun) {
+        if (outcome.status == CallStatus::Ok && !stream.failure.empty()) {
+            outcome.status = CallStatus::UnexpectedReply;
+            outcome.errorMessage = stream.failure;
+        }
+        stream = Stream();
         return;
     }
+    if (outcome.status != CallStatus::Ok || !outcome.reply || !sampleNext())
+        return;
+    // One message per expectation, so the error table groups them; what each reply had is in the kept ones.
+    if (const Expectation *failed = firstFailed(*outcome.reply, QString())) {
+        outcome.status = CallStatus::UnexpectedReply;
+        outcome.errorMessage = "reply failed --expect " + failed->text().toStdString();
+    }
+}
+
+void ReplyChecker::checkMessage(int slot, const gp::Message *message)
+{
+    if (m_expectations.empty())
+        return;
+    Stream &stream = m_streams[static_cast<size_t>(slot)];
+    if (!stream.begun) {
+        stream.begun = true;
+        stream.sampled = sampleNext();
+    }
+    ++stream.messages;
+    if (!stream.sampled || !message || !stream.failure.empty())
+        return; // a stream is failed by its first message that fails
+    const QString where = QStringLiteral(" (message %1)").arg(stream.messages);
+    if (const Expectation *failed = firstFailed(*message, where))
+        stream.failure = "a message failed --expect " + failed->text().toStdString();
 }
 
 std::vector<UnexpectedReply> ReplyChecker::kept() const

@@ -65,19 +65,38 @@ struct ExpectSampling {
  * Checks the sampled replies of a run against its expectations, on the transport thread that reports the call: the
  * reply is already decoded there (the transports decode every reply unless --discard-response), so a check costs
  * a few field lookups (a JSON print for the object form), and only the sampled calls pay it. Thread-safe.
+ *
+ * A streaming call is sampled as a whole, when its first message comes: every message of a sampled stream (a client
+ * stream's one reply, each message of a server or bidi stream) is checked, and the call fails when one message
+ * fails. Each slot's stream state is touched only by its own call, one call at a time.
  */
 class ReplyChecker {
 public:
-    ReplyChecker(std::vector<Expectation> expectations, ExpectSampling sampling);
-    /// For a call that ended OK with a decoded reply: when it is sampled, checks the reply; one that fails an
-    /// expectation turns @p outcome into UNEXPECTED_REPLY, and the first few are kept.
-    void check(CallOutcome &outcome);
+    ReplyChecker(std::vector<Expectation> expectations, ExpectSampling sampling, size_t slotCount);
+    /// For a call of @p slot that ended: a unary call ending OK with a decoded reply is checked when sampled, a
+    /// stream ending OK fails when one of its messages did; either turns @p outcome into UNEXPECTED_REPLY, and the
+    /// first few failed replies are kept. Called for every call that ends, OK or not (it ends the slot's stream).
+    void check(int slot, CallOutcome &outcome);
+    /// A streaming call of @p slot received @p message (nullptr when not decoded).
+    void checkMessage(int slot, const google::protobuf::Message *message);
     uint64_t checked() const { return m_checked.load(std::memory_order_relaxed); }
     std::vector<UnexpectedReply> kept() const;
 
 private:
+    /// Whether the call is sampled, counting it as seen (and as checked when it is).
+    bool sampleNext();
+    /// The first expectation @p reply fails (kept, with @p where after what it had), or nullptr.
+    const Expectation *firstFailed(const google::protobuf::Message &reply, const QString &prefix);
+
+    struct Stream {
+        bool begun = false; ///< a message came (the call is a stream, and its sampling is decided)
+        bool sampled = false;
+        uint64_t messages = 0;
+        std::string failure; ///< the call's error when a message failed an expectation
+    };
     const std::vector<Expectation> m_expectations;
     const ExpectSampling m_sampling;
+    std::vector<Stream> m_streams; ///< one per slot
     std::atomic<uint64_t> m_seen { 0 };
     std::atomic<uint64_t> m_checked { 0 };
     mutable std::mutex m_keptMutex;

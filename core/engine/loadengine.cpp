@@ -69,7 +69,8 @@ public:
               + plan.expectedStatuses.names().join(QStringLiteral(" or ")).toStdString())
     {
         if (!plan.expectations.empty())
-            m_replyChecker = std::make_unique<ReplyChecker>(plan.expectations, plan.expectSampling);
+            m_replyChecker = std::make_unique<ReplyChecker>(
+                plan.expectations, plan.expectSampling, static_cast<size_t>(plan.concurrency));
         for (int i = 0; i < plan.concurrency; ++i)
             m_slots.push_back(m_transport->makeSlot(i, this));
     }
@@ -129,8 +130,8 @@ public:
             outcome.status = CallStatus::UnexpectedReply;
             outcome.errorMessage = m_okUnexpected;
         }
-        if (m_replyChecker && outcome.status == CallStatus::Ok)
-            m_replyChecker->check(outcome); // sampled replies only
+        if (m_replyChecker)
+            m_replyChecker->check(slot, outcome); // sampled replies only; ends the slot's stream
         if (!cancelledByUs)
             record(slot, outcome, now);
         if (!m_openLoop) {
@@ -147,10 +148,12 @@ public:
     }
 
     void messageReceived(
-        int slot, MessageTiming timing, int64_t latencyNs, const google::protobuf::Message * /*message*/) override
+        int slot, MessageTiming timing, int64_t latencyNs, const google::protobuf::Message *message) override
     {
         if (m_phase.load(std::memory_order_acquire) != TimedPhase)
             return;
+        if (m_replyChecker)
+            m_replyChecker->checkMessage(slot, message);
         Shard &shard = m_shards[static_cast<size_t>(slot % kShards)];
         std::lock_guard lock(shard.mutex);
         ++shard.messagesReceived;

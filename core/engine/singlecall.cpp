@@ -40,6 +40,15 @@ public:
             m_result.replies.push_back(messageToJson(*outcome.reply, true));
             if (outcome.status == CallStatus::Ok)
                 checkExpectations(*outcome.reply);
+        } else if (!m_streamChecks.empty() && outcome.status == CallStatus::Ok) {
+            // A stream: each expectation held when it held for every message.
+            for (const SingleCallResult::Checked &checked : m_streamChecks) {
+                if (!checked.held && m_result.status == CallStatus::Ok) {
+                    m_result.status = CallStatus::UnexpectedReply;
+                    m_result.errorMessage = "a message failed --expect " + checked.expectation.toStdString();
+                }
+            }
+            m_result.expectations = std::move(m_streamChecks);
         }
         m_result.headers = std::move(outcome.headers);
         m_result.trailers = std::move(outcome.trailers);
@@ -54,6 +63,20 @@ public:
             return;
         m_result.replies.push_back(message ? messageToJson(*message, true) : QByteArray());
         m_result.messageLatencies.emplace_back(latencyNs);
+        if (!message || m_expectations.empty())
+            return;
+        if (m_streamChecks.empty()) {
+            for (const Expectation &expectation : m_expectations)
+                m_streamChecks.push_back({ expectation.text(), true, QString() });
+        }
+        for (size_t i = 0; i < m_expectations.size(); ++i) {
+            SingleCallResult::Checked &checked = m_streamChecks[i];
+            QString got;
+            if (checked.held && !m_expectations[i].check(*message, &got)) { // the first message that fails it
+                checked.held = false;
+                checked.got = QStringLiteral("%1 (message %2)").arg(got).arg(m_result.replies.size());
+            }
+        }
     }
 
     void started() { m_started = std::chrono::steady_clock::now(); }
@@ -86,6 +109,7 @@ private:
     }
 
     const std::vector<Expectation> m_expectations; ///< a copy: a sink left behind may still be told of its call
+    std::vector<SingleCallResult::Checked> m_streamChecks; ///< a stream's, over the messages so far
     std::mutex m_mutex;
     std::condition_variable m_done;
     std::chrono::steady_clock::time_point m_started;

@@ -41,9 +41,9 @@ struct SingleCallResult {
 /**
  * Makes call number 0 on @p transport and waits for it, at most @p wait (then cancels it and waits for the end the
  * cancel brings, a second at most). The transport's GrpcCall should set captureMetadata for headers and trailers.
- * Blocks: the GUI calls it off its own thread. A reply that ends OK is checked against @p expectations (--expect): one
- * that fails any turns the status into UNEXPECTED_REPLY, as does an OK when @p expectedStatuses (--expect-status)
- * leaves OK out.
+ * Blocks: the GUI calls it off its own thread. A reply that ends OK (a stream's every message) is checked against
+ * @p expectations (--expect): one that fails any turns the status into UNEXPECTED_REPLY, as does an OK when @p
+ * expectedStatuses (--expect-status) leaves OK out.
  */
 /// How long sendOnce() waits for a call with the per-call @p timeout (--timeout; 0: none): a second more than it, so
 /// the call's own deadline ends it (DEADLINE_EXCEEDED, as in a load run) before the wait does; 30 s without one.

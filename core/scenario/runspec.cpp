@@ -565,14 +565,8 @@ std::optional<GrpcCall> prepareCall(const RunSpec &spec, const Schema &schema, S
                     .arg(method.name, method.kindName()) };
         return std::nullopt;
     }
-    // The expectations' fields, checked against the reply type now: a typo is a usage error, not a run of failures.
-    if (!spec.plan.expectations.empty() && (method.clientStreaming || method.serverStreaming)) {
-        if (problem)
-            *problem = { QStringLiteral("expect.replies"),
-                QStringLiteral("%1 is a %2 method: --expect checks a unary method's reply, not a stream's messages")
-                    .arg(method.name, method.kindName()) };
-        return std::nullopt;
-    }
+    // The expectations' fields, checked against the reply type (a stream's message type) now: a typo is a usage
+    // error, not a run of failures.
     for (size_t i = 0; i < spec.plan.expectations.size(); ++i) {
         QString why;
         if (!Expectation::parse(spec.plan.expectations[i].text(), call->method->output_type(), &why)) {
