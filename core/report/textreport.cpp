@@ -211,20 +211,25 @@ QString formatTextSummary(const RunSnapshot &run)
                        .arg(QStringLiteral("msg p50"), 9)
                        .arg(QStringLiteral("msg p99"), 9);
         out += u'\n';
+        // An interval without an OK call (or a timed message) has no percentiles: "-", not 0 ns.
+        const auto nanosOrDash = [](bool measured, uint64_t nanos) -> QString {
+            return measured ? formatNanos(static_cast<double>(nanos)) : QStringLiteral("-");
+        };
         for (const IntervalPoint &point : run.timeline) {
+            const bool hasOk = point.calls > point.errors;
             out += QStringLiteral("  %1 %2 %3 %4 %5 %6 %7")
                        .arg(point.endSeconds, 8, 'f', 2)
                        .arg(point.calls, 9)
                        .arg(point.errors, 7)
                        .arg(point.requestsPerSecond(), 10, 'f', 1)
-                       .arg(formatNanos(static_cast<double>(point.p50)), 9)
-                       .arg(formatNanos(static_cast<double>(point.p99)), 9)
+                       .arg(nanosOrDash(hasOk, point.p50), 9)
+                       .arg(nanosOrDash(hasOk, point.p99), 9)
                        .arg(point.concurrency, 9);
             if (run.hasStreams())
                 out += QStringLiteral(" %1 %2 %3")
                            .arg(point.messagesPerSecond(), 10, 'f', 1)
-                           .arg(formatNanos(static_cast<double>(point.messageP50)), 9)
-                           .arg(formatNanos(static_cast<double>(point.messageP99)), 9);
+                           .arg(nanosOrDash(point.messageP50 > 0, point.messageP50), 9)
+                           .arg(nanosOrDash(point.messageP50 > 0, point.messageP99), 9);
             out += u'\n';
         }
     }
