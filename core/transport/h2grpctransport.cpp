@@ -9,6 +9,8 @@
 
 #include <boost/asio/connect.hpp>
 
+#include <QByteArray>
+
 #include <google/protobuf/descriptor.h>
 
 #include <nghttp2/nghttp2.h>
@@ -28,6 +30,13 @@ namespace {
 namespace asio = boost::asio;
 using net::tcp;
 using Clock = std::chrono::steady_clock;
+
+/// Headers of HTTP/2 and the gRPC protocol itself, not the server's metadata (gRPC C++ does not show them either).
+bool isReservedHeader(std::string_view key)
+{
+    return key.empty() || key[0] == ':' || key == "content-type" || key == "grpc-status" || key == "grpc-message"
+        || key == "grpc-encoding" || key == "grpc-accept-encoding" || key == "te";
+}
 
 constexpr auto kSweepPeriod = std::chrono::milliseconds(5);
 constexpr size_t kReadChunk = 64 * 1024;
@@ -61,6 +70,9 @@ public:
     int m_httpStatus = 0;
     int m_grpcStatus = -1; ///< -1: not seen (yet)
     std::string m_grpcMessage;
+    /// The server's metadata, kept only for a call shown to the user (GrpcCall::captureMetadata).
+    MetadataLines m_headers;
+    MetadataLines m_trailers;
     bool m_tooLarge = false;
     Clock::time_point m_deadline;
 };
@@ -265,6 +277,8 @@ void H2GrpcConnection::submit(H2GrpcSlot *slot)
     slot->m_httpStatus = 0;
     slot->m_grpcStatus = -1;
     slot->m_grpcMessage.clear();
+    slot->m_headers.clear();
+    slot->m_trailers.clear();
     slot->m_tooLarge = false;
     if (m_state != State::Open) {
         m_waiting.push_back(slot);
@@ -444,6 +458,18 @@ int H2GrpcConnection::onHeader(nghttp2_session *session, const nghttp2_frame *fr
         }
         slot->m_grpcMessage = std::move(decoded);
     }
+    if (slot->m_transport->m_call.captureMetadata && !isReservedHeader(key)) {
+        // As gRPC C++ hands them over: a trailers-only reply's one HEADERS frame is trailing metadata, and a
+        // "-bin" value is base64 on the wire, raw bytes to the user.
+        const bool trailing
+            = frame->headers.cat != NGHTTP2_HCAT_RESPONSE || (frame->hd.flags & NGHTTP2_FLAG_END_STREAM);
+        std::string data(text);
+        if (key.size() > 4 && key.substr(key.size() - 4) == "-bin") {
+            const QByteArray raw = QByteArray::fromBase64(QByteArray::fromRawData(data.data(), qsizetype(data.size())));
+            data.assign(raw.constData(), size_t(raw.size()));
+        }
+        (trailing ? slot->m_trailers : slot->m_headers).emplace_back(std::string(key), std::move(data));
+    }
     return 0;
 }
 
@@ -481,6 +507,8 @@ void H2GrpcConnection::streamClosed(H2GrpcSlot *slot, uint32_t errorCode)
     CallOutcome outcome;
     outcome.bytesSent = slot->messageBytesSent();
     outcome.bytesReceived = slot->messageBytesReceived();
+    outcome.headers = std::move(slot->m_headers);
+    outcome.trailers = std::move(slot->m_trailers);
     const std::string *message = nullptr;
     if (slot->m_tooLarge) {
         outcome.status = CallStatus::ResourceExhausted;
