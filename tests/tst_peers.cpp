@@ -1,6 +1,6 @@
 // rpcscope-cli against servers nobody here wrote, from Debian's packages: a FastAPI/uvicorn JSON endpoint, a
-// Python grpcio server, a Python msgpack-rpc server (python3-msgpack) and Neovim's msgpack-rpc API. Started on
-// 127.0.0.1 port 0 by the scripts in tests/peers (the setup script installs what they need).
+// Python grpcio server, a grpc-go server, a Python msgpack-rpc server (python3-msgpack) and Neovim's msgpack-rpc API.
+// Started on 127.0.0.1 port 0 by the scripts in tests/peers (the setup script installs what they need).
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -225,6 +225,73 @@ private Q_SLOTS:
         QVERIFY2(h2call.exitCode == 0, qPrintable(h2call.err + h2call.out));
         QVERIFY2(h2call.out.contains(QStringLiteral("over h2grpc (protobuf)")), qPrintable(h2call.out));
         QVERIFY2(h2call.out.contains(QStringLiteral("\"items\"")), qPrintable(h2call.out));
+    }
+
+    void grpcGoServer()
+    {
+        // A third gRPC implementation, grpc-go, against both of rpcscope's gRPC clients: the same answers, big
+        // messages both ways, metadata back as headers and trailers, a status of the server's choosing, deadlines.
+        if (QStringLiteral(RPCSCOPE_GRPCGO_SERVER).isEmpty())
+            QFAIL("the grpc-go peer was not built: Go is missing (make setup installs golang-go and "
+                  "golang-google-grpc-dev)");
+        Peer peer;
+        QVERIFY(
+            start(&peer, QStringLiteral(RPCSCOPE_GRPCGO_SERVER), { QStringLiteral("--port"), QStringLiteral("0") }));
+        const QStringList proto { QStringLiteral("--proto"), benchProto(), QStringLiteral("--call") };
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            const QStringList on { QStringLiteral("--transport"), transport };
+            const Result sum = cli(QStringList { QStringLiteral("run") } + on + proto
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+                    QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("400"), QStringLiteral("-c"),
+                    QStringLiteral("16"), QStringLiteral("--expect"), QStringLiteral("result=500500"),
+                    QStringLiteral("--expect-every"), QStringLiteral("1"), QStringLiteral("--fail-on-error"),
+                    peer.address });
+            expectAllOk(sum, 400);
+            QVERIFY2(sum.out.contains(QStringLiteral("Replies checked (--expect): 400, 0 unexpected")),
+                qPrintable(transport + sum.out));
+            // 10 MiB out and back in one call: flow control windows and the 4 MiB default receive limit raised.
+            const Result big = cli(QStringList { QStringLiteral("run") } + on + proto
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"),
+                    QStringLiteral("payload=10485760"), QStringLiteral("--max-recv-size"), QStringLiteral("11000000"),
+                    QStringLiteral("-n"), QStringLiteral("4"), QStringLiteral("-c"), QStringLiteral("2"),
+                    QStringLiteral("--expect"), QStringLiteral("payload.length=10485760"),
+                    QStringLiteral("--fail-on-error"), peer.address });
+            expectAllOk(big, 4);
+            const Result shown = cli(QStringList { QStringLiteral("call") } + on + proto
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+                    QStringLiteral("nums=3"), QStringLiteral("-m"), QStringLiteral(R"({"x-echo-who":"me"})"),
+                    peer.address });
+            QVERIFY2(shown.exitCode == 0, qPrintable(transport + shown.err + shown.out));
+            QVERIFY2(shown.out.contains(QStringLiteral("over %1 (protobuf)").arg(transport)), qPrintable(shown.out));
+            QVERIFY2(shown.out.contains(QStringLiteral("Headers:\n  x-echo-who: me\n")), qPrintable(shown.out));
+            QVERIFY2(shown.out.contains(QStringLiteral("Trailers:\n  x-trailer-who: me\n")), qPrintable(shown.out));
+            QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"6\"")), qPrintable(shown.out));
+            const Result status = cli(QStringList { QStringLiteral("call") } + on + proto
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-m"),
+                    QStringLiteral(R"({"x-want-status":"5:gone 100% away"})"), peer.address });
+            QCOMPARE(status.exitCode, 1);
+            QVERIFY2(status.out.contains(QStringLiteral("Status: NOT_FOUND: gone 100% away\n")),
+                qPrintable(transport + status.out));
+            // The server answers 2 s late; the calls' 100 ms deadline ends them, and the connection serves on.
+            const Result late = cli(QStringList { QStringLiteral("run") } + on + proto
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-m"),
+                    QStringLiteral(R"({"x-delay-ms":"2000"})"), QStringLiteral("--timeout"), QStringLiteral("100ms"),
+                    QStringLiteral("-n"), QStringLiteral("6"), QStringLiteral("-c"), QStringLiteral("3"),
+                    peer.address });
+            QVERIFY2(late.out.contains(QStringLiteral("[DEADLINE_EXCEEDED]\t6 responses")),
+                qPrintable(transport + late.err + late.out));
+            // No OK call in the run: its time series has no latency to show ("-", never 0 ns).
+            QVERIFY2(!late.out.contains(QStringLiteral(" 0 ns")), qPrintable(late.out));
+        }
+        // A server stream from grpc-go, every message checked (the gRPC C++ client: h2grpc has no streams yet).
+        const Result download = cli(QStringList { QStringLiteral("run") } + proto
+            + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
+                QStringLiteral(R"({"count":5,"size":16})"), QStringLiteral("-n"), QStringLiteral("20"),
+                QStringLiteral("--expect"), QStringLiteral("payload.length=16"), QStringLiteral("--expect-every"),
+                QStringLiteral("1"), QStringLiteral("--fail-on-error"), peer.address });
+        expectAllOk(download, 20);
+        QVERIFY2(download.out.contains(QStringLiteral("Replies checked (--expect): 20, 0 unexpected")),
+            qPrintable(download.out));
     }
 
     void pythonMsgpackRpcServer()
