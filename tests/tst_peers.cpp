@@ -257,6 +257,14 @@ private Q_SLOTS:
                     QStringLiteral("--expect"), QStringLiteral("payload.length=10485760"),
                     QStringLiteral("--fail-on-error"), peer.address });
             expectAllOk(big, 4);
+            // Replies over the receive limit (4 MiB by default): each call ends RESOURCE_EXHAUSTED, its stream reset,
+            // and the connection carries the next ones (the reset and the next request once went out interleaved).
+            const Result over = cli(QStringList { QStringLiteral("run") } + on + proto
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"),
+                    QStringLiteral("payload=10485760"), QStringLiteral("-n"), QStringLiteral("12"),
+                    QStringLiteral("-c"), QStringLiteral("2"), peer.address });
+            QVERIFY2(over.out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]\t12 responses")),
+                qPrintable(transport + over.err + over.out));
             const Result shown = cli(QStringList { QStringLiteral("call") } + on + proto
                 + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
                     QStringLiteral("nums=3"), QStringLiteral("-m"), QStringLiteral(R"({"x-echo-who":"me"})"),

@@ -180,12 +180,16 @@ private:
     tcp::socket m_socket;
     nghttp2_session *m_session = nullptr;
     enum class State { Closed, Connecting, Open } m_state = State::Closed;
+    /// Counts broken connections: a handler of the socket's earlier life (one already queued when it was closed)
+    /// sees another epoch and does nothing, instead of feeding or breaking the connection made since.
+    uint64_t m_epoch = 0;
     std::unordered_map<int32_t, H2GrpcSlot *> m_streams; ///< the calls in flight, by stream
     std::vector<H2GrpcSlot *> m_waiting; ///< submitted while connecting
     net::BatchedWriter m_writer; ///< what nghttp2 produces, written out
     /// Inside nghttp2_session_mem_recv(): its callbacks end calls, whose callers may submit the next at once, but
     /// nghttp2 must not be asked to send from inside them; read() flushes once it returns.
     bool m_receiving = false;
+    bool m_sending = false; ///< inside flush()'s nghttp2_session_mem_send() loop
     std::vector<uint8_t> m_readBuffer = std::vector<uint8_t>(kReadChunk);
 };
 
@@ -316,8 +320,10 @@ void H2GrpcConnection::startStream(H2GrpcSlot *slot)
 void H2GrpcConnection::connect()
 {
     m_state = State::Connecting;
-    asio::async_connect(
-        m_socket, m_transport->m_addresses, [this](boost::system::error_code ec, const tcp::endpoint &) {
+    asio::async_connect(m_socket, m_transport->m_addresses,
+        [this, epoch = m_epoch](boost::system::error_code ec, const tcp::endpoint &) {
+            if (epoch != m_epoch)
+                return;
             if (ec)
                 return breakConnection(CallStatus::Unavailable, "connect: " + ec.message());
             m_socket.set_option(tcp::no_delay(true), ec);
@@ -365,32 +371,39 @@ bool H2GrpcConnection::startSession(std::string *error)
 
 void H2GrpcConnection::flush()
 {
-    if (!m_session || m_receiving)
+    // Not from inside nghttp2: a stream that closes as its reset goes out ends a call, whose caller submits the
+    // next one at once; that request is sent by the loop below, still running (a nested nghttp2_session_mem_send()
+    // would reuse the buffer the outer one is about to hand back, and interleave frames).
+    if (!m_session || m_receiving || m_sending)
         return;
+    m_sending = true;
+    ssize_t n = 0;
     for (;;) {
         const uint8_t *data = nullptr;
-        const ssize_t n = nghttp2_session_mem_send(m_session, &data);
-        if (n < 0)
-            return breakConnection(
-                CallStatus::Internal, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(n)));
-        if (n == 0)
+        n = nghttp2_session_mem_send(m_session, &data);
+        if (n <= 0)
             break;
         m_writer.pending().append(reinterpret_cast<const char *>(data), static_cast<size_t>(n));
     }
-    m_writer.flush(m_socket, [this](boost::system::error_code ec) {
-        if (ec) {
+    m_sending = false;
+    if (n < 0)
+        return breakConnection(CallStatus::Internal, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(n)));
+    m_writer.flush(m_socket, [this, epoch = m_epoch](boost::system::error_code ec) {
+        if (ec && epoch == m_epoch) {
             if (m_state == State::Open)
                 breakConnection(CallStatus::Unavailable, "send: " + ec.message());
             return;
         }
-        flush();
+        flush(); // what came meanwhile; for a write of a connection since broken, what the new one has
     });
 }
 
 void H2GrpcConnection::read()
 {
-    m_socket.async_read_some(
-        asio::buffer(m_readBuffer.data(), m_readBuffer.size()), [this](boost::system::error_code ec, size_t n) {
+    m_socket.async_read_some(asio::buffer(m_readBuffer.data(), m_readBuffer.size()),
+        [this, epoch = m_epoch](boost::system::error_code ec, size_t n) {
+            if (epoch != m_epoch)
+                return; // a read of a connection since broken (its data may have come before the break)
             if (ec) {
                 if (m_state == State::Open)
                     breakConnection(CallStatus::Unavailable,
@@ -553,9 +566,17 @@ void H2GrpcConnection::streamClosed(H2GrpcSlot *slot, uint32_t errorCode)
 
 void H2GrpcConnection::breakConnection(int status, const std::string &message)
 {
+    if (m_receiving || m_sending) { // from an nghttp2 callback: the session must outlive the call into it
+        asio::post(m_context, [this, epoch = m_epoch, status, message] {
+            if (epoch == m_epoch)
+                breakConnection(status, message);
+        });
+        return;
+    }
     boost::system::error_code ignored;
     m_socket.close(ignored);
     m_state = State::Closed;
+    ++m_epoch; // the closed socket's reads and writes still to come are for a connection that is no more
     closeSession();
     m_writer.clear();
     std::vector<H2GrpcSlot *> calls;
