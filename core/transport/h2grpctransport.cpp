@@ -63,8 +63,14 @@ public:
     H2GrpcConnection *m_connection;
     // The call in flight, owned by the connection's thread.
     int32_t m_stream = -1;
-    std::string m_frame; ///< the request as sent: the 5-byte gRPC message prefix and the body
-    size_t m_sent = 0; ///< of m_frame, handed to nghttp2 so far
+    /// The request as sent is the 5-byte gRPC message prefix, then m_body; DATA frames are written straight from
+    /// them into the connection's output (nghttp2's no-copy mode), with no copy of the request made for them.
+    char m_prefix[5] = {};
+    size_t requestSize() const { return 5 + m_body->size(); }
+    /// Appends @p length bytes of the request from m_sent on to @p out.
+    void appendRequest(std::string &out, size_t length);
+    size_t m_sent = 0; ///< of the request, written out so far
+    size_t m_announced = 0; ///< of the request, in DATA frames nghttp2 was told of and has not had written yet
     std::string m_reply; ///< the reply's DATA as received (prefix included)
     uint64_t m_received = 0; ///< DATA bytes received, the 5-byte prefix included
     int m_httpStatus = 0;
@@ -174,6 +180,8 @@ private:
         const uint8_t *value, size_t valueLength, uint8_t, void *);
     static int onData(nghttp2_session *, uint8_t, int32_t stream, const uint8_t *data, size_t length, void *);
     static int onStreamClose(nghttp2_session *, int32_t stream, uint32_t errorCode, void *user);
+    static int sendRequestData(nghttp2_session *, nghttp2_frame *frame, const uint8_t *frameHeader, size_t length,
+        nghttp2_data_source *source, void *user);
 
     H2GrpcTransport *m_transport;
     asio::io_context &m_context;
@@ -276,6 +284,7 @@ void H2GrpcConnection::submit(H2GrpcSlot *slot)
     const auto timeout = m_transport->m_target.timeout;
     slot->m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
     slot->m_sent = 0;
+    slot->m_announced = 0;
     slot->m_received = 0;
     slot->m_reply.clear();
     slot->m_httpStatus = 0;
@@ -348,6 +357,7 @@ bool H2GrpcConnection::startSession(std::string *error)
     nghttp2_session_callbacks_set_on_header_callback(callbacks, &H2GrpcConnection::onHeader);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &H2GrpcConnection::onData);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &H2GrpcConnection::onStreamClose);
+    nghttp2_session_callbacks_set_send_data_callback(callbacks, &H2GrpcConnection::sendRequestData);
     const int made = nghttp2_session_client_new(&m_session, callbacks, this);
     nghttp2_session_callbacks_del(callbacks);
     if (made != 0) {
@@ -427,15 +437,44 @@ void H2GrpcConnection::read()
 }
 
 ssize_t H2GrpcConnection::readRequest(
-    nghttp2_session *, int32_t, uint8_t *buffer, size_t length, uint32_t *flags, nghttp2_data_source *source, void *)
+    nghttp2_session *, int32_t, uint8_t *, size_t length, uint32_t *flags, nghttp2_data_source *source, void *)
 {
     auto *slot = static_cast<H2GrpcSlot *>(source->ptr);
-    const size_t n = std::min(length, slot->m_frame.size() - slot->m_sent);
-    std::memcpy(buffer, slot->m_frame.data() + slot->m_sent, n);
-    slot->m_sent += n;
-    if (slot->m_sent == slot->m_frame.size())
+    // How much the next DATA frame carries; sendRequestData() writes it. Until then m_sent stays where it is: the
+    // bytes of frames announced so far and not yet written are counted on from there.
+    const size_t n = std::min(length, slot->requestSize() - slot->m_sent - slot->m_announced);
+    slot->m_announced += n;
+    *flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+    if (slot->m_sent + slot->m_announced == slot->requestSize())
         *flags |= NGHTTP2_DATA_FLAG_EOF;
     return static_cast<ssize_t>(n);
+}
+
+int H2GrpcConnection::sendRequestData(nghttp2_session *, nghttp2_frame *frame, const uint8_t *frameHeader,
+    size_t length, nghttp2_data_source *source, void *user)
+{
+    auto *self = static_cast<H2GrpcConnection *>(user);
+    auto *slot = static_cast<H2GrpcSlot *>(source->ptr);
+    std::string &out = self->m_writer.pending();
+    out.append(reinterpret_cast<const char *>(frameHeader), 9);
+    if (frame->data.padlen > 0) // nghttp2 pads only when asked to (a select_padding callback): we never do
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    slot->appendRequest(out, length);
+    return 0;
+}
+
+void H2GrpcSlot::appendRequest(std::string &out, size_t length)
+{
+    if (m_sent < 5) {
+        const size_t n = std::min(length, 5 - m_sent);
+        out.append(m_prefix + m_sent, n);
+        m_sent += n;
+        m_announced -= n;
+        length -= n;
+    }
+    out.append(*m_body, m_sent - 5, length);
+    m_sent += length;
+    m_announced -= length;
 }
 
 int H2GrpcConnection::onHeader(nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name,
@@ -614,14 +653,11 @@ void H2GrpcSlot::start(uint64_t callNumber)
         m_sink->callDone(m_index, outcome);
         return;
     }
-    m_frame.clear();
-    m_frame.reserve(5 + size);
-    m_frame.push_back(0);
-    m_frame.push_back(static_cast<char>(size >> 24));
-    m_frame.push_back(static_cast<char>(size >> 16));
-    m_frame.push_back(static_cast<char>(size >> 8));
-    m_frame.push_back(static_cast<char>(size));
-    m_frame.append(*m_body);
+    m_prefix[0] = 0; // not compressed
+    m_prefix[1] = static_cast<char>(size >> 24);
+    m_prefix[2] = static_cast<char>(size >> 16);
+    m_prefix[3] = static_cast<char>(size >> 8);
+    m_prefix[4] = static_cast<char>(size);
     asio::dispatch(m_connection->context(), [this] { m_connection->submit(this); });
 }
 

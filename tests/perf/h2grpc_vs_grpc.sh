@@ -60,7 +60,7 @@ rows_for() {
                 percentile "$tmp/out" 50 >>"$tmp/$t.p50"
                 percentile "$tmp/out" 99 >>"$tmp/$t.p99"
             fi
-            if run "$t" "$at" "$tmp/out" --fill payload=10MiB -d '{"responseSize":0}' -c 1 -n "$big_calls" \
+            if run "$t" "$at" "$tmp/out" --fill payload=10MiB -d '{"responseSize":0}' --max-recv-size 16MiB -c 1 -n "$big_calls" \
                 --warmup "$big_warmup"; then
                 percentile "$tmp/out" 50 >>"$tmp/$t.big"
             fi
