@@ -206,9 +206,9 @@ private Q_SLOTS:
                                        << QStringLiteral("connection.skip_verify: expected true or false");
         QTest::newRow("unknown") << QByteArray(R"({"rpcscope_scenario":1,"connection":{"cafile":"x"}})")
                                  << QStringLiteral("connection.cafile: unknown field");
-        QTest::newRow("tls over http") << QByteArray(
-            R"({"rpcscope_scenario":1,"transport":"http","connection":{"skip_verify":true}})")
-                                       << QStringLiteral("connection: the TLS settings are for the grpc transport");
+        QTest::newRow("tls over http")
+            << QByteArray(R"({"rpcscope_scenario":1,"transport":"http","connection":{"skip_verify":true}})")
+            << QStringLiteral("connection: the TLS settings are for the gRPC transports (grpc, h2grpc)");
         QTest::newRow("threads") << QByteArray(R"({"rpcscope_scenario":1,"load":{"client_threads":65}})")
                                  << QStringLiteral("load.client_threads: expected a whole number from 0 to 64");
         QTest::newRow("interval type") << QByteArray(R"({"rpcscope_scenario":1,"load":{"interval":5}})")

@@ -1,8 +1,10 @@
-// TLS against the built-in server with a throwaway PKI made at test time by openssl (tests/data/make-test-certs.sh).
+// TLS against the built-in server with a throwaway PKI made at test time by openssl (tests/data/make-test-certs.sh),
+// every case with both gRPC clients: gRPC C++'s (grpc) and rpcscope's own on bare HTTP/2 (h2grpc, OpenSSL with ALPN).
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "server/builtingrpcserver.h"
 #include "transport/grpctransport.h"
+#include "transport/transportfactories.h"
 
 #include <QFile>
 #include <QProcess>
@@ -39,11 +41,23 @@ class TestTls : public QObject {
         target.address = address;
         target.timeout = 5s;
         target.tls = tls;
+        QFETCH_GLOBAL(QString, transport);
+        std::unique_ptr<Transport> client;
+        if (transport == QLatin1String("h2grpc")) {
+            std::string why;
+            const qsizetype colon = address.lastIndexOf(u':');
+            client = makeH2GrpcTransport(
+                address.left(colon).toStdString(), address.mid(colon + 1).toStdString(), target, *call, &why);
+            if (!client)
+                qFatal("h2grpc: %s", why.c_str());
+        } else {
+            client = makeGrpcTransport(target, *call);
+        }
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 2;
         plan.totalCalls = 10;
-        if (!engine.start(makeGrpcTransport(target, *call), plan, &error))
+        if (!engine.start(std::move(client), plan, &error))
             qFatal("%s", qPrintable(error));
         if (!engine.waitForFinished(30s))
             qFatal("TLS run did not end");
@@ -62,6 +76,13 @@ class TestTls : public QObject {
     QString loopbackIp(const BuiltinGrpcServer &server) { return QStringLiteral("127.0.0.1:%1").arg(server.port()); }
 
 private Q_SLOTS:
+    void initTestCase_data()
+    {
+        QTest::addColumn<QString>("transport");
+        QTest::newRow("grpc") << QStringLiteral("grpc");
+        QTest::newRow("h2grpc") << QStringLiteral("h2grpc");
+    }
+
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
@@ -132,6 +153,29 @@ private Q_SLOTS:
         tls.certChain = pem("client.crt");
         tls.privateKey = pem("client.key");
         QCOMPARE(run(localhost(m_mutual), tls).callsOk(), 10ULL);
+    }
+
+    void badClientFilesAreNamed()
+    {
+        // h2grpc loads the PEM files before any call and names the one that does not load.
+        QFETCH_GLOBAL(QString, transport);
+        if (transport != QLatin1String("h2grpc"))
+            QSKIP("gRPC C++ reports a bad file as a failed connection, not up front");
+        QString error;
+        const auto call = prepareGrpcCall(builtinBenchSchema(),
+            { QStringLiteral("rpcscope.bench.v1.Bench/Echo"), R"({"payload":"aGVsbG8="})", {}, true }, &error);
+        QVERIFY2(call, qPrintable(error));
+        GrpcTarget target;
+        target.tls = trusting("ca.crt");
+        target.tls.certChain = "not a certificate";
+        target.tls.privateKey = pem("client.key");
+        std::string why;
+        QVERIFY(!makeH2GrpcTransport("localhost", "1", target, *call, &why));
+        QVERIFY2(why.find("the client certificate (--cert) does not load") != std::string::npos, why.c_str());
+        target.tls = trusting("ca.crt");
+        target.tls.rootCerts = "-----BEGIN CERTIFICATE-----\ngarbage\n-----END CERTIFICATE-----\n";
+        QVERIFY(!makeH2GrpcTransport("localhost", "1", target, *call, &why));
+        QVERIFY2(why.find("the CA certificates (--cacert) do not load") != std::string::npos, why.c_str());
     }
 };
 

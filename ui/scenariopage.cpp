@@ -472,8 +472,8 @@ Scenario ScenarioPage::scenario() const
     s.maxSendSize = m_maxSend->text().trimmed();
     s.rateSchedule = m_rateSchedule->text();
     s.concurrencySchedule = m_callerSchedule->text();
-    // TLS is gRPC's: for other transports the document carries none of it (the CLI would refuse it).
-    if (transport() == TransportKind::Grpc) {
+    // TLS is gRPC's (either client): for other transports the document carries none of it (the CLI would refuse it).
+    if (speaksGrpc(transport())) {
         s.security = m_security->currentData().toString();
         if (s.security == u"tls") {
             s.caCert = m_caCert->text().trimmed();

@@ -121,7 +121,8 @@ public:
     void clear() { m_pending.clear(); }
     /// Writes what is pending unless a write is on the wire already; @p done(error) when it is out, from where the
     /// connection flushes again (what came meanwhile) or breaks.
-    void flush(tcp::socket &socket, std::function<void(boost::system::error_code)> done)
+    template<class Stream> // a tcp::socket, or a TLS stream over one
+    void flush(Stream &socket, std::function<void(boost::system::error_code)> done)
     {
         if (m_writing || m_pending.empty())
             return;

@@ -1,3 +1,4 @@
-// The one translation unit that compiles Boost.Asio and Beast (see net/asio.h).
+// The one translation unit that compiles Boost.Asio (with its TLS streams) and Beast (see net/asio.h).
 #include <boost/asio/impl/src.hpp>
+#include <boost/asio/ssl/impl/src.hpp>
 #include <boost/beast/src.hpp>

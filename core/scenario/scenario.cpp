@@ -597,8 +597,9 @@ std::optional<ScenarioProblem> Scenario::valueProblem() const
     if (clientCert.isEmpty() != clientKey.isEmpty())
         return problem(clientKey.isEmpty() ? QStringLiteral("connection.key") : QStringLiteral("connection.cert"),
             QStringLiteral("a client certificate and its key go together"));
-    if (transport != u"grpc" && (hasTlsSettings() || security == u"tls"))
-        return problem(QStringLiteral("connection"), QStringLiteral("the TLS settings are for the grpc transport"));
+    if (transport != u"grpc" && transport != u"h2grpc" && (hasTlsSettings() || security == u"tls"))
+        return problem(QStringLiteral("connection"),
+            QStringLiteral("the TLS settings are for the gRPC transports (grpc, h2grpc)"));
     for (qsizetype i = 0; i < checks.size(); ++i) {
         if (QString why; !parseCheck(checks.at(i), &why))
             return problem(QStringLiteral("checks[%1]").arg(i), why);

@@ -8,12 +8,15 @@
 #include "transportfactories.h"
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/ssl.hpp>
 
 #include <QByteArray>
 
 #include <google/protobuf/descriptor.h>
 
 #include <nghttp2/nghttp2.h>
+
+#include <openssl/ssl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -30,6 +33,7 @@ namespace {
 namespace asio = boost::asio;
 using net::tcp;
 using Clock = std::chrono::steady_clock;
+using TlsStream = asio::ssl::stream<tcp::socket>;
 
 /// Headers of HTTP/2 and the gRPC protocol itself, not the server's metadata (gRPC C++ does not show them either).
 bool isReservedHeader(std::string_view key)
@@ -89,10 +93,7 @@ public:
  */
 class H2GrpcConnection {
 public:
-    H2GrpcConnection(H2GrpcTransport *transport, asio::io_context &context)
-        : m_transport(transport), m_context(context), m_socket(context)
-    {
-    }
+    H2GrpcConnection(H2GrpcTransport *transport, asio::io_context &context);
     ~H2GrpcConnection() { closeSession(); }
 
     asio::io_context &context() { return m_context; }
@@ -137,7 +138,21 @@ private:
     /// Opens @p slot's stream on the open connection (its call was set up by submit()).
     void startStream(H2GrpcSlot *slot);
     void connect();
+    /// The TCP connection is up (and its TLS handshake done): the HTTP/2 session starts, the waiting calls go.
+    void opened();
+    /// TLS: checks what the handshake agreed on (HTTP/2 by ALPN); false after breaking the connection.
+    bool tlsAgreed();
     bool startSession(std::string *error);
+    /// The TCP socket under TLS, or the plaintext one.
+    tcp::socket &socket() { return m_tls ? m_tls->next_layer() : m_socket; }
+    /// Runs @p f with the stream the connection reads and writes: the TLS stream or the plaintext socket.
+    template<class F> void withStream(F &&f)
+    {
+        if (m_tls)
+            f(*m_tls);
+        else
+            f(m_socket);
+    }
     void closeSession()
     {
         if (m_session)
@@ -185,7 +200,11 @@ private:
 
     H2GrpcTransport *m_transport;
     asio::io_context &m_context;
-    tcp::socket m_socket;
+    tcp::socket m_socket; ///< plaintext
+    /// TLS: a new stream for each connection (one that broke cannot be used again). The ones before it are kept
+    /// until the next TCP connect completes, by when the handlers their close cancelled have run.
+    std::unique_ptr<TlsStream> m_tls;
+    std::vector<std::unique_ptr<TlsStream>> m_retiredTls;
     nghttp2_session *m_session = nullptr;
     enum class State { Closed, Connecting, Open } m_state = State::Closed;
     /// Counts broken connections: a handler of the socket's earlier life (one already queued when it was closed)
@@ -223,7 +242,7 @@ public:
         }
         m_headers = {
             { ":method", "POST" },
-            { ":scheme", "http" },
+            { ":scheme", target.tls.enabled ? "https" : "http" },
             { ":path", call.methodPath },
             { ":authority", m_authority },
             { "content-type", "application/grpc" },
@@ -269,6 +288,9 @@ public:
 
     const GrpcTarget m_target;
     const GrpcCall m_call;
+    /// TLS (nullptr: plaintext): set by makeH2GrpcTransport() before the first call, as the name to check.
+    std::unique_ptr<asio::ssl::context> m_tls;
+    std::string m_tlsName;
     const tcp::resolver::results_type m_addresses;
     const std::string m_authority;
     std::vector<std::pair<std::string, std::string>> m_headers; ///< every request's, in order
@@ -326,27 +348,74 @@ void H2GrpcConnection::startStream(H2GrpcSlot *slot)
     flush();
 }
 
+H2GrpcConnection::H2GrpcConnection(H2GrpcTransport *transport, asio::io_context &context)
+    : m_transport(transport), m_context(context), m_socket(context)
+{
+}
+
 void H2GrpcConnection::connect()
 {
     m_state = State::Connecting;
-    asio::async_connect(m_socket, m_transport->m_addresses,
+    if (m_transport->m_tls) {
+        if (m_tls)
+            m_retiredTls.push_back(std::move(m_tls));
+        m_tls = std::make_unique<TlsStream>(m_context, *m_transport->m_tls);
+        const std::string &name = m_transport->m_tlsName;
+        // SNI, except for an address (RFC 6066), and the name the certificate must carry.
+        boost::system::error_code ignored;
+        asio::ip::make_address(name, ignored);
+        if (ignored)
+            SSL_set_tlsext_host_name(m_tls->native_handle(), name.c_str());
+        if (!m_transport->m_target.tls.skipVerify)
+            m_tls->set_verify_callback(asio::ssl::host_name_verification(name));
+    }
+    asio::async_connect(socket(), m_transport->m_addresses,
         [this, epoch = m_epoch](boost::system::error_code ec, const tcp::endpoint &) {
             if (epoch != m_epoch)
                 return;
+            m_retiredTls.clear();
             if (ec)
                 return breakConnection(CallStatus::Unavailable, "connect: " + ec.message());
-            m_socket.set_option(tcp::no_delay(true), ec);
-            std::string error;
-            if (!startSession(&error))
-                return breakConnection(CallStatus::Internal, error);
-            m_state = State::Open;
-            read();
-            std::vector<H2GrpcSlot *> waiting;
-            waiting.swap(m_waiting);
-            for (H2GrpcSlot *slot : waiting)
-                startStream(slot); // their deadlines count from their submission, the wait included
-            flush(); // the connection preface and SETTINGS, even with no call waiting
+            socket().set_option(tcp::no_delay(true), ec);
+            if (!m_tls)
+                return opened();
+            m_tls->async_handshake(TlsStream::client, [this, epoch](boost::system::error_code ec) {
+                if (epoch != m_epoch)
+                    return;
+                if (ec)
+                    return breakConnection(CallStatus::Unavailable, "TLS handshake: " + ec.message());
+                if (tlsAgreed())
+                    opened();
+            });
         });
+}
+
+bool H2GrpcConnection::tlsAgreed()
+{
+    const unsigned char *protocol = nullptr;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(m_tls->native_handle(), &protocol, &length);
+    if (length == 2 && std::memcmp(protocol, "h2", 2) == 0)
+        return true;
+    breakConnection(CallStatus::Unavailable,
+        length == 0 ? "the server did not agree to HTTP/2 in the TLS handshake (no ALPN protocol chosen)"
+                    : "the server chose " + std::string(reinterpret_cast<const char *>(protocol), length)
+                + " in the TLS handshake (ALPN), not HTTP/2 (h2)");
+    return false;
+}
+
+void H2GrpcConnection::opened()
+{
+    std::string error;
+    if (!startSession(&error))
+        return breakConnection(CallStatus::Internal, error);
+    m_state = State::Open;
+    read();
+    std::vector<H2GrpcSlot *> waiting;
+    waiting.swap(m_waiting);
+    for (H2GrpcSlot *slot : waiting)
+        startStream(slot); // their deadlines count from their submission, the wait included
+    flush(); // the connection preface and SETTINGS, even with no call waiting
 }
 
 bool H2GrpcConnection::startSession(std::string *error)
@@ -398,42 +467,56 @@ void H2GrpcConnection::flush()
     m_sending = false;
     if (n < 0)
         return breakConnection(CallStatus::Internal, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(n)));
-    m_writer.flush(m_socket, [this, epoch = m_epoch](boost::system::error_code ec) {
-        if (ec && epoch == m_epoch) {
-            if (m_state == State::Open)
-                breakConnection(CallStatus::Unavailable, "send: " + ec.message());
-            return;
-        }
-        flush(); // what came meanwhile; for a write of a connection since broken, what the new one has
+    withStream([this](auto &stream) {
+        m_writer.flush(stream, [this, epoch = m_epoch](boost::system::error_code ec) {
+            if (ec && epoch == m_epoch) {
+                if (m_state == State::Open)
+                    breakConnection(CallStatus::Unavailable, "send: " + ec.message());
+                return;
+            }
+            flush(); // what came meanwhile; for a write of a connection since broken, what the new one has
+        });
     });
 }
 
 void H2GrpcConnection::read()
 {
-    m_socket.async_read_some(asio::buffer(m_readBuffer.data(), m_readBuffer.size()),
-        [this, epoch = m_epoch](boost::system::error_code ec, size_t n) {
-            if (epoch != m_epoch)
-                return; // a read of a connection since broken (its data may have come before the break)
-            if (ec) {
-                if (m_state == State::Open)
-                    breakConnection(CallStatus::Unavailable,
-                        ec == asio::error::eof ? std::string("connection closed by the server")
-                                               : "receive: " + ec.message());
-                return;
-            }
-            m_receiving = true;
-            const ssize_t used = nghttp2_session_mem_recv(m_session, m_readBuffer.data(), n);
-            m_receiving = false;
-            if (used < 0)
-                return breakConnection(
-                    CallStatus::Internal, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(used)));
-            flush(); // SETTINGS and PING acknowledgements, window updates, resets
-            if (m_state != State::Open)
-                return;
-            if (!nghttp2_session_want_read(m_session) && !nghttp2_session_want_write(m_session))
-                return breakConnection(CallStatus::Unavailable, "the server ended the connection (GOAWAY)");
-            read();
-        });
+    withStream([this](auto &stream) {
+        stream.async_read_some(asio::buffer(m_readBuffer.data(), m_readBuffer.size()),
+            [this, epoch = m_epoch](boost::system::error_code ec, size_t n) {
+                if (epoch != m_epoch)
+                    return; // a read of a connection since broken (its data may have come before the break)
+                if (ec) {
+                    if (m_state != State::Open)
+                        return;
+                    if (ec == asio::ssl::error::stream_truncated) {
+                        // TLS 1.3: a server that wants a client certificate it did not get says so after the handshake,
+                        // often by closing the connection.
+                        const bool noCert = m_transport->m_target.tls.certChain.empty();
+                        breakConnection(CallStatus::Unavailable,
+                            std::string("the server closed the TLS connection without a close_notify")
+                                + (noCert ? " (does it want a client certificate? --cert and --key)" : ""));
+                    } else {
+                        breakConnection(CallStatus::Unavailable,
+                            ec == asio::error::eof ? std::string("connection closed by the server")
+                                                   : "receive: " + ec.message());
+                    }
+                    return;
+                }
+                m_receiving = true;
+                const ssize_t used = nghttp2_session_mem_recv(m_session, m_readBuffer.data(), n);
+                m_receiving = false;
+                if (used < 0)
+                    return breakConnection(
+                        CallStatus::Internal, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(used)));
+                flush(); // SETTINGS and PING acknowledgements, window updates, resets
+                if (m_state != State::Open)
+                    return;
+                if (!nghttp2_session_want_read(m_session) && !nghttp2_session_want_write(m_session))
+                    return breakConnection(CallStatus::Unavailable, "the server ended the connection (GOAWAY)");
+                read();
+            });
+    });
 }
 
 ssize_t H2GrpcConnection::readRequest(
@@ -613,7 +696,7 @@ void H2GrpcConnection::breakConnection(int status, const std::string &message)
         return;
     }
     boost::system::error_code ignored;
-    m_socket.close(ignored);
+    socket().close(ignored); // under TLS too: no close_notify, the connection is given up
     m_state = State::Closed;
     ++m_epoch; // the closed socket's reads and writes still to come are for a connection that is no more
     closeSession();
@@ -680,15 +763,53 @@ void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
     m_sink->callDone(m_index, outcome);
 }
 
+/// The client side of TLS as gRPC does it: HTTP/2 by ALPN, the server's certificate checked against the given CAs
+/// (or the system's) unless skipVerify, our certificate and key for mutual TLS. nullptr with @p error naming what
+/// did not load.
+std::unique_ptr<asio::ssl::context> tlsContext(const GrpcTls &tls, std::string *error)
+{
+    auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+    boost::system::error_code ec;
+    context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2
+        | asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+    static const unsigned char kAlpn[] = { 2, 'h', '2' };
+    if (SSL_CTX_set_alpn_protos(context->native_handle(), kAlpn, sizeof kAlpn) != 0) {
+        *error = "TLS: cannot offer HTTP/2 (ALPN)";
+        return nullptr;
+    }
+    if (tls.skipVerify) {
+        context->set_verify_mode(asio::ssl::verify_none);
+    } else {
+        context->set_verify_mode(asio::ssl::verify_peer);
+        if (tls.rootCerts.empty())
+            context->set_default_verify_paths(ec);
+        else
+            context->add_certificate_authority(asio::buffer(tls.rootCerts), ec);
+        if (ec) {
+            *error = "TLS: the CA certificates (--cacert) do not load: " + ec.message();
+            return nullptr;
+        }
+    }
+    if (!tls.certChain.empty() || !tls.privateKey.empty()) {
+        context->use_certificate_chain(asio::buffer(tls.certChain), ec);
+        if (ec) {
+            *error = "TLS: the client certificate (--cert) does not load: " + ec.message();
+            return nullptr;
+        }
+        context->use_private_key(asio::buffer(tls.privateKey), asio::ssl::context::pem, ec);
+        if (ec) {
+            *error = "TLS: the client key (--key) does not load or does not match the certificate: " + ec.message();
+            return nullptr;
+        }
+    }
+    return context;
+}
+
 } // namespace
 
 std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const std::string &port,
     const GrpcTarget &target, const GrpcCall &call, std::string *error)
 {
-    if (target.tls.enabled) {
-        *error = "TLS is not supported by the HTTP/2 gRPC client yet; use --transport grpc";
-        return nullptr;
-    }
     if (call.method && (call.method->client_streaming() || call.method->server_streaming())) {
         *error = "streaming methods are not supported by the HTTP/2 gRPC client yet; use --transport grpc";
         return nullptr;
@@ -700,6 +821,12 @@ std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const st
     auto transport = std::make_unique<H2GrpcTransport>(target, call, std::move(addresses), authority);
     if (!transport->initBodies(error))
         return nullptr;
+    if (target.tls.enabled) {
+        transport->m_tls = tlsContext(target.tls, error);
+        if (!transport->m_tls)
+            return nullptr;
+        transport->m_tlsName = target.tls.serverNameOverride.empty() ? host : target.tls.serverNameOverride;
+    }
     return transport;
 }
 
