@@ -3,12 +3,15 @@
 
 #include "metrics/callstatus.h"
 #include "net/asio.h"
+#include "net/tlsclient.h"
 
 #include "requestbodies.h"
 #include "transportfactories.h"
 
 #include <boost/asio/connect.hpp>
-#include <boost/asio/ssl.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
 
 #include <QByteArray>
 
@@ -763,48 +766,6 @@ void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
     m_sink->callDone(m_index, outcome);
 }
 
-/// The client side of TLS as gRPC does it: HTTP/2 by ALPN, the server's certificate checked against the given CAs
-/// (or the system's) unless skipVerify, our certificate and key for mutual TLS. nullptr with @p error naming what
-/// did not load.
-std::unique_ptr<asio::ssl::context> tlsContext(const GrpcTls &tls, std::string *error)
-{
-    auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
-    boost::system::error_code ec;
-    context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2
-        | asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
-    static const unsigned char kAlpn[] = { 2, 'h', '2' };
-    if (SSL_CTX_set_alpn_protos(context->native_handle(), kAlpn, sizeof kAlpn) != 0) {
-        *error = "TLS: cannot offer HTTP/2 (ALPN)";
-        return nullptr;
-    }
-    if (tls.skipVerify) {
-        context->set_verify_mode(asio::ssl::verify_none);
-    } else {
-        context->set_verify_mode(asio::ssl::verify_peer);
-        if (tls.rootCerts.empty())
-            context->set_default_verify_paths(ec);
-        else
-            context->add_certificate_authority(asio::buffer(tls.rootCerts), ec);
-        if (ec) {
-            *error = "TLS: the CA certificates (--cacert) do not load: " + ec.message();
-            return nullptr;
-        }
-    }
-    if (!tls.certChain.empty() || !tls.privateKey.empty()) {
-        context->use_certificate_chain(asio::buffer(tls.certChain), ec);
-        if (ec) {
-            *error = "TLS: the client certificate (--cert) does not load: " + ec.message();
-            return nullptr;
-        }
-        context->use_private_key(asio::buffer(tls.privateKey), asio::ssl::context::pem, ec);
-        if (ec) {
-            *error = "TLS: the client key (--key) does not load or does not match the certificate: " + ec.message();
-            return nullptr;
-        }
-    }
-    return context;
-}
-
 } // namespace
 
 std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const std::string &port,
@@ -822,7 +783,7 @@ std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const st
     if (!transport->initBodies(error))
         return nullptr;
     if (target.tls.enabled) {
-        transport->m_tls = tlsContext(target.tls, error);
+        transport->m_tls = net::tlsClientContext(target.tls, error);
         if (!transport->m_tls)
             return nullptr;
         transport->m_tlsName = target.tls.serverNameOverride.empty() ? host : target.tls.serverNameOverride;
