@@ -5,6 +5,7 @@
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
 #include "transport/grpctransport.h"
+#include "transport/transportfactories.h"
 #include "transport/transports.h"
 
 #include <google/protobuf/message.h>
@@ -52,10 +53,37 @@ class TestEngine : public QObject {
         return t;
     }
 
+    /// The gRPC client the test runs with: gRPC C++'s, or rpcscope's own on bare HTTP/2 for a row that asks for it
+    /// (the streaming tests run on both: bothClients_data()).
+    bool m_h2 = false;
+    void bothClients_data()
+    {
+        QTest::addColumn<bool>("h2");
+        QTest::newRow("grpc") << false;
+        QTest::newRow("h2grpc") << true;
+    }
+    void useClient()
+    {
+        QFETCH(bool, h2);
+        m_h2 = h2;
+    }
+    std::unique_ptr<Transport> grpcClient(const GrpcTarget &t, const GrpcCall &call)
+    {
+        if (!m_h2)
+            return makeGrpcTransport(t, call);
+        std::string error;
+        const qsizetype colon = t.address.lastIndexOf(u':');
+        auto made = makeH2GrpcTransport(
+            t.address.left(colon).toStdString(), t.address.mid(colon + 1).toStdString(), t, call, &error);
+        if (!made)
+            qFatal("h2grpc: %s", error.c_str());
+        return made;
+    }
+
     RunSnapshot runToEnd(LoadEngine &engine, const GrpcTarget &t, const GrpcCall &call, const LoadPlan &plan)
     {
         QString error;
-        if (!engine.start(makeGrpcTransport(t, call), plan, &error))
+        if (!engine.start(grpcClient(t, call), plan, &error))
             qFatal("start failed: %s", qPrintable(error));
         if (!engine.waitForFinished(30s))
             qFatal("run did not end in 30 s");
@@ -63,6 +91,8 @@ class TestEngine : public QObject {
     }
 
 private Q_SLOTS:
+    void init() { m_h2 = false; }
+
     void initTestCase()
     {
         QString error;
@@ -778,10 +808,12 @@ private Q_SLOTS:
         QCOMPARE(s.callsOk(), 300ULL);
     }
 
-    // Streaming calls: one call is one stream; its messages are counted and timed too.
+    // Streaming calls: one call is one stream; its messages are counted and timed too. Each on both gRPC clients.
 
+    void serverStreamCountsEveryMessage_data() { bothClients_data(); }
     void serverStreamCountsEveryMessage()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 4;
@@ -799,8 +831,10 @@ private Q_SLOTS:
         QVERIFY(s.hasStreams());
     }
 
+    void serverStreamEndedByTheClientCountsOk_data() { bothClients_data(); }
     void serverStreamEndedByTheClientCountsOk()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 2;
@@ -826,8 +860,10 @@ private Q_SLOTS:
             t.messagesReceived >= 4 && t.messagesReceived <= 4 * 80, qPrintable(QString::number(t.messagesReceived)));
     }
 
+    void clientStreamSendsEveryRequest_data() { bothClients_data(); }
     void clientStreamSendsEveryRequest()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 3;
@@ -850,8 +886,10 @@ private Q_SLOTS:
         QCOMPARE(s.bytesReceived, 12ULL * 6); // messages = 200, bytes = 1000: two 3-byte fields
     }
 
+    void bidiRepliesPairWithTheirRequests_data() { bothClients_data(); }
     void bidiRepliesPairWithTheirRequests()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 2;
@@ -880,8 +918,10 @@ private Q_SLOTS:
         QVERIFY(s.latency.min() >= 2 * 40'000'000ULL + 20'000'000ULL);
     }
 
+    void bidiPingPongTimesEachRoundTripAlone_data() { bothClients_data(); }
     void bidiPingPongTimesEachRoundTripAlone()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 2;
@@ -901,8 +941,10 @@ private Q_SLOTS:
         QVERIFY(s.latency.min() >= 60'000'000ULL); // three round trips one after the other
     }
 
+    void bidiCallDurationClosesTheStream_data() { bothClients_data(); }
     void bidiCallDurationClosesTheStream()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 2;
@@ -917,8 +959,10 @@ private Q_SLOTS:
         QCOMPARE(s.messagesReceived, s.messagesSent);
     }
 
+    void streamErrorsAreCounted_data() { bothClients_data(); }
     void streamErrorsAreCounted()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 2;
@@ -936,7 +980,7 @@ private Q_SLOTS:
         QVERIFY2(doomed.start(QStringLiteral("127.0.0.1"), 0, 1, &error), qPrintable(error));
         plan.totalCalls = 0;
         plan.duration = 20s;
-        QVERIFY(engine.start(makeGrpcTransport(target(doomed.address()),
+        QVERIFY(engine.start(grpcClient(target(doomed.address()),
                                  streamCall("Download", R"({"count":1000000,"size":100,"intervalUs":1000})")),
             plan, &error));
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().messagesReceived >= 20, 10000);
@@ -949,8 +993,10 @@ private Q_SLOTS:
         QCOMPARE(cut.callsOk(), 0ULL);
     }
 
+    void stopEndsLongStreams_data() { bothClients_data(); }
     void stopEndsLongStreams()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 4;
@@ -958,8 +1004,8 @@ private Q_SLOTS:
         plan.interval = 100ms;
         QString error;
         QVERIFY(engine.start(
-            makeGrpcTransport(target(), streamCall("Download", R"({"count":1000000,"size":10,"intervalUs":500})")),
-            plan, &error));
+            grpcClient(target(), streamCall("Download", R"({"count":1000000,"size":10,"intervalUs":500})")), plan,
+            &error));
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().messagesReceived >= 40, 10000); // counted while the calls go on
         // The time series has the messages too, long before any call (stream) ends.
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().timeline.size() >= 2, 10000);

@@ -88,6 +88,15 @@ private Q_SLOTS:
         QVERIFY(!m_window->scenarioPage()->validateNow());
         QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("gRPC only")),
             qPrintable(child<QLabel>("requestStatus")->text()));
+        // rpcscope's own HTTP/2 gRPC client streams too: the same run over it, against the same built-in server.
+        transports->setCurrentIndex(transports->findData(int(TransportKind::H2Grpc)));
+        QVERIFY2(m_window->scenarioPage()->validateNow(), qPrintable(child<QLabel>("requestStatus")->text()));
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        const RunSnapshot h2 = m_window->runController()->lastSnapshot();
+        QCOMPARE(h2.callsOk(), 50ULL);
+        QCOMPARE(h2.messagesReceived, 250ULL);
+        QCOMPARE(h2.firstMessageLatency.count(), 50ULL);
         transports->setCurrentIndex(transports->findData(int(TransportKind::Grpc)));
         count->clear();
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo")));

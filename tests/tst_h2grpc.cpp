@@ -1,5 +1,6 @@
 // The gRPC client on bare HTTP/2 (nghttp2) against the real built-in gRPC server (gRPC C++) on 127.0.0.1 port 0,
-// side by side with the gRPC C++ client: every case must end the same on both.
+// side by side with the gRPC C++ client: every case must end the same on both. Streams are tst_engine's, TLS is
+// tst_tls's, both on both clients.
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "engine/singlecall.h"
@@ -240,14 +241,6 @@ private Q_SLOTS:
         QVERIFY2(r.status == CallStatus::DeadlineExceeded || r.status == CallStatus::Unavailable,
             qPrintable(QStringLiteral("%1 %2").arg(r.status).arg(QString::fromStdString(r.errorMessage))));
         QVERIFY2(r.latency < 2s, qPrintable(QString::number(r.latency.count())));
-    }
-
-    void unsupportedCallsAreRefusedUpFront()
-    {
-        std::string error;
-        QVERIFY(!makeH2GrpcTransport("127.0.0.1", "1", target(), call("Download", "{}"), &error));
-        QVERIFY2(error.find("streaming methods are not supported") != std::string::npos, error.c_str());
-        // TLS is tst_tls's, with both clients.
     }
 };
 

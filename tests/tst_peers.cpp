@@ -291,15 +291,29 @@ private Q_SLOTS:
             // No OK call in the run: its time series has no latency to show ("-", never 0 ns).
             QVERIFY2(!late.out.contains(QStringLiteral(" 0 ns")), qPrintable(late.out));
         }
-        // A server stream from grpc-go, every message checked (the gRPC C++ client: h2grpc has no streams yet).
-        const Result download = cli(QStringList { QStringLiteral("run") } + proto
-            + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
-                QStringLiteral(R"({"count":5,"size":16})"), QStringLiteral("-n"), QStringLiteral("20"),
-                QStringLiteral("--expect"), QStringLiteral("payload.length=16"), QStringLiteral("--expect-every"),
-                QStringLiteral("1"), QStringLiteral("--fail-on-error"), peer.address });
-        expectAllOk(download, 20);
-        QVERIFY2(download.out.contains(QStringLiteral("Replies checked (--expect): 20, 0 unexpected")),
-            qPrintable(download.out));
+        // Streams from grpc-go on both clients: a server stream with every message checked, a bidi stream in
+        // ping-pong whose every reply is its request's echo.
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            const QStringList on { QStringLiteral("--transport"), transport };
+            const Result download = cli(QStringList { QStringLiteral("run") } + on + proto
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
+                    QStringLiteral(R"({"count":5,"size":16})"), QStringLiteral("-n"), QStringLiteral("20"),
+                    QStringLiteral("--expect"), QStringLiteral("payload.length=16"), QStringLiteral("--expect-every"),
+                    QStringLiteral("1"), QStringLiteral("--fail-on-error"), peer.address });
+            expectAllOk(download, 20);
+            QVERIFY2(download.out.contains(QStringLiteral("Replies checked (--expect): 20, 0 unexpected")),
+                qPrintable(transport + download.out));
+            QVERIFY2(download.out.contains(QStringLiteral("20 sent, 100 received")), qPrintable(download.out));
+            const Result chat = cli(QStringList { QStringLiteral("run") } + on + proto
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
+                    QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"),
+                    QStringLiteral("10"), QStringLiteral("--stream-ping-pong"), QStringLiteral("-n"),
+                    QStringLiteral("12"), QStringLiteral("-c"), QStringLiteral("3"), QStringLiteral("--expect"),
+                    QStringLiteral("payload=aGk="), QStringLiteral("--expect-every"), QStringLiteral("1"),
+                    QStringLiteral("--fail-on-error"), peer.address });
+            expectAllOk(chat, 12);
+            QVERIFY2(chat.out.contains(QStringLiteral("120 sent, 120 received")), qPrintable(transport + chat.out));
+        }
     }
 
     void pythonMsgpackRpcServer()

@@ -612,9 +612,9 @@ void ScenarioPage::transportChanged()
     m_httpPath->setVisible(kind == TransportKind::Http);
     m_httpPathLabel->setVisible(kind == TransportKind::Http);
     m_target->setEnabled(kind != TransportKind::InProcess);
-    m_security->setEnabled(kind == TransportKind::Grpc);
+    m_security->setEnabled(speaksGrpc(kind)); // TLS: either gRPC client
     for (QWidget *field : std::as_const(m_tlsFields))
-        m_connectionForm->setRowVisible(field, kind == TransportKind::Grpc);
+        m_connectionForm->setRowVisible(field, speaksGrpc(kind));
     // The target follows the transport while it is a built-in server (or empty); a typed address stays.
     const QString text = m_target->currentText().trimmed();
     const bool builtin = text.isEmpty() || m_builtinTargets.values().contains(text);

@@ -558,10 +558,10 @@ std::optional<GrpcCall> prepareCall(const RunSpec &spec, const Schema &schema, S
         return std::nullopt;
     }
     const MethodInfo method = Schema::methodInfo(call->method);
-    if (spec.transport.kind != TransportKind::Grpc && (method.clientStreaming || method.serverStreaming)) {
+    if (!speaksGrpc(spec.transport.kind) && (method.clientStreaming || method.serverStreaming)) {
         if (problem)
             *problem = { QStringLiteral("method"),
-                QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only (transport grpc)")
+                QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only (transport grpc or h2grpc)")
                     .arg(method.name, method.kindName()) };
         return std::nullopt;
     }

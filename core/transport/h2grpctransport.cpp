@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -58,13 +59,29 @@ class H2GrpcConnection;
 class H2GrpcSlot final : public BodySlot {
 public:
     H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection, int index, CallSink *sink);
-    /// Message bytes, as the gRPC transport counts them: without gRPC's 5-byte prefix, HTTP/2 framing or headers.
-    uint64_t messageBytesSent() const { return m_sent > 5 ? m_sent - 5 : 0; }
-    uint64_t messageBytesReceived() const { return m_received > 5 ? m_received - 5 : 0; }
+    /// Message bytes, as the gRPC transport counts them: without gRPC's 5-byte prefixes, HTTP/2 framing or headers.
+    uint64_t messageBytesSent() const { return streaming() ? m_streamBytesSent : m_sent > 5 ? m_sent - 5 : 0; }
+    uint64_t messageBytesReceived() const
+    {
+        return streaming() ? m_streamBytesReceived : m_received > 5 ? m_received - 5 : 0;
+    }
     void start(uint64_t callNumber) override;
     void cancel() override;
-    /// Reports the call's end; decodes the reply message when there is one and replies are decoded.
+    /// Reports the call's end; decodes a unary call's reply when there is one and replies are decoded.
     void finished(CallOutcome &outcome, const std::string *message);
+
+    // Streaming calls, on the connection's thread (see the part of this file below "Streams").
+    bool streaming() const { return m_clientStreams || m_serverStreams; }
+    /// The stream is open: the call's clock starts, its first message goes, its call-duration timer is set.
+    void beginStream();
+    /// Sends the next message when the plan wants one now, or waits (interval, ping-pong), or closes the writes.
+    void sendNext();
+    /// nghttp2 wants request bytes: from the queued messages, DEFERRED when none is queued, EOF once closed.
+    ssize_t readStreamRequest(uint8_t *buffer, size_t length, uint32_t *flags);
+    /// DATA of a streaming call: cut into messages, each timed, decoded and told to the sink as it completes.
+    void takeData(const uint8_t *data, size_t length);
+    /// The call failed on our side (a reply that does not parse, a message over the limit): its stream is reset.
+    void failStream(int status, std::string message);
 
     H2GrpcTransport *m_transport;
     H2GrpcConnection *m_connection;
@@ -88,6 +105,38 @@ public:
     MetadataLines m_trailers;
     bool m_tooLarge = false;
     Clock::time_point m_deadline;
+
+    const bool m_clientStreams;
+    const bool m_serverStreams;
+    const bool m_pingPong; ///< bidi: each message waits for the reply to the one before
+    uint64_t m_callNumber = 0;
+    uint64_t m_callId = 0; ///< counts the slot's calls: a timer set for an earlier call does nothing
+    std::deque<std::string> m_outbox; ///< framed messages not yet handed to nghttp2 (the front from m_outboxOffset)
+    size_t m_outboxOffset = 0;
+    bool m_writesClosed = false; ///< no more messages: the request ends once the outbox is empty
+    bool m_deferred = false; ///< nghttp2 waits for a message: resumed when one is queued or the writes close
+    uint64_t m_messagesSent = 0;
+    uint64_t m_messagesReceived = 0;
+    uint64_t m_streamBytesSent = 0;
+    uint64_t m_streamBytesReceived = 0;
+    std::string m_inbox; ///< DATA received that is not a whole message yet
+    Clock::time_point m_lastReceived;
+    Clock::time_point m_lastSent;
+    std::vector<Clock::time_point> m_sendTimes; ///< bidi: when each message went, to pair replies with
+    asio::steady_timer m_intervalTimer;
+    asio::steady_timer m_callTimer;
+    bool m_intervalWait = false;
+    bool m_timeUp = false; ///< --stream-call-duration is over
+    bool m_endedByClient = false; ///< the client ended it as planned (enough messages, time up): OK
+    std::string m_failure;
+    int m_failureStatus = 0;
+
+private:
+    uint64_t messagesToSend() const;
+    void writeMessage();
+    void closeWrites();
+    void messageArrived(const char *data, size_t length);
+    void endByClient();
 };
 
 /**
@@ -102,6 +151,20 @@ public:
     asio::io_context &context() { return m_context; }
 
     void submit(H2GrpcSlot *slot);
+    /// A streaming call queued a message or closed its writes while nghttp2 waited: it goes out.
+    void resume(H2GrpcSlot *slot)
+    {
+        if (slot->m_stream > 0 && m_session && nghttp2_session_resume_data(m_session, slot->m_stream) == 0)
+            flush();
+    }
+    /// Resets @p slot's stream (a streaming call the client ends); the call ends when the stream closes.
+    void reset(H2GrpcSlot *slot)
+    {
+        if (slot->m_stream > 0 && m_session) {
+            nghttp2_submit_rst_stream(m_session, NGHTTP2_FLAG_NONE, slot->m_stream, NGHTTP2_CANCEL);
+            flush();
+        }
+    }
     void cancel(H2GrpcSlot *slot)
     {
         if (slot->m_stream > 0 && m_streams.count(slot->m_stream)) {
@@ -318,6 +381,15 @@ void H2GrpcConnection::submit(H2GrpcSlot *slot)
     slot->m_headers.clear();
     slot->m_trailers.clear();
     slot->m_tooLarge = false;
+    ++slot->m_callId;
+    slot->m_outbox.clear();
+    slot->m_outboxOffset = 0;
+    slot->m_writesClosed = slot->m_deferred = slot->m_intervalWait = slot->m_timeUp = slot->m_endedByClient = false;
+    slot->m_messagesSent = slot->m_messagesReceived = slot->m_streamBytesSent = slot->m_streamBytesReceived = 0;
+    slot->m_inbox.clear();
+    slot->m_sendTimes.clear();
+    slot->m_failure.clear();
+    slot->m_failureStatus = CallStatus::Ok;
     if (m_state != State::Open) {
         m_waiting.push_back(slot);
         if (m_state == State::Closed)
@@ -348,6 +420,8 @@ void H2GrpcConnection::startStream(H2GrpcSlot *slot)
     }
     slot->m_stream = stream;
     m_streams[stream] = slot;
+    if (slot->streaming())
+        slot->beginStream();
     flush();
 }
 
@@ -523,9 +597,11 @@ void H2GrpcConnection::read()
 }
 
 ssize_t H2GrpcConnection::readRequest(
-    nghttp2_session *, int32_t, uint8_t *, size_t length, uint32_t *flags, nghttp2_data_source *source, void *)
+    nghttp2_session *, int32_t, uint8_t *buffer, size_t length, uint32_t *flags, nghttp2_data_source *source, void *)
 {
     auto *slot = static_cast<H2GrpcSlot *>(source->ptr);
+    if (slot->streaming())
+        return slot->readStreamRequest(buffer, length, flags);
     // How much the next DATA frame carries; sendRequestData() writes it. Until then m_sent stays where it is: the
     // bytes of frames announced so far and not yet written are counted on from there.
     const size_t n = std::min(length, slot->requestSize() - slot->m_sent - slot->m_announced);
@@ -617,6 +693,10 @@ int H2GrpcConnection::onData(
     auto *slot = static_cast<H2GrpcSlot *>(nghttp2_session_get_stream_user_data(session, stream));
     if (!slot)
         return 0;
+    if (slot->streaming()) {
+        slot->takeData(data, length);
+        return 0;
+    }
     slot->m_received += length;
     // The limit is on the message; the 5-byte prefix comes on top.
     if (slot->m_reply.size() + length > slot->m_transport->m_target.receiveLimit() + 5) {
@@ -648,14 +728,27 @@ void H2GrpcConnection::streamClosed(H2GrpcSlot *slot, uint32_t errorCode)
     outcome.headers = std::move(slot->m_headers);
     outcome.trailers = std::move(slot->m_trailers);
     const std::string *message = nullptr;
-    if (slot->m_tooLarge) {
+    if (slot->streaming() && (!slot->m_failure.empty() || slot->m_endedByClient)) {
+        outcome.status = slot->m_failure.empty() ? CallStatus::Ok : slot->m_failureStatus;
+        outcome.errorMessage = slot->m_failure;
+        outcome.fatal = slot->m_failureStatus == CallStatus::InvalidArgument; // a request template that broke
+    } else if (slot->m_tooLarge) {
         outcome.status = CallStatus::ResourceExhausted;
         outcome.errorMessage = "reply larger than the receive limit of "
             + std::to_string(m_transport->m_target.receiveLimit()) + " bytes (raise it with --max-recv-size)";
     } else if (slot->m_grpcStatus >= 0) {
         outcome.status = std::clamp(slot->m_grpcStatus, 0, CallStatus::SlotCount - 1);
         outcome.errorMessage = slot->m_grpcMessage;
-        if (outcome.status == CallStatus::Ok) {
+        if (outcome.status == CallStatus::Ok && slot->streaming()) {
+            if (!slot->m_inbox.empty()) {
+                outcome.status = CallStatus::Internal;
+                outcome.errorMessage = "the stream ended inside a message (" + std::to_string(slot->m_inbox.size())
+                    + " bytes of it came)";
+            } else if (slot->m_clientStreams && !slot->m_serverStreams && slot->m_messagesReceived == 0) {
+                outcome.status = CallStatus::DecodeError;
+                outcome.errorMessage = "the client stream ended OK without a reply";
+            }
+        } else if (outcome.status == CallStatus::Ok) {
             // One length-prefixed message: a flag byte (0: not compressed) and a 4-byte big-endian length.
             const std::string &r = slot->m_reply;
             if (r.size() < 5 || r[0] != 0) {
@@ -721,12 +814,24 @@ void H2GrpcConnection::breakConnection(int status, const std::string &message)
 }
 
 H2GrpcSlot::H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection, int index, CallSink *sink)
-    : BodySlot(transport->m_call, transport->m_bodies, index, sink), m_transport(transport), m_connection(connection)
+    : BodySlot(transport->m_call, transport->m_bodies, index, sink)
+    , m_transport(transport)
+    , m_connection(connection)
+    , m_clientStreams(transport->m_call.method && transport->m_call.method->client_streaming())
+    , m_serverStreams(transport->m_call.method && transport->m_call.method->server_streaming())
+    , m_pingPong(m_clientStreams && m_serverStreams && transport->m_call.stream.pingPong)
+    , m_intervalTimer(connection->context())
+    , m_callTimer(connection->context())
 {
 }
 
 void H2GrpcSlot::start(uint64_t callNumber)
 {
+    m_callNumber = callNumber;
+    if (streaming()) { // its messages are made as they go (beginStream)
+        asio::dispatch(m_connection->context(), [this] { m_connection->submit(this); });
+        return;
+    }
     if (!prepareBody(callNumber))
         return;
     const auto size = static_cast<uint32_t>(m_body->size());
@@ -754,6 +859,15 @@ void H2GrpcSlot::cancel()
 
 void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
 {
+    if (streaming()) {
+        ++m_callId; // its timers are done with
+        m_intervalTimer.cancel();
+        m_callTimer.cancel();
+        outcome.messagesSent = m_messagesSent;
+        outcome.messagesReceived = m_messagesReceived;
+        outcome.bytesSent = m_streamBytesSent;
+        outcome.bytesReceived = m_streamBytesReceived;
+    }
     if (message && m_decoded) {
         m_decoded->Clear();
         if (m_decoded->ParseFromString(*message)) {
@@ -766,15 +880,218 @@ void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
     m_sink->callDone(m_index, outcome);
 }
 
+// Streams: a streaming call's messages, each framed with gRPC's 5-byte prefix, queued for nghttp2's data provider
+// (which waits, DEFERRED, while none is queued); the replies cut from the DATA as it comes, each timed as the gRPC
+// transport times it (MessageTiming). Everything here runs on the connection's thread.
+
+uint64_t H2GrpcSlot::messagesToSend() const
+{
+    if (!m_clientStreams)
+        return 1;
+    const StreamOptions &options = m_transport->m_call.stream;
+    if (options.callCount > 0)
+        return options.callCount;
+    if (options.callDuration.count() > 0)
+        return UINT64_MAX; // until the time is up
+    return m_transport->m_call.perCall ? 1 : m_transport->m_call.requests.size();
+}
+
+void H2GrpcSlot::beginStream()
+{
+    m_lastReceived = Clock::now(); // the call's start: a server stream's first message is timed from it
+    const auto duration = m_transport->m_call.stream.callDuration;
+    if (duration.count() > 0) {
+        m_callTimer.expires_after(duration);
+        m_callTimer.async_wait([this, id = m_callId](boost::system::error_code ec) {
+            if (ec || id != m_callId || m_stream < 0)
+                return;
+            m_timeUp = true;
+            if (!m_clientStreams) {
+                endByClient(); // a server stream is cancelled; what came counts
+            } else if (m_intervalWait) {
+                m_intervalTimer.cancel(); // its handler closes the writes
+            } else {
+                sendNext();
+            }
+        });
+    }
+    sendNext();
+}
+
+void H2GrpcSlot::sendNext()
+{
+    if (m_writesClosed || m_intervalWait || !m_outbox.empty() || m_stream < 0)
+        return; // a message is still going out: the next follows it (readStreamRequest)
+    if (m_timeUp || m_messagesSent >= messagesToSend())
+        return closeWrites();
+    if (m_pingPong && m_messagesReceived < m_messagesSent)
+        return; // the reply to the last one first (messageArrived)
+    const auto interval = m_transport->m_call.stream.interval;
+    if (m_messagesSent > 0 && interval.count() > 0) {
+        // From the previous message's send, not its completion: the messages keep the cadence asked for.
+        m_intervalWait = true;
+        m_intervalTimer.expires_at(m_lastSent + interval);
+        m_intervalTimer.async_wait([this, id = m_callId](boost::system::error_code ec) {
+            if (id != m_callId || m_stream < 0)
+                return;
+            m_intervalWait = false;
+            if (ec || m_timeUp)
+                return closeWrites();
+            writeMessage();
+        });
+        return;
+    }
+    writeMessage();
+}
+
+void H2GrpcSlot::writeMessage()
+{
+    std::string error;
+    const uint64_t number = m_transport->m_call.perCall ? m_callNumber : m_messagesSent;
+    const std::string *body = m_bodies.body(number, m_index, m_rng, m_scratchMessage.get(), &m_scratch, &error);
+    if (!body)
+        return failStream(CallStatus::InvalidArgument, "request template: " + error + " (run stopped)");
+    const int sendLimit = m_transport->m_target.maxSendBytes;
+    if (sendLimit >= 0 && body->size() > static_cast<size_t>(sendLimit))
+        return failStream(CallStatus::ResourceExhausted,
+            "message of " + std::to_string(body->size()) + " bytes is larger than --max-send-size "
+                + std::to_string(sendLimit));
+    const auto size = static_cast<uint32_t>(body->size());
+    std::string framed;
+    framed.reserve(5 + size);
+    framed.push_back(0); // not compressed
+    framed.push_back(static_cast<char>(size >> 24));
+    framed.push_back(static_cast<char>(size >> 16));
+    framed.push_back(static_cast<char>(size >> 8));
+    framed.push_back(static_cast<char>(size));
+    framed.append(*body);
+    m_outbox.push_back(std::move(framed));
+    m_streamBytesSent += size;
+    ++m_messagesSent;
+    m_lastSent = Clock::now();
+    if (m_clientStreams && m_serverStreams)
+        m_sendTimes.push_back(m_lastSent);
+    if (m_deferred) {
+        m_deferred = false;
+        m_connection->resume(this);
+    }
+}
+
+void H2GrpcSlot::closeWrites()
+{
+    if (m_writesClosed)
+        return;
+    m_writesClosed = true;
+    if (m_deferred) {
+        m_deferred = false;
+        m_connection->resume(this);
+    }
+}
+
+ssize_t H2GrpcSlot::readStreamRequest(uint8_t *buffer, size_t length, uint32_t *flags)
+{
+    if (m_outbox.empty()) {
+        sendNext(); // the previous message is out: the next, a wait, or the end
+        if (m_outbox.empty()) {
+            if (m_writesClosed) {
+                *flags |= NGHTTP2_DATA_FLAG_EOF;
+                return 0;
+            }
+            m_deferred = true;
+            return NGHTTP2_ERR_DEFERRED;
+        }
+    }
+    const std::string &front = m_outbox.front();
+    const size_t n = std::min(length, front.size() - m_outboxOffset);
+    std::memcpy(buffer, front.data() + m_outboxOffset, n);
+    m_outboxOffset += n;
+    if (m_outboxOffset == front.size()) {
+        m_outbox.pop_front();
+        m_outboxOffset = 0;
+    }
+    return static_cast<ssize_t>(n);
+}
+
+void H2GrpcSlot::takeData(const uint8_t *data, size_t length)
+{
+    if (!m_failure.empty() || m_endedByClient)
+        return; // reset already: what still comes is dropped
+    m_inbox.append(reinterpret_cast<const char *>(data), length);
+    size_t at = 0;
+    const size_t limit = m_transport->m_target.receiveLimit();
+    while (m_inbox.size() - at >= 5) {
+        const auto *p = reinterpret_cast<const uint8_t *>(m_inbox.data() + at);
+        if (p[0] != 0)
+            return failStream(CallStatus::Unimplemented,
+                "a message is compressed; rpcscope's HTTP/2 client takes identity encoding only");
+        const size_t size = (size_t(p[1]) << 24) | (size_t(p[2]) << 16) | (size_t(p[3]) << 8) | size_t(p[4]);
+        if (size > limit)
+            return failStream(CallStatus::ResourceExhausted,
+                "message " + std::to_string(m_messagesReceived + 1) + " is larger than the receive limit of "
+                    + std::to_string(limit) + " bytes (raise it with --max-recv-size)");
+        if (m_inbox.size() - at - 5 < size)
+            break;
+        messageArrived(m_inbox.data() + at + 5, size);
+        at += 5 + size;
+        if (!m_failure.empty() || m_endedByClient || m_stream < 0)
+            return;
+    }
+    m_inbox.erase(0, at);
+}
+
+void H2GrpcSlot::messageArrived(const char *data, size_t length)
+{
+    const auto now = Clock::now();
+    ++m_messagesReceived;
+    m_streamBytesReceived += length;
+    int64_t latency = -1;
+    MessageTiming timing = MessageTiming::Untimed;
+    if (!m_clientStreams) { // server stream: since the previous message, the first since the call began
+        latency = (now - m_lastReceived).count();
+        timing = m_messagesReceived == 1 ? MessageTiming::FirstMessage : MessageTiming::Gap;
+    } else if (m_serverStreams) { // bidi: since the message this one answers went out, when there is one
+        const bool paired = m_messagesReceived <= m_sendTimes.size();
+        latency = (now - (paired ? m_sendTimes[m_messagesReceived - 1] : m_lastReceived)).count();
+        timing = MessageTiming::RoundTrip;
+    }
+    m_lastReceived = now;
+    const google::protobuf::Message *message = nullptr;
+    if (m_decoded) {
+        m_decoded->Clear();
+        if (!m_decoded->ParseFromArray(data, static_cast<int>(length)))
+            return failStream(CallStatus::DecodeError,
+                "message " + std::to_string(m_messagesReceived) + " of the stream does not parse as "
+                    + m_decoded->GetDescriptor()->full_name());
+        message = m_decoded.get();
+    }
+    m_sink->messageReceived(m_index, timing, latency, message);
+    const uint64_t enough = m_transport->m_call.stream.callCount;
+    if (!m_clientStreams && enough > 0 && m_messagesReceived >= enough)
+        return endByClient();
+    if (m_pingPong && m_messagesReceived >= m_messagesSent)
+        sendNext(); // the reply to the last message sent: the next one may go
+}
+
+void H2GrpcSlot::endByClient()
+{
+    m_endedByClient = true;
+    m_connection->reset(this);
+}
+
+void H2GrpcSlot::failStream(int status, std::string message)
+{
+    if (!m_failure.empty())
+        return;
+    m_failureStatus = status;
+    m_failure = std::move(message);
+    m_connection->reset(this);
+}
+
 } // namespace
 
 std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const std::string &port,
     const GrpcTarget &target, const GrpcCall &call, std::string *error)
 {
-    if (call.method && (call.method->client_streaming() || call.method->server_streaming())) {
-        *error = "streaming methods are not supported by the HTTP/2 gRPC client yet; use --transport grpc";
-        return nullptr;
-    }
     tcp::resolver::results_type addresses;
     if (!net::resolve(host, port, &addresses, error))
         return nullptr;

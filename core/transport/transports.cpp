@@ -87,9 +87,9 @@ std::unique_ptr<Transport> makeTransport(
         return nullptr;
     };
     const Codec codec = options.codec.value_or(defaultCodec(options.kind));
-    if (options.kind != TransportKind::Grpc && call.method
+    if (!speaksGrpc(options.kind) && call.method
         && (call.method->client_streaming() || call.method->server_streaming()))
-        return fail(QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only (transport grpc)")
+        return fail(QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only (transport grpc or h2grpc)")
                         .arg(Schema::methodInfo(call.method).fullName(), Schema::methodInfo(call.method).kindName()));
     std::string why;
     std::unique_ptr<Transport> transport;
