@@ -1,5 +1,6 @@
 // rpcscope-cli against servers nobody here wrote, from Debian's packages: a FastAPI/uvicorn JSON endpoint, a
-// Python grpcio server, a grpc-go server, a Python msgpack-rpc server (python3-msgpack) and Neovim's msgpack-rpc API.
+// Python grpcio server, a grpc-go server, an HTTP/2 server misbehaving on request (python3-h2), a Python msgpack-rpc
+// server (python3-msgpack) and Neovim's msgpack-rpc API.
 // Started on 127.0.0.1 port 0 by the scripts in tests/peers (the setup script installs what they need).
 #include <QProcess>
 #include <QRegularExpression>
@@ -314,6 +315,68 @@ private Q_SLOTS:
             expectAllOk(chat, 12);
             QVERIFY2(chat.out.contains(QStringLiteral("120 sent, 120 received")), qPrintable(transport + chat.out));
         }
+    }
+
+    void misbehavingHttp2Server()
+    {
+        // An HTTP/2 server that resets streams, pings, answers trailers-only, goes away, and allows one stream at a
+        // time (tests/peers/h2_misbehaving_server.py, on python3-h2): both gRPC clients end every call the same way.
+        Peer one, refusing;
+        QVERIFY(start(&one, python(),
+            { peerScript("h2_misbehaving_server.py"), QStringLiteral("--port"), QStringLiteral("0"),
+                QStringLiteral("--max-streams"), QStringLiteral("1") }));
+        QVERIFY(start(&refusing, python(),
+            { peerScript("h2_misbehaving_server.py"), QStringLiteral("--port"), QStringLiteral("0"),
+                QStringLiteral("--refuse-first-on-connection") }));
+        const auto echo = [&](const QString &transport, const QString &misbehave, const QString &calls,
+                              const QString &callers, const QString &address) {
+            QStringList args { QStringLiteral("run"), QStringLiteral("--transport"), transport,
+                QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-d"),
+                QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--timeout"), QStringLiteral("5s"),
+                QStringLiteral("-n"), calls, QStringLiteral("-c"), callers };
+            if (!misbehave.isEmpty())
+                args << QStringLiteral("-m") << QStringLiteral(R"({"x-misbehave":"%1"})").arg(misbehave);
+            return cli(args << address);
+        };
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            // One stream at a time (SETTINGS_MAX_CONCURRENT_STREAMS 1), eight callers: they queue, all answered.
+            expectAllOk(echo(transport, QString(), QStringLiteral("200"), QStringLiteral("8"), one.address), 200);
+            const struct {
+                const char *misbehave;
+                const char *ended;
+            } cases[] = {
+                { "reset-internal", "[INTERNAL]\t6 responses" },
+                { "reset-refused", "[UNAVAILABLE]\t6 responses" },
+                { "ping", "[OK]\t6 responses" }, // answered once the client acknowledged the server's PING
+                { "trailers-only", "[NOT_FOUND]\t6 responses" },
+            };
+            for (const auto &c : cases) {
+                const Result r = echo(
+                    transport, QLatin1String(c.misbehave), QStringLiteral("6"), QStringLiteral("2"), one.address);
+                QVERIFY2(r.out.contains(QLatin1String(c.ended)),
+                    qPrintable(transport + u' ' + QLatin1String(c.misbehave) + u'\n' + r.err + r.out));
+            }
+            // GOAWAY after each answer: the next call goes on a new connection. A call the server refused unseen is
+            // tried again there (as gRPC C++ does); only a connection reset racing the GOAWAY may fail one.
+            const Result away = echo(
+                transport, QStringLiteral("goaway-after"), QStringLiteral("20"), QStringLiteral("1"), one.address);
+            const QRegularExpressionMatch ok
+                = QRegularExpression(QStringLiteral("\\[OK\\]\t(\\d+) responses")).match(away.out);
+            QVERIFY2(ok.hasMatch() && ok.captured(1).toInt() >= 15, qPrintable(transport + away.out));
+            QVERIFY2(!away.out.contains(QStringLiteral("DEADLINE_EXCEEDED")), qPrintable(away.out));
+            // A server that refuses the first call on each connection (GOAWAY, last stream 0) and closes: every
+            // call ends UNAVAILABLE, none hangs.
+            const Result refused
+                = echo(transport, QString(), QStringLiteral("10"), QStringLiteral("2"), refusing.address);
+            QVERIFY2(refused.out.contains(QStringLiteral("[UNAVAILABLE]\t10 responses")),
+                qPrintable(transport + refused.err + refused.out));
+        }
+        // Neither client opened more streams than the server allowed once it knew the limit.
+        ::kill(static_cast<pid_t>(one.process.processId()), SIGTERM);
+        QVERIFY(one.process.waitForFinished(5000));
+        const QString said = QString::fromUtf8(one.process.readAllStandardError());
+        QVERIFY2(said.contains(QStringLiteral("over-limit 0")), qPrintable(said));
     }
 
     void pythonMsgpackRpcServer()

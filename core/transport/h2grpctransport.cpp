@@ -104,6 +104,8 @@ public:
     MetadataLines m_headers;
     MetadataLines m_trailers;
     bool m_tooLarge = false;
+    bool m_onWire = false; ///< its HEADERS went out (nghttp2 may hold a request back: MAX_CONCURRENT_STREAMS)
+    int m_retries = 0; ///< times the call went out and a GOAWAY refused it (then it is tried once more)
     Clock::time_point m_deadline;
 
     const bool m_clientStreams;
@@ -150,7 +152,9 @@ public:
 
     asio::io_context &context() { return m_context; }
 
-    void submit(H2GrpcSlot *slot);
+    /// Sets @p slot's call up and sends it, or queues it for the connection to come; @p again: a call the server
+    /// refused unseen (see streamClosed()), keeping its deadline.
+    void submit(H2GrpcSlot *slot, bool again = false);
     /// A streaming call queued a message or closed its writes while nghttp2 waited: it goes out.
     void resume(H2GrpcSlot *slot)
     {
@@ -240,6 +244,7 @@ private:
         outcome.bytesReceived = slot->messageBytesReceived();
         slot->m_stream = -1;
         slot->finished(outcome, nullptr);
+        drainedLater();
     }
     /// Ends a call that never got a stream (it waited for the connection).
     void endWaiting(H2GrpcSlot *slot, int status, std::string message)
@@ -261,6 +266,10 @@ private:
         const uint8_t *value, size_t valueLength, uint8_t, void *);
     static int onData(nghttp2_session *, uint8_t, int32_t stream, const uint8_t *data, size_t length, void *);
     static int onStreamClose(nghttp2_session *, int32_t stream, uint32_t errorCode, void *user);
+    static int onFrame(nghttp2_session *, const nghttp2_frame *frame, void *user);
+    static int onFrameSent(nghttp2_session *session, const nghttp2_frame *frame, void *);
+    /// Once a server going away has answered (or refused) the calls it took: a new connection for those waiting.
+    void drainedLater();
     static int sendRequestData(nghttp2_session *, nghttp2_frame *frame, const uint8_t *frameHeader, size_t length,
         nghttp2_data_source *source, void *user);
 
@@ -273,6 +282,8 @@ private:
     std::vector<std::unique_ptr<TlsStream>> m_retiredTls;
     nghttp2_session *m_session = nullptr;
     enum class State { Closed, Connecting, Open } m_state = State::Closed;
+    /// The server sent GOAWAY: the calls it took finish here, new ones wait for the connection made after.
+    bool m_goingAway = false;
     /// Counts broken connections: a handler of the socket's earlier life (one already queued when it was closed)
     /// sees another epoch and does nothing, instead of feeding or breaking the connection made since.
     uint64_t m_epoch = 0;
@@ -367,10 +378,14 @@ public:
     net::PeriodicSweep m_sweep;
 };
 
-void H2GrpcConnection::submit(H2GrpcSlot *slot)
+void H2GrpcConnection::submit(H2GrpcSlot *slot, bool again)
 {
     const auto timeout = m_transport->m_target.timeout;
-    slot->m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
+    if (!again) {
+        slot->m_deadline = timeout.count() > 0 ? Clock::now() + timeout : Clock::time_point::max();
+        slot->m_retries = 0;
+    }
+    slot->m_onWire = false;
     slot->m_sent = 0;
     slot->m_announced = 0;
     slot->m_received = 0;
@@ -390,7 +405,7 @@ void H2GrpcConnection::submit(H2GrpcSlot *slot)
     slot->m_sendTimes.clear();
     slot->m_failure.clear();
     slot->m_failureStatus = CallStatus::Ok;
-    if (m_state != State::Open) {
+    if (m_state != State::Open || m_goingAway) { // a server going away takes no new calls: they wait for the next
         m_waiting.push_back(slot);
         if (m_state == State::Closed)
             connect();
@@ -483,6 +498,7 @@ bool H2GrpcConnection::tlsAgreed()
 
 void H2GrpcConnection::opened()
 {
+    m_goingAway = false;
     std::string error;
     if (!startSession(&error))
         return breakConnection(CallStatus::Internal, error);
@@ -503,6 +519,8 @@ bool H2GrpcConnection::startSession(std::string *error)
     nghttp2_session_callbacks_set_on_header_callback(callbacks, &H2GrpcConnection::onHeader);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &H2GrpcConnection::onData);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &H2GrpcConnection::onStreamClose);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &H2GrpcConnection::onFrame);
+    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &H2GrpcConnection::onFrameSent);
     nghttp2_session_callbacks_set_send_data_callback(callbacks, &H2GrpcConnection::sendRequestData);
     const int made = nghttp2_session_client_new(&m_session, callbacks, this);
     nghttp2_session_callbacks_del(callbacks);
@@ -719,9 +737,43 @@ int H2GrpcConnection::onStreamClose(nghttp2_session *session, int32_t stream, ui
     return 0;
 }
 
+int H2GrpcConnection::onFrame(nghttp2_session *, const nghttp2_frame *frame, void *user)
+{
+    if (frame->hd.type == NGHTTP2_GOAWAY)
+        static_cast<H2GrpcConnection *>(user)->m_goingAway = true;
+    return 0;
+}
+
+int H2GrpcConnection::onFrameSent(nghttp2_session *session, const nghttp2_frame *frame, void *)
+{
+    if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+        if (auto *slot = static_cast<H2GrpcSlot *>(nghttp2_session_get_stream_user_data(session, frame->hd.stream_id)))
+            slot->m_onWire = true;
+    }
+    return 0;
+}
+
+void H2GrpcConnection::drainedLater()
+{
+    if (!m_goingAway || !m_streams.empty())
+        return;
+    asio::post(m_context, [this, epoch = m_epoch] {
+        if (epoch == m_epoch && m_state == State::Open && m_goingAway && m_streams.empty())
+            breakConnection(CallStatus::Unavailable, "the server went away (GOAWAY)"); // none left to fail
+    });
+}
+
 void H2GrpcConnection::streamClosed(H2GrpcSlot *slot, uint32_t errorCode)
 {
     slot->m_stream = -1;
+    if (errorCode == NGHTTP2_REFUSED_STREAM && m_goingAway && (!slot->m_onWire || slot->m_retries == 0)) {
+        // Refused by the server's GOAWAY (a stream past its last one, which HTTP/2 says it did not process), or held
+        // back by nghttp2 and never sent: the call goes on the next connection, as gRPC C++ retries such calls
+        // transparently; once, for one the server saw.
+        slot->m_retries += slot->m_onWire ? 1 : 0;
+        submit(slot, true);
+        return drainedLater();
+    }
     CallOutcome outcome;
     outcome.bytesSent = slot->messageBytesSent();
     outcome.bytesReceived = slot->messageBytesReceived();
@@ -769,6 +821,9 @@ void H2GrpcConnection::streamClosed(H2GrpcSlot *slot, uint32_t errorCode)
                 }
             }
         }
+    } else if (errorCode == NGHTTP2_REFUSED_STREAM && m_goingAway) {
+        outcome.status = CallStatus::Unavailable;
+        outcome.errorMessage = "the server is going away (GOAWAY) and did not take this call";
     } else if (errorCode != NGHTTP2_NO_ERROR) {
         outcome.status = errorCode == NGHTTP2_REFUSED_STREAM ? CallStatus::Unavailable : CallStatus::Internal;
         outcome.errorMessage = std::string("stream reset by the server: ") + nghttp2_http2_strerror(errorCode);
@@ -780,6 +835,7 @@ void H2GrpcConnection::streamClosed(H2GrpcSlot *slot, uint32_t errorCode)
         outcome.errorMessage = "the stream ended without a gRPC status";
     }
     slot->finished(outcome, message);
+    drainedLater();
 }
 
 void H2GrpcConnection::breakConnection(int status, const std::string &message)
@@ -801,16 +857,23 @@ void H2GrpcConnection::breakConnection(int status, const std::string &message)
     for (const auto &[stream, slot] : m_streams)
         calls.push_back(slot);
     m_streams.clear();
-    std::vector<H2GrpcSlot *> waiting;
-    waiting.swap(m_waiting);
-    calls.insert(calls.end(), waiting.begin(), waiting.end());
+    // The calls waiting for this connection fail with it, unless it was going away: they were waiting for the
+    // next one, never sent, and go on it.
+    const bool wentAway = m_goingAway;
+    m_goingAway = false;
+    if (!wentAway) {
+        calls.insert(calls.end(), m_waiting.begin(), m_waiting.end());
+        m_waiting.clear();
+    }
     for (H2GrpcSlot *slot : calls) {
         slot->m_stream = -1;
         CallOutcome outcome;
         outcome.status = status;
-        outcome.errorMessage = message;
+        outcome.errorMessage = wentAway ? message + " before answering" : message;
         slot->finished(outcome, nullptr); // may submit again: that call goes on a new connection
     }
+    if (!m_waiting.empty() && m_state == State::Closed)
+        connect();
 }
 
 H2GrpcSlot::H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection, int index, CallSink *sink)

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""A gRPC server that misbehaves at the HTTP/2 level on request, for the clients' tests.
+
+Written on python3-h2 (Debian's hyper-h2 4.1, the HTTP/2 state machine; asyncio for the sockets). It answers any
+method by echoing the request's one gRPC message back (as rpcscope.bench.v1.Bench/Echo would, an EchoRequest and
+an EchoResponse being the same on the wire), and misbehaves as the request metadata `x-misbehave` says:
+
+  reset-internal   RST_STREAM(INTERNAL_ERROR) instead of an answer
+  reset-refused    RST_STREAM(REFUSED_STREAM): the server did not process it, a client may retry it
+  ping             a PING first, answered only once the client's PING ACK is in (RST_STREAM after 2 s)
+  goaway-after     the answer, then GOAWAY (last stream: this one) and the connection closed
+  trailers-only    one HEADERS frame with the status (x-status, default 5) and no message
+
+Options: --max-streams N announces SETTINGS_MAX_CONCURRENT_STREAMS N and counts the streams a client opens over it
+once it acknowledged the setting (before, the default of no limit holds); --refuse-first-on-connection sends, for the first request of each connection,
+GOAWAY with last stream id 0 (nothing processed: a client may retry it elsewhere) and closes.
+
+  tests/peers/h2_misbehaving_server.py [--host 127.0.0.1] [--port 0] [--max-streams N] [--refuse-first-on-connection]
+
+Prints `HOST:PORT` once it listens; on SIGTERM prints `over-limit N` (streams opened over --max-streams) to stderr
+and exits.
+"""
+import argparse
+import asyncio
+import signal
+import struct
+import sys
+
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
+import h2.settings
+
+over_limit = 0
+
+
+class Connection:
+    def __init__(self, reader, writer, options):
+        self.reader, self.writer, self.options = reader, writer, options
+        config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
+        self.h2 = h2.connection.H2Connection(config=config)
+        self.bodies = {}
+        self.headers = {}
+        self.open = set()
+        self.pings = {}  # ping payload -> stream waiting for its ACK
+        self.requests = 0
+        self.acked = False  # the client has our SETTINGS: from then on it must keep to --max-streams
+
+    def flush(self):
+        data = self.h2.data_to_send()
+        if data:
+            self.writer.write(data)
+
+    async def run(self):
+        self.h2.initiate_connection()
+        if self.options.max_streams:
+            self.h2.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.options.max_streams})
+        self.flush()
+        try:
+            while True:
+                data = await self.reader.read(65536)
+                if not data:
+                    return
+                for event in self.h2.receive_data(data):
+                    if not self.handle(event):
+                        self.flush()
+                        await self.writer.drain()
+                        self.writer.close()
+                        return
+                self.flush()
+                await self.writer.drain()
+        except (ConnectionError, h2.exceptions.ProtocolError):
+            pass
+        finally:
+            self.writer.close()
+
+    def handle(self, event):
+        global over_limit
+        if isinstance(event, h2.events.RequestReceived):
+            self.requests += 1
+            self.headers[event.stream_id] = dict(event.headers)
+            self.bodies[event.stream_id] = b""
+            self.open.add(event.stream_id)
+            if self.options.max_streams and self.acked and len(self.open) > self.options.max_streams:
+                over_limit += 1
+            if self.options.refuse_first_on_connection and self.requests == 1:
+                self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=0)
+                return False
+        elif isinstance(event, h2.events.DataReceived):
+            self.bodies[event.stream_id] += event.data
+            self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+        elif isinstance(event, h2.events.StreamEnded):
+            return self.answer(event.stream_id)
+        elif isinstance(event, h2.events.PingAckReceived):
+            stream = self.pings.pop(event.ping_data, None)
+            if stream is not None:
+                self.reply(stream)
+        elif isinstance(event, h2.events.SettingsAcknowledged):
+            self.acked = True
+        elif isinstance(event, h2.events.StreamReset):
+            self.open.discard(event.stream_id)
+        elif isinstance(event, h2.events.ConnectionTerminated):
+            return False
+        return True
+
+    def answer(self, stream):
+        how = self.headers[stream].get("x-misbehave", "")
+        if how == "reset-internal":
+            self.h2.reset_stream(stream, error_code=h2.errors.ErrorCodes.INTERNAL_ERROR)
+            self.open.discard(stream)
+        elif how == "reset-refused":
+            self.h2.reset_stream(stream, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
+            self.open.discard(stream)
+        elif how == "ping":
+            payload = struct.pack(">Q", stream)
+            self.pings[payload] = stream
+            self.h2.ping(payload)
+            asyncio.get_running_loop().call_later(2.0, self.ping_timeout, payload)
+        elif how == "trailers-only":
+            code = self.headers[stream].get("x-status", "5")
+            self.h2.send_headers(stream, [(":status", "200"), ("content-type", "application/grpc"),
+                                          ("grpc-status", code), ("grpc-message", "trailers only")], end_stream=True)
+            self.open.discard(stream)
+        else:
+            self.reply(stream)
+            if how == "goaway-after":
+                self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=stream)
+                return False
+        return True
+
+    def ping_timeout(self, payload):
+        stream = self.pings.pop(payload, None)
+        if stream is not None:
+            self.h2.reset_stream(stream, error_code=h2.errors.ErrorCodes.CANCEL)
+            self.open.discard(stream)
+            self.flush()
+
+    def reply(self, stream):
+        body = self.bodies.pop(stream, b"")
+        self.h2.send_headers(stream, [(":status", "200"), ("content-type", "application/grpc")])
+        if body:
+            self.h2.send_data(stream, body)  # the request's message, prefix and all
+        self.h2.send_headers(stream, [("grpc-status", "0")], end_stream=True)
+        self.open.discard(stream)
+        self.flush()
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--max-streams", type=int, default=0)
+    parser.add_argument("--refuse-first-on-connection", action="store_true")
+    options = parser.parse_args()
+    server = await asyncio.start_server(
+        lambda r, w: Connection(r, w, options).run(), options.host, options.port)
+    host, port = server.sockets[0].getsockname()[:2]
+    print(f"{host}:{port}", flush=True)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    print(f"over-limit {over_limit}", file=sys.stderr, flush=True)
+    server.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
