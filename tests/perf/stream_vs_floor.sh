@@ -7,6 +7,8 @@
 #       rpcscope-cli --discard-response vs floor                                 target rate >= 0.90, CPU <= 1.25x
 #   (1d) the same, rpcscope-cli decoding every message                           (info: what decoding costs)
 #   (2) client stream (Bench/Upload), messages written per second and CPU per message   same targets as (1)
+#   (1h), (2h) the same over --transport h2grpc (rpcscope's own HTTP/2 client) against --transport grpc's figures
+#       (not the floor's)                                                        target rate >= 1.0, CPU <= 1.0
 #
 # Rounds alternate the two clients; each figure is the median of the rounds. A MISS is reported, not failed: the
 # exit status is 0 whenever everything could be measured, 1 when something could not, 2 when the build is missing,
@@ -89,14 +91,15 @@ run_cli download --discard-response >/dev/null
 
 for ((r = 1; r <= rounds; ++r)); do
     progress "round $r of $rounds"
-    for item in download upload decoded; do
-        kind=$item extra=(--discard-response)
+    for item in download upload decoded download_h2 upload_h2; do
+        kind=${item%_h2} extra=(--discard-response)
         [[ $item == decoded ]] && kind=download extra=()
-        [[ $item == upload ]] && extra=()
+        [[ $item == upload* ]] && extra=()
+        [[ $item == *_h2 ]] && extra+=(--transport h2grpc)
         if ((r % 2)); then
-            c=$(run_cli "$kind" "${extra[@]}") f=$([[ $item == decoded ]] || run_floor "$kind")
+            c=$(run_cli "$kind" "${extra[@]}") f=$([[ $item == decoded || $item == *_h2 ]] || run_floor "$kind")
         else
-            f=$([[ $item == decoded ]] || run_floor "$kind") c=$(run_cli "$kind" "${extra[@]}")
+            f=$([[ $item == decoded || $item == *_h2 ]] || run_floor "$kind") c=$(run_cli "$kind" "${extra[@]}")
         fi
         [[ -n $c ]] && echo "$c" >>"$tmp/cli.$item"
         [[ -n $f ]] && echo "$f" >>"$tmp/floor.$item"
@@ -114,6 +117,11 @@ for item in download upload; do
         ratio_row "(1d) decoding: messages/s" "$(figure "$tmp/cli.decoded" 1)" "$(figure "$tmp/floor.download" 1)" "/s" info 0 "info"
         ratio_row "(1d) decoding: CPU/message" "$(figure "$tmp/cli.decoded" 2)" "$(figure "$tmp/floor.download" 2)" "us" info 0 "info"
     fi
+done
+for item in download upload; do
+    label=$([[ $item == download ]] && echo "(1h) server stream, h2grpc/grpc" || echo "(2h) client stream, h2grpc/grpc")
+    ratio_row "$label: messages/s" "$(figure "$tmp/cli.${item}_h2" 1)" "$(figure "$tmp/cli.$item" 1)" "/s" ge 1.0 ">= 1.0"
+    ratio_row "$label: CPU/message" "$(figure "$tmp/cli.${item}_h2" 2)" "$(figure "$tmp/cli.$item" 2)" "us" le 1.0 "<= 1.0"
 done
 
 echo
