@@ -48,6 +48,8 @@ bool isReservedHeader(std::string_view key)
 
 constexpr auto kSweepPeriod = std::chrono::milliseconds(5);
 constexpr size_t kReadChunk = 64 * 1024;
+/// A request's DATA of this size or more is written from the body itself rather than copied (BatchedWriter).
+constexpr size_t kReferencedData = 4096;
 /// Flow-control windows we offer the server: large enough for a 10 MiB reply in flight without a round trip per
 /// 64 KiB (HTTP/2's default window), the way gRPC C++'s BDP probing ends up.
 constexpr int32_t kStreamWindow = 16 * 1024 * 1024;
@@ -92,7 +94,7 @@ public:
     char m_prefix[5] = {};
     size_t requestSize() const { return 5 + m_body->size(); }
     /// Appends @p length bytes of the request from m_sent on to @p out.
-    void appendRequest(std::string &out, size_t length);
+    void appendRequest(net::BatchedWriter &out, size_t length);
     size_t m_sent = 0; ///< of the request, written out so far
     size_t m_announced = 0; ///< of the request, in DATA frames nghttp2 was told of and has not had written yet
     std::string m_reply; ///< the reply's DATA as received (prefix included)
@@ -635,24 +637,28 @@ int H2GrpcConnection::sendRequestData(nghttp2_session *, nghttp2_frame *frame, c
 {
     auto *self = static_cast<H2GrpcConnection *>(user);
     auto *slot = static_cast<H2GrpcSlot *>(source->ptr);
-    std::string &out = self->m_writer.pending();
-    out.append(reinterpret_cast<const char *>(frameHeader), 9);
+    self->m_writer.pending().append(reinterpret_cast<const char *>(frameHeader), 9);
     if (frame->data.padlen > 0) // nghttp2 pads only when asked to (a select_padding callback): we never do
         return NGHTTP2_ERR_CALLBACK_FAILURE;
-    slot->appendRequest(out, length);
+    slot->appendRequest(self->m_writer, length);
     return 0;
 }
 
-void H2GrpcSlot::appendRequest(std::string &out, size_t length)
+void H2GrpcSlot::appendRequest(net::BatchedWriter &out, size_t length)
 {
     if (m_sent < 5) {
         const size_t n = std::min(length, 5 - m_sent);
-        out.append(m_prefix + m_sent, n);
+        out.pending().append(m_prefix + m_sent, n);
         m_sent += n;
         m_announced -= n;
         length -= n;
     }
-    out.append(*m_body, m_sent - 5, length);
+    // A prepared body stays as it is for the transport's life: a big piece of it goes out from where it is. A body
+    // rendered per call (a template) is the slot's, made anew for its next call: copied.
+    if (length >= kReferencedData && !m_transport->m_call.perCall)
+        out.reference(m_body->data() + (m_sent - 5), length);
+    else
+        out.pending().append(*m_body, m_sent - 5, length);
     m_sent += length;
     m_announced -= length;
 }
