@@ -1058,6 +1058,32 @@ private Q_SLOTS:
         child<QLineEdit>("rawSamplesEdit")->clear();
         QVERIFY(m_window->scenarioPage()->validateNow());
     }
+
+    void dbFlagPicksTheHistory()
+    {
+        // rpcscope --db FILE keeps its runs there, as rpcscope-cli --db does (not in RPCSCOPE_DB's or the default).
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("own.sqlite"));
+        QProcess gui;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("RPCSCOPE_DB"), dir.filePath(QStringLiteral("other.sqlite")));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+        gui.setProcessEnvironment(env);
+        gui.start(QStringLiteral(RPCSCOPE_GUI),
+            { QStringLiteral("--db"), db, QStringLiteral("--run"), QStringLiteral("--calls"), QStringLiteral("20"),
+                QStringLiteral("--quit-when-done") });
+        QVERIFY(gui.waitForFinished(60000));
+        QCOMPARE(gui.exitCode(), 0);
+        QProcess list;
+        list.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db });
+        QVERIFY(list.waitForFinished(30000));
+        const QString listed = QString::fromUtf8(list.readAllStandardOutput());
+        QVERIFY2(list.exitCode() == 0 && listed.contains(QStringLiteral("Echo")),
+            qPrintable(listed + QString::fromUtf8(list.readAllStandardError())));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("other.sqlite"))));
+    }
 };
 
 QTEST_MAIN(TestGui)

@@ -11,6 +11,7 @@
 #include <QApplication>
 
 #include <QCommandLineParser>
+#include <QFile>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -70,6 +71,10 @@ int main(int argc, char *argv[])
                        "last run's requests/s, to FILE at quit. Also RPCSCOPE_STALL_REPORT=FILE."),
         QStringLiteral("FILE") });
     parser.addOption({ QStringLiteral("history"), QStringLiteral("Show the History page at start.") });
+    parser.addOption({ QStringLiteral("db"),
+        QStringLiteral("The run history to use (an SQLite file, made if missing), as rpcscope-cli's --db; default: "
+                       "RPCSCOPE_DB, else the one in the user's data folder."),
+        QStringLiteral("FILE") });
     parser.addOption({ QStringLiteral("compare"),
         QStringLiteral("Open the Compare runs page with these stored runs (IDs, the baseline first: 1,2)."),
         QStringLiteral("IDS") });
@@ -81,6 +86,9 @@ int main(int argc, char *argv[])
                        "a file manager gives it."),
         QStringLiteral("[FILE...]"));
     parser.process(app);
+    // The window opens its history as it is made, from RPCSCOPE_DB when set: --db sets it for this process.
+    if (parser.isSet(QStringLiteral("db")))
+        qputenv("RPCSCOPE_DB", QFile::encodeName(parser.value(QStringLiteral("db"))));
 
     rpcscope::MainWindow window;
     window.startEmbeddedDefault();
