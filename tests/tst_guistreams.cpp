@@ -35,9 +35,12 @@ private Q_SLOTS:
     void streamingMethodRunsWithItsMessages()
     {
         auto *count = child<QLineEdit>("streamCallCountEdit");
-        QVERIFY(!count->isEnabled()); // Echo is unary: the stream settings mean nothing there
+        // Echo is unary: the stream settings mean nothing there, and are not shown.
+        QVERIFY(!count->isEnabled() && !count->isVisibleTo(m_window.get()));
+        QVERIFY(!child<QCheckBox>("streamPingPong")->isVisibleTo(m_window.get()));
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Download")));
         QVERIFY(count->isEnabled() && child<QLineEdit>("streamIntervalEdit")->isEnabled());
+        QVERIFY(count->isVisibleTo(m_window.get()));
         QVERIFY(!child<QCheckBox>("streamPingPong")->isEnabled()); // for bidi streams only
         child<QPlainTextEdit>("requestEditor")->setPlainText(QStringLiteral(R"({"count": 1000, "size": 8})"));
         count->setText(QStringLiteral("5")); // the client ends each stream after 5 replies
@@ -100,7 +103,7 @@ private Q_SLOTS:
         transports->setCurrentIndex(transports->findData(int(TransportKind::Grpc)));
         count->clear();
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo")));
-        QVERIFY(!count->isEnabled());
+        QVERIFY(!count->isEnabled() && !count->isVisibleTo(m_window.get()));
         QVERIFY(m_window->scenarioPage()->validateNow());
         // A unary run has calls only: the choice goes away.
         m_window->startRun();

@@ -254,6 +254,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
 
     auto *load = new QWidget;
     auto *loadForm = new QFormLayout(load);
+    m_loadForm = loadForm;
     loadForm->addRow(tr("Calls (-n):"), m_calls);
     m_concurrency->setSpecialValueText(tr("automatic")); // 0: with a concurrency schedule, its highest point
     loadForm->addRow(tr("Concurrency (-c):"), m_concurrency);
@@ -655,9 +656,13 @@ void ScenarioPage::updateStreamFields()
 {
     const google::protobuf::MethodDescriptor *method = m_schema.findMethod(m_method);
     const bool streaming = method && (method->client_streaming() || method->server_streaming());
-    for (QLineEdit *edit : { m_streamCallCount, m_streamInterval, m_streamCallDuration })
+    // A unary method has no stream settings to show; a stream's that do not apply to its kind stay, disabled.
+    for (QLineEdit *edit : { m_streamCallCount, m_streamInterval, m_streamCallDuration }) {
         edit->setEnabled(streaming);
+        m_loadForm->setRowVisible(edit, streaming);
+    }
     m_streamPingPong->setEnabled(method && method->client_streaming() && method->server_streaming());
+    m_loadForm->setRowVisible(m_streamPingPong, streaming);
 }
 
 void ScenarioPage::setBuiltinTargets(const QMap<TransportKind, QString> &addresses)
