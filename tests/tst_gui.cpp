@@ -1031,6 +1031,27 @@ private Q_SLOTS:
         QCOMPARE(summaryValue(QStringLiteral("Bytes/call sent")), QStringLiteral("5 B"));
     }
 
+    void fillSizesSayThatTheyWin()
+    {
+        // {"nums":[1,2]} in the box and nums=1000 below: the status line says the fill replaces nums, and what goes.
+        QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum")));
+        child<QPlainTextEdit>("requestEditor")->setPlainText(QStringLiteral(R"({"nums":[1,2]})"));
+        auto *fills = child<QLineEdit>("fillEdit");
+        fills->setText(QStringLiteral("nums=1000"));
+        const auto restore = qScopeGuard([this, fills] {
+            fills->clear();
+            m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        });
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        const QString said = child<QLabel>("requestStatus")->text();
+        // 1..1000 as packed varints: 127 one-byte numbers, 873 two-byte ones, the tag and the length: 1876 bytes.
+        QVERIFY2(said.contains(QStringLiteral("Fill sizes replace nums in the request above: 1.8 KiB sent")),
+            qPrintable(said));
+        fills->clear();
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        QCOMPARE(child<QLabel>("requestStatus")->text(), QStringLiteral("✓ Ready to run"));
+    }
+
     void rawSamplesWrittenWhenTheRunEnds()
     {
         QTemporaryDir dir;

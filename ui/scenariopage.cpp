@@ -737,13 +737,26 @@ bool ScenarioPage::validateNow()
 {
     m_validateTimer.stop();
     QString why;
-    const bool ok = prepare(&why).has_value();
+    const std::optional<Prepared> prepared = prepare(&why);
+    const bool ok = prepared.has_value();
     m_run->setEnabled(ok && !m_running);
     m_run->setToolTip(ok ? tr("Start the benchmark (Ctrl+R).") : why);
     m_sendOnce->setEnabled(ok && !m_running && !m_sending);
     m_sendOnce->setToolTip(
         ok ? tr("Make one call and show its reply, status, headers and trailers (Ctrl+Enter).") : why);
-    m_requestStatus->setText(ok ? tr("✓ Ready to run") : QStringLiteral("✗ ") + why);
+    QString ready = tr("✓ Ready to run");
+    // Fill sizes are applied over the JSON above: say so, and what is sent, so nums=[1,2] in the box with
+    // nums=1000 below is not a puzzle.
+    QStringList filled;
+    for (const QString &fill : m_fills->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        filled << fill.section(QLatin1Char('='), 0, 0).trimmed();
+    if (ok && !filled.isEmpty()) {
+        ready += tr(". Fill sizes replace %1 in the request above").arg(filled.join(QStringLiteral(", ")));
+        if (!prepared->call.perCall && !prepared->call.requests.empty())
+            ready += tr(": %1 sent (protobuf encoding)")
+                         .arg(formatBytes(static_cast<double>(prepared->call.requests.front().size())));
+    }
+    m_requestStatus->setText(ok ? ready : QStringLiteral("✗ ") + why);
     QPalette pal = m_requestStatus->palette();
     pal.setColor(QPalette::WindowText, ok ? QColor(0x2e, 0x9d, 0x4f) : QColor(0xd0, 0x3b, 0x3b));
     m_requestStatus->setPalette(pal);
