@@ -683,6 +683,16 @@ private Q_SLOTS:
         const Result bad = cli(base + QStringList { QStringLiteral("--max-recv-size"), QStringLiteral("lots") });
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains(QStringLiteral("--max-recv-size")));
+        // h2grpc's HTTP/2 window: its own transport only, and a size HTTP/2 allows.
+        const Result window = cli(base + QStringList { QStringLiteral("--http2-window"), QStringLiteral("1MiB") });
+        QCOMPARE(window.exitCode, 2);
+        QVERIFY2(window.err.contains(QStringLiteral("--http2-window: the HTTP/2 window is for the h2grpc transport")),
+            qPrintable(window.err));
+        const Result tiny = cli(base
+            + QStringList { QStringLiteral("--transport"), QStringLiteral("h2grpc"), QStringLiteral("--http2-window"),
+                QStringLiteral("1KiB") });
+        QCOMPARE(tiny.exitCode, 2);
+        QVERIFY2(tiny.err.contains(QStringLiteral("expected 64KiB (65535 bytes) to 2 GiB")), qPrintable(tiny.err));
     }
 
     void serveThenRunAgainstIt()

@@ -194,6 +194,7 @@ private Q_SLOTS:
         document.readyPattern = QStringLiteral("listening on (\\S+)");
         document.abRestarts = 3;
         document.abConnection = QStringLiteral("per-block");
+        document.http2Window = QStringLiteral("4MiB");
         page.setScenario(document);
         const Scenario back = page.scenario();
         QCOMPARE(back.clientCpus, document.clientCpus);
@@ -207,6 +208,7 @@ private Q_SLOTS:
         QCOMPARE(back.readyPattern, document.readyPattern);
         QCOMPARE(back.abRestarts, 3);
         QCOMPARE(back.abConnection, QStringLiteral("per-block"));
+        QCOMPARE(back.http2Window, QStringLiteral("4MiB"));
         // The GUI runs it although it applies none of them (exports to a folder of another machine included).
         ScenarioPage runnable;
         runnable.setSchema(builtinBenchSchema());
@@ -214,6 +216,7 @@ private Q_SLOTS:
         document.exports = { { QStringLiteral("csv"), QStringLiteral("/no/such/folder/run.csv"), QString() } };
         document.target = QStringLiteral("builtin");
         document.readyPattern.clear(); // for a server command only
+        document.http2Window.clear(); // for h2grpc only
         runnable.setScenario(document);
         QString error;
         const auto prepared = runnable.prepare(&error);

@@ -148,6 +148,18 @@ private Q_SLOTS:
         QCOMPARE(r.status, int(CallStatus::ResourceExhausted));
     }
 
+    void aSmallWindowStillCarriesBigReplies()
+    {
+        // --http2-window at HTTP/2's smallest (64 KiB): a 2 MiB reply comes in many window updates, all of it.
+        const GrpcCall big = call("Echo", R"({"responseSize": 2097152})");
+        GrpcTarget t = target(20s);
+        t.http2Window = 65535;
+        auto made = transport(H2, m_server.address(), t, big);
+        const SingleCallResult r = sendOnce(*made, 30s);
+        QVERIFY2(r.status == CallStatus::Ok, r.errorMessage.c_str());
+        QCOMPARE(r.bytesReceived, uint64_t(2097152 + 5)); // EchoResponse: the field's tag, a 4-byte length (2^21)
+    }
+
     void deadlinesEndCallsAndTheConnectionGoesOn_data() { bothClients_data(); }
     void deadlinesEndCallsAndTheConnectionGoesOn()
     {

@@ -385,6 +385,10 @@ const QList<RunFlag> &runFlags()
         { { QStringLiteral("max-send-size") }, QStringLiteral("SIZE"),
             QStringLiteral("Largest request sent, e.g. 64MiB (default unlimited)."),
             QStringLiteral("load.max_send_size"), false, QStringLiteral("64MiB"), setText(&Scenario::maxSendSize) },
+        { { QStringLiteral("http2-window") }, QStringLiteral("SIZE"),
+            QStringLiteral("h2grpc: the HTTP/2 flow-control window offered per stream (default 16MiB, enough for a "
+                           "10 MiB reply; the connection's is 4 times it)."),
+            QStringLiteral("load.http2_window"), false, QStringLiteral("4MiB"), setText(&Scenario::http2Window) },
         { { QStringLiteral("builtin") }, QString(),
             QStringLiteral("Start the built-in server (a child process) for this run; uses the bundled bench proto "
                            "unless --proto."),

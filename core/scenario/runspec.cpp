@@ -278,6 +278,17 @@ bool readLoad(Checker &c, const Scenario &s, const RunSpec &spec, LoadPlan *plan
             return c.fail(field, size ? QStringLiteral("at most 2 GiB") : why);
         *into = static_cast<int>(*size);
     }
+    if (!s.http2Window.trimmed().isEmpty()) {
+        if (spec.transport.kind != TransportKind::H2Grpc)
+            return c.fail(QStringLiteral("load.http2_window"),
+                QStringLiteral("the HTTP/2 window is for the h2grpc transport (gRPC C++ sizes its own)"));
+        QString why;
+        const auto size = parseByteSize(s.http2Window.trimmed(), &why);
+        if (!size || *size < 65535 || *size > std::numeric_limits<int32_t>::max())
+            return c.fail(QStringLiteral("load.http2_window"),
+                size ? QStringLiteral("expected 64KiB (65535 bytes) to 2 GiB") : why);
+        target->http2Window = static_cast<int>(*size);
+    }
     target->timeout = std::chrono::seconds(20);
     c.duration(QStringLiteral("load.timeout"), s.timeout, &target->timeout, true);
     if (s.clientThreads < 0 || s.clientThreads > 64)

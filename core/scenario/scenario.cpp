@@ -210,6 +210,8 @@ QByteArray Scenario::toJson() const
         { QStringLiteral("rate"), rate }, { QStringLiteral("warmup"), warmup }, { QStringLiteral("timeout"), timeout },
         { QStringLiteral("discard_response"), discardResponse }, { QStringLiteral("max_receive_size"), maxReceiveSize },
         { QStringLiteral("max_send_size"), maxSendSize } };
+    if (!http2Window.isEmpty())
+        load.insert(QStringLiteral("http2_window"), http2Window);
     if (connections >= 0)
         load.insert(QStringLiteral("connections"), connections);
     if (rateSchedule)
@@ -426,6 +428,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         lr.boolean(QStringLiteral("discard_response"), &s.discardResponse);
         lr.string(QStringLiteral("max_receive_size"), &s.maxReceiveSize);
         lr.string(QStringLiteral("max_send_size"), &s.maxSendSize);
+        lr.string(QStringLiteral("http2_window"), &s.http2Window);
         s.rateSchedule = lr.schedule(QStringLiteral("rate_schedule"));
         s.concurrencySchedule = lr.schedule(QStringLiteral("concurrency_schedule"));
         lr.integer(QStringLiteral("client_threads"), &s.clientThreads, 0, 64);

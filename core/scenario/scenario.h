@@ -80,6 +80,7 @@ struct Scenario {
     bool discardResponse = false;
     QString maxReceiveSize; ///< empty = default
     QString maxSendSize;
+    QString http2Window; ///< h2grpc's per-stream flow-control window; empty = default
     std::optional<ScheduleText> rateSchedule;
     std::optional<ScheduleText> concurrencySchedule;
     // Streaming methods (gRPC): --stream-call-count, --stream-interval, --stream-call-duration; empty = default.

@@ -32,6 +32,9 @@ struct GrpcTarget {
     std::chrono::nanoseconds timeout { 0 }; ///< per-call deadline; 0 = none
     int maxReceiveBytes = -1; ///< -1 = the default, kDefaultMaxReceiveBytes (gRPC's: 4 MiB) for every transport
     int maxSendBytes = -1; ///< -1 = gRPC's default (unlimited)
+    /// h2grpc: the HTTP/2 flow-control window offered per stream, in bytes (the connection's is 4 times it, at most
+    /// 2^31-1); 0 = 16 MiB, enough for a 10 MiB reply without waiting for window updates.
+    int http2Window = 0;
     std::string authority; ///< :authority override (empty = from the address)
     std::vector<std::pair<std::string, std::string>> metadata; ///< sent with every call
     GrpcTls tls;

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -50,10 +51,10 @@ constexpr auto kSweepPeriod = std::chrono::milliseconds(5);
 constexpr size_t kReadChunk = 64 * 1024;
 /// A request's DATA of this size or more is written from the body itself rather than copied (BatchedWriter).
 constexpr size_t kReferencedData = 4096;
-/// Flow-control windows we offer the server: large enough for a 10 MiB reply in flight without a round trip per
-/// 64 KiB (HTTP/2's default window), the way gRPC C++'s BDP probing ends up.
+/// The flow-control window we offer the server per stream unless --http2-window says otherwise: large enough for a
+/// 10 MiB reply in flight without a round trip per 64 KiB (HTTP/2's default window), the way gRPC C++'s BDP probing
+/// ends up. The connection's is 4 times the stream's.
 constexpr int32_t kStreamWindow = 16 * 1024 * 1024;
-constexpr int32_t kConnectionWindow = 64 * 1024 * 1024;
 
 class H2GrpcTransport;
 class H2GrpcConnection;
@@ -530,14 +531,17 @@ bool H2GrpcConnection::startSession(std::string *error)
         *error = std::string("HTTP/2 session: ") + nghttp2_strerror(made);
         return false;
     }
+    const int32_t window = m_transport->m_target.http2Window > 0 ? m_transport->m_target.http2Window : kStreamWindow;
+    const auto connectionWindow
+        = static_cast<int32_t>(std::min<int64_t>(int64_t(window) * 4, std::numeric_limits<int32_t>::max()));
     const nghttp2_settings_entry settings[] = {
         { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
-        { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(kStreamWindow) },
+        { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(window) },
         { NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, 16 * 1024 * 1024 },
     };
     int rv = nghttp2_submit_settings(m_session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
     if (rv == 0)
-        rv = nghttp2_session_set_local_window_size(m_session, NGHTTP2_FLAG_NONE, 0, kConnectionWindow);
+        rv = nghttp2_session_set_local_window_size(m_session, NGHTTP2_FLAG_NONE, 0, connectionWindow);
     if (rv != 0) {
         *error = std::string("HTTP/2 settings: ") + nghttp2_strerror(rv);
         return false;
