@@ -112,79 +112,39 @@ private:
 
 /**
  * What a connection of many calls at once writes: bytes appended to pending() while a write is on the wire go out
- * together in the next one (requests batched, one write at a time). Big blocks that outlive the write (a request
- * body the transport keeps) can be referenced instead of copied: the write then gathers them with the copied bytes
- * around them (writev). For one I/O thread.
+ * together in the next one (requests batched, one write at a time). For one I/O thread.
  */
 class BatchedWriter {
 public:
     std::string &pending() { return m_pending; }
-    /// Appends @p size bytes at @p data without copying them: they must stay as they are until the write is done.
-    void reference(const char *data, size_t size)
-    {
-        seal();
-        m_segments.push_back({ data, 0, size });
-    }
     /// Forgets what is pending (the connection broke); a write on the wire ends on its own.
-    void clear()
-    {
-        m_pending.clear();
-        m_segments.clear();
-        m_sealed = 0;
-    }
+    void clear() { m_pending.clear(); }
     /// Writes what is pending unless a write is on the wire already; @p done(error) when it is out, from where the
     /// connection flushes again (what came meanwhile) or breaks.
     template<class Stream> // a tcp::socket, or a TLS stream over one
     void flush(Stream &socket, std::function<void(boost::system::error_code)> done)
     {
-        seal();
-        if (m_writing || m_segments.empty())
+        if (m_writing || m_pending.empty())
             return;
         m_writing = true;
         m_sending.swap(m_pending);
         m_pending.clear();
-        m_sendingSegments.swap(m_segments);
-        m_segments.clear();
-        m_sealed = 0;
-        m_buffers.clear();
-        size_t size = 0;
-        for (const Segment &segment : m_sendingSegments) {
-            m_buffers.emplace_back(segment.data ? segment.data : m_sending.data() + segment.offset, segment.size);
-            size += segment.size;
-        }
         // Asio's own completion conditions hand at most 64 KiB to each send(); a 10 MiB request then takes 160
         // system calls and as many waits. This one offers the kernel all that is left each time.
+        const size_t size = m_sending.size();
         asio::async_write(
-            socket, m_buffers,
+            socket, asio::buffer(m_sending),
             [size](const boost::system::error_code &ec, size_t written) -> size_t { return ec ? 0 : size - written; },
             [this, done = std::move(done)](boost::system::error_code ec, size_t) {
                 m_writing = false;
                 m_sending.clear();
-                m_sendingSegments.clear();
                 done(ec);
             });
     }
 
 private:
-    /// A run of the copied bytes (data nullptr: m_pending from offset) or a referenced block.
-    struct Segment {
-        const char *data;
-        size_t offset;
-        size_t size;
-    };
-    /// The bytes appended to m_pending since the last segment become one.
-    void seal()
-    {
-        if (m_pending.size() > m_sealed)
-            m_segments.push_back({ nullptr, m_sealed, m_pending.size() - m_sealed });
-        m_sealed = m_pending.size();
-    }
     std::string m_pending;
-    std::vector<Segment> m_segments;
-    size_t m_sealed = 0; ///< of m_pending, in m_segments already
     std::string m_sending;
-    std::vector<Segment> m_sendingSegments;
-    std::vector<asio::const_buffer> m_buffers;
     bool m_writing = false;
 };
 

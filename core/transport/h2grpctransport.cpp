@@ -49,8 +49,6 @@ bool isReservedHeader(std::string_view key)
 
 constexpr auto kSweepPeriod = std::chrono::milliseconds(5);
 constexpr size_t kReadChunk = 64 * 1024;
-/// A request's DATA of this size or more is written from the body itself rather than copied (BatchedWriter).
-constexpr size_t kReferencedData = 4096;
 /// The flow-control window we offer the server per stream unless --http2-window says otherwise: large enough for a
 /// 10 MiB reply in flight without a round trip per 64 KiB (HTTP/2's default window), the way gRPC C++'s BDP probing
 /// ends up. The connection's is 4 times the stream's.
@@ -95,7 +93,7 @@ public:
     char m_prefix[5] = {};
     size_t requestSize() const { return 5 + m_body->size(); }
     /// Appends @p length bytes of the request from m_sent on to @p out.
-    void appendRequest(net::BatchedWriter &out, size_t length);
+    void appendRequest(std::string &out, size_t length);
     size_t m_sent = 0; ///< of the request, written out so far
     size_t m_announced = 0; ///< of the request, in DATA frames nghttp2 was told of and has not had written yet
     std::string m_reply; ///< the reply's DATA as received (prefix included)
@@ -641,28 +639,24 @@ int H2GrpcConnection::sendRequestData(nghttp2_session *, nghttp2_frame *frame, c
 {
     auto *self = static_cast<H2GrpcConnection *>(user);
     auto *slot = static_cast<H2GrpcSlot *>(source->ptr);
-    self->m_writer.pending().append(reinterpret_cast<const char *>(frameHeader), 9);
+    std::string &out = self->m_writer.pending();
+    out.append(reinterpret_cast<const char *>(frameHeader), 9);
     if (frame->data.padlen > 0) // nghttp2 pads only when asked to (a select_padding callback): we never do
         return NGHTTP2_ERR_CALLBACK_FAILURE;
-    slot->appendRequest(self->m_writer, length);
+    slot->appendRequest(out, length);
     return 0;
 }
 
-void H2GrpcSlot::appendRequest(net::BatchedWriter &out, size_t length)
+void H2GrpcSlot::appendRequest(std::string &out, size_t length)
 {
     if (m_sent < 5) {
         const size_t n = std::min(length, 5 - m_sent);
-        out.pending().append(m_prefix + m_sent, n);
+        out.append(m_prefix + m_sent, n);
         m_sent += n;
         m_announced -= n;
         length -= n;
     }
-    // A prepared body stays as it is for the transport's life: a big piece of it goes out from where it is. A body
-    // rendered per call (a template) is the slot's, made anew for its next call: copied.
-    if (length >= kReferencedData && !m_transport->m_call.perCall)
-        out.reference(m_body->data() + (m_sent - 5), length);
-    else
-        out.pending().append(*m_body, m_sent - 5, length);
+    out.append(*m_body, m_sent - 5, length);
     m_sent += length;
     m_announced -= length;
 }
@@ -982,7 +976,8 @@ void H2GrpcSlot::beginStream()
             if (!m_clientStreams) {
                 endByClient(); // a server stream is cancelled; what came counts
             } else if (m_intervalWait) {
-                m_intervalTimer.cancel(); // its handler closes the writes
+                m_intervalWait = false; // the message it waits for will not go: its timer's handler does nothing
+                closeWrites();
             } else {
                 sendNext();
             }
@@ -1004,12 +999,12 @@ void H2GrpcSlot::sendNext()
         // From the previous message's send, not its completion: the messages keep the cadence asked for.
         m_intervalWait = true;
         m_intervalTimer.expires_at(m_lastSent + interval);
+        // Every handler here checks its error first: a wait cancelled (the call ended, or the slot is being destroyed
+        // with the timer) must not touch the slot.
         m_intervalTimer.async_wait([this, id = m_callId](boost::system::error_code ec) {
-            if (id != m_callId || m_stream < 0)
+            if (ec || id != m_callId || m_stream < 0 || !m_intervalWait)
                 return;
             m_intervalWait = false;
-            if (ec || m_timeUp)
-                return closeWrites();
             writeMessage();
         });
         return;
