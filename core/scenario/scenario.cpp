@@ -417,7 +417,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
             QStringLiteral("rate_schedule"), QStringLiteral("concurrency_schedule"), QStringLiteral("client_threads"),
             QStringLiteral("interval"), QStringLiteral("stream_call_count"), QStringLiteral("stream_interval"),
             QStringLiteral("stream_call_duration"), QStringLiteral("stream_ping_pong"), QStringLiteral("segment"),
-            QStringLiteral("start_at") });
+            QStringLiteral("start_at"), QStringLiteral("http2_window") });
         lr.integer(QStringLiteral("calls"), &s.calls, 0, 9e15);
         lr.integer(QStringLiteral("concurrency"), &s.concurrency, 0, 100000);
         lr.string(QStringLiteral("duration"), &s.duration);
