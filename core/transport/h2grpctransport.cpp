@@ -88,8 +88,8 @@ public:
     H2GrpcConnection *m_connection;
     // The call in flight, owned by the connection's thread.
     int32_t m_stream = -1;
-    /// The request as sent is the 5-byte gRPC message prefix, then m_body; DATA frames are written straight from
-    /// them into the connection's output (nghttp2's no-copy mode), with no copy of the request made for them.
+    /// The request as sent is the 5-byte gRPC message prefix, then m_body; DATA frames are copied from them once,
+    /// into the connection's output (nghttp2's no-copy mode: not through nghttp2's own buffer as well).
     char m_prefix[5] = {};
     size_t requestSize() const { return 5 + m_body->size(); }
     /// Appends @p length bytes of the request from m_sent on to @p out.
