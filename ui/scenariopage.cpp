@@ -752,9 +752,10 @@ bool ScenarioPage::validateNow()
         filled << fill.section(QLatin1Char('='), 0, 0).trimmed();
     if (ok && !filled.isEmpty()) {
         ready += tr(". Fill sizes replace %1 in the request above").arg(filled.join(QStringLiteral(", ")));
-        if (!prepared->call.perCall && !prepared->call.requests.empty())
-            ready += tr(": %1 sent (protobuf encoding)")
-                         .arg(formatBytes(static_cast<double>(prepared->call.requests.front().size())));
+        // The size, where what is sent is the protobuf encoding (gRPC, or HTTP with protobuf bodies).
+        const Codec codec = prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind));
+        if (codec == Codec::Protobuf && !prepared->call.perCall && !prepared->call.requests.empty())
+            ready += tr(": %1 sent").arg(formatBytes(static_cast<double>(prepared->call.requests.front().size())));
     }
     m_requestStatus->setText(ok ? ready : QStringLiteral("✗ ") + why);
     QPalette pal = m_requestStatus->palette();

@@ -86,7 +86,7 @@ private:
     /// Whether the call is sampled, counting it as seen (and as checked when it is).
     bool sampleNext();
     /// The first expectation @p reply fails (kept, with @p where after what it had), or nullptr.
-    const Expectation *firstFailed(const google::protobuf::Message &reply, const QString &prefix);
+    const Expectation *firstFailed(const google::protobuf::Message &reply, const QString &where);
 
     struct Stream {
         bool begun = false; ///< a message came (the call is a stream, and its sampling is decided)
