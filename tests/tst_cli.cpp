@@ -1053,6 +1053,64 @@ private Q_SLOTS:
         QVERIFY(!r.out.contains(QStringLiteral("slow one")));
     }
 
+    void abUntilDecidedStopsWhenItKnows()
+    {
+        // B answers 1 ms late: the sequential verdict decides a regression long before the 200 planned rounds, the
+        // run stops there, and the verdict sets the exit code.
+        const Result r
+            = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+                QStringLiteral("builtin"), QStringLiteral("--b-env"), QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms"),
+                QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+                QStringLiteral("8000"), QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("--block"),
+                QStringLiteral("40"), QStringLiteral("--until-decided"), QStringLiteral("--no-save") });
+        QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
+        const QRegularExpressionMatch decided = QRegularExpression(
+            QStringLiteral("Sequential verdict \\(--until-decided, anytime-valid 95%, p50 of block "
+                           "pairs\\): regression after (\\d+) pairs: p50 \\+[0-9.]+% \\(anytime 95% CI \\+"))
+                                                    .match(r.out);
+        QVERIFY2(decided.hasMatch(), qPrintable(r.out));
+        QVERIFY2(decided.captured(1).toInt() < 100, qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("The run stopped on this verdict.")), qPrintable(r.out));
+        QVERIFY2(!r.err.contains(QStringLiteral("round 200 ")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("pair 1/200: p50 +")), qPrintable(r.err)); // judged as it runs
+        // Process replicates are not what it judges: refused, with the reason.
+        const Result restarts
+            = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+                QStringLiteral("builtin"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                QStringLiteral("-n"), QStringLiteral("800"), QStringLiteral("--restarts"), QStringLiteral("3"),
+                QStringLiteral("--until-decided"), QStringLiteral("--no-save") });
+        QCOMPARE(restarts.exitCode, 2);
+        QVERIFY2(restarts.err.contains(QStringLiteral("--until-decided judges pairs of blocks; --restarts 3")),
+            qPrintable(restarts.err));
+    }
+
+    void abUntilDecidedOfAServerAgainstItselfDecidesNoChange()
+    {
+        // A/A: one server on both sides, blocks alternating on it. A regression or an improvement would be a false
+        // verdict (at most 5% of such runs by construction); it ends undecided or finds no change beyond 5%.
+        QProcess server;
+        server.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0") });
+        QVERIFY(server.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
+        const QString address = QString::fromUtf8(server.readLine()).trimmed();
+        const auto stop = qScopeGuard([&server] {
+            server.terminate();
+            server.waitForFinished(5000);
+        });
+        const Result r = cli({ QStringLiteral("ab"), QStringLiteral("--a"), address, QStringLiteral("--b"), address,
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+            QStringLiteral("2000"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--until-decided"),
+            QStringLiteral("--no-save") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("not decided after 40 pairs (the run's -n ended it)"))
+                || r.out.contains(QStringLiteral(": no change beyond 5.0% after ")),
+            qPrintable(r.out));
+        QVERIFY2(
+            !r.out.contains(QStringLiteral("regression after")) && !r.out.contains(QStringLiteral("improvement after")),
+            qPrintable(r.out));
+    }
+
     void abFlagsTheSlowerServer_data()
     {
         QTest::addColumn<bool>("bSlower");

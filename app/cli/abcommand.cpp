@@ -1,6 +1,7 @@
 #include "abcommand.h"
 
 #include "cliapp.h"
+#include "compare/sequential.h"
 #include "comparecommand.h"
 #include "engine/abrunner.h"
 #include "runcommand.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 namespace rpcscope::cli {
 
@@ -59,6 +61,13 @@ AB options:
                              keep one connection per side and server process across its blocks (default), or
                              dial anew for every block
   --threshold T              smallest change that counts as a regression (default 5%)
+  --until-decided            judge the p50 after every pair of blocks (A_i, B_i) with an anytime-valid 95%
+                             confidence sequence (docs/sequential.md) and stop as soon as it decides: a
+                             regression or an improvement beyond the threshold, or no change beyond it; else
+                             the run ends at -n/-z and says it did not decide. Its verdict sets the exit code.
+                             Blocks default to a fortieth of the run (at least 20 calls and 4 per caller, or
+                             250 ms); with server commands, one process a side (--restarts 1): the verdict is
+                             about those two processes
   --format text|markdown     of the comparison
   --db PATH, --label TEXT, --name NAME
                              where and how both runs are saved (labels go on both; each also gets "A" or "B")
@@ -75,6 +84,24 @@ independently (see docs/statistics.md).
 
 Exit codes: 0 no regression; 4 B regressed beyond the threshold; 2 bad usage; 3 a server could not start.
 )HELP";
+
+/// A ratio minus one as a signed percentage ("+9.6%"), or "unbounded".
+QString signedPercent(double ratio)
+{
+    if (!std::isfinite(ratio))
+        return QStringLiteral("unbounded");
+    return QStringLiteral("%1%2%").arg(ratio >= 0 ? QStringLiteral("+") : QString()).arg(ratio * 100, 0, 'f', 1);
+}
+
+/// The sequential interval as "CI -1.2% .. +5.5%", or how many pairs it needs before it is bounded.
+QString sequentialInterval(const SequentialRatio &sequential)
+{
+    if (sequential.bounded())
+        return QStringLiteral("anytime 95% CI ") + signedPercent(sequential.lower()) + QStringLiteral(" .. ")
+            + signedPercent(sequential.upper());
+    return QStringLiteral("the anytime 95% interval needs %1 pairs")
+        .arg(SequentialRatio::firstBoundedPair(sequential.mixingVariance(), sequential.confidence()));
+}
 
 struct Side {
     QString name; ///< "A" or "B"
@@ -113,6 +140,7 @@ int abCommand(const QStringList &arguments)
     QString name;
     QStringList labels;
     bool save = true;
+    bool untilDecided = false;
     for (qsizetype i = 2; i < arguments.size(); ++i) {
         QString a = arguments.at(i);
         QString inlineValue;
@@ -183,6 +211,10 @@ int abCommand(const QStringList &arguments)
         }
         if (a == u"--no-save") {
             save = false;
+            continue;
+        }
+        if (a == u"--until-decided") {
+            untilDecided = true;
             continue;
         }
         if (a == u"--trust")
@@ -335,6 +367,14 @@ int abCommand(const QStringList &arguments)
     if (!byCount && plan.duration.count() <= 0)
         return usageError(cmd, QStringLiteral("give -n or -z: an A/B run needs an end"));
     AbBlocks blocks = AbBlocks::defaultFor(plan);
+    if (untilDecided && block.isEmpty()) {
+        // A sequential verdict wants many pairs: a fortieth of the run, each block still enough for a p50.
+        if (byCount)
+            blocks.calls
+                = std::max<uint64_t>({ plan.totalCalls / 40, 20, 4 * static_cast<uint64_t>(plan.concurrency) });
+        else
+            blocks.time = std::max<std::chrono::nanoseconds>(plan.duration / 40, std::chrono::milliseconds(250));
+    }
     if (!block.isEmpty()) {
         bool isNumber = false;
         const uint64_t calls = block.toULongLong(&isNumber);
@@ -358,8 +398,13 @@ int abCommand(const QStringList &arguments)
     blocks.connectionPerBlock = connection == u"per-block";
     const bool anyCommand = sides[0].command || sides[1].command;
     const int rounds = blocks.roundsFor(plan);
+    if (untilDecided && restarts > 1)
+        return usageError(cmd,
+            QStringLiteral("--until-decided judges pairs of blocks; --restarts %1 makes server processes the "
+                           "replicates, which it cannot judge as they come (give --restarts 1)")
+                .arg(restarts));
     if (restarts == 0)
-        restarts = AbBlocks::defaultRestarts(anyCommand, rounds);
+        restarts = untilDecided ? 1 : AbBlocks::defaultRestarts(anyCommand, rounds);
     else if (restarts > rounds)
         return usageError(cmd,
             QStringLiteral("--restarts %1: the run has only %2 rounds; a process needs a block at least")
@@ -434,6 +479,36 @@ int abCommand(const QStringList &arguments)
     if (!runner.start(abSides, blocks, &error))
         return usageError(cmd, error);
     int shown = 0;
+    // --until-decided: the p50s of each round's A and B blocks as they complete, judged after every pair. The
+    // histogram buckets round a block's p50 by up to 1.6%: a pair's log ratio carries that rounding (sd ~0.0065),
+    // which the floor keeps from making a run of identical ratios look certain.
+    SequentialOptions sequentialOptions;
+    sequentialOptions.plannedPairs = std::max(2, rounds);
+    sequentialOptions.minimumSd = 0.0065;
+    SequentialRatio sequential(sequentialOptions);
+    SequentialDecision decision = SequentialDecision::Undecided;
+    std::map<int, uint64_t> roundA; // round -> A's p50 (ns), until B's block of that round completes
+    auto judge = [&](const AbBlockResult &b) {
+        if (!untilDecided || decision != SequentialDecision::Undecided)
+            return;
+        if (b.side == 0) {
+            roundA[b.round] = b.p50Ns;
+            return;
+        }
+        const auto a = roundA.find(b.round);
+        if (a == roundA.end())
+            return;
+        const uint64_t aP50 = a->second;
+        roundA.erase(a);
+        if (aP50 == 0 || b.p50Ns == 0)
+            return; // a block without an OK call has no p50: the pair is left out
+        sequential.add(std::log(static_cast<double>(b.p50Ns)) - std::log(static_cast<double>(aP50)));
+        decision = sequential.decide(options.threshold);
+        err() << "pair " << sequential.count() << '/' << sequentialOptions.plannedPairs << ": p50 "
+              << signedPercent(sequential.estimate()) << " (" << sequentialInterval(sequential) << ")\n";
+        if (decision != SequentialDecision::Undecided)
+            runner.stop(); // the block running now (A of the next round) ends early; it is kept, not judged
+    };
     auto report = [&] {
         // Progress and saving happen here, on the thread that owns the run store.
         const std::vector<AbBlockResult> done = runner.completedBlocks();
@@ -445,6 +520,7 @@ int abCommand(const QStringList &arguments)
                   << ": " << b.calls << " calls, p50 " << formatNanos(static_cast<double>(b.p50Ns)) << ", " << b.failed
                   << " failed\n";
             changed[b.side] = true;
+            judge(b);
         }
         err().flush();
         for (int side = 0; side < 2; ++side) {
@@ -462,7 +538,8 @@ int abCommand(const QStringList &arguments)
         sides[i].total = runner.snapshot(i);
         sides[i].raw = runner.rawSamples(i);
     }
-    const bool stopped = interrupted || runner.wasStopped();
+    const bool decidedEarly = decision != SequentialDecision::Undecided;
+    const bool stopped = interrupted || (runner.wasStopped() && !decidedEarly);
     for (Side &side : sides) {
         if (side.command)
             side.running.stop();
@@ -489,6 +566,26 @@ int abCommand(const QStringList &arguments)
           << ", connection "
           << (blocks.connectionPerBlock ? QStringLiteral("dialled per block") : QStringLiteral("kept across blocks"))
           << (stopped ? QStringLiteral(", stopped early") : QString()) << "\n\n";
+    if (untilDecided) {
+        // The sequential verdict first: the run was judged (and, when decided, stopped) on it.
+        const auto percent = signedPercent;
+        const QString what = decision == SequentialDecision::Regression ? QStringLiteral("regression")
+            : decision == SequentialDecision::Improvement               ? QStringLiteral("improvement")
+            : decision == SequentialDecision::NoChangeBeyondThreshold
+            ? QStringLiteral("no change beyond %1").arg(percent(options.threshold).mid(1))
+            : QString();
+        out() << "Sequential verdict (--until-decided, anytime-valid 95%, p50 of block pairs): "
+              << (decidedEarly ? what + QStringLiteral(" after %1 pairs").arg(sequential.count())
+                               : QStringLiteral("not decided after %1 pairs (the run's %2 ended it)")
+                                     .arg(sequential.count())
+                                     .arg(byCount ? QStringLiteral("-n") : QStringLiteral("-z")))
+              << ": p50 " << percent(sequential.estimate()) << " (" << sequentialInterval(sequential) << ")\n";
+        if (decidedEarly)
+            out() << "The run stopped on this verdict. The fixed-sample comparison below shows its detail; its "
+                     "intervals and p-values assume a run of planned length, and are narrower than a run stopped "
+                     "when it looked decided deserves.\n";
+        out() << '\n';
+    }
     const Comparison c = printComparison(sides[0].record, sides[1].record, options, format == u"markdown");
     if (c.overall == Verdict::Inconclusive && (clientCpus.empty() || serverCpus.empty()) && anyCommand) {
         // Measured on 2 cores: unpinned, an Echo block's p50 is ~45 us when client and server share a core and
@@ -496,6 +593,8 @@ int abCommand(const QStringList &arguments)
         out() << "\nhint: where the scheduler moves client and server between cores, pinning them apart removes most "
                  "of this noise: --client-cpus 0 --server-cpus 1\n";
     }
+    if (untilDecided)
+        return decision == SequentialDecision::Regression ? ExitRegression : ExitOk;
     return c.overall == Verdict::Regression ? ExitRegression : ExitOk;
 }
 
