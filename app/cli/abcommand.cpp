@@ -93,7 +93,7 @@ QString signedPercent(double ratio)
     return QStringLiteral("%1%2%").arg(ratio >= 0 ? QStringLiteral("+") : QString()).arg(ratio * 100, 0, 'f', 1);
 }
 
-/// The sequential interval as "CI -1.2% .. +5.5%", or how many pairs it needs before it is bounded.
+/// The sequential interval as "anytime 95% CI -1.2% .. +5.5%", or how many pairs it needs before it is bounded.
 QString sequentialInterval(const SequentialRatio &sequential)
 {
     if (sequential.bounded())
@@ -576,9 +576,11 @@ int abCommand(const QStringList &arguments)
             : QString();
         out() << "Sequential verdict (--until-decided, anytime-valid 95%, p50 of block pairs): "
               << (decidedEarly ? what + QStringLiteral(" after %1 pairs").arg(sequential.count())
-                               : QStringLiteral("not decided after %1 pairs (the run's %2 ended it)")
+                               : QStringLiteral("not decided after %1 pairs (%2)")
                                      .arg(sequential.count())
-                                     .arg(byCount ? QStringLiteral("-n") : QStringLiteral("-z")))
+                                     .arg(interrupted  ? QStringLiteral("the run was interrupted")
+                                             : byCount ? QStringLiteral("the run's -n ended it")
+                                                       : QStringLiteral("the run's -z ended it")))
               << ": p50 " << percent(sequential.estimate()) << " (" << sequentialInterval(sequential) << ")\n";
         if (decidedEarly)
             out() << "The run stopped on this verdict. The fixed-sample comparison below shows its detail; its "
