@@ -26,8 +26,10 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -60,6 +62,7 @@ class H2GrpcConnection;
 class H2GrpcSlot final : public BodySlot {
 public:
     H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection, int index, CallSink *sink);
+    ~H2GrpcSlot() override;
     /// Message bytes, as the gRPC transport counts them: without gRPC's 5-byte prefixes, HTTP/2 framing or headers.
     uint64_t messageBytesSent() const { return streaming() ? m_streamBytesSent : m_sent > 5 ? m_sent - 5 : 0; }
     uint64_t messageBytesReceived() const
@@ -152,6 +155,11 @@ public:
     ~H2GrpcConnection() { closeSession(); }
 
     asio::io_context &context() { return m_context; }
+
+    /// The slots calling on this connection, for a cancel posted from another thread to find out whether its slot
+    /// still exists when it runs (H2GrpcSlot's constructor and destructor keep it).
+    std::mutex m_slotsMutex;
+    std::unordered_set<H2GrpcSlot *> m_slots;
 
     /// Sets @p slot's call up and sends it, or queues it for the connection to come; @p again: a call the server
     /// refused unseen (see streamClosed()), keeping its deadline.
@@ -890,6 +898,8 @@ H2GrpcSlot::H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection,
     , m_intervalTimer(connection->context())
     , m_callTimer(connection->context())
 {
+    std::lock_guard lock(connection->m_slotsMutex);
+    connection->m_slots.insert(this);
 }
 
 void H2GrpcSlot::start(uint64_t callNumber)
@@ -921,7 +931,19 @@ void H2GrpcSlot::start(uint64_t callNumber)
 
 void H2GrpcSlot::cancel()
 {
-    asio::post(m_connection->context(), [connection = m_connection, slot = this] { connection->cancel(slot); });
+    // Posted from the engine's thread; the slot may be gone by the time it runs (a run that ended is destroyed
+    // while a cancel of its last call is still queued): the connection's registry says whether it still exists.
+    asio::post(m_connection->context(), [connection = m_connection, slot = this] {
+        std::lock_guard lock(connection->m_slotsMutex);
+        if (connection->m_slots.count(slot))
+            connection->cancel(slot);
+    });
+}
+
+H2GrpcSlot::~H2GrpcSlot()
+{
+    std::lock_guard lock(m_connection->m_slotsMutex); // waits for a cancel of it running now
+    m_connection->m_slots.erase(this);
 }
 
 void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
