@@ -748,7 +748,7 @@ bool ScenarioPage::validateNow()
     // Fill sizes are applied over the JSON above: say so, and what is sent, so nums=[1,2] in the box with
     // nums=1000 below is not a puzzle.
     QStringList filled;
-    for (const QString &fill : m_fills->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+    for (const QString &fill : scenario().fills) // the field's knobs as the run takes them
         filled << fill.section(QLatin1Char('='), 0, 0).trimmed();
     if (ok && !filled.isEmpty()) {
         ready += tr(". Fill sizes replace %1 in the request above").arg(filled.join(QStringLiteral(", ")));

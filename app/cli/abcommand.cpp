@@ -1,7 +1,7 @@
 #include "abcommand.h"
 
 #include "cliapp.h"
-#include "compare/sequential.h"
+#include "compare/sequentialab.h"
 #include "comparecommand.h"
 #include "engine/abrunner.h"
 #include "runcommand.h"
@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <map>
 
 namespace rpcscope::cli {
 
@@ -84,24 +83,6 @@ independently (see docs/statistics.md).
 
 Exit codes: 0 no regression; 4 B regressed beyond the threshold; 2 bad usage; 3 a server could not start.
 )HELP";
-
-/// A ratio minus one as a signed percentage ("+9.6%"), or "unbounded".
-QString signedPercent(double ratio)
-{
-    if (!std::isfinite(ratio))
-        return QStringLiteral("unbounded");
-    return QStringLiteral("%1%2%").arg(ratio >= 0 ? QStringLiteral("+") : QString()).arg(ratio * 100, 0, 'f', 1);
-}
-
-/// The sequential interval as "anytime 95% CI -1.2% .. +5.5%", or how many pairs it needs before it is bounded.
-QString sequentialInterval(const SequentialRatio &sequential)
-{
-    if (sequential.bounded())
-        return QStringLiteral("anytime 95% CI ") + signedPercent(sequential.lower()) + QStringLiteral(" .. ")
-            + signedPercent(sequential.upper());
-    return QStringLiteral("the anytime 95% interval needs %1 pairs")
-        .arg(SequentialRatio::firstBoundedPair(sequential.mixingVariance(), sequential.confidence()));
-}
 
 struct Side {
     QString name; ///< "A" or "B"
@@ -479,34 +460,13 @@ int abCommand(const QStringList &arguments)
     if (!runner.start(abSides, blocks, &error))
         return usageError(cmd, error);
     int shown = 0;
-    // --until-decided: the p50s of each round's A and B blocks as they complete, judged after every pair. The
-    // histogram buckets round a block's p50 by up to 1.6%: a pair's log ratio carries that rounding (sd ~0.0065),
-    // which the floor keeps from making a run of identical ratios look certain.
-    SequentialOptions sequentialOptions;
-    sequentialOptions.plannedPairs = std::max(2, rounds);
-    sequentialOptions.minimumSd = 0.0065;
-    SequentialRatio sequential(sequentialOptions);
-    SequentialDecision decision = SequentialDecision::Undecided;
-    std::map<int, uint64_t> roundA; // round -> A's p50 (ns), until B's block of that round completes
+    // --until-decided: each round's A and B blocks judged as a pair once both are in (SequentialAb).
+    SequentialAb sequential(rounds, options.threshold);
     auto judge = [&](const AbBlockResult &b) {
-        if (!untilDecided || decision != SequentialDecision::Undecided)
+        if (!untilDecided || !sequential.addBlock(b.side, b.round, b.p50Ns))
             return;
-        if (b.side == 0) {
-            roundA[b.round] = b.p50Ns;
-            return;
-        }
-        const auto a = roundA.find(b.round);
-        if (a == roundA.end())
-            return;
-        const uint64_t aP50 = a->second;
-        roundA.erase(a);
-        if (aP50 == 0 || b.p50Ns == 0)
-            return; // a block without an OK call has no p50: the pair is left out
-        sequential.add(std::log(static_cast<double>(b.p50Ns)) - std::log(static_cast<double>(aP50)));
-        decision = sequential.decide(options.threshold);
-        err() << "pair " << sequential.count() << '/' << sequentialOptions.plannedPairs << ": p50 "
-              << signedPercent(sequential.estimate()) << " (" << sequentialInterval(sequential) << ")\n";
-        if (decision != SequentialDecision::Undecided)
+        err() << sequential.progressLine() << '\n';
+        if (sequential.decided())
             runner.stop(); // the block running now (A of the next round) ends early; it is kept, not judged
     };
     auto report = [&] {
@@ -538,7 +498,7 @@ int abCommand(const QStringList &arguments)
         sides[i].total = runner.snapshot(i);
         sides[i].raw = runner.rawSamples(i);
     }
-    const bool decidedEarly = decision != SequentialDecision::Undecided;
+    const bool decidedEarly = sequential.decided();
     const bool stopped = interrupted || (runner.wasStopped() && !decidedEarly);
     for (Side &side : sides) {
         if (side.command)
@@ -568,20 +528,11 @@ int abCommand(const QStringList &arguments)
           << (stopped ? QStringLiteral(", stopped early") : QString()) << "\n\n";
     if (untilDecided) {
         // The sequential verdict first: the run was judged (and, when decided, stopped) on it.
-        const auto percent = signedPercent;
-        const QString what = decision == SequentialDecision::Regression ? QStringLiteral("regression")
-            : decision == SequentialDecision::Improvement               ? QStringLiteral("improvement")
-            : decision == SequentialDecision::NoChangeBeyondThreshold
-            ? QStringLiteral("no change beyond %1").arg(percent(options.threshold).mid(1))
-            : QString();
         out() << "Sequential verdict (--until-decided, anytime-valid 95%, p50 of block pairs): "
-              << (decidedEarly ? what + QStringLiteral(" after %1 pairs").arg(sequential.count())
-                               : QStringLiteral("not decided after %1 pairs (%2)")
-                                     .arg(sequential.count())
-                                     .arg(interrupted  ? QStringLiteral("the run was interrupted")
-                                             : byCount ? QStringLiteral("the run's -n ended it")
-                                                       : QStringLiteral("the run's -z ended it")))
-              << ": p50 " << percent(sequential.estimate()) << " (" << sequentialInterval(sequential) << ")\n";
+              << sequential.verdictLine(interrupted ? QStringLiteral("the run was interrupted")
+                         : byCount                  ? QStringLiteral("the run's -n ended it")
+                                                    : QStringLiteral("the run's -z ended it"))
+              << '\n';
         if (decidedEarly)
             out() << "The run stopped on this verdict. The fixed-sample comparison below shows its detail; its "
                      "intervals and p-values assume a run of planned length, and are narrower than a run stopped "
@@ -596,7 +547,7 @@ int abCommand(const QStringList &arguments)
                  "of this noise: --client-cpus 0 --server-cpus 1\n";
     }
     if (untilDecided)
-        return decision == SequentialDecision::Regression ? ExitRegression : ExitOk;
+        return sequential.decision() == SequentialDecision::Regression ? ExitRegression : ExitOk;
     return c.overall == Verdict::Regression ? ExitRegression : ExitOk;
 }
 

@@ -223,7 +223,6 @@ private:
     void finishCall();
     void endByClient();
     void maybeReport();
-    uint64_t messagesToSend() const;
 
     GrpcTransport *m_transport;
     grpc::GenericStub *m_stub;
@@ -460,18 +459,6 @@ GrpcStreamSlot::GrpcStreamSlot(
         m_decoded = m_transport->m_call.schema.newMessage(m_transport->m_call.responseType);
 }
 
-uint64_t GrpcStreamSlot::messagesToSend() const
-{
-    if (!m_clientStreams)
-        return 1;
-    const StreamOptions &options = m_transport->m_call.stream;
-    if (options.callCount > 0)
-        return options.callCount;
-    if (options.callDuration.count() > 0)
-        return UINT64_MAX; // until the time is up
-    return m_transport->m_call.perCall ? 1 : m_transport->m_call.requests.size();
-}
-
 void GrpcStreamSlot::start(uint64_t callNumber)
 {
     m_callNumber = callNumber;
@@ -584,7 +571,7 @@ void GrpcStreamSlot::sendNext()
 {
     if (m_finishing || m_writesClosed || m_writing)
         return;
-    if (m_timeUp || m_sent >= messagesToSend()) {
+    if (m_timeUp || m_sent >= streamMessagesToSend(m_transport->m_call)) {
         closeWrites();
         return;
     }
@@ -740,6 +727,17 @@ void GrpcStreamSlot::maybeReport()
 }
 
 } // namespace
+
+uint64_t streamMessagesToSend(const GrpcCall &call)
+{
+    if (!call.method || !call.method->client_streaming())
+        return 1;
+    if (call.stream.callCount > 0)
+        return call.stream.callCount;
+    if (call.stream.callDuration.count() > 0)
+        return UINT64_MAX; // until the time is up
+    return call.perCall ? 1 : call.requests.size();
+}
 
 int autoClientThreads(int concurrency)
 {

@@ -105,4 +105,9 @@ struct GrpcCall {
 /// per call.
 std::unique_ptr<Transport> makeGrpcTransport(const GrpcTarget &target, const GrpcCall &call);
 
+/// How many messages a streaming call of @p call sends (both gRPC clients plan their streams alike): one for a
+/// server stream; else stream.callCount, or as many as fit in stream.callDuration (UINT64_MAX), or each request
+/// once.
+uint64_t streamMessagesToSend(const GrpcCall &call);
+
 } // namespace rpcscope

@@ -26,10 +26,8 @@
 #include <cstring>
 #include <deque>
 #include <limits>
-#include <mutex>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -62,7 +60,6 @@ class H2GrpcConnection;
 class H2GrpcSlot final : public BodySlot {
 public:
     H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection, int index, CallSink *sink);
-    ~H2GrpcSlot() override;
     /// Message bytes, as the gRPC transport counts them: without gRPC's 5-byte prefixes, HTTP/2 framing or headers.
     uint64_t messageBytesSent() const { return streaming() ? m_streamBytesSent : m_sent > 5 ? m_sent - 5 : 0; }
     uint64_t messageBytesReceived() const
@@ -138,7 +135,6 @@ public:
     int m_failureStatus = 0;
 
 private:
-    uint64_t messagesToSend() const;
     void writeMessage();
     void closeWrites();
     void messageArrived(const char *data, size_t length);
@@ -155,11 +151,6 @@ public:
     ~H2GrpcConnection() { closeSession(); }
 
     asio::io_context &context() { return m_context; }
-
-    /// The slots calling on this connection, for a cancel posted from another thread to find out whether its slot
-    /// still exists when it runs (H2GrpcSlot's constructor and destructor keep it).
-    std::mutex m_slotsMutex;
-    std::unordered_set<H2GrpcSlot *> m_slots;
 
     /// Sets @p slot's call up and sends it, or queues it for the connection to come; @p again: a call the server
     /// refused unseen (see streamClosed()), keeping its deadline.
@@ -178,9 +169,14 @@ public:
             flush();
         }
     }
+    /// Posted from the engine's thread: the slot may be gone by the time this runs (a run ended and destroyed while a
+    /// cancel of its last call was queued), so only its address is used until it is found among the calls in
+    /// flight or waiting, as the HTTP and msgpack-rpc connections do.
     void cancel(H2GrpcSlot *slot)
     {
-        if (slot->m_stream > 0 && m_streams.count(slot->m_stream)) {
+        const bool inFlight = std::any_of(
+            m_streams.begin(), m_streams.end(), [slot](const auto &entry) { return entry.second == slot; });
+        if (inFlight) {
             endCall(slot, CallStatus::Cancelled, "cancelled", NGHTTP2_CANCEL);
             flush();
         } else if (const auto it = std::find(m_waiting.begin(), m_waiting.end(), slot); it != m_waiting.end()) {
@@ -898,8 +894,6 @@ H2GrpcSlot::H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection,
     , m_intervalTimer(connection->context())
     , m_callTimer(connection->context())
 {
-    std::lock_guard lock(connection->m_slotsMutex);
-    connection->m_slots.insert(this);
 }
 
 void H2GrpcSlot::start(uint64_t callNumber)
@@ -931,19 +925,7 @@ void H2GrpcSlot::start(uint64_t callNumber)
 
 void H2GrpcSlot::cancel()
 {
-    // Posted from the engine's thread; the slot may be gone by the time it runs (a run that ended is destroyed
-    // while a cancel of its last call is still queued): the connection's registry says whether it still exists.
-    asio::post(m_connection->context(), [connection = m_connection, slot = this] {
-        std::lock_guard lock(connection->m_slotsMutex);
-        if (connection->m_slots.count(slot))
-            connection->cancel(slot);
-    });
-}
-
-H2GrpcSlot::~H2GrpcSlot()
-{
-    std::lock_guard lock(m_connection->m_slotsMutex); // waits for a cancel of it running now
-    m_connection->m_slots.erase(this);
+    asio::post(m_connection->context(), [connection = m_connection, slot = this] { connection->cancel(slot); });
 }
 
 void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
@@ -973,18 +955,6 @@ void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
 // (which waits, DEFERRED, while none is queued); the replies cut from the DATA as it comes, each timed as the gRPC
 // transport times it (MessageTiming). Everything here runs on the connection's thread.
 
-uint64_t H2GrpcSlot::messagesToSend() const
-{
-    if (!m_clientStreams)
-        return 1;
-    const StreamOptions &options = m_transport->m_call.stream;
-    if (options.callCount > 0)
-        return options.callCount;
-    if (options.callDuration.count() > 0)
-        return UINT64_MAX; // until the time is up
-    return m_transport->m_call.perCall ? 1 : m_transport->m_call.requests.size();
-}
-
 void H2GrpcSlot::beginStream()
 {
     m_lastReceived = Clock::now(); // the call's start: a server stream's first message is timed from it
@@ -1012,7 +982,7 @@ void H2GrpcSlot::sendNext()
 {
     if (m_writesClosed || m_intervalWait || !m_outbox.empty() || m_stream < 0)
         return; // a message is still going out: the next follows it (readStreamRequest)
-    if (m_timeUp || m_messagesSent >= messagesToSend())
+    if (m_timeUp || m_messagesSent >= streamMessagesToSend(m_transport->m_call))
         return closeWrites();
     if (m_pingPong && m_messagesReceived < m_messagesSent)
         return; // the reply to the last one first (messageArrived)

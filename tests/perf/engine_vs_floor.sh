@@ -45,15 +45,9 @@ progress() { echo "... $*" >&2; }
 
 # --- Reading the two clients' outputs --------------------------------------------------------------------
 
-# rpcscope-cli's "  50 % in 202 us" (ns/us/ms/s) as microseconds.
-cli_percentile() { # FILE P
-    awk -v p="$2" '$1 == p && $2 == "%" && $3 == "in" {
-        scale = $5 == "ns" ? 1e-3 : $5 == "us" ? 1 : $5 == "ms" ? 1e3 : $5 == "s" ? 1e6 : -1
-        if (scale > 0) { printf "%.3f\n", $4 * scale; exit }
-    }' "$1"
-}
-# "  Client CPU:\t72.3 us/call (1.23 s in all), peak RSS 29.9 MiB": the us/call, and the RSS in bytes.
-cli_cpu_per_call() { awk -F'\t' '$1 ~ /^ *Client CPU:$/ { split($2, f, " "); print f[1]; exit }' "$1"; }
+# shellcheck source=cli_report.sh
+source "$(dirname "$0")/cli_report.sh" # cli_percentile, cli_cpu_per_call
+# "  Client CPU:\t72.3 us/call (1.23 s in all), peak RSS 29.9 MiB": the RSS in bytes.
 cli_peak_rss() {
     awk '/^ *Client CPU:/ {
         for (i = 1; i < NF; ++i) if ($i == "RSS") {

@@ -29,13 +29,8 @@ source "$(dirname "$0")/table.sh"
 unmeasured=0
 progress() { echo "... $*" >&2; }
 
-# rpcscope-cli's "  50 % in 202 us" (ns/us/ms/s) as microseconds.
-percentile() { # FILE P
-    awk -v p="$2" '$1 == p && $2 == "%" && $3 == "in" {
-        scale = $5 == "ns" ? 1e-3 : $5 == "us" ? 1 : $5 == "ms" ? 1e3 : $5 == "s" ? 1e6 : -1
-        if (scale > 0) { printf "%.3f\n", $4 * scale; exit }
-    }' "$1"
-}
+# shellcheck source=cli_report.sh
+source "$(dirname "$0")/cli_report.sh" # cli_percentile
 # run TRANSPORT ADDRESS FILE ARGS...: one run, every call OK or it is not measured.
 run() {
     local transport=$1 at=$2 out=$3
@@ -57,12 +52,12 @@ rows_for() {
         progress "$name: round $r/$rounds"
         for t in grpc h2grpc; do
             if run "$t" "$at" "$tmp/out" -d '{"payload":"aGVsbG8="}' -c 1 -n "$seq_calls" --warmup "$seq_warmup"; then
-                percentile "$tmp/out" 50 >>"$tmp/$t.p50"
-                percentile "$tmp/out" 99 >>"$tmp/$t.p99"
+                cli_percentile "$tmp/out" 50 >>"$tmp/$t.p50"
+                cli_percentile "$tmp/out" 99 >>"$tmp/$t.p99"
             fi
             if run "$t" "$at" "$tmp/out" --fill payload=10MiB -d '{"responseSize":0}' --max-recv-size 16MiB -c 1 -n "$big_calls" \
                 --warmup "$big_warmup"; then
-                percentile "$tmp/out" 50 >>"$tmp/$t.big"
+                cli_percentile "$tmp/out" 50 >>"$tmp/$t.big"
             fi
         done
     done

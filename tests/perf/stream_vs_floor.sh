@@ -45,7 +45,8 @@ cli_total_s() {
         s = f[2] == "ns" ? 1e-9 : f[2] == "us" ? 1e-6 : f[2] == "ms" ? 1e-3 : f[2] == "s" ? 1 : -1
         if (s > 0) printf "%.6f\n", f[1] * s; exit }' "$1"
 }
-cli_cpu_per_call() { awk -F'\t' '$1 ~ /^ *Client CPU:$/ { split($2, f, " "); print f[1]; exit }' "$1"; }
+# shellcheck source=cli_report.sh
+source "$(dirname "$0")/cli_report.sh" # cli_cpu_per_call
 cli_messages() { # FILE sent|received
     awk -F'\t' -v which="$2" '$1 ~ /^ *Messages:$/ { split($2, f, " ")
         print (which == "sent" ? f[1] : f[3]); exit }' "$1"

@@ -1,0 +1,90 @@
+#include "sequentialab.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rpcscope {
+
+namespace {
+
+SequentialOptions optionsFor(int plannedPairs)
+{
+    SequentialOptions options;
+    options.plannedPairs = std::max(2, plannedPairs);
+    options.minimumSd = 0.0065; // the buckets' rounding of two p50s, see the class comment
+    return options;
+}
+
+} // namespace
+
+QString signedPercent(double ratio)
+{
+    if (!std::isfinite(ratio))
+        return QStringLiteral("unbounded");
+    return QStringLiteral("%1%2%").arg(ratio >= 0 ? QStringLiteral("+") : QString()).arg(ratio * 100, 0, 'f', 1);
+}
+
+SequentialAb::SequentialAb(int plannedPairs, double threshold)
+    : m_ratio(optionsFor(plannedPairs)), m_plannedPairs(std::max(2, plannedPairs)), m_threshold(threshold)
+{
+}
+
+bool SequentialAb::addBlock(int side, int round, uint64_t p50Ns)
+{
+    if (decided())
+        return false;
+    if (side == 0) {
+        m_roundA[round] = p50Ns;
+        return false;
+    }
+    const auto a = m_roundA.find(round);
+    if (a == m_roundA.end())
+        return false;
+    const uint64_t aP50 = a->second;
+    m_roundA.erase(a);
+    if (aP50 == 0 || p50Ns == 0)
+        return false; // a block without an OK call has no p50
+    m_ratio.add(std::log(static_cast<double>(p50Ns)) - std::log(static_cast<double>(aP50)));
+    m_decision = m_ratio.decide(m_threshold);
+    return true;
+}
+
+QString SequentialAb::estimateAndInterval() const
+{
+    QString interval;
+    if (m_ratio.bounded())
+        interval = QStringLiteral("anytime 95% CI ") + signedPercent(m_ratio.lower()) + QStringLiteral(" .. ")
+            + signedPercent(m_ratio.upper());
+    else
+        interval = QStringLiteral("the anytime 95% interval needs %1 pairs")
+                       .arg(SequentialRatio::firstBoundedPair(m_ratio.mixingVariance(), m_ratio.confidence()));
+    return QStringLiteral("p50 ") + signedPercent(m_ratio.estimate()) + QStringLiteral(" (") + interval
+        + QStringLiteral(")");
+}
+
+QString SequentialAb::progressLine() const
+{
+    return QStringLiteral("pair %1/%2: ").arg(m_ratio.count()).arg(m_plannedPairs) + estimateAndInterval();
+}
+
+QString SequentialAb::verdictLine(const QString &endedBy) const
+{
+    QString what;
+    switch (m_decision) {
+    case SequentialDecision::Regression:
+        what = QStringLiteral("regression");
+        break;
+    case SequentialDecision::Improvement:
+        what = QStringLiteral("improvement");
+        break;
+    case SequentialDecision::NoChangeBeyondThreshold:
+        what = QStringLiteral("no change beyond ") + signedPercent(m_threshold).mid(1);
+        break;
+    case SequentialDecision::Undecided:
+        return QStringLiteral("not decided after %1 pairs (%2): ").arg(m_ratio.count()).arg(endedBy)
+            + estimateAndInterval();
+    }
+    return what + QStringLiteral(" after %1 pairs: ").arg(m_ratio.count()) + estimateAndInterval();
+}
+
+} // namespace rpcscope

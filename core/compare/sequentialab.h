@@ -1,0 +1,50 @@
+#pragma once
+
+// The sequential verdict of an interleaved A/B run (ab --until-decided): block pairs judged as they complete.
+
+#include "compare/sequential.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <map>
+
+namespace rpcscope {
+
+/**
+ * Pairs each round's A and B blocks as they complete and feeds the log ratio of their p50s into a SequentialRatio
+ * (docs/sequential.md), judging after every pair at a threshold. The histogram buckets round a block's p50 by up to
+ * 1.6%: a pair's log ratio carries that rounding (sd ~0.0065), which the ratio's floor keeps from making a run of
+ * identical ratios look certain. Once decided, later blocks are not judged.
+ */
+class SequentialAb {
+public:
+    SequentialAb(int plannedPairs, double threshold);
+
+    /// A completed block of side 0 (A) or 1 (B) in @p round, with its OK calls' p50 (0: none, the pair is left
+    /// out). True when it completed a pair, which was then judged.
+    bool addBlock(int side, int round, uint64_t p50Ns);
+
+    SequentialDecision decision() const { return m_decision; }
+    bool decided() const { return m_decision != SequentialDecision::Undecided; }
+    const SequentialRatio &ratio() const { return m_ratio; }
+
+    /// After a pair: "pair 15/200: p50 +9.6% (anytime 95% CI +0.6% .. +19.9%)".
+    QString progressLine() const;
+    /// "regression after 15 pairs: p50 ...", or "not decided after 40 pairs (@p endedBy): p50 ..." .
+    QString verdictLine(const QString &endedBy) const;
+
+private:
+    QString estimateAndInterval() const;
+
+    SequentialRatio m_ratio;
+    int m_plannedPairs;
+    double m_threshold;
+    SequentialDecision m_decision = SequentialDecision::Undecided;
+    std::map<int, uint64_t> m_roundA; ///< round -> A's p50 (ns), until B's block of that round completes
+};
+
+/// A ratio minus one as a signed percentage ("+9.6%"), or "unbounded".
+QString signedPercent(double ratio);
+
+} // namespace rpcscope
