@@ -26,6 +26,25 @@ class TestCli : public QObject {
         return runCliProcess(arguments, timeoutMs);
     }
 
+    /// `rpcscope-cli serve grpc --port 0`, stopped when it goes out of scope.
+    struct Served {
+        QProcess process;
+        QString address; ///< what it printed: 127.0.0.1:PORT; empty when it did not start
+        ~Served()
+        {
+            process.terminate();
+            process.waitForFinished(5000);
+        }
+    };
+    static void serveGrpc(Served *served)
+    {
+        served->process.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0") });
+        QVERIFY(served->process.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(served->process.canReadLine(), 10000);
+        served->address = QString::fromUtf8(served->process.readLine()).trimmed();
+    }
+
 private Q_SLOTS:
     void builtinRunPrintsGhzSummary()
     {
@@ -815,8 +834,10 @@ private Q_SLOTS:
             QCOMPARE(f.at(6), QStringLiteral("0")); // errors
             if (f.at(2) != u"none") {
                 QVERIFY2(!f.at(16).isEmpty(), qPrintable(line)); // every networked cell has its baseline
+                // The codec's share of a call: measured apart (in-process) from the call, so on a loaded machine it
+                // can pass 1 (1.7 seen with two builds running); a broken figure is 0, negative or far off.
                 const double share = f.at(16).toDouble();
-                QVERIFY2(share > 0 && share < 1.5, qPrintable(line));
+                QVERIFY2(share > 0 && share < 5, qPrintable(line));
                 ++withShare;
             }
         }
@@ -1088,16 +1109,11 @@ private Q_SLOTS:
     {
         // A/A: one server on both sides, blocks alternating on it. A regression or an improvement would be a false
         // verdict (at most 5% of such runs by construction); it ends undecided or finds no change beyond 5%.
-        QProcess server;
-        server.start(QStringLiteral(RPCSCOPE_CLI),
-            { QStringLiteral("serve"), QStringLiteral("grpc"), QStringLiteral("--port"), QStringLiteral("0") });
-        QVERIFY(server.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10000);
-        const QString address = QString::fromUtf8(server.readLine()).trimmed();
-        const auto stop = qScopeGuard([&server] {
-            server.terminate();
-            server.waitForFinished(5000);
-        });
+        Served server;
+        serveGrpc(&server);
+        if (QTest::currentTestFailed())
+            return;
+        const QString address = server.address;
         const Result r = cli({ QStringLiteral("ab"), QStringLiteral("--a"), address, QStringLiteral("--b"), address,
             QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
             QStringLiteral("2000"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--until-decided"),
@@ -1109,6 +1125,48 @@ private Q_SLOTS:
         QVERIFY2(
             !r.out.contains(QStringLiteral("regression after")) && !r.out.contains(QStringLiteral("improvement after")),
             qPrintable(r.out));
+    }
+
+    void abMaxDurationEndsTheRunAndSaysSo()
+    {
+        // A plan far longer than the limit: the limit ends it, cutting the block that runs then, and the verdict
+        // says what ended it. The scenario's "ab" section gives the same limit as the flag.
+        Served server;
+        serveGrpc(&server);
+        if (QTest::currentTestFailed())
+            return;
+        const QString address = server.address;
+        QTemporaryDir dir;
+        const QString scenarioFile = dir.filePath(QStringLiteral("limit.rpcscope.json"));
+        QFile file(scenarioFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"rpcscope_scenario": 1, "method": "rpcscope.bench.v1.Bench/Echo", "load": {"calls": 50000000},
+                       "ab": {"until_decided": true, "max_duration": "1500ms"}})");
+        file.close();
+        for (const QStringList &limit :
+            { QStringList { QStringLiteral("--max-duration"), QStringLiteral("1500ms"),
+                  QStringLiteral("--until-decided"), QStringLiteral("--call"),
+                  QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("50000000") },
+                QStringList { QStringLiteral("--scenario"), scenarioFile } }) {
+            QElapsedTimer clock;
+            clock.start();
+            const Result r = cli(QStringList { QStringLiteral("ab"), QStringLiteral("--a"), address,
+                                     QStringLiteral("--b"), address, QStringLiteral("--no-save") }
+                + limit);
+            QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+            QVERIFY2(clock.elapsed() < 30000, qPrintable(QString::number(clock.elapsed())));
+            QVERIFY2(r.out.contains(QStringLiteral("ended by --max-duration")), qPrintable(r.out));
+            // A block is 1.25M calls: none completes in 1.5 s, so no pair is judged.
+            QVERIFY2(r.out.contains(QStringLiteral(
+                         "not decided after 0 pairs (the time limit (1.50 s) ended it): no pair of blocks completed")),
+                qPrintable(r.out));
+        }
+        const Result bad = cli({ QStringLiteral("ab"), QStringLiteral("--a"), address, QStringLiteral("--b"), address,
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+            QStringLiteral("10"), QStringLiteral("--max-duration"), QStringLiteral("soon"),
+            QStringLiteral("--no-save") });
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("--max-duration")), qPrintable(bad.err));
     }
 
     void abFlagsTheSlowerServer_data()

@@ -36,6 +36,19 @@ using namespace rpcscope;
 class TestGuiResults : public GuiFixture {
     Q_OBJECT
 
+private:
+    void saveScreenshot(const QString &name)
+    {
+        // Written only on request (make the pictures, then look at them): tests leave no files behind otherwise.
+        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
+        if (dir.isEmpty())
+            return;
+        QCoreApplication::processEvents(); // the queued replots
+        const QString path = QDir(dir).filePath(QStringLiteral("guiresults-%1.png").arg(name));
+        QVERIFY(m_window->grab().save(path));
+        qInfo("screenshot: %s", qPrintable(path));
+    }
+
 private Q_SLOTS:
     void initTestCase() { openWindow(); }
 
@@ -287,6 +300,85 @@ private Q_SLOTS:
                 .toArray()
                 .contains(QString(QStringLiteral("RPCSCOPE_SERVE_DELAY=") + redactedValue(QStringLiteral("20ms")))));
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
+    }
+
+    void liveAbUntilDecidedStopsOnAClearSlowdown()
+    {
+        // B's built-in server answers 2 ms late: judged pair by pair, the run decides long before its 2000 calls.
+        AbRequest request;
+        request.targets[1].environment = { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("2ms") } };
+        request.untilDecided = true;
+        child<QSpinBox>("callsEdit")->setValue(2000);
+        AbController *ab = m_window->runLauncher()->abController();
+        ComparePage *compare = m_window->comparePage();
+        QStringList headlines; // the Compare runs page's headline after each progress report, live
+        QList<int> histogramPoints;
+        const auto watch = connect(ab, &AbController::progressed, this, [&] {
+            if (headlines.size() == 3)
+                saveScreenshot(QStringLiteral("ab-live"));
+            if (!compare->sequentialText().isEmpty()
+                && headlines.value(headlines.size() - 1) != compare->sequentialText()) {
+                headlines << compare->sequentialText();
+                histogramPoints << compare->plot(0)->plottableCount();
+            }
+        });
+        QString error;
+        QVERIFY2(m_window->runLauncher()->startAb(request, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!ab->isRunning(), 90000);
+        disconnect(watch);
+        // Live: the page came up with the first blocks, its headline the sequential verdict, changing as pairs came.
+        QVERIFY2(headlines.size() >= 2, qPrintable(headlines.join(u'\n')));
+        for (const QString &h : headlines)
+            QVERIFY2(h.startsWith(QStringLiteral("Live A/B: ")), qPrintable(h));
+        QVERIFY2(headlines.join(u'\n').contains(QStringLiteral("not yet decided after ")),
+            qPrintable(headlines.join(u'\n')));
+        QVERIFY(histogramPoints.last() >= 2); // both sides overlaid
+        // Decided: a regression, before the call budget, and the run says it stopped on it.
+        const SequentialAb sequential = ab->sequential();
+        QCOMPARE(sequential.decision(), SequentialDecision::Regression);
+        QVERIFY2(sequential.pairs() < sequential.plannedPairs(), qPrintable(sequential.statusLine()));
+        const auto &records = ab->records();
+        QVERIFY(records[1].snapshot.callsOk() < 2000);
+        QCOMPARE(records[0].snapshot.blocks.size(), records[1].snapshot.blocks.size()); // no A block cut short
+        QCOMPARE(static_cast<int>(records[1].snapshot.blocks.size()), sequential.pairs());
+        // The saved pair shows the same verdict, judged again from its blocks, above the fixed-sample one.
+        QCOMPARE(compare->runs().size(), 2);
+        QVERIFY2(compare->sequentialText().startsWith(
+                     QStringLiteral("Judged until decided: regression after %1 pairs").arg(sequential.pairs())),
+            qPrintable(compare->sequentialText()));
+        QVERIFY(m_window->runRecorder()->writer()->flush(std::chrono::seconds(10)));
+        const auto stored = m_window->runRecorder()->store()->load(records[1].id, &error);
+        QVERIFY2(stored, qPrintable(error));
+        QCOMPARE(stored->status, QStringLiteral("finished"));
+        QVERIFY(
+            stored->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("until_decided")).toBool());
+        QCOMPARE(stored->snapshot.blocks.size(), records[1].snapshot.blocks.size());
+        saveScreenshot(QStringLiteral("ab-decided"));
+    }
+
+    void liveAbOfAServerAgainstItselfEndsUndecidedAtTheBudget()
+    {
+        // Three pairs planned: the anytime interval is then about +-20% wide at best, so one server against itself
+        // cannot be called slower, faster or unchanged at 5%: the run goes to its budget and says so.
+        AbRequest request;
+        request.untilDecided = true;
+        request.block = QStringLiteral("100");
+        child<QSpinBox>("callsEdit")->setValue(300);
+        QString error;
+        QVERIFY2(m_window->runLauncher()->startAb(request, &error), qPrintable(error));
+        AbController *ab = m_window->runLauncher()->abController();
+        QTRY_VERIFY_WITH_TIMEOUT(!ab->isRunning(), 90000);
+        const SequentialAb sequential = ab->sequential();
+        QCOMPARE(sequential.decision(), SequentialDecision::Undecided);
+        QCOMPARE(sequential.pairs(), 3);
+        QCOMPARE(ab->records()[0].snapshot.callsOk(), 300ULL);
+        QCOMPARE(ab->records()[1].snapshot.callsOk(), 300ULL);
+        QVERIFY2(
+            ab->sequentialText().startsWith(QStringLiteral("not decided after 3 pairs (the planned run ended it)")),
+            qPrintable(ab->sequentialText()));
+        QVERIFY2(m_window->comparePage()->sequentialText().startsWith(
+                     QStringLiteral("Judged until decided: not decided after 3 pairs")),
+            qPrintable(m_window->comparePage()->sequentialText()));
     }
 
     // Last: it closes the window.

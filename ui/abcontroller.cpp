@@ -106,7 +106,12 @@ void AbController::work()
     }
     if (m_stop)
         return fail(tr("Stopped before the run began."));
-    AbBlocks blocks = AbBlocks::defaultFor(m_sides[0].plan);
+    AbBlocks blocks
+        = m_request.untilDecided ? AbBlocks::sequentialFor(m_sides[0].plan) : AbBlocks::defaultFor(m_sides[0].plan);
+    blocks.untilDecided = m_request.untilDecided;
+    blocks.threshold = m_request.threshold;
+    if (const auto limit = parseDuration(m_request.maxDuration); limit && limit->count() > 0)
+        blocks.maxDuration = *limit;
     if (!m_request.block.isEmpty()) {
         bool isNumber = false;
         const qulonglong calls = m_request.block.toULongLong(&isNumber);
@@ -116,7 +121,9 @@ void AbController::work()
             blocks = { 0, *d };
     }
     const bool anyCommand = servers[0] || servers[1];
-    blocks.restarts = m_request.restarts > 0 ? std::min(m_request.restarts, blocks.roundsFor(m_sides[0].plan))
+    // Judged pair by pair, a side is one server process: the sequence has no way to count process replicates.
+    blocks.restarts = m_request.untilDecided ? 1
+        : m_request.restarts > 0             ? std::min(m_request.restarts, blocks.roundsFor(m_sides[0].plan))
                                              : AbBlocks::defaultRestarts(anyCommand, blocks.roundsFor(m_sides[0].plan));
     blocks.connectionPerBlock = m_request.connectionPerBlock;
     for (size_t side = 0; side < 2; ++side) {
@@ -173,6 +180,9 @@ void AbController::beginRunsOnceStarted(QString *error)
             std::lock_guard lock(m_mutex);
             m_records[i].server = m_serverDescriptions[i];
         }
+        // What a later look needs to judge the pairs again as this run did (SequentialAb::fromBlocks).
+        m_records[i].scenario.insert(QStringLiteral("ab_side"), i == 0 ? QStringLiteral("A") : QStringLiteral("B"));
+        m_records[i].scenario.insert(QStringLiteral("ab_rounds_planned"), m_runner.roundsPlanned());
         if (m_recorder->store() && !m_recorder->store()->beginRun(&m_records[i], &why))
             *error = why;
     }
@@ -224,6 +234,29 @@ void AbController::workerFinished()
 RunSnapshot AbController::snapshot(int side) const
 {
     return m_runner.snapshot(side);
+}
+
+std::array<RunRecord, 2> AbController::liveRecords() const
+{
+    std::array<RunRecord, 2> live = m_records;
+    for (int side = 0; side < 2; ++side)
+        live[static_cast<size_t>(side)].snapshot = m_runner.snapshot(side);
+    return live;
+}
+
+QString AbController::sequentialText() const
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_runnerStarted)
+            return {};
+    }
+    const SequentialAb s = m_runner.sequential();
+    if (s.pairs() == 0)
+        return {};
+    if (m_running || s.decided())
+        return s.statusLine();
+    return s.verdictLine(m_runner.endedByText(tr("the planned run")));
 }
 
 QString AbController::progressText() const

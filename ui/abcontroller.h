@@ -51,6 +51,16 @@ public:
     double progress() const;
     /// The two runs as saved (ids set when there is a store), valid after finished().
     const std::array<RunRecord, 2> &records() const { return m_records; }
+    /// The two runs as they stand, their snapshots taken now (for showing them live).
+    std::array<RunRecord, 2> liveRecords() const;
+    /// Blocks completed so far, both sides; changes when a new block can be shown.
+    int blocksDone() const { return m_runner.blocksDone(); }
+    /// The pairs judged so far (anytime-valid: may be looked at after every pair).
+    SequentialAb sequential() const { return m_runner.sequential(); }
+    /// The sequential verdict now ("not yet decided after 7 of 40 pairs: ...", "regression after 12 pairs: ..."),
+    /// and once ended, what ended it; empty before the first pair.
+    QString sequentialText() const;
+    bool untilDecided() const { return m_request.untilDecided; }
 
 Q_SIGNALS:
     void progressed();

@@ -102,6 +102,23 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     m_threshold->setValue(5);
     m_threshold->setToolTip(tr("The smallest significant slow-down of p50, p95 or p99 that counts as a regression."));
     form->addRow(tr("Regression threshold:"), m_threshold);
+    m_untilDecided = new QCheckBox(tr("Stop as soon as the verdict is decided"));
+    m_untilDecided->setObjectName(QStringLiteral("abUntilDecided"));
+    m_untilDecided->setToolTip(
+        tr("Judges p50 after every pair of blocks with an anytime-valid 95% confidence sequence (looking after every "
+           "pair does not inflate false verdicts) and ends the run once it is a regression, an improvement or no "
+           "change beyond the threshold. Blocks default to a fortieth of the run; one server process a side."));
+    form->addRow(tr("Until decided:"), m_untilDecided);
+    m_maxDuration = new QLineEdit;
+    m_maxDuration->setObjectName(QStringLiteral("abMaxDuration"));
+    m_maxDuration->setPlaceholderText(tr("none: the run's calls or duration end it"));
+    m_maxDuration->setToolTip(tr("A time limit for the whole A/B run (e.g. 2m), whatever the scenario plans."));
+    form->addRow(tr("Time limit:"), m_maxDuration);
+    connect(m_untilDecided, &QCheckBox::toggled, this, [this](bool on) {
+        m_restarts->setEnabled(!on);
+        m_block->setPlaceholderText(
+            on ? tr("automatic (a fortieth of the run)") : tr("automatic (a tenth of the run)"));
+    });
     layout->addLayout(form);
 
     m_error = new QLabel;
@@ -199,6 +216,8 @@ AbRequest AbDialog::request() const
     r.readyPattern = m_ready->text();
     r.readyTimeout = m_readyTimeout->text().trimmed();
     r.threshold = m_threshold->value() / 100.0;
+    r.untilDecided = m_untilDecided->isChecked();
+    r.maxDuration = m_maxDuration->text().trimmed();
     return r;
 }
 
@@ -221,6 +240,8 @@ void AbDialog::setRequest(const AbRequest &r)
     m_ready->setText(r.readyPattern);
     m_readyTimeout->setText(r.readyTimeout);
     m_threshold->setValue(r.threshold * 100);
+    m_untilDecided->setChecked(r.untilDecided);
+    m_maxDuration->setText(r.maxDuration);
 }
 
 std::optional<AbRequest> AbDialog::validatedRequest(QString *error) const
@@ -258,6 +279,13 @@ std::optional<AbRequest> AbDialog::validatedRequest(QString *error) const
     if (!parseDuration(r.readyTimeout, &why)) {
         *error = tr("Ready timeout: %1").arg(why);
         return std::nullopt;
+    }
+    if (!r.maxDuration.isEmpty()) {
+        const auto limit = parseDuration(r.maxDuration, &why);
+        if (!limit || limit->count() <= 0) {
+            *error = tr("Time limit: a duration (90s, 2m), not \"%1\".").arg(r.maxDuration);
+            return std::nullopt;
+        }
     }
     if (!r.block.isEmpty()) {
         bool isNumber = false;

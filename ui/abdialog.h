@@ -32,6 +32,9 @@ struct AbRequest {
     QString readyPattern; ///< empty = ready when the port accepts connections
     QString readyTimeout = QStringLiteral("10s");
     double threshold = 0.05;
+    /// Judge every pair of blocks with the anytime-valid sequence and end the run once it decides (restarts 1).
+    bool untilDecided = false;
+    QString maxDuration; ///< a wall-clock limit for the whole run; empty = none
 
     /// The command to start for @p side (a built-in server is `rpcscope-cli serve KIND --port {port}`), when it is one.
     std::optional<ServerCommand> command(
@@ -74,6 +77,8 @@ private:
     QLineEdit *m_ready = nullptr;
     QLineEdit *m_readyTimeout = nullptr;
     QDoubleSpinBox *m_threshold = nullptr;
+    QCheckBox *m_untilDecided = nullptr;
+    QLineEdit *m_maxDuration = nullptr;
     QLabel *m_error = nullptr;
 };
 

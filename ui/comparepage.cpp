@@ -1,9 +1,11 @@
 #include "comparepage.h"
 
 #include "charts.h"
+#include "compare/sequentialab.h"
 #include "qcp.h"
 #include "replicatechart.h"
 #include "report/comparereport.h"
+#include "scenario/runspec.h"
 #include "store/environment.h"
 
 #include <QComboBox>
@@ -12,6 +14,7 @@
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QJsonObject>
 #include <QLabel>
 #include <QSettings>
 #include <QSplitter>
@@ -81,6 +84,16 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     controls->addWidget(m_threshold);
     layout->addLayout(controls);
 
+    m_sequential = new QLabel;
+    m_sequential->setObjectName(QStringLiteral("compareSequential"));
+    m_sequential->setWordWrap(true);
+    m_sequential->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_sequential->setMargin(8);
+    m_sequential->setToolTip(tr("Judged after every pair of blocks (A_i, B_i) with an anytime-valid 95% confidence "
+                                "sequence: it may be looked at, and the run stopped, at any pair without inflating "
+                                "false verdicts (docs/sequential.md)."));
+    m_sequential->hide();
+    layout->addWidget(m_sequential);
     m_verdict = new QLabel;
     m_verdict->setObjectName(QStringLiteral("compareVerdict"));
     m_verdict->setWordWrap(true);
@@ -194,7 +207,7 @@ void ComparePage::setRuns(const QList<RunRecord> &runs)
     const bool enough = m_runs.size() >= 2;
     m_empty->setVisible(!enough);
     m_body->setVisible(enough);
-    m_verdict->setVisible(enough);
+    m_verdict->setVisible(enough && !m_live);
     m_basis->setVisible(enough);
     recompute();
     redraw();
@@ -239,6 +252,40 @@ QString ComparePage::basisText() const
     return m_basis->text();
 }
 
+void ComparePage::setLiveSequentialVerdict(const QString &line, SequentialDecision decision)
+{
+    const bool wasLive = std::exchange(m_live, !line.isEmpty());
+    m_verdict->setVisible(m_runs.size() >= 2 && !m_live);
+    if (m_live)
+        showSequential(tr("Live A/B: ") + line, decision);
+    else if (wasLive)
+        recompute(); // the saved pair's own sequential verdict, if it has one
+}
+
+QString ComparePage::sequentialText() const
+{
+    return m_sequential->isHidden() ? QString() : m_sequential->text();
+}
+
+void ComparePage::showSequential(const QString &line, SequentialDecision decision)
+{
+    m_sequential->setText(line);
+    m_sequential->setVisible(!line.isEmpty());
+    QColor background = palette().color(QPalette::AlternateBase);
+    if (decision == SequentialDecision::Regression)
+        background = QColor(0xf8, 0xd7, 0xda);
+    else if (decision == SequentialDecision::Improvement)
+        background = QColor(0xd4, 0xed, 0xda);
+    else if (decision == SequentialDecision::NoChangeBeyondThreshold)
+        background = QColor(0xdd, 0xe8, 0xf4);
+    QFont big = font();
+    big.setPointSizeF(big.pointSizeF() * 1.35);
+    big.setBold(true);
+    m_sequential->setFont(big);
+    m_sequential->setStyleSheet(
+        QStringLiteral("QLabel { background: %1; color: black; border-radius: 4px; }").arg(background.name()));
+}
+
 QTableWidget *ComparePage::table()
 {
     settle();
@@ -262,6 +309,27 @@ void ComparePage::recompute()
     m_comparing = false;
     m_pending = {};
     const quint64 generation = ++m_generation;
+    if (!m_live) {
+        // A saved pair of A/B runs judged until decided: their verdict, judged again from their blocks.
+        const QJsonValue roundsA = a ? a->scenario.value(QStringLiteral("ab_rounds_planned")) : QJsonValue();
+        const bool sequential = a && b && a != b && roundsA.toInt() > 0
+            && a->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("until_decided")).toBool()
+            && b->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("until_decided")).toBool()
+            && !a->snapshot.blocks.empty() && !b->snapshot.blocks.empty();
+        if (sequential) {
+            // At the threshold the run was judged at (the page's may differ: the decision is the run's).
+            double runThreshold = 0.05;
+            const QString saved
+                = a->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("threshold")).toString();
+            if (QString why; !saved.isEmpty() && !parseFraction(saved, &runThreshold, &why))
+                runThreshold = 0.05;
+            const SequentialAb judged
+                = SequentialAb::fromBlocks(a->snapshot, b->snapshot, roundsA.toInt(), runThreshold);
+            showSequential(tr("Judged until decided: ") + judged.verdictLine(tr("the run ended")), judged.decision());
+        } else {
+            showSequential(QString(), SequentialDecision::Undecided);
+        }
+    }
     if (!a || !b) {
         m_comparison = {};
         m_verdict->clear();
@@ -305,6 +373,8 @@ void ComparePage::showComparison(quint64 generation)
     const QString basisTail = QStringLiteral(" [") + m_comparison.basis() + u']';
     if (line.endsWith(basisTail))
         line.chop(basisTail.size());
+    if (!m_sequential->isHidden() && a != b)
+        line = tr("Fixed-sample detail (its intervals assume a run of planned length): ") + line;
     m_verdict->setText(line);
     // The verdict's colour carries its meaning; the text says it too, for anyone who cannot see the colour.
     QColor background = palette().color(QPalette::AlternateBase);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "compare/comparison.h"
+#include "compare/sequential.h"
 #include "store/runrecord.h"
 
 #include <QList>
@@ -53,6 +54,16 @@ public:
     /// What the verdict rests on (Comparison::basis()), under the verdict.
     QString basisText() const;
 
+    /**
+     * An A/B run going on, judged pair by pair: @p line (SequentialAb::statusLine()) is the headline while it runs,
+     * and the fixed-sample verdict is hidden meanwhile (looked at again and again it would inflate false verdicts).
+     * An empty @p line ends the live mode; then a pair of saved A/B runs that was judged until decided shows the
+     * sequential verdict judged again from its blocks (SequentialAb::fromBlocks), above the fixed-sample one.
+     */
+    void setLiveSequentialVerdict(const QString &line, SequentialDecision decision);
+    /// The sequential verdict shown (live or judged again), or empty.
+    QString sequentialText() const;
+
     /// The colour of run @p index in every chart (the baseline first).
     static QColor runColor(int index);
 
@@ -81,6 +92,11 @@ private:
     QComboBox *m_baseline = nullptr;
     QComboBox *m_candidate = nullptr;
     QDoubleSpinBox *m_threshold = nullptr;
+    /// Shows @p line as the sequential verdict (empty: hidden), coloured by @p decision.
+    void showSequential(const QString &line, SequentialDecision decision);
+
+    QLabel *m_sequential = nullptr;
+    bool m_live = false; ///< an A/B run is going: its sequential verdict is set from outside
     QLabel *m_verdict = nullptr;
     QLabel *m_basis = nullptr;
     QLabel *m_differences = nullptr;

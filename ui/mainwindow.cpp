@@ -172,6 +172,8 @@ void MainWindow::connectControllers()
     connect(m_launcher, &RunLauncher::serverCommandFailed, this, &MainWindow::showServerCommandError);
     connect(m_launcher, &RunLauncher::abStarted, m_compare, &ComparePage::setThreshold);
     connect(m_launcher, &RunLauncher::abFinished, this, &MainWindow::showAbRuns);
+    connect(m_launcher->abController(), &AbController::progressed, m_resultsController,
+        [this] { m_resultsController->showAbLive(*m_launcher->abController()); });
 
     connect(m_recorder, &RunRecorder::failed, this, &MainWindow::showHistoryWriteError);
     connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
@@ -369,13 +371,16 @@ void MainWindow::showAbDialog()
     seed.connectionPerBlock = current.abConnection == u"per-block";
     if (QString why; !current.abThreshold.isEmpty() && !parseFraction(current.abThreshold, &seed.threshold, &why))
         seed.threshold = 0.05;
+    seed.untilDecided = current.abUntilDecided;
+    seed.maxDuration = current.abMaxDuration;
     dialog.setRequest(seed);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const AbRequest chosen = dialog.request();
     m_scenario->setAbDesign(chosen.block, chosen.restarts,
         chosen.connectionPerBlock ? QStringLiteral("per-block") : QString(),
-        qFuzzyCompare(chosen.threshold, 0.05) ? QString() : QStringLiteral("%1%").arg(chosen.threshold * 100));
+        qFuzzyCompare(chosen.threshold, 0.05) ? QString() : QStringLiteral("%1%").arg(chosen.threshold * 100),
+        chosen.untilDecided, chosen.maxDuration);
     QString error;
     if (!m_launcher->startAb(dialog.request(), &error))
         QMessageBox::warning(this, tr("Compare A/B"), error);

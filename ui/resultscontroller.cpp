@@ -1,5 +1,7 @@
 #include "resultscontroller.h"
 
+#include "abcontroller.h"
+
 #include "backgroundjob.h"
 #include "chartrender.h"
 #include "comparepage.h"
@@ -159,8 +161,27 @@ void ResultsController::showLiveRun(const std::shared_ptr<RunRecord> &run, const
     Q_EMIT runDescribed(description);
 }
 
+void ResultsController::showAbLive(const AbController &ab)
+{
+    const int blocks = ab.blocksDone();
+    if (!ab.isRunning() || blocks == 0 || blocks == m_liveAbBlocks)
+        return;
+    const bool first = m_liveAbBlocks < 0;
+    m_liveAbBlocks = blocks;
+    const std::array<RunRecord, 2> live = ab.liveRecords();
+    m_compare->setLiveSequentialVerdict(ab.sequentialText().isEmpty()
+            ? tr("judged after the first pair of blocks (%1 so far)").arg(blocks)
+            : ab.sequentialText(),
+        ab.sequential().decision());
+    m_compare->setRuns({ live[0], live[1] });
+    if (first)
+        Q_EMIT pageRequested(m_compare);
+}
+
 void ResultsController::showAbRuns(const std::array<RunRecord, 2> &records, bool measured, const QString &error)
 {
+    m_liveAbBlocks = -1;
+    m_compare->setLiveSequentialVerdict(QString(), SequentialDecision::Undecided);
     m_history->refresh();
     // The verdict goes to the status bar when the Compare runs page has computed it (off this thread).
     m_announceComparison = error.isEmpty() && measured;

@@ -15,6 +15,7 @@ class QWidget;
 
 namespace rpcscope {
 
+class AbController;
 class ComparePage;
 class HistoryPage;
 class RunController;
@@ -51,6 +52,11 @@ public:
     std::vector<RunListEntry> baselineCandidates() const;
     /// Compares the current run (as candidate) with stored run @p baselineId, on the Compare runs page.
     bool compareCurrentWith(qint64 baselineId);
+    /**
+     * An A/B run going on: after each block its two sides on the Compare runs page (brought up with the first
+     * block), the histograms and per-block dots growing, the sequential verdict as the headline.
+     */
+    void showAbLive(const AbController &ab);
     /// Shows an ended A/B run's two sides on the Compare runs page (when @p measured), and its verdict once computed.
     void showAbRuns(const std::array<RunRecord, 2> &records, bool measured, const QString &error);
     /// Writes the current run (or, with @p comparison, the compared runs) to @p path in the format its suffix
@@ -96,6 +102,7 @@ private:
     RunPage *m_runPage;
     HistoryPage *m_history;
     ComparePage *m_compare;
+    int m_liveAbBlocks = -1; ///< blocks shown of the A/B run going on; -1: none going
     QWidget *m_dialogParent;
     std::shared_ptr<RunRecord> m_current; ///< what the Run page shows
     bool m_announceComparison = false; ///< an A/B run ended: show its verdict once computed

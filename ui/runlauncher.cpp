@@ -385,7 +385,15 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     std::array<AbSide, 2> sides { AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} },
         AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} } };
     std::array<RunRecord, 2> records;
-    const QJsonObject scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
+    // The A/B design as run (the request's, whatever the document says), for a later look to judge it again.
+    Scenario design = m_scenario->scenario();
+    design.abBlock = request.block;
+    design.abRestarts = request.restarts;
+    design.abConnection = request.connectionPerBlock ? QStringLiteral("per-block") : QString();
+    design.abThreshold = QStringLiteral("%1%").arg(request.threshold * 100);
+    design.abUntilDecided = request.untilDecided;
+    design.abMaxDuration = request.maxDuration;
+    const QJsonObject scenario = QJsonDocument::fromJson(design.toJson()).object();
     for (int i = 0; i < 2; ++i) {
         RunRecord &r = records[static_cast<size_t>(i)];
         r.name = (i == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) + request.targetText(i).left(40);

@@ -562,15 +562,19 @@ void ScenarioPage::setScenario(const Scenario &document)
     validateNow();
 }
 
-void ScenarioPage::setAbDesign(const QString &block, int restarts, const QString &connection, const QString &threshold)
+void ScenarioPage::setAbDesign(const QString &block, int restarts, const QString &connection, const QString &threshold,
+    bool untilDecided, const QString &maxDuration)
 {
     if (m_document.abBlock == block && m_document.abRestarts == restarts && m_document.abConnection == connection
-        && m_document.abThreshold == threshold)
+        && m_document.abThreshold == threshold && m_document.abUntilDecided == untilDecided
+        && m_document.abMaxDuration == maxDuration)
         return;
     m_document.abBlock = block;
     m_document.abRestarts = restarts;
     m_document.abConnection = connection;
     m_document.abThreshold = threshold;
+    m_document.abUntilDecided = untilDecided;
+    m_document.abMaxDuration = maxDuration;
     Q_EMIT edited();
 }
 

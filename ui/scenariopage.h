@@ -74,7 +74,8 @@ public:
     /// The editor's content as a document (schema sources are the window's business and left empty).
     Scenario scenario() const;
     /// The A/B design kept with the document (the A/B dialog's choices); emits edited() when it changes.
-    void setAbDesign(const QString &block, int restarts, const QString &connection, const QString &threshold);
+    void setAbDesign(const QString &block, int restarts, const QString &connection, const QString &threshold,
+        bool untilDecided = false, const QString &maxDuration = {});
     /// Shows @p scenario (its method must be in the schema set before); emits no edited().
     void setScenario(const Scenario &scenario);
 

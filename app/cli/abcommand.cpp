@@ -67,6 +67,8 @@ AB options:
                              Blocks default to a fortieth of the run (at least 20 calls and 4 per caller, or
                              250 ms); with server commands, one process a side (--restarts 1): the verdict is
                              about those two processes
+  --max-duration DURATION    end the run after this long, whatever -n or -z plan (the block running then ends
+                             early and is kept); with --until-decided the verdict says which ended it
   --format text|markdown     of the comparison
   --db PATH, --label TEXT, --name NAME
                              where and how both runs are saved (labels go on both; each also gets "A" or "B")
@@ -75,7 +77,8 @@ AB options:
                              targets are --a and --b, given here)
 RUN OPTIONS are run's: --call, --proto, --protoset, --transport, --codec, -d, -D, --fill, -n, -z, -c, --rps,
 --warmup, --timeout, -m, ... or --scenario FILE (see 'rpcscope-cli run --help'); not --builtin or a target. A
-scenario's "ab" section (block, restarts, connection, threshold) sets the AB options not given here.
+scenario's "ab" section (block, restarts, connection, threshold, until_decided, max_duration) sets the AB options
+not given here.
 
 The verdict is judged on the blocks (or, with restarts, on the server processes) as replicates, not on the calls:
 calls inside one block share a connection, a server process and a moment of the machine, and do not vary
@@ -116,6 +119,7 @@ int abCommand(const QStringList &arguments)
     QString restartsText;
     QString connection; // these four: the flag, else the scenario's "ab" section, else the default
     QString threshold;
+    QString maxDurationText;
     QString format = QStringLiteral("text");
     QString db;
     QString name;
@@ -165,7 +169,8 @@ int abCommand(const QStringList &arguments)
             continue;
         }
         if (a == u"--ready" || a == u"--ready-timeout" || a == u"--block" || a == u"--threshold" || a == u"--format"
-            || a == u"--db" || a == u"--name" || a == u"--label" || a == u"--restarts" || a == u"--connection") {
+            || a == u"--db" || a == u"--name" || a == u"--label" || a == u"--restarts" || a == u"--connection"
+            || a == u"--max-duration") {
             if (!value(&v))
                 return usageError(cmd, a + QStringLiteral(" needs a value"));
             if (a == u"--ready")
@@ -180,6 +185,8 @@ int abCommand(const QStringList &arguments)
                 connection = v;
             else if (a == u"--threshold")
                 threshold = v;
+            else if (a == u"--max-duration")
+                maxDurationText = v;
             else if (a == u"--format")
                 format = v;
             else if (a == u"--db")
@@ -221,6 +228,20 @@ int abCommand(const QStringList &arguments)
         connection = scenario->abConnection.isEmpty() ? QStringLiteral("kept") : scenario->abConnection;
     if (block.isEmpty())
         block = scenario->abBlock;
+    untilDecided = untilDecided || scenario->abUntilDecided;
+    const QString maxDurationFrom = maxDurationText.isEmpty() && !scenario->abMaxDuration.isEmpty()
+        ? QStringLiteral("ab.max_duration")
+        : QStringLiteral("--max-duration");
+    if (maxDurationText.isEmpty())
+        maxDurationText = scenario->abMaxDuration;
+    std::chrono::nanoseconds maxDuration { 0 };
+    if (!maxDurationText.isEmpty()) {
+        const auto d = parseDuration(maxDurationText, &error);
+        if (!d || d->count() <= 0)
+            return usageError(
+                cmd, maxDurationFrom + QStringLiteral(": ") + (d ? QStringLiteral("must be positive") : error));
+        maxDuration = *d;
+    }
     CompareOptions options;
     if (!parseFraction(threshold, &options.threshold, &error))
         return usageError(cmd, thresholdFrom + QStringLiteral(": ") + error);
@@ -347,15 +368,10 @@ int abCommand(const QStringList &arguments)
     const bool byCount = plan.totalCalls > 0;
     if (!byCount && plan.duration.count() <= 0)
         return usageError(cmd, QStringLiteral("give -n or -z: an A/B run needs an end"));
-    AbBlocks blocks = AbBlocks::defaultFor(plan);
-    if (untilDecided && block.isEmpty()) {
-        // A sequential verdict wants many pairs: a fortieth of the run, each block still enough for a p50.
-        if (byCount)
-            blocks.calls
-                = std::max<uint64_t>({ plan.totalCalls / 40, 20, 4 * static_cast<uint64_t>(plan.concurrency) });
-        else
-            blocks.time = std::max<std::chrono::nanoseconds>(plan.duration / 40, std::chrono::milliseconds(250));
-    }
+    AbBlocks blocks = untilDecided ? AbBlocks::sequentialFor(plan) : AbBlocks::defaultFor(plan);
+    blocks.untilDecided = untilDecided;
+    blocks.threshold = options.threshold;
+    blocks.maxDuration = maxDuration;
     if (!block.isEmpty()) {
         bool isNumber = false;
         const uint64_t calls = block.toULongLong(&isNumber);
@@ -429,8 +445,11 @@ int abCommand(const QStringList &arguments)
         side.scenario.abRestarts = restarts;
         side.scenario.abConnection = connection;
         side.scenario.abThreshold = threshold;
+        side.scenario.abUntilDecided = untilDecided;
+        side.scenario.abMaxDuration = maxDurationText;
         r.scenario = QJsonDocument::fromJson(side.scenario.toJson()).object();
         r.scenario.insert(QStringLiteral("ab_side"), side.name);
+        r.scenario.insert(QStringLiteral("ab_rounds_planned"), rounds);
         r.environment = environment;
         r.startedAt = QDateTime::currentDateTimeUtc();
         if (side.command) {
@@ -460,15 +479,6 @@ int abCommand(const QStringList &arguments)
     if (!runner.start(abSides, blocks, &error))
         return usageError(cmd, error);
     int shown = 0;
-    // --until-decided: each round's A and B blocks judged as a pair once both are in (SequentialAb).
-    SequentialAb sequential(rounds, options.threshold);
-    auto judge = [&](const AbBlockResult &b) {
-        if (!untilDecided || !sequential.addBlock(b.side, b.round, b.p50Ns))
-            return;
-        err() << sequential.progressLine() << '\n';
-        if (sequential.decided())
-            runner.stop(); // the block running now (A of the next round) ends early; it is kept, not judged
-    };
     auto report = [&] {
         // Progress and saving happen here, on the thread that owns the run store.
         const std::vector<AbBlockResult> done = runner.completedBlocks();
@@ -480,7 +490,8 @@ int abCommand(const QStringList &arguments)
                   << ": " << b.calls << " calls, p50 " << formatNanos(static_cast<double>(b.p50Ns)) << ", " << b.failed
                   << " failed\n";
             changed[b.side] = true;
-            judge(b);
+            if (untilDecided && !b.pairJudged.isEmpty())
+                err() << b.pairJudged << '\n';
         }
         err().flush();
         for (int side = 0; side < 2; ++side) {
@@ -498,8 +509,9 @@ int abCommand(const QStringList &arguments)
         sides[i].total = runner.snapshot(i);
         sides[i].raw = runner.rawSamples(i);
     }
-    const bool decidedEarly = sequential.decided();
-    const bool stopped = interrupted || (runner.wasStopped() && !decidedEarly);
+    const SequentialAb sequential = runner.sequential();
+    const bool decidedEarly = runner.endedBy() == AbEnd::Decided;
+    const bool stopped = interrupted || runner.wasStopped();
     for (Side &side : sides) {
         if (side.command)
             side.running.stop();
@@ -525,13 +537,15 @@ int abCommand(const QStringList &arguments)
                                   : QStringLiteral("servers not restarted (addresses)"))
           << ", connection "
           << (blocks.connectionPerBlock ? QStringLiteral("dialled per block") : QStringLiteral("kept across blocks"))
-          << (stopped ? QStringLiteral(", stopped early") : QString()) << "\n\n";
+          << (stopped                                         ? QStringLiteral(", stopped early")
+                     : runner.endedBy() == AbEnd::MaxDuration ? QStringLiteral(", ended by --max-duration")
+                                                              : QString())
+          << "\n\n";
     if (untilDecided) {
         // The sequential verdict first: the run was judged (and, when decided, stopped) on it.
         out() << "Sequential verdict (--until-decided, anytime-valid 95%, p50 of block pairs): "
-              << sequential.verdictLine(interrupted ? QStringLiteral("the run was interrupted")
-                         : byCount                  ? QStringLiteral("the run's -n ended it")
-                                                    : QStringLiteral("the run's -z ended it"))
+              << sequential.verdictLine(
+                     runner.endedByText(byCount ? QStringLiteral("the run's -n") : QStringLiteral("the run's -z")))
               << '\n';
         if (decidedEarly)
             out() << "The run stopped on this verdict. The fixed-sample comparison below shows its detail; its "

@@ -51,6 +51,8 @@ bool SequentialAb::addBlock(int side, int round, uint64_t p50Ns)
 
 QString SequentialAb::estimateAndInterval() const
 {
+    if (m_ratio.count() == 0)
+        return QStringLiteral("no pair of blocks completed");
     QString interval;
     if (m_ratio.bounded())
         interval = QStringLiteral("anytime 95% CI ") + signedPercent(m_ratio.lower()) + QStringLiteral(" .. ")
@@ -60,6 +62,30 @@ QString SequentialAb::estimateAndInterval() const
                        .arg(SequentialRatio::firstBoundedPair(m_ratio.mixingVariance(), m_ratio.confidence()));
     return QStringLiteral("p50 ") + signedPercent(m_ratio.estimate()) + QStringLiteral(" (") + interval
         + QStringLiteral(")");
+}
+
+SequentialAb SequentialAb::fromBlocks(const RunSnapshot &a, const RunSnapshot &b, int plannedPairs, double threshold)
+{
+    SequentialAb judged(plannedPairs, threshold);
+    std::map<int, uint64_t> bByRound;
+    for (const RunBlock &block : b.blocks)
+        bByRound[block.round] = block.latency.percentile(50);
+    for (const RunBlock &block : a.blocks) {
+        const auto other = bByRound.find(block.round);
+        if (other == bByRound.end())
+            continue;
+        judged.addBlock(0, block.round, block.latency.percentile(50));
+        judged.addBlock(1, block.round, other->second);
+    }
+    return judged;
+}
+
+QString SequentialAb::statusLine() const
+{
+    if (decided())
+        return verdictLine(QString());
+    return QStringLiteral("not yet decided after %1 of %2 pairs: ").arg(m_ratio.count()).arg(m_plannedPairs)
+        + estimateAndInterval();
 }
 
 QString SequentialAb::progressLine() const

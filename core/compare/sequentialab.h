@@ -3,6 +3,7 @@
 // The sequential verdict of an interleaved A/B run (ab --until-decided): block pairs judged as they complete.
 
 #include "compare/sequential.h"
+#include "metrics/runsnapshot.h"
 
 #include <QString>
 
@@ -29,8 +30,20 @@ public:
     bool decided() const { return m_decision != SequentialDecision::Undecided; }
     const SequentialRatio &ratio() const { return m_ratio; }
 
+    /**
+     * The pairs of two saved A/B sides, judged again in the order they ran (rounds; A before B). The same verdict
+     * as the run's own, except when a stop or a time limit cut a B block short: the run did not judge that pair.
+     */
+    static SequentialAb fromBlocks(const RunSnapshot &a, const RunSnapshot &b, int plannedPairs, double threshold);
+
+    int pairs() const { return m_ratio.count(); }
+    int plannedPairs() const { return m_plannedPairs; }
+    double threshold() const { return m_threshold; }
+
     /// After a pair: "pair 15/200: p50 +9.6% (anytime 95% CI +0.6% .. +19.9%)".
     QString progressLine() const;
+    /// While it runs: "not yet decided after 7 of 40 pairs: p50 ...", or verdictLine() once decided.
+    QString statusLine() const;
     /// "regression after 15 pairs: p50 ...", or "not decided after 40 pairs (@p endedBy): p50 ..." .
     QString verdictLine(const QString &endedBy) const;
 

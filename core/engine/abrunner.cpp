@@ -1,6 +1,7 @@
 #include "abrunner.h"
 
 #include "transport/transport.h"
+#include "util/units.h"
 
 #include <algorithm>
 
@@ -30,6 +31,17 @@ AbBlocks AbBlocks::defaultFor(const LoadPlan &plan)
         b.calls = std::max<uint64_t>((plan.totalCalls + 9) / 10, static_cast<uint64_t>(plan.concurrency) * 4);
     else
         b.time = std::max<std::chrono::nanoseconds>(plan.duration / 10, std::chrono::seconds(1));
+    return b;
+}
+
+AbBlocks AbBlocks::sequentialFor(const LoadPlan &plan)
+{
+    AbBlocks b;
+    if (plan.totalCalls > 0)
+        b.calls = std::max<uint64_t>({ plan.totalCalls / 40, 20, 4 * static_cast<uint64_t>(plan.concurrency) });
+    else
+        b.time = std::max<std::chrono::nanoseconds>(plan.duration / 40, std::chrono::milliseconds(250));
+    b.untilDecided = true;
     return b;
 }
 
@@ -85,6 +97,8 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
     m_raw = {};
     m_plannedSoFar = {};
     m_blockLog.clear();
+    m_sequential = SequentialAb(blocks.roundsFor(plan), blocks.threshold);
+    m_end = AbEnd::Running;
     m_blocksDone = 0;
     m_error.clear();
     m_stop = false;
@@ -134,12 +148,18 @@ void AbRunner::run()
 {
     const LoadPlan &plan = m_sides[0].plan;
     const bool byCount = plan.totalCalls > 0;
+    const auto began = std::chrono::steady_clock::now();
+    const bool limited = m_blocks.maxDuration.count() > 0;
+    const auto deadline = began + m_blocks.maxDuration;
+    bool decided = false;
+    bool overTime = false;
     std::array<std::shared_ptr<Transport>, 2> kept;
     std::array<int, 2> process {};
     for (int side = 0; side < 2; ++side)
         process[side] = m_sides[side].restartServer ? 1 : 0;
-    for (int round = 1; !m_stop && (!sideDone(0) || !sideDone(1)); ++round) {
-        for (int side = 0; side < 2 && !m_stop; ++side) {
+    const auto ended = [&] { return m_stop || decided || overTime; };
+    for (int round = 1; !ended() && (!sideDone(0) || !sideDone(1)); ++round) {
+        for (int side = 0; side < 2 && !ended(); ++side) {
             if (sideDone(side))
                 continue;
             QString why;
@@ -153,6 +173,7 @@ void AbRunner::run()
                     m_error = QStringLiteral("%1: the server did not start again: %2")
                                   .arg(side == 0 ? u'A' : u'B')
                                   .arg(why);
+                    m_end = AbEnd::Failed;
                     m_running = false;
                     return;
                 }
@@ -188,6 +209,7 @@ void AbRunner::run()
             if (!transport || !engine.start(std::move(transport), block, &why)) {
                 std::lock_guard lock(m_mutex);
                 m_error = QStringLiteral("%1: %2").arg(side == 0 ? u'A' : u'B').arg(why);
+                m_end = AbEnd::Failed;
                 m_running = false;
                 return;
             }
@@ -198,7 +220,17 @@ void AbRunner::run()
                 if (m_stop)
                     engine.stop();
             }
-            engine.waitForFinished(std::chrono::hours(24 * 365));
+            bool cut = false; // by the time limit
+            if (!limited) {
+                engine.waitForFinished(std::chrono::hours(24 * 365));
+            } else {
+                while (!engine.waitForFinished(std::chrono::milliseconds(20))) {
+                    if (!cut && std::chrono::steady_clock::now() >= deadline) {
+                        cut = true;
+                        engine.stop(); // the block ends early and is kept, as on stop()
+                    }
+                }
+            }
             RunSnapshot result = engine.snapshot();
             if (byCount)
                 result.plannedCalls = block.totalCalls;
@@ -231,19 +263,32 @@ void AbRunner::run()
             appendRun(total, result);
             m_totals[side] = std::move(total);
             m_plannedSoFar[side] += byCount ? block.totalCalls : 0;
-            m_blockLog.push_back({ side, round, result.callsCompleted(), result.callsFailed(),
-                result.latency.percentile(50), process[side] });
+            AbBlockResult logged { side, round, result.callsCompleted(), result.callsFailed(),
+                result.latency.percentile(50), process[side], {} };
+            // A block cut short by stop() or the time limit is kept, but not judged: it is not a block as planned.
+            if (!m_stop && !cut && m_sequential.addBlock(side, round, logged.p50Ns)) {
+                logged.pairJudged = m_sequential.progressLine();
+                decided = m_blocks.untilDecided && m_sequential.decided();
+            }
+            m_blockLog.push_back(std::move(logged));
             ++m_blocksDone;
+            overTime = limited && (cut || std::chrono::steady_clock::now() >= deadline);
             if (byCount && result.callsCompleted() == 0 && !m_stop) {
                 // A side that completes nothing (its server died) would loop forever.
                 m_error = QStringLiteral("%1 completed no call in a block; stopped").arg(side == 0 ? u'A' : u'B');
+                m_end = AbEnd::Failed;
                 m_stop = true;
             }
         }
     }
     std::lock_guard lock(m_mutex);
+    if (m_end == AbEnd::Running)
+        m_end = m_stop                                   ? AbEnd::Stopped
+            : decided                                    ? AbEnd::Decided
+            : overTime && (!sideDone(0) || !sideDone(1)) ? AbEnd::MaxDuration
+                                                         : AbEnd::Planned;
     for (RunSnapshot &total : m_totals)
-        total.state = m_stop ? RunState::Stopped : RunState::Finished;
+        total.state = m_end == AbEnd::Stopped || m_end == AbEnd::Failed ? RunState::Stopped : RunState::Finished;
     m_running = false;
 }
 
@@ -288,6 +333,37 @@ QString AbRunner::error() const
 {
     std::lock_guard lock(m_mutex);
     return m_error;
+}
+
+SequentialAb AbRunner::sequential() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_sequential;
+}
+
+AbEnd AbRunner::endedBy() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_end;
+}
+
+QString AbRunner::endedByText(const QString &planned) const
+{
+    switch (endedBy()) {
+    case AbEnd::Running:
+        return QStringLiteral("still running");
+    case AbEnd::Planned:
+        return planned + QStringLiteral(" ended it");
+    case AbEnd::Decided:
+        return QStringLiteral("it decided");
+    case AbEnd::MaxDuration:
+        return QStringLiteral("the time limit (%1) ended it").arg(formatDuration(m_blocks.maxDuration));
+    case AbEnd::Stopped:
+        return QStringLiteral("the run was interrupted");
+    case AbEnd::Failed:
+        return QStringLiteral("the run failed");
+    }
+    return {};
 }
 
 } // namespace rpcscope

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compare/sequentialab.h"
 #include "engine/loadengine.h"
 #include "transport/grpctransport.h"
 #include "transport/transports.h"
@@ -38,6 +39,8 @@ struct AbBlockResult {
     uint64_t failed = 0;
     uint64_t p50Ns = 0;
     int process = 0; ///< which server process of its side served it (from 1), 0 when not restarted
+    /// When this block completed a pair that was judged: SequentialAb::progressLine() after it; else empty.
+    QString pairJudged;
 };
 
 /// How the calls are cut into blocks: by count when the plan has a call count, by time otherwise.
@@ -52,6 +55,18 @@ struct AbBlocks {
     int restarts = 1;
     /// false (default): one connection per side and server process, kept across blocks; true: dialled per block.
     bool connectionPerBlock = false;
+    /**
+     * Every pair of blocks (A_i, B_i) is judged as it completes (SequentialAb, anytime-valid); with untilDecided the
+     * run ends after the first pair that decides at @p threshold, before another block starts.
+     */
+    bool untilDecided = false;
+    double threshold = 0.05;
+    /// A wall-clock limit for the whole run (0 = none): the block running then ends early, and no other starts.
+    std::chrono::nanoseconds maxDuration { 0 };
+
+    /// Blocks for a run judged as it goes (untilDecided): a fortieth of it (at least 20 calls and 4 per caller, or
+    /// 250 ms): a sequential verdict wants many pairs, each block still enough for a p50.
+    static AbBlocks sequentialFor(const LoadPlan &plan);
 
     /// A tenth of the run, at least 4 calls per caller (count) or 1 s (time).
     static AbBlocks defaultFor(const LoadPlan &plan);
@@ -65,6 +80,16 @@ struct AbBlocks {
     static int defaultRestarts(bool anyCommand, int rounds);
     /// "kept" or "per-block", as RunSnapshot::blocksConnection records it.
     QString connectionName() const;
+};
+
+/// What ended an A/B run.
+enum class AbEnd {
+    Running,
+    Planned, ///< both sides made their planned calls (or time)
+    Decided, ///< AbBlocks::untilDecided, and a pair decided
+    MaxDuration, ///< AbBlocks::maxDuration passed
+    Stopped, ///< stop(): a signal, the user
+    Failed, ///< error() says why
 };
 
 /**
@@ -104,6 +129,12 @@ public:
     bool wasStopped() const;
     /// Set when a block could not start (its transport or plan was refused); the run then ended.
     QString error() const;
+    /// The pairs judged so far (every run is judged; only AbBlocks::untilDecided stops on it).
+    SequentialAb sequential() const;
+    AbEnd endedBy() const;
+    /// "the planned calls ended it", "it decided", "--max-duration ended it" ... for verdict lines; @p planned names
+    /// the plan's own end ("-n", "the call budget").
+    QString endedByText(const QString &planned) const;
 
 private:
     void run();
@@ -118,6 +149,8 @@ private:
     std::array<std::vector<RawSample>, 2> m_raw;
     std::array<uint64_t, 2> m_plannedSoFar {};
     std::vector<AbBlockResult> m_blockLog;
+    SequentialAb m_sequential { 2, 0.05 }; ///< guarded by m_mutex
+    AbEnd m_end = AbEnd::Running; ///< guarded by m_mutex
     LoadEngine *m_current = nullptr; ///< the block running now (guarded by m_mutex)
     int m_currentSide = -1;
     int m_blocksDone = 0;

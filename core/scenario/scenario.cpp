@@ -302,6 +302,10 @@ QByteArray Scenario::toJson() const
         ab.insert(QStringLiteral("connection"), abConnection);
     if (!abThreshold.isEmpty())
         ab.insert(QStringLiteral("threshold"), abThreshold);
+    if (abUntilDecided)
+        ab.insert(QStringLiteral("until_decided"), true);
+    if (!abMaxDuration.isEmpty())
+        ab.insert(QStringLiteral("max_duration"), abMaxDuration);
     if (!ab.isEmpty())
         root.insert(QStringLiteral("ab"), ab);
     section(QStringLiteral("expect"),
@@ -503,11 +507,13 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     if (const auto ab = r.object(QStringLiteral("ab"))) {
         Reader ar = r.child(*ab, QStringLiteral("ab"));
         ar.rejectUnknown({ QStringLiteral("block"), QStringLiteral("restarts"), QStringLiteral("connection"),
-            QStringLiteral("threshold") });
+            QStringLiteral("threshold"), QStringLiteral("until_decided"), QStringLiteral("max_duration") });
         ar.string(QStringLiteral("block"), &s.abBlock);
         ar.integer(QStringLiteral("restarts"), &s.abRestarts, 0, 1000);
         ar.string(QStringLiteral("connection"), &s.abConnection);
         ar.string(QStringLiteral("threshold"), &s.abThreshold);
+        ar.boolean(QStringLiteral("until_decided"), &s.abUntilDecided);
+        ar.string(QStringLiteral("max_duration"), &s.abMaxDuration);
         r.adopt(ar);
     }
     if (const auto history = r.object(QStringLiteral("history"))) {

@@ -155,6 +155,8 @@ struct Scenario {
     int abRestarts = 0; ///< --restarts: server processes per command side over the run; 0 = automatic
     QString abConnection; ///< --connection: "kept" or "per-block"; empty = kept
     QString abThreshold; ///< --threshold: the smallest change that counts; empty = 5%
+    bool abUntilDecided = false; ///< --until-decided: judge every pair of blocks, stop once decided
+    QString abMaxDuration; ///< --max-duration: a wall-clock limit for the whole A/B run; empty = none
 
     // Secrets (store/secrets.h): what the history and reports keep of metadata values and server environments.
     QStringList secretKeys; ///< --redact: metadata keys redacted besides the usual ones (authorization, *token* ...)
