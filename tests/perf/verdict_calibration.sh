@@ -14,13 +14,22 @@
 # CLIENT_CPUS=0 SERVER_CPUS=1 runs the same with the client and the servers pinned apart (--client-cpus,
 # --server-cpus; the address server under taskset): on a 2-core machine an unpinned Echo's blocks land either on one
 # core (~45 us) or across both (~130 us), and that, not the code, is most of the noise.
-# ROWS="aa_runs aa_single" runs only those rows (aa_command aa_address aa_runs aa_single ab_40us burns; default all).
+# The same, judged as it runs (ab --until-decided, docs/sequential.md: the p50 of each pair of blocks, a fortieth
+# of the run each, stopping at the first decision):
+#   seq_aa_command  A/A, the same built-in server command both sides (one process a side)   (false verdicts)
+#   seq_aa_address  A/A, one server address both sides                                      (false verdicts)
+#   seq_ab_40us     A/B, B +40 us CPU per call: decided as a regression, and the median pairs and seconds to the
+#                   decision against the seconds of the fixed-length ab of the same load
+# Targets (issue 21): false verdicts <= 5% in each sequential A/A row; the regression decided in a fraction of the
+# fixed run's time.
+# ROWS="aa_runs aa_single" runs only those rows (aa_command aa_address aa_runs aa_single ab_40us burns seq_aa_command
+# seq_aa_address seq_ab_40us; default all).
 # Every load is on 127.0.0.1 and bounded by its call count.
 set -euo pipefail
 build=${1:-build/dev}
 k=${2:-40}
 burns=${BURNS:-"5us 10us 20us 40us"}
-rows=${ROWS:-"aa_command aa_address aa_runs aa_single ab_40us burns"}
+rows=${ROWS:-"aa_command aa_address aa_runs aa_single ab_40us burns seq_aa_command seq_aa_address seq_ab_40us"}
 wanted() { [[ " $rows " == *" $1 "* ]]; }
 cli=$(cd "$build" && pwd)/app/rpcscope-cli
 [[ -x $cli ]] || { echo "verdict_calibration: no $cli (build first)" >&2; exit 2; }
@@ -45,6 +54,13 @@ verdict_of() {
         tail -1 | sed 's/ /_/g'
 }
 
+# The sequential verdict of ab --until-decided: regression, improvement, no_change or undecided; and its pairs.
+sequential_of() {
+    grep -Eo '^Sequential verdict[^:]*: (regression|improvement|no change|not decided) after [0-9]+ pairs' |
+        sed -E 's/^[^:]*: //; s/no change/no_change/; s/not decided/undecided/; s/ after ([0-9]+) pairs/ \1/'
+}
+now() { date +%s.%N; }
+
 declare -A count
 tally() { # SETUP VERDICT
     count[$1,$2]=$((${count[$1,$2]:-0} + 1))
@@ -61,7 +77,7 @@ if wanted aa_command; then
     echo "  A/A same command: done" >&2
 fi
 
-if wanted aa_address; then
+start_address_server() {
     if [[ -n ${SERVER_CPUS:-} ]]; then
         taskset -c "$SERVER_CPUS" "$cli" serve grpc --port 0 >"$work/server.out" 2>&1 &
     else
@@ -73,6 +89,10 @@ if wanted aa_address; then
         [[ -n $address ]] && break
         sleep 0.1
     done
+}
+
+if wanted aa_address; then
+    start_address_server
     for ((i = 1; i <= k; ++i)); do
         v=$("$cli" ab --a "$address" --b "$address" "${address_load[@]}" --no-save 2>/dev/null | verdict_of || true)
         tally "aa_address" "${v:-error}"
@@ -107,6 +127,54 @@ if wanted ab_40us; then
     echo "  A/B 40 us: done" >&2
 fi
 
+if wanted seq_aa_command; then
+    for ((i = 1; i <= k; ++i)); do
+        read -r v _ < <("$cli" ab --a "$command" --b "$command" "${load[@]}" --until-decided --no-save 2>/dev/null |
+            sequential_of || true)
+        tally "seq_aa_command" "${v:-error}"
+    done
+    echo "  sequential A/A same command: done" >&2
+fi
+
+if wanted seq_aa_address; then
+    start_address_server
+    for ((i = 1; i <= k; ++i)); do
+        read -r v _ < <("$cli" ab --a "$address" --b "$address" "${address_load[@]}" --until-decided --no-save \
+            2>/dev/null | sequential_of || true)
+        tally "seq_aa_address" "${v:-error}"
+    done
+    kill "$server_pid"
+    server_pid=
+    echo "  sequential A/A one address: done" >&2
+fi
+
+seq_pairs=()
+seq_seconds=()
+fixed_seconds=()
+if wanted seq_ab_40us; then
+    for ((i = 1; i <= k; ++i)); do
+        t0=$(now)
+        read -r v pairs < <("$cli" ab --a "$command" --b "$command" --b-env RPCSCOPE_SERVE_BURN=40us "${load[@]}" \
+            --until-decided --no-save 2>/dev/null | sequential_of || true)
+        t1=$(now)
+        tally "seq_ab_40us" "${v:-error}"
+        if [[ $v == regression ]]; then
+            seq_pairs+=("$pairs")
+            seq_seconds+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
+        fi
+        # The fixed-length run of the same load, every fourth time, for the time it takes.
+        if ((i % 4 == 1)); then
+            t0=$(now)
+            "$cli" ab --a "$command" --b "$command" --b-env RPCSCOPE_SERVE_BURN=40us "${load[@]}" --no-save \
+                >/dev/null 2>&1 || true
+            t1=$(now)
+            fixed_seconds+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')")
+        fi
+    done
+    echo "  sequential A/B 40 us: done" >&2
+fi
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "-" }'; }
+
 smallest=
 half=$(((k + 1) / 2))
 wanted burns || burns=
@@ -123,9 +191,15 @@ for burn in $burns; do
     fi
 done
 
-printf '\n%-44s %5s %10s %11s %7s %9s %12s %6s  %s\n' setup runs regression improvement within no_change inconclusive other \
-    "false verdicts (target <= 5%)"
 status=0
+fixed_rows=0
+for setup in aa_command aa_address aa_runs aa_single ab_40us; do
+    ((${count[$setup,all]:-0} > 0)) && fixed_rows=1
+done
+if ((fixed_rows)); then
+    printf '\n%-44s %5s %10s %11s %7s %9s %12s %6s  %s\n' setup runs regression improvement within no_change \
+        inconclusive other "false verdicts (target <= 5%)"
+fi
 for setup in aa_command aa_address aa_runs aa_single ab_40us; do
     all=${count[$setup,all]:-0}
     ((all > 0)) || continue
@@ -167,4 +241,44 @@ for setup in aa_command aa_address aa_runs aa_single ab_40us; do
         "$summary"
 done
 [[ -z $burns ]] || echo "smallest added CPU per call found in >= 80% of $half runs: ${smallest:-none of $burns}"
+
+# Judged as it runs (--until-decided).
+seq_rows=0
+for setup in seq_aa_command seq_aa_address seq_ab_40us; do
+    ((${count[$setup,all]:-0} > 0)) && seq_rows=1
+done
+if ((seq_rows)); then
+    printf '\n%-52s %5s %10s %11s %9s %9s %6s  %s\n' "setup (--until-decided)" runs regression improvement no_change \
+        undecided other result
+fi
+for setup in seq_aa_command seq_aa_address seq_ab_40us; do
+    all=${count[$setup,all]:-0}
+    ((all > 0)) || continue
+    reg=${count[$setup,regression]:-0}
+    imp=${count[$setup,improvement]:-0}
+    none=${count[$setup,no_change]:-0}
+    und=${count[$setup,undecided]:-0}
+    other=$((all - reg - imp - none - und))
+    case $setup in
+    seq_aa_command) name="A/A, the same server command both sides" ;;
+    seq_aa_address) name="A/A, one server address both sides" ;;
+    seq_ab_40us) name="A/B, B +40 us CPU per call" ;;
+    esac
+    if [[ $setup == seq_ab_40us ]]; then
+        rate=$(awk -v f="$reg" -v n="$all" 'BEGIN { printf "%.1f", n ? 100 * f / n : 0 }')
+        mp=$(median "${seq_pairs[@]}")
+        ms=$(median "${seq_seconds[@]}")
+        mf=$(median "${fixed_seconds[@]}")
+        share=$(awk -v s="$ms" -v f="$mf" 'BEGIN { if (s == "-" || f == "-" || f == 0) print "-"; else printf "%.2f", s / f }')
+        verdict=$(awk -v r="$rate" -v q="$share" 'BEGIN { print (r >= 95 && q != "-" && q < 0.5 ? "PASS" : "MISS") }')
+        summary="decided $reg/$all = $rate%; median $mp of 40 pairs, $ms s against $mf s fixed (${share}x) $verdict"
+    else
+        bad=$((reg + imp))
+        rate=$(awk -v f="$bad" -v n="$all" 'BEGIN { printf "%.1f", n ? 100 * f / n : 0 }')
+        verdict=$(awk -v r="$rate" 'BEGIN { print (r <= 5 ? "PASS" : "MISS") }')
+        summary="false verdicts $bad/$all = $rate% (target <= 5%) $verdict"
+    fi
+    [[ $verdict == PASS ]] || status=1
+    printf '%-52s %5d %10d %11d %9d %9d %6d  %s\n' "$name" "$all" "$reg" "$imp" "$none" "$und" "$other" "$summary"
+done
 exit $status
