@@ -11,6 +11,7 @@
 #include "schemacontroller.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
@@ -70,12 +71,28 @@ protected:
         return QString();
     }
 
+    /// The window as a PNG named @p name in $RPCSCOPE_SCREENSHOTS, only when set (make the pictures, then look at
+    /// them): tests leave no files behind otherwise.
+    void saveScreenshot(const QString &name)
+    {
+        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
+        if (dir.isEmpty())
+            return;
+        QCoreApplication::processEvents(); // the queued replots
+        const QString path = QDir(dir).filePath(name + QStringLiteral(".png"));
+        QVERIFY(m_window->grab().save(path));
+        qInfo("screenshot: %s", qPrintable(path));
+    }
+
     /// For initTestCase(): the window with its history under m_historyDir and the built-in servers up.
     void openWindow()
     {
         // Settings and standard paths in test locations: the suite neither reads nor changes the user's.
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear(); // and nothing carried over from the previous run of the suite (trusted documents, tabs)
+        // The editor stays beside the results (a click on a folded-away button lands nowhere); tst_gui's layout
+        // test turns the folding on.
+        QSettings().setValue(QStringLiteral("layout/autoCollapse"), false);
         qputenv("RPCSCOPE_DB", m_historyDir.filePath(QStringLiteral("runs.sqlite")).toUtf8());
         m_window = std::make_unique<MainWindow>();
         child<QTabWidget>("scenarioTabs")->setCurrentIndex(0); // the tab is remembered across sessions

@@ -2,6 +2,7 @@
 // comparisons, exports and A/B runs are in tst_guiresults.cpp.
 #include "builtinservers.h"
 #include "guifixture.h"
+#include "layoutmemory.h"
 #include "mainwindow.h"
 #include "matrixpage.h"
 #include "metadataeditor.h"
@@ -22,10 +23,13 @@
 #include <QDir>
 #include <QMessageBox>
 #include <QScopeGuard>
+#include <QScrollBar>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBlock>
+#include <QToolButton>
 
 #include <csignal>
 
@@ -1078,6 +1082,58 @@ private Q_SLOTS:
             qPrintable(m_window->statusBar()->currentMessage()));
         child<QLineEdit>("rawSamplesEdit")->clear();
         QVERIFY(m_window->scenarioPage()->validateNow());
+    }
+
+    void theEditorFoldsAwayForResultsAndTheLayoutIsRemembered()
+    {
+        auto *central = child<QSplitter>("centralSplitter");
+        auto *toggle = child<QToolButton>("editorToggle");
+        auto *fold = child<QAction>("actionAutoCollapse");
+        QVERIFY(central->sizes().at(0) > 0);
+        QVERIFY(toggle->isChecked());
+        const int width = central->sizes().at(0);
+        // By hand: the toggle in the results' corner folds it away and brings it back at its width.
+        toggle->click();
+        QCOMPARE(central->sizes().at(0), 0);
+        QVERIFY(!m_window->isEditorShown());
+        QVERIFY(!child<QAction>("actionEditor")->isChecked());
+        child<QAction>("actionEditor")->trigger();
+        QCOMPARE(central->sizes().at(0), width);
+        QVERIFY(toggle->isChecked());
+        // A run folds it away while its results show, when the View menu says so (the default; the suite's is off).
+        fold->setChecked(true);
+        QCOMPARE(QSettings().value(QStringLiteral("layout/autoCollapse")).toBool(), true);
+        child<QSpinBox>("callsEdit")->setValue(50);
+        QTest::mouseClick(child<QPushButton>("runButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QCOMPARE(central->sizes().at(0), 0);
+        QVERIFY(!toggle->isChecked());
+        // The results have the window's width: at 1400x900 the summary table shows every row without scrolling.
+        m_window->resize(1400, 900);
+        QTRY_COMPARE(m_window->size(), QSize(1400, 900));
+        QTableWidget *summary = m_window->runPage()->summaryTable();
+        saveScreenshot(QStringLiteral("gui-folded-1400x900"));
+        QTRY_VERIFY(!summary->verticalScrollBar()->isVisible());
+        toggle->click();
+        QVERIFY(central->sizes().at(0) > 0);
+        fold->setChecked(false);
+        // Splitters keep where the user left them, across sessions: saved when moved, restored when made.
+        QSplitter first;
+        first.addWidget(new QWidget);
+        first.addWidget(new QWidget);
+        first.resize(600, 100);
+        first.show();
+        rememberSplitter(&first, QStringLiteral("test/remembered"));
+        first.setSizes({ 150, 450 });
+        Q_EMIT first.splitterMoved(150, 1);
+        QSplitter second;
+        second.addWidget(new QWidget);
+        second.addWidget(new QWidget);
+        second.resize(600, 100);
+        rememberSplitter(&second, QStringLiteral("test/remembered"));
+        second.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&second));
+        QCOMPARE(second.sizes(), first.sizes());
     }
 
     void dbFlagPicksTheHistory()

@@ -36,19 +36,6 @@ using namespace rpcscope;
 class TestGuiResults : public GuiFixture {
     Q_OBJECT
 
-private:
-    void saveScreenshot(const QString &name)
-    {
-        // Written only on request (make the pictures, then look at them): tests leave no files behind otherwise.
-        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
-        if (dir.isEmpty())
-            return;
-        QCoreApplication::processEvents(); // the queued replots
-        const QString path = QDir(dir).filePath(QStringLiteral("guiresults-%1.png").arg(name));
-        QVERIFY(m_window->grab().save(path));
-        qInfo("screenshot: %s", qPrintable(path));
-    }
-
 private Q_SLOTS:
     void initTestCase() { openWindow(); }
 
@@ -315,7 +302,7 @@ private Q_SLOTS:
         QList<int> histogramPoints;
         const auto watch = connect(ab, &AbController::progressed, this, [&] {
             if (headlines.size() == 3)
-                saveScreenshot(QStringLiteral("ab-live"));
+                saveScreenshot(QStringLiteral("guiresults-ab-live"));
             if (!compare->sequentialText().isEmpty()
                 && headlines.value(headlines.size() - 1) != compare->sequentialText()) {
                 headlines << compare->sequentialText();
@@ -353,7 +340,7 @@ private Q_SLOTS:
         QVERIFY(
             stored->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("until_decided")).toBool());
         QCOMPARE(stored->snapshot.blocks.size(), records[1].snapshot.blocks.size());
-        saveScreenshot(QStringLiteral("ab-decided"));
+        saveScreenshot(QStringLiteral("guiresults-ab-decided"));
     }
 
     void liveAbOfAServerAgainstItselfEndsUndecidedAtTheBudget()

@@ -2,6 +2,7 @@
 
 #include "charts.h"
 #include "compare/sequentialab.h"
+#include "layoutmemory.h"
 #include "qcp.h"
 #include "replicatechart.h"
 #include "report/comparereport.h"
@@ -165,6 +166,7 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     m_body->setStretchFactor(0, 3);
     m_body->setStretchFactor(1, 2);
     layout->addWidget(m_body, 1);
+    rememberSplitter(m_body, QStringLiteral("compare/body"));
 
     connect(m_baseline, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
     connect(m_candidate, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);

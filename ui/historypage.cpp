@@ -1,6 +1,7 @@
 #include "historypage.h"
 
 #include "backgroundjob.h"
+#include "layoutmemory.h"
 #include "runlistmodel.h"
 #include "store/runstore.h"
 
@@ -258,6 +259,7 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setChildrenCollapsible(true);
+    rememberSplitter(m_splitter, QStringLiteral("history/details"));
     layout->addWidget(m_splitter, 1);
 
     m_unavailable->setAlignment(Qt::AlignCenter);

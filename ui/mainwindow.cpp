@@ -7,6 +7,7 @@
 #include "builtinservers.h"
 #include "comparepage.h"
 #include "historypage.h"
+#include "layoutmemory.h"
 #include "matrixpage.h"
 #include "resultscontroller.h"
 #include "runcontroller.h"
@@ -40,6 +41,8 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
+#include <QToolButton>
 
 namespace rpcscope {
 
@@ -126,7 +129,66 @@ void MainWindow::createPages()
     central->setStretchFactor(0, 0);
     central->setStretchFactor(1, 1);
     m_scenario->setMinimumWidth(340);
+    central->setCollapsible(0, true);
+    central->setCollapsible(1, false);
     setCentralWidget(central);
+    m_central = central;
+
+    // The editor folds away to give the results the window's width, and comes back from the tab bar's corner.
+    m_editorToggle = new QToolButton;
+    m_editorToggle->setObjectName(QStringLiteral("editorToggle"));
+    m_editorToggle->setCheckable(true);
+    m_editorToggle->setChecked(true);
+    m_editorToggle->setAutoRaise(true);
+    m_editorToggle->setToolTip(tr("Show or hide the scenario editor (Ctrl+Shift+E)"));
+    m_results->setCornerWidget(m_editorToggle, Qt::TopLeftCorner);
+    connect(m_editorToggle, &QToolButton::toggled, this, &MainWindow::setEditorShown);
+    // Dragged shut or open by hand, or restored so: the toggle follows (sizes are known once laid out).
+    connect(central, &QSplitter::splitterMoved, this, &MainWindow::syncEditorToggle);
+    rememberSplitter(central, QStringLiteral("main"));
+    syncEditorToggle();
+    QTimer::singleShot(0, this, &MainWindow::syncEditorToggle);
+}
+
+bool MainWindow::isEditorShown() const
+{
+    return m_editorShown;
+}
+
+void MainWindow::syncEditorToggle()
+{
+    if (m_central->isVisible())
+        m_editorShown = m_central->sizes().value(0) > 0;
+    const QSignalBlocker block(m_editorToggle);
+    m_editorToggle->setChecked(m_editorShown);
+    m_editorToggle->setText(m_editorShown ? tr("\u25C0 Scenario") : tr("\u25B6 Scenario"));
+    if (m_editorAction) {
+        const QSignalBlocker blockAction(m_editorAction);
+        m_editorAction->setChecked(m_editorShown);
+    }
+}
+
+void MainWindow::setEditorShown(bool shown)
+{
+    const QList<int> sizes = m_central->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (!shown && sizes.value(0) > 0) {
+        m_editorWidth = sizes.value(0);
+        m_central->setSizes({ 0, total });
+    } else if (shown && sizes.value(0) == 0) {
+        const int width = std::max(m_editorWidth > 0 ? m_editorWidth : 460, m_scenario->minimumWidth());
+        m_central->setSizes({ width, std::max(total - width, 0) });
+        m_editorWidth = 0;
+    }
+    QSettings().setValue(QStringLiteral("layout/main"), m_central->saveState());
+    m_editorShown = shown;
+    syncEditorToggle();
+}
+
+void MainWindow::makeRoomForResults()
+{
+    if (m_autoCollapse && m_autoCollapse->isChecked())
+        setEditorShown(false);
 }
 
 void MainWindow::createStatusBar()
@@ -172,6 +234,12 @@ void MainWindow::connectControllers()
     connect(m_launcher, &RunLauncher::serverCommandFailed, this, &MainWindow::showServerCommandError);
     connect(m_launcher, &RunLauncher::abStarted, m_compare, &ComparePage::setThreshold);
     connect(m_launcher, &RunLauncher::abFinished, this, &MainWindow::showAbRuns);
+    connect(m_launcher, &RunLauncher::runLaunched, this, &MainWindow::makeRoomForResults);
+    connect(m_launcher, &RunLauncher::abStarted, this, &MainWindow::makeRoomForResults);
+    connect(m_resultsController, &ResultsController::pageRequested, this, [this](QWidget *page) {
+        if (page == m_compare)
+            makeRoomForResults();
+    });
     connect(m_launcher->abController(), &AbController::progressed, m_resultsController,
         [this] { m_resultsController->showAbLive(*m_launcher->abController()); });
 
@@ -260,6 +328,20 @@ void MainWindow::createMenus()
     QAction *ab = run->addAction(tr("Compare &A/B…"), this, &MainWindow::showAbDialog);
     ab->setObjectName(QStringLiteral("actionCompareAb"));
     ab->setToolTip(tr("Run this scenario against two targets in alternating blocks and compare them."));
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    m_editorAction = named(view->addAction(tr("Scenario &editor")), "actionEditor");
+    m_editorAction->setCheckable(true);
+    m_editorAction->setChecked(isEditorShown());
+    m_editorAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    connect(m_editorAction, &QAction::toggled, this, &MainWindow::setEditorShown);
+    m_autoCollapse = named(view->addAction(tr("&Fold the editor away while results show")), "actionAutoCollapse");
+    m_autoCollapse->setCheckable(true);
+    m_autoCollapse->setToolTip(tr("When a run, an A/B run or a comparison comes up, the scenario editor folds away to "
+                                  "give the results the window's width."));
+    m_autoCollapse->setChecked(QSettings().value(QStringLiteral("layout/autoCollapse"), true).toBool());
+    connect(m_autoCollapse, &QAction::toggled, this,
+        [](bool on) { QSettings().setValue(QStringLiteral("layout/autoCollapse"), on); });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About rpcscope"), this, &MainWindow::showAbout);

@@ -4,9 +4,12 @@
 
 #include <QMainWindow>
 
+class QAction;
 class QLabel;
 class QMenu;
+class QSplitter;
 class QTabWidget;
+class QToolButton;
 
 namespace rpcscope {
 
@@ -93,13 +96,29 @@ private:
     void showAbRuns(bool measured, const QString &error);
     void showServerCommandError(const QString &error);
     void showHistoryWriteError(const QString &why);
+    /// The scenario editor beside the results, or collapsed to give them the width (its last width is kept).
+    void setEditorShown(bool shown);
+    /// A run or a comparison came up: the editor makes room, unless the user turned that off (View menu).
+    void makeRoomForResults();
+    /// The toggle and the View menu's action say whether the editor shows.
+    void syncEditorToggle();
 
+public:
+    bool isEditorShown() const;
+
+private:
     SchemaPanel *m_schemaPanel;
     TargetsPanel *m_targets;
     ScenarioPage *m_scenario;
     RunPage *m_runPage;
     MatrixPage *m_matrix;
     QTabWidget *m_results;
+    QSplitter *m_central = nullptr; ///< the scenario editor | the results
+    QToolButton *m_editorToggle = nullptr; ///< in the results' tab bar corner
+    QAction *m_editorAction = nullptr; ///< View > Scenario editor
+    QAction *m_autoCollapse = nullptr; ///< View > Collapse the editor while results show
+    int m_editorWidth = 0; ///< the editor's width before it was collapsed
+    bool m_editorShown = true;
     HistoryPage *m_history = nullptr;
     ComparePage *m_compare;
     QMenu *m_recentMenu = nullptr;

@@ -1,5 +1,6 @@
 #include "matrixpage.h"
 
+#include "layoutmemory.h"
 #include "matrixcharts.h"
 
 #include "metrics/callstatus.h"
@@ -200,6 +201,7 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     charts->addWidget(m_bars);
     charts->addWidget(m_curves);
     charts->addWidget(m_table);
+    rememberSplitter(charts, QStringLiteral("matrix/charts"));
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(charts, 1);

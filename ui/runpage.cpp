@@ -1,6 +1,7 @@
 #include "runpage.h"
 
 #include "charts.h"
+#include "layoutmemory.h"
 
 #include "qcp.h"
 #include "report/textreport.h"
@@ -56,6 +57,11 @@ QTableWidget *makeTable(const QStringList &headers, const QString &name)
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->setAlternatingRowColors(true);
+    // One line a row, as tight as the font allows: the summary's two dozen rows fit a 1400x900 window whole.
+    table->setWordWrap(false);
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     return table;
 }
 
@@ -212,13 +218,15 @@ RunPage::RunPage(QWidget *parent)
     m_workers->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_workers->setParent(this); // owned here while no tab holds it (the tab's stack takes it over when one does)
     m_workers->hide();
-    tables->setStretchFactor(0, 3);
+    tables->setStretchFactor(0, 4);
     tables->setStretchFactor(1, 1);
     auto *split = new QSplitter(Qt::Horizontal);
     split->addWidget(m_charts);
     split->addWidget(tables);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    rememberSplitter(tables, QStringLiteral("run/tables"));
+    rememberSplitter(split, QStringLiteral("run/charts"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

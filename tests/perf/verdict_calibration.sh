@@ -130,7 +130,7 @@ fi
 if wanted seq_aa_command; then
     for ((i = 1; i <= k; ++i)); do
         read -r v _ < <("$cli" ab --a "$command" --b "$command" "${load[@]}" --until-decided --no-save 2>/dev/null |
-            sequential_of || true)
+            sequential_of || true) || v=
         tally "seq_aa_command" "${v:-error}"
     done
     echo "  sequential A/A same command: done" >&2
@@ -140,7 +140,7 @@ if wanted seq_aa_address; then
     start_address_server
     for ((i = 1; i <= k; ++i)); do
         read -r v _ < <("$cli" ab --a "$address" --b "$address" "${address_load[@]}" --until-decided --no-save \
-            2>/dev/null | sequential_of || true)
+            2>/dev/null | sequential_of || true) || v=
         tally "seq_aa_address" "${v:-error}"
     done
     kill "$server_pid"
@@ -155,7 +155,7 @@ if wanted seq_ab_40us; then
     for ((i = 1; i <= k; ++i)); do
         t0=$(now)
         read -r v pairs < <("$cli" ab --a "$command" --b "$command" --b-env RPCSCOPE_SERVE_BURN=40us "${load[@]}" \
-            --until-decided --no-save 2>/dev/null | sequential_of || true)
+            --until-decided --no-save 2>/dev/null | sequential_of || true) || v=
         t1=$(now)
         tally "seq_ab_40us" "${v:-error}"
         if [[ $v == regression ]]; then
