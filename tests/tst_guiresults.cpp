@@ -300,9 +300,12 @@ private Q_SLOTS:
         ComparePage *compare = m_window->comparePage();
         QStringList headlines; // the Compare runs page's headline after each progress report, live
         QList<int> histogramPoints;
+        QString progress; // the status bar's line
         const auto watch = connect(ab, &AbController::progressed, this, [&] {
             if (headlines.size() == 3)
                 saveScreenshot(QStringLiteral("guiresults-ab-live"));
+            if (ab->progressText().startsWith(QStringLiteral("Round ")))
+                progress = ab->progressText();
             if (!compare->sequentialText().isEmpty()
                 && headlines.value(headlines.size() - 1) != compare->sequentialText()) {
                 headlines << compare->sequentialText();
@@ -320,6 +323,8 @@ private Q_SLOTS:
         QVERIFY2(headlines.join(u'\n').contains(QStringLiteral("not yet decided after ")),
             qPrintable(headlines.join(u'\n')));
         QVERIFY(histogramPoints.last() >= 2); // both sides overlaid
+        QVERIFY2(progress.contains(QStringLiteral(", A p50 ")) && progress.contains(QStringLiteral(", B p50 ")),
+            qPrintable(progress));
         // Decided: a regression, before the call budget, and the run says it stopped on it.
         const SequentialAb sequential = ab->sequential();
         QCOMPARE(sequential.decision(), SequentialDecision::Regression);

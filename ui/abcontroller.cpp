@@ -92,13 +92,13 @@ void AbController::work()
         }
         {
             std::lock_guard lock(m_mutex);
-            m_phase = tr("Starting %1: %2").arg(side == 0 ? u'A' : u'B').arg(m_request.targetText(side));
+            m_phase = tr("Starting %1: %2").arg(QChar(side == 0 ? u'A' : u'B')).arg(m_request.targetText(side));
             m_serverDescriptions[static_cast<size_t>(side)] = command->describe();
         }
         servers[static_cast<size_t>(side)] = std::make_unique<RunningServer>();
         QString address = servers[static_cast<size_t>(side)]->start(*command, &why);
         if (address.isEmpty())
-            return fail(tr("Server %1 did not start: %2").arg(side == 0 ? u'A' : u'B').arg(why));
+            return fail(tr("Server %1 did not start: %2").arg(QChar(side == 0 ? u'A' : u'B')).arg(why));
         if (m_transport == u"http" && !address.startsWith(QStringLiteral("http")))
             address = QStringLiteral("http://") + address;
         s.target.address = address;
@@ -270,7 +270,7 @@ QString AbController::progressText() const
     for (int side = 0; side < 2; ++side) {
         const RunSnapshot s = m_runner.snapshot(side);
         text += QStringLiteral(", %1 p50 %2")
-                    .arg(side == 0 ? u'A' : u'B')
+                    .arg(QChar(side == 0 ? u'A' : u'B'))
                     .arg(formatNanos(static_cast<double>(s.latency.percentile(50))));
     }
     return text;

@@ -44,7 +44,7 @@ std::optional<ServerCommand> AbRequest::command(
     }
     c.readyTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
     if (!c.check(&why)) {
-        *error = QStringLiteral("%1: %2").arg(side == 0 ? u'A' : u'B').arg(why);
+        *error = QStringLiteral("%1: %2").arg(QChar(side == 0 ? u'A' : u'B')).arg(why);
         return std::nullopt;
     }
     return c;

@@ -171,7 +171,7 @@ void AbRunner::run()
                 if (!m_sides[side].restartServer(&address, &pid, &why)) {
                     std::lock_guard lock(m_mutex);
                     m_error = QStringLiteral("%1: the server did not start again: %2")
-                                  .arg(side == 0 ? u'A' : u'B')
+                                  .arg(QChar(side == 0 ? u'A' : u'B'))
                                   .arg(why);
                     m_end = AbEnd::Failed;
                     m_running = false;
@@ -208,7 +208,7 @@ void AbRunner::run()
             LoadEngine engine;
             if (!transport || !engine.start(std::move(transport), block, &why)) {
                 std::lock_guard lock(m_mutex);
-                m_error = QStringLiteral("%1: %2").arg(side == 0 ? u'A' : u'B').arg(why);
+                m_error = QStringLiteral("%1: %2").arg(QChar(side == 0 ? u'A' : u'B')).arg(why);
                 m_end = AbEnd::Failed;
                 m_running = false;
                 return;
@@ -275,7 +275,8 @@ void AbRunner::run()
             overTime = limited && (cut || std::chrono::steady_clock::now() >= deadline);
             if (byCount && result.callsCompleted() == 0 && !m_stop) {
                 // A side that completes nothing (its server died) would loop forever.
-                m_error = QStringLiteral("%1 completed no call in a block; stopped").arg(side == 0 ? u'A' : u'B');
+                m_error
+                    = QStringLiteral("%1 completed no call in a block; stopped").arg(QChar(side == 0 ? u'A' : u'B'));
                 m_end = AbEnd::Failed;
                 m_stop = true;
             }
