@@ -158,17 +158,7 @@ Comparison printComparison(
     const QString nameA = QStringLiteral("A: ") + groupName(groupA);
     const QString nameB = QStringLiteral("B: ") + groupName(groupB);
     out() << (markdown ? formatComparisonMarkdown(c, nameA, nameB) : formatComparisonTable(c, nameA, nameB));
-    QStringList differences;
-    for (const auto &[what, va, vb] : { std::tuple(QStringLiteral("method"), a.method, b.method),
-             std::tuple(QStringLiteral("transport"), a.transport, b.transport),
-             std::tuple(QStringLiteral("codec"), a.codec, b.codec),
-             std::tuple(QStringLiteral("target"), a.target, b.target) }) {
-        if (va != vb)
-            differences << QStringLiteral("%1: %2 -> %3").arg(what, va, vb);
-    }
-    differences += environmentDifferences(a.environment, b.environment);
-    for (const QString &line : environmentDifferences(a.server, b.server))
-        differences << QStringLiteral("server ") + line;
+    const QStringList differences = runDifferences(a, b);
     if (!differences.isEmpty()) {
         out() << (markdown ? QStringLiteral("\nWhat differs between the runs:\n\n")
                            : QStringLiteral("\nWhat differs between the runs:\n"));

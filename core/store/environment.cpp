@@ -10,6 +10,7 @@
 #include <QSysInfo>
 
 #include <thread>
+#include <tuple>
 
 namespace rpcscope {
 
@@ -83,6 +84,22 @@ QStringList environmentDifferences(const QJsonObject &a, const QJsonObject &b)
         };
         lines << QStringLiteral("%1: %2 -> %3").arg(k, text(va), text(vb));
     }
+    return lines;
+}
+
+QStringList runDifferences(const RunRecord &a, const RunRecord &b)
+{
+    QStringList lines;
+    for (const auto &[what, va, vb] : { std::tuple(QStringLiteral("method"), a.method, b.method),
+             std::tuple(QStringLiteral("transport"), a.transport, b.transport),
+             std::tuple(QStringLiteral("codec"), a.codec, b.codec),
+             std::tuple(QStringLiteral("target"), a.target, b.target) }) {
+        if (va != vb)
+            lines << QStringLiteral("%1: %2 -> %3").arg(what, va, vb);
+    }
+    lines += environmentDifferences(a.environment, b.environment);
+    for (const QString &line : environmentDifferences(a.server, b.server))
+        lines << QStringLiteral("server ") + line;
     return lines;
 }
 
