@@ -307,6 +307,16 @@ QColor chartRunColor(qsizetype index)
     return runColor(index);
 }
 
+QPalette chartFilePalette()
+{
+    return filePalette();
+}
+
+QFont chartFileFont(int pixelSize, bool bold)
+{
+    return fileFont(pixelSize, bold);
+}
+
 QString chartKindName(ChartKind kind)
 {
     switch (kind) {

@@ -4,8 +4,10 @@
 
 #include <QByteArray>
 #include <QColor>
+#include <QFont>
 #include <QImage>
 #include <QList>
+#include <QPalette>
 #include <QString>
 
 class QCustomPlot;
@@ -33,6 +35,11 @@ struct ChartOptions {
 
 /// The colour of run @p index (the baseline first) in every chart written to a file: the same as on screen.
 QColor chartRunColor(qsizetype index);
+
+/// The light theme of charts written to files, whatever the desktop's: white base, dark text, light grey grid.
+QPalette chartFilePalette();
+/// The font of charts written to files: sans-serif at @p pixelSize pixels (the same proportions in PNG, PDF, SVG).
+QFont chartFileFont(int pixelSize, bool bold = false);
 
 /// "Latency histogram", "Percentile spectrum", "Latency over time", "Throughput", "Message latency histogram".
 QString chartKindName(ChartKind kind);

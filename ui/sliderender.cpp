@@ -1,0 +1,639 @@
+#include "sliderender.h"
+
+#include "charts.h"
+#include "comparepage.h"
+#include "qcp.h"
+#include "replicatechart.h"
+#include "report/comparereport.h"
+#include "store/environment.h"
+
+#include <QBuffer>
+#include <QDir>
+#include <QFontMetricsF>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSaveFile>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rpcscope {
+
+namespace {
+
+// Sizes in pixels of the 1920x1080 slide. Type that reads from the back of a room: the headline at 76 px (about 7% of
+// the height), the key numbers at 44 px, nothing under 24 px.
+constexpr double kMargin = 72;
+constexpr double kTop = 44;
+constexpr double kBottom = 36;
+constexpr double kGap = 28;
+constexpr double kFiguresHeight = 176;
+constexpr double kCaptionHeight = 44;
+constexpr double kSideLabel = 38; // the "A" and "B" before a key number
+// The charts are drawn at 1/kChartScale of their size on the slide and scaled up: their fonts (13 px in files) and
+// lines grow with them, to 22 px and 3 px.
+constexpr double kChartScale = 1.7;
+
+const QColor kText(0x20, 0x20, 0x20);
+const QColor kMuted(0x5f, 0x63, 0x68);
+const QColor kPanel(0xf1, 0xf3, 0xf5);
+// Darker than the run colours: text on white must stay readable from afar (and the words say it too).
+const QColor kWorse(0xb0, 0x26, 0x1e);
+const QColor kBetter(0x1b, 0x74, 0x33);
+
+bool isLatency(const MetricRow &row)
+{
+    return row.unit == MetricUnit::Nanoseconds;
+}
+
+double estimateOf(const MetricRow &row)
+{
+    return row.hasInterval && row.interval.valid ? row.interval.estimate : row.relativeChange;
+}
+
+// Whole percents read best from afar; under 10% a decimal says whether 4% is 3.6 or 4.4.
+int decimalsFor(double a, double b = 0)
+{
+    return std::max(std::fabs(a), std::fabs(b)) < 0.095 ? 1 : 0;
+}
+
+QString percentText(double fraction)
+{
+    return std::isfinite(fraction) ? formatPercentChange(fraction, decimalsFor(fraction)) : QStringLiteral("-");
+}
+
+QString thresholdText(double threshold)
+{
+    return QString::number(threshold * 100, 'g', 3) + u'%';
+}
+
+// "95% CI +17 .. +21%"; empty without an interval.
+QString intervalText(const MetricRow &row)
+{
+    if (!row.hasInterval || !row.interval.valid)
+        return {};
+    const ChangeInterval &i = row.interval;
+    const int decimals = decimalsFor(i.ciLow, i.ciHigh);
+    QString low = formatPercentChange(i.ciLow, decimals);
+    low.chop(1); // the unit once, at the end
+    return QStringLiteral("%1% CI %2 .. %3")
+        .arg(QString::number(i.confidence * 100, 'g', 3), low, formatPercentChange(i.ciHigh, decimals));
+}
+
+// "p50 +19% slower".
+QString changeText(const MetricRow &row)
+{
+    const double change = estimateOf(row);
+    if (!std::isfinite(change))
+        return row.name;
+    QString text = row.name + u' ' + formatPercentChange(change, decimalsFor(change));
+    if (change > 0)
+        text += row.lowerIsBetter ? QObject::tr(" slower") : QObject::tr(" higher");
+    else if (change < 0)
+        text += row.lowerIsBetter ? QObject::tr(" faster") : QObject::tr(" lower");
+    return text;
+}
+
+// The p50 speaks for the run, unless the verdict rests on other rows (a p99 regression with p50 unchanged).
+const MetricRow *headlineRow(const Comparison &comparison)
+{
+    const MetricRow *p50 = comparison.row(MetricKind::P50);
+    const QStringList *deciding = comparison.overall == Verdict::Regression ? &comparison.regressions
+        : comparison.overall == Verdict::Improvement                        ? &comparison.improvements
+                                                                            : nullptr;
+    if (deciding && !deciding->isEmpty() && !(p50 && deciding->contains(p50->name))) {
+        for (const MetricRow &row : comparison.rows) {
+            if (row.name == deciding->first())
+                return &row;
+        }
+    }
+    return p50;
+}
+
+// "10 vs 10 blocks", "one run per side": what the verdict rests on, without the statistician's part.
+QString shortBasis(const Comparison &c)
+{
+    if (c.perCall)
+        return QObject::tr("one run per side, each call a sample");
+    if (c.singleRun)
+        return QObject::tr("one run per side");
+    if (c.unitA == c.unitB)
+        return QStringLiteral("%1 vs %2").arg(c.replicatesA).arg(replicateCountText(c.unitB, c.replicatesB));
+    return replicateCountText(c.unitA, c.replicatesA) + QObject::tr(" vs ")
+        + replicateCountText(c.unitB, c.replicatesB);
+}
+
+QString shortName(const QString &name, int chars = 48)
+{
+    return name.size() > chars ? name.left(chars - 1) + QChar(0x2026) : name;
+}
+
+QString subline(const SlideSpec &spec)
+{
+    const Comparison &c = spec.comparison;
+    const MetricRow *row = headlineRow(c);
+    const QString threshold = thresholdText(c.threshold);
+    QString verdict;
+    switch (c.overall) {
+    case Verdict::Regression:
+        verdict = QObject::tr("Regression beyond the %1 threshold.").arg(threshold);
+        break;
+    case Verdict::Improvement:
+        verdict = QObject::tr("Improvement beyond the %1 threshold.").arg(threshold);
+        break;
+    case Verdict::WithinThreshold:
+        verdict = QObject::tr("A real change, smaller than the %1 threshold.").arg(threshold);
+        break;
+    case Verdict::NoSignificantChange:
+        verdict = row && row->hasInterval && std::isfinite(row->interval.detectable)
+            ? QObject::tr("A change above %1%2 would have shown.")
+                  .arg(QChar(0x00b1), formatPercentChange(row->interval.detectable).mid(1))
+            : QObject::tr("No change beyond the noise.");
+        break;
+    case Verdict::Inconclusive:
+        verdict = c.singleRun && !c.perCall
+            ? QObject::tr("One run per side: the change may be run-to-run noise (an A/B run would tell).")
+            : QObject::tr("The noise was too high to see a %1 change: run longer.").arg(threshold);
+        break;
+    case Verdict::TooFewSamples:
+        verdict = row && !row->reason.isEmpty() ? QString(row->reason + u'.') : QObject::tr("Too few calls to judge.");
+        break;
+    case Verdict::NotTested:
+        break;
+    }
+    // One run per side is said once: by the verdict's sentence when it explains the verdict.
+    const bool basisSaid = c.overall == Verdict::Inconclusive && c.singleRun && !c.perCall;
+    const QString who = basisSaid
+        ? QObject::tr("B (%1) against A (%2).")
+              .arg(shortName(spec.candidate.displayName()), shortName(spec.baseline.displayName()))
+        : QObject::tr("B (%1) against A (%2), %3.")
+              .arg(shortName(spec.candidate.displayName()), shortName(spec.baseline.displayName()), shortBasis(c));
+    return verdict.isEmpty() ? who : QString(verdict + u' ' + who);
+}
+
+QString whenAndWhere(const RunRecord &a, const RunRecord &b)
+{
+    auto when = [](const RunRecord &r) {
+        return r.startedAt.isValid() ? r.startedAt.toLocalTime().toString(QStringLiteral("d MMM yyyy HH:mm"))
+                                     : QObject::tr("at an unknown time");
+    };
+    auto host = [](const RunRecord &r) { return r.environment.value(QStringLiteral("hostname")).toString(); };
+    auto origin = [](const RunRecord &r) {
+        return r.origin.isEmpty() || r.origin == u"rpcscope" ? QString() : QStringLiteral(" (%1)").arg(r.origin);
+    };
+    if (!host(a).isEmpty() && host(a) == host(b))
+        return QObject::tr("A ran %1%2, B %3%4, both on %5.").arg(when(a), origin(a), when(b), origin(b), host(a));
+    auto on = [&host](const RunRecord &r) {
+        return host(r).isEmpty() ? QObject::tr(" on an unnamed machine") : QObject::tr(" on %1").arg(host(r));
+    };
+    return QObject::tr("A ran %1%2%3; B %4%5%6.").arg(when(a), on(a), origin(a), when(b), on(b), origin(b));
+}
+
+SlideText::Figure figure(const QString &name, const MetricRow *row, const RunSnapshot &a, const RunSnapshot &b)
+{
+    SlideText::Figure f;
+    f.name = name;
+    f.a = f.b = f.change = QStringLiteral("-");
+    if (!row)
+        return f;
+    // Not measured shows as unknown, never as 0: a side without OK calls has no latency, one without calls no rate.
+    auto measured = [row](const RunSnapshot &s, double value) {
+        if (std::isnan(value))
+            return false;
+        if (isLatency(*row))
+            return !s.latency.isEmpty();
+        if (row->unit == MetricUnit::PerSecond)
+            return s.callsCompleted() > 0;
+        return true;
+    };
+    const bool hasA = measured(a, row->valueA);
+    const bool hasB = measured(b, row->valueB);
+    if (hasA)
+        f.a = formatMetricValue(row->valueA, row->unit);
+    if (hasB)
+        f.b = formatMetricValue(row->valueB, row->unit);
+    if (hasA && hasB)
+        f.change = percentText(estimateOf(*row));
+    if (row->verdict == Verdict::Regression)
+        f.tone = -1;
+    else if (row->verdict == Verdict::Improvement)
+        f.tone = 1;
+    return f;
+}
+
+// The longest run of whole words of @p text, then an ellipsis, that fits @p lines lines of @p width in @p font.
+QString fitWords(const QString &text, const QFont &font, double width, int lines)
+{
+    const QFontMetricsF metrics(font);
+    auto fits = [&](const QString &t) {
+        return metrics.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, t).height()
+            <= lines * metrics.lineSpacing() + 1;
+    };
+    if (fits(text))
+        return text;
+    QStringList words = text.split(u' ');
+    while (words.size() > 1) {
+        words.removeLast();
+        const QString shorter = words.join(u' ') + QChar(0x2026);
+        if (fits(shorter))
+            return shorter;
+    }
+    return metrics.elidedText(text, Qt::ElideRight, width);
+}
+
+// The largest font from @p largest down to @p smallest in which @p text fits one line of @p width, else the largest
+// from @p twoLines down in which it fits two; @p height gets the height it takes.
+QFont fitFont(const QString &text, double width, int largest, int smallest, int twoLines, bool bold, double *height)
+{
+    for (int lines = 1; lines <= 2; ++lines) {
+        for (int px = lines == 1 ? largest : twoLines; px >= smallest; px -= 2) {
+            const QFont font = chartFileFont(px, bold);
+            const QFontMetricsF metrics(font);
+            const double h = metrics.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, text).height();
+            if (h <= lines * metrics.lineSpacing() + 1) {
+                *height = h;
+                return font;
+            }
+        }
+    }
+    const QFont font = chartFileFont(smallest, bold);
+    *height = 2 * QFontMetricsF(font).lineSpacing();
+    return font;
+}
+
+// The largest font from @p largest down to @p smallest in which each of @p texts fits @p width on one line.
+QFont largestFitting(const QStringList &texts, double width, int largest, int smallest, bool bold)
+{
+    for (int px = largest; px > smallest; px -= 2) {
+        const QFont font = chartFileFont(px, bold);
+        const QFontMetricsF metrics(font);
+        if (std::all_of(
+                texts.cbegin(), texts.cend(), [&](const QString &t) { return metrics.horizontalAdvance(t) <= width; }))
+            return font;
+    }
+    return chartFileFont(smallest, bold);
+}
+
+// The file theme's fonts, larger for the room's sake only through kChartScale.
+void styleDistribution(QCustomPlot *plot, const SlideSpec &spec)
+{
+    // The title row goes: the slide writes its own caption, in the slide's type.
+    if (plot->plotLayout()->rowCount() > 0 && qobject_cast<QCPTextElement *>(plot->plotLayout()->element(0, 0))) {
+        plot->plotLayout()->removeAt(0);
+        plot->plotLayout()->simplify();
+    }
+    const QColor colors[] = { spec.colorA, spec.colorB };
+    const QString names[] = { QObject::tr("A: %1").arg(shortName(spec.baseline.displayName(), 40)),
+        QObject::tr("B: %1").arg(shortName(spec.candidate.displayName(), 40)) };
+    for (int i = 0; i < std::min(plot->graphCount(), 2); ++i) {
+        QCPGraph *graph = plot->graph(i);
+        QPen pen = graph->pen();
+        pen.setColor(colors[i]);
+        pen.setWidthF(std::max(pen.widthF(), 2.0));
+        graph->setPen(pen);
+        if (graph->brush().style() != Qt::NoBrush) {
+            QColor fill = colors[i];
+            fill.setAlpha(45);
+            graph->setBrush(fill);
+        }
+        graph->setName(names[i]);
+    }
+    plot->legend->setWrap(1);
+    plot->legend->setVisible(plot->graphCount() > 0);
+}
+
+void drawPlot(QCPPainter *painter, QCustomPlot *plot, const QRectF &rect)
+{
+    painter->save();
+    painter->translate(rect.topLeft());
+    painter->scale(kChartScale, kChartScale);
+    plot->toPainter(painter, plot->width(), plot->height());
+    painter->restore();
+}
+
+} // namespace
+
+QString slideHeadline(const Comparison &comparison)
+{
+    const MetricRow *row = headlineRow(comparison);
+    if (!row)
+        return QObject::tr("No latency to compare");
+    const QString interval = intervalText(*row);
+    const QString withInterval
+        = interval.isEmpty() ? changeText(*row) : changeText(*row) + QStringLiteral(", ") + interval;
+    switch (comparison.overall) {
+    case Verdict::Regression:
+    case Verdict::Improvement:
+        return withInterval;
+    case Verdict::WithinThreshold:
+        return QObject::tr("%1, within the %2 threshold").arg(changeText(*row), thresholdText(comparison.threshold));
+    case Verdict::NoSignificantChange:
+        return interval.isEmpty() ? QObject::tr("No significant change in %1").arg(row->name)
+                                  : QObject::tr("No significant change in %1, %2").arg(row->name, interval);
+    case Verdict::Inconclusive:
+        return QObject::tr("Inconclusive: %1").arg(withInterval);
+    case Verdict::TooFewSamples:
+        return QObject::tr("Too few calls to judge %1").arg(row->name);
+    case Verdict::NotTested:
+        break;
+    }
+    return changeText(*row);
+}
+
+SlideText slideText(const SlideSpec &spec)
+{
+    const Comparison &c = spec.comparison;
+    SlideText text;
+    text.verdict = c.overall;
+    text.headline = spec.headline.isEmpty() ? slideHeadline(c) : spec.headline;
+    text.subline = spec.headline.isEmpty() && spec.subline.isEmpty() ? subline(spec) : spec.subline;
+    const RunSnapshot &a = spec.baseline.snapshot;
+    const RunSnapshot &b = spec.candidate.snapshot;
+    text.figures = { figure(QObject::tr("p50 latency"), c.row(MetricKind::P50), a, b),
+        figure(QObject::tr("p99 latency"), c.row(MetricKind::P99), a, b),
+        figure(QObject::tr("Throughput (req/s)"), c.row(MetricKind::RequestsPerSecond), a, b),
+        figure(QObject::tr("Client CPU per call"), c.row(MetricKind::ClientCpuPerCall), a, b) };
+    text.differences = runDifferences(spec.baseline, spec.candidate);
+    text.runs = whenAndWhere(spec.baseline, spec.candidate);
+    text.nameA = QObject::tr("A: %1").arg(spec.baseline.displayName());
+    text.nameB = QObject::tr("B: %1").arg(spec.candidate.displayName());
+    return text;
+}
+
+SlideSpec makeSlideSpec(const RunRecord &baseline, const RunRecord &candidate, const Comparison &comparison)
+{
+    SlideSpec spec;
+    spec.baseline = baseline;
+    spec.baseline.rawSamples.clear();
+    spec.candidate = candidate;
+    spec.candidate.rawSamples.clear();
+    spec.comparison = comparison;
+    spec.colorA = ComparePage::runColor(0);
+    spec.colorB = ComparePage::runColor(1);
+    return spec;
+}
+
+/// Where everything goes, worked out once: the charts must know their size before they are built.
+struct Slide::Layout {
+    QRectF headline;
+    QFont headlineFont;
+    QRectF subline;
+    QFont sublineFont;
+    QString sublineText;
+    QRectF distributionCaption;
+    QRectF distribution;
+    QRectF replicatesCaption;
+    QRectF replicates;
+    QList<QRectF> figures;
+    QRectF differences;
+    QString differencesText;
+    QRectF runs;
+};
+
+Slide::Slide(SlideSpec spec) : m_spec(std::move(spec)), m_text(slideText(m_spec)), m_layout(std::make_unique<Layout>())
+{
+    if (!m_spec.colorA.isValid())
+        m_spec.colorA = ComparePage::runColor(0);
+    if (!m_spec.colorB.isValid())
+        m_spec.colorB = ComparePage::runColor(1);
+    if (m_spec.distribution != ChartKind::Spectrum)
+        m_spec.distribution = ChartKind::Histogram;
+    Layout &l = *m_layout;
+    const double width = kWidth - 2 * kMargin;
+
+    // Top down: the headline (one line if it can, else two), the sub-line under it.
+    double height = 0;
+    l.headlineFont = fitFont(m_text.headline, width, 76, 48, 68, true, &height);
+    l.headline = QRectF(kMargin, kTop, width, height);
+    double y = l.headline.bottom() + 10;
+    l.sublineFont = fitFont(m_text.subline, width, 32, 24, 30, false, &height);
+    l.sublineText = fitWords(m_text.subline, l.sublineFont, width, 2);
+    l.subline = QRectF(kMargin, y, width, height);
+    const double chartsTop = l.subline.bottom() + kGap;
+
+    // Bottom up: when and where, what differs, the key numbers; the charts take what is left.
+    const QFont small = chartFileFont(24);
+    const double line = QFontMetricsF(small).lineSpacing();
+    l.runs = QRectF(kMargin, kHeight - kBottom - line, width, line);
+    if (m_text.differences.isEmpty()) {
+        l.differencesText = QObject::tr("Same method, stack, target and environment.");
+    } else {
+        // As many differences as two lines hold, then how many more there are.
+        const QString lead = QObject::tr("What differs: ");
+        const qsizetype all = m_text.differences.size();
+        for (qsizetype shown = all; shown >= 1; --shown) {
+            QString text = lead + m_text.differences.mid(0, shown).join(QStringLiteral("; "));
+            if (shown < all)
+                text += QObject::tr("; and %1 more").arg(all - shown);
+            l.differencesText = fitWords(text, small, width, 2);
+            if (l.differencesText == text)
+                break;
+        }
+    }
+    const double differencesHeight
+        = QFontMetricsF(small).boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, l.differencesText).height();
+    l.differences = QRectF(kMargin, l.runs.top() - 4 - differencesHeight, width, differencesHeight);
+    const double figuresTop = l.differences.top() - kGap - kFiguresHeight;
+    const double boxWidth = (width - 3 * kGap) / 4;
+    for (int i = 0; i < 4; ++i)
+        l.figures << QRectF(kMargin + i * (boxWidth + kGap), figuresTop, boxWidth, kFiguresHeight);
+    const double chartsBottom = figuresTop - kGap;
+
+    m_distribution.reset(createChartPlot({ &m_spec.baseline, &m_spec.candidate }, m_spec.distribution, {}));
+    styleDistribution(m_distribution.get(), m_spec);
+    m_replicates = std::make_unique<ReplicateChart>();
+    m_replicates->setPalette(chartFilePalette());
+    m_replicates->setFont(chartFileFont(13));
+    // One run per side has no dots: the distribution takes the width, and the sub-line says why there is no verdict.
+    const bool dots = !replicateSpreads(m_spec.comparison).isEmpty();
+    const double distributionWidth = dots ? std::round(width * 0.56) : width;
+    l.distributionCaption = QRectF(kMargin, chartsTop, distributionWidth, kCaptionHeight);
+    l.distribution = QRectF(kMargin, chartsTop + kCaptionHeight, distributionWidth,
+        std::max(120.0, chartsBottom - chartsTop - kCaptionHeight));
+    m_distribution->resize(static_cast<int>(l.distribution.width() / kChartScale),
+        static_cast<int>(l.distribution.height() / kChartScale));
+    if (dots) {
+        const double left = kMargin + distributionWidth + kGap * 1.5;
+        l.replicatesCaption = QRectF(left, chartsTop, kWidth - kMargin - left, kCaptionHeight);
+        l.replicates = QRectF(left, l.distribution.top(), l.replicatesCaption.width(), l.distribution.height());
+        // Sized first: how many panels the chart draws follows its width.
+        m_replicates->resize(static_cast<int>(l.replicates.width() / kChartScale),
+            static_cast<int>(l.replicates.height() / kChartScale));
+        m_replicates->setComparison(
+            m_spec.comparison, { QStringLiteral("A"), m_spec.colorA }, { QStringLiteral("B"), m_spec.colorB });
+    }
+}
+
+Slide::~Slide() = default;
+
+bool Slide::showsReplicates() const
+{
+    return !m_layout->replicates.isEmpty();
+}
+
+void Slide::paint(QCPPainter *painter) const
+{
+    const Layout &l = *m_layout;
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setRenderHint(QPainter::TextAntialiasing);
+    painter->fillRect(QRectF(0, 0, kWidth, kHeight), Qt::white);
+
+    // The verdict's colour carries its meaning; the words say it too, for anyone who cannot see the colour.
+    painter->setPen(m_text.verdict == Verdict::Regression ? kWorse
+            : m_text.verdict == Verdict::Improvement      ? kBetter
+                                                          : kText);
+    painter->setFont(l.headlineFont);
+    painter->drawText(l.headline, Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_text.headline);
+    painter->setPen(kMuted);
+    painter->setFont(l.sublineFont);
+    painter->drawText(l.subline, Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, l.sublineText);
+
+    const QFont caption = chartFileFont(28, true);
+    painter->setFont(caption);
+    painter->setPen(kText);
+    painter->drawText(l.distributionCaption, Qt::AlignLeft | Qt::AlignVCenter,
+        m_spec.distribution == ChartKind::Spectrum ? QObject::tr("Latency by percentile, A and B")
+                                                   : QObject::tr("Latency distribution, A and B"));
+    drawPlot(painter, m_distribution.get(), l.distribution);
+    if (showsReplicates()) {
+        const ReplicateUnit unit = m_spec.comparison.unitB;
+        painter->setPen(kText);
+        painter->setFont(caption);
+        painter->drawText(l.replicatesCaption, Qt::AlignLeft | Qt::AlignVCenter,
+            QObject::tr("One dot per %1: what the verdict compares").arg(replicateName(unit, 0).section(u' ', 0, -2)));
+        drawPlot(painter, m_replicates.get(), l.replicates);
+    }
+
+    const QFont figureName = chartFileFont(26, true);
+    const QFont side = chartFileFont(34, true);
+    // One size for every change and one for every value, so the boxes read as a row: the changes take the width
+    // they need, the values the rest; both shrink a little before anything is cut.
+    QStringList changes;
+    QStringList values;
+    for (const SlideText::Figure &f : m_text.figures) {
+        changes << f.change;
+        values << f.a << f.b;
+    }
+    const double innerWidth = l.figures.isEmpty() ? 0 : l.figures.first().width() - 48;
+    const QFont change = largestFitting(changes, innerWidth * 0.42, 46, 34, true);
+    double changesWidth = 0;
+    for (const QString &c : std::as_const(changes))
+        changesWidth = std::max(changesWidth, QFontMetricsF(change).horizontalAdvance(c) + 4);
+    const QFont value = largestFitting(values, innerWidth - changesWidth - kSideLabel - 12, 44, 32, false);
+    for (qsizetype i = 0; i < l.figures.size() && i < m_text.figures.size(); ++i) {
+        const QRectF box = l.figures[i];
+        const SlideText::Figure &f = m_text.figures[i];
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(kPanel);
+        painter->drawRoundedRect(box, 14, 14);
+        painter->setBrush(Qt::NoBrush);
+        const QRectF inner = box.adjusted(24, 14, -24, -14);
+        painter->setFont(figureName);
+        painter->setPen(kMuted);
+        painter->drawText(
+            QRectF(inner.left(), inner.top(), inner.width(), 36), Qt::AlignLeft | Qt::AlignVCenter, f.name);
+        const double rowHeight = (inner.height() - 40) / 2;
+        const double changeWidth = changesWidth;
+        const struct {
+            QString label;
+            QColor color;
+            QString text;
+        } rows[] = { { QStringLiteral("A"), m_spec.colorA, f.a }, { QStringLiteral("B"), m_spec.colorB, f.b } };
+        for (int r = 0; r < 2; ++r) {
+            const QRectF row(inner.left(), inner.top() + 40 + r * rowHeight, inner.width() - changeWidth, rowHeight);
+            painter->setFont(side);
+            painter->setPen(rows[r].color);
+            painter->drawText(QRectF(row.left(), row.top(), kSideLabel, row.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                rows[r].label);
+            painter->setFont(value);
+            painter->setPen(kText);
+            const QRectF valueRect = row.adjusted(kSideLabel, 0, 0, 0);
+            painter->drawText(valueRect, Qt::AlignLeft | Qt::AlignVCenter,
+                QFontMetricsF(value).elidedText(rows[r].text, Qt::ElideRight, valueRect.width()));
+        }
+        painter->setFont(change);
+        painter->setPen(f.tone < 0 ? kWorse : f.tone > 0 ? kBetter : kText);
+        painter->drawText(QRectF(inner.right() - changeWidth, inner.top() + 40, changeWidth, inner.height() - 40),
+            Qt::AlignRight | Qt::AlignVCenter, f.change);
+    }
+
+    painter->setFont(chartFileFont(24));
+    painter->setPen(kText);
+    painter->drawText(l.differences, Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, l.differencesText);
+    painter->setPen(kMuted);
+    painter->drawText(l.runs, Qt::AlignLeft | Qt::AlignVCenter, m_text.runs);
+    painter->restore();
+}
+
+QImage Slide::toImage(double scale) const
+{
+    QImage image(QSize(static_cast<int>(std::lround(kWidth * scale)), static_cast<int>(std::lround(kHeight * scale))),
+        QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(scale);
+    image.fill(Qt::white);
+    QCPPainter painter(&image);
+    paint(&painter);
+    painter.end();
+    return image;
+}
+
+QByteArray Slide::toPng(double scale, QString *error) const
+{
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!toImage(scale).save(&buffer, "PNG")) {
+        if (error)
+            *error = QObject::tr("the slide could not be drawn as PNG");
+        return {};
+    }
+    return png;
+}
+
+QByteArray Slide::toPdf(QString *error) const
+{
+    QByteArray pdf;
+    QBuffer buffer(&pdf);
+    buffer.open(QIODevice::WriteOnly);
+    {
+        QPdfWriter writer(&buffer);
+        // A widescreen slide's page (13.33 x 7.5 in), at the resolution that makes it 1920 pixels wide.
+        writer.setPageSize(
+            QPageSize(QSizeF(kWidth * 0.5, kHeight * 0.5), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+        writer.setResolution(144);
+        writer.setTitle(m_text.headline);
+        writer.setCreator(QStringLiteral("rpcscope"));
+        QCPPainter painter;
+        if (!painter.begin(&writer)) {
+            if (error)
+                *error = QObject::tr("the slide could not be drawn as PDF");
+            return {};
+        }
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNonCosmetic);
+        painter.scale(writer.width() / double(kWidth), writer.height() / double(kHeight));
+        paint(&painter);
+        painter.end();
+    }
+    return pdf;
+}
+
+bool Slide::save(const QString &path, SlideFormat format, double scale, QString *error) const
+{
+    const QByteArray data = format == SlideFormat::Pdf ? toPdf(error) : toPng(scale, error);
+    if (data.isEmpty())
+        return false;
+    QSaveFile file(path);
+    file.setDirectWriteFallback(false); // whole or nothing: no half-written slide in the deck's folder
+    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {
+        if (error)
+            *error = QObject::tr("%1: cannot write: %2").arg(QDir::toNativeSeparators(path), file.errorString());
+        file.cancelWriting();
+        return false;
+    }
+    return true;
+}
+
+} // namespace rpcscope
