@@ -3,6 +3,7 @@
 #include "charts.h"
 #include "compare/sequentialab.h"
 #include "layoutmemory.h"
+#include "presentationview.h"
 #include "qcp.h"
 #include "replicatechart.h"
 #include "report/comparereport.h"
@@ -17,6 +18,7 @@
 #include <QHeaderView>
 #include <QJsonObject>
 #include <QLabel>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
@@ -83,6 +85,11 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     controls->addWidget(m_candidate, 1);
     controls->addWidget(new QLabel(tr("Regression threshold:")));
     controls->addWidget(m_threshold);
+    auto *present = new QPushButton(tr("Present"));
+    present->setObjectName(QStringLiteral("comparePresent"));
+    present->setToolTip(tr("Show the comparison full screen as slides, for a room (F11; Esc leaves)."));
+    connect(present, &QPushButton::clicked, this, [this] { PresentationView::present(this); });
+    controls->addWidget(present);
     layout->addLayout(controls);
 
     m_sequential = new QLabel;

@@ -9,6 +9,7 @@
 #include "historypage.h"
 #include "layoutmemory.h"
 #include "matrixpage.h"
+#include "presentationview.h"
 #include "resultscontroller.h"
 #include "runcontroller.h"
 #include "runlauncher.h"
@@ -342,6 +343,10 @@ void MainWindow::createMenus()
     m_autoCollapse->setChecked(QSettings().value(QStringLiteral("layout/autoCollapse"), true).toBool());
     connect(m_autoCollapse, &QAction::toggled, this,
         [](bool on) { QSettings().setValue(QStringLiteral("layout/autoCollapse"), on); });
+    QAction *present
+        = view->addAction(tr("&Present comparison"), this, [this] { PresentationView::present(m_compare); });
+    present->setObjectName(QStringLiteral("actionPresent"));
+    present->setShortcut(QKeySequence(Qt::Key_F11));
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About rpcscope"), this, &MainWindow::showAbout);
