@@ -690,13 +690,15 @@ private slots:
 
     void formatsByName()
     {
-        QCOMPARE(exportFormatNames().size(), 13);
+        QCOMPARE(exportFormatNames().size(), 15);
         for (const QString &name : exportFormatNames())
             QCOMPARE(exportFormatName(*parseExportFormat(name)), name);
         QCOMPARE(parseExportFormat(QStringLiteral("GHZ-JSON")), std::optional<ExportFormat>(ExportFormat::GhzJson));
         QVERIFY(!parseExportFormat(QStringLiteral("xml")));
         QVERIFY(isTextFormat(ExportFormat::Hgrm));
         QVERIFY(!isTextFormat(ExportFormat::Png));
+        QCOMPARE(parseExportFormat(QStringLiteral("slide-png")), std::optional<ExportFormat>(ExportFormat::SlidePng));
+        QVERIFY(!isTextFormat(ExportFormat::SlidePdf));
         QString error;
         QVERIFY(exportRun(sampleRun(QStringLiteral("p"), 10, false), ExportFormat::Pdf, &error).isEmpty());
         QVERIFY(!error.isEmpty());

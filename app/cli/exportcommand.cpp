@@ -31,6 +31,12 @@ Formats:
                  the second against the first, with overlays, the delta table and the verdict
   png, pdf, svg  a chart (--chart histogram|spectrum|timeline|throughput|message-histogram), several IDs
                  overlaid; PNG at 2x
+  slide-png, slide-pdf
+                 two IDs (the baseline, then the candidate) compared on one 16:9 slide for a deck or a room:
+                 the verdict as the headline, the two latency distributions (--chart histogram|spectrum), the
+                 per-block dots, p50, p99, req/s and client CPU per call of A and B with the change, what
+                 differs and when and where each ran. PNG 1920x1080 (--chart-scale 2: 3840x2160), PDF one
+                 widescreen page (13.33 x 7.5 in); --chart-size does not apply
 Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
 )";
 
@@ -63,7 +69,8 @@ int exportCommand(const QStringList &arguments)
             QStringLiteral("CHART") },
         { QStringLiteral("chart-size"), QStringLiteral("png/pdf/svg: WIDTHxHEIGHT (default 1000x600)."),
             QStringLiteral("WxH") },
-        { QStringLiteral("chart-scale"), QStringLiteral("png: pixels per point (default 2)."), QStringLiteral("S") },
+        { QStringLiteral("chart-scale"), QStringLiteral("png: pixels per point (default 2; slide-png 1)."),
+            QStringLiteral("S") },
     });
     if (!parser.parse(arguments))
         return usageError(cmd, parser.errorText());
@@ -100,8 +107,16 @@ int exportCommand(const QStringList &arguments)
                 QStringLiteral("-O %1 holds one run; %2 IDs given (csv and markdown take several)")
                     .arg(exportFormatName(*format))
                     .arg(ids.size()));
+        if (isSlideFormat(*format) && ids.size() != 2)
+            return usageError(cmd,
+                QStringLiteral("-O %1 compares two runs: give the baseline and the candidate (2 IDs, %2 given)")
+                    .arg(exportFormatName(*format))
+                    .arg(ids.size()));
         if (outputs.at(i).isEmpty())
             return usageError(cmd, QStringLiteral("-o: expected a file name (or - for stdout)"));
+        if (isSlideFormat(*format) && outputs.at(i) == u"-")
+            return usageError(cmd,
+                QStringLiteral("-O %1: give a file (-o FILE), not standard output").arg(exportFormatName(*format)));
         formats << *format;
     }
 
@@ -133,6 +148,10 @@ int exportCommand(const QStringList &arguments)
             return usageError(cmd,
                 QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline, throughput or message-histogram")
                     .arg(name));
+        if (isSlideFormat(formats.at(i)) && *chart != ChartKind::Histogram && *chart != ChartKind::Spectrum)
+            return usageError(cmd,
+                QStringLiteral("--chart \"%1\" for -O %2: a slide shows histogram or spectrum")
+                    .arg(name, exportFormatName(formats.at(i))));
         charts << *chart;
     }
     ChartOptions chartOptions;
@@ -143,7 +162,11 @@ int exportCommand(const QStringList &arguments)
     for (qsizetype i = 0; i < formats.size(); ++i) {
         const ExportFormat format = formats.at(i);
         error.clear();
-        rendered << (isRenderedFormat(format) ? renderExport(runs, format, charts.at(i), chartOptions, &error)
+        ChartOptions options = chartOptions;
+        // A slide is 1920x1080 as designed; 2x only when asked.
+        if (isSlideFormat(format) && !parser.isSet(QStringLiteral("chart-scale")))
+            options.scale = 1.0;
+        rendered << (isRenderedFormat(format) ? renderExport(runs, format, charts.at(i), options, &error)
                                               : exportRuns(runs, format, &error));
         if (!error.isEmpty())
             return usageError(cmd, error);

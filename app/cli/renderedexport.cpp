@@ -2,6 +2,7 @@
 
 #include "compare/comparison.h"
 #include "htmlreport.h"
+#include "sliderender.h"
 
 #include <QBuffer>
 #include <QImage>
@@ -13,7 +14,12 @@ namespace rpcscope::cli {
 bool isRenderedFormat(ExportFormat format)
 {
     return format == ExportFormat::Html || format == ExportFormat::Png || format == ExportFormat::Pdf
-        || format == ExportFormat::Svg;
+        || format == ExportFormat::Svg || isSlideFormat(format);
+}
+
+bool isSlideFormat(ExportFormat format)
+{
+    return format == ExportFormat::SlidePng || format == ExportFormat::SlidePdf;
 }
 
 std::optional<ChartKind> parseChartKind(const QString &name)
@@ -129,6 +135,19 @@ QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, Chart
     case ExportFormat::Pdf:
         options.scale = 1.0;
         return renderChartPdf(pointers, chart, options, error);
+    case ExportFormat::SlidePng:
+    case ExportFormat::SlidePdf: {
+        if (runs.size() != 2) {
+            *error = QStringLiteral("-O %1 compares two runs (the baseline, then the candidate); %2 given")
+                         .arg(exportFormatName(format))
+                         .arg(runs.size());
+            return {};
+        }
+        SlideSpec spec = makeSlideSpec(runs[0], runs[1], compareRuns(runs[0].snapshot, runs[1].snapshot));
+        spec.distribution = chart == ChartKind::Spectrum ? ChartKind::Spectrum : ChartKind::Histogram;
+        const Slide slide(std::move(spec));
+        return format == ExportFormat::SlidePdf ? slide.toPdf(error) : slide.toPng(options.scale, error);
+    }
     default:
         *error = QStringLiteral("%1 is not drawn").arg(exportFormatName(format));
         return {};

@@ -11,17 +11,20 @@
 
 namespace rpcscope::cli {
 
-/// html, png, pdf and svg: drawn offscreen by the ui library (charts with QCustomPlot), so the CLI needs a
-/// QApplication on the offscreen platform for them (see main.cpp).
+/// html, png, pdf, svg and the slides: drawn offscreen by the ui library (charts with QCustomPlot), so the CLI needs
+/// a QApplication on the offscreen platform for them (see main.cpp).
 bool isRenderedFormat(ExportFormat format);
+/// slide-png and slide-pdf: two runs (the baseline, then the candidate) on one 16:9 slide.
+bool isSlideFormat(ExportFormat format);
 /// "histogram" (default), "spectrum", "timeline", "throughput".
 std::optional<ChartKind> parseChartKind(const QString &name);
 /// True when the command line asks for a rendered format (-O html|png|pdf|svg): main() then makes a QApplication.
 bool wantsRenderedFormat(int argc, char *argv[]);
 /**
  * @p runs as an HTML report (one run; two or more: the comparison of the second against the first, with overlays)
- * or as @p chart in PNG (twice the size, for slides), PDF or SVG (several runs overlaid). Empty with @p error on
- * failure.
+ * or as @p chart in PNG (twice the size, for slides), PDF or SVG (several runs overlaid); or, for slide-png and
+ * slide-pdf, exactly two runs compared on a 1920x1080 slide (PNG at the options' scale; @p chart its distribution:
+ * histogram or spectrum). Empty with @p error on failure.
  */
 QByteArray renderExport(
     const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, const ChartOptions &options, QString *error);

@@ -169,6 +169,11 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
 
     // Outputs: checked before any server starts or load is sent, so a typo costs no run.
     for (const RunSpec::Output &output : spec.exports) {
+        if (isSlideFormat(output.format))
+            return usageError(cmd,
+                QStringLiteral("-O %1 compares two runs: save this one and write the slide with 'export BASELINE "
+                               "CANDIDATE -O %1 -o FILE'")
+                    .arg(exportFormatName(output.format)));
         if (isRenderedFormat(output.format) && !qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
             return usageError(cmd,
                 QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)")

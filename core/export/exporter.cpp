@@ -39,6 +39,8 @@ constexpr FormatInfo kFormats[] = {
     { ExportFormat::Png, "png", "png", false, false },
     { ExportFormat::Pdf, "pdf", "pdf", false, false },
     { ExportFormat::Svg, "svg", "svg", false, false },
+    { ExportFormat::SlidePng, "slide-png", "png", false, false },
+    { ExportFormat::SlidePdf, "slide-pdf", "pdf", false, false },
 };
 
 const FormatInfo &infoOf(ExportFormat format)
@@ -130,6 +132,8 @@ QByteArray exportRun(const RunRecord &run, ExportFormat format, QString *error)
     case ExportFormat::Png:
     case ExportFormat::Pdf:
     case ExportFormat::Svg:
+    case ExportFormat::SlidePng:
+    case ExportFormat::SlidePdf:
         break;
     }
     return failed(

@@ -12,8 +12,8 @@
 namespace rpcscope {
 
 /**
- * What a run can be exported as. The text formats are written here (core); Html, Png, Pdf and Svg are rendered
- * by the ui library and exportRun() refuses them.
+ * What a run can be exported as. The text formats are written here (core); Html, Png, Pdf, Svg and the slides are
+ * rendered by the ui library and exportRun() refuses them.
  *
  * CSV files hold one table each, so LibreOffice and pandas read them without options; a run has four:
  * - Csv ("csv"): the summary, one row per run (runsSummaryCsv; several runs give several rows);
@@ -35,6 +35,8 @@ enum class ExportFormat {
     Png,
     Pdf,
     Svg,
+    SlidePng, ///< "slide-png": two runs compared on one 16:9 slide, 1920x1080 (ui/sliderender.h)
+    SlidePdf, ///< "slide-pdf": the same slide as a one-page PDF
 };
 
 /// "summary", "csv", "csv-histogram", "csv-timeline", "csv-raw", "json", "ghz-json", "hgrm", "markdown", "html", ...
@@ -45,7 +47,8 @@ QStringList exportFormatNames();
 std::optional<ExportFormat> parseExportFormat(const QString &name);
 /// The usual file name suffix without the dot: "txt", "csv", "json", "hgrm", "md", "html", "png", "pdf", "svg".
 QString exportFileSuffix(ExportFormat format);
-/// True for the formats exportRun() writes; false for html, png, pdf and svg (the ui library renders those).
+/// True for the formats exportRun() writes; false for html, png, pdf, svg and the slides (the ui library renders
+/// those).
 bool isTextFormat(ExportFormat format);
 /// True for the formats that hold several runs in one file (csv summary rows, markdown table rows).
 bool supportsSeveralRuns(ExportFormat format);
