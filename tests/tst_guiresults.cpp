@@ -6,6 +6,7 @@
 #include "abdialog.h"
 #include "comparepage.h"
 #include "historypage.h"
+#include "presentationview.h"
 #include "qcp.h"
 #include "replicatechart.h"
 #include "resultscontroller.h"
@@ -18,11 +19,13 @@
 #include "store/runwriter.h"
 #include "store/secrets.h"
 
+#include <QAction>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -135,6 +138,20 @@ private Q_SLOTS:
         QFile html(out.filePath(QStringLiteral("cmp.html")));
         QVERIFY(html.open(QIODevice::ReadOnly));
         QVERIFY(QString::fromUtf8(html.readAll()).contains(compare->verdictText().section(u':', 0, 0).toHtmlEscaped()));
+
+        // View > Present (F11): the comparison full screen as a slide; Esc leaves.
+        auto *present = m_window->findChild<QAction *>(QStringLiteral("actionPresent"));
+        QVERIFY(present);
+        QCOMPARE(present->shortcut(), QKeySequence(Qt::Key_F11));
+        present->trigger();
+        QPointer<PresentationView> presentation = m_window->findChild<PresentationView *>();
+        QVERIFY(presentation);
+        QCOMPARE(presentation->count(), 1);
+        QCOMPARE(presentation->slide()->text().headline, slideHeadline(compare->comparison()));
+        // Active, as a full screen window is: Esc is then the view's, not the main window's Stop.
+        QVERIFY(QTest::qWaitForWindowActive(presentation));
+        QTest::keyClick(presentation, Qt::Key_Escape);
+        QTRY_VERIFY(!presentation);
 
         // The run on the Run page against an earlier one of its method (Run > Compare with a previous run).
         QVERIFY(m_window->resultsController()->openRun(rows.front().id));
