@@ -440,16 +440,7 @@ void ComparePage::showComparison(quint64 generation)
         }
         ++row;
     }
-    QStringList differences;
-    for (const auto &[what, va, vb] :
-        { std::tuple(tr("method"), a->method, b->method), std::tuple(tr("transport"), a->transport, b->transport),
-            std::tuple(tr("codec"), a->codec, b->codec), std::tuple(tr("target"), a->target, b->target) }) {
-        if (va != vb)
-            differences << QStringLiteral("%1: %2 -> %3").arg(what, va, vb);
-    }
-    differences += environmentDifferences(a->environment, b->environment);
-    for (const QString &d : environmentDifferences(a->server, b->server))
-        differences << tr("server ") + d;
+    const QStringList differences = runDifferences(*a, *b);
     m_differences->setText(differences.isEmpty() ? tr("Same method, stack, target and environment.")
                                                  : tr("What differs: ") + differences.join(QStringLiteral("; ")));
     Q_EMIT comparisonChanged();
