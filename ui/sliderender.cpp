@@ -164,9 +164,9 @@ QString subline(const SlideSpec &spec)
     // One run per side is said once: by the verdict's sentence when it explains the verdict.
     const bool basisSaid = c.overall == Verdict::Inconclusive && c.singleRun && !c.perCall;
     const QString who = basisSaid
-        ? QObject::tr("B (%1) against A (%2).")
+        ? QObject::tr("B “%1” against A “%2”.")
               .arg(shortName(spec.candidate.displayName()), shortName(spec.baseline.displayName()))
-        : QObject::tr("B (%1) against A (%2), %3.")
+        : QObject::tr("B “%1” against A “%2”, %3.")
               .arg(shortName(spec.candidate.displayName()), shortName(spec.baseline.displayName()), shortBasis(c));
     return verdict.isEmpty() ? who : QString(verdict + u' ' + who);
 }
@@ -497,11 +497,19 @@ void Slide::paint(QCPPainter *painter) const
                                                    : QObject::tr("Latency distribution, A and B"));
     drawPlot(painter, m_distribution.get(), l.distribution);
     if (showsReplicates()) {
-        const ReplicateUnit unit = m_spec.comparison.unitB;
+        // "server process" is long: the caption says less rather than run off the slide.
+        const QString unit = replicateName(m_spec.comparison.unitB, 0).section(u' ', 0, -2);
+        const double width = l.replicatesCaption.width();
+        QString text = QObject::tr("One dot per %1: what the verdict compares").arg(unit);
+        QFont font = largestFitting({ text }, width, 28, 24, true);
+        if (QFontMetricsF(font).horizontalAdvance(text) > width) {
+            text = QObject::tr("One dot per %1").arg(unit);
+            font = largestFitting({ text }, width, 28, 22, true);
+        }
         painter->setPen(kText);
-        painter->setFont(caption);
+        painter->setFont(font);
         painter->drawText(l.replicatesCaption, Qt::AlignLeft | Qt::AlignVCenter,
-            QObject::tr("One dot per %1: what the verdict compares").arg(replicateName(unit, 0).section(u' ', 0, -2)));
+            QFontMetricsF(font).elidedText(text, Qt::ElideRight, width));
         drawPlot(painter, m_replicates.get(), l.replicates);
     }
 
