@@ -363,6 +363,13 @@ private Q_SLOTS:
             stored->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("until_decided")).toBool());
         QCOMPARE(stored->snapshot.blocks.size(), records[1].snapshot.blocks.size());
         saveScreenshot(QStringLiteral("guiresults-ab-decided"));
+        // Presented, the slide leads with the same verdict.
+        int current = -1;
+        const QList<SlideSpec> slides = PresentationView::slidesOf(compare, &current);
+        QCOMPARE(slides.size(), 1);
+        QVERIFY2(slides[current].headline.startsWith(
+                     QStringLiteral("Regression after %1 pairs: p50 +").arg(sequential.pairs())),
+            qPrintable(slides[current].headline));
     }
 
     void liveAbOfAServerAgainstItselfEndsUndecidedAtTheBudget()

@@ -70,8 +70,20 @@ QList<SlideSpec> PresentationView::slidesOf(ComparePage *page, int *current)
         SlideSpec spec = makeSlideSpec(*baseline, run, comparison);
         spec.colorA = ComparePage::runColor(baselineIndex);
         spec.colorB = ComparePage::runColor(i);
-        if (&run == candidate)
+        if (&run == candidate) {
             shown = static_cast<int>(specs.size());
+            // An A/B judged pair by pair leads with that verdict, as the page does.
+            QString sequential = page->sequentialText();
+            for (const QString &prefix : { ComparePage::tr("Live A/B: "), ComparePage::tr("Judged until decided: ") }) {
+                if (sequential.startsWith(prefix))
+                    sequential = sequential.mid(prefix.size());
+            }
+            if (!sequential.isEmpty()) {
+                spec.headline = sequential.left(1).toUpper() + sequential.mid(1);
+                spec.subline = tr("Judged after every pair of blocks with an anytime-valid 95% confidence sequence, "
+                                  "so stopping once it was decided does not make a false verdict more likely");
+            }
+        }
         specs << std::move(spec);
     }
     if (current)
