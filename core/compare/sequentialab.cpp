@@ -21,8 +21,8 @@ QString signedPercent(double ratio)
 {
     if (!std::isfinite(ratio))
         return QStringLiteral("unbounded");
-    if (ratio > 9.99) // an interval's end early on, from a few noisy pairs: its digits would mean nothing
-        return QStringLiteral("over +999%");
+    if (ratio > 99.99) // an interval's end early on, from a few noisy pairs: its digits would mean nothing
+        return QStringLiteral("over +9999%");
     return QStringLiteral("%1%2%").arg(ratio >= 0 ? QStringLiteral("+") : QString()).arg(ratio * 100, 0, 'f', 1);
 }
 
