@@ -312,6 +312,7 @@ private Q_SLOTS:
         AbRequest request;
         request.targets[1].environment = { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("2ms") } };
         request.untilDecided = true;
+        request.block = QStringLiteral("40"); // a block size given keeps the rest of the design (until decided)
         child<QSpinBox>("callsEdit")->setValue(2000);
         AbController *ab = m_window->runLauncher()->abController();
         ComparePage *compare = m_window->comparePage();
@@ -387,6 +388,7 @@ private Q_SLOTS:
         const SequentialAb sequential = ab->sequential();
         QCOMPARE(sequential.decision(), SequentialDecision::Undecided);
         QCOMPARE(sequential.pairs(), 3);
+        QCOMPARE(ab->records()[0].snapshot.blocks.size(), 3U); // the block size given, with the design kept
         QCOMPARE(ab->records()[0].snapshot.callsOk(), 300ULL);
         QCOMPARE(ab->records()[1].snapshot.callsOk(), 300ULL);
         QVERIFY2(

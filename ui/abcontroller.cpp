@@ -115,10 +115,14 @@ void AbController::work()
     if (!m_request.block.isEmpty()) {
         bool isNumber = false;
         const qulonglong calls = m_request.block.toULongLong(&isNumber);
-        if (isNumber)
-            blocks = { calls, std::chrono::nanoseconds(0) };
-        else if (const auto d = parseDuration(m_request.block))
-            blocks = { 0, *d };
+        // Only the size: the rest of the design (until decided, threshold, time limit) stays as set above.
+        if (isNumber) {
+            blocks.calls = calls;
+            blocks.time = std::chrono::nanoseconds(0);
+        } else if (const auto d = parseDuration(m_request.block)) {
+            blocks.calls = 0;
+            blocks.time = *d;
+        }
     }
     const bool anyCommand = servers[0] || servers[1];
     // Judged pair by pair, a side is one server process: the sequence has no way to count process replicates.

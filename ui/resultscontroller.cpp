@@ -1,7 +1,6 @@
 #include "resultscontroller.h"
 
 #include "abcontroller.h"
-
 #include "backgroundjob.h"
 #include "chartrender.h"
 #include "comparepage.h"
@@ -170,7 +169,7 @@ void ResultsController::showAbLive(const AbController &ab)
     m_liveAbBlocks = blocks;
     const std::array<RunRecord, 2> live = ab.liveRecords();
     m_compare->setLiveSequentialVerdict(ab.sequentialText().isEmpty()
-            ? tr("judged after the first pair of blocks (%1 so far)").arg(blocks)
+            ? tr("judged once the first pair of blocks is in (%n block(s) so far)", nullptr, blocks)
             : ab.sequentialText(),
         ab.sequential().decision());
     m_compare->setRuns({ live[0], live[1] });
