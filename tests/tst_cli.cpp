@@ -1078,12 +1078,14 @@ private Q_SLOTS:
     {
         // B answers 1 ms late: the sequential verdict decides a regression long before the 200 planned rounds, the
         // run stops there, and the verdict sets the exit code.
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
         const Result r
             = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
                 QStringLiteral("builtin"), QStringLiteral("--b-env"), QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms"),
                 QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
                 QStringLiteral("8000"), QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("--block"),
-                QStringLiteral("40"), QStringLiteral("--until-decided"), QStringLiteral("--no-save") });
+                QStringLiteral("40"), QStringLiteral("--until-decided"), QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
         const QRegularExpressionMatch decided = QRegularExpression(
             QStringLiteral("Sequential verdict \\(--until-decided, anytime-valid 95%, p50 of block "
@@ -1094,6 +1096,25 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("The run stopped on this verdict.")), qPrintable(r.out));
         QVERIFY2(!r.err.contains(QStringLiteral("round 200 ")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("pair 1/200: p50 +")), qPrintable(r.err)); // judged as it runs
+        // Saved, the pair is judged again from its blocks: compare and the slide lead with the same verdict.
+        const Result again
+            = cli({ QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--db"), db });
+        QCOMPARE(again.exitCode, 4);
+        QVERIFY2(
+            again.out.startsWith(QStringLiteral("Sequential verdict (the run was judged until decided, "
+                                                "anytime-valid 95%, p50 of block pairs): regression after %1 pairs")
+                                     .arg(decided.captured(1))),
+            qPrintable(again.out));
+        const Result slide = cli({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("2"),
+            QStringLiteral("-O"), QStringLiteral("slide-png"), QStringLiteral("-o"),
+            dir.filePath(QStringLiteral("slide.png")), QStringLiteral("--db"), db });
+        QVERIFY2(slide.exitCode == 0, qPrintable(slide.err));
+        QFile png(dir.filePath(QStringLiteral("slide.png")));
+        QVERIFY(png.open(QIODevice::ReadOnly));
+        const QByteArray head = png.read(24); // the signature, then IHDR: width and height, big-endian
+        QVERIFY(head.startsWith("\x89PNG"));
+        QCOMPARE(qFromBigEndian<quint32>(head.constData() + 16), 1920U);
+        QCOMPARE(qFromBigEndian<quint32>(head.constData() + 20), 1080U);
         // Process replicates are not what it judges: refused, with the reason.
         const Result restarts
             = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),

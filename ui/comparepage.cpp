@@ -7,7 +7,6 @@
 #include "qcp.h"
 #include "replicatechart.h"
 #include "report/comparereport.h"
-#include "scenario/runspec.h"
 #include "store/environment.h"
 
 #include <QComboBox>
@@ -16,7 +15,6 @@
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
@@ -320,21 +318,9 @@ void ComparePage::recompute()
     const quint64 generation = ++m_generation;
     if (!m_live) {
         // A saved pair of A/B runs judged until decided: their verdict, judged again from their blocks.
-        const QJsonValue roundsA = a ? a->scenario.value(QStringLiteral("ab_rounds_planned")) : QJsonValue();
-        const bool sequential = a && b && a != b && roundsA.toInt() > 0
-            && a->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("until_decided")).toBool()
-            && b->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("until_decided")).toBool()
-            && !a->snapshot.blocks.empty() && !b->snapshot.blocks.empty();
-        if (sequential) {
-            // At the threshold the run was judged at (the page's may differ: the decision is the run's).
-            double runThreshold = 0.05;
-            const QString saved
-                = a->scenario.value(QStringLiteral("ab")).toObject().value(QStringLiteral("threshold")).toString();
-            if (QString why; !saved.isEmpty() && !parseFraction(saved, &runThreshold, &why))
-                runThreshold = 0.05;
-            const SequentialAb judged
-                = SequentialAb::fromBlocks(a->snapshot, b->snapshot, roundsA.toInt(), runThreshold);
-            showSequential(tr("Judged until decided: ") + judged.verdictLine(tr("the run ended")), judged.decision());
+        const std::optional<SequentialAb> judged = a && b ? sequentialVerdictOf(*a, *b) : std::nullopt;
+        if (judged) {
+            showSequential(tr("Judged until decided: ") + judged->verdictLine(tr("the run ended")), judged->decision());
         } else {
             showSequential(QString(), SequentialDecision::Undecided);
         }

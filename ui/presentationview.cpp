@@ -78,11 +78,7 @@ QList<SlideSpec> PresentationView::slidesOf(ComparePage *page, int *current)
                 if (sequential.startsWith(prefix))
                     sequential = sequential.mid(prefix.size());
             }
-            if (!sequential.isEmpty()) {
-                spec.headline = sequential.left(1).toUpper() + sequential.mid(1);
-                spec.subline = tr("Judged after every pair of blocks with an anytime-valid 95% confidence sequence, "
-                                  "so stopping once it was decided does not make a false verdict more likely");
-            }
+            leadWithSequentialVerdict(&spec, sequential);
         }
         specs << std::move(spec);
     }

@@ -360,6 +360,16 @@ SlideText slideText(const SlideSpec &spec)
     return text;
 }
 
+void leadWithSequentialVerdict(SlideSpec *spec, const QString &verdictLine)
+{
+    if (verdictLine.isEmpty())
+        return;
+    spec->headline = verdictLine.left(1).toUpper() + verdictLine.mid(1);
+    spec->subline
+        = QStringLiteral("Judged after every pair of blocks with an anytime-valid 95% confidence sequence, so "
+                         "stopping once it was decided does not make a false verdict more likely");
+}
+
 SlideSpec makeSlideSpec(const RunRecord &baseline, const RunRecord &candidate, const Comparison &comparison)
 {
     SlideSpec spec;

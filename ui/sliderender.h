@@ -62,6 +62,10 @@ struct SlideSpec {
     ChartKind distribution = ChartKind::Histogram; ///< Histogram or Spectrum
 };
 
+/// An A/B judged pair by pair (SequentialAb): @p verdictLine ("regression after 11 pairs: p50 ...") becomes the
+/// headline, and the sub-line says how it was judged.
+void leadWithSequentialVerdict(SlideSpec *spec, const QString &verdictLine);
+
 /// The slide's colours by default: ComparePage::runColor(0) and (1).
 SlideSpec makeSlideSpec(const RunRecord &baseline, const RunRecord &candidate, const Comparison &comparison);
 

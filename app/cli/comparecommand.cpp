@@ -3,6 +3,7 @@
 #include "scenario/runspec.h"
 
 #include "cliapp.h"
+#include "compare/sequentialab.h"
 #include "report/comparereport.h"
 #include "store/environment.h"
 #include "store/runjson.h"
@@ -229,7 +230,15 @@ int compareCommand(const QStringList &arguments)
                         .arg(runs.at(0), runs.at(1)));
         }
     }
+    // The two sides of an A/B run judged until decided: that verdict first, judged again from their blocks.
+    const std::optional<SequentialAb> judged
+        = a->size() == 1 && b->size() == 1 ? sequentialVerdictOf(a->first(), b->first()) : std::nullopt;
+    if (judged)
+        out() << "Sequential verdict (the run was judged until decided, anytime-valid 95%, p50 of block pairs): "
+              << judged->verdictLine(QStringLiteral("the run ended")) << "\n\n";
     const Comparison c = printComparison(*a, *b, options, format == u"markdown");
+    if (judged)
+        return judged->decision() == SequentialDecision::Regression ? ExitRegression : ExitOk;
     return c.overall == Verdict::Regression ? ExitRegression : ExitOk;
 }
 

@@ -1,6 +1,7 @@
 #include "renderedexport.h"
 
 #include "compare/comparison.h"
+#include "compare/sequentialab.h"
 #include "htmlreport.h"
 #include "sliderender.h"
 
@@ -144,6 +145,9 @@ QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, Chart
             return {};
         }
         SlideSpec spec = makeSlideSpec(runs[0], runs[1], compareRuns(runs[0].snapshot, runs[1].snapshot));
+        // An A/B run judged until decided leads with that verdict, as the GUI's slide does.
+        if (const std::optional<SequentialAb> judged = sequentialVerdictOf(runs[0], runs[1]))
+            leadWithSequentialVerdict(&spec, judged->verdictLine(QStringLiteral("the run ended")));
         spec.distribution = chart == ChartKind::Spectrum ? ChartKind::Spectrum : ChartKind::Histogram;
         const Slide slide(std::move(spec));
         return format == ExportFormat::SlidePdf ? slide.toPdf(error) : slide.toPng(options.scale, error);

@@ -1,5 +1,10 @@
 #include "sequentialab.h"
 
+#include "scenario/runspec.h"
+#include "store/runrecord.h"
+
+#include <QJsonObject>
+
 #include <algorithm>
 #include <cmath>
 
@@ -80,6 +85,23 @@ SequentialAb SequentialAb::fromBlocks(const RunSnapshot &a, const RunSnapshot &b
         judged.addBlock(1, block.round, other->second);
     }
     return judged;
+}
+
+std::optional<SequentialAb> sequentialVerdictOf(const RunRecord &a, const RunRecord &b)
+{
+    const int rounds = a.scenario.value(QStringLiteral("ab_rounds_planned")).toInt();
+    const QJsonObject abA = a.scenario.value(QStringLiteral("ab")).toObject();
+    const QJsonObject abB = b.scenario.value(QStringLiteral("ab")).toObject();
+    if (&a == &b || rounds <= 0 || !abA.value(QStringLiteral("until_decided")).toBool()
+        || !abB.value(QStringLiteral("until_decided")).toBool() || a.snapshot.blocks.empty()
+        || b.snapshot.blocks.empty())
+        return std::nullopt;
+    // At the threshold the run was judged at (a page's or a flag's may differ: the decision is the run's).
+    double threshold = 0.05;
+    const QString saved = abA.value(QStringLiteral("threshold")).toString();
+    if (QString why; !saved.isEmpty() && !parseFraction(saved, &threshold, &why))
+        threshold = 0.05;
+    return SequentialAb::fromBlocks(a.snapshot, b.snapshot, rounds, threshold);
 }
 
 QString SequentialAb::statusLine() const

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 
 namespace rpcscope {
 
@@ -56,6 +57,15 @@ private:
     SequentialDecision m_decision = SequentialDecision::Undecided;
     std::map<int, uint64_t> m_roundA; ///< round -> A's p50 (ns), until B's block of that round completes
 };
+
+struct RunRecord;
+
+/**
+ * The two saved sides of an A/B run that was judged until decided (both scenarios say ab.until_decided, and the
+ * rounds planned): the pairs judged again from their blocks (SequentialAb::fromBlocks) at the threshold the run
+ * used. std::nullopt for any other pair of runs.
+ */
+std::optional<SequentialAb> sequentialVerdictOf(const RunRecord &a, const RunRecord &b);
 
 /// A ratio minus one as a signed percentage ("+9.6%"), or "unbounded".
 QString signedPercent(double ratio);
