@@ -556,6 +556,65 @@ private Q_SLOTS:
         QVERIFY(servers.address().isEmpty());
     }
 
+    void builtinServersStartOnFirstUse()
+    {
+        // A window whose target is elsewhere starts no servers of its own; the first run that calls a built-in one
+        // starts them, and a run after their process died starts them again.
+        MainWindow window;
+        window.scenarioDocuments()->setUnsavedChangesAsker([] { return int(QMessageBox::Discard); });
+        window.loadEmbeddedDefault(QStringLiteral(RPCSCOPE_CLI));
+        BuiltinServers *servers = window.builtinServers();
+        QVERIFY(!servers->isRunning());
+        QVERIFY(window.usesBuiltinServers()); // the default calls them: main() starts them at once then
+        QTreeWidgetItem *builtin = window.targetsPanel()->tree()->topLevelItem(0);
+        QCOMPARE(builtin->childCount(), 3);
+        QCOMPARE(builtin->child(0)->text(2), QStringLiteral("starts when a run uses it"));
+        QVERIFY2(
+            window.findChild<QLabel *>(QStringLiteral("statusTarget"))->text().contains(QStringLiteral("not started")),
+            qPrintable(window.findChild<QLabel *>(QStringLiteral("statusTarget"))->text()));
+
+        // An external target (this suite's own window's server): runs, and starts nothing.
+        ScenarioPage *page = window.scenarioPage();
+        page->setTarget(m_window->builtinServers()->address());
+        QVERIFY(!window.usesBuiltinServers());
+        QVERIFY(page->validateNow());
+        auto *calls = window.scenarioPage()->findChild<QSpinBox *>(QStringLiteral("callsEdit"));
+        calls->setValue(40);
+        window.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.runController()->isRunning(), 30000);
+        QCOMPARE(window.runController()->lastSnapshot().callsOk(), 40ULL);
+        QVERIFY(!servers->isRunning());
+
+        // The Targets panel's gRPC row points the scenario at the built-in server; Run starts it.
+        Q_EMIT window.targetsPanel()->tree()->itemActivated(builtin->child(0), 0);
+        QVERIFY(window.usesBuiltinServers());
+        window.scenarioDocuments()->setModified(false); // saved, say: the servers' start must not change that
+        window.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.runController()->isRunning(), 30000);
+        QCOMPARE(window.runController()->lastSnapshot().callsOk(), 40ULL);
+        QVERIFY(servers->isRunning());
+        const qint64 firstPid = servers->pid();
+        QVERIFY(firstPid > 0);
+        QCOMPARE(window.scenarioPage()->findChild<QComboBox *>(QStringLiteral("targetEdit"))->currentText(),
+            servers->address());
+        QVERIFY2(builtin->child(0)->text(2).startsWith(QStringLiteral("running (pid")),
+            qPrintable(builtin->child(0)->text(2)));
+        QVERIFY(!window.isWindowModified()); // the target following the servers is not the user's edit
+
+        // Killed from outside: the next run starts them again, on new ports, and the target follows.
+        QSignalSpy changed(servers, &BuiltinServers::runningChanged);
+        QVERIFY(::kill(static_cast<pid_t>(firstPid), SIGKILL) == 0);
+        QVERIFY(changed.wait(10000));
+        QVERIFY(!servers->isRunning());
+        window.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.runController()->isRunning(), 30000);
+        QCOMPARE(window.runController()->lastSnapshot().callsOk(), 40ULL);
+        QVERIFY(servers->isRunning());
+        QVERIFY(servers->pid() != firstPid);
+        QCOMPARE(window.scenarioPage()->findChild<QComboBox *>(QStringLiteral("targetEdit"))->currentText(),
+            servers->address());
+    }
+
     void stopKeepsMeasurements()
     {
         child<QSpinBox>("callsEdit")->setValue(0);

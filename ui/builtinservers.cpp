@@ -112,6 +112,16 @@ bool BuiltinServers::startInProcess(QString *why)
     return true;
 }
 
+bool BuiltinServers::ensureRunning(QString *error)
+{
+    return isRunning() || start(m_cliProgram, error);
+}
+
+bool BuiltinServers::isRunning() const
+{
+    return m_process ? m_process->isRunning() : m_grpc != nullptr;
+}
+
 void BuiltinServers::watchChild()
 {
     // Told by the kernel when the child exits (a pidfd turns readable), rather than asking it every second.

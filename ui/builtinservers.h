@@ -32,7 +32,14 @@ public:
 
     /// Starts the servers with @p cliProgram (empty: rpcscope-cli next to this program); false with @p error.
     bool start(const QString &cliProgram, QString *error);
+    /// Starts them with the program set before (setCliProgram()) unless they are up: the first use, or again after
+    /// the child died (on new ports). False with @p error.
+    bool ensureRunning(QString *error);
     void stop();
+    /// Serve with @p cliProgram (empty: rpcscope-cli next to this program) when they start.
+    void setCliProgram(const QString &cliProgram) { m_cliProgram = cliProgram; }
+    /// They answer: the child serving them is alive, or they run in this process.
+    bool isRunning() const;
 
     /// rpcscope-cli, which serves them (A/B runs start their servers with it too).
     QString cliProgram() const;

@@ -214,6 +214,7 @@ void MainWindow::connectControllers()
     connect(m_targets, &TargetsPanel::targetActivated, this, &MainWindow::pointScenarioAt);
     // The built-in servers' process can die (killed, crashed): say so where they are listed.
     connect(m_builtin, &BuiltinServers::runningChanged, m_targets, &TargetsPanel::setBuiltinRunning);
+    m_scenario->setBuiltinStarter([this](QString *error) { return startBuiltinServers(error); });
 
     connect(m_schemaPanel, &SchemaPanel::methodSelected, m_scenario, &ScenarioPage::setMethod);
     connect(m_schema, &SchemaController::schemaChanged, m_scenario, &ScenarioPage::setSchema);
@@ -354,8 +355,32 @@ void MainWindow::createMenus()
 
 bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgram)
 {
+    loadEmbeddedDefault(serverProgram);
+    const bool started = startBuiltinServers(error);
+    setWindowModified(false); // the default is not the user's edit
+    return started;
+}
+
+void MainWindow::loadEmbeddedDefault(const QString &serverProgram)
+{
+    m_builtin->setCliProgram(serverProgram);
+    if (!m_builtin->isRunning()) {
+        m_statusTarget->setText(tr("Built-in servers: not started; they start when a run uses them."));
+        m_targets->setBuiltin({}, 0);
+    }
+    m_schema->useBuiltin();
+    m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+    m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+    m_scenario->setFills(QStringLiteral("payload=1KiB"));
+    setWindowModified(false); // the default is not the user's edit
+}
+
+bool MainWindow::startBuiltinServers(QString *error)
+{
+    if (m_builtin->isRunning())
+        return true;
     QString why;
-    if (!m_builtin->start(serverProgram, &why)) {
+    if (!m_builtin->ensureRunning(&why)) {
         statusBar()->showMessage(tr("Built-in servers failed to start: %1").arg(why));
         if (error)
             *error = why;
@@ -364,12 +389,14 @@ bool MainWindow::startEmbeddedDefault(QString *error, const QString &serverProgr
     m_statusTarget->setText(m_builtin->description());
     m_scenario->setBuiltinTargets(m_builtin->targets());
     m_targets->setBuiltin(m_builtin->targets(), m_builtin->pid());
-    m_schema->useBuiltin();
-    m_schemaPanel->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
-    m_scenario->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
-    m_scenario->setFills(QStringLiteral("payload=1KiB"));
-    setWindowModified(false); // the default is not the user's edit
+    m_targets->setBuiltinRunning(true);
     return true;
+}
+
+bool MainWindow::usesBuiltinServers() const
+{
+    const Scenario s = m_scenario->scenario();
+    return s.target == u"builtin" && s.transport != transportName(TransportKind::InProcess);
 }
 
 // What main() asks of the window.

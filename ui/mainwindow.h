@@ -46,6 +46,12 @@ public:
      * The servers are @p serverProgram's `serve all` (default: rpcscope-cli next to this program), else in process.
      */
     bool startEmbeddedDefault(QString *error = nullptr, const QString &serverProgram = {});
+    /// The embedded default without the servers: they start when a run first uses them (startBuiltinServers()).
+    void loadEmbeddedDefault(const QString &serverProgram = {});
+    /// Starts the built-in servers unless they are up, and points the editor's built-in targets at them.
+    bool startBuiltinServers(QString *error = nullptr);
+    /// The scenario in the editor calls a built-in server (not an address, a command, or no server at all).
+    bool usesBuiltinServers() const;
 
     // What main() asks of the window; each forwards to the controller that does it.
     bool openProtoFiles(const QStringList &files, const QStringList &importPaths = {});

@@ -370,7 +370,8 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
         *error = tr("A run is going; stop it first.");
         return false;
     }
-    auto prepared = m_scenario->prepare(error);
+    // The sides have their own servers (a built-in side is its own rpcscope-cli serve): the window's are not needed.
+    auto prepared = m_scenario->prepare(error, nullptr, ScenarioPage::BuiltinStart::Never);
     if (!prepared)
         return false;
     if (prepared->transport.kind == TransportKind::InProcess) {

@@ -24,6 +24,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -179,7 +180,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_target->setObjectName(QStringLiteral("targetEdit"));
     m_target->setEditable(true);
     m_target->setToolTip(tr("Where calls go: HOST:PORT for gRPC and msgpack-rpc, a URL for HTTP; the built-in "
-                            "servers are listed first."));
+                            "servers are listed first (empty or \"builtin\": the built-in server, started when a run "
+                            "first uses it)."));
+    m_target->lineEdit()->setPlaceholderText(tr("built-in server (starts when used)"));
     m_request->setObjectName(QStringLiteral("requestEditor"));
     m_request->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_request->setToolTip(tr("The request in the proto3 JSON mapping; checked as you type."));
@@ -622,10 +625,12 @@ void ScenarioPage::transportChanged()
         m_connectionForm->setRowVisible(field, speaksGrpc(kind));
     // The target follows the transport while it is a built-in server (or empty); a typed address stays.
     const QString text = m_target->currentText().trimmed();
-    const bool builtin = text.isEmpty() || m_builtinTargets.values().contains(text);
+    const bool builtin = text.isEmpty() || text == u"builtin" || m_builtinTargets.values().contains(text);
     m_target->clear();
     if (m_builtinTargets.contains(kind))
         m_target->addItem(m_builtinTargets.value(kind));
+    else if (kind != TransportKind::InProcess)
+        m_target->addItem(QStringLiteral("builtin")); // not started yet: the first run that uses it starts it
     if (builtin)
         m_target->setEditText(m_builtinTargets.value(kind));
     else
@@ -671,6 +676,12 @@ void ScenarioPage::updateStreamFields()
 
 void ScenarioPage::setBuiltinTargets(const QMap<TransportKind, QString> &addresses)
 {
+    // The target follows the servers when it named them (their old ports after a restart, or "builtin" before they
+    // started): not the user's edit.
+    const QScopedValueRollback<bool> loading(m_loading, true);
+    if (const QString text = m_target->currentText().trimmed();
+        text == u"builtin" || m_builtinTargets.values().contains(text))
+        m_target->setEditText(QString());
     m_builtinTargets = addresses;
     // rpcscope's own HTTP/2 client calls the same built-in gRPC server.
     if (addresses.contains(TransportKind::Grpc))
@@ -741,7 +752,7 @@ bool ScenarioPage::validateNow()
 {
     m_validateTimer.stop();
     QString why;
-    const std::optional<Prepared> prepared = prepare(&why);
+    const std::optional<Prepared> prepared = prepare(&why, nullptr, BuiltinStart::Never); // checking starts no server
     const bool ok = prepared.has_value();
     m_run->setEnabled(ok && !m_running);
     m_run->setToolTip(ok ? tr("Start the benchmark (Ctrl+R).") : why);

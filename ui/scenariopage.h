@@ -13,6 +13,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 
 class QCheckBox;
@@ -65,9 +66,18 @@ public:
         QString rpcMethod; ///< a stack's msgpack-rpc method name
         QString httpPath; ///< a stack's HTTP path, when its target has none
     };
+    /// Whether prepare() may start the built-in servers when the run's target is one of them and they are not up.
+    enum class BuiltinStart {
+        WhenUsed, ///< start them (setBuiltinStarter()): a run, a matrix cell or Send once goes to them
+        Never, ///< leave them: the caller points the run elsewhere (an A/B run's sides have their own servers)
+    };
     /// With @p variation, the target is its own (a stack's), else the built-in server for its transport (or the
     /// scenario's target when the transport is the scenario's own).
-    std::optional<Prepared> prepare(QString *error, const Variation *variation = nullptr) const;
+    std::optional<Prepared> prepare(
+        QString *error, const Variation *variation = nullptr, BuiltinStart start = BuiltinStart::WhenUsed) const;
+    /// Starts the built-in servers on their first use (they are not started while the target is elsewhere) and tells
+    /// this page their addresses (setBuiltinTargets()); false with the reason.
+    void setBuiltinStarter(std::function<bool(QString *error)> starter) { m_builtinStarter = std::move(starter); }
     /// Re-checks the scenario now (normally done 250 ms after the last edit).
     bool validateNow();
 
@@ -124,6 +134,7 @@ private:
     QLabel *m_msgpackParamsLabel;
     QComboBox *m_target;
     QMap<TransportKind, QString> m_builtinTargets;
+    std::function<bool(QString *error)> m_builtinStarter;
     QPlainTextEdit *m_request;
     QLabel *m_requestStatus;
     QLineEdit *m_fills;

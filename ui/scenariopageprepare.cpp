@@ -12,7 +12,8 @@
 
 namespace rpcscope {
 
-std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, const Variation *variation) const
+std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
+    QString *error, const Variation *variation, BuiltinStart start) const
 {
     auto fail = [&](const QString &why) -> std::optional<Prepared> {
         if (error)
@@ -75,9 +76,13 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(QString *error, cons
     p.rawSamplesPath = spec->rawSamplesPath;
     p.checks = spec->checks;
     p.builtin = spec->server == RunServer::Builtin;
-    if (spec->server == RunServer::Builtin)
-        p.target.address = m_builtinTargets.value(spec->transport.kind); // the window's own, already running
-    else if (spec->server == RunServer::Command)
+    if (spec->server == RunServer::Builtin && spec->transport.kind != TransportKind::InProcess) {
+        // The window's own servers start on their first use (and again if their process died).
+        QString why;
+        if (start == BuiltinStart::WhenUsed && m_builtinStarter && !m_builtinStarter(&why))
+            return fail(tr("The built-in servers did not start: %1").arg(why));
+        p.target.address = m_builtinTargets.value(spec->transport.kind);
+    } else if (spec->server == RunServer::Command)
         p.serverCommand = spec->command.command; // the window starts it and dials the port it gets
     return p;
 }

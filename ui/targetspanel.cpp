@@ -45,7 +45,9 @@ TargetsPanel::TargetsPanel(QWidget *parent)
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
         if (!item->parent())
             return;
-        Q_EMIT targetActivated(static_cast<TransportKind>(item->data(0, Qt::UserRole).toInt()), item->text(1));
+        const QVariant address = item->data(1, Qt::UserRole); // set when the column shows something else
+        Q_EMIT targetActivated(static_cast<TransportKind>(item->data(0, Qt::UserRole).toInt()),
+            address.isValid() ? address.toString() : item->text(1));
     });
     refreshRecent();
 }
@@ -53,6 +55,19 @@ TargetsPanel::TargetsPanel(QWidget *parent)
 void TargetsPanel::setBuiltin(const QMap<TransportKind, QString> &addresses, qint64 pid)
 {
     qDeleteAll(m_builtinRoot->takeChildren());
+    if (addresses.isEmpty()) { // not started: they start when a run first uses them
+        for (const TransportKind kind : { TransportKind::Grpc, TransportKind::Http, TransportKind::Msgpack }) {
+            auto *item = new QTreeWidgetItem(
+                m_builtinRoot, { transportTitle(kind), tr("on a free port"), tr("starts when a run uses it") });
+            item->setData(0, Qt::UserRole, static_cast<int>(kind));
+            item->setData(1, Qt::UserRole, QStringLiteral("builtin"));
+            item->setToolTip(2,
+                tr("rpcscope starts its built-in servers (rpcscope-cli serve all) only when a run, "
+                   "a matrix cell or Send once goes to one of them."));
+        }
+        m_builtinRoot->setExpanded(true);
+        return;
+    }
     for (auto it = addresses.begin(); it != addresses.end(); ++it) {
         auto *item = new QTreeWidgetItem(m_builtinRoot,
             { transportTitle(it.key()), it.value(),

@@ -18,7 +18,8 @@ class TargetsPanel : public QWidget {
 public:
     explicit TargetsPanel(QWidget *parent = nullptr);
 
-    /// The built-in servers: transport -> address; @p pid 0 = in this process.
+    /// The built-in servers: transport -> address; @p pid 0 = in this process. None: not started yet (each row then
+    /// points the scenario at "builtin", which starts them on the first run).
     void setBuiltin(const QMap<TransportKind, QString> &addresses, qint64 pid);
     /// Whether the built-in servers' process is alive (shown as their state).
     void setBuiltinRunning(bool running);

@@ -91,7 +91,8 @@ int main(int argc, char *argv[])
         qputenv("RPCSCOPE_DB", QFile::encodeName(parser.value(QStringLiteral("db"))));
 
     rpcscope::MainWindow window;
-    window.startEmbeddedDefault();
+    // The built-in servers start below only if the scenario in effect calls them; else on their first use.
+    window.loadEmbeddedDefault();
     // First, so the options below (--calls, --method ...) adjust the document rather than being replaced by it.
     QString scenarioError;
     QStringList protos;
@@ -118,6 +119,8 @@ int main(int argc, char *argv[])
     if (parser.isSet(QStringLiteral("duration")))
         scenario->findChild<QLineEdit *>(QStringLiteral("durationEdit"))
             ->setText(parser.value(QStringLiteral("duration")));
+    if (window.usesBuiltinServers())
+        window.startBuiltinServers(); // up at once, as the Targets panel shows them; a failure is in the status bar
     // Options are not edits to save: without this, quitting after the run would stop at the unsaved-changes prompt.
     window.setWindowModified(false);
     window.show();
