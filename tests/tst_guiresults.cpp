@@ -21,6 +21,7 @@
 
 #include <QAction>
 #include <QFileInfo>
+#include <QImageReader>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -138,6 +139,27 @@ private Q_SLOTS:
         QFile html(out.filePath(QStringLiteral("cmp.html")));
         QVERIFY(html.open(QIODevice::ReadOnly));
         QVERIFY(QString::fromUtf8(html.readAll()).contains(compare->verdictText().section(u':', 0, 0).toHtmlEscaped()));
+
+        // File > Export comparison offers the slide too, as PNG (1x, 2x) and PDF.
+        const struct {
+            const char *format;
+            QSize size;
+        } slides[] = { { "slide-png", QSize(1920, 1080) }, { "slide-png-2x", QSize(3840, 2160) } };
+        for (const auto &[format, size] : slides) {
+            const QString file = out.filePath(QString::fromLatin1(format) + QStringLiteral(".png"));
+            QVERIFY2(m_window->resultsController()->exportTo(file, QString::fromLatin1(format), true, &error),
+                qPrintable(error));
+            QCOMPARE(QImageReader(file).size(), size);
+        }
+        QVERIFY2(m_window->resultsController()->exportTo(
+                     out.filePath(QStringLiteral("slide.pdf")), QStringLiteral("slide-pdf"), true, &error),
+            qPrintable(error));
+        QFile pdf(out.filePath(QStringLiteral("slide.pdf")));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        QVERIFY(!m_window->resultsController()->exportTo(
+            out.filePath(QStringLiteral("one.png")), QStringLiteral("slide-png"), false, &error));
+        QVERIFY2(error.contains(QStringLiteral("compare two runs")), qPrintable(error));
 
         // View > Present (F11): the comparison full screen as a slide; Esc leaves.
         auto *present = m_window->findChild<QAction *>(QStringLiteral("actionPresent"));

@@ -7,6 +7,7 @@
 #include "export/exporter.h"
 #include "historypage.h"
 #include "htmlreport.h"
+#include "presentationview.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "runrecorder.h"
@@ -129,6 +130,9 @@ const QList<QPair<QString, QString>> &exportFilters(bool comparison)
         { QObject::tr("Overlay chart as PNG (*.png)"), QStringLiteral("png") },
         { QObject::tr("Overlay chart as PDF (*.pdf)"), QStringLiteral("pdf") },
         { QObject::tr("Overlay chart as SVG (*.svg)"), QStringLiteral("svg") },
+        { QObject::tr("Slide, 16:9 PNG 1920x1080 (*.png)"), QStringLiteral("slide-png") },
+        { QObject::tr("Slide, 16:9 PNG 3840x2160 (*.png)"), QStringLiteral("slide-png-2x") },
+        { QObject::tr("Slide, one-page PDF (*.pdf)"), QStringLiteral("slide-pdf") },
         { QObject::tr("Markdown table with the verdict (*.md)"), QStringLiteral("markdown") },
         { QObject::tr("CSV summary, one row per run (*.csv)"), QStringLiteral("csv") },
     };
@@ -288,6 +292,20 @@ bool ResultsController::exportTo(const QString &path, const QString &format, boo
         const QByteArray html
             = comparison ? htmlComparisonReport(runs, m_compare->comparison()) : htmlReport(*runs.first());
         return writeFileAtomically(path, html, error);
+    }
+    if (format.startsWith(QStringLiteral("slide-"))) {
+        // The slide the presentation view shows first: the page's candidate against its baseline.
+        int current = 0;
+        const QList<SlideSpec> specs
+            = comparison ? PresentationView::slidesOf(m_compare, &current) : QList<SlideSpec>();
+        if (specs.isEmpty()) {
+            *error = tr("A slide shows a comparison: compare two runs first, then export the comparison.");
+            return false;
+        }
+        const Slide slide(specs.value(current, specs.first()));
+        return format == u"slide-pdf"
+            ? slide.save(path, SlideFormat::Pdf, 1.0, error)
+            : slide.save(path, SlideFormat::Png, format == u"slide-png-2x" ? 2.0 : 1.0, error);
     }
     if (format == u"png" || format == u"pdf" || format == u"svg") {
         const ChartFormat chart = format == u"png" ? ChartFormat::Png
