@@ -28,6 +28,7 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QScopeGuard>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -134,6 +135,11 @@ private Q_SLOTS:
         QVERIFY(compare->table()->rowCount() >= 10);
         QVERIFY(!compare->verdictText().isEmpty());
         QCOMPARE(compare->plot(0)->graphCount(), 2);
+        // One line a metric: at 1400x900, the editor beside it, every row shows without scrolling.
+        m_window->resize(1400, 900);
+        QTRY_COMPARE(m_window->size(), QSize(1400, 900));
+        saveScreenshot(QStringLiteral("compare-1400x900"));
+        QTRY_VERIFY(!compare->table()->verticalScrollBar()->isVisible());
         QVERIFY(m_window->resultsController()->exportTo(
             out.filePath(QStringLiteral("cmp.html")), QStringLiteral("html"), true, &error));
         QFile html(out.filePath(QStringLiteral("cmp.html")));

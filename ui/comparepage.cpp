@@ -69,6 +69,11 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     m_candidate = new QComboBox;
     m_candidate->setObjectName(QStringLiteral("compareCandidate"));
     m_candidate->setToolTip(tr("The run compared against the baseline in the table and the verdict (B)."));
+    // Long run names do not set the window's minimum width: the boxes shrink to a few words, the list stays whole.
+    for (QComboBox *box : { m_baseline, m_candidate }) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(14);
+    }
     m_threshold = new QDoubleSpinBox;
     m_threshold->setObjectName(QStringLiteral("compareThreshold"));
     m_threshold->setRange(0.1, 90);
@@ -81,7 +86,9 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     controls->addWidget(m_baseline, 1);
     controls->addWidget(new QLabel(tr("Compared (B):")));
     controls->addWidget(m_candidate, 1);
-    controls->addWidget(new QLabel(tr("Regression threshold:")));
+    auto *thresholdLabel = new QLabel(tr("Threshold:"));
+    thresholdLabel->setToolTip(m_threshold->toolTip());
+    controls->addWidget(thresholdLabel);
     controls->addWidget(m_threshold);
     auto *present = new QPushButton(tr("Present"));
     present->setObjectName(QStringLiteral("comparePresent"));
@@ -136,7 +143,7 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     setUpThroughputAxes(m_plots[ThroughputChart]);
     m_top->addWidget(m_charts);
     m_spread = new ReplicateChart;
-    m_spread->setMinimumWidth(260);
+    m_spread->setMinimumWidth(240);
     m_top->addWidget(m_spread);
     m_top->setChildrenCollapsible(false);
     m_top->setSizes({ 550, 450 }); // proportions: the splitter scales them to its width
@@ -160,6 +167,11 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
                         "the noise measured between replicates. A smaller change can hide in the noise."));
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    // One line a row, as the Run page's tables: every metric shows at 1400x900 without scrolling.
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     bottomLayout->addWidget(m_table);
@@ -185,6 +197,8 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
 QCustomPlot *ComparePage::addChart(const QString &title)
 {
     auto *plot = new QCustomPlot;
+    // Not the legend's width (two long run names side by side): the page fits beside the editor in 1400 pixels.
+    plot->setMinimumSize(320, 180);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     applyChartPalette(plot, palette());
     placeLegendBelow(plot, 2);
@@ -418,6 +432,7 @@ void ComparePage::showComparison(quint64 generation)
         else if (!r.reason.isEmpty())
             verdict = r.reason;
         set(VerdictColumn, verdict, false);
+        m_table->item(row, VerdictColumn)->setToolTip(verdict); // whole, when the column is too narrow for it
         if (r.verdict == Verdict::Regression || r.verdict == Verdict::Improvement) {
             QFont bold = m_table->font();
             bold.setBold(true);

@@ -155,11 +155,13 @@ void ReplicateChart::rebuild()
             label->position->setCoords(0.5, 0.5);
             label->setPositionAlignment(Qt::AlignCenter);
             label->setTextAlignment(Qt::AlignCenter);
-            // Two lines: the chart is narrow beside the overlays, and the advice reads better on a line of its own.
+            // Short lines: the chart is narrow beside the overlays, and the advice reads better on a line of its own.
             QString shown = m_message;
             const qsizetype paren = shown.indexOf(QStringLiteral(" ("));
             if (paren > 0)
                 shown.replace(paren, 1, u'\n');
+            if (const qsizetype colon = shown.indexOf(QStringLiteral(": ")); colon > 0 && colon < paren)
+                shown.replace(colon + 1, 1, u'\n');
             label->setText(shown);
             label->setColor(mixColors(text, pal.color(QPalette::Base), 0.75)); // a note, quieter than data
             label->setFont(font());
