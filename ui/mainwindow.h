@@ -76,6 +76,8 @@ public:
     MatrixPage *matrixPage() const { return m_matrix; }
     HistoryPage *historyPage() const { return m_history; }
     ComparePage *comparePage() const { return m_compare; }
+    /// The scenario editor shows beside the results (not folded away).
+    bool isEditorShown() const;
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -109,10 +111,6 @@ private:
     /// The toggle and the View menu's action say whether the editor shows.
     void syncEditorToggle();
 
-public:
-    bool isEditorShown() const;
-
-private:
     SchemaPanel *m_schemaPanel;
     TargetsPanel *m_targets;
     ScenarioPage *m_scenario;
