@@ -357,10 +357,12 @@ private Q_SLOTS:
                 QVERIFY2(r.out.contains(QLatin1String(c.ended)),
                     qPrintable(transport + u' ' + QLatin1String(c.misbehave) + u'\n' + r.err + r.out));
             }
-            // GOAWAY after each answer: the next call goes on a new connection. h2grpc reads the GOAWAY before it
-            // sends again and tries a call the server refused unseen once more there: at most one call (a reset
-            // racing the GOAWAY) fails. gRPC C++ sends some calls into the closing connection (13 to 20 of 20
-            // OK seen): of it we ask only that every call ends, OK or UNAVAILABLE, none by the deadline.
+            // GOAWAY after each answer: the next call goes on a new connection. h2grpc tries a call the server
+            // refused unseen once more there, also when it sent it into the closing connection and its write failed
+            // (a reset: the GOAWAY before it is read first): every call is OK. A slow client (ASan) hit that race on
+            // one run in two, 1 to 5 calls of 20 failing before the GOAWAY was read after a failed write. gRPC C++
+            // sends some calls into the closing connection (13 to 20 of 20 OK seen): of it we ask only that every
+            // call ends, OK or UNAVAILABLE, none by the deadline.
             const Result away = echo(
                 transport, QStringLiteral("goaway-after"), QStringLiteral("20"), QStringLiteral("1"), one.address);
             const auto responses = [&](const char *status) {
@@ -370,7 +372,7 @@ private Q_SLOTS:
                 return m.hasMatch() ? m.captured(1).toInt() : 0;
             };
             const int okCalls = responses("OK");
-            QVERIFY2(okCalls >= (transport == QLatin1String("h2grpc") ? 19 : 1), qPrintable(transport + away.out));
+            QVERIFY2(okCalls >= (transport == QLatin1String("h2grpc") ? 20 : 1), qPrintable(transport + away.out));
             QVERIFY2(okCalls + responses("UNAVAILABLE") == 20, qPrintable(transport + away.out));
             QVERIFY2(!away.out.contains(QStringLiteral("DEADLINE_EXCEEDED")), qPrintable(away.out));
             // A server that refuses the first call on each connection (GOAWAY, last stream 0) and closes: every

@@ -49,6 +49,8 @@ bool isReservedHeader(std::string_view key)
 
 constexpr auto kSweepPeriod = std::chrono::milliseconds(5);
 constexpr size_t kReadChunk = 64 * 1024;
+/// After a failed write, how long the reads may take to bring in what the server sent before it reset.
+constexpr auto kSendFailureGrace = std::chrono::milliseconds(500);
 /// The flow-control window we offer the server per stream unless --http2-window says otherwise: large enough for a
 /// 10 MiB reply in flight without a round trip per 64 KiB (HTTP/2's default window), the way gRPC C++'s BDP probing
 /// ends up. The connection's is 4 times the stream's.
@@ -275,6 +277,8 @@ private:
     static int onFrameSent(nghttp2_session *session, const nghttp2_frame *frame, void *);
     /// Once a server going away has answered (or refused) the calls it took: a new connection for those waiting.
     void drainedLater();
+    /// A write failed: see m_sendFailure.
+    void sendFailed(const std::string &message);
     static int sendRequestData(nghttp2_session *, nghttp2_frame *frame, const uint8_t *frameHeader, size_t length,
         nghttp2_data_source *source, void *user);
 
@@ -289,6 +293,11 @@ private:
     enum class State { Closed, Connecting, Open } m_state = State::Closed;
     /// The server sent GOAWAY: the calls it took finish here, new ones wait for the connection made after.
     bool m_goingAway = false;
+    /// A write failed (the server reset the connection): what it said. The connection is not broken yet: what the
+    /// server sent before its reset, a GOAWAY above all, is still to be read, and the calls it refused unseen go on
+    /// the next connection instead of failing. The read that ends breaks it, or the timer if no read ends.
+    std::string m_sendFailure;
+    asio::steady_timer m_sendFailureTimer;
     /// Counts broken connections: a handler of the socket's earlier life (one already queued when it was closed)
     /// sees another epoch and does nothing, instead of feeding or breaking the connection made since.
     uint64_t m_epoch = 0;
@@ -446,7 +455,7 @@ void H2GrpcConnection::startStream(H2GrpcSlot *slot)
 }
 
 H2GrpcConnection::H2GrpcConnection(H2GrpcTransport *transport, asio::io_context &context)
-    : m_transport(transport), m_context(context), m_socket(context)
+    : m_transport(transport), m_context(context), m_socket(context), m_sendFailureTimer(context)
 {
 }
 
@@ -556,8 +565,8 @@ void H2GrpcConnection::flush()
     // Not from inside nghttp2: a stream that closes as its reset goes out ends a call, whose caller submits the
     // next one at once; that request is sent by the loop below, still running (a nested nghttp2_session_mem_send()
     // would reuse the buffer the outer one is about to hand back, and interleave frames).
-    if (!m_session || m_receiving || m_sending)
-        return;
+    if (!m_session || m_receiving || m_sending || !m_sendFailure.empty())
+        return; // after a failed write, what nghttp2 has to send stays unsent: GOAWAY's refusals see it so
     m_sending = true;
     ssize_t n = 0;
     for (;;) {
@@ -573,12 +582,22 @@ void H2GrpcConnection::flush()
     withStream([this](auto &stream) {
         m_writer.flush(stream, [this, epoch = m_epoch](boost::system::error_code ec) {
             if (ec && epoch == m_epoch) {
-                if (m_state == State::Open)
-                    breakConnection(CallStatus::Unavailable, "send: " + ec.message());
+                if (m_state == State::Open && m_sendFailure.empty())
+                    sendFailed("send: " + ec.message());
                 return;
             }
             flush(); // what came meanwhile; for a write of a connection since broken, what the new one has
         });
+    });
+}
+
+void H2GrpcConnection::sendFailed(const std::string &message)
+{
+    m_sendFailure = message;
+    m_sendFailureTimer.expires_after(kSendFailureGrace);
+    m_sendFailureTimer.async_wait([this, epoch = m_epoch](boost::system::error_code ec) {
+        if (!ec && epoch == m_epoch && m_state == State::Open)
+            breakConnection(CallStatus::Unavailable, m_sendFailure);
     });
 }
 
@@ -592,7 +611,9 @@ void H2GrpcConnection::read()
                 if (ec) {
                     if (m_state != State::Open)
                         return;
-                    if (ec == asio::ssl::error::stream_truncated) {
+                    if (!m_sendFailure.empty()) {
+                        breakConnection(CallStatus::Unavailable, m_sendFailure);
+                    } else if (ec == asio::ssl::error::stream_truncated) {
                         // TLS 1.3: a server that wants a client certificate it did not get says so after the handshake,
                         // often by closing the connection.
                         const bool noCert = m_transport->m_target.tls.certChain.empty();
@@ -857,6 +878,8 @@ void H2GrpcConnection::breakConnection(int status, const std::string &message)
     }
     boost::system::error_code ignored;
     socket().close(ignored); // under TLS too: no close_notify, the connection is given up
+    m_sendFailureTimer.cancel();
+    m_sendFailure.clear();
     m_state = State::Closed;
     ++m_epoch; // the closed socket's reads and writes still to come are for a connection that is no more
     closeSession();
