@@ -530,15 +530,8 @@ void GrpcStreamSlot::read(bool ok)
     const auto now = Clock::now();
     ++m_received;
     m_bytesReceived += m_incoming.Length();
-    int64_t latency = -1;
-    MessageTiming timing = MessageTiming::Untimed;
-    if (!m_clientStreams) { // server stream: since the previous message, the first since the call began
-        latency = (now - m_lastReceived).count();
-        timing = m_received == 1 ? MessageTiming::FirstMessage : MessageTiming::Gap;
-    } else if (m_serverStreams) { // bidi: since the request this reply answers went out, when there is one
-        latency = (now - (m_received <= m_sendTimes.size() ? m_sendTimes[m_received - 1] : m_lastReceived)).count();
-        timing = MessageTiming::RoundTrip;
-    }
+    const auto [latency, timing]
+        = timeStreamMessage(m_clientStreams, m_serverStreams, m_received, m_sendTimes, m_lastReceived, now);
     m_lastReceived = now;
     const google::protobuf::Message *message = nullptr;
     if (m_decoded && m_failure.empty()) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,6 +45,22 @@ enum class MessageTiming {
     Gap, ///< a server stream's later messages: from the message before
     RoundTrip, ///< a bidi stream's replies: from the request it answers going out
 };
+
+/// The time of a streaming call's message number @p received (1-based), arrived @p now, and what it is measured
+/// from: a server stream's from @p lastReceived (the call's start, for the first); a bidi stream's from when the
+/// request it answers went out (@p sendTimes), or from @p lastReceived for a reply past the requests; a client
+/// stream's one reply is untimed (-1).
+inline std::pair<int64_t, MessageTiming> timeStreamMessage(bool clientStreams, bool serverStreams, uint64_t received,
+    const std::vector<std::chrono::steady_clock::time_point> &sendTimes,
+    std::chrono::steady_clock::time_point lastReceived, std::chrono::steady_clock::time_point now)
+{
+    if (!clientStreams)
+        return { (now - lastReceived).count(), received == 1 ? MessageTiming::FirstMessage : MessageTiming::Gap };
+    if (serverStreams)
+        return { (now - (received <= sendTimes.size() ? sendTimes[received - 1] : lastReceived)).count(),
+            MessageTiming::RoundTrip };
+    return { -1, MessageTiming::Untimed };
+}
 
 /// Told when a slot's call ends; called on a transport thread.
 class CallSink {
