@@ -112,39 +112,76 @@ private:
 
 /**
  * What a connection of many calls at once writes: bytes appended to pending() while a write is on the wire go out
- * together in the next one (requests batched, one write at a time). For one I/O thread.
+ * together in the next one (requests batched, one write at a time). Large bytes that live on unchanged (a request
+ * body encoded once for the run) can be lent() instead of copied: the write gathers them from where they are. For
+ * one I/O thread.
  */
 class BatchedWriter {
 public:
     std::string &pending() { return m_pending; }
+    /// Appends @p size bytes at @p data without copying them: they must stay as they are until the write that
+    /// carries them is done or the writer is cleared (the connection broke).
+    void lend(const char *data, size_t size)
+    {
+        if (size > 0)
+            m_lent.push_back({ m_pending.size(), data, size });
+    }
     /// Forgets what is pending (the connection broke); a write on the wire ends on its own.
-    void clear() { m_pending.clear(); }
+    void clear()
+    {
+        m_pending.clear();
+        m_lent.clear();
+    }
     /// Writes what is pending unless a write is on the wire already; @p done(error) when it is out, from where the
     /// connection flushes again (what came meanwhile) or breaks.
     template<class Stream> // a tcp::socket, or a TLS stream over one
     void flush(Stream &socket, std::function<void(boost::system::error_code)> done)
     {
-        if (m_writing || m_pending.empty())
+        if (m_writing || (m_pending.empty() && m_lent.empty()))
             return;
         m_writing = true;
         m_sending.swap(m_pending);
         m_pending.clear();
+        m_sendingLent.swap(m_lent);
+        m_lent.clear();
+        m_buffers.clear();
+        size_t size = 0;
+        size_t copied = 0; // of m_sending, in m_buffers so far
+        const auto add = [&](const char *data, size_t n) {
+            if (n > 0)
+                m_buffers.emplace_back(data, n);
+            size += n;
+        };
+        for (const Lent &lent : m_sendingLent) {
+            add(m_sending.data() + copied, lent.at - copied);
+            copied = lent.at;
+            add(lent.data, lent.size);
+        }
+        add(m_sending.data() + copied, m_sending.size() - copied);
         // Asio's own completion conditions hand at most 64 KiB to each send(); a 10 MiB request then takes 160
         // system calls and as many waits. This one offers the kernel all that is left each time.
-        const size_t size = m_sending.size();
         asio::async_write(
-            socket, asio::buffer(m_sending),
+            socket, m_buffers,
             [size](const boost::system::error_code &ec, size_t written) -> size_t { return ec ? 0 : size - written; },
             [this, done = std::move(done)](boost::system::error_code ec, size_t) {
                 m_writing = false;
                 m_sending.clear();
+                m_sendingLent.clear();
                 done(ec);
             });
     }
 
 private:
+    struct Lent {
+        size_t at; ///< where in the copied bytes they go
+        const char *data;
+        size_t size;
+    };
     std::string m_pending;
+    std::vector<Lent> m_lent;
     std::string m_sending;
+    std::vector<Lent> m_sendingLent;
+    std::vector<asio::const_buffer> m_buffers; ///< the write on the wire: copied and lent bytes in order
     bool m_writing = false;
 };
 

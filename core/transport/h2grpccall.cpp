@@ -9,16 +9,25 @@
 
 namespace rpcscope::h2grpc {
 
-void H2GrpcSlot::appendRequest(std::string &out, size_t length)
+namespace {
+/// DATA at least this long is written from the request body where it is, not copied (see appendRequest()).
+constexpr size_t kLendFrom = 4096;
+} // namespace
+
+void H2GrpcSlot::appendRequest(net::BatchedWriter &writer, size_t length)
 {
     if (m_sent < 5) {
         const size_t n = std::min(length, 5 - m_sent);
-        out.append(m_prefix + m_sent, n);
+        writer.pending().append(m_prefix + m_sent, n);
         m_sent += n;
         m_announced -= n;
         length -= n;
     }
-    out.append(*m_body, m_sent - 5, length);
+    // A 10 MiB request is otherwise copied once more on its way out: 16% of the client's CPU on that call (perf).
+    if (length >= kLendFrom && bodyLivesOn())
+        writer.lend(m_body->data() + (m_sent - 5), length);
+    else
+        writer.pending().append(*m_body, m_sent - 5, length);
     m_sent += length;
     m_announced -= length;
 }

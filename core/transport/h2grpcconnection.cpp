@@ -308,11 +308,10 @@ int H2GrpcConnection::sendRequestData(nghttp2_session *, nghttp2_frame *frame, c
 {
     auto *self = static_cast<H2GrpcConnection *>(user);
     auto *slot = static_cast<H2GrpcSlot *>(source->ptr);
-    std::string &out = self->m_writer.pending();
-    out.append(reinterpret_cast<const char *>(frameHeader), 9);
+    self->m_writer.pending().append(reinterpret_cast<const char *>(frameHeader), 9);
     if (frame->data.padlen > 0) // nghttp2 pads only when asked to (a select_padding callback): we never do
         return NGHTTP2_ERR_CALLBACK_FAILURE;
-    slot->appendRequest(out, length);
+    slot->appendRequest(self->m_writer, length);
     return 0;
 }
 

@@ -76,8 +76,9 @@ public:
     /// into the connection's output (nghttp2's no-copy mode: not through nghttp2's own buffer as well).
     char m_prefix[5] = {};
     size_t requestSize() const { return 5 + m_body->size(); }
-    /// Appends @p length bytes of the request from m_sent on to @p out.
-    void appendRequest(std::string &out, size_t length);
+    /// Appends @p length bytes of the request from m_sent on to what @p writer writes: copied, or lent when they
+    /// are many and the body lives on (a write of a call cancelled meanwhile still reads them).
+    void appendRequest(net::BatchedWriter &writer, size_t length);
     size_t m_sent = 0; ///< of the request, written out so far
     size_t m_announced = 0; ///< of the request, in DATA frames nghttp2 was told of and has not had written yet
     std::string m_reply; ///< the reply's DATA as received (prefix included)

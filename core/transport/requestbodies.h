@@ -104,6 +104,9 @@ public:
     std::unique_ptr<google::protobuf::Message> m_scratchMessage;
     std::string m_scratch;
     const std::string *m_body = nullptr; ///< this call's request body
+    /// m_body is one of the run's bodies, encoded before it and unchanged until the transport goes (not m_scratch,
+    /// which the slot's next call overwrites).
+    bool bodyLivesOn() const { return m_body && m_body != &m_scratch; }
     std::unique_ptr<google::protobuf::Message> m_decoded; ///< nullptr: replies are not decoded
 };
 
