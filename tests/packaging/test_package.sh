@@ -141,13 +141,22 @@ if [[ ${RPCSCOPE_TEST_INSTALL:-0} == 1 ]]; then
     if dpkg-query -W -f='${Status}' rpcscope 2> /dev/null | grep -q 'install ok installed'; then
         fail "rpcscope is installed on this machine already: not touching it"
     else
-        apt-get install -y -qq "$deb" > "$work/apt.log" 2>&1 || fail "apt install: $(tail -5 "$work/apt.log")"
-        files=$(dpkg -L rpcscope | while read -r f; do if [[ -f $f ]]; then echo "$f"; fi; done)
-        /usr/bin/rpcscope-cli --version > /dev/null && man -w rpcscope-cli > /dev/null \
-            && ok "installed: /usr/bin/rpcscope-cli runs, man finds rpcscope-cli(1)" || fail "installed copy does not work"
-        apt-get purge -y -qq rpcscope > "$work/purge.log" 2>&1 || fail "apt purge: $(tail -5 "$work/purge.log")"
-        left=$(for f in $files; do if [[ -e $f ]]; then echo "$f"; fi; done)
-        [[ -z $left ]] && ok "purged: none of its $(echo "$files" | wc -l) files left" || fail "left behind: $left"
+        # Purged again however this part ends (a failed check, an interrupted test): the machine is left as found.
+        trap 'apt-get purge -y -qq rpcscope > /dev/null 2>&1 || true; rm -rf "$work"' EXIT
+        if apt-get install -y -qq "$deb" > "$work/apt.log" 2>&1; then
+            files=$(dpkg -L rpcscope | while read -r f; do if [[ -f $f ]]; then echo "$f"; fi; done)
+            # Folders of its own (not shared ones such as /usr/share/man/man1) go with it too.
+            dirs=$(dpkg -L rpcscope | { grep -E '/rpcscope($|/)' || true; } | while read -r f; do if [[ -d $f ]]; then echo "$f"; fi; done)
+            /usr/bin/rpcscope-cli --version > /dev/null && man -w rpcscope-cli > /dev/null \
+                && ok "installed: /usr/bin/rpcscope-cli runs, man finds rpcscope-cli(1)" || fail "installed copy does not work"
+            apt-get purge -y -qq rpcscope > "$work/purge.log" 2>&1 || fail "apt purge: $(tail -5 "$work/purge.log")"
+            left=$(for f in $files $dirs; do if [[ -e $f ]]; then echo "$f"; fi; done)
+            [[ -z $left ]] && ok "purged: none of its $(echo "$files" | wc -l) files and $(echo "$dirs" | grep -c .) folders left" \
+                || fail "left behind: $left"
+        else
+            fail "apt install: $(tail -5 "$work/apt.log")"
+        fi
+        trap 'rm -rf "$work"' EXIT
     fi
 fi
 
