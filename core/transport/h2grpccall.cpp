@@ -6,6 +6,7 @@
 #include <google/protobuf/descriptor.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace rpcscope::h2grpc {
 
@@ -76,7 +77,7 @@ void H2GrpcSlot::cancel()
     asio::post(m_connection->context(), [connection = m_connection, slot = this] { connection->cancel(slot); });
 }
 
-void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
+void H2GrpcSlot::finished(CallOutcome &outcome, const std::string_view *message)
 {
     if (streaming()) {
         ++m_callId; // its timers are done with
@@ -89,7 +90,8 @@ void H2GrpcSlot::finished(CallOutcome &outcome, const std::string *message)
     }
     if (message && m_decoded) {
         m_decoded->Clear();
-        if (m_decoded->ParseFromString(*message)) {
+        if (message->size() <= static_cast<size_t>(std::numeric_limits<int>::max())
+            && m_decoded->ParseFromArray(message->data(), static_cast<int>(message->size()))) {
             outcome.reply = m_decoded.get();
         } else {
             outcome.status = CallStatus::DecodeError;
@@ -106,7 +108,8 @@ void H2GrpcSlot::streamEnded(uint32_t errorCode, bool goingAway)
     outcome.bytesReceived = messageBytesReceived();
     outcome.headers = std::move(m_headers);
     outcome.trailers = std::move(m_trailers);
-    const std::string *message = nullptr;
+    std::string_view reply;
+    const std::string_view *message = nullptr;
     if (streaming() && (!m_failure.empty() || m_endedByClient)) {
         outcome.status = m_failure.empty() ? CallStatus::Ok : m_failureStatus;
         outcome.errorMessage = m_failure;
@@ -143,8 +146,8 @@ void H2GrpcSlot::streamEnded(uint32_t errorCode, bool goingAway)
                     outcome.errorMessage = "the reply's length prefix says " + std::to_string(length) + " bytes, "
                         + std::to_string(r.size() - 5) + " came";
                 } else {
-                    m_reply.erase(0, 5);
-                    message = &m_reply;
+                    reply = std::string_view(r).substr(5); // not erased from the string: a move of the whole reply
+                    message = &reply;
                 }
             }
         }

@@ -49,8 +49,9 @@ public:
     }
     void start(uint64_t callNumber) override;
     void cancel() override;
-    /// Reports the call's end; decodes a unary call's reply when there is one and replies are decoded.
-    void finished(CallOutcome &outcome, const std::string *message);
+    /// Reports the call's end; decodes a unary call's reply (@p message, without its prefix; nullptr: none) when
+    /// replies are decoded.
+    void finished(CallOutcome &outcome, const std::string_view *message);
     /// Its stream closed (and it is not tried again): the outcome from its headers, trailers and data, reported.
     /// @p goingAway: the server sent GOAWAY, which a REFUSED_STREAM reset then means.
     void streamEnded(uint32_t errorCode, bool goingAway);
