@@ -143,6 +143,36 @@ private Q_SLOTS:
         QVERIFY2(columns.contains(QStringLiteral("4000")), qPrintable(row)); // calls, alone in their column
     }
 
+    void aRunWithoutOkCallsListsUnknownFigures()
+    {
+        // Every call failed (a server that was down): the row says "-" for its rate and latencies, never 0 ns.
+        RunRecord run;
+        run.name = QStringLiteral("down");
+        run.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        run.transport = QStringLiteral("grpc");
+        run.codec = QStringLiteral("protobuf");
+        run.startedAt = QDateTime::currentDateTimeUtc();
+        run.snapshot.state = RunState::Finished;
+        for (int i = 0; i < 200; ++i)
+            run.snapshot.errorLatency.record(300'000);
+        run.snapshot.statusCounts[CallStatus::Unavailable] = 200;
+        run.snapshot.elapsed = std::chrono::milliseconds(10);
+        QString error;
+        QVERIFY2(m_store->addRun(run, &error) > 0, qPrintable(error));
+        const Printed p
+            = history(QStringList { QStringLiteral("list"), QStringLiteral("--limit"), QStringLiteral("2") } + db());
+        const QStringList lines = p.out.split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        const QStringList down = lines.at(1).split(QRegularExpression(QStringLiteral(" +")), Qt::SkipEmptyParts);
+        // ID, date, time, status, name, method, stack, calls, then REQ/S, P50, P99.
+        QCOMPARE(down.mid(7, 4),
+            (QStringList { QStringLiteral("200"), QStringLiteral("-"), QStringLiteral("-"), QStringLiteral("-") }));
+        QVERIFY2(!lines.at(1).contains(QStringLiteral("0 ns")), qPrintable(lines.at(1)));
+        // A run with OK calls beside it keeps its figures.
+        QVERIFY2(lines.at(2).contains(QStringLiteral(" us ")) || lines.at(2).contains(QStringLiteral(" ms ")),
+            qPrintable(lines.at(2)));
+    }
+
     void listRefusesWhatItCannotUse_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -701,7 +701,58 @@ private slots:
             const Comparison c = compareRuns(a, b, optionsWithSeed(1, 100));
             QCOMPARE(int(c.overall), int(Verdict::TooFewSamples));
             QVERIFY(!c.mannWhitney.valid);
-            QVERIFY2(c.verdictLine().contains(QStringLiteral("run A has no OK calls")), qPrintable(c.verdictLine()));
+            QVERIFY2(c.verdictLine().startsWith(QStringLiteral("too few samples: A has no OK call")),
+                qPrintable(c.verdictLine()));
+        }
+    }
+
+    void aSideWithoutOkCallsIsUnknownNotZero()
+    {
+        // B's 200 calls all failed (a server that was down): it has no latency and no throughput. Its figures are
+        // unknown ("-"), not 0 ns and "-100%", and the verdict says why there is none; its error rate is known.
+        RunSnapshot failed = snapshotOf(LatencyHistogram());
+        failed.statusCounts[CallStatus::Unavailable] = 200;
+        for (int i = 0; i < 200; ++i)
+            failed.errorLatency.record(300'000); // connection refused in 0.3 ms
+        std::mt19937_64 rng(3);
+        const RunSnapshot blocked = blockedSide(rng, 10, 400, 1.0, 0.1);
+        RunSnapshot failedBlocks = blocked; // the same blocks, their calls failed
+        failedBlocks.errorLatency = blocked.latency;
+        failedBlocks.latency = LatencyHistogram();
+        failedBlocks.statusCounts = {};
+        failedBlocks.statusCounts[CallStatus::Unavailable] = blocked.callsCompleted();
+        for (RunBlock &b : failedBlocks.blocks)
+            b.latency = LatencyHistogram();
+        const struct {
+            const char *how;
+            RunSnapshot a, b;
+            CompareOptions options;
+        } cases[] = {
+            { "one run a side", snapshotOf(lognormalHistogram(1, 500)), failed, {} },
+            { "per call", snapshotOf(lognormalHistogram(1, 500)), failed, optionsWithSeed(1, 100) },
+            { "blocks", blocked, failedBlocks, {} },
+        };
+        for (const auto &k : cases) {
+            const Comparison c = compareRuns(k.a, k.b, k.options);
+            for (const MetricKind kind :
+                { MetricKind::P50, MetricKind::P99, MetricKind::Mean, MetricKind::RequestsPerSecond }) {
+                const MetricRow *row = c.row(kind);
+                QVERIFY2(row && std::isfinite(row->valueA) && std::isnan(row->valueB), k.how);
+                QVERIFY2(std::isnan(row->delta) && std::isnan(row->relativeChange), k.how);
+            }
+            QCOMPARE(c.row(MetricKind::P50)->verdict, Verdict::TooFewSamples);
+            QCOMPARE(c.row(MetricKind::P50)->reason, QStringLiteral("B has no OK call"));
+            QCOMPARE(c.row(MetricKind::ErrorRate)->valueB, 1.0);
+            QCOMPARE(c.overall, Verdict::TooFewSamples);
+            QVERIFY(c.regressions.isEmpty() && c.improvements.isEmpty());
+            QCOMPARE(c.verdictLine(),
+                QStringLiteral("too few samples: B has no OK call: no latency to compare (see the error rate)"));
+            const QString table = formatComparisonTable(c, QStringLiteral("up"), QStringLiteral("down"));
+            const QString p50Line = table.split(u'\n').filter(QRegularExpression(QStringLiteral("^p50 "))).value(0);
+            QVERIFY2(p50Line.contains(QStringLiteral(" - ")) && !p50Line.contains(QStringLiteral("0 ns"))
+                    && !p50Line.contains(QStringLiteral("-100")),
+                qPrintable(QLatin1String(k.how) + u'\n' + table));
+            QCOMPARE(table.count(QStringLiteral("B has no OK call")), 1); // said once, not once a row
         }
     }
 

@@ -108,13 +108,16 @@ int historyCommand(const QStringList &arguments)
               << cell(QStringLiteral("CALLS"), 9) << cell(QStringLiteral("REQ/S"), 10)
               << cell(QStringLiteral("P50"), 10) << cell(QStringLiteral("P99"), 10) << QStringLiteral("LABELS") << '\n';
         for (const RunListEntry &e : rows) {
+            // A run without an OK call has no latency and no throughput: "-", never 0 ns (unknown is not zero).
+            const bool measured = e.calls > e.failed;
+            const auto figure = [measured](const QString &text) { return measured ? text : QStringLiteral("-"); };
             out() << cell(QString::number(e.id), 6)
                   << cell(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")), 17)
                   << cell(e.status, 12) << cell(e.name.isEmpty() ? QStringLiteral("-") : e.name, 26)
                   << cell(e.method.section(u'/', -1), 18) << cell(e.transport + u'/' + e.codec, 17)
-                  << cell(QString::number(e.calls), 9) << cell(QString::number(e.rps, 'f', 0), 10)
-                  << cell(formatNanos(static_cast<double>(e.p50Ns)), 10)
-                  << cell(formatNanos(static_cast<double>(e.p99Ns)), 10)
+                  << cell(QString::number(e.calls), 9) << cell(figure(QString::number(e.rps, 'f', 0)), 10)
+                  << cell(figure(formatNanos(static_cast<double>(e.p50Ns))), 10)
+                  << cell(figure(formatNanos(static_cast<double>(e.p99Ns))), 10)
                   << printable(e.labels.join(QStringLiteral(", "))) << '\n';
         }
         out().flush();

@@ -82,9 +82,24 @@ uint64_t requiredCalls(double percentile, const SampleRules &rules)
     return required;
 }
 
+/// NaN for a side without a sample (no OK call): not measured, never 0 ns.
 double statisticOf(const LatencyHistogram &h, double percentile)
 {
+    if (h.count() == 0)
+        return kNaN;
     return std::isnan(percentile) ? h.mean() : static_cast<double>(h.percentile(percentile));
+}
+
+/// "B has no OK call", "A and B have no OK call"; empty when both sides have some (@p a and @p b: the pooled
+/// histograms of a latency row).
+QString sidesWithoutSamples(const LatencyHistogram &a, const LatencyHistogram &b, bool messages)
+{
+    const QString what = messages ? QStringLiteral("no message timed") : QStringLiteral("no OK call");
+    if (a.count() == 0 && b.count() == 0)
+        return QStringLiteral("A and B have ") + what;
+    if (a.count() == 0 || b.count() == 0)
+        return (a.count() == 0 ? QStringLiteral("A has ") : QStringLiteral("B has ")) + what;
+    return QString();
 }
 
 QString unitSingular(ReplicateUnit unit)
@@ -166,7 +181,9 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
                 shortSides << QStringLiteral("%1's smallest has %2").arg(name).arg(fewest);
         }
         ReplicateChange change;
-        if (!shortSides.isEmpty()) {
+        if (const QString missing = sidesWithoutSamples(pooledA, pooledB, spec.messages); !missing.isEmpty()) {
+            row.reason = missing;
+        } else if (!shortSides.isEmpty()) {
             // A percentile is estimated inside each replicate: a tail needs enough calls in every one of them.
             row.reason = QStringLiteral("%1 needs at least %2 %3 per %4 (%5): use fewer, longer blocks or more calls")
                              .arg(row.name)
@@ -274,6 +291,17 @@ void perCallRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec
         MetricRow row = plainRow(
             spec.kind, spec.name, MetricUnit::Nanoseconds, value(distA, pooledA), value(distB, pooledB), true);
         row.hasVerdict = spec.verdict;
+        if (const QString missing = sidesWithoutSamples(pooledA, pooledB, spec.messages); !missing.isEmpty()) {
+            row.valueA = statisticOf(pooledA, spec.percentile); // raw samples or not, a side without any is unknown
+            row.valueB = statisticOf(pooledB, spec.percentile);
+            row.delta = row.relativeChange = kNaN;
+            if (row.hasVerdict) {
+                row.verdict = Verdict::TooFewSamples;
+                row.reason = missing;
+            }
+            result->rows.push_back(row);
+            continue;
+        }
         if (!options.perCallWhenSingleRun) {
             if (row.hasVerdict) {
                 row.verdict = Verdict::Inconclusive;
@@ -417,6 +445,8 @@ QString Comparison::verdictLine() const
     const MetricRow *p50 = row(MetricKind::P50);
     QString lead = verdictName(overall) + QStringLiteral(": ");
     QString tail;
+    if (overall == Verdict::TooFewSamples && p50 && (std::isnan(p50->valueA) || std::isnan(p50->valueB)))
+        return lead + p50->reason + QStringLiteral(": no latency to compare (see the error rate)");
     if (singleRun && !perCall) {
         lead += QStringLiteral("one run per side: ");
         if (p50)
@@ -533,8 +563,10 @@ Comparison compareSides(const CompareSide &a, const CompareSide &b, const Compar
         result.rows.push_back(plainRow(MetricKind::MessagesPerSecond, QStringLiteral("messages/s"),
             MetricUnit::PerSecond, ta.messagesReceivedPerSecond(), tb.messagesReceivedPerSecond(), false));
     }
-    result.rows.push_back(plainRow(MetricKind::RequestsPerSecond, QStringLiteral("req/s"), MetricUnit::PerSecond,
-        ta.requestsPerSecond(), tb.requestsPerSecond(), false));
+    // A side where no call ended OK has no throughput to speak of: how fast its calls failed is not one.
+    auto okRate = [](const RunSnapshot &run) { return run.callsOk() > 0 ? run.requestsPerSecond() : kNaN; };
+    result.rows.push_back(plainRow(
+        MetricKind::RequestsPerSecond, QStringLiteral("req/s"), MetricUnit::PerSecond, okRate(ta), okRate(tb), false));
     // A run always spends some CPU and memory: zero means not measured (an imported report), shown as unknown.
     auto measured = [](double value) { return value > 0 ? value : kNaN; };
     result.rows.push_back(plainRow(MetricKind::ClientCpuPerCall, QStringLiteral("client CPU/call"),

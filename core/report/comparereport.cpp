@@ -62,7 +62,7 @@ QStringList notes(const Comparison &comparison)
     const QString line = comparison.verdictLine();
     for (const auto &row : comparison.rows) {
         if (row.hasVerdict && row.verdict == Verdict::TooFewSamples && !row.reason.isEmpty()
-            && !line.contains(row.reason))
+            && !line.contains(row.reason) && !out.contains(row.reason))
             out << row.reason;
     }
     return out;
