@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <functional>
 #include <memory>
 
 using namespace rpcscope;
@@ -35,27 +36,43 @@ class TestCliHistory : public QObject {
     std::unique_ptr<RunStore> m_store;
     int m_histories = 0;
 
-    qint64 save(const QString &name, const QString &method, const QStringList &labels, uint64_t calls)
+    /// A finished run of @p calls calls, over @p stack ("grpc/protobuf"), each ending with @p status in the time
+    /// @p latency(i) gives (ns).
+    static RunRecord finishedRun(const QString &name, const QString &method, const QString &stack, uint64_t calls,
+        int status, const std::function<int64_t(uint64_t)> &latency)
     {
         RunRecord run;
         run.name = name;
         run.method = method;
-        run.transport = QStringLiteral("grpc");
-        run.codec = QStringLiteral("protobuf");
-        run.target = QStringLiteral("127.0.0.1:50051");
-        run.labels = labels;
+        run.transport = stack.section(u'/', 0, 0);
+        run.codec = stack.section(u'/', 1);
         run.startedAt = QDateTime::currentDateTimeUtc();
         run.endedAt = run.startedAt.addSecs(1);
         run.snapshot.state = RunState::Finished;
+        LatencyHistogram &h = status == CallStatus::Ok ? run.snapshot.latency : run.snapshot.errorLatency;
         for (uint64_t i = 0; i < calls; ++i)
-            run.snapshot.latency.record(100000 + static_cast<int64_t>(i % 50) * 1000);
-        run.snapshot.statusCounts[CallStatus::Ok] = calls;
+            h.record(latency(i));
+        run.snapshot.statusCounts[status] = calls;
         run.snapshot.elapsed = std::chrono::seconds(1);
+        return run;
+    }
+
+    qint64 add(const RunRecord &run)
+    {
         QString error;
         const qint64 id = m_store->addRun(run, &error);
         if (id == 0)
             qFatal("addRun: %s", qPrintable(error));
         return id;
+    }
+
+    qint64 save(const QString &name, const QString &method, const QStringList &labels, uint64_t calls)
+    {
+        RunRecord run = finishedRun(name, method, QStringLiteral("grpc/protobuf"), calls, CallStatus::Ok,
+            [](uint64_t i) { return 100000 + static_cast<int64_t>(i % 50) * 1000; });
+        run.target = QStringLiteral("127.0.0.1:50051");
+        run.labels = labels;
+        return add(run);
     }
 
     QStringList names()
@@ -120,19 +137,9 @@ private Q_SLOTS:
     {
         // Values as long as their column or longer (a matrix cell's name, msgpack/msgpack) are cut or padded so a
         // space always parts them from the next column; a name's control characters are shown escaped.
-        RunRecord run;
-        run.name = QStringLiteral("mp nums=1000 c=8 from the nightly \x1b[31mmatrix");
-        run.method = QStringLiteral("rpcscope.bench.v1.Bench/ALongMethodNameIndeed");
-        run.transport = QStringLiteral("msgpack");
-        run.codec = QStringLiteral("msgpack");
-        run.startedAt = QDateTime::currentDateTimeUtc();
-        run.snapshot.state = RunState::Finished;
-        for (int i = 0; i < 4000; ++i)
-            run.snapshot.latency.record(1000);
-        run.snapshot.statusCounts[CallStatus::Ok] = 4000;
-        run.snapshot.elapsed = std::chrono::seconds(1);
-        QString error;
-        QVERIFY2(m_store->addRun(run, &error) > 0, qPrintable(error));
+        add(finishedRun(QStringLiteral("mp nums=1000 c=8 from the nightly \x1b[31mmatrix"),
+            QStringLiteral("rpcscope.bench.v1.Bench/ALongMethodNameIndeed"), QStringLiteral("msgpack/msgpack"), 4000,
+            CallStatus::Ok, [](uint64_t) { return 1000; }));
         const Printed p
             = history(QStringList { QStringLiteral("list"), QStringLiteral("--limit"), QStringLiteral("1") } + db());
         const QString row = p.out.split(u'\n').value(1);
@@ -146,19 +153,8 @@ private Q_SLOTS:
     void aRunWithoutOkCallsListsUnknownFigures()
     {
         // Every call failed (a server that was down): the row says "-" for its rate and latencies, never 0 ns.
-        RunRecord run;
-        run.name = QStringLiteral("down");
-        run.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
-        run.transport = QStringLiteral("grpc");
-        run.codec = QStringLiteral("protobuf");
-        run.startedAt = QDateTime::currentDateTimeUtc();
-        run.snapshot.state = RunState::Finished;
-        for (int i = 0; i < 200; ++i)
-            run.snapshot.errorLatency.record(300'000);
-        run.snapshot.statusCounts[CallStatus::Unavailable] = 200;
-        run.snapshot.elapsed = std::chrono::milliseconds(10);
-        QString error;
-        QVERIFY2(m_store->addRun(run, &error) > 0, qPrintable(error));
+        add(finishedRun(QStringLiteral("down"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+            QStringLiteral("grpc/protobuf"), 200, CallStatus::Unavailable, [](uint64_t) { return 300'000; }));
         const Printed p
             = history(QStringList { QStringLiteral("list"), QStringLiteral("--limit"), QStringLiteral("2") } + db());
         const QStringList lines = p.out.split(u'\n', Qt::SkipEmptyParts);
