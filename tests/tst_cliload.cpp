@@ -116,6 +116,31 @@ private Q_SLOTS:
         }
     }
 
+    void matrixListsGivenAgainAddUp()
+    {
+        // -c 1 -c 2 is -c 1,2, and --transports given twice adds up too: four cells, not the last flag's two.
+        const Printed p = matrix({ QStringLiteral("--grpc"), m_grpc.address(), QStringLiteral("--transports"),
+            QStringLiteral("grpc"), QStringLiteral("--transports"), QStringLiteral("h2grpc"),
+            QStringLiteral("--codecs"), QStringLiteral("protobuf"), QStringLiteral("--call"), kEcho,
+            QStringLiteral("-d"), QStringLiteral("{\"payload\":\"aGk=\"}"), QStringLiteral("-n"), QStringLiteral("20"),
+            QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-c"), QStringLiteral("2") });
+        QVERIFY2(p.code == ExitOk, qPrintable(p.err));
+        QStringList cells;
+        for (const QString &line : p.out.split(u'\n')) {
+            const QStringList columns = line.split(QRegularExpression(QStringLiteral(" +")), Qt::SkipEmptyParts);
+            if (columns.size() > 4 && columns.at(0) == u"(as")
+                cells << columns.at(2) + u' ' + columns.at(3);
+        }
+        QCOMPARE(cells,
+            (QStringList { QStringLiteral("grpc/protobuf 1"), QStringLiteral("h2grpc/protobuf 1"),
+                QStringLiteral("grpc/protobuf 2"), QStringLiteral("h2grpc/protobuf 2") }));
+        // The same level twice is still refused.
+        const Printed twice = matrix({ QStringLiteral("--grpc"), m_grpc.address(), QStringLiteral("--call"), kEcho,
+            QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("-c"), QStringLiteral("2") });
+        QCOMPARE(twice.code, int(ExitUsage));
+        QVERIFY2(twice.err.contains(QStringLiteral("-c: 2 is given twice")), qPrintable(twice.err));
+    }
+
     void matrixShowsAFailedCellAsUnknown()
     {
         // The gRPC server answers every call UNAVAILABLE: that cell has no latency to show, and says "-", not 0.

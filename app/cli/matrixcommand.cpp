@@ -55,7 +55,8 @@ cell in which no call ended OK shows "-" for what it could not measure, and says
   --payloads LIST    payload variants as --fill specs separated by ';', e.g. 'nums=2;nums=1000'
                      (default: the request as given)
   -c LIST            concurrency levels, e.g. 1,8,64 (default: run's -c); the no-RPC baseline runs with one
-                     caller
+                     caller. Lists given again add up: -c 1 -c 8 is -c 1,8 (so do --transports, --codecs and
+                     --payloads)
   --format text|csv|markdown  what is printed (default text)
   -O FORMAT -o FILE  also write (repeatable): csv (one row per cell), markdown (the table, for a wiki or an
                      issue), html (one page: bars, curves for a size sweep, every cell), png, svg or pdf (a
@@ -160,8 +161,14 @@ int matrixCommand(const QStringList &arguments)
                 : name == u"payloads"             ? &payloads
                 : name == u"concurrency"          ? &levels
                                                   : &format;
-            if (!value(into))
+            QString given;
+            if (!value(&given))
                 return usageError(cmd, QStringLiteral("%1 needs a value").arg(a));
+            // Given again, a list grows (-c 1 -c 8 is -c 1,8) rather than the last one silently winning.
+            if (into != &format && !into->isEmpty())
+                *into += (into == &payloads ? QLatin1Char(';') : QLatin1Char(',')) + given;
+            else
+                *into = given;
         } else if (name == u"stack") {
             QString spec;
             if (!value(&spec))
