@@ -764,6 +764,52 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t500 responses")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("Transport: ") + flags.at(1)), qPrintable(r.out));
+        QVERIFY2(!r.err.contains(QStringLiteral("note: ")), qPrintable(r.err)); // the bench's Sum: its own work
+    }
+
+    void theHistoryIsWhereRpcscopeDbSays()
+    {
+        // RPCSCOPE_DB points the CLI at another history, as it does the GUI; --db still wins over it.
+        QTemporaryDir dir;
+        const QString fromEnvironment = dir.filePath(QStringLiteral("env.sqlite"));
+        const QString fromFlag = dir.filePath(QStringLiteral("flag.sqlite"));
+        qputenv("RPCSCOPE_DB", QFile::encodeName(fromEnvironment));
+        const auto unset = qScopeGuard([] { qunsetenv("RPCSCOPE_DB"); });
+        const QStringList run { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("20"),
+            QStringLiteral("--name") };
+        Result r = cli(run + QStringList { QStringLiteral("in-env"), QStringLiteral("--save") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("in ") + fromEnvironment), qPrintable(r.err));
+        r = cli(run + QStringList { QStringLiteral("by-flag"), QStringLiteral("--db"), fromFlag });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = cli({ QStringLiteral("history"), QStringLiteral("list") });
+        QVERIFY2(
+            r.out.contains(QStringLiteral("in-env")) && !r.out.contains(QStringLiteral("by-flag")), qPrintable(r.out));
+        r = cli({ QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), fromFlag });
+        QVERIFY2(
+            r.out.contains(QStringLiteral("by-flag")) && !r.out.contains(QStringLiteral("in-env")), qPrintable(r.out));
+    }
+
+    void noRpcBaselineSaysWhenItDoesNotRunTheMethod()
+    {
+        // A method of the user's own: no server logic here to run, so the baseline times the codecs around an empty
+        // reply, and says so rather than passing that off as the method's cost.
+        QTemporaryDir dir;
+        QFile proto(dir.filePath(QStringLiteral("sum.proto")));
+        QVERIFY(proto.open(QIODevice::WriteOnly));
+        proto.write("syntax = \"proto3\";\npackage my;\nmessage SumReq { repeated int64 nums = 1; }\n"
+                    "message SumResp { int64 result = 1; }\nservice S { rpc SumNums(SumReq) returns (SumResp); }\n");
+        proto.close();
+        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("none"),
+            QStringLiteral("--codec"), QStringLiteral("json"), QStringLiteral("--proto"), proto.fileName(),
+            QStringLiteral("--call"), QStringLiteral("my.S/SumNums"), QStringLiteral("--fill"),
+            QStringLiteral("nums=100"), QStringLiteral("-n"), QStringLiteral("20") });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("[OK]\t20 responses")), qPrintable(r.out));
+        QVERIFY2(r.err.contains(QStringLiteral("note: my.S.SumNums is not a method of rpcscope's bench service: the "
+                                               "no-RPC baseline times its request's codec and an empty reply's")),
+            qPrintable(r.err));
     }
 
     void schemaFromReflectionOrProtoset()

@@ -241,7 +241,9 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("request_binary_file"), false, QStringLiteral("request.bin"), setRequestBinary },
         { { QStringLiteral("fill") }, QStringLiteral("FIELD=SIZE"),
             QStringLiteral("Size knob: a bytes/string field to SIZE bytes (payload=1MiB) or a repeated field to SIZE "
-                           "elements (nums=1000). Repeatable."),
+                           "elements (nums=1000: a numeric one gets the values 1..1000, so a sum is 500500; another "
+                           "copies of its first element, or defaults); inner.payload=1KiB reaches into messages. "
+                           "Repeatable."),
             QStringLiteral("fills"), true, QStringLiteral("payload=1KiB"), addText(&Scenario::fills) },
         { { QStringLiteral("n"), QStringLiteral("total") }, QStringLiteral("N"),
             QStringLiteral("Number of timed calls (default 200 unless -z is given)."), QStringLiteral("load.calls"),
@@ -489,7 +491,7 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("history.compare_threshold"), false, QStringLiteral("3%"),
             setText(&Scenario::compareThreshold) },
         { { QStringLiteral("db") }, QStringLiteral("PATH"),
-            QStringLiteral("Run history database (default ~/.local/share/rpcscope/runs.sqlite)."),
+            QStringLiteral("Run history database (default: $RPCSCOPE_DB, else ~/.local/share/rpcscope/runs.sqlite)."),
             QStringLiteral("history.db"), false, QStringLiteral("runs.sqlite"), setText(&Scenario::db) },
         { { QStringLiteral("label") }, QStringLiteral("TEXT"),
             QStringLiteral("Label for the saved run, e.g. \"protobuf 4.25.8\" (repeatable)."),

@@ -5,6 +5,8 @@
 
 #include "transport/transports.h"
 
+#include <google/protobuf/descriptor.h>
+
 #include <QCoreApplication>
 
 namespace rpcscope::cli {
@@ -60,6 +62,10 @@ int RunSetup::prepare(const QString &cmd, const Scenario &scenario, RunSpec *spe
     if (!call)
         return usageError(cmd, describeForCli(problem, scenario));
     call->captureMetadata = captureMetadata;
+    if (spec->transport.kind == TransportKind::InProcess && !inProcessRunsMethod(*call))
+        err() << "rpcscope-cli " << cmd << ": note: " << QString::fromStdString(call->method->full_name())
+              << " is not a method of rpcscope's bench service: the no-RPC baseline times its request's codec and an "
+                 "empty reply's, not the method's work\n";
 
     if (spec->server == RunServer::Builtin) {
         if (!startBuiltinServer(&m_builtin, spec->transport.kind, spec->serverCpus, &error)) {

@@ -3,6 +3,7 @@
 #include "requestbodies.h"
 #include "server/benchlogic.h"
 #include "transportfactories.h"
+#include "transports.h"
 
 #include <google/protobuf/descriptor.h>
 
@@ -50,7 +51,7 @@ public:
     InProcessTransport(const GrpcTarget &target, const GrpcCall &call, Codec codec)
         : m_call(call), m_codec(codec), m_threads(std::clamp(target.clientThreads, 1, 64))
     {
-        if (call.method->service()->full_name() == "rpcscope.bench.v1.Bench")
+        if (inProcessRunsMethod(call))
             m_bench = benchMethodByName(call.method->name());
         m_threads.start();
     }
@@ -170,6 +171,12 @@ void InProcessSlot::run(uint64_t callNumber)
 }
 
 } // namespace
+
+bool inProcessRunsMethod(const GrpcCall &call)
+{
+    return call.method && call.method->service()->full_name() == "rpcscope.bench.v1.Bench"
+        && benchMethodByName(call.method->name());
+}
 
 std::unique_ptr<Transport> makeInProcessTransport(
     const GrpcTarget &target, const GrpcCall &call, Codec codec, std::string *error)

@@ -45,6 +45,13 @@ struct TransportOptions {
 };
 
 /**
+ * The in-process baseline (TransportKind::InProcess) does @p call's method's own work only for rpcscope's bench
+ * service, whose logic the built-in servers run; for any other method it times the request's codec and an empty
+ * reply's: false then, and a front end says so.
+ */
+bool inProcessRunsMethod(const GrpcCall &call);
+
+/**
  * Makes the transport @p options name for @p target and @p call; nullptr with @p error naming the problem (a URL
  * that does not parse, a codec the transport cannot carry, an unresolvable host).
  */
