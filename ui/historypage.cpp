@@ -408,7 +408,7 @@ void HistoryPage::refresh()
             m_unavailable->setText(tr("The run history is not available, so runs are not being saved and there is "
                                       "nothing to list here."));
         } else {
-            const QString path = m_store->path().isEmpty() ? RunStore::defaultPath() : m_store->path();
+            const QString path = m_store->path().isEmpty() ? RunStore::chosenPath() : m_store->path();
             m_unavailable->setText(tr("The run history (%1) is not open, so runs are not being saved.\nCheck that its "
                                       "folder exists and is writable, then restart rpcscope.")
                                        .arg(path));

@@ -94,7 +94,7 @@ void MainWindow::openHistory()
 {
     // RPCSCOPE_DB points a session (and the tests) at another history, as --db does for the CLI.
     QString error;
-    if (!m_recorder->open(qEnvironmentVariable("RPCSCOPE_DB", RunStore::defaultPath()), &error))
+    if (!m_recorder->open(RunStore::chosenPath(), &error))
         statusBar()->showMessage(tr("Run history unavailable: %1").arg(error), 15000); // runs still run
 }
 

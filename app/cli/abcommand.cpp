@@ -461,7 +461,7 @@ int abCommand(const QStringList &arguments)
     }
     RunStore store;
     if (save) {
-        if (!store.open(db.isEmpty() ? RunStore::defaultPath() : db, &error))
+        if (!store.open(db.isEmpty() ? RunStore::chosenPath() : db, &error))
             return usageError(cmd, QStringLiteral("--db ") + error);
         for (Side &side : sides) {
             if (!store.beginRun(&side.record, &error)) {

@@ -107,7 +107,7 @@ QString OutputCapture::standardError()
 
 QString historyPath(const QCommandLineParser &parser)
 {
-    return parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::defaultPath();
+    return parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db")) : RunStore::chosenPath();
 }
 
 void printMachineNoiseWarnings()

@@ -65,7 +65,7 @@ bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const st
 /// The same for anything that can wait (@p wait returns true when done) and be stopped.
 bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,
     std::chrono::milliseconds every, const std::function<void()> &tick);
-/// The run history database: --db when @p parser has it set, else RunStore::defaultPath().
+/// The run history database: --db when @p parser has it set, else RunStore::chosenPath() (RPCSCOPE_DB or the default).
 QString historyPath(const QCommandLineParser &parser);
 /// machineNoiseWarnings() on stderr, one "warning: ..." line each: for commands about to send load.
 void printMachineNoiseWarnings();

@@ -37,7 +37,7 @@ Formats:
                  per-block dots, p50, p99, req/s and client CPU per call of A and B with the change, what
                  differs and when and where each ran. PNG 1920x1080 (--chart-scale 2: 3840x2160), PDF one
                  widescreen page (13.33 x 7.5 in); --chart-size does not apply
-Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
+Common: --db PATH (default: $RPCSCOPE_DB, else ~/.local/share/rpcscope/runs.sqlite).
 )";
 
 const char *const kImportHelp = R"(Usage: rpcscope-cli import FILE|DIR... [--db PATH] [--label TEXT]...
@@ -46,7 +46,7 @@ Adds runs to the history from JSON reports: ghz's ('ghz -O json') or rpcscope's 
 'history show --json'), told apart by their content. A DIR imports every *.json file in it (not its
 subfolders). A ghz report without "details" is imported with an approximate histogram (labelled "approximate").
 A file that cannot be read is reported and skipped; the exit code is then 2.
-Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
+Common: --db PATH (default: $RPCSCOPE_DB, else ~/.local/share/rpcscope/runs.sqlite).
 )";
 
 } // namespace

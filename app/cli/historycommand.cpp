@@ -27,7 +27,7 @@ The run history (runs saved by 'run --save', the GUI, 'ab' and 'import').
   label RUN [LABEL...]  set a run's labels (none: remove them)
 RUN: an ID from 'list' (12 or #12), last (the newest run), last~N (N runs before it), label:NAME (the newest
 run labelled NAME) or label:NAME~N.
-Common: --db PATH (default ~/.local/share/rpcscope/runs.sqlite).
+Common: --db PATH (default: $RPCSCOPE_DB, else ~/.local/share/rpcscope/runs.sqlite).
 )";
 
 /// @p text in a column @p width wide, at least one space before the next (cut with an ellipsis when longer), its

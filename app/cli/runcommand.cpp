@@ -204,7 +204,7 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
     QString error;
     const bool save = (!outcome || outcome->save) && spec.save;
     RunStore store;
-    const QString storePath = spec.db.isEmpty() ? RunStore::defaultPath() : spec.db;
+    const QString storePath = spec.db.isEmpty() ? RunStore::chosenPath() : spec.db;
     if (save && !store.open(storePath, &error))
         return usageError(cmd, QStringLiteral("--db ") + error);
     // The baseline is read before the run (a typo costs no load), and before this run is saved: "last" is the

@@ -143,7 +143,7 @@ struct Scenario {
 
     // The run history.
     bool saveRun = false; ///< --save; also implied by db, labels and name
-    QString db; ///< --db: the history database; empty = RunStore::defaultPath()
+    QString db; ///< --db: the history database; empty = RunStore::chosenPath()
     QStringList labels; ///< --label
     QString name; ///< --name
     QString compareTo; ///< --compare-to: a baseline (history run or JSON report) compared with when the run ends

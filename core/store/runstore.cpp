@@ -309,6 +309,12 @@ QString RunStore::defaultPath()
         + QStringLiteral("/rpcscope/runs.sqlite");
 }
 
+QString RunStore::chosenPath()
+{
+    const QString fromEnvironment = qEnvironmentVariable("RPCSCOPE_DB");
+    return fromEnvironment.isEmpty() ? defaultPath() : fromEnvironment;
+}
+
 bool RunStore::open(const QString &path, QString *error, OpenMode mode)
 {
     QString why;

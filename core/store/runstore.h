@@ -65,6 +65,8 @@ public:
 
     /// ~/.local/share/rpcscope/runs.sqlite (XDG data home), shared by the GUI and the CLI.
     static QString defaultPath();
+    /// The history both front ends use when no --db is given: RPCSCOPE_DB when set, else defaultPath().
+    static QString chosenPath();
 
     enum class OpenMode {
         ReadWrite, ///< creates the file (and its folder) when missing, migrates an older schema, marks dead runs
