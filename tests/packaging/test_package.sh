@@ -116,7 +116,19 @@ done
 
 # Shell completion: bash completes commands, a command's flags and --call's methods.
 completion=$root/usr/share/bash-completion/completions/rpcscope-cli
-[[ -f $root/usr/share/zsh/vendor-completions/_rpcscope-cli ]] || fail "no zsh completion"
+for f in _rpcscope-cli _rpcscope; do
+    zfile=$root/usr/share/zsh/vendor-completions/$f
+    if [[ ! -f $zfile ]]; then
+        fail "no zsh completion $f"
+    elif ! zsh_error=$(zsh -n "$zfile" 2>&1); then
+        fail "zsh completion $f does not parse: $zsh_error"
+    fi
+done
+# compinit finds them in the package's folder and binds each to its command.
+zsh_bound=$(HOME=$work zsh -f -c "fpath=('$root/usr/share/zsh/vendor-completions' \$fpath)
+    autoload -Uz compinit && compinit -u -d '$work/zcompdump' && print -r -- \${_comps[rpcscope-cli]} \${_comps[rpcscope]}" 2>&1) || true
+[[ $zsh_bound == "_rpcscope-cli _rpcscope" ]] && ok "zsh: both completions parse and compinit binds them to their commands" \
+    || fail "zsh compinit did not bind the completions: $zsh_bound"
 words=$(bash -c "source '$completion'
     complete -p rpcscope-cli > /dev/null || exit 1
     fn=\$(complete -p rpcscope-cli | sed -n 's/.*-F \([^ ]*\) .*/\1/p')
