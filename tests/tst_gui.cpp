@@ -1195,6 +1195,36 @@ private Q_SLOTS:
         QCOMPARE(second.sizes(), first.sizes());
     }
 
+    void aboutBoxSaysTheVersionTheCliSays()
+    {
+        // Help > About and rpcscope-cli --version name the same version and revision.
+        QProcess cli;
+        cli.start(QStringLiteral(RPCSCOPE_CLI), { QStringLiteral("--version") });
+        QVERIFY(cli.waitForFinished(30000));
+        const QString said = QString::fromUtf8(cli.readAllStandardOutput()).trimmed(); // rpcscope-cli 0.1.0 (rev)
+        const QString version = said.section(u' ', 1);
+        QVERIFY2(version.contains(u'(') && version.endsWith(u')'), qPrintable(said));
+        QAction *about = nullptr;
+        for (QAction *action : m_window->findChildren<QAction *>()) {
+            if (action->text() == QStringLiteral("&About rpcscope"))
+                about = action;
+        }
+        QVERIFY(about);
+        QString text;
+        QTimer poll; // the box is modal: read and closed from inside its own event loop
+        connect(&poll, &QTimer::timeout, this, [&] {
+            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget())) {
+                text = box->text();
+                box->accept();
+            }
+        });
+        poll.start(20);
+        about->trigger();
+        poll.stop();
+        QVERIFY2(text.contains(QStringLiteral("<b>rpcscope</b>&nbsp;&nbsp;</td><td>") + version.toHtmlEscaped()),
+            qPrintable(text + QStringLiteral("\n--version: ") + said));
+    }
+
     void dbFlagPicksTheHistory()
     {
         // rpcscope --db FILE keeps its runs there, as rpcscope-cli --db does (not in RPCSCOPE_DB's or the default).
