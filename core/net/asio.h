@@ -122,8 +122,8 @@ private:
 /**
  * What a connection of many calls at once writes: bytes appended to pending() while a write is on the wire go out
  * together in the next one (requests batched, one write at a time). Large bytes that live on unchanged (a request
- * body encoded once for the run) can be lent() instead of copied: the write gathers them from where they are. For
- * one I/O thread.
+ * body encoded once for the run) can be lent (lend()) instead of copied: the write gathers them from where they are.
+ * For one I/O thread.
  */
 class BatchedWriter {
 public:
