@@ -54,6 +54,26 @@ using namespace rpcscope;
 class TestGui : public GuiFixture {
     Q_OBJECT
 
+private:
+    /// Compare stacks set for Sum: @p calls calls a cell, @p payloads, @p callers.
+    void useSumForStacks(int calls, const QString &payloads, const QString &callers)
+    {
+        m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
+        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
+        child<QSpinBox>("callsEdit")->setValue(calls);
+        child<QLineEdit>("matrixPayloads")->setText(payloads);
+        child<QLineEdit>("matrixCallers")->setText(callers);
+    }
+    /// Back to what the other tests expect: Echo with 1 KiB, no stacks, no caller levels.
+    void backToTheFixturesEcho()
+    {
+        m_window->matrixPage()->setStacks({});
+        child<QLineEdit>("matrixCallers")->clear();
+        m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
+        m_window->scenarioPage()->setFills(QStringLiteral("payload=1KiB"));
+    }
+
 private Q_SLOTS:
     void initTestCase() { openWindow(); }
 
@@ -257,15 +277,67 @@ private Q_SLOTS:
         m_window->scenarioPage()->setFills(QStringLiteral("payload=1KiB"));
     }
 
+    void stacksWhoseTargetIsAServerCommand()
+    {
+        // A stack's target may be a server command, as with rpcscope-cli matrix --stack: started for each of its
+        // cells (off the GUI thread), stopped after; one that cannot start is a failed cell, the others go on.
+        useSumForStacks(50, QStringLiteral("nums=3"), QStringLiteral("1,2"));
+        const QString cli = QStringLiteral("'%1' ").arg(QStringLiteral(RPCSCOPE_CLI));
+        QTemporaryDir dir;
+        const QString pids = dir.filePath(QStringLiteral("pids"));
+        // The gRPC stack's server notes its pid, then becomes the server (exec keeps the pid).
+        const QString noted = QStringLiteral("sh -c 'echo $$ >> \"%1\" && exec \"%2\" serve grpc --port \"$0\"' {port}")
+                                  .arg(pids, QStringLiteral(RPCSCOPE_CLI));
+        MatrixPage *page = m_window->matrixPage();
+        page->setStacks(
+            { { QStringLiteral("cmd"), TransportKind::Grpc, Codec::Protobuf, noted, QString(), QString(), QString() },
+                { QStringLiteral("webcmd"), TransportKind::Http, Codec::Json,
+                    cli + QStringLiteral("serve http --port {port}"), QString(),
+                    QStringLiteral("/rpcscope.bench.v1.Bench/Sum"), QString() },
+                { QStringLiteral("nope"), TransportKind::Grpc, Codec::Protobuf,
+                    QStringLiteral("/nonexistent/rpcscope-server --port {port}"), QString(), QString(), QString() } });
+        QString error;
+        QVERIFY2(page->stacks(&error), qPrintable(error));
+        QSignalSpy finished(page, &MatrixPage::finished);
+        QSignalSpy cells(page, &MatrixPage::cellDone);
+        QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
+        QVERIFY2(page->isRunning(), qPrintable(child<QLabel>("matrixProgress")->text()));
+        QVERIFY(finished.wait(90000));
+        QCOMPARE(page->results().size(), 6); // 3 stacks x 2 levels
+        for (const MatrixResult &r : page->results()) {
+            if (r.cell.stack == u"nope") {
+                QCOMPARE(r.run.callsOk(), 0ULL);
+                QVERIFY2(r.failure.startsWith(QStringLiteral("Server command: ")), qPrintable(r.failure));
+                continue;
+            }
+            QVERIFY2(r.run.callsOk() == 50, qPrintable(r.cell.label() + u' ' + r.failure));
+            QVERIFY(r.run.hasServerStats); // the command's own process, sampled for CPU and memory
+        }
+        QCOMPARE(cells.size(), 4); // the cells that ran, for the history
+        if (auto *tabs = qobject_cast<QTabWidget *>(page->parentWidget()->parentWidget()))
+            tabs->setCurrentWidget(page);
+        saveScreenshot(QStringLiteral("gui-stacks-server-commands"));
+        // A server per cell, each stopped after it.
+        QFile pidFile(pids);
+        QVERIFY(pidFile.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = pidFile.readAll().split('\n');
+        QStringList started;
+        for (const QByteArray &line : lines) {
+            if (!line.trimmed().isEmpty())
+                started << QString::fromLatin1(line.trimmed());
+        }
+        QCOMPARE(started.size(), 2);
+        QVERIFY(started.at(0) != started.at(1));
+        for (const QString &pid : std::as_const(started))
+            QTRY_VERIFY_WITH_TIMEOUT(::kill(static_cast<pid_t>(pid.toLongLong()), 0) != 0, 10000);
+        backToTheFixturesEcho();
+    }
+
     void stackComparisonOfTheUsersStacks()
     {
         // Stacks of the user's, each with its own target (here the window's built-in servers, one by a URL with its
         // path) and one that cannot be reached, at two caller counts.
-        m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
-        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
-        child<QSpinBox>("callsEdit")->setValue(100);
-        child<QLineEdit>("matrixPayloads")->setText(QStringLiteral("nums=2"));
-        child<QLineEdit>("matrixCallers")->setText(QStringLiteral("1,4"));
+        useSumForStacks(100, QStringLiteral("nums=2"), QStringLiteral("1,4"));
         const QMap<TransportKind, QString> targets = m_window->builtinServers()->targets();
         MatrixPage *page = m_window->matrixPage();
         page->setStacks({ { QStringLiteral("mine"), TransportKind::Grpc, Codec::Protobuf,
@@ -352,10 +424,7 @@ private Q_SLOTS:
             qPrintable(child<QLabel>("matrixProgress")->text()));
         page->setStacks({});
         QVERIFY(child<QCheckBox>("matrix_grpc")->isEnabled());
-        child<QLineEdit>("matrixCallers")->clear();
-        m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
-        m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
-        m_window->scenarioPage()->setFills(QStringLiteral("payload=1KiB"));
+        backToTheFixturesEcho();
     }
 
     void schemaFromReflectionAndProtoset()

@@ -1,5 +1,6 @@
 #include "matrixpage.h"
 
+#include "commandserver.h"
 #include "layoutmemory.h"
 #include "matrixcharts.h"
 
@@ -53,6 +54,7 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     : QWidget(parent)
     , m_preparer(std::move(preparer))
     , m_controller(new RunController(this))
+    , m_server(new CommandServer(this))
     , m_stackTable(new QTableWidget(0, 4))
     , m_callers(new QLineEdit)
     , m_payloads(new QLineEdit)
@@ -114,9 +116,11 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_stackTable->setHorizontalHeaderLabels({ tr("Stack"), tr("Transport/codec"), tr("Target"), tr("Method / path") });
     m_stackTable->verticalHeader()->hide();
     m_stackTable->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
-    m_stackTable->setToolTip(tr("Your stacks, each with its own target: an address, an HTTP URL with its path, or "
-                                "builtin; Method: a msgpack-rpc method's name. With stacks listed, the boxes above "
-                                "are not used. The same as rpcscope-cli matrix --stack NAME=TRANSPORT/CODEC@TARGET."));
+    m_stackTable->setToolTip(tr("Your stacks, each with its own target: an address, an HTTP URL with its path, "
+                                "builtin, or a server command (started for each of its cells on the port {port} "
+                                "names, stopped after it; an HTTP one's path in Method / path); Method: a "
+                                "msgpack-rpc method's name. With stacks listed, the boxes above are not used. The "
+                                "same as rpcscope-cli matrix --stack NAME=TRANSPORT/CODEC@TARGET."));
     m_stackTable->verticalHeader()->setDefaultSectionSize(m_stackTable->fontMetrics().height() + 10);
     m_stackTable->setMaximumHeight(m_stackTable->fontMetrics().height() * 9);
     auto *addStack = new QPushButton(tr("Add stack"));
@@ -210,6 +214,8 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     connect(m_stop, &QPushButton::clicked, this, &MatrixPage::stop);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &MatrixPage::redraw);
     connect(m_controller, &RunController::runFinished, this, &MatrixPage::cellFinished);
+    connect(m_server, &CommandServer::ready, this, &MatrixPage::serverReady);
+    connect(m_server, &CommandServer::failed, this, &MatrixPage::serverFailed);
     connect(addStack, &QPushButton::clicked, this, [this] {
         MatrixStack stack;
         stack.name = tr("stack%1").arg(m_stackTable->rowCount() + 1);
@@ -345,13 +351,6 @@ std::optional<QList<MatrixStack>> MatrixPage::stacks(QString *error) const
                              .arg(stack ? tr("two stacks are named \"%1\"").arg(stack->name) : why);
             return std::nullopt;
         }
-        if (stack->target.contains(QLatin1Char(' '))) {
-            if (error)
-                *error = tr("Stack row %1: a server command runs from rpcscope-cli matrix --stack; here, give the "
-                            "address it listens on")
-                             .arg(row + 1);
-            return std::nullopt;
-        }
         names << stack->name;
         out << *stack;
     }
@@ -445,6 +444,12 @@ void MatrixPage::stop()
     if (!m_running)
         return;
     m_next = m_cells.size(); // no further cell; the one running keeps what it measured
+    if (m_waiting) { // a cell waiting for its server command: nothing ran, nothing to keep
+        m_waiting.reset();
+        m_server->stop();
+        QTimer::singleShot(0, this, &MatrixPage::runNext);
+        return;
+    }
     m_controller->stop();
 }
 
@@ -480,10 +485,28 @@ void MatrixPage::runNext()
     }
     if (prepared) // rpcscope's own server uses the baseline's codecs: only then is a codec share known
         m_cells[m_next].ownServer = prepared->builtin;
+    if (prepared && !prepared->serverCommand.isEmpty()) {
+        // A stack whose target is a server command: started off the GUI thread for this cell (on the port {port}
+        // names), the cell once it is ready (serverReady()), stopped when the cell ends.
+        ServerCommand command;
+        command.command = prepared->serverCommand;
+        m_waiting = std::make_unique<ScenarioPage::Prepared>(std::move(*prepared));
+        m_progress->setText(tr("Starting the server of %1: %2…").arg(cell.label(), command.command));
+        m_server->start(command);
+        return;
+    }
+    startCell(prepared ? &*prepared : nullptr, why);
+}
+
+void MatrixPage::startCell(const ScenarioPage::Prepared *prepared, QString why)
+{
+    const MatrixCell &cell = m_cells.at(m_next);
     if (!prepared
         || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &why)) {
-        // This stack could not be started (its address does not resolve, say): a failed cell, and on to the next.
-        m_results.append({ m_cells.at(m_next), RunSnapshot(), why });
+        // This stack could not be started (its address does not resolve, its server did not start): a failed
+        // cell, and on to the next.
+        m_server->stop();
+        m_results.append({ cell, RunSnapshot(), why });
         ++m_next;
         redraw();
         QTimer::singleShot(0, this, &MatrixPage::runNext); // not recursively: every cell could fail this way
@@ -495,10 +518,31 @@ void MatrixPage::runNext()
                             .arg(cell.payload.isEmpty() ? QString() : cell.payload, cell.label()));
 }
 
+void MatrixPage::serverReady(const QString &address)
+{
+    if (!m_waiting)
+        return; // stopped meanwhile
+    const std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_waiting);
+    prepared->target.address = prepared->transport.kind == TransportKind::Http && !address.startsWith(u"http")
+        ? QStringLiteral("http://") + address
+        : address;
+    prepared->plan.serverPid = m_server->pid();
+    startCell(prepared.get(), QString());
+}
+
+void MatrixPage::serverFailed(const QString &error)
+{
+    if (!m_waiting)
+        return;
+    m_waiting.reset();
+    startCell(nullptr, tr("Server command: %1").arg(error));
+}
+
 void MatrixPage::cellFinished(const RunSnapshot &snapshot)
 {
     if (!m_running)
         return;
+    m_server->stop(); // a stack's server command serves its one cell
     m_results.append({ m_cells.at(m_next), snapshot, QString() });
     Q_EMIT cellDone(m_results.last(), m_matrixId);
     ++m_next;

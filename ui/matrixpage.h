@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 class QCheckBox;
@@ -19,6 +20,7 @@ class QTableWidget;
 
 namespace rpcscope {
 
+class CommandServer;
 class RunController;
 
 /**
@@ -60,6 +62,11 @@ Q_SIGNALS:
 
 private:
     void runNext();
+    /// Runs the current cell as @p prepared says, or records it failed with @p why (nullptr), then goes on.
+    void startCell(const ScenarioPage::Prepared *prepared, QString why);
+    /// The current cell's server command is ready at @p address, or did not start.
+    void serverReady(const QString &address);
+    void serverFailed(const QString &error);
     void cellFinished(const RunSnapshot &snapshot);
     void redraw();
     void addStackRow(const MatrixStack &stack);
@@ -71,6 +78,8 @@ private:
 
     Preparer m_preparer;
     RunController *m_controller;
+    CommandServer *m_server; ///< a stack's server command, for the cell running
+    std::unique_ptr<ScenarioPage::Prepared> m_waiting; ///< the cell whose server command is starting
     QList<MatrixCell> m_cells;
     QList<MatrixResult> m_results;
     qsizetype m_next = 0;
