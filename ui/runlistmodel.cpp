@@ -125,7 +125,7 @@ int RunListModel::columnCount(const QModelIndex &parent) const
 QVariant RunListModel::displayData(const RunListEntry &run, int column) const
 {
     const QLocale locale;
-    const bool measured = run.calls > run.failed; // an OK call at least: else no latency or rate (not 0 ns)
+    const bool measured = run.hasOkCalls();
     switch (column) {
     case IdColumn:
         return QString::number(run.id);
@@ -221,7 +221,7 @@ QVariant RunListModel::toolTipData(const RunListEntry &run, int column) const
         return {};
     case P50Column:
     case P99Column:
-        return run.calls > run.failed ? tr("OK calls only; mean %1").arg(formatNanos(run.meanNs)) : QVariant();
+        return run.hasOkCalls() ? tr("OK calls only; mean %1").arg(formatNanos(run.meanNs)) : QVariant();
     default:
         return {};
     }

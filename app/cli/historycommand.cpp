@@ -108,8 +108,7 @@ int historyCommand(const QStringList &arguments)
               << cell(QStringLiteral("CALLS"), 9) << cell(QStringLiteral("REQ/S"), 10)
               << cell(QStringLiteral("P50"), 10) << cell(QStringLiteral("P99"), 10) << QStringLiteral("LABELS") << '\n';
         for (const RunListEntry &e : rows) {
-            // A run without an OK call has no latency and no throughput: "-", never 0 ns (unknown is not zero).
-            const bool measured = e.calls > e.failed;
+            const bool measured = e.hasOkCalls();
             const auto figure = [measured](const QString &text) { return measured ? text : QStringLiteral("-"); };
             out() << cell(QString::number(e.id), 6)
                   << cell(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")), 17)

@@ -32,6 +32,8 @@ struct RunListEntry {
     double meanNs = 0;
     uint64_t p50Ns = 0;
     uint64_t p99Ns = 0;
+    /// An OK call at least: else the run has no latency and no rate to show ("-", never 0 ns).
+    bool hasOkCalls() const { return calls > failed; }
 };
 
 /// Which runs list() returns. Empty fields match everything; matching is case-insensitive and by substring.
