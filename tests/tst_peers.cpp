@@ -357,6 +357,107 @@ private Q_SLOTS:
                 QVERIFY2(r.out.contains(QLatin1String(c.ended)),
                     qPrintable(transport + u' ' + QLatin1String(c.misbehave) + u'\n' + r.err + r.out));
             }
+            // Statuses that are no gRPC code count UNKNOWN (a 17 is not rpcscope's own DECODE_ERROR), named in the
+            // message; an error in trailers after the reply's message is that error.
+            const struct {
+                const char *status;
+                const char *ended;
+            } statuses[] = {
+                { "abc", "[UNKNOWN]\t4 responses" },
+                { "17", "[UNKNOWN]\t4 responses" },
+                { "9", "[FAILED_PRECONDITION]\t4 responses" },
+            };
+            for (const auto &c : statuses) {
+                const Result r
+                    = cli({ QStringLiteral("run"), QStringLiteral("--transport"), transport, QStringLiteral("--proto"),
+                        benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                        QStringLiteral("-d"), QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("-n"),
+                        QStringLiteral("4"), QStringLiteral("-m"),
+                        QStringLiteral(R"({"x-misbehave":"status-text","x-status":"%1"})").arg(QLatin1String(c.status)),
+                        one.address });
+                QVERIFY2(r.out.contains(QLatin1String(c.ended)),
+                    qPrintable(transport + u' ' + QLatin1String(c.status) + u'\n' + r.err + r.out));
+                if (QLatin1String(c.status) == QLatin1String("17")) // gRPC C++ reads "abc" as UNKNOWN by itself
+                    QVERIFY2(r.out.contains(QStringLiteral("grpc-status \"%1\" is no gRPC status code: odd status")
+                                                .arg(QLatin1String(c.status))),
+                        qPrintable(transport + r.out));
+            }
+            // HTTP 503 without a gRPC status: UNAVAILABLE, as gRPC maps it.
+            QVERIFY2(echo(transport, QStringLiteral("http-503"), QStringLiteral("4"), QStringLiteral("1"), one.address)
+                         .out.contains(QStringLiteral("[UNAVAILABLE]\t4 responses")),
+                qPrintable(transport));
+            const auto shown = [&](const QString &metadata) {
+                return cli(
+                    { QStringLiteral("call"), QStringLiteral("--transport"), transport, QStringLiteral("--proto"),
+                        benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                        QStringLiteral("-d"), QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--timeout"),
+                        QStringLiteral("5s"), QStringLiteral("-m"), metadata, one.address });
+            };
+            // grpc-status-details-bin comes to the user as its bytes (base64 on the wire).
+            const Result details = shown(QStringLiteral(R"({"x-misbehave":"details"})"));
+            QVERIFY2(details.out.contains(QStringLiteral("Status: INVALID_ARGUMENT: bad\n")),
+                qPrintable(transport + details.out));
+            QVERIFY2(details.out.contains(QStringLiteral("  grpc-status-details-bin: detail-bytes\n")),
+                qPrintable(transport + details.out));
+            // What went on the wire: the deadline left (at most the 5 s asked), the caller's user agent first, the
+            // address as authority, and a "-bin" value base64-encoded (gRPC C++ pads it or not: both are valid).
+            const Result wire = shown(
+                QStringLiteral(R"({"x-misbehave":"echo-headers","x-tag-bin":"hi there","user-agent":"mine/1"})"));
+            QVERIFY2(wire.exitCode == 0, qPrintable(transport + wire.err + wire.out));
+            QVERIFY2(
+                wire.out.contains(QStringLiteral("  x-got-x-tag-wire: aGkgdGhlcmU")), qPrintable(transport + wire.out));
+            QVERIFY2(
+                wire.out.contains(QStringLiteral("  x-got-user-agent: mine/1 ")), qPrintable(transport + wire.out));
+            QVERIFY2(wire.out.contains(QStringLiteral("  x-got-authority: %1\n").arg(one.address)),
+                qPrintable(transport + wire.out));
+            const QRegularExpressionMatch timeout
+                = QRegularExpression(QStringLiteral("  x-got-grpc-timeout: (\\d+)([HMSmun])\n")).match(wire.out);
+            QVERIFY2(timeout.hasMatch(), qPrintable(transport + wire.out));
+            const double unitMs = QMap<QString, double> {
+                { QStringLiteral("H"), 3.6e6 }, { QStringLiteral("M"), 6e4 }, { QStringLiteral("S"), 1e3 },
+                { QStringLiteral("m"), 1 }, { QStringLiteral("u"), 1e-3 }, { QStringLiteral("n"), 1e-6 }
+            }.value(timeout.captured(2));
+            const double ms = timeout.captured(1).toDouble() * unitMs;
+            QVERIFY2(ms > 4000 && ms <= 5000, qPrintable(transport + wire.out));
+            // Compressed replies (both clients offer gzip and deflate, as gRPC C++ does): inflated, the reply as
+            // sent; one that inflates past the receive limit is RESOURCE_EXHAUSTED, not inflated in full.
+            for (const char *encoding : { "gzip", "deflate" }) {
+                const Result packed = shown(
+                    QStringLiteral(R"({"x-misbehave":"compressed","x-encoding":"%1"})").arg(QLatin1String(encoding)));
+                QVERIFY2(packed.out.contains(QStringLiteral("Status: OK\n"))
+                        && packed.out.contains(QStringLiteral("\"payload\": \"aGk=\"")),
+                    qPrintable(transport + u' ' + QLatin1String(encoding) + u'\n' + packed.out));
+            }
+            const Result bomb
+                = cli({ QStringLiteral("run"), QStringLiteral("--transport"), transport, QStringLiteral("--proto"),
+                    benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                    QStringLiteral("--fill"), QStringLiteral("payload=64KiB"), QStringLiteral("--max-recv-size"),
+                    QStringLiteral("8KiB"), QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("-m"),
+                    QStringLiteral(R"({"x-misbehave":"compressed"})"), one.address });
+            QVERIFY2(bomb.out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]\t3 responses")),
+                qPrintable(transport + bomb.err + bomb.out));
+            // A bidi stream's messages, each compressed.
+            const Result chat = cli({ QStringLiteral("run"), QStringLiteral("--transport"), transport,
+                QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
+                QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"), QStringLiteral("3"),
+                QStringLiteral("--expect"), QStringLiteral("payload=aGk="), QStringLiteral("--expect-every"),
+                QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("4"), QStringLiteral("-m"),
+                QStringLiteral(R"({"x-misbehave":"compressed"})"), one.address });
+            QVERIFY2(
+                chat.out.contains(QStringLiteral("[OK]\t4 responses")), qPrintable(transport + chat.err + chat.out));
+            QVERIFY2(chat.out.contains(QStringLiteral("12 sent, 12 received")), qPrintable(transport + chat.out));
+            // Compressed with what this client cannot inflate, or marked compressed with no encoding named: the call
+            // fails saying so.
+            if (transport == QLatin1String("h2grpc")) {
+                const Result snappy = shown(QStringLiteral(R"({"x-misbehave":"compressed","x-encoding":"snappy"})"));
+                QVERIFY2(snappy.out.contains(
+                             QStringLiteral("Status: UNIMPLEMENTED: the reply is compressed with \"snappy\"")),
+                    qPrintable(snappy.out));
+                const Result unnamed = shown(QStringLiteral(R"({"x-misbehave":"compressed","x-encoding":"none"})"));
+                QVERIFY2(unnamed.out.contains(QStringLiteral("Status: INTERNAL: a message marked compressed")),
+                    qPrintable(unnamed.out));
+            }
             // GOAWAY after each answer: the next call goes on a new connection. h2grpc tries a call the server
             // refused unseen once more there, also when it sent it into the closing connection and its write failed
             // (a reset: the GOAWAY before it is read first): every call is OK. A slow client (ASan) hit that race on

@@ -250,6 +250,13 @@ private Q_SLOTS:
             << call + QStringList { QStringLiteral("--skipTLS") } << QStringLiteral("connection")
             << QStringLiteral(
                    "the TLS flags (--cacert, --cert, --key, --cname, --skipTLS): the built-in server serves plaintext");
+        QTest::newRow("grpc-timeout as metadata")
+            << call + QStringList { QStringLiteral("-m"), QStringLiteral(R"({"grpc-timeout":"1S"})") }
+            << QStringLiteral("metadata")
+            << QStringLiteral("-m: \"grpc-timeout\" is a header gRPC sets itself; give the deadline with --timeout");
+        QTest::newRow("te as metadata") << call + QStringList { QStringLiteral("-m"), QStringLiteral(R"({"TE":"x"})") }
+                                        << QStringLiteral("metadata")
+                                        << QStringLiteral("-m: \"TE\" is a header gRPC sets itself");
         QTest::newRow("missing request file")
             << call + QStringList { QStringLiteral("-D"), QStringLiteral("/nonexistent/r.json") }
             << QStringLiteral("request_file") << QStringLiteral("-D /nonexistent/r.json: ");

@@ -40,6 +40,13 @@ enum : int {
 };
 }
 
+/// The status a server's gRPC status code counts as: itself for 0..16; UNKNOWN for a code gRPC does not define (so a
+/// server's 17 never reads as rpcscope's own DECODE_ERROR).
+constexpr int callStatusFromGrpcCode(int code)
+{
+    return code >= CallStatus::Ok && code <= CallStatus::Unauthenticated ? code : CallStatus::Unknown;
+}
+
 /// "OK", "UNAVAILABLE", ..., "DECODE_ERROR": the names ghz and grpcurl print.
 QString callStatusName(int status);
 

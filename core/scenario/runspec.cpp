@@ -181,6 +181,13 @@ bool readConnection(Checker &c, const Scenario &s, const RunSpec &spec, GrpcTarg
             return c.fail(QStringLiteral("metadata"), QStringLiteral("the value \"%1\" has no key").arg(value));
         if (key.startsWith(QLatin1Char(':')) || key.contains(QLatin1Char(' ')))
             return c.fail(QStringLiteral("metadata"), QStringLiteral("\"%1\" is not a valid metadata key").arg(name));
+        // gRPC's own headers: the transport writes them (a second copy would contradict the first).
+        if (speaksGrpc(spec.transport.kind) && (key == u"te" || key == u"content-type" || key == u"grpc-timeout"))
+            return c.fail(QStringLiteral("metadata"),
+                QStringLiteral("\"%1\" is a header gRPC sets itself%2")
+                    .arg(name,
+                        key == u"grpc-timeout" ? QStringLiteral("; give the deadline with --timeout (load.timeout)")
+                                               : QString()));
         if (isRedactedValue(value)) // a scenario taken from the history: its secret was never stored
             return c.fail(QStringLiteral("metadata"),
                 QStringLiteral("the value of \"%1\" was redacted when the run was saved; give it again").arg(name));

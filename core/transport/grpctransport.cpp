@@ -31,6 +31,17 @@ namespace rpcscope {
 
 namespace {
 
+/// A call's status and message from gRPC's: a code gRPC does not define counts UNKNOWN, the code named in the message.
+void takeStatus(const grpc::Status &status, CallOutcome *outcome)
+{
+    const int code = static_cast<int>(status.error_code());
+    outcome->status = callStatusFromGrpcCode(code);
+    outcome->errorMessage = outcome->status == code
+        ? status.error_message()
+        : "grpc-status \"" + std::to_string(code) + "\" is no gRPC status code"
+            + (status.error_message().empty() ? std::string() : ": " + status.error_message());
+}
+
 class GrpcTransport;
 
 /// What a completion queue hands back: every tag given to gRPC is one of these (never a class deriving from two).
@@ -297,6 +308,10 @@ public:
                 args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target.authority);
             if (!target.tls.serverNameOverride.empty())
                 args.SetSslTargetNameOverride(target.tls.serverNameOverride);
+            // gRPC C++ writes its own user-agent over a call's: the channel puts the caller's first, as h2grpc does.
+            for (const auto &[key, value] : target.metadata)
+                if (key == "user-agent")
+                    args.SetUserAgentPrefix(value);
             auto channel
                 = grpc::CreateCustomChannel(target.address.toStdString(), grpcChannelCredentials(target.tls), args);
             m_stubs.push_back(std::make_unique<grpc::GenericStub>(channel));
@@ -349,7 +364,8 @@ public:
         if (m_target.timeout.count() > 0)
             context->set_deadline(deadlineAfter(m_target.timeout));
         for (const auto &[key, value] : m_target.metadata)
-            context->AddMetadata(key, value);
+            if (key != "user-agent") // the channel's (see the constructor)
+                context->AddMetadata(key, value);
     }
 
     const GrpcTarget m_target;
@@ -427,8 +443,7 @@ void GrpcSlot::finished(bool /*ok: a Finish always comes back with the status fi
     outcome.bytesSent = m_requestBytes;
     outcome.bytesReceived = m_response.Length();
     if (!status.ok()) {
-        outcome.status = static_cast<int>(status.error_code());
-        outcome.errorMessage = status.error_message();
+        takeStatus(status, &outcome);
     } else if (m_decoded) {
         grpc::ProtoBufferReader reader(&m_response);
         if (m_decoded->ParseFromZeroCopyStream(&reader)) {
@@ -707,8 +722,7 @@ void GrpcStreamSlot::maybeReport()
         outcome.errorMessage = m_failure;
         outcome.fatal = m_failureStatus == CallStatus::InvalidArgument;
     } else if (!m_status.ok() && !(m_endedByClient && m_status.error_code() == grpc::StatusCode::CANCELLED)) {
-        outcome.status = static_cast<int>(m_status.error_code());
-        outcome.errorMessage = m_status.error_message();
+        takeStatus(m_status, &outcome);
     } else if (m_clientStreams && !m_serverStreams && m_received == 0) {
         outcome.status = CallStatus::DecodeError;
         outcome.errorMessage = "the client stream ended OK without a reply";

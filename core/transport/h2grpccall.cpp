@@ -101,6 +101,23 @@ void H2GrpcSlot::finished(CallOutcome &outcome, const std::string_view *message)
     m_sink->callDone(m_index, outcome);
 }
 
+std::string_view H2GrpcSlot::inflated(std::string_view compressed, CallOutcome *outcome)
+{
+    if (m_encoding == GrpcEncoding::Identity || m_encoding == GrpcEncoding::Other) {
+        outcome->status = m_encoding == GrpcEncoding::Other ? CallStatus::Unimplemented : CallStatus::Internal;
+        outcome->errorMessage = m_encoding == GrpcEncoding::Other
+            ? "the reply is compressed with \"" + m_encodingName
+                + "\"; rpcscope's HTTP/2 client inflates gzip and deflate"
+            : "a message marked compressed in a reply without grpc-encoding";
+        return {};
+    }
+    const InflateResult result
+        = inflateGrpcMessage(m_encoding, compressed, m_transport->m_target.receiveLimit(), &m_inflated);
+    outcome->status = result.status;
+    outcome->errorMessage = result.error;
+    return m_inflated;
+}
+
 void H2GrpcSlot::streamEnded(uint32_t errorCode, bool goingAway)
 {
     CallOutcome outcome;
@@ -119,8 +136,10 @@ void H2GrpcSlot::streamEnded(uint32_t errorCode, bool goingAway)
         outcome.errorMessage = "reply larger than the receive limit of "
             + std::to_string(m_transport->m_target.receiveLimit()) + " bytes (raise it with --max-recv-size)";
     } else if (m_grpcStatus >= 0) {
-        outcome.status = std::clamp(m_grpcStatus, 0, CallStatus::SlotCount - 1);
-        outcome.errorMessage = m_grpcMessage;
+        outcome.status = m_grpcStatus;
+        outcome.errorMessage = m_badGrpcStatus.empty() ? m_grpcMessage
+                                                       : "grpc-status \"" + m_badGrpcStatus
+                + "\" is no gRPC status code" + (m_grpcMessage.empty() ? std::string() : ": " + m_grpcMessage);
         if (outcome.status == CallStatus::Ok && streaming()) {
             if (!m_inbox.empty()) {
                 outcome.status = CallStatus::Internal;
@@ -133,11 +152,9 @@ void H2GrpcSlot::streamEnded(uint32_t errorCode, bool goingAway)
         } else if (outcome.status == CallStatus::Ok) {
             // One length-prefixed message: a flag byte (0: not compressed) and a 4-byte big-endian length.
             const std::string &r = m_reply;
-            if (r.size() < 5 || r[0] != 0) {
-                outcome.status = r.size() >= 5 ? CallStatus::Unimplemented : CallStatus::Internal;
-                outcome.errorMessage = r.size() >= 5
-                    ? "the reply is compressed; rpcscope's HTTP/2 client takes identity encoding only"
-                    : "OK without a reply message";
+            if (r.size() < 5) {
+                outcome.status = CallStatus::Internal;
+                outcome.errorMessage = "OK without a reply message";
             } else {
                 const uint32_t length = (uint32_t(uint8_t(r[1])) << 24) | (uint32_t(uint8_t(r[2])) << 16)
                     | (uint32_t(uint8_t(r[3])) << 8) | uint32_t(uint8_t(r[4]));
@@ -145,6 +162,10 @@ void H2GrpcSlot::streamEnded(uint32_t errorCode, bool goingAway)
                     outcome.status = CallStatus::Internal;
                     outcome.errorMessage = "the reply's length prefix says " + std::to_string(length) + " bytes, "
                         + std::to_string(r.size() - 5) + " came";
+                } else if (r[0] != 0) {
+                    reply = inflated(std::string_view(r).substr(5), &outcome);
+                    if (outcome.status == CallStatus::Ok)
+                        message = &reply;
                 } else {
                     reply = std::string_view(r).substr(5); // not erased from the string: a move of the whole reply
                     message = &reply;

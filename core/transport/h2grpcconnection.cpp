@@ -4,6 +4,8 @@
 
 #include "h2grpcparts.h"
 
+#include <charconv>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
@@ -51,6 +53,9 @@ void H2GrpcConnection::submit(H2GrpcSlot *slot, bool again)
     slot->m_httpStatus = 0;
     slot->m_grpcStatus = -1;
     slot->m_grpcMessage.clear();
+    slot->m_badGrpcStatus.clear();
+    slot->m_encoding = GrpcEncoding::Identity;
+    slot->m_encodingName.clear();
     slot->m_headers.clear();
     slot->m_trailers.clear();
     slot->m_tooLarge = false;
@@ -77,7 +82,17 @@ void H2GrpcConnection::startStream(H2GrpcSlot *slot)
     nghttp2_data_provider provider {};
     provider.source.ptr = slot;
     provider.read_callback = &H2GrpcConnection::readRequest;
-    const auto &nv = m_transport->m_nv;
+    const std::vector<nghttp2_nv> *headers = &m_transport->m_nv;
+    if (const int at = m_transport->m_timeoutHeader; at >= 0) {
+        // The time the call has left, not the whole timeout: it may have waited for a connection or been refused
+        // by a server going away (nghttp2 copies the headers it is given).
+        m_callNv = m_transport->m_nv;
+        m_callTimeout = grpcTimeout(slot->m_deadline - Clock::now());
+        m_callNv[static_cast<size_t>(at)].value = reinterpret_cast<uint8_t *>(m_callTimeout.data());
+        m_callNv[static_cast<size_t>(at)].valuelen = m_callTimeout.size();
+        headers = &m_callNv;
+    }
+    const auto &nv = *headers;
     const int32_t stream = nghttp2_submit_request(m_session, nullptr, nv.data(), nv.size(), &provider, slot);
     if (stream < 0) {
         // Stream ids run out after 2^30 calls on one connection: start a new one for this call and the next.
@@ -328,7 +343,15 @@ int H2GrpcConnection::onHeader(nghttp2_session *session, const nghttp2_frame *fr
     if (key == ":status") {
         slot->m_httpStatus = std::atoi(std::string(text).c_str());
     } else if (key == "grpc-status") {
-        slot->m_grpcStatus = std::atoi(std::string(text).c_str());
+        int code = -1;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), code);
+        slot->m_grpcStatus
+            = callStatusFromGrpcCode(error == std::errc() && end == text.data() + text.size() ? code : -1);
+        if (slot->m_grpcStatus != code)
+            slot->m_badGrpcStatus = text;
+    } else if (key == "grpc-encoding") {
+        slot->m_encoding = grpcEncoding(text);
+        slot->m_encodingName = text;
     } else if (key == "grpc-message") {
         // Percent-encoded (gRPC's spec): decoded for the error shown.
         auto hex = [](char c) {

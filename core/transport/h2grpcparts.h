@@ -9,6 +9,7 @@
 #include "metrics/callstatus.h"
 #include "net/asio.h"
 
+#include "grpccompression.h"
 #include "requestbodies.h"
 #include "transportfactories.h"
 
@@ -38,6 +39,9 @@ inline constexpr size_t kReadChunk = 64 * 1024;
 class H2GrpcTransport;
 class H2GrpcConnection;
 
+/// gRPC's grpc-timeout header value for @p left (rounded up, never 0).
+std::string grpcTimeout(std::chrono::nanoseconds left);
+
 class H2GrpcSlot final : public BodySlot {
 public:
     H2GrpcSlot(H2GrpcTransport *transport, H2GrpcConnection *connection, int index, CallSink *sink);
@@ -55,6 +59,9 @@ public:
     /// Its stream closed (and it is not tried again): the outcome from its headers, trailers and data, reported.
     /// @p goingAway: the server sent GOAWAY, which a REFUSED_STREAM reset then means.
     void streamEnded(uint32_t errorCode, bool goingAway);
+    /// A message whose compressed flag is set, inflated as the reply's grpc-encoding says (into m_inflated); a
+    /// failure's status and message in @p outcome.
+    std::string_view inflated(std::string_view compressed, CallOutcome *outcome);
 
     // Streaming calls, on the connection's thread (h2grpcstreams.cpp).
     bool streaming() const { return m_clientStreams || m_serverStreams; }
@@ -86,6 +93,10 @@ public:
     uint64_t m_received = 0; ///< DATA bytes received, the 5-byte prefix included
     int m_httpStatus = 0;
     int m_grpcStatus = -1; ///< -1: not seen (yet)
+    std::string m_badGrpcStatus; ///< a grpc-status that is no gRPC code, as it came (the call counts UNKNOWN)
+    GrpcEncoding m_encoding = GrpcEncoding::Identity; ///< the reply's grpc-encoding
+    std::string m_encodingName; ///< as it came, for an error naming one this client cannot inflate
+    std::string m_inflated; ///< a compressed message, inflated
     std::string m_grpcMessage;
     /// The server's metadata, kept only for a call shown to the user (GrpcCall::captureMetadata).
     MetadataLines m_headers;
@@ -240,6 +251,9 @@ private:
     bool m_receiving = false;
     bool m_sending = false; ///< inside flush()'s nghttp2_session_mem_send() loop
     std::vector<uint8_t> m_readBuffer = std::vector<uint8_t>(kReadChunk);
+    /// A call's request headers when it has a deadline: the transport's, with its own grpc-timeout.
+    std::vector<nghttp2_nv> m_callNv;
+    std::string m_callTimeout;
 };
 
 class H2GrpcTransport final : public Transport {
@@ -262,6 +276,7 @@ public:
     const std::string m_authority;
     std::vector<std::pair<std::string, std::string>> m_headers; ///< every request's, in order
     std::vector<nghttp2_nv> m_nv; ///< m_headers as nghttp2 takes them (pointing into m_headers)
+    int m_timeoutHeader = -1; ///< grpc-timeout's place in m_nv: each call sends its own time left (-1: no deadline)
     RequestBodies m_bodies;
     net::IoThreads m_threads;
     std::vector<std::unique_ptr<H2GrpcConnection>> m_connections;

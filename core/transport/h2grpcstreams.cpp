@@ -136,9 +136,6 @@ void H2GrpcSlot::takeData(const uint8_t *data, size_t length)
     const size_t limit = m_transport->m_target.receiveLimit();
     while (m_inbox.size() - at >= 5) {
         const auto *p = reinterpret_cast<const uint8_t *>(m_inbox.data() + at);
-        if (p[0] != 0)
-            return failStream(CallStatus::Unimplemented,
-                "a message is compressed; rpcscope's HTTP/2 client takes identity encoding only");
         const size_t size = (size_t(p[1]) << 24) | (size_t(p[2]) << 16) | (size_t(p[3]) << 8) | size_t(p[4]);
         if (size > limit)
             return failStream(CallStatus::ResourceExhausted,
@@ -146,7 +143,16 @@ void H2GrpcSlot::takeData(const uint8_t *data, size_t length)
                     + std::to_string(limit) + " bytes (raise it with --max-recv-size)");
         if (m_inbox.size() - at - 5 < size)
             break;
-        messageArrived(m_inbox.data() + at + 5, size);
+        if (p[0] != 0) {
+            CallOutcome failed;
+            const std::string_view message = inflated(std::string_view(m_inbox).substr(at + 5, size), &failed);
+            if (failed.status != CallStatus::Ok)
+                return failStream(failed.status,
+                    "message " + std::to_string(m_messagesReceived + 1) + " of the stream: " + failed.errorMessage);
+            messageArrived(message.data(), message.size());
+        } else {
+            messageArrived(m_inbox.data() + at + 5, size);
+        }
         at += 5 + size;
         if (!m_failure.empty() || m_endedByClient || m_stream < 0)
             return;

@@ -17,6 +17,13 @@ namespace {
 constexpr auto kSweepPeriod = std::chrono::milliseconds(5); ///< how often the calls' deadlines are checked
 } // namespace
 
+std::string grpcTimeout(std::chrono::nanoseconds left)
+{
+    // At most 8 digits and a unit: milliseconds, rounded up (at least 1), up to ~27 hours, then seconds.
+    const auto ms = std::max<int64_t>(1, std::chrono::ceil<std::chrono::milliseconds>(left).count());
+    return ms < 100000000 ? std::to_string(ms) + "m" : std::to_string((ms + 999) / 1000) + "S";
+}
+
 H2GrpcTransport::H2GrpcTransport(
     const GrpcTarget &target, const GrpcCall &call, tcp::resolver::results_type addresses, std::string authority)
     : m_target(target)
@@ -34,6 +41,16 @@ H2GrpcTransport::H2GrpcTransport(
                 m_connections[c]->checkDeadlines(now);
         });
     }
+    // A user-agent given as metadata goes first, as gRPC C++ puts an application's before its own.
+    // The encodings offered, gRPC C++'s unless the caller names its own ("identity": no compressed replies).
+    std::string userAgent = "rpcscope-h2grpc";
+    std::string acceptEncoding(kGrpcAcceptEncoding);
+    for (const auto &[key, value] : target.metadata) {
+        if (key == "user-agent")
+            userAgent = value + " " + userAgent;
+        else if (key == "grpc-accept-encoding")
+            acceptEncoding = value;
+    }
     m_headers = {
         { ":method", "POST" },
         { ":scheme", target.tls.enabled ? "https" : "http" },
@@ -41,16 +58,25 @@ H2GrpcTransport::H2GrpcTransport(
         { ":authority", m_authority },
         { "content-type", "application/grpc" },
         { "te", "trailers" },
-        { "user-agent", "rpcscope-h2grpc" },
+        { "user-agent", userAgent },
+        { "grpc-accept-encoding", acceptEncoding },
     };
     if (target.timeout.count() > 0) {
-        // gRPC's timeout header: at most 8 digits and a unit; milliseconds up to ~27 hours, then seconds.
-        const auto ms = std::chrono::ceil<std::chrono::milliseconds>(target.timeout).count();
-        m_headers.emplace_back(
-            "grpc-timeout", ms < 100000000 ? std::to_string(ms) + "m" : std::to_string(ms / 1000) + "S");
+        m_timeoutHeader = static_cast<int>(m_headers.size());
+        m_headers.emplace_back("grpc-timeout", grpcTimeout(target.timeout)); // each call's own: see startStream()
     }
-    for (const auto &[key, value] : target.metadata)
-        m_headers.emplace_back(key, value);
+    for (const auto &[key, value] : target.metadata) {
+        if (key == "user-agent" || key == "grpc-accept-encoding")
+            continue;
+        // A "-bin" value is the user's bytes, base64 on the wire (unpadded, as gRPC C++ sends it).
+        if (key.size() > 4 && key.compare(key.size() - 4, 4, "-bin") == 0) {
+            const QByteArray encoded = QByteArray::fromRawData(value.data(), qsizetype(value.size()))
+                                           .toBase64(QByteArray::Base64Encoding | QByteArray::OmitTrailingEquals);
+            m_headers.emplace_back(key, encoded.toStdString());
+        } else {
+            m_headers.emplace_back(key, value);
+        }
+    }
     for (const auto &[name, value] : m_headers)
         m_nv.push_back({ reinterpret_cast<uint8_t *>(const_cast<char *>(name.data())),
             reinterpret_cast<uint8_t *>(const_cast<char *>(value.data())), name.size(), value.size(),
@@ -88,7 +114,12 @@ std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const st
     net::tcp::resolver::results_type addresses;
     if (!net::resolve(host, port, &addresses, error))
         return nullptr;
-    const std::string authority = target.authority.empty() ? host + ":" + port : target.authority;
+    // As gRPC C++ names the server: --authority, else the TLS name override, else the address ("[v6]:port").
+    std::string authority = target.authority;
+    if (authority.empty() && target.tls.enabled)
+        authority = target.tls.serverNameOverride;
+    if (authority.empty())
+        authority = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
     auto transport = std::make_unique<h2grpc::H2GrpcTransport>(target, call, std::move(addresses), authority);
     if (!transport->initBodies(error))
         return nullptr;

@@ -25,8 +25,8 @@ std::unique_ptr<Transport> makeMsgpackTransport(const std::string &host, const s
  * gRPC on bare HTTP/2 (nghttp2) over our own sockets: each call a stream with gRPC's length-prefixed message, its
  * status and message from the trailers (or a trailers-only reply's headers), grpc-timeout, metadata, message size
  * limits, identity encoding, many calls in flight per connection (--connections K), windows large enough for big
- * messages; TLS with ALPN h2 (OpenSSL) and mutual TLS as --cacert/--cert/--key/--cname/--skipTLS say. For now: unary
- * methods; nullptr with @p error otherwise, and when a TLS file does not load.
+ * messages; TLS with ALPN h2 (OpenSSL) and mutual TLS as --cacert/--cert/--key/--cname/--skipTLS say. Unary calls and
+ * server, client and bidi streams. nullptr with @p error when a TLS file does not load.
  */
 std::unique_ptr<Transport> makeH2GrpcTransport(const std::string &host, const std::string &port,
     const GrpcTarget &target, const GrpcCall &call, std::string *error);

@@ -10,6 +10,13 @@ an EchoResponse being the same on the wire), and misbehaves as the request metad
   ping             a PING first, answered only once the client's PING ACK is in (RST_STREAM after 2 s)
   goaway-after     the answer, then GOAWAY (last stream: this one) and the connection closed
   trailers-only    one HEADERS frame with the status (x-status, default 5) and no message
+  status-text      the answer, then trailers whose grpc-status is x-status as it is (default "abc")
+  details          trailers-only INVALID_ARGUMENT with grpc-status-details-bin (base64 of b"detail-bytes")
+  http-503         HTTP status 503 and nothing else: no gRPC status
+  compressed       the answer's messages compressed as x-encoding says (default gzip; deflate; "none": the
+                   compressed flag set without grpc-encoding; any other name: sent as it is under that name)
+  echo-headers     the answer, with trailers naming what came: x-got-grpc-timeout, x-got-user-agent,
+                   x-got-authority, and x-got-NAME-wire for each NAME-bin header (its value as it was on the wire)
 
 Options: --max-streams N announces SETTINGS_MAX_CONCURRENT_STREAMS N and counts the streams a client opens over it
 once it acknowledged the setting (before, the default of no limit holds); --refuse-first-on-connection sends, for the first request of each connection,
@@ -23,8 +30,10 @@ and exits.
 import argparse
 import asyncio
 import signal
+import gzip
 import struct
 import sys
+import zlib
 
 import h2.config
 import h2.connection
@@ -122,6 +131,41 @@ class Connection:
             self.h2.send_headers(stream, [(":status", "200"), ("content-type", "application/grpc"),
                                           ("grpc-status", code), ("grpc-message", "trailers only")], end_stream=True)
             self.open.discard(stream)
+        elif how == "status-text":
+            self.reply(stream, [("grpc-status", self.headers[stream].get("x-status", "abc")),
+                                ("grpc-message", "odd status")])
+        elif how == "details":
+            self.h2.send_headers(stream, [(":status", "200"), ("content-type", "application/grpc"),
+                                          ("grpc-status", "3"), ("grpc-message", "bad"),
+                                          ("grpc-status-details-bin", "ZGV0YWlsLWJ5dGVz")], end_stream=True)
+            self.open.discard(stream)
+        elif how == "http-503":
+            self.h2.send_headers(stream, [(":status", "503")], end_stream=True)
+            self.open.discard(stream)
+        elif how == "compressed":
+            encoding = self.headers[stream].get("x-encoding", "gzip")
+            pack = {"gzip": gzip.compress, "deflate": zlib.compress}.get(encoding, lambda m: m)
+            body, framed = self.bodies.pop(stream, b""), b""
+            while len(body) >= 5:  # each of the request's messages, echoed compressed
+                size = struct.unpack(">I", body[1:5])[0]
+                packed = pack(body[5:5 + size])
+                framed += struct.pack(">BI", 1, len(packed)) + packed
+                body = body[5 + size:]
+            headers = [(":status", "200"), ("content-type", "application/grpc")]
+            if encoding != "none":
+                headers.append(("grpc-encoding", encoding))
+            self.h2.send_headers(stream, headers)
+            self.h2.send_data(stream, framed)
+            self.h2.send_headers(stream, [("grpc-status", "0")], end_stream=True)
+            self.open.discard(stream)
+        elif how == "echo-headers":
+            got = []
+            for name, value in self.headers[stream].items():
+                if name in ("grpc-timeout", "user-agent", ":authority"):
+                    got.append(("x-got-" + name.lstrip(":"), value))
+                elif name.endswith("-bin"):
+                    got.append(("x-got-" + name[:-4] + "-wire", value))
+            self.reply(stream, [("grpc-status", "0")] + got)
         else:
             self.reply(stream)
             if how == "goaway-after":
@@ -136,12 +180,12 @@ class Connection:
             self.open.discard(stream)
             self.flush()
 
-    def reply(self, stream):
+    def reply(self, stream, trailers=(("grpc-status", "0"),)):
         body = self.bodies.pop(stream, b"")
         self.h2.send_headers(stream, [(":status", "200"), ("content-type", "application/grpc")])
         if body:
             self.h2.send_data(stream, body)  # the request's message, prefix and all
-        self.h2.send_headers(stream, [("grpc-status", "0")], end_stream=True)
+        self.h2.send_headers(stream, list(trailers), end_stream=True)
         self.open.discard(stream)
         self.flush()
 
