@@ -483,6 +483,27 @@ private Q_SLOTS:
             QVERIFY2(refused.out.contains(QStringLiteral("[UNAVAILABLE]\t10 responses")),
                 qPrintable(transport + refused.err + refused.out));
         }
+        // Over TLS with --cname, both clients name the server by the name they check (gRPC C++ makes its name override
+        // the default authority; h2grpc does as it does).
+        QTemporaryDir pki;
+        QProcess make;
+        make.start(QStringLiteral("bash"), { QStringLiteral(RPCSCOPE_TEST_DATA "/make-test-certs.sh"), pki.path() });
+        QVERIFY(make.waitForFinished(60000) && make.exitCode() == 0);
+        Peer secure;
+        QVERIFY(start(&secure, python(),
+            { peerScript("h2_misbehaving_server.py"), QStringLiteral("--port"), QStringLiteral("0"),
+                QStringLiteral("--cert"), pki.filePath(QStringLiteral("server.crt")), QStringLiteral("--key"),
+                pki.filePath(QStringLiteral("server.key")) }));
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            const Result r = cli({ QStringLiteral("call"), QStringLiteral("--transport"), transport,
+                QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--cacert"),
+                pki.filePath(QStringLiteral("ca.crt")), QStringLiteral("--cname"), QStringLiteral("rpcscope.test"),
+                QStringLiteral("-m"), QStringLiteral(R"({"x-misbehave":"echo-headers"})"), secure.address });
+            QVERIFY2(r.out.contains(QStringLiteral("Status: OK\n")), qPrintable(transport + r.err + r.out));
+            QVERIFY2(
+                r.out.contains(QStringLiteral("  x-got-authority: rpcscope.test\n")), qPrintable(transport + r.out));
+        }
         // Neither client opened more streams than the server allowed once it knew the limit.
         ::kill(static_cast<pid_t>(one.process.processId()), SIGTERM);
         QVERIFY(one.process.waitForFinished(5000));
