@@ -248,22 +248,29 @@ private Q_SLOTS:
         m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Sum"));
         child<QSpinBox>("callsEdit")->setValue(200);
         child<QCheckBox>("matrix_json")->setChecked(false); // keep it short: protobuf and msgpack only
+        QVERIFY(!child<QCheckBox>("matrix_h2grpc")->isChecked()); // rpcscope's own gRPC client is asked for
+        child<QCheckBox>("matrix_h2grpc")->setChecked(true);
         child<QLineEdit>("matrixPayloads")->setText(QStringLiteral("nums=2; nums=500"));
         MatrixPage *page = m_window->matrixPage();
         QSignalSpy finished(page, &MatrixPage::finished);
         QTest::mouseClick(child<QPushButton>("matrixRun"), Qt::LeftButton);
         QVERIFY(page->isRunning());
         QVERIFY(finished.wait(60000));
-        // Per payload: grpc/protobuf, http/protobuf, http/msgpack, msgpack/msgpack, none/protobuf, none/msgpack.
-        QCOMPARE(page->results().size(), 12);
+        // Per payload: grpc/protobuf, h2grpc/protobuf, http/protobuf, http/msgpack, msgpack/msgpack, none/protobuf,
+        // none/msgpack.
+        QCOMPARE(page->results().size(), 14);
         for (const MatrixResult &r : page->results())
             QVERIFY2(r.run.callsOk() == 200, qPrintable(r.cell.payload + r.cell.label()));
-        QCOMPARE(page->barChart()->plottableCount(), 6);
+        QCOMPARE(page->barChart()->plottableCount(), 7);
         QCOMPARE(page->barChart()->plottable(0)->interface1D()->dataCount(), 2);
         QVERIFY(!page->sizeChart()->isHidden()); // two sizes of one field: a size sweep
-        QCOMPARE(page->sizeChart()->graphCount(), 6);
-        QCOMPARE(page->table()->rowCount(), 12);
+        QCOMPARE(page->sizeChart()->graphCount(), 7);
+        QCOMPARE(page->table()->rowCount(), 14);
         QCOMPARE(page->table()->item(0, 1)->text(), QStringLiteral("grpc/protobuf"));
+        QCOMPARE(page->table()->findItems(QStringLiteral("h2grpc/protobuf"), Qt::MatchExactly).size(), 2);
+        if (auto *tabs = qobject_cast<QTabWidget *>(page->parentWidget()->parentWidget()))
+            tabs->setCurrentWidget(page);
+        saveScreenshot(QStringLiteral("gui-stacks-with-h2grpc"));
         QVERIFY(page->table()->item(0, 9)->text().endsWith(QLatin1Char('%'))); // its codec share
         // A payload that does not fit the request is refused before anything runs.
         child<QLineEdit>("matrixPayloads")->setText(QStringLiteral("nope=3"));
@@ -272,6 +279,7 @@ private Q_SLOTS:
         QVERIFY2(child<QLabel>("matrixProgress")->text().contains(QStringLiteral("nope")),
             qPrintable(child<QLabel>("matrixProgress")->text()));
         child<QCheckBox>("matrix_json")->setChecked(true);
+        child<QCheckBox>("matrix_h2grpc")->setChecked(false);
         m_window->schemaPanel()->selectMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         m_window->scenarioPage()->setMethod(QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         m_window->scenarioPage()->setFills(QStringLiteral("payload=1KiB"));
@@ -604,6 +612,15 @@ private Q_SLOTS:
         m_window->startRun();
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
         QCOMPARE(m_window->runController()->lastSnapshot().callsOk(), 300ULL);
+        // Its HTTP/2 window is on the Advanced tab, for this transport only.
+        auto *tabs = child<QTabWidget>("scenarioTabs");
+        const int shown = tabs->currentIndex();
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i) == u"Advanced")
+                tabs->setCurrentIndex(i);
+        QVERIFY(child<QLineEdit>("http2WindowEdit")->isVisible());
+        saveScreenshot(QStringLiteral("gui-h2grpc-advanced"));
+        tabs->setCurrentIndex(shown);
         page->setTransport(TransportKind::Grpc);
     }
 

@@ -44,9 +44,10 @@ namespace {
 const QString kStacksKey = QStringLiteral("matrix/stacks");
 
 /// The kinds a stack can be, as its Transport/codec cell offers them.
-const QStringList kStackKinds { QStringLiteral("grpc/protobuf"), QStringLiteral("http/json"),
-    QStringLiteral("http/protobuf"), QStringLiteral("http/msgpack"), QStringLiteral("msgpack/msgpack"),
-    QStringLiteral("none/protobuf"), QStringLiteral("none/json"), QStringLiteral("none/msgpack") };
+const QStringList kStackKinds { QStringLiteral("grpc/protobuf"), QStringLiteral("h2grpc/protobuf"),
+    QStringLiteral("http/json"), QStringLiteral("http/protobuf"), QStringLiteral("http/msgpack"),
+    QStringLiteral("msgpack/msgpack"), QStringLiteral("none/protobuf"), QStringLiteral("none/json"),
+    QStringLiteral("none/msgpack") };
 
 } // namespace
 
@@ -80,9 +81,12 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
         choose->addSpacing(16);
     };
     addBoxes(tr("Transports:"),
-        { { QStringLiteral("grpc"), tr("gRPC") }, { QStringLiteral("http"), tr("HTTP") },
-            { QStringLiteral("msgpack"), tr("msgpack-rpc") }, { QStringLiteral("none"), tr("no RPC") } },
+        { { QStringLiteral("grpc"), tr("gRPC") }, { QStringLiteral("h2grpc"), QStringLiteral("h2grpc") },
+            { QStringLiteral("http"), tr("HTTP") }, { QStringLiteral("msgpack"), tr("msgpack-rpc") },
+            { QStringLiteral("none"), tr("no RPC") } },
         &m_transports);
+    // rpcscope's own gRPC client is asked for, as rpcscope-cli matrix takes it only in --transports.
+    m_transports.at(1)->setChecked(false);
     addBoxes(tr("Codecs:"),
         { { QStringLiteral("protobuf"), QStringLiteral("protobuf") },
             { QStringLiteral("json"), QStringLiteral("json") },

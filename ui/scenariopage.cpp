@@ -140,6 +140,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
           tr("Largest reply accepted, e.g. 64MiB; larger replies fail with RESOURCE_EXHAUSTED.")))
     , m_maxSend(
           line(QStringLiteral("maxSendEdit"), {}, tr("default (unlimited)"), tr("Largest request sent, e.g. 64MiB.")))
+    , m_http2Window(line(QStringLiteral("http2WindowEdit"), {}, tr("default: 16 MiB a stream"),
+          tr("The flow-control window rpcscope's own HTTP/2 client offers the server per stream (the connection's is "
+             "4 times it), e.g. 64KiB to see how a small window slows big replies (--http2-window).")))
     , m_discard(new QCheckBox(tr("Discard responses")))
     , m_streamCallCount(line(QStringLiteral("streamCallCountEdit"), {}, tr("default: each request once"),
           tr("Streaming methods: messages each client or bidi stream sends, cycling through the "
@@ -160,7 +163,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_methodLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_transport->setObjectName(QStringLiteral("transportCombo"));
     m_transport->setToolTip(tr("How calls travel: gRPC (gRPC C++'s client, or rpcscope's own on bare HTTP/2: far less "
-                               "client CPU per call; unary methods, plaintext), HTTP/1.1 POST, msgpack-rpc over TCP, "
+                               "client CPU per call, streams and TLS too), HTTP/1.1 POST, msgpack-rpc over TCP, "
                                "or no RPC at all (only encode/decode and the method, in process: the codec's share)."));
     m_transport->addItem(tr("gRPC"), QVariant::fromValue(static_cast<int>(TransportKind::Grpc)));
     m_transport->addItem(
@@ -313,6 +316,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     advancedForm->addRow(tr("Expect status:"), m_expectStatus);
     advancedForm->addRow(tr("Max receive:"), m_maxReceive);
     advancedForm->addRow(tr("Max send:"), m_maxSend);
+    advancedForm->addRow(tr("HTTP/2 window:"), m_http2Window);
+    m_advancedForm = advancedForm;
 
     m_tabs->setObjectName(QStringLiteral("scenarioTabs"));
     m_tabs->setDocumentMode(true);
@@ -382,6 +387,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_clientThreads, &QSpinBox::valueChanged, this, later);
     connect(m_maxReceive, &QLineEdit::textChanged, this, later);
     connect(m_maxSend, &QLineEdit::textChanged, this, later);
+    connect(m_http2Window, &QLineEdit::textChanged, this, later);
     connect(m_connections, &QSpinBox::valueChanged, this, later);
     connect(m_discard, &QCheckBox::toggled, this, later);
     for (QLineEdit *edit : { m_streamCallCount, m_streamInterval, m_streamCallDuration })
@@ -474,6 +480,9 @@ Scenario ScenarioPage::scenario() const
     s.streamPingPong = m_streamPingPong->isChecked();
     s.maxReceiveSize = m_maxReceive->text().trimmed();
     s.maxSendSize = m_maxSend->text().trimmed();
+    // rpcscope's own HTTP/2 client's alone: another transport's document carries none (core would refuse it), and the
+    // field keeps it for a switch back.
+    s.http2Window = transport() == TransportKind::H2Grpc ? m_http2Window->text().trimmed() : QString();
     s.rateSchedule = m_rateSchedule->text();
     s.concurrencySchedule = m_callerSchedule->text();
     // TLS is gRPC's (either client): for other transports the document carries none of it (the CLI would refuse it).
@@ -543,6 +552,7 @@ void ScenarioPage::setScenario(const Scenario &document)
     m_streamPingPong->setChecked(s.streamPingPong);
     m_maxReceive->setText(s.maxReceiveSize);
     m_maxSend->setText(s.maxSendSize);
+    m_http2Window->setText(s.http2Window);
     m_rateSchedule->setText(s.rateSchedule);
     m_callerSchedule->setText(s.concurrencySchedule);
     // A TLS setting asks for TLS by itself, as its CLI flag does.
@@ -623,6 +633,7 @@ void ScenarioPage::transportChanged()
     m_security->setEnabled(speaksGrpc(kind)); // TLS: either gRPC client
     for (QWidget *field : std::as_const(m_tlsFields))
         m_connectionForm->setRowVisible(field, speaksGrpc(kind));
+    m_advancedForm->setRowVisible(m_http2Window, kind == TransportKind::H2Grpc);
     // The target follows the transport while it is a built-in server (or empty); a typed address stays.
     const QString text = m_target->currentText().trimmed();
     const bool builtin = text.isEmpty() || text == u"builtin" || m_builtinTargets.values().contains(text);

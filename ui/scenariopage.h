@@ -169,6 +169,8 @@ private:
     QLineEdit *m_expectStatus; ///< --expect-status, comma-separated
     QLineEdit *m_maxReceive;
     QLineEdit *m_maxSend;
+    QLineEdit *m_http2Window; ///< h2grpc's --http2-window: its row shown for that transport only
+    QFormLayout *m_advancedForm = nullptr;
     bool m_loading = false; ///< setScenario() at work: no edited()
     QCheckBox *m_discard;
     QLineEdit *m_streamCallCount;

@@ -112,6 +112,7 @@ QString ScenarioPage::describeProblem(const ScenarioProblem &problem) const
         { QStringLiteral("load.stream_call_duration"), tr("Stream call duration") },
         { QStringLiteral("load.max_receive_size"), tr("Max receive") },
         { QStringLiteral("load.max_send_size"), tr("Max send") },
+        { QStringLiteral("load.http2_window"), tr("HTTP/2 window") },
         { QStringLiteral("load.client_threads"), tr("Client threads") },
         { QStringLiteral("load.interval"), tr("Interval") },
         { QStringLiteral("connection"), tr("TLS") },
