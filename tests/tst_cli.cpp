@@ -262,16 +262,20 @@ private Q_SLOTS:
 
     void streamingMethodsReportTheirMessages()
     {
-        // A bidi stream of 10 messages per call, each answered: 40 calls, 400 messages each way.
-        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-            QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
-            QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"), QStringLiteral("10"),
-            QStringLiteral("-n"), QStringLiteral("40"), QStringLiteral("-c"), QStringLiteral("4") });
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("Streams (one call = one stream):")), qPrintable(r.out));
-        QVERIFY2(r.out.contains(QStringLiteral("Messages:\t400 sent, 400 received")), qPrintable(r.out));
-        QVERIFY(r.out.contains(QStringLiteral("Per message:\tp50 ")));
-        QVERIFY(r.out.contains(QStringLiteral("[OK]\t40 responses")));
+        // A bidi stream of 10 messages per call, each answered: 40 calls, 400 messages each way, on either gRPC client.
+        for (const char *transport : { "grpc", "h2grpc" }) {
+            const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                QLatin1String(transport), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Chat"),
+                QStringLiteral("-d"), QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"),
+                QStringLiteral("10"), QStringLiteral("-n"), QStringLiteral("40"), QStringLiteral("-c"),
+                QStringLiteral("4") });
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            QVERIFY2(r.out.contains(QStringLiteral("Streams (one call = one stream):")), qPrintable(r.out));
+            QVERIFY2(r.out.contains(QStringLiteral("Messages:\t400 sent, 400 received")),
+                qPrintable(QLatin1String(transport) + r.out));
+            QVERIFY(r.out.contains(QStringLiteral("Per message:\tp50 ")));
+            QVERIFY(r.out.contains(QStringLiteral("[OK]\t40 responses")));
+        }
         // And the JSON report keeps them, for the history and for import.
         QTemporaryDir dir;
         const QString json = dir.filePath(QStringLiteral("run.json"));
@@ -286,15 +290,19 @@ private Q_SLOTS:
         QVERIFY2(report.contains("\"messages_received\": 21"), report.constData());
         QVERIFY(report.contains("\"message_latency\""));
         QVERIFY(report.contains("\"first_message_latency\""));
-        // The text report puts a server stream's first message apart from the gaps after it.
-        const Result text = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-            QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"), QStringLiteral(R"({"count":7})"),
-            QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("-c"), QStringLiteral("1") });
-        QVERIFY2(text.exitCode == 0, qPrintable(text.err));
-        QVERIFY2(text.out.contains(QStringLiteral("First message:\tp50 ")), qPrintable(text.out));
-        QVERIFY2(text.out.contains(QStringLiteral("(3 streams; from the call's start)")), qPrintable(text.out));
-        QVERIFY2(text.out.contains(QStringLiteral("Later gaps:\tp50 ")), qPrintable(text.out));
-        QVERIFY2(text.out.contains(QStringLiteral("(18 timed)")), qPrintable(text.out));
+        // The text report puts a server stream's first message apart from the gaps after it (either gRPC client).
+        for (const char *transport : { "grpc", "h2grpc" }) {
+            const Result text = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                QLatin1String(transport), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Download"),
+                QStringLiteral("-d"), QStringLiteral(R"({"count":7})"), QStringLiteral("-n"), QStringLiteral("3"),
+                QStringLiteral("-c"), QStringLiteral("1") });
+            QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+            QVERIFY2(text.out.contains(QStringLiteral("First message:\tp50 ")), qPrintable(text.out));
+            QVERIFY2(text.out.contains(QStringLiteral("(3 streams; from the call's start)")),
+                qPrintable(QLatin1String(transport) + text.out));
+            QVERIFY2(text.out.contains(QStringLiteral("Later gaps:\tp50 ")), qPrintable(text.out));
+            QVERIFY2(text.out.contains(QStringLiteral("(18 timed)")), qPrintable(text.out));
+        }
     }
 
     void callShowsTheReply()
@@ -478,9 +486,10 @@ private Q_SLOTS:
     void expectStatusTimesAnErrorPath()
     {
         // A server that answers 50 ms late and a 5 ms deadline: every call ends DEADLINE_EXCEEDED, which is what the
-        // run expects, so those calls are its successful ones (timed, not failed), over gRPC and HTTP alike.
+        // run expects, so those calls are its successful ones (timed, not failed), over gRPC (either client) and HTTP
+        // alike.
         QTemporaryDir dir;
-        for (const char *transport : { "grpc", "http" }) {
+        for (const char *transport : { "grpc", "h2grpc", "http" }) {
             const QString json = dir.filePath(QStringLiteral("%1.json").arg(QLatin1String(transport)));
             const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
                 QLatin1String(transport), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
@@ -616,13 +625,17 @@ private Q_SLOTS:
 
     void metadataReachesTheServer()
     {
-        // The built-in server answers a call carrying `rpcscope-status: 7` with PERMISSION_DENIED.
-        const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
-            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-m"),
-            QStringLiteral(R"({"rpcscope-status":"7"})"), QStringLiteral("-n"), QStringLiteral("30"),
-            QStringLiteral("-c"), QStringLiteral("3") });
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("[PERMISSION_DENIED]\t30 responses")), qPrintable(r.out));
+        // The built-in server answers a call carrying `rpcscope-status: 7` with PERMISSION_DENIED, over either gRPC
+        // client.
+        for (const char *transport : { "grpc", "h2grpc" }) {
+            const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                QLatin1String(transport), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+                QStringLiteral("-m"), QStringLiteral(R"({"rpcscope-status":"7"})"), QStringLiteral("-n"),
+                QStringLiteral("30"), QStringLiteral("-c"), QStringLiteral("3") });
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            QVERIFY2(r.out.contains(QStringLiteral("[PERMISSION_DENIED]\t30 responses")),
+                qPrintable(QLatin1String(transport) + r.out));
+        }
         const Result bad = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
             QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-m"), QStringLiteral("[1]") });
         QCOMPARE(bad.exitCode, 2);
@@ -647,14 +660,22 @@ private Q_SLOTS:
             QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"), QStringLiteral("--call"),
             QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"), QStringLiteral("20"),
             QStringLiteral("-c"), QStringLiteral("2") };
-        const Result ok = cli(base
-            + QStringList { QStringLiteral("--cacert"), dir.filePath(QStringLiteral("ca.crt")),
-                QStringLiteral("--cname"), QStringLiteral("rpcscope.test"), QStringLiteral("127.0.0.1:") + port });
-        QVERIFY2(ok.out.contains(QStringLiteral("[OK]\t20 responses")), qPrintable(ok.out + ok.err));
+        for (const char *transport : { "grpc", "h2grpc" }) {
+            const QStringList on { QStringLiteral("--transport"), QLatin1String(transport) };
+            const Result ok = cli(base + on
+                + QStringList { QStringLiteral("--cacert"), dir.filePath(QStringLiteral("ca.crt")),
+                    QStringLiteral("--cname"), QStringLiteral("rpcscope.test"), QStringLiteral("127.0.0.1:") + port });
+            QVERIFY2(ok.out.contains(QStringLiteral("[OK]\t20 responses")),
+                qPrintable(QLatin1String(transport) + ok.out + ok.err));
+            const Result wrongCa = cli(base + on
+                + QStringList { QStringLiteral("--cacert"), dir.filePath(QStringLiteral("other-ca.crt")),
+                    QStringLiteral("localhost:") + port });
+            QVERIFY2(wrongCa.out.contains(QStringLiteral("[UNAVAILABLE]\t20 responses")),
+                qPrintable(QLatin1String(transport) + wrongCa.out));
+        }
         const Result wrongCa = cli(base
             + QStringList { QStringLiteral("--cacert"), dir.filePath(QStringLiteral("other-ca.crt")),
                 QStringLiteral("localhost:") + port });
-        QVERIFY2(wrongCa.out.contains(QStringLiteral("[UNAVAILABLE]\t20 responses")), qPrintable(wrongCa.out));
         QVERIFY2(
             !wrongCa.err.contains(QStringLiteral("Handshake failed")), qPrintable(wrongCa.err)); // no gRPC log spam
         const Result notPem = cli(base
@@ -744,6 +765,8 @@ private Q_SLOTS:
     void everyTransportAgainstItsBuiltinServer_data()
     {
         QTest::addColumn<QStringList>("flags");
+        QTest::newRow("grpc") << QStringList { QStringLiteral("--transport"), QStringLiteral("grpc") };
+        QTest::newRow("h2grpc") << QStringList { QStringLiteral("--transport"), QStringLiteral("h2grpc") };
         QTest::newRow("http json") << QStringList { QStringLiteral("--transport"), QStringLiteral("http") };
         QTest::newRow("http msgpack") << QStringList { QStringLiteral("--transport"), QStringLiteral("http"),
             QStringLiteral("--codec"), QStringLiteral("msgpack") };

@@ -165,8 +165,10 @@ private Q_SLOTS:
         QCOMPARE(s.callsFailed(), 0ULL);
     }
 
+    void aDurationEndsTheRunStalledCallsIncluded_data() { bothClients_data(); }
     void aDurationEndsTheRunStalledCallsIncluded()
     {
+        useClient();
         // A server that stops answering (as a SIGSTOPped one): the run ends at its -z, not at its calls' timeout,
         // and the calls it cut short are counted as cancelled.
         BuiltinGrpcServer stuck;
@@ -180,7 +182,7 @@ private Q_SLOTS:
         plan.concurrency = 3;
         plan.totalCalls = 0;
         plan.duration = 400ms;
-        QVERIFY2(engine.start(makeGrpcTransport(t, echoCall()), plan, &error), qPrintable(error));
+        QVERIFY2(engine.start(grpcClient(t, echoCall()), plan, &error), qPrintable(error));
         QVERIFY2(engine.waitForFinished(15s), "the run waited for its calls' 120 s timeout");
         const RunSnapshot s = engine.snapshot();
         QCOMPARE(s.callsCompleted(), 3ULL);
@@ -247,15 +249,17 @@ private Q_SLOTS:
         QCOMPARE(s.statusCounts[CallStatus::Unavailable], 200ULL);
     }
 
+    void stopKeepsWhatWasMeasured_data() { bothClients_data(); }
     void stopKeepsWhatWasMeasured()
     {
+        useClient();
         LoadEngine engine;
         LoadPlan plan;
         plan.concurrency = 8;
         plan.totalCalls = 0;
         plan.duration = 60s;
         QString error;
-        QVERIFY(engine.start(makeGrpcTransport(target(), echoCall()), plan, &error));
+        QVERIFY(engine.start(grpcClient(target(), echoCall()), plan, &error));
         QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().callsCompleted() > 100, 5000);
         QVERIFY(engine.isRunning());
         QElapsedTimer timer;
@@ -321,8 +325,10 @@ private Q_SLOTS:
             qPrintable(QStringLiteral("slowest deadline error %1 ns").arg(s.errorLatency.max())));
     }
 
+    void delayedAnswersComeOnTimeAndStopCutsThemShort_data() { bothClients_data(); }
     void delayedAnswersComeOnTimeAndStopCutsThemShort()
     {
+        useClient();
         // Answers are held by the server's own timer thread: never early, and a stopping server does not wait them out.
         BuiltinGrpcServer slow;
         slow.setExtraDelay(20ms);
@@ -344,7 +350,7 @@ private Q_SLOTS:
         t.timeout = 120s;
         plan.concurrency = 4;
         plan.totalCalls = 4;
-        QVERIFY(engine.start(makeGrpcTransport(t, echoCall()), plan, &error));
+        QVERIFY(engine.start(grpcClient(t, echoCall()), plan, &error));
         QTRY_COMPARE_WITH_TIMEOUT(engine.snapshot().callsSent, 4ULL, 5000);
         QTest::qWait(200); // the calls reach the server and wait out their delay there
         QElapsedTimer timer;

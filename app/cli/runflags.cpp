@@ -206,8 +206,8 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("schema.protosets"), true, QStringLiteral("bench.protoset"), addText(&Scenario::protosets) },
         { { QStringLiteral("transport") }, QStringLiteral("KIND"),
             QStringLiteral(
-                "grpc (default), h2grpc (gRPC with rpcscope's own HTTP/2 client: far less client CPU per call; "
-                "unary, plaintext), http, msgpack or none (no RPC, codec only)."),
+                "grpc (default), h2grpc (gRPC with rpcscope's own HTTP/2 client: far less client CPU per call, "
+                "every kind of method, TLS too), http, msgpack or none (no RPC, codec only)."),
             QStringLiteral("transport"), false, QStringLiteral("http"), setText(&Scenario::transport) },
         { { QStringLiteral("codec") }, QStringLiteral("CODEC"),
             QStringLiteral(
@@ -344,7 +344,8 @@ const QList<RunFlag> &runFlags()
             setNumber(&Scenario::connections, 1, 100000) },
         { { QStringLiteral("cpus") }, QStringLiteral("N"),
             QStringLiteral("Client threads polling gRPC (default 1, one more per 64 callers up to the cores). One is "
-                           "fastest when the client has a core to itself."),
+                           "fastest when the client has a core to itself. h2grpc keeps each connection on one thread: "
+                           "threads past --connections have nothing to do."),
             QStringLiteral("load.client_threads"), false, QStringLiteral("2"),
             setNumber(&Scenario::clientThreads, 1, 64) },
         { { QStringLiteral("client-cpus") }, QStringLiteral("LIST"),
@@ -553,7 +554,7 @@ void addRunOptions(QCommandLineParser &parser)
         "shape plus the time series, client/server CPU and RSS. Streaming methods (gRPC) count one call per stream\n"
         "and time every message too (--stream-*).\n"
         "Transports: grpc (default, target HOST:PORT), h2grpc (gRPC with rpcscope's own client on bare HTTP/2,\n"
-        "nghttp2: far less client CPU per call; unary methods, plaintext, target HOST:PORT), http (target a URL;\n"
+        "nghttp2: far less client CPU per call; streams and TLS too, target HOST:PORT), http (target a URL;\n"
         "POSTs the request as JSON, msgpack or protobuf), msgpack (msgpack-rpc, target HOST:PORT), none (no RPC:\n"
         "only encode/decode, no target).\n"
         "Or --builtin to start the built-in server for the transport on a free loopback port.\n"
