@@ -345,9 +345,9 @@ int H2GrpcConnection::onHeader(nghttp2_session *session, const nghttp2_frame *fr
     } else if (key == "grpc-status") {
         int code = -1;
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), code);
-        slot->m_grpcStatus
-            = callStatusFromGrpcCode(error == std::errc() && end == text.data() + text.size() ? code : -1);
-        if (slot->m_grpcStatus != code)
+        const bool number = error == std::errc() && end == text.data() + text.size();
+        slot->m_grpcStatus = callStatusFromGrpcCode(number ? code : -1);
+        if (!number || slot->m_grpcStatus != code)
             slot->m_badGrpcStatus = text;
     } else if (key == "grpc-encoding") {
         slot->m_encoding = grpcEncoding(text);
