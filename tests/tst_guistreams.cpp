@@ -200,6 +200,10 @@ private Q_SLOTS:
         auto prepared = page.prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
         QCOMPARE(prepared->target.http2Window, 256 * 1024);
+        // A Compare stacks cell over gRPC C++ from this scenario goes without it.
+        const ScenarioPage::Variation overGrpc { TransportKind::Grpc, Codec::Protobuf, {}, {}, {}, {} };
+        prepared = page.prepare(&error, &overGrpc, ScenarioPage::BuiltinStart::Never);
+        QVERIFY2(prepared, qPrintable(error));
         page.setTransport(TransportKind::Grpc);
         QVERIFY(window->isHidden());
         QVERIFY(page.scenario().http2Window.isEmpty());

@@ -42,6 +42,8 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
         s.fills += variation->fills;
         // A matrix makes many runs: one file of samples would be overwritten by each, so only single runs write it.
         s.rawSamples.clear();
+        if (variation->transport != TransportKind::H2Grpc) // rpcscope's own HTTP/2 client's setting alone
+            s.http2Window.clear();
         if (!variation->target.isEmpty()) {
             // A stack of the user's: its own target and method name; the scenario's TLS belongs to its own target.
             s.target = variation->target;
