@@ -179,53 +179,72 @@ private Q_SLOTS:
             start(&peer, python(), { peerScript("grpcio_server.py"), QStringLiteral("--port"), QStringLiteral("0") }));
         QVERIFY2(QRegularExpression(QStringLiteral("^127\\.0\\.0\\.1:\\d+$")).match(peer.address).hasMatch(),
             qPrintable(peer.address));
-        const Result sum = cli({ QStringLiteral("run"), QStringLiteral("--proto"), benchProto(),
-            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
-            QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
-            QStringLiteral("4"), QStringLiteral("--fail-on-error"), peer.address });
-        expectAllOk(sum, 300);
-        // An expectation grpcio's reply does not meet: each checked reply (the first 10, then one in 10) is
-        // UNEXPECTED_REPLY, the first five kept with what they had.
-        const Result wrong = cli({ QStringLiteral("run"), QStringLiteral("--proto"), benchProto(),
-            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
-            QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
-            QStringLiteral("4"), QStringLiteral("--expect"), QStringLiteral(R"({"result":"1"})"),
-            QStringLiteral("--expect-every"), QStringLiteral("10"), peer.address });
-        QVERIFY2(wrong.exitCode == 0, qPrintable(wrong.err + wrong.out));
-        QVERIFY2(wrong.out.contains(QStringLiteral("[OK]\t261 responses")), qPrintable(wrong.out));
-        QVERIFY2(wrong.out.contains(QStringLiteral("[UNEXPECTED_REPLY]\t39 responses")), qPrintable(wrong.out));
-        QVERIFY2(wrong.out.contains(QStringLiteral("Replies checked (--expect): 39, 39 unexpected\n"
-                                                   "  1. failed {\"result\":\"1\"}: got result is \"500500\"\n")),
-            qPrintable(wrong.out));
-        QVERIFY2(wrong.out.contains(QStringLiteral("  (the first 5 kept)")), qPrintable(wrong.out));
-        const Result list = cli({ QStringLiteral("run"), QStringLiteral("--proto"), benchProto(),
-            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
-            QStringLiteral(R"({"count":50,"name_size":10})"), QStringLiteral("-n"), QStringLiteral("100"),
-            QStringLiteral("--fail-on-error"), peer.address });
-        expectAllOk(list, 100);
-        const Result shown = cli({ QStringLiteral("call"), QStringLiteral("--proto"), benchProto(),
-            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
-            QStringLiteral("nums=1000"), QStringLiteral("-m"), QStringLiteral(R"({"x-test":"1"})"), peer.address });
-        QVERIFY2(shown.exitCode == 0, qPrintable(shown.err + shown.out));
-        QVERIFY2(shown.out.contains(QStringLiteral("over grpc (protobuf)")), qPrintable(shown.out));
-        QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"500500\"")), qPrintable(shown.out));
-
-        // rpcscope's own HTTP/2 client against grpcio: the same answers, a reflection schema, a missing method.
-        const Result h2 = cli({ QStringLiteral("run"), QStringLiteral("--transport"), QStringLiteral("h2grpc"),
-            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
-            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=1000"),
-            QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"), QStringLiteral("4"),
-            QStringLiteral("--expect"), QStringLiteral("result=500500"), QStringLiteral("--expect-every"),
-            QStringLiteral("1"), QStringLiteral("--fail-on-error"), peer.address });
-        expectAllOk(h2, 300);
-        QVERIFY2(h2.out.contains(QStringLiteral("Transport: h2grpc")), qPrintable(h2.out));
-        const Result h2call = cli({ QStringLiteral("call"), QStringLiteral("--transport"), QStringLiteral("h2grpc"),
-            QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
-            QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
-            QStringLiteral(R"({"count":3,"name_size":4})"), peer.address });
-        QVERIFY2(h2call.exitCode == 0, qPrintable(h2call.err + h2call.out));
-        QVERIFY2(h2call.out.contains(QStringLiteral("over h2grpc (protobuf)")), qPrintable(h2call.out));
-        QVERIFY2(h2call.out.contains(QStringLiteral("\"items\"")), qPrintable(h2call.out));
+        // Both of rpcscope's gRPC clients: the same answers, expectations checked, a call shown.
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            const QStringList run { QStringLiteral("run"), QStringLiteral("--transport"), transport,
+                QStringLiteral("--proto"), benchProto(), QStringLiteral("--call") };
+            const Result sum = cli(run
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+                    QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
+                    QStringLiteral("4"), QStringLiteral("--expect"), QStringLiteral("result=500500"),
+                    QStringLiteral("--expect-every"), QStringLiteral("1"), QStringLiteral("--fail-on-error"),
+                    peer.address });
+            expectAllOk(sum, 300);
+            QVERIFY2(sum.out.contains(QStringLiteral("Transport: ") + transport), qPrintable(sum.out));
+            // An expectation grpcio's reply does not meet: each checked reply (the first 10, then one in 10) is
+            // UNEXPECTED_REPLY, the first five kept with what they had.
+            const Result wrong = cli(run
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"),
+                    QStringLiteral("nums=1000"), QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("-c"),
+                    QStringLiteral("4"), QStringLiteral("--expect"), QStringLiteral(R"({"result":"1"})"),
+                    QStringLiteral("--expect-every"), QStringLiteral("10"), peer.address });
+            QVERIFY2(wrong.exitCode == 0, qPrintable(transport + wrong.err + wrong.out));
+            QVERIFY2(wrong.out.contains(QStringLiteral("[OK]\t261 responses")), qPrintable(transport + wrong.out));
+            QVERIFY2(wrong.out.contains(QStringLiteral("[UNEXPECTED_REPLY]\t39 responses")), qPrintable(wrong.out));
+            QVERIFY2(wrong.out.contains(QStringLiteral("Replies checked (--expect): 39, 39 unexpected\n"
+                                                       "  1. failed {\"result\":\"1\"}: got result is \"500500\"\n")),
+                qPrintable(wrong.out));
+            QVERIFY2(wrong.out.contains(QStringLiteral("  (the first 5 kept)")), qPrintable(wrong.out));
+            const Result list = cli(run
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
+                    QStringLiteral(R"({"count":50,"name_size":10})"), QStringLiteral("-n"), QStringLiteral("100"),
+                    QStringLiteral("--expect"), QStringLiteral("items.length=50"), QStringLiteral("--fail-on-error"),
+                    peer.address });
+            expectAllOk(list, 100);
+            const Result shown = cli({ QStringLiteral("call"), QStringLiteral("--transport"), transport,
+                QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--fill"), QStringLiteral("nums=1000"),
+                QStringLiteral("-m"), QStringLiteral(R"({"x-test":"1"})"), peer.address });
+            QVERIFY2(shown.exitCode == 0, qPrintable(transport + shown.err + shown.out));
+            QVERIFY2(shown.out.contains(QStringLiteral("over %1 (protobuf)").arg(transport)), qPrintable(shown.out));
+            QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"500500\"")), qPrintable(shown.out));
+            // Its streams: every message of a server stream checked, a client stream's count, a bidi ping-pong.
+            const Result download = cli(run
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
+                    QStringLiteral(R"({"count":5,"size":16})"), QStringLiteral("-n"), QStringLiteral("20"),
+                    QStringLiteral("--expect"), QStringLiteral("payload.length=16"), QStringLiteral("--expect-every"),
+                    QStringLiteral("1"), QStringLiteral("--fail-on-error"), peer.address });
+            expectAllOk(download, 20);
+            QVERIFY2(
+                download.out.contains(QStringLiteral("20 sent, 100 received")), qPrintable(transport + download.out));
+            const Result upload = cli(run
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Upload"), QStringLiteral("--fill"),
+                    QStringLiteral("payload=8"), QStringLiteral("--stream-call-count"), QStringLiteral("7"),
+                    QStringLiteral("--expect"), QStringLiteral("messages=7"), QStringLiteral("--expect-every"),
+                    QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("10"), QStringLiteral("--fail-on-error"),
+                    peer.address });
+            expectAllOk(upload, 10);
+            QVERIFY2(upload.out.contains(QStringLiteral("70 sent, 10 received")), qPrintable(transport + upload.out));
+            const Result chat = cli(run
+                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
+                    QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"),
+                    QStringLiteral("10"), QStringLiteral("--stream-ping-pong"), QStringLiteral("-n"),
+                    QStringLiteral("8"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--expect"),
+                    QStringLiteral("payload=aGk="), QStringLiteral("--expect-every"), QStringLiteral("1"),
+                    QStringLiteral("--fail-on-error"), peer.address });
+            expectAllOk(chat, 8);
+            QVERIFY2(chat.out.contains(QStringLiteral("80 sent, 80 received")), qPrintable(transport + chat.out));
+        }
     }
 
     void grpcGoServer()

@@ -10,6 +10,8 @@ SIGINT (in-flight calls get 0.5 s).
 
 Echo returns the payload, or response_size zero bytes when set (delay_us sleeps in the worker thread); Sum
 returns the sum of nums (int64, wrapping); List returns count items {id: i, name: 'x' * name_size, score: i * 0.5}.
+The streams as the built-in server has them: Download sends count replies of size bytes, interval_us apart; Upload
+counts the messages and payload bytes; Chat answers each request as Echo would.
 No server reflection: Debian does not package grpcio-reflection.
 """
 
@@ -80,6 +82,24 @@ def make_servicer(pb2, pb2_grpc):
             name = "x" * min(request.name_size, MAX_NAME)
             count = min(request.count, MAX_ITEMS)
             return pb2.ListResponse(items=[pb2.Item(id=i, name=name, score=i * 0.5) for i in range(count)])
+
+        def Download(self, request, context):
+            reply = pb2.EchoResponse(payload=b"x" * min(request.size, MAX_NAME))
+            for i in range(request.count):
+                if i and request.interval_us and STOPPING.wait(request.interval_us / 1e6):
+                    return
+                yield reply
+
+        def Upload(self, request_iterator, context):
+            messages = size = 0
+            for request in request_iterator:
+                messages += 1
+                size += len(request.payload)
+            return pb2.UploadResponse(messages=messages, bytes=size)
+
+        def Chat(self, request_iterator, context):
+            for request in request_iterator:
+                yield self.Echo(request, context)
 
     return Bench()
 
