@@ -790,6 +790,31 @@ private Q_SLOTS:
         QVERIFY2(!r.err.contains(QStringLiteral("note: ")), qPrintable(r.err)); // the bench's Sum: its own work
     }
 
+    void theTwoGrpcClientsRunsAreSavedListedAndComparedApart()
+    {
+        // A run of each gRPC client saved to one history: listed with its transport, and a comparison of the two
+        // says the transport differs (the figures are not like for like).
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        for (const char *transport : { "grpc", "h2grpc" }) {
+            const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                QLatin1String(transport), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                QStringLiteral("-n"), QStringLiteral("300"), QStringLiteral("--save"), QStringLiteral("--db"), db });
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        }
+        Result r = cli({ QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db });
+        const QStringList lines = r.out.split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(
+            lines.at(1).startsWith(QStringLiteral("2 ")) && lines.at(1).contains(QStringLiteral("h2grpc/protobuf")),
+            qPrintable(r.out));
+        QVERIFY2(lines.at(2).startsWith(QStringLiteral("1 ")) && lines.at(2).contains(QStringLiteral(" grpc/protobuf")),
+            qPrintable(r.out));
+        r = cli({ QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--db"), db });
+        QVERIFY2(r.out.contains(QStringLiteral("What differs between the runs:\n  transport: grpc -> h2grpc\n")),
+            qPrintable(r.out + r.err));
+    }
+
     void theHistoryIsWhereRpcscopeDbSays()
     {
         // RPCSCOPE_DB points the CLI at another history, as it does the GUI; --db still wins over it.
