@@ -523,6 +523,25 @@ private Q_SLOTS:
             QVERIFY2(
                 r.out.contains(QStringLiteral("  x-got-authority: rpcscope.test\n")), qPrintable(transport + r.out));
         }
+        // A TLS server that does not agree to HTTP/2 (ALPN http/1.1 only): every call UNAVAILABLE, h2grpc saying why.
+        Peer http1;
+        QVERIFY(start(&http1, python(),
+            { peerScript("h2_misbehaving_server.py"), QStringLiteral("--port"), QStringLiteral("0"),
+                QStringLiteral("--cert"), pki.filePath(QStringLiteral("server.crt")), QStringLiteral("--key"),
+                pki.filePath(QStringLiteral("server.key")), QStringLiteral("--alpn"), QStringLiteral("http/1.1") }));
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            const Result r
+                = cli({ QStringLiteral("run"), QStringLiteral("--transport"), transport, QStringLiteral("--proto"),
+                    benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                    QStringLiteral("--cacert"), pki.filePath(QStringLiteral("ca.crt")), QStringLiteral("--cname"),
+                    QStringLiteral("rpcscope.test"), QStringLiteral("-n"), QStringLiteral("4"),
+                    QStringLiteral("--timeout"), QStringLiteral("5s"), http1.address });
+            QVERIFY2(
+                r.out.contains(QStringLiteral("[UNAVAILABLE]\t4 responses")), qPrintable(transport + r.err + r.out));
+            if (transport == QLatin1String("h2grpc"))
+                QVERIFY2(r.out.contains(QStringLiteral("the server did not agree to HTTP/2 in the TLS handshake")),
+                    qPrintable(r.out));
+        }
         // Neither client opened more streams than the server allowed once it knew the limit.
         ::kill(static_cast<pid_t>(one.process.processId()), SIGTERM);
         QVERIFY(one.process.waitForFinished(5000));

@@ -22,10 +22,11 @@ Options: --max-streams N announces SETTINGS_MAX_CONCURRENT_STREAMS N and counts 
 once it acknowledged the setting (before, the default of no limit holds); --refuse-first-on-connection sends, for the first request of each connection,
 GOAWAY with last stream id 0 (nothing processed: a client may retry it elsewhere) and closes.
 
---cert FILE --key FILE serves TLS (ALPN h2) with that certificate.
+--cert FILE --key FILE serves TLS (ALPN h2) with that certificate; --alpn LIST offers those protocols instead
+(e.g. http/1.1, or "" for no ALPN).
 
   tests/peers/h2_misbehaving_server.py [--host 127.0.0.1] [--port 0] [--max-streams N] [--refuse-first-on-connection]
-                                       [--cert FILE --key FILE]
+                                       [--cert FILE --key FILE [--alpn LIST]]
 
 Prints `HOST:PORT` once it listens; on SIGTERM prints `over-limit N` (streams opened over --max-streams) to stderr
 and exits.
@@ -202,12 +203,14 @@ async def main():
     parser.add_argument("--refuse-first-on-connection", action="store_true")
     parser.add_argument("--cert")
     parser.add_argument("--key")
+    parser.add_argument("--alpn", default="h2")
     options = parser.parse_args()
     tls = None
     if options.cert:
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         tls.load_cert_chain(options.cert, options.key)
-        tls.set_alpn_protocols(["h2"])
+        if options.alpn:
+            tls.set_alpn_protocols(options.alpn.split(","))
     server = await asyncio.start_server(
         lambda r, w: Connection(r, w, options).run(), options.host, options.port, ssl=tls)
     host, port = server.sockets[0].getsockname()[:2]
