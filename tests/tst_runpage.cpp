@@ -256,6 +256,32 @@ private Q_SLOTS:
         QVERIFY(labelsFit() >= 3);
     }
 
+    void percentileMarkerLabelsStayApartOnAShortChart()
+    {
+        // A tail where p99 and p99.9 are close, on a chart a third of its usual height: each percentile's label keeps
+        // a row of its own, right of its line or, near the right edge, left of it.
+        m_page->resize(900, 300);
+        m_page->showSnapshot(makeSnapshot(false, kIntervals, 3));
+        showTab(RunPage::HistogramChart);
+        QCustomPlot *plot = m_page->histogramPlot();
+        QTRY_VERIFY(plot->axisRect()->height() < 200);
+        m_page->showSnapshot(makeSnapshot(false, kIntervals, 3)); // placed for this height
+        plot->replot();
+        QList<QRectF> rects;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            const auto *label = qobject_cast<const QCPItemText *>(plot->item(i));
+            if (!label || !label->visible() || !label->text().startsWith(QStringLiteral(" p")))
+                continue;
+            rects << QRectF(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
+        }
+        QCOMPARE(rects.size(), 4); // p50, p90, p99, p99.9
+        saveScreenshot(QStringLiteral("histogram-short"));
+        for (qsizetype i = 0; i < rects.size(); ++i)
+            for (qsizetype j = i + 1; j < rects.size(); ++j)
+                QVERIFY2(!rects[i].intersects(rects[j]),
+                    qPrintable(QStringLiteral("labels %1 and %2 overlap").arg(i).arg(j)));
+    }
+
     void spectrumFollowsTheHistogram()
     {
         const RunSnapshot s = makeSnapshot(false, kIntervals, 4);

@@ -4,6 +4,7 @@
 #include "util/units.h"
 
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QMouseEvent>
 #include <QPalette>
 #include <QToolTip>
@@ -399,6 +400,9 @@ void HistogramMarkers::update(const LatencyHistogram &h)
         return;
     }
     const QCPRange range = m_plot->xAxis->range();
+    // A label's row: 6% of the plot's height, or a line of text where the plot is short (each label its own row).
+    const double rowHeight = QFontMetricsF(m_labels.front()->font()).height() + 2;
+    const double step = std::max(0.06, rowHeight / std::max(1, m_plot->axisRect()->height()));
     for (int i = 0; i < m_lines.size(); ++i) {
         const double pct = kMarkerPercentiles[static_cast<size_t>(i)];
         const double x = static_cast<double>(h.percentile(pct)) / 1e6;
@@ -409,7 +413,7 @@ void HistogramMarkers::update(const LatencyHistogram &h)
         const bool nearRight
             = std::log10(x) > std::log10(range.lower) + 0.75 * (std::log10(range.upper) - std::log10(range.lower));
         m_labels[i]->setPositionAlignment((nearRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-        m_labels[i]->position->setCoords(x, 0.02 + 0.06 * i);
+        m_labels[i]->position->setCoords(x, 0.02 + step * i);
         m_labels[i]->setText(QStringLiteral(" p%1 %2 ").arg(pct, 0, 'g', 4).arg(formatNanos(x * 1e6)));
         m_labels[i]->setVisible(true);
     }
