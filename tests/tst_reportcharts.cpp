@@ -279,6 +279,42 @@ private Q_SLOTS:
         QVERIFY(!page.isComparing());
     }
 
+    void longRunNamesAreCutToTheirLegendColumn()
+    {
+        // Two runs named at length, on a narrow page: every legend name fits its column (cut in the middle, the whole
+        // name kept), and is whole again on a wide one.
+        const QString longA = QStringLiteral("nightly build of the payments service with protobuf 3.21 and gRPC 1.51");
+        const QString longB = QStringLiteral("nightly build of the payments service with protobuf 4.24 and gRPC 1.60");
+        ComparePage page;
+        page.resize(640, 700);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setRuns({ makeRun(longA, 1, 2e6), makeRun(longB, 2, 2.6e6) });
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isComparing(), 30000);
+        for (int chart = 0; chart < 4; ++chart) {
+            QCustomPlot *plot = page.plot(chart);
+            QVERIFY(plot->plottableCount() >= 2);
+            const QFontMetrics metrics(plot->legend->font());
+            for (int i = 0; i < plot->plottableCount(); ++i) {
+                const QCPAbstractPlottable *p = plot->plottable(i);
+                QVERIFY2(p->name().contains(QChar(0x2026)), qPrintable(p->name())); // cut
+                QVERIFY2(metrics.horizontalAdvance(p->name()) <= plot->width() / 2, qPrintable(p->name()));
+                const QString whole = p->property("fullName").toString();
+                QVERIFY2(whole.contains(longA) || whole.contains(longB), qPrintable(whole));
+            }
+        }
+        QByteArray png;
+        QBuffer buffer(&png);
+        QVERIFY(buffer.open(QIODevice::WriteOnly) && page.grab().save(&buffer, "PNG"));
+        keep(QStringLiteral("compare-long-names-narrow.png"), png);
+        page.resize(2400, 700);
+        QTRY_VERIFY(page.plot(0)->width() > 1600);
+        for (int i = 0; i < page.plot(0)->plottableCount(); ++i)
+            QVERIFY2(page.plot(0)->plottable(i)->name().endsWith(QStringLiteral("gRPC 1.51"))
+                    || page.plot(0)->plottable(i)->name().endsWith(QStringLiteral("gRPC 1.60")),
+                qPrintable(page.plot(0)->plottable(i)->name()));
+    }
+
     void overlaysNameEveryRun_data() { addKinds(); }
     void overlaysNameEveryRun()
     {

@@ -192,6 +192,39 @@ void placeLegendBelow(QCustomPlot *plot, int columns)
     plot->legend->setMargins(QMargins(4, 0, 4, 2));
 }
 
+LegendFitter::LegendFitter(QCustomPlot *plot, int columns)
+    : QObject(plot), m_plot(plot), m_columns(std::max(1, columns))
+{
+    plot->installEventFilter(this);
+}
+
+void LegendFitter::fit()
+{
+    const QFontMetrics metrics(m_plot->legend->font());
+    // A column's share of the width, less the item's icon, the gap after it and the legend's margins.
+    const int room = std::max(48,
+        (m_plot->width() - 8) / m_columns - m_plot->legend->iconSize().width() - m_plot->legend->iconTextPadding()
+            - 2 * m_plot->legend->rowSpacing() - 8);
+    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+        QCPAbstractPlottable *plottable = m_plot->plottable(i);
+        QString whole = plottable->property("fullName").toString();
+        if (whole.isEmpty()) {
+            whole = plottable->name();
+            plottable->setProperty("fullName", whole);
+        }
+        plottable->setName(metrics.elidedText(whole, Qt::ElideMiddle, room));
+    }
+}
+
+bool LegendFitter::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_plot && event->type() == QEvent::Resize) {
+        fit();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    return false;
+}
+
 QColor markerColor(int index)
 {
     static const QColor colors[]

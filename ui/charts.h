@@ -148,6 +148,23 @@ private:
 };
 
 /**
+ * Keeps a legend placed below its plot (placeLegendBelow()) readable at any width: a name too long for its column is
+ * cut in the middle ("A nightly-buil…protobuf 3.21") and whole again when there is room. The whole name stays in
+ * the plottable's "fullName" property. Call fit() after adding plottables; a resize refits by itself.
+ */
+class LegendFitter : public QObject {
+    Q_OBJECT
+public:
+    LegendFitter(QCustomPlot *plot, int columns);
+    void fit();
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    QCustomPlot *m_plot;
+    int m_columns;
+};
+
+/**
  * Hover read-out for a chart: the data point nearest the mouse (or, for a step graph, the step under it) is marked
  * and its exact value shown in a tooltip, written by the page's formatter (which knows the units).
  */

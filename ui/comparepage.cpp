@@ -203,6 +203,7 @@ QCustomPlot *ComparePage::addChart(const QString &title)
     applyChartPalette(plot, palette());
     placeLegendBelow(plot, 2);
     plot->legend->setVisible(true);
+    new LegendFitter(plot, 2); // long run names are cut to their column, not clipped by the chart's edge
     m_charts->addTab(plot, title);
     return plot;
 }
@@ -542,8 +543,10 @@ void ComparePage::redraw()
         m_plots[LatencyTimeChart]->yAxis->setRange(latencyRange(timeLow, timeHigh, 1.3));
     m_plots[ThroughputChart]->xAxis->setRange(0, timeEnd * 1.02);
     m_plots[ThroughputChart]->yAxis->setRange(0, std::max(topRate * 1.1, 1.0));
-    for (QCustomPlot *plot : m_plots)
+    for (QCustomPlot *plot : m_plots) {
+        plot->findChild<LegendFitter *>()->fit();
         plot->replot();
+    }
 }
 
 void ComparePage::changeEvent(QEvent *event)
