@@ -549,6 +549,27 @@ private Q_SLOTS:
         QVERIFY2(said.contains(QStringLiteral("over-limit 0")), qPrintable(said));
     }
 
+    void connectionsAreAsManyAsAsked()
+    {
+        // --connections K: both gRPC clients open K connections to the server (callers spread over them), no more.
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            Peer counting;
+            QVERIFY(start(&counting, python(),
+                { peerScript("h2_misbehaving_server.py"), QStringLiteral("--port"), QStringLiteral("0") }));
+            const Result r
+                = cli({ QStringLiteral("run"), QStringLiteral("--transport"), transport, QStringLiteral("--proto"),
+                    benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                    QStringLiteral("-d"), QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--connections"),
+                    QStringLiteral("3"), QStringLiteral("-c"), QStringLiteral("6"), QStringLiteral("-n"),
+                    QStringLiteral("60"), counting.address });
+            expectAllOk(r, 60);
+            ::kill(static_cast<pid_t>(counting.process.processId()), SIGTERM);
+            QVERIFY(counting.process.waitForFinished(5000));
+            const QString said = QString::fromUtf8(counting.process.readAllStandardError());
+            QVERIFY2(said.contains(QStringLiteral("connections 3\n")), qPrintable(transport + u' ' + said));
+        }
+    }
+
     void pythonMsgpackRpcServer()
     {
         Peer peer;

@@ -28,7 +28,8 @@ GOAWAY with last stream id 0 (nothing processed: a client may retry it elsewhere
   tests/peers/h2_misbehaving_server.py [--host 127.0.0.1] [--port 0] [--max-streams N] [--refuse-first-on-connection]
                                        [--cert FILE --key FILE [--alpn LIST]]
 
-Prints `HOST:PORT` once it listens; on SIGTERM prints `over-limit N` (streams opened over --max-streams) to stderr
+Prints `HOST:PORT` once it listens; on SIGTERM prints `over-limit N` (streams opened over --max-streams) and
+`connections N` (the connections clients opened) to stderr
 and exits.
 """
 import argparse
@@ -47,10 +48,13 @@ import h2.events
 import h2.settings
 
 over_limit = 0
+connections = 0
 
 
 class Connection:
     def __init__(self, reader, writer, options):
+        global connections
+        connections += 1
         self.reader, self.writer, self.options = reader, writer, options
         config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
         self.h2 = h2.connection.H2Connection(config=config)
@@ -219,6 +223,7 @@ async def main():
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
     print(f"over-limit {over_limit}", file=sys.stderr, flush=True)
+    print(f"connections {connections}", file=sys.stderr, flush=True)
     server.close()
 
 
