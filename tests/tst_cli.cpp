@@ -790,6 +790,19 @@ private Q_SLOTS:
         QVERIFY2(!r.err.contains(QStringLiteral("note: ")), qPrintable(r.err)); // the bench's Sum: its own work
     }
 
+    void aRequestOverTheSendLimitIsNotSent()
+    {
+        // --max-send-size below the request: every call RESOURCE_EXHAUSTED on either gRPC client, none sent.
+        for (const char *transport : { "grpc", "h2grpc" }) {
+            const Result r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--transport"),
+                QLatin1String(transport), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                QStringLiteral("--fill"), QStringLiteral("payload=1KiB"), QStringLiteral("--max-send-size"),
+                QStringLiteral("100"), QStringLiteral("-n"), QStringLiteral("5") });
+            QVERIFY2(r.out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]\t5 responses")),
+                qPrintable(QLatin1String(transport) + r.err + r.out));
+        }
+    }
+
     void theTwoGrpcClientsRunsAreSavedListedAndComparedApart()
     {
         // A run of each gRPC client saved to one history: listed with its transport, and a comparison of the two
