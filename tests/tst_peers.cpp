@@ -549,6 +549,25 @@ private Q_SLOTS:
         QVERIFY2(said.contains(QStringLiteral("over-limit 0")), qPrintable(said));
     }
 
+    void anIpv6AddressIsTheAuthorityInBrackets()
+    {
+        // Dialled at [::1]:PORT, both gRPC clients name the server "[::1]:PORT" (h2grpc once wrote "::1:PORT").
+        Peer v6;
+        if (!start(&v6, python(),
+                { peerScript("h2_misbehaving_server.py"), QStringLiteral("--host"), QStringLiteral("::1"),
+                    QStringLiteral("--port"), QStringLiteral("0") }))
+            QSKIP("no IPv6 loopback here");
+        QVERIFY2(v6.address.startsWith(QStringLiteral("[::1]:")), qPrintable(v6.address));
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            const Result r
+                = cli({ QStringLiteral("call"), QStringLiteral("--transport"), transport, QStringLiteral("--proto"),
+                    benchProto(), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+                    QStringLiteral("-m"), QStringLiteral(R"({"x-misbehave":"echo-headers"})"), v6.address });
+            QVERIFY2(r.out.contains(QStringLiteral("  x-got-authority: %1\n").arg(v6.address)),
+                qPrintable(transport + r.err + r.out));
+        }
+    }
+
     void connectionsAreAsManyAsAsked()
     {
         // --connections K: both gRPC clients open K connections to the server (callers spread over them), no more.

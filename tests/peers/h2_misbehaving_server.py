@@ -218,7 +218,7 @@ async def main():
     server = await asyncio.start_server(
         lambda r, w: Connection(r, w, options).run(), options.host, options.port, ssl=tls)
     host, port = server.sockets[0].getsockname()[:2]
-    print(f"{host}:{port}", flush=True)
+    print(f"[{host}]:{port}" if ":" in host else f"{host}:{port}", flush=True)
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
