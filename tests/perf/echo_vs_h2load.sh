@@ -65,13 +65,8 @@ compare() {
 
 compare "built-in (gRPC C++, 1 thread)" "$builtin_address"
 
-if [[ -x $go_server ]]; then
-    "${pin_server[@]}" "$go_server" --port 0 >"$tmp/go_address" 2>/dev/null &
-    go_pid=$!
-    trap 'kill "$go_pid" 2>/dev/null; cleanup' EXIT
-    for _ in $(seq 100); do [[ -s $tmp/go_address ]] && break; sleep 0.05; done
-    go_address=$(head -n1 "$tmp/go_address")
-    [[ -n $go_address ]] || { echo "the grpc-go server did not start" >&2; exit 3; }
+start_go_server "$go_server"
+if [[ -n $go_address ]]; then
     compare "grpc-go 1.33 (tests/peers/grpcgo_server, 1 core)" "$go_address"
 else
     echo "no $go_server (Go missing: make setup, then build): the grpc-go server's table is left out" >&2

@@ -70,12 +70,9 @@ rows_for() {
 }
 
 rows_for built-in "$address"
-if [[ -x $go_server ]]; then
-    "${pin_server[@]}" "$go_server" --port 0 >"$tmp/go_address" 2>/dev/null &
-    go_pid=$!
-    trap 'kill "$go_pid" 2>/dev/null; cleanup' EXIT
-    for _ in $(seq 100); do [[ -s $tmp/go_address ]] && break; sleep 0.05; done
-    rows_for grpc-go "$(head -n1 "$tmp/go_address")"
+start_go_server "$go_server"
+if [[ -n $go_address ]]; then
+    rows_for grpc-go "$go_address"
 else
     echo "no $go_server (Go missing): the grpc-go rows are left out" >&2
 fi

@@ -9,6 +9,9 @@
 #   (2) client stream (Bench/Upload), messages written per second and CPU per message   same targets as (1)
 #   (1h), (2h) the same over --transport h2grpc (rpcscope's own HTTP/2 client) against --transport grpc's figures
 #       (not the floor's)                                                        target rate >= 1.0, CPU <= 1.0
+#   (1g) (1h) from the grpc-go peer (tests/peers/grpcgo_server, when built), which batches a stream's messages into
+#       few writes where the built-in server writes each one: the server less the limit, the client more
+#                                                                                target rate >= 1.0, CPU <= 1.0
 #
 # Rounds alternate the two clients; each figure is the median of the rounds. A MISS is reported, not failed: the
 # exit status is 0 whenever everything could be measured, 1 when something could not, 2 when the build is missing,
@@ -26,6 +29,7 @@ streams=${STREAMS:-3}
 
 cli=$build/app/rpcscope-cli
 floor=$build/tests/perf/stream_floor
+go_server=$build/tests/peers/grpcgo_server
 [[ -x $cli ]] || { echo "no $cli: run 'make build' first" >&2; exit 2; }
 [[ -x $floor ]] || { echo "no $floor: build the stream_floor target first" >&2; exit 2; }
 
@@ -54,12 +58,12 @@ cli_messages() { # FILE sent|received
 floor_value() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 
 # One rpcscope-cli run of STREAMS streams, one at a time: "messages_per_s cpu_us_per_message" on stdout.
-run_cli() { # KIND(download|upload) EXTRA_ARGS...
+run_cli() { # KIND(download|upload) EXTRA_ARGS... (the server: $at, else the built-in one)
     local kind=$1 out=$tmp/cli.out
     shift
     local args=(--call "rpcscope.bench.v1.Bench/Download" -d "{\"count\":$messages,\"size\":$size}")
     [[ $kind == upload ]] && args=(--call "rpcscope.bench.v1.Bench/Upload" --fill "payload=$size" --stream-call-count "$messages")
-    if ! "${pin_client[@]}" "$cli" run "${args[@]}" -n "$streams" -c 1 "$@" "$address" >"$out" 2>&1; then
+    if ! "${pin_client[@]}" "$cli" run "${args[@]}" -n "$streams" -c 1 "$@" "${at:-$address}" >"$out" 2>&1; then
         fail "rpcscope-cli $kind failed: $(tail -n 3 "$out")"
         return
     fi
@@ -90,17 +94,29 @@ run_floor() { # KIND
 run_floor download >/dev/null
 run_cli download --discard-response >/dev/null
 
+start_go_server "$go_server"
+if [[ -n $go_address ]]; then
+    at=$go_address run_cli download --discard-response >/dev/null
+else
+    echo "no $go_server (Go missing: make setup, then build): rows (1g) are left out" >&2
+fi
+
 for ((r = 1; r <= rounds; ++r)); do
     progress "round $r of $rounds"
-    for item in download upload decoded download_h2 upload_h2; do
-        kind=${item%_h2} extra=(--discard-response)
+    for item in download upload decoded download_h2 upload_h2 gdownload gdownload_h2; do
+        kind=${item%_h2} extra=(--discard-response) at=
         [[ $item == decoded ]] && kind=download extra=()
         [[ $item == upload* ]] && extra=()
         [[ $item == *_h2 ]] && extra+=(--transport h2grpc)
+        if [[ $item == g* ]]; then
+            [[ -n $go_address ]] || continue
+            kind=download at=$go_address
+        fi
+        own=$([[ $item == decoded || $item == *_h2 || $item == g* ]] && echo 1 || true) # no floor run for it
         if ((r % 2)); then
-            c=$(run_cli "$kind" "${extra[@]}") f=$([[ $item == decoded || $item == *_h2 ]] || run_floor "$kind")
+            c=$(run_cli "$kind" "${extra[@]}") f=$([[ -n $own ]] || run_floor "$kind")
         else
-            f=$([[ $item == decoded || $item == *_h2 ]] || run_floor "$kind") c=$(run_cli "$kind" "${extra[@]}")
+            f=$([[ -n $own ]] || run_floor "$kind") c=$(run_cli "$kind" "${extra[@]}")
         fi
         [[ -n $c ]] && echo "$c" >>"$tmp/cli.$item"
         [[ -n $f ]] && echo "$f" >>"$tmp/floor.$item"
@@ -124,6 +140,13 @@ for item in download upload; do
     ratio_row "$label: messages/s" "$(figure "$tmp/cli.${item}_h2" 1)" "$(figure "$tmp/cli.$item" 1)" "/s" ge 1.0 ">= 1.0"
     ratio_row "$label: CPU/message" "$(figure "$tmp/cli.${item}_h2" 2)" "$(figure "$tmp/cli.$item" 2)" "us" le 1.0 "<= 1.0"
 done
+
+if [[ -n $go_address ]]; then
+    ratio_row "(1g) grpc-go server stream, h2grpc/grpc: messages/s" "$(figure "$tmp/cli.gdownload_h2" 1)" \
+        "$(figure "$tmp/cli.gdownload" 1)" "/s" ge 1.0 ">= 1.0"
+    ratio_row "(1g) grpc-go server stream, h2grpc/grpc: CPU/message" "$(figure "$tmp/cli.gdownload_h2" 2)" \
+        "$(figure "$tmp/cli.gdownload" 2)" "us" le 1.0 "<= 1.0"
+fi
 
 echo
 pinning=", nothing pinned (one core)"
