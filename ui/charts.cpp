@@ -433,9 +433,11 @@ void HistogramMarkers::update(const LatencyHistogram &h)
         return;
     }
     const QCPRange range = m_plot->xAxis->range();
-    // A label's row: 6% of the plot's height, or a line of text where the plot is short (each label its own row).
+    // A label's row: 6% of the plot's height, or a line of text where the plot is short (each label its own row). A
+    // plot not laid out yet (a chart drawn for a file, before its first replot) has no height to go by.
     const double rowHeight = QFontMetricsF(m_labels.front()->font()).height() + 2;
-    const double step = std::max(0.06, rowHeight / std::max(1, m_plot->axisRect()->height()));
+    const int height = m_plot->axisRect()->height();
+    const double step = height > 4 * rowHeight ? std::max(0.06, rowHeight / height) : 0.06;
     for (int i = 0; i < m_lines.size(); ++i) {
         const double pct = kMarkerPercentiles[static_cast<size_t>(i)];
         const double x = static_cast<double>(h.percentile(pct)) / 1e6;
