@@ -30,6 +30,7 @@ streams=${STREAMS:-3}
 cli=$build/app/rpcscope-cli
 floor=$build/tests/perf/stream_floor
 go_server=$build/tests/peers/grpcgo_server
+proto=$(dirname "$0")/../../proto/rpcscope/bench/v1/bench.proto # the grpc-go peer has no reflection
 [[ -x $cli ]] || { echo "no $cli: run 'make build' first" >&2; exit 2; }
 [[ -x $floor ]] || { echo "no $floor: build the stream_floor target first" >&2; exit 2; }
 
@@ -61,8 +62,8 @@ floor_value() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 run_cli() { # KIND(download|upload) EXTRA_ARGS... (the server: $at, else the built-in one)
     local kind=$1 out=$tmp/cli.out
     shift
-    local args=(--call "rpcscope.bench.v1.Bench/Download" -d "{\"count\":$messages,\"size\":$size}")
-    [[ $kind == upload ]] && args=(--call "rpcscope.bench.v1.Bench/Upload" --fill "payload=$size" --stream-call-count "$messages")
+    local args=(--proto "$proto" --call "rpcscope.bench.v1.Bench/Download" -d "{\"count\":$messages,\"size\":$size}")
+    [[ $kind == upload ]] && args=(--proto "$proto" --call "rpcscope.bench.v1.Bench/Upload" --fill "payload=$size" --stream-call-count "$messages")
     if ! "${pin_client[@]}" "$cli" run "${args[@]}" -n "$streams" -c 1 "$@" "${at:-$address}" >"$out" 2>&1; then
         fail "rpcscope-cli $kind failed: $(tail -n 3 "$out")"
         return
