@@ -81,6 +81,34 @@ class TestPeers : public QObject {
         QVERIFY2(r.out.contains(QStringLiteral("[OK]\t%1 responses").arg(calls)), qPrintable(r.out));
     }
 
+    /// A peer's server stream (Download: 20 calls of 5 messages of 16 bytes, every message checked) and bidi stream
+    /// in ping-pong (Chat: @p chatCalls calls of 10 messages, @p chatCallers at a time, every reply its request's
+    /// echo), each call OK, run as @p run ("run", the transport, the schema, "--call") starts them. @p download: the
+    /// server stream's report, for the caller's own checks.
+    static void expectStreamsAnswered(const QStringList &run, const QString &address, const QString &transport,
+        int chatCalls, int chatCallers, QString *download = nullptr)
+    {
+        const Result served = cli(run
+            + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
+                QStringLiteral(R"({"count":5,"size":16})"), QStringLiteral("-n"), QStringLiteral("20"),
+                QStringLiteral("--expect"), QStringLiteral("payload.length=16"), QStringLiteral("--expect-every"),
+                QStringLiteral("1"), QStringLiteral("--fail-on-error"), address });
+        if (download)
+            *download = served.out;
+        expectAllOk(served, 20);
+        QVERIFY2(served.out.contains(QStringLiteral("20 sent, 100 received")), qPrintable(transport + served.out));
+        const Result chat = cli(run
+            + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
+                QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"), QStringLiteral("10"),
+                QStringLiteral("--stream-ping-pong"), QStringLiteral("-n"), QString::number(chatCalls),
+                QStringLiteral("-c"), QString::number(chatCallers), QStringLiteral("--expect"),
+                QStringLiteral("payload=aGk="), QStringLiteral("--expect-every"), QStringLiteral("1"),
+                QStringLiteral("--fail-on-error"), address });
+        expectAllOk(chat, chatCalls);
+        QVERIFY2(chat.out.contains(QStringLiteral("%1 sent, %1 received").arg(chatCalls * 10)),
+            qPrintable(transport + chat.out));
+    }
+
 private Q_SLOTS:
     void fastapiJsonEndpoint()
     {
@@ -218,15 +246,10 @@ private Q_SLOTS:
             QVERIFY2(shown.exitCode == 0, qPrintable(transport + shown.err + shown.out));
             QVERIFY2(shown.out.contains(QStringLiteral("over %1 (protobuf)").arg(transport)), qPrintable(shown.out));
             QVERIFY2(shown.out.contains(QStringLiteral("\"result\": \"500500\"")), qPrintable(shown.out));
-            // Its streams: every message of a server stream checked, a client stream's count, a bidi ping-pong.
-            const Result download = cli(run
-                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
-                    QStringLiteral(R"({"count":5,"size":16})"), QStringLiteral("-n"), QStringLiteral("20"),
-                    QStringLiteral("--expect"), QStringLiteral("payload.length=16"), QStringLiteral("--expect-every"),
-                    QStringLiteral("1"), QStringLiteral("--fail-on-error"), peer.address });
-            expectAllOk(download, 20);
-            QVERIFY2(
-                download.out.contains(QStringLiteral("20 sent, 100 received")), qPrintable(transport + download.out));
+            // Its streams: every message of a server stream checked, a bidi ping-pong, a client stream's count.
+            expectStreamsAnswered(run, peer.address, transport, 8, 2);
+            if (QTest::currentTestFailed())
+                return;
             const Result upload = cli(run
                 + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Upload"), QStringLiteral("--fill"),
                     QStringLiteral("payload=8"), QStringLiteral("--stream-call-count"), QStringLiteral("7"),
@@ -235,15 +258,6 @@ private Q_SLOTS:
                     peer.address });
             expectAllOk(upload, 10);
             QVERIFY2(upload.out.contains(QStringLiteral("70 sent, 10 received")), qPrintable(transport + upload.out));
-            const Result chat = cli(run
-                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
-                    QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"),
-                    QStringLiteral("10"), QStringLiteral("--stream-ping-pong"), QStringLiteral("-n"),
-                    QStringLiteral("8"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--expect"),
-                    QStringLiteral("payload=aGk="), QStringLiteral("--expect-every"), QStringLiteral("1"),
-                    QStringLiteral("--fail-on-error"), peer.address });
-            expectAllOk(chat, 8);
-            QVERIFY2(chat.out.contains(QStringLiteral("80 sent, 80 received")), qPrintable(transport + chat.out));
         }
     }
 
@@ -315,24 +329,13 @@ private Q_SLOTS:
         // ping-pong whose every reply is its request's echo.
         for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
             const QStringList on { QStringLiteral("--transport"), transport };
-            const Result download = cli(QStringList { QStringLiteral("run") } + on + proto
-                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Download"), QStringLiteral("-d"),
-                    QStringLiteral(R"({"count":5,"size":16})"), QStringLiteral("-n"), QStringLiteral("20"),
-                    QStringLiteral("--expect"), QStringLiteral("payload.length=16"), QStringLiteral("--expect-every"),
-                    QStringLiteral("1"), QStringLiteral("--fail-on-error"), peer.address });
-            expectAllOk(download, 20);
-            QVERIFY2(download.out.contains(QStringLiteral("Replies checked (--expect): 20, 0 unexpected")),
-                qPrintable(transport + download.out));
-            QVERIFY2(download.out.contains(QStringLiteral("20 sent, 100 received")), qPrintable(download.out));
-            const Result chat = cli(QStringList { QStringLiteral("run") } + on + proto
-                + QStringList { QStringLiteral("rpcscope.bench.v1.Bench/Chat"), QStringLiteral("-d"),
-                    QStringLiteral(R"({"payload":"aGk="})"), QStringLiteral("--stream-call-count"),
-                    QStringLiteral("10"), QStringLiteral("--stream-ping-pong"), QStringLiteral("-n"),
-                    QStringLiteral("12"), QStringLiteral("-c"), QStringLiteral("3"), QStringLiteral("--expect"),
-                    QStringLiteral("payload=aGk="), QStringLiteral("--expect-every"), QStringLiteral("1"),
-                    QStringLiteral("--fail-on-error"), peer.address });
-            expectAllOk(chat, 12);
-            QVERIFY2(chat.out.contains(QStringLiteral("120 sent, 120 received")), qPrintable(transport + chat.out));
+            QString download;
+            expectStreamsAnswered(
+                QStringList { QStringLiteral("run") } + on + proto, peer.address, transport, 12, 3, &download);
+            if (QTest::currentTestFailed())
+                return;
+            QVERIFY2(download.contains(QStringLiteral("Replies checked (--expect): 20, 0 unexpected")),
+                qPrintable(transport + download));
         }
     }
 

@@ -2,6 +2,12 @@
 
 namespace rpcscope {
 
+std::string unknownGrpcStatusError(std::string_view status, const std::string &message)
+{
+    return "grpc-status \"" + std::string(status) + "\" is no gRPC status code"
+        + (message.empty() ? std::string() : ": " + message);
+}
+
 QString callStatusName(int status)
 {
     static const char *const names[CallStatus::SlotCount] = {

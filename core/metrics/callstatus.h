@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace rpcscope {
 
@@ -46,6 +48,10 @@ constexpr int callStatusFromGrpcCode(int code)
 {
     return code >= CallStatus::Ok && code <= CallStatus::Unauthenticated ? code : CallStatus::Unknown;
 }
+
+/// The error of a call whose grpc-status (@p status, as it came) is no gRPC code: that code named, then the server's
+/// message if it sent one. Both gRPC clients say it so.
+std::string unknownGrpcStatusError(std::string_view status, const std::string &message);
 
 /// "OK", "UNAVAILABLE", ..., "DECODE_ERROR": the names ghz and grpcurl print.
 QString callStatusName(int status);

@@ -38,8 +38,7 @@ void takeStatus(const grpc::Status &status, CallOutcome *outcome)
     outcome->status = callStatusFromGrpcCode(code);
     outcome->errorMessage = outcome->status == code
         ? status.error_message()
-        : "grpc-status \"" + std::to_string(code) + "\" is no gRPC status code"
-            + (status.error_message().empty() ? std::string() : ": " + status.error_message());
+        : unknownGrpcStatusError(std::to_string(code), status.error_message());
 }
 
 class GrpcTransport;

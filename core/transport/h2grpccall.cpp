@@ -137,9 +137,8 @@ void H2GrpcSlot::streamEnded(uint32_t errorCode, bool goingAway)
             + std::to_string(m_transport->m_target.receiveLimit()) + " bytes (raise it with --max-recv-size)";
     } else if (m_grpcStatus >= 0) {
         outcome.status = m_grpcStatus;
-        outcome.errorMessage = m_badGrpcStatus.empty() ? m_grpcMessage
-                                                       : "grpc-status \"" + m_badGrpcStatus
-                + "\" is no gRPC status code" + (m_grpcMessage.empty() ? std::string() : ": " + m_grpcMessage);
+        outcome.errorMessage
+            = m_badGrpcStatus.empty() ? m_grpcMessage : unknownGrpcStatusError(m_badGrpcStatus, m_grpcMessage);
         if (outcome.status == CallStatus::Ok && streaming()) {
             if (!m_inbox.empty()) {
                 outcome.status = CallStatus::Internal;

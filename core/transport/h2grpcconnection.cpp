@@ -85,8 +85,9 @@ void H2GrpcConnection::startStream(H2GrpcSlot *slot)
     const std::vector<nghttp2_nv> *headers = &m_transport->m_nv;
     if (const int at = m_transport->m_timeoutHeader; at >= 0) {
         // The time the call has left, not the whole timeout: it may have waited for a connection or been refused
-        // by a server going away (nghttp2 copies the headers it is given).
-        m_callNv = m_transport->m_nv;
+        // by a server going away (nghttp2 copies the headers it is given). The other headers are every call's.
+        if (m_callNv.empty())
+            m_callNv = m_transport->m_nv;
         m_callTimeout = grpcTimeout(slot->m_deadline - Clock::now());
         m_callNv[static_cast<size_t>(at)].value = reinterpret_cast<uint8_t *>(m_callTimeout.data());
         m_callNv[static_cast<size_t>(at)].valuelen = m_callTimeout.size();

@@ -251,7 +251,7 @@ private:
     bool m_receiving = false;
     bool m_sending = false; ///< inside flush()'s nghttp2_session_mem_send() loop
     std::vector<uint8_t> m_readBuffer = std::vector<uint8_t>(kReadChunk);
-    /// A call's request headers when it has a deadline: the transport's, with its own grpc-timeout.
+    /// A call's request headers when it has a deadline: the transport's (copied once), with its own grpc-timeout.
     std::vector<nghttp2_nv> m_callNv;
     std::string m_callTimeout;
 };
