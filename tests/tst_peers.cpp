@@ -552,6 +552,42 @@ private Q_SLOTS:
         QVERIFY2(said.contains(QStringLiteral("over-limit 0")), qPrintable(said));
     }
 
+    void bigRequestsGoInFramesAsLargeAsTheServerTakes()
+    {
+        // A server that takes DATA frames of up to 1 MiB: a 3 MiB request goes in 4 frames of at most that (after
+        // the first 64 KiB, which h2grpc sends before it knows the server's settings), not in 192 of HTTP/2's
+        // default 16 KiB (h2grpc did; the built-in server answered a 10 MiB request later for it). hyper-h2 refuses
+        // a frame over the size it announced, so neither client may go past it either.
+        Peer big;
+        QVERIFY(start(&big, python(),
+            { peerScript("h2_misbehaving_server.py"), QStringLiteral("--port"), QStringLiteral("0"),
+                QStringLiteral("--max-frame"), QStringLiteral("1048576") }));
+        for (const QString &transport : { QStringLiteral("grpc"), QStringLiteral("h2grpc") }) {
+            const Result r = cli({ QStringLiteral("call"), QStringLiteral("--transport"), transport,
+                QStringLiteral("--proto"), benchProto(), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--fill"),
+                QStringLiteral("payload=3MiB"), QStringLiteral("--timeout"), QStringLiteral("10s"),
+                QStringLiteral("-m"), QStringLiteral(R"({"x-misbehave":"frame-sizes"})"), big.address });
+            QVERIFY2(r.out.contains(QStringLiteral("Status: OK\n")), qPrintable(transport + r.err + r.out));
+            const QRegularExpressionMatch got
+                = QRegularExpression(QStringLiteral("  x-got-data-frames: ([\\d,]+)\n")).match(r.out);
+            QVERIFY2(got.hasMatch(), qPrintable(transport + r.out));
+            qInfo("%s: DATA frames of %s bytes", qPrintable(transport), qPrintable(got.captured(1)));
+            qint64 total = 0;
+            int largest = 0;
+            int early = 0; // frames within the 65,535 bytes a client may send before it has the server's SETTINGS
+            const QStringList frames = got.captured(1).split(u',');
+            for (const QString &frame : frames) {
+                total += frame.toInt();
+                largest = std::max(largest, frame.toInt());
+                early += total <= 65535 ? 1 : 0;
+            }
+            QCOMPARE(total, 3 * 1024 * 1024 + 5 + 5); // the payload, the gRPC prefix, the field tag and its length
+            QCOMPARE(largest, 1048576);
+            QVERIFY2(frames.size() - early <= 4, qPrintable(transport + r.out));
+        }
+    }
+
     void anIpv6AddressIsTheAuthorityInBrackets()
     {
         // Dialled at [::1]:PORT, both gRPC clients name the server "[::1]:PORT" (h2grpc once wrote "::1:PORT").

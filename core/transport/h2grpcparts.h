@@ -223,6 +223,8 @@ private:
     void sendFailed(const std::string &message);
     static int sendRequestData(nghttp2_session *, nghttp2_frame *frame, const uint8_t *frameHeader, size_t length,
         nghttp2_data_source *source, void *user);
+    static ssize_t dataFrameLength(
+        nghttp2_session *, uint8_t, int32_t, int32_t connectionWindow, int32_t streamWindow, uint32_t maxFrame, void *);
 
     H2GrpcTransport *m_transport;
     asio::io_context &m_context;

@@ -17,15 +17,21 @@ an EchoResponse being the same on the wire), and misbehaves as the request metad
                    compressed flag set without grpc-encoding; any other name: sent as it is under that name)
   echo-headers     the answer, with trailers naming what came: x-got-grpc-timeout, x-got-user-agent,
                    x-got-authority, and x-got-NAME-wire for each NAME-bin header (its value as it was on the wire)
+  frame-sizes      an empty message, with a trailer x-got-data-frames: the payload sizes of the request's DATA
+                   frames, in bytes, in order ("65535,1048576,...")
 
 Options: --max-streams N announces SETTINGS_MAX_CONCURRENT_STREAMS N and counts the streams a client opens over it
 once it acknowledged the setting (before, the default of no limit holds); --refuse-first-on-connection sends, for the first request of each connection,
 GOAWAY with last stream id 0 (nothing processed: a client may retry it elsewhere) and closes.
 
+--max-frame N announces SETTINGS_MAX_FRAME_SIZE N (hyper-h2 refuses a larger frame: FRAME_SIZE_ERROR) and windows
+of 4 N, so that a client may send frames that large.
+
 --cert FILE --key FILE serves TLS (ALPN h2) with that certificate; --alpn LIST offers those protocols instead
 (e.g. http/1.1, or "" for no ALPN).
 
   tests/peers/h2_misbehaving_server.py [--host 127.0.0.1] [--port 0] [--max-streams N] [--refuse-first-on-connection]
+                                       [--max-frame N]
                                        [--cert FILE --key FILE [--alpn LIST]]
 
 Prints `HOST:PORT` once it listens; on SIGTERM prints `over-limit N` (streams opened over --max-streams) and
@@ -59,6 +65,7 @@ class Connection:
         config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
         self.h2 = h2.connection.H2Connection(config=config)
         self.bodies = {}
+        self.frames = {}  # stream -> the payload sizes of its DATA frames
         self.headers = {}
         self.open = set()
         self.pings = {}  # ping payload -> stream waiting for its ACK
@@ -74,6 +81,11 @@ class Connection:
         self.h2.initiate_connection()
         if self.options.max_streams:
             self.h2.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.options.max_streams})
+        if self.options.max_frame:
+            window = 4 * self.options.max_frame
+            self.h2.update_settings({h2.settings.SettingCodes.MAX_FRAME_SIZE: self.options.max_frame,
+                                     h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
+            self.h2.increment_flow_control_window(window)
         self.flush()
         try:
             while True:
@@ -107,6 +119,7 @@ class Connection:
                 return False
         elif isinstance(event, h2.events.DataReceived):
             self.bodies[event.stream_id] += event.data
+            self.frames.setdefault(event.stream_id, []).append(len(event.data))
             self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
         elif isinstance(event, h2.events.StreamEnded):
             return self.answer(event.stream_id)
@@ -175,6 +188,10 @@ class Connection:
                 elif name.endswith("-bin"):
                     got.append(("x-got-" + name[:-4] + "-wire", value))
             self.reply(stream, [("grpc-status", "0")] + got)
+        elif how == "frame-sizes":
+            frames = self.frames.pop(stream, [])
+            self.bodies[stream] = b"\0\0\0\0\0"
+            self.reply(stream, [("grpc-status", "0"), ("x-got-data-frames", ",".join(map(str, frames)))])
         else:
             self.reply(stream)
             if how == "goaway-after":
@@ -205,6 +222,7 @@ async def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--max-streams", type=int, default=0)
     parser.add_argument("--refuse-first-on-connection", action="store_true")
+    parser.add_argument("--max-frame", type=int, default=0)
     parser.add_argument("--cert")
     parser.add_argument("--key")
     parser.add_argument("--alpn", default="h2")
