@@ -1,5 +1,6 @@
 #include "compare/replicatetest.h"
 #include "compare/sequential.h"
+#include "compare/sequentialab.h"
 
 #include <QtTest>
 
@@ -157,6 +158,39 @@ private slots:
         // The default options are 95% tuned for 200 pairs.
         if (planned == 200 && confidence == 0.95)
             QCOMPARE(SequentialRatio().mixingVariance(), c2);
+    }
+
+    void aRoundsBlocksPairInEitherOrder()
+    {
+        // ab runs B first in some rounds: a round's pair is the same whichever block came first, and B / A either way.
+        SequentialAb aFirst(40, 0.05);
+        SequentialAb mixed(40, 0.05);
+        int judgedInOrder = 0;
+        int judgedMixed = 0;
+        for (int round = 1; round <= 6; ++round) {
+            const uint64_t a = 100000 + 7000 * uint64_t(round % 3);
+            const uint64_t b = a * (round % 2 ? 130 : 110) / 100; // B slower by 10% or 30%
+            QVERIFY(!aFirst.addBlock(0, round, a));
+            judgedInOrder += aFirst.addBlock(1, round, b) ? 1 : 0;
+            if (round % 2 == 0) {
+                QVERIFY(!mixed.addBlock(1, round, b));
+                judgedMixed += mixed.addBlock(0, round, a) ? 1 : 0;
+            } else {
+                QVERIFY(!mixed.addBlock(0, round, a));
+                judgedMixed += mixed.addBlock(1, round, b) ? 1 : 0;
+            }
+        }
+        QVERIFY(judgedInOrder >= 2);
+        QCOMPARE(judgedMixed, judgedInOrder);
+        QCOMPARE(mixed.pairs(), aFirst.pairs());
+        QCOMPARE(mixed.statusLine(), aFirst.statusLine());
+        QVERIFY2(mixed.statusLine().contains(QStringLiteral("p50 +")), qPrintable(mixed.statusLine()));
+        // A block whose round's other block never came pairs with nothing; a later round's blocks still do.
+        SequentialAb gap(10, 0.05);
+        QVERIFY(!gap.addBlock(1, 1, 120000));
+        QVERIFY(!gap.addBlock(0, 2, 100000));
+        QVERIFY(gap.addBlock(1, 2, 120000));
+        QCOMPARE(gap.pairs(), 1);
     }
 
     void emptyAndFirstPairs()

@@ -80,7 +80,11 @@ void AbController::work()
         std::lock_guard lock(m_mutex);
         m_error = why;
     };
-    for (int side = 0; side < 2 && !m_stop; ++side) {
+    // The side that goes first in round 1 (a coin flip) starts first, as it restarts first in the rounds where it
+    // goes first: which server starts first shows in the timings (docs/statistics.md).
+    const int firstSide = AbBlocks::coinFlip();
+    for (int turn = 0; turn < 2 && !m_stop; ++turn) {
+        const int side = turn == 0 ? firstSide : 1 - firstSide;
         QString why;
         const std::optional<ServerCommand> command = m_request.command(side, m_cliPath, m_transport, &why);
         if (!why.isEmpty())
@@ -130,6 +134,7 @@ void AbController::work()
         : m_request.restarts > 0             ? std::min(m_request.restarts, blocks.roundsFor(m_sides[0].plan))
                                              : AbBlocks::defaultRestarts(anyCommand, blocks.roundsFor(m_sides[0].plan));
     blocks.connectionPerBlock = m_request.connectionPerBlock;
+    blocks.firstSide = firstSide;
     for (size_t side = 0; side < 2; ++side) {
         if (!servers[side] || blocks.restarts < 2)
             continue;
@@ -269,7 +274,9 @@ QString AbController::progressText() const
     if (!m_runnerStarted)
         return m_phase;
     const std::vector<AbBlockResult> blocks = m_runner.completedBlocks();
-    const int round = blocks.empty() ? 1 : blocks.back().round + (blocks.back().side == 1 ? 1 : 0);
+    // The round running: the last block's, unless that block ended it (each round runs A and B, in either order).
+    const bool roundDone = blocks.size() >= 2 && blocks[blocks.size() - 2].round == blocks.back().round;
+    const int round = blocks.empty() ? 1 : blocks.back().round + (roundDone ? 1 : 0);
     QString text = tr("Round %1 of %2").arg(std::min(round, m_runner.roundsPlanned())).arg(m_runner.roundsPlanned());
     for (int side = 0; side < 2; ++side) {
         const RunSnapshot s = m_runner.snapshot(side);

@@ -60,9 +60,10 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
 {
     setWindowTitle(tr("Compare A/B"));
     auto *layout = new QVBoxLayout(this);
-    auto *intro
-        = new QLabel(tr("Runs this scenario against two targets in alternating blocks of calls (A B A B ...), so "
-                        "whatever changes on the machine meanwhile hits both alike, then compares B against A."));
+    auto *intro = new QLabel(
+        tr("Runs this scenario against two targets in alternating blocks of calls (A B, B A, B A, A B ...), "
+           "so whatever changes on the machine meanwhile, and going first, hits both alike, then "
+           "compares B against A."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto *sides = new QHBoxLayout;
@@ -80,7 +81,7 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     m_restarts->setRange(0, 100);
     m_restarts->setSpecialValueText(tr("automatic (5 for server commands)"));
     m_restarts->setToolTip(tr("How many times each server command (or built-in server) is started over the run, A1 B1 "
-                              "A2 B2 ...: what differs from one server process to the next (CPU placement, memory "
+                              "B2 A2 ...: what differs from one server process to the next (CPU placement, memory "
                               "layout) is then measured and counted, not mistaken for a difference between A and B."));
     form->addRow(tr("Server processes per side:"), m_restarts);
     m_connectionPerBlock = new QCheckBox(tr("Dial a new connection for every block"));

@@ -30,9 +30,10 @@ namespace {
 
 const char *const kAbHelp = R"HELP(Usage: rpcscope-cli ab --a TARGET --b TARGET [AB OPTIONS] [RUN OPTIONS]
 
-Runs one scenario against two targets, alternating blocks of calls between them (A B A B ...) so that
-whatever drifts on the machine meanwhile hits both alike, saves both runs in the history and prints the
-comparison of B against A with its verdict (as 'compare' does).
+Runs one scenario against two targets, alternating blocks of calls between them in rounds (A B, B A, B A,
+A B, ... or the same from B, a coin flip: each side first in half the rounds) so that whatever drifts on the
+machine meanwhile, and going first, hits both alike, saves both runs in the history and prints the comparison
+of B against A with its verdict (as 'compare' does).
 
 A target is one of:
   builtin              the built-in server for the transport (started as a child process)
@@ -50,7 +51,7 @@ AB options:
   --ready-timeout DURATION   how long a command may take to get ready (default 10s)
   --block N|DURATION         calls (or time) per block (default: a tenth of -n, at least 4 per caller; or a
                              tenth of -z, at least 1s)
-  --restarts K               start each command's server K times over the run (A1 B1 A2 B2 ..., fresh processes,
+  --restarts K               start each command's server K times over the run (A1 B1 B2 A2 ..., fresh processes,
                              each side's blocks split evenly), so that what differs from one server process to
                              the next (CPU placement, memory layout) is counted, not mistaken for A vs B
                              (default: 5 for commands and builtin, at most one per round; no effect on addresses)
@@ -305,8 +306,12 @@ int abCommand(const QStringList &arguments)
             return usageError(cmd, QStringLiteral("--server-cpus: ") + error);
         serverCpus = *cpus;
     }
-    // Targets: commands and built-in servers are started first, so the schema can come from their reflection.
-    for (Side &side : sides) {
+    // Targets: commands and built-in servers are started first, so the schema can come from their reflection. The
+    // side that goes first in round 1 (a coin flip) starts first, as it restarts first in the rounds where it goes
+    // first: which server starts first shows in the timings (docs/statistics.md).
+    const int firstSide = AbBlocks::coinFlip();
+    for (const int index : { firstSide, 1 - firstSide }) {
+        Side &side = sides[index];
         side.builtin = side.spec == u"builtin";
         side.command = side.builtin || looksLikeCommand(side.spec);
         if (!side.command) {
@@ -408,6 +413,7 @@ int abCommand(const QStringList &arguments)
                 .arg(restarts)
                 .arg(rounds));
     blocks.restarts = restarts;
+    blocks.firstSide = firstSide;
     for (Side &side : sides) {
         if (!side.command || restarts < 2)
             continue;

@@ -40,18 +40,18 @@ bool SequentialAb::addBlock(int side, int round, uint64_t p50Ns)
 {
     if (decided())
         return false;
-    if (side == 0) {
-        m_roundA[round] = p50Ns;
+    const int other = 1 - side;
+    const auto first = m_firstOfRound[other].find(round);
+    if (first == m_firstOfRound[other].end()) {
+        m_firstOfRound[side][round] = p50Ns;
         return false;
     }
-    const auto a = m_roundA.find(round);
-    if (a == m_roundA.end())
-        return false;
-    const uint64_t aP50 = a->second;
-    m_roundA.erase(a);
-    if (aP50 == 0 || p50Ns == 0)
+    const uint64_t aP50 = side == 0 ? p50Ns : first->second;
+    const uint64_t bP50 = side == 1 ? p50Ns : first->second;
+    m_firstOfRound[other].erase(first);
+    if (aP50 == 0 || bP50 == 0)
         return false; // a block without an OK call has no p50
-    m_ratio.add(std::log(static_cast<double>(p50Ns)) - std::log(static_cast<double>(aP50)));
+    m_ratio.add(std::log(static_cast<double>(bP50)) - std::log(static_cast<double>(aP50)));
     m_decision = m_ratio.decide(m_threshold);
     return true;
 }

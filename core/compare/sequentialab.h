@@ -7,6 +7,7 @@
 
 #include <QString>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -24,7 +25,7 @@ public:
     SequentialAb(int plannedPairs, double threshold);
 
     /// A completed block of side 0 (A) or 1 (B) in @p round, with its OK calls' p50 (0: none, the pair is left
-    /// out). True when it completed a pair, which was then judged.
+    /// out); a round's two blocks come in either order. True when it completed a pair, which was then judged.
     bool addBlock(int side, int round, uint64_t p50Ns);
 
     SequentialDecision decision() const { return m_decision; }
@@ -32,8 +33,8 @@ public:
     const SequentialRatio &ratio() const { return m_ratio; }
 
     /**
-     * The pairs of two saved A/B sides, judged again in the order they ran (rounds; A before B). The same verdict
-     * as the run's own, except when a stop or a time limit cut a B block short: the run did not judge that pair.
+     * The pairs of two saved A/B sides, judged again round by round. The same verdict as the run's own, except
+     * when a stop or a time limit cut a round's second block short: the run did not judge that pair.
      */
     static SequentialAb fromBlocks(const RunSnapshot &a, const RunSnapshot &b, int plannedPairs, double threshold);
 
@@ -55,7 +56,8 @@ private:
     int m_plannedPairs;
     double m_threshold;
     SequentialDecision m_decision = SequentialDecision::Undecided;
-    std::map<int, uint64_t> m_roundA; ///< round -> A's p50 (ns), until B's block of that round completes
+    /// round -> the p50 (ns) of the side whose block of that round came first, until the other's completes
+    std::array<std::map<int, uint64_t>, 2> m_firstOfRound;
 };
 
 struct RunRecord;

@@ -4,6 +4,7 @@
 #include "util/units.h"
 
 #include <algorithm>
+#include <random>
 
 namespace rpcscope {
 
@@ -93,6 +94,8 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
         m_thread.join();
     m_sides = sides;
     m_blocks = blocks;
+    if (m_blocks.firstSide != 0 && m_blocks.firstSide != 1)
+        m_blocks.firstSide = AbBlocks::coinFlip();
     m_totals = {};
     m_raw = {};
     m_plannedSoFar = {};
@@ -137,6 +140,19 @@ bool AbRunner::sideDone(int side) const
     return plan.totalCalls > 0 ? m_plannedSoFar[side] >= plan.totalCalls : m_totals[side].elapsed >= plan.duration;
 }
 
+int AbBlocks::coinFlip()
+{
+    return static_cast<int>(std::random_device()() & 1U);
+}
+
+int AbRunner::blockSide(int round, int turn, int firstSide)
+{
+    const int r = round - 1;
+    const bool firstGoesFirst = (r / 2 + r % 2) % 2 == 0; // F S, S F, S F, F S, ...
+    const int first = firstGoesFirst ? firstSide : 1 - firstSide;
+    return turn == 0 ? first : 1 - first;
+}
+
 int AbRunner::processDue(int round) const
 {
     const int restarts = std::max(m_blocks.restarts, 1);
@@ -159,7 +175,8 @@ void AbRunner::run()
         process[side] = m_sides[side].restartServer ? 1 : 0;
     const auto ended = [&] { return m_stop || decided || overTime; };
     for (int round = 1; !ended() && (!sideDone(0) || !sideDone(1)); ++round) {
-        for (int side = 0; side < 2 && !ended(); ++side) {
+        for (int turn = 0; turn < 2 && !ended(); ++turn) {
+            const int side = blockSide(round, turn, m_blocks.firstSide);
             if (sideDone(side))
                 continue;
             QString why;

@@ -48,7 +48,7 @@ struct AbBlocks {
     uint64_t calls = 0; ///< per block (count mode)
     std::chrono::nanoseconds time { 0 }; ///< per block (time mode)
     /**
-     * Server processes per side over the run (A1 B1 A2 B2 ..., each side's blocks split evenly between them):
+     * Server processes per side over the run (A1 B1 B2 A2 ..., each side's blocks split evenly between them):
      * process effects (placement, memory layout) are then replicated and counted by the comparison. Only for sides
      * with restartServer; 1 = the server runs the whole time.
      */
@@ -63,6 +63,14 @@ struct AbBlocks {
     double threshold = 0.05;
     /// A wall-clock limit for the whole run (0 = none): the block running then ends early, and no other starts.
     std::chrono::nanoseconds maxDuration { 0 };
+    /**
+     * The side that goes first in round 1 (0 = A, 1 = B; -1, the default: a coin flip at start()). The order then
+     * follows AbRunner::blockSide(). A caller that starts the sides' servers flips the coin itself (coinFlip()) and
+     * starts that side's server first, as a restart would.
+     */
+    int firstSide = -1;
+    /// 0 or 1, each with probability 1/2.
+    static int coinFlip();
 
     /// Blocks for a run judged as it goes (untilDecided): a fortieth of it (at least 20 calls and 4 per caller, or
     /// 250 ms): a sequential verdict wants many pairs, each block still enough for a p50.
@@ -93,13 +101,17 @@ enum class AbEnd {
 };
 
 /**
- * Interleaved A/B: runs blocks of calls against A, then B, then A... until both sides have made their planned
- * calls (or time), so that whatever drifts on the machine meanwhile (other load, thermal throttling, a noisy
- * neighbour) hits both alike. Each side's blocks add up into one run (appendRun) that also keeps every block
- * (RunSnapshot::blocks), the replicates its comparison is judged on. A side's connection is kept across its blocks
- * (or dialled per block, AbBlocks::connectionPerBlock); from the second block on, one warm-up call per caller
- * restarts the callers before timing resumes. With AbBlocks::restarts > 1 a side's server is started anew at even
- * intervals, and the first block of each new process gets the plan's whole warm-up.
+ * Interleaved A/B: runs blocks of calls against A and B in rounds, in an order balanced between the two sides
+ * (blockSide(): A1 B1 B2 A2 B3 A3 A4 B4 ..., or the same from B, a coin flip), until both sides have made their
+ * planned calls (or time), so that whatever drifts on the machine meanwhile (other load, thermal throttling, a noisy
+ * neighbour) hits both alike, and so does the order. With A always first, the same server compared with itself came
+ * out slower on the B side: 8% over 20 `ab` A/A runs of h2grpc (t = 3.7 over the runs), 4% over 20 of grpc (t =
+ * 2.5). The side whose server process starts first at a restart ran its next round's block faster (mean p50 41-53
+ * us against 52-58 us), whichever order the blocks then ran in. Each side's blocks add up into one run (appendRun) that
+ * also keeps every block (RunSnapshot::blocks), the replicates its comparison is judged on. A side's connection is kept
+ * across its blocks (or dialled per block, AbBlocks::connectionPerBlock); from the second block on, one warm-up call
+ * per caller restarts the callers before timing resumes. With AbBlocks::restarts > 1 a side's server is started anew at
+ * even intervals, and the first block of each new process gets the plan's whole warm-up.
  *
  * Runs on a thread of its own; the owner polls snapshot()/blocksDone() (the run store is the owner's thread's).
  */
@@ -115,12 +127,21 @@ public:
     void stop();
     bool isRunning() const;
     bool waitForFinished(std::chrono::milliseconds timeout) const;
+    /**
+     * The side (0 = A, 1 = B) that runs block @p turn (0 or 1) of @p round (from 1) when @p firstSide goes first in
+     * round 1: in rounds of the order F S, S F, S F, F S, then again (F the first side, S the other). Each side
+     * goes first in half the rounds, and first after a restart (at odd rounds, with the default five processes over
+     * ten rounds) in half the restarts, give or take one: which side restarts first decides which side's process
+     * is the faster in the next round, on this machine (see the class comment), and an odd number of restarts leaves
+     * one over, for the side the coin picked.
+     */
+    static int blockSide(int round, int turn, int firstSide);
 
     /// What side 0 (A) or 1 (B) has measured so far, including the block running now.
     RunSnapshot snapshot(int side) const;
     /// Raw samples of a side, times shifted so blocks follow each other (after the run).
     std::vector<RawSample> rawSamples(int side) const;
-    /// Blocks completed, both sides together (A1 B1 A2 ... counts 1, 2, 3 ...).
+    /// Blocks completed, both sides together (A1 B1 B2 ... counts 1, 2, 3 ...).
     int blocksDone() const;
     /// Every completed block so far, in order.
     std::vector<AbBlockResult> completedBlocks() const;

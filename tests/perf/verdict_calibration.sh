@@ -22,6 +22,7 @@
 #                   decision against the seconds of the fixed-length ab of the same load
 # Targets (issue 21): false verdicts <= 5% in each sequential A/A row; the regression decided in a fraction of the
 # fixed run's time.
+# TRANSPORT=h2grpc runs every row over that client (--transport; default: the CLI's, grpc).
 # ROWS="aa_runs aa_single" runs only those rows (aa_command aa_address aa_runs aa_single ab_40us burns seq_aa_command
 # seq_aa_address seq_ab_40us; default all).
 # Every load is on 127.0.0.1 and bounded by its call count.
@@ -41,6 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 load=(--call rpcscope.bench.v1.Bench/Echo -d '{"payload":"aGk="}' --warmup 200 -n 4000 -c 1)
+[[ -n ${TRANSPORT:-} ]] && load+=(--transport "$TRANSPORT")
 pin=()
 [[ -n ${CLIENT_CPUS:-} ]] && pin+=(--client-cpus "$CLIENT_CPUS")
 address_load=("${load[@]}" "${pin[@]}") # the address's server is pinned by taskset below
@@ -68,7 +70,7 @@ tally() { # SETUP VERDICT
 }
 
 echo "verdict_calibration: $k runs a row on $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
-    "pinning: ${pin[*]:-none}" >&2
+    "pinning: ${pin[*]:-none}, transport: ${TRANSPORT:-grpc}" >&2
 if wanted aa_command; then
     for ((i = 1; i <= k; ++i)); do
         v=$("$cli" ab --a "$command" --b "$command" "${load[@]}" --no-save 2>/dev/null | verdict_of || true)
