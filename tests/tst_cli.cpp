@@ -1203,10 +1203,28 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("The run stopped on this verdict.")), qPrintable(r.out));
         QVERIFY2(!r.err.contains(QStringLiteral("round 200 ")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("pair 1/200: p50 +")), qPrintable(r.err)); // judged as it runs
+        // One server process a side, started by ab, nothing pinned: ab pins the client and the servers apart (where
+        // the scheduler put them decided A/A runs), says so, and the runs record it.
+        const std::vector<int> cpus = rpcscope::availableCpus();
+        if (cpus.size() >= 2) {
+            const QString pinned
+                = QStringLiteral("--until-decided: this client pinned to CPU %1 and the servers to %2 ")
+                      .arg(cpus.front())
+                      .arg(rpcscope::formatCpuList(std::vector<int>(cpus.begin() + 1, cpus.end())));
+            QVERIFY2(r.err.contains(pinned), qPrintable(r.err));
+            const Result shown = cli({ QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("2"),
+                QStringLiteral("--json"), QStringLiteral("--db"), db });
+            const QJsonObject environment
+                = QJsonDocument::fromJson(shown.out.toUtf8()).object().value(QStringLiteral("environment")).toObject();
+            QCOMPARE(environment.value(QStringLiteral("client_cpus")).toString(), QString::number(cpus.front()));
+            // Pinned, the verdict needs no word on where the processes ran, live or judged again.
+            QVERIFY2(!r.out.contains(QStringLiteral("unpinned")), qPrintable(r.out));
+        }
         // Saved, the pair is judged again from its blocks: compare and the slide lead with the same verdict.
         const Result again
             = cli({ QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--db"), db });
         QCOMPARE(again.exitCode, 4);
+        QCOMPARE(again.out.contains(QStringLiteral("two unpinned server processes")), cpus.size() < 2);
         QVERIFY2(
             again.out.startsWith(QStringLiteral("Sequential verdict (the run was judged until decided, "
                                                 "anytime-valid 95%, p50 of block pairs): regression after %1 pairs")
@@ -1247,6 +1265,7 @@ private Q_SLOTS:
             QStringLiteral("2000"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--until-decided"),
             QStringLiteral("--no-save") });
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("pinned")), qPrintable(r.err)); // an address runs where it runs
         QVERIFY2(r.out.contains(QStringLiteral("not decided after 40 pairs (the run's -n ended it)"))
                 || r.out.contains(QStringLiteral(": no change beyond 5.0% after ")),
             qPrintable(r.out));

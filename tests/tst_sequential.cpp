@@ -193,6 +193,34 @@ private slots:
         QCOMPARE(gap.pairs(), 1);
     }
 
+    void aVerdictOnTwoUnpinnedProcessesSaysSo()
+    {
+        // One server process a side, not pinned: a regression or an improvement says where the processes ran may
+        // have decided it; no change beyond the threshold, or undecided, does not need to.
+        for (const double ratio : { 1.3, 1 / 1.3, 1.0 }) {
+            SequentialAb judged(40, 0.05);
+            judged.setUnpinnedProcesses(true);
+            SequentialAb plain(40, 0.05);
+            for (int round = 1; round <= 40 && !judged.decided(); ++round) {
+                const auto a = uint64_t(100000 + 3000 * (round % 4));
+                const auto b = uint64_t(double(a) * ratio * (round % 2 ? 1.01 : 0.99));
+                for (SequentialAb *s : { &judged, &plain }) {
+                    s->addBlock(0, round, a);
+                    s->addBlock(1, round, b);
+                }
+            }
+            QVERIFY2(judged.decided(), qPrintable(judged.statusLine()));
+            const bool changed = judged.decision() != SequentialDecision::NoChangeBeyondThreshold;
+            QCOMPARE(changed, ratio != 1.0);
+            const QString caveat
+                = QStringLiteral("; two unpinned server processes: where they ran may have decided it");
+            QCOMPARE(judged.verdictLine(QString()).endsWith(caveat), changed);
+            QCOMPARE(judged.statusLine().endsWith(caveat), changed);
+            QVERIFY(!plain.verdictLine(QString()).contains(caveat));
+            QCOMPARE(judged.verdictLine(QString()), plain.verdictLine(QString()) + (changed ? caveat : QString()));
+        }
+    }
+
     void emptyAndFirstPairs()
     {
         SequentialRatio s;

@@ -135,6 +135,9 @@ void AbController::work()
                                              : AbBlocks::defaultRestarts(anyCommand, blocks.roundsFor(m_sides[0].plan));
     blocks.connectionPerBlock = m_request.connectionPerBlock;
     blocks.firstSide = firstSide;
+    // The GUI does not pin (the CLI's ab --until-decided does): a verdict on two servers it started, one process a
+    // side, says so.
+    blocks.unpinnedProcesses = servers[0] && servers[1] && blocks.restarts < 2;
     for (size_t side = 0; side < 2; ++side) {
         if (!servers[side] || blocks.restarts < 2)
             continue;

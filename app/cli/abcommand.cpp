@@ -67,7 +67,11 @@ AB options:
                              the run ends at -n/-z and says it did not decide. Its verdict sets the exit code.
                              Blocks default to a fortieth of the run (at least 20 calls and 4 per caller, or
                              250 ms); with server commands, one process a side (--restarts 1): the verdict is
-                             about those two processes
+                             about those two processes. Where the scheduler places them can decide it (A/A
+                             runs unpinned on 2 cores: 15% decided), so when ab starts both servers and no
+                             --client-cpus/--server-cpus is given, it pins this client to the first CPU it may
+                             use and the servers to the others (give both flags to choose, e.g. the same list
+                             twice for none)
   --max-duration DURATION    end the run after this long, whatever -n or -z plan (the block running then ends
                              early and is kept); with --until-decided the verdict says which ended it
   --format text|markdown     of the comparison
@@ -298,13 +302,28 @@ int abCommand(const QStringList &arguments)
         }
         side.run = std::move(*spec);
     }
-    const std::vector<int> clientCpus = sides[0].run.clientCpus;
+    std::vector<int> clientCpus = sides[0].run.clientCpus;
     std::vector<int> serverCpus;
     if (!scenario->serverCpus.isEmpty()) {
         const std::optional<std::vector<int>> cpus = parseCpuList(scenario->serverCpus, &error);
         if (!cpus)
             return usageError(cmd, QStringLiteral("--server-cpus: ") + error);
         serverCpus = *cpus;
+    }
+    // Judged pair by pair, a side is one server process, and the verdict is about those two processes: unpinned,
+    // where the scheduler put the client and each server decided 6 and 7 of 40 A/A runs (one server command against
+    // itself, grpc and h2grpc, 2 cores, 4 Dec 2026); pinned apart, none of 40. So when ab starts both servers and
+    // nothing is pinned, it pins them apart itself.
+    if (untilDecided && clientCpus.empty() && serverCpus.empty() && sides[0].command && sides[1].command) {
+        const std::vector<int> cpus = availableCpus();
+        if (cpus.size() >= 2) {
+            clientCpus = { cpus.front() };
+            serverCpus.assign(cpus.begin() + 1, cpus.end());
+            err() << "--until-decided: this client pinned to CPU " << formatCpuList(clientCpus)
+                  << " and the servers to " << formatCpuList(serverCpus)
+                  << " (the verdict is about one server process a side, and where the scheduler puts them can "
+                     "decide it; --client-cpus and --server-cpus choose)\n";
+        }
     }
     // Targets: commands and built-in servers are started first, so the schema can come from their reflection. The
     // side that goes first in round 1 (a coin flip) starts first, as it restarts first in the rounds where it goes
@@ -414,6 +433,7 @@ int abCommand(const QStringList &arguments)
                 .arg(rounds));
     blocks.restarts = restarts;
     blocks.firstSide = firstSide;
+    blocks.unpinnedProcesses = sides[0].command && sides[1].command && clientCpus.empty() && restarts < 2;
     for (Side &side : sides) {
         if (!side.command || restarts < 2)
             continue;

@@ -101,7 +101,11 @@ std::optional<SequentialAb> sequentialVerdictOf(const RunRecord &a, const RunRec
     const QString saved = abA.value(QStringLiteral("threshold")).toString();
     if (QString why; !saved.isEmpty() && !parseFraction(saved, &threshold, &why))
         threshold = 0.05;
-    return SequentialAb::fromBlocks(a.snapshot, b.snapshot, rounds, threshold);
+    SequentialAb judged = SequentialAb::fromBlocks(a.snapshot, b.snapshot, rounds, threshold);
+    // Servers rpcscope started (their command recorded) with nothing pinned (no client CPUs in the environment).
+    judged.setUnpinnedProcesses(
+        !a.server.isEmpty() && !b.server.isEmpty() && !a.environment.contains(QStringLiteral("client_cpus")));
+    return judged;
 }
 
 QString SequentialAb::statusLine() const
@@ -134,7 +138,10 @@ QString SequentialAb::verdictLine(const QString &endedBy) const
         return QStringLiteral("not decided after %1 pairs (%2): ").arg(m_ratio.count()).arg(endedBy)
             + estimateAndInterval();
     }
-    return what + QStringLiteral(" after %1 pairs: ").arg(m_ratio.count()) + estimateAndInterval();
+    QString line = what + QStringLiteral(" after %1 pairs: ").arg(m_ratio.count()) + estimateAndInterval();
+    if (m_unpinnedProcesses && m_decision != SequentialDecision::NoChangeBeyondThreshold)
+        line += QStringLiteral("; two unpinned server processes: where they ran may have decided it");
+    return line;
 }
 
 } // namespace rpcscope

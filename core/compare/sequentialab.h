@@ -41,6 +41,12 @@ public:
     int pairs() const { return m_ratio.count(); }
     int plannedPairs() const { return m_plannedPairs; }
     double threshold() const { return m_threshold; }
+    /**
+     * The pairs come from two server processes rpcscope started, one a side, not pinned to CPUs: a regression or an
+     * improvement then says, in its lines, that where the scheduler placed them may have decided it (A/A runs of one
+     * server against itself were decided 15-17.5% of the time so, none pinned: docs/sequential.md).
+     */
+    void setUnpinnedProcesses(bool unpinned) { m_unpinnedProcesses = unpinned; }
 
     /// After a pair: "pair 15/200: p50 +9.6% (anytime 95% CI +0.6% .. +19.9%)".
     QString progressLine() const;
@@ -55,6 +61,7 @@ private:
     SequentialRatio m_ratio;
     int m_plannedPairs;
     double m_threshold;
+    bool m_unpinnedProcesses = false;
     SequentialDecision m_decision = SequentialDecision::Undecided;
     /// round -> the p50 (ns) of the side whose block of that round came first, until the other's completes
     std::array<std::map<int, uint64_t>, 2> m_firstOfRound;

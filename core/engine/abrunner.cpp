@@ -101,6 +101,7 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
     m_plannedSoFar = {};
     m_blockLog.clear();
     m_sequential = SequentialAb(blocks.roundsFor(plan), blocks.threshold);
+    m_sequential.setUnpinnedProcesses(blocks.unpinnedProcesses);
     m_end = AbEnd::Running;
     m_blocksDone = 0;
     m_error.clear();

@@ -69,6 +69,8 @@ struct AbBlocks {
      * starts that side's server first, as a restart would.
      */
     int firstSide = -1;
+    /// Both sides are server processes the caller started, not pinned to CPUs: see SequentialAb::setUnpinnedProcesses.
+    bool unpinnedProcesses = false;
     /// 0 or 1, each with probability 1/2.
     static int coinFlip();
 

@@ -58,8 +58,8 @@ verdict_of() {
 
 # The sequential verdict of ab --until-decided: regression, improvement, no_change or undecided; and its pairs.
 sequential_of() {
-    grep -Eo '^Sequential verdict[^:]*: (regression|improvement|no change|not decided) after [0-9]+ pairs' |
-        sed -E 's/^[^:]*: //; s/no change/no_change/; s/not decided/undecided/; s/ after ([0-9]+) pairs/ \1/'
+    grep -Eo '^Sequential verdict[^:]*: (regression|improvement|no change( beyond [0-9.]+%)?|not decided) after [0-9]+ pairs' |
+        sed -E 's/^[^:]*: //; s/no change( beyond [0-9.]+%)?/no_change/; s/not decided/undecided/; s/ after ([0-9]+) pairs/ \1/'
 }
 now() { date +%s.%N; }
 
