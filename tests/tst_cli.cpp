@@ -1347,7 +1347,8 @@ private Q_SLOTS:
                 qPrintable(r.out));
             QVERIFY(!r.out.contains(QStringLiteral("regression: p50")));
         }
-        QVERIFY2(r.err.contains(QStringLiteral("round 10 B")), qPrintable(r.err)); // ABAB..., 200 calls per block
+        // Both sides in every round, 200 calls per block: ten rounds.
+        QVERIFY2(r.err.contains(QStringLiteral("round 10 B")), qPrintable(r.err));
         // What differs, without the value: environment values given to server commands are redacted.
         QVERIFY2(r.out.contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=<redacted sha256:")), qPrintable(r.out));
         QVERIFY2(!r.out.contains(QStringLiteral("5ms")), qPrintable(r.out));

@@ -3,8 +3,10 @@
 #include "runrecorder.h"
 #include "store/runstore.h"
 #include "store/runwriter.h"
+#include "util/cpuset.h"
 #include "util/units.h"
 
+#include <QScopeGuard>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace rpcscope {
@@ -45,6 +47,8 @@ bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &re
         m_error.clear();
         m_runnerStarted = false;
         m_serverDescriptions = {};
+        m_pinnedClient.clear();
+        m_pinnedServers.clear();
     }
     m_running = true;
     m_worker.setFuture(QtConcurrent::run(&m_pool, [this] { work(); }));
@@ -80,15 +84,29 @@ void AbController::work()
         std::lock_guard lock(m_mutex);
         m_error = why;
     };
+    // Judged pair by pair, a side is one server process, and unpinned, where the scheduler put the client and the two
+    // servers decided 15-17.5% of A/A runs on 2 cores (docs/sequential.md). As the CLI's ab --until-decided does,
+    // this process is pinned to the first CPU it may use and the servers to the others, while the run lasts.
+    const std::vector<int> allowed = availableCpus();
+    std::vector<int> clientCpus;
+    std::vector<int> serverCpus;
+    QString unused;
+    if (m_request.untilDecided && allowed.size() >= 2 && m_request.command(0, m_cliPath, m_transport, &unused)
+        && m_request.command(1, m_cliPath, m_transport, &unused)) {
+        clientCpus = { allowed.front() };
+        serverCpus.assign(allowed.begin() + 1, allowed.end());
+    }
     // The side that goes first in round 1 (a coin flip) starts first, as it restarts first in the rounds where it
     // goes first: which server starts first shows in the timings (docs/statistics.md).
     const int firstSide = AbBlocks::coinFlip();
     for (int turn = 0; turn < 2 && !m_stop; ++turn) {
         const int side = turn == 0 ? firstSide : 1 - firstSide;
         QString why;
-        const std::optional<ServerCommand> command = m_request.command(side, m_cliPath, m_transport, &why);
+        std::optional<ServerCommand> command = m_request.command(side, m_cliPath, m_transport, &why);
         if (!why.isEmpty())
             return fail(why);
+        if (command)
+            command->cpus = serverCpus;
         AbSide &s = m_sides[static_cast<size_t>(side)];
         if (!command) {
             s.target.address = m_request.targets[static_cast<size_t>(side)].text;
@@ -135,9 +153,8 @@ void AbController::work()
                                              : AbBlocks::defaultRestarts(anyCommand, blocks.roundsFor(m_sides[0].plan));
     blocks.connectionPerBlock = m_request.connectionPerBlock;
     blocks.firstSide = firstSide;
-    // The GUI does not pin (the CLI's ab --until-decided does): a verdict on two servers it started, one process a
-    // side, says so.
-    blocks.unpinnedProcesses = servers[0] && servers[1] && blocks.restarts < 2;
+    // Unpinned (a run not until decided, with --restarts 1), a verdict on two servers it started says so.
+    blocks.unpinnedProcesses = servers[0] && servers[1] && blocks.restarts < 2 && clientCpus.empty();
     for (size_t side = 0; side < 2; ++side) {
         if (!servers[side] || blocks.restarts < 2)
             continue;
@@ -162,6 +179,20 @@ void AbController::work()
               };
     }
     QString why;
+    // Pinned once the servers run (they would inherit this process's CPUs), and unpinned when the run ends: the
+    // GUI thread shares the client's CPU meanwhile.
+    if (!clientCpus.empty()) {
+        if (!pinCurrentProcess(clientCpus, &why))
+            return fail(tr("Could not pin rpcscope to CPU %1: %2").arg(formatCpuList(clientCpus), why));
+        std::lock_guard lock(m_mutex);
+        m_pinnedClient = formatCpuList(clientCpus);
+        m_pinnedServers = formatCpuList(serverCpus);
+    }
+    const auto unpin = qScopeGuard([&] {
+        QString ignored; // the CPUs it ran on before: pinning them again cannot fail where pinning one did not
+        if (!clientCpus.empty())
+            pinCurrentProcess(allowed, &ignored);
+    });
     if (!m_runner.start(m_sides, blocks, &why))
         return fail(why);
     {
@@ -191,6 +222,10 @@ void AbController::beginRunsOnceStarted(QString *error)
         {
             std::lock_guard lock(m_mutex);
             m_records[i].server = m_serverDescriptions[i];
+            if (!m_pinnedClient.isEmpty()) { // as the CLI records its pinning
+                m_records[i].environment.insert(QStringLiteral("client_cpus"), m_pinnedClient);
+                m_records[i].environment.insert(QStringLiteral("server_cpus"), m_pinnedServers);
+            }
         }
         // What a later look needs to judge the pairs again as this run did (SequentialAb::fromBlocks).
         m_records[i].scenario.insert(QStringLiteral("ab_side"), i == 0 ? QStringLiteral("A") : QStringLiteral("B"));
@@ -287,6 +322,8 @@ QString AbController::progressText() const
                     .arg(QChar(side == 0 ? u'A' : u'B'))
                     .arg(formatNanos(static_cast<double>(s.latency.percentile(50))));
     }
+    if (!m_pinnedClient.isEmpty()) // m_mutex is held from the top
+        text += tr("; rpcscope on CPU %1, the servers on %2").arg(m_pinnedClient, m_pinnedServers);
     return text;
 }
 

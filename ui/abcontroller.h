@@ -93,6 +93,9 @@ private:
     bool m_runnerStarted = false; ///< guarded
     std::atomic<bool> m_stop { false };
     std::array<QJsonObject, 2> m_serverDescriptions; ///< guarded
+    /// Where work() pinned this process and the servers for an until-decided run ("0", "1"), empty when it did not.
+    QString m_pinnedClient; ///< guarded
+    QString m_pinnedServers; ///< guarded
     bool m_begun = false; ///< GUI thread: runs inserted into the store
     int m_shownBlocks = 0;
     bool m_running = false;

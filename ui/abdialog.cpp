@@ -108,7 +108,9 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     m_untilDecided->setToolTip(
         tr("Judges p50 after every pair of blocks with an anytime-valid 95% confidence sequence (looking after every "
            "pair does not inflate false verdicts) and ends the run once it is a regression, an improvement or no "
-           "change beyond the threshold. Blocks default to a fortieth of the run; one server process a side."));
+           "change beyond the threshold. Blocks default to a fortieth of the run; one server process a side. When "
+           "both servers are started here, rpcscope runs on the first CPU and the servers on the others while the "
+           "run lasts: unpinned, where the scheduler put them decided some A/A runs."));
     form->addRow(tr("Until decided:"), m_untilDecided);
     m_maxDuration = new QLineEdit;
     m_maxDuration->setObjectName(QStringLiteral("abMaxDuration"));
