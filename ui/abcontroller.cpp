@@ -153,7 +153,7 @@ void AbController::work()
                                              : AbBlocks::defaultRestarts(anyCommand, blocks.roundsFor(m_sides[0].plan));
     blocks.connectionPerBlock = m_request.connectionPerBlock;
     blocks.firstSide = firstSide;
-    // Unpinned (a run not until decided, with --restarts 1), a verdict on two servers it started says so.
+    // Not pinned (a fixed-length run with one server process a side): a verdict on two servers it started says so.
     blocks.unpinnedProcesses = servers[0] && servers[1] && blocks.restarts < 2 && clientCpus.empty();
     for (size_t side = 0; side < 2; ++side) {
         if (!servers[side] || blocks.restarts < 2)
