@@ -44,7 +44,7 @@ public:
     /**
      * The pairs come from two server processes rpcscope started, one a side, not pinned to CPUs: a regression or an
      * improvement then says, in its lines, that where the scheduler placed them may have decided it (A/A runs of one
-     * server against itself were decided 15-17.5% of the time so, none pinned: docs/sequential.md).
+     * server against itself were decided 15-17.5% of the time unpinned, and none of 80 pinned: docs/sequential.md).
      */
     void setUnpinnedProcesses(bool unpinned) { m_unpinnedProcesses = unpinned; }
 
