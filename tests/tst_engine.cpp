@@ -999,6 +999,33 @@ private Q_SLOTS:
         QCOMPARE(cut.callsOk(), 0ULL);
     }
 
+    void aServerStoppedMidStreamShutsDownCleanly_data() { bothClients_data(); }
+    void aServerStoppedMidStreamShutsDownCleanly()
+    {
+        // The built-in server stopped while it writes streams flat out, again and again: its queues shut down with
+        // writes still completing. A handler that started an operation on a queue already shut down made gRPC abort
+        // the process ("assertion failed: grpc_cq_begin_op"), once in a CI run at a test's end.
+        useClient();
+        for (int round = 0; round < 4; ++round) { // it aborted in the first or second round, three times out of three
+            BuiltinGrpcServer server;
+            QString error;
+            QVERIFY2(server.start(QStringLiteral("127.0.0.1"), 0, 2, &error), qPrintable(error));
+            LoadEngine engine;
+            LoadPlan plan;
+            plan.concurrency = 6;
+            plan.duration = 20s;
+            QVERIFY(engine.start(
+                grpcClient(target(server.address()), streamCall("Download", R"({"count":100000000,"size":64})")), plan,
+                &error));
+            QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().messagesReceived >= 2000, 10000);
+            server.stop();
+            QTRY_VERIFY_WITH_TIMEOUT(engine.snapshot().callsFailed() >= 1, 10000);
+            engine.stop();
+            QVERIFY(engine.waitForFinished(5s));
+            QCOMPARE(engine.snapshot().callsOk(), 0ULL);
+        }
+    }
+
     void stopEndsLongStreams_data() { bothClients_data(); }
     void stopEndsLongStreams()
     {

@@ -4,6 +4,7 @@
 
 #include "rpcscope/bench/v1/bench.grpc.pb.h"
 
+#include <grpcpp/alarm.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server.h>
@@ -28,6 +29,14 @@ namespace {
 
 constexpr int kMaxMessageBytes = 512 * 1024 * 1024;
 constexpr int kPendingPerMethod = 16; // outstanding accepts per method and queue, to absorb bursts
+
+/**
+ * The tag of the alarm stop() sets on each completion queue once the server has shut down. The queue's own thread
+ * shuts the queue down when it comes, and from then on deletes the handlers whose operations complete instead of
+ * letting them start another: gRPC aborts the process on an operation started on a queue that is shut down, and a
+ * write still completing after the server's shutdown made a stream's handler start its Finish there.
+ */
+char closeQueueTag;
 
 class Handler {
 public:
@@ -522,8 +531,17 @@ bool BuiltinGrpcServer::start(
         impl->threads.emplace_back([cq] {
             void *tag;
             bool ok;
-            while (cq->Next(&tag, &ok))
-                static_cast<Handler *>(tag)->proceed(ok);
+            bool closing = false;
+            while (cq->Next(&tag, &ok)) {
+                if (tag == &closeQueueTag) {
+                    closing = true;
+                    cq->Shutdown();
+                } else if (closing) {
+                    delete static_cast<Handler *>(tag); // its call is over (the server shut down): no operation follows
+                } else {
+                    static_cast<Handler *>(tag)->proceed(ok);
+                }
+            }
         });
     }
     impl->state.answering = std::thread([state = &impl->state] { state->answerOnTime(); });
@@ -543,10 +561,15 @@ void BuiltinGrpcServer::stop()
     d->state.wake.notify_all();
     d->state.answering.join();
     d->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
-    for (auto &queue : d->queues)
-        queue->Shutdown();
+    // Each queue is shut down by its own thread (see closeQueueTag), after the events that came before.
+    std::vector<std::unique_ptr<grpc::Alarm>> closers;
+    for (auto &queue : d->queues) {
+        closers.push_back(std::make_unique<grpc::Alarm>());
+        closers.back()->Set(queue.get(), std::chrono::system_clock::now(), &closeQueueTag);
+    }
     for (auto &thread : d->threads)
         thread.join();
+    closers.clear(); // fired, before their queues go
     d.reset();
 }
 
