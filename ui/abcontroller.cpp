@@ -84,27 +84,28 @@ void AbController::work()
         std::lock_guard lock(m_mutex);
         m_error = why;
     };
+    std::array<std::optional<ServerCommand>, 2> commands; // std::nullopt: an address
+    std::array<QString, 2> problems;
+    for (size_t side = 0; side < 2; ++side)
+        commands[side] = m_request.command(static_cast<int>(side), m_cliPath, m_transport, &problems[side]);
     // Judged pair by pair, a side is one server process, and unpinned, where the scheduler put the client and the two
     // servers decided 15-17.5% of A/A runs on 2 cores (docs/sequential.md). As the CLI's ab --until-decided does,
     // this process is pinned to the first CPU it may use and the servers to the others, while the run lasts.
-    const std::vector<int> allowed = availableCpus();
-    std::vector<int> clientCpus;
-    std::vector<int> serverCpus;
-    QString unused;
-    if (m_request.untilDecided && allowed.size() >= 2 && m_request.command(0, m_cliPath, m_transport, &unused)
-        && m_request.command(1, m_cliPath, m_transport, &unused)) {
-        clientCpus = { allowed.front() };
-        serverCpus.assign(allowed.begin() + 1, allowed.end());
-    }
+    const std::vector<int> allowed = availableCpus(); // what it runs on again after the run
+    std::optional<ClientServerCpus> apart;
+    if (m_request.untilDecided && commands[0] && commands[1])
+        apart = clientApartFromServers();
+    const std::vector<int> clientCpus = apart ? apart->client : std::vector<int>();
+    const std::vector<int> serverCpus = apart ? apart->servers : std::vector<int>();
     // The side that goes first in round 1 (a coin flip) starts first, as it restarts first in the rounds where it
     // goes first: which server starts first shows in the timings (docs/statistics.md).
     const int firstSide = AbBlocks::coinFlip();
     for (int turn = 0; turn < 2 && !m_stop; ++turn) {
         const int side = turn == 0 ? firstSide : 1 - firstSide;
         QString why;
-        std::optional<ServerCommand> command = m_request.command(side, m_cliPath, m_transport, &why);
-        if (!why.isEmpty())
-            return fail(why);
+        if (!problems[static_cast<size_t>(side)].isEmpty())
+            return fail(problems[static_cast<size_t>(side)]);
+        std::optional<ServerCommand> &command = commands[static_cast<size_t>(side)];
         if (command)
             command->cpus = serverCpus;
         AbSide &s = m_sides[static_cast<size_t>(side)];

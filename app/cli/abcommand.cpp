@@ -315,10 +315,9 @@ int abCommand(const QStringList &arguments)
     // itself, grpc and h2grpc, 2 cores, 4 Dec 2026); pinned apart, none of 40. So when ab starts both servers and
     // nothing is pinned, it pins them apart itself.
     if (untilDecided && clientCpus.empty() && serverCpus.empty() && sides[0].command && sides[1].command) {
-        const std::vector<int> cpus = availableCpus();
-        if (cpus.size() >= 2) {
-            clientCpus = { cpus.front() };
-            serverCpus.assign(cpus.begin() + 1, cpus.end());
+        if (const std::optional<ClientServerCpus> apart = clientApartFromServers()) {
+            clientCpus = apart->client;
+            serverCpus = apart->servers;
             err() << "--until-decided: this client pinned to CPU " << formatCpuList(clientCpus)
                   << " and the servers to " << formatCpuList(serverCpus)
                   << " (the verdict is about one server process a side, and where the scheduler puts them can "

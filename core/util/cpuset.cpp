@@ -115,6 +115,14 @@ QString formatCpuList(const std::vector<int> &cpus)
     return parts.join(QLatin1Char(','));
 }
 
+std::optional<ClientServerCpus> clientApartFromServers()
+{
+    const std::vector<int> cpus = availableCpus();
+    if (cpus.size() < 2)
+        return std::nullopt;
+    return ClientServerCpus { { cpus.front() }, std::vector<int>(cpus.begin() + 1, cpus.end()) };
+}
+
 std::vector<int> availableCpus()
 {
     std::vector<int> cpus;

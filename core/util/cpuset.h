@@ -21,6 +21,18 @@ QString formatCpuList(const std::vector<int> &cpus);
 /// The CPUs this process may run on (its affinity mask, which a container's cpuset also narrows), sorted.
 std::vector<int> availableCpus();
 
+/// Where to pin a client and the servers it starts apart (see clientApartFromServers()).
+struct ClientServerCpus {
+    std::vector<int> client;
+    std::vector<int> servers;
+};
+
+/**
+ * The client on the first CPU this process may use and the servers on the others; std::nullopt with fewer than
+ * two. What ab --until-decided (CLI and GUI) pins when it starts both servers and is not told otherwise.
+ */
+std::optional<ClientServerCpus> clientApartFromServers();
+
 /**
  * The kernel's CPU bit mask for @p cpus, laid out as cpu_set_t is (an array of unsigned long), sized for the
  * highest CPU: pass data() and size() * sizeof(unsigned long) to sched_setaffinity. Built before a fork() so the

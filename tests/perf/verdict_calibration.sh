@@ -23,6 +23,8 @@
 # Targets (issue 21): false verdicts <= 5% in each sequential A/A row; the regression decided in a fraction of the
 # fixed run's time.
 # TRANSPORT=h2grpc runs every row over that client (--transport; default: the CLI's, grpc).
+# The seq_* rows with server commands are pinned by ab itself (--until-decided pins the client and the servers it
+# starts apart) unless CLIENT_CPUS/SERVER_CPUS say otherwise; "pinning: none" below is about the flags given.
 # ROWS="aa_runs aa_single" runs only those rows (aa_command aa_address aa_runs aa_single ab_40us burns seq_aa_command
 # seq_aa_address seq_ab_40us; default all).
 # Every load is on 127.0.0.1 and bounded by its call count.
