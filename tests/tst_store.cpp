@@ -1,3 +1,4 @@
+#include "scenario/scenario.h"
 #include "store/environment.h"
 #include "store/runjson.h"
 #include "store/runstore.h"
@@ -321,7 +322,10 @@ private slots:
         };
         r.server = QJsonObject { { QStringLiteral("command"), QStringLiteral("server --port {port}") },
             { QStringLiteral("env"),
-                QJsonArray { QStringLiteral("DB_PASSWORD=SECRET-4"), QStringLiteral("MODE=a=b") } } };
+                QJsonArray { QStringLiteral("DB_PASSWORD=SECRET-4"), QStringLiteral("MODE=a=b"),
+                    QStringLiteral("DATABASE_URL=postgres://app:SECRET-5@db:5432/x"),
+                    QStringLiteral("SESSION_ID=SECRET-6"), QStringLiteral("UPSTREAM=Bearer SECRET-7"),
+                    QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms") } } };
         const QString expected = redactedValue(QStringLiteral("Bearer SECRET-1"));
         QCOMPARE(expected,
             QStringLiteral("<redacted sha256:%1>")
@@ -333,17 +337,22 @@ private slots:
         QVERIFY2(store->beginRun(&r, &error), qPrintable(error));
         // The caller's record, the database's bytes, a reread run and every export: no secret in clear.
         auto clean = [](const QByteArray &text, const char *where) {
-            for (const char *secret : { "SECRET-1", "SECRET-2", "SECRET-3", "SECRET-4", "MODE=a=b" })
+            for (const char *secret :
+                { "SECRET-1", "SECRET-2", "SECRET-3", "SECRET-4", "SECRET-5", "SECRET-6", "SECRET-7" })
                 QVERIFY2(!text.contains(secret),
                     qPrintable(QStringLiteral("%1 holds %2").arg(QLatin1String(where), QLatin1String(secret))));
             QVERIFY2(text.contains("visible-1"), where); // only the secrets go
         };
         clean(QJsonDocument(r.scenario).toJson() + QJsonDocument(r.server).toJson(), "the caller's record");
+        // What does not look like a credential stays in clear, so that "what differs" can show it.
+        for (const char *visible : { "MODE=a=b", "RPCSCOPE_SERVE_DELAY=1ms" })
+            QVERIFY2(QJsonDocument(r.server).toJson().contains(visible), visible);
         QVERIFY(QJsonDocument(r.scenario).toJson().contains(expected.toUtf8()));
         QCOMPARE(redactedFields(r),
             QStringList({ QStringLiteral("metadata Authorization"), QStringLiteral("metadata x-session-token"),
                 QStringLiteral("metadata x-tenant"), QStringLiteral("server env DB_PASSWORD"),
-                QStringLiteral("server env MODE") }));
+                QStringLiteral("server env DATABASE_URL"), QStringLiteral("server env SESSION_ID"),
+                QStringLiteral("server env UPSTREAM") }));
         const auto back = store->load(r.id, &error);
         QVERIFY2(back, qPrintable(error));
         clean(QJsonDocument(runToJson(*back)).toJson(), "the JSON report");
@@ -831,6 +840,97 @@ private slots:
         QCOMPARE(run->method, QStringLiteral("rpcscope.bench.v1.Bench/Echo"));
         // The built-in server the killed CLI started is in its own process group and outlives it only until it
         // notices: nothing to assert about it here.
+    }
+
+    void whatDiffersIsCompleteAndReadable()
+    {
+        // Two runs that differ in transport, payload, callers, a connection option, metadata and the server's
+        // environment: every one is listed, named as the document names it, values in clear, the call's identity first.
+        Scenario sa;
+        sa.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        sa.fills = QStringList { QStringLiteral("payload=1KiB") };
+        sa.concurrency = 20;
+        sa.calls = 20000;
+        sa.metadata = { { QStringLiteral("x-run"), QStringLiteral("a") } };
+        Scenario sb = sa;
+        sb.transport = QStringLiteral("h2grpc");
+        sb.fills = QStringList { QStringLiteral("payload=64KiB") };
+        sb.concurrency = 8;
+        sb.http2Window = QStringLiteral("1MiB");
+        sb.metadata
+            = { { QStringLiteral("x-run"), QStringLiteral("a") }, { QStringLiteral("x-user"), QStringLiteral("bob") } };
+        RunRecord a = richRecord(1);
+        RunRecord b = richRecord(1);
+        a.transport = QStringLiteral("grpc");
+        b.transport = QStringLiteral("h2grpc");
+        a.scenario = QJsonDocument::fromJson(sa.toJson()).object();
+        b.scenario = QJsonDocument::fromJson(sb.toJson()).object();
+        a.server
+            = QJsonObject { { QStringLiteral("command"), QStringLiteral("rpcscope-cli serve grpc --port {port}") } };
+        b.server = a.server;
+        b.server.insert(QStringLiteral("env"),
+            QJsonArray { QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms"), QStringLiteral("API_TOKEN=hunter2") });
+        a.environment = b.environment = QJsonObject { { QStringLiteral("grpc"), QStringLiteral("1.51.1") } };
+        b.environment.insert(QStringLiteral("grpc"), QStringLiteral("1.60.0"));
+        redactSecrets(&a);
+        redactSecrets(&b);
+        const QStringList lines = runDifferences(a, b);
+        QCOMPARE(lines,
+            QStringList({ QStringLiteral("transport: grpc -> h2grpc"),
+                QStringLiteral("server env API_TOKEN: (unset) -> (redacted)"),
+                QStringLiteral("server env RPCSCOPE_SERVE_DELAY: (unset) -> 1ms"),
+                QStringLiteral("fills: payload=1KiB -> payload=64KiB"),
+                QStringLiteral("metadata.x-user: (none) -> bob"), QStringLiteral("load.concurrency: 20 -> 8"),
+                QStringLiteral("load.http2_window: (none) -> 1MiB"), QStringLiteral("grpc: 1.51.1 -> 1.60.0") }));
+        // The same run against itself: nothing; a field left out of one document and at its default in the other:
+        // nothing either.
+        QVERIFY(runDifferences(a, a).isEmpty());
+        RunRecord sparse = a;
+        sparse.scenario.insert(QStringLiteral("load"), [&] {
+            QJsonObject load = a.scenario.value(QStringLiteral("load")).toObject();
+            load.remove(QStringLiteral("max_send_size"));
+            return load;
+        }());
+        QVERIFY2(runDifferences(a, sparse).isEmpty(), qPrintable(runDifferences(a, sparse).join(u'\n')));
+        // The request's own fields, and a long value elided in the middle, never cut off.
+        RunRecord c = a;
+        c.scenario.insert(QStringLiteral("request"), QStringLiteral("{\"name\":\"%1\"}").arg(QString(200, u'x')));
+        a.scenario.insert(QStringLiteral("request"), QStringLiteral("{\"name\":\"y\"}"));
+        const QStringList requestLines = runDifferences(a, c);
+        QCOMPARE(requestLines.size(), 1);
+        QVERIFY2(requestLines.first().startsWith(QStringLiteral("request.name: y -> xxx"))
+                && requestLines.first().contains(QChar(0x2026)) && requestLines.first().size() < 100,
+            qPrintable(requestLines.first()));
+    }
+
+    void abSidesAreNamedByWhatDistinguishesThem()
+    {
+        using Names = std::array<QString, 2>;
+        // Two built-in servers, one with a delay: the environment tells them apart.
+        QCOMPARE(
+            abSideNames({ QStringLiteral("builtin"), {} },
+                { QStringLiteral("builtin"), { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("1ms") } } }),
+            (Names { QStringLiteral("no RPCSCOPE_SERVE_DELAY"), QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms") }));
+        // Two commands: the words that differ, a program by its file name, without the {port} both are given.
+        QCOMPARE(abSideNames({ QStringLiteral("/opt/venv-a/bin/python3 /srv/app/server_a.py --port {port}"), {} },
+                     { QStringLiteral("/opt/venv-a/bin/python3 /srv/app/server_b.py --port {port}"), {} }),
+            (Names { QStringLiteral("server_a.py"), QStringLiteral("server_b.py") }));
+        QCOMPARE(abSideNames({ QStringLiteral("/usr/bin/rpcscope-cli serve grpc --port {port}"), {} },
+                     { QStringLiteral("builtin"), {} }),
+            (Names { QStringLiteral("rpcscope-cli serve grpc"), QStringLiteral("builtin") }));
+        // A secret is never shown; the same thing on both sides is named whole.
+        QCOMPARE(abSideNames({ QStringLiteral("builtin"), { { QStringLiteral("API_TOKEN"), QStringLiteral("s1") } } },
+                     { QStringLiteral("builtin"), { { QStringLiteral("API_TOKEN"), QStringLiteral("s2") } } }),
+            (Names { QStringLiteral("API_TOKEN=(secret)"), QStringLiteral("API_TOKEN=(secret)") }));
+        QCOMPARE(abSideNames({ QStringLiteral("127.0.0.1:50051"), {} }, { QStringLiteral("127.0.0.1:50051"), {} }),
+            (Names { QStringLiteral("127.0.0.1:50051"), QStringLiteral("127.0.0.1:50051") }));
+        // Long: elided in the middle, never cut off at the end.
+        const Names long_ = abSideNames({ QStringLiteral("builtin"), {} },
+            { QStringLiteral("builtin"), { { QStringLiteral("MODE"), QString(80, u'x') + QStringLiteral("-END") } } });
+        QCOMPARE(long_[1].size(), 60);
+        QVERIFY2(long_[1].startsWith(QStringLiteral("MODE=xx")) && long_[1].endsWith(QStringLiteral("x-END"))
+                && long_[1].contains(QChar(0x2026)),
+            qPrintable(long_[1]));
     }
 
     void environmentDifferencesNameTheKeys()

@@ -395,9 +395,12 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     design.abUntilDecided = request.untilDecided;
     design.abMaxDuration = request.maxDuration;
     const QJsonObject scenario = QJsonDocument::fromJson(design.toJson()).object();
+    // Each side named by what distinguishes it from the other, short enough for a legend.
+    const std::array<QString, 2> names = abSideNames({ request.targetText(0), request.targets[0].environment },
+        { request.targetText(1), request.targets[1].environment });
     for (int i = 0; i < 2; ++i) {
         RunRecord &r = records[static_cast<size_t>(i)];
-        r.name = (i == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) + request.targetText(i).left(40);
+        r.name = names[static_cast<size_t>(i)] + (i == 0 ? QStringLiteral(" (A)") : QStringLiteral(" (B)"));
         r.labels = { i == 0 ? QStringLiteral("A") : QStringLiteral("B") };
         r.method = m_scenario->method();
         r.transport = transportName(prepared->transport.kind);

@@ -454,11 +454,14 @@ int abCommand(const QStringList &arguments)
         environment.insert(QStringLiteral("client_cpus"), formatCpuList(clientCpus));
     if (!serverCpus.empty())
         environment.insert(QStringLiteral("server_cpus"), formatCpuList(serverCpus));
+    // Each side named by what distinguishes it from the other (the words of its command, its environment), short
+    // enough for a legend; the side in the name too: charts and lists name runs by it.
+    const std::array<QString, 2> sideNames
+        = abSideNames({ sides[0].spec, sides[0].server.environment }, { sides[1].spec, sides[1].server.environment });
     for (Side &side : sides) {
         RunRecord &r = side.record;
-        // The side in the name too: charts and lists name runs by it, and both sides often share the rest.
-        r.name = (name.isEmpty() ? (side.spec.size() > 40 ? side.spec.left(39) + QChar(0x2026) : side.spec) : name)
-            + QStringLiteral(" (%1)").arg(side.name);
+        r.name
+            = (name.isEmpty() ? sideNames[&side == &sides[0] ? 0 : 1] : name) + QStringLiteral(" (%1)").arg(side.name);
         r.labels = labels;
         r.labels << side.name;
         r.method = side.run.request.call;

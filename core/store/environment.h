@@ -3,7 +3,11 @@
 #include "store/runrecord.h"
 
 #include <QJsonObject>
+#include <QList>
+#include <QPair>
 #include <QStringList>
+
+#include <array>
 
 namespace rpcscope {
 
@@ -23,5 +27,21 @@ QStringList environmentDifferences(const QJsonObject &a, const QJsonObject &b);
  * the two ran the same thing in the same place. What the Compare runs page, `compare` and the slides list.
  */
 QStringList runDifferences(const RunRecord &a, const RunRecord &b);
+
+/// One side of an A/B run as its name is made from it: its target ("builtin", an address, a command line) and the
+/// environment given to its server.
+struct AbSideIdentity {
+    QString target;
+    QList<QPair<QString, QString>> environment;
+};
+
+/**
+ * Names for the two sides of an A/B run that say what distinguishes them, at most @p longest characters each
+ * (elided in the middle, never cut mid-word): the words of their targets that differ ("server_a.py" against
+ * "server_b.py"; a program by its file name, without its {port}), then the environment variables that differ
+ * ("RPCSCOPE_SERVE_DELAY=1ms" against "no RPCSCOPE_SERVE_DELAY"; a value that looks like a credential is not shown).
+ * The whole target when nothing differs. The side's letter is not part of it: the caller adds it once.
+ */
+std::array<QString, 2> abSideNames(const AbSideIdentity &a, const AbSideIdentity &b, int longest = 60);
 
 } // namespace rpcscope

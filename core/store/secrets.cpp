@@ -25,7 +25,8 @@ QStringList extraSecretKeys(const QJsonObject &scenario)
 void redactMetadataObject(QJsonObject *metadata, const QStringList &extra, QStringList *redacted)
 {
     for (auto it = metadata->begin(); it != metadata->end(); ++it) {
-        if (!isSecretKey(it.key(), extra) || !it.value().isString() || isRedactedValue(it.value().toString()))
+        if (!it.value().isString() || !isSecret(it.key(), it.value().toString(), extra)
+            || isRedactedValue(it.value().toString()))
             continue;
         *it = redactedValue(it.value().toString());
         *redacted << QStringLiteral("metadata ") + it.key();
@@ -43,7 +44,8 @@ QJsonValue redactMetadata(const QJsonValue &metadata, const QStringList &extra, 
     QJsonArray pairs = metadata.toArray();
     for (qsizetype i = 0; i < pairs.size(); ++i) {
         QJsonArray pair = pairs[i].toArray();
-        if (pair.size() != 2 || !isSecretKey(pair[0].toString(), extra) || isRedactedValue(pair[1].toString()))
+        if (pair.size() != 2 || !isSecret(pair[0].toString(), pair[1].toString(), extra)
+            || isRedactedValue(pair[1].toString()))
             continue;
         *redacted << QStringLiteral("metadata ") + pair[0].toString();
         pair[1] = redactedValue(pair[1].toString());
@@ -79,13 +81,14 @@ QJsonArray redactArguments(QJsonArray arguments, QStringList *redacted)
     return arguments;
 }
 
-/// A server command's "env": ["NAME=value", ...]: every value.
-QJsonArray redactEnvironment(QJsonArray environment, QStringList *redacted)
+/// A server command's "env": ["NAME=value", ...]: the values whose names or contents look like credentials.
+QJsonArray redactEnvironment(QJsonArray environment, const QStringList &extra, QStringList *redacted)
 {
     for (qsizetype i = 0; i < environment.size(); ++i) {
         const QString entry = environment[i].toString();
         const qsizetype equals = entry.indexOf(QLatin1Char('='));
-        if (equals < 0 || isRedactedValue(entry.mid(equals + 1)))
+        if (equals < 0 || isRedactedValue(entry.mid(equals + 1))
+            || !isSecret(entry.left(equals), entry.mid(equals + 1), extra))
             continue;
         environment[i] = QString(entry.left(equals + 1) + redactedValue(entry.mid(equals + 1)));
         *redacted << QStringLiteral("server env ") + entry.left(equals);
@@ -101,7 +104,8 @@ bool isSecretKey(const QString &key, const QStringList &extra)
     static const QStringList exact { QStringLiteral("authorization"), QStringLiteral("proxy-authorization"),
         QStringLiteral("cookie"), QStringLiteral("set-cookie"), QStringLiteral("x-api-key") };
     static const QStringList parts { QStringLiteral("token"), QStringLiteral("secret"), QStringLiteral("password"),
-        QStringLiteral("passwd"), QStringLiteral("key") };
+        QStringLiteral("passwd"), QStringLiteral("passphrase"), QStringLiteral("key"), QStringLiteral("auth"),
+        QStringLiteral("cookie"), QStringLiteral("session"), QStringLiteral("credential") };
     if (exact.contains(k))
         return true;
     for (const QString &part : parts) {
@@ -113,6 +117,21 @@ bool isSecretKey(const QString &key, const QStringList &extra)
             return true;
     }
     return false;
+}
+
+bool isSecretValue(const QString &value)
+{
+    // A URL with a password (scheme://user:password@host), an HTTP credential, a JSON Web Token, a PEM key.
+    static const QRegularExpression pattern(
+        QStringLiteral("[A-Za-z][A-Za-z0-9+.-]*://[^/@\\s:]*:[^/@\\s]+@|^\\s*(?:Bearer|Basic|Digest|Token)\\s+\\S|"
+                       "eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.|-----BEGIN [A-Z ]*PRIVATE KEY"),
+        QRegularExpression::CaseInsensitiveOption);
+    return pattern.match(value).hasMatch();
+}
+
+bool isSecret(const QString &key, const QString &value, const QStringList &extra)
+{
+    return isSecretKey(key, extra) || isSecretValue(value);
 }
 
 QString redactedValue(const QString &value)
@@ -145,8 +164,8 @@ QStringList redactSecrets(RunRecord *run)
         run->scenario.insert(QStringLiteral("arguments"),
             redactArguments(run->scenario.value(QStringLiteral("arguments")).toArray(), &redacted));
     if (run->server.value(QStringLiteral("env")).isArray())
-        run->server.insert(
-            QStringLiteral("env"), redactEnvironment(run->server.value(QStringLiteral("env")).toArray(), &redacted));
+        run->server.insert(QStringLiteral("env"),
+            redactEnvironment(run->server.value(QStringLiteral("env")).toArray(), extra, &redacted));
     return redacted;
 }
 
