@@ -104,7 +104,7 @@ private Q_SLOTS:
         QCOMPARE(status->item(0, 0)->text(), QStringLiteral("OK"));
         QCOMPARE(status->item(0, 1)->text(), QStringLiteral("500"));
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
-        QVERIFY(child<QLabel>("statusRate")->text().endsWith(QStringLiteral("req/s")));
+        QVERIFY(child<QLabel>("statusRate")->text().endsWith(QStringLiteral("OK calls/s")));
         // The built-in server is a child process (rpcscope-cli next to the test's own build), sampled on its own.
         QVERIFY(m_window->runController()->lastSnapshot().hasServerStats);
         QVERIFY(!summaryValue(QStringLiteral("Server CPU/call")).isEmpty());
@@ -808,6 +808,11 @@ private Q_SLOTS:
         QVERIFY(!m_window->schemaPanel()->errorList()->isVisibleTo(m_window.get()));
         QTreeWidget *tree = m_window->schemaPanel()->tree();
         QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("test.shapes.Shapes"));
+        // The new schema's first method is picked: the page is never left on a method the schema does not have.
+        QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("test.shapes.Shapes/Get"));
+        QCOMPARE(m_window->schemaPanel()->selectedMethod(), QStringLiteral("test.shapes.Shapes/Get"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        QVERIFY(child<QPushButton>("runButton")->isEnabled());
         QTreeWidgetItem *watch = tree->topLevelItem(0)->child(2);
         QCOMPARE(watch->text(0), QStringLiteral("Watch"));
         QVERIFY(!watch->isDisabled()); // a streaming method runs too (over gRPC)
@@ -815,6 +820,16 @@ private Q_SLOTS:
         QVERIFY(m_window->schemaPanel()->selectMethod(QStringLiteral("test.shapes.Shapes/Get")));
         QCOMPARE(m_window->scenarioPage()->method(), QStringLiteral("test.shapes.Shapes/Get"));
         QVERIFY(child<QPlainTextEdit>("requestEditor")->toPlainText().contains(QStringLiteral("\"points\"")));
+    }
+
+    void theKeyboardIsNeverTrappedInTheRequestEditor()
+    {
+        // Tab moves on from the request editor (to the fill sizes, the Load tab, Run) instead of typing a tab.
+        auto *editor = child<QPlainTextEdit>("requestEditor");
+        const QString before = editor->toPlainText();
+        QVERIFY(editor->tabChangesFocus());
+        QTest::keyClick(editor, Qt::Key_Tab); // typed a tab into the request before
+        QCOMPARE(editor->toPlainText(), before);
     }
 
     void importPathEditorFeedsProtoLoading()

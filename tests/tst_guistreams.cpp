@@ -75,7 +75,7 @@ private Q_SLOTS:
         m_window->runPage()->chartTabs()->setCurrentIndex(RunPage::ThroughputChart);
         QCOMPARE(m_window->runPage()->throughputTimePlot()->graph(0)->name(), QStringLiteral("messages/s"));
         latencyOf->setCurrentIndex(1);
-        QCOMPARE(m_window->runPage()->throughputTimePlot()->graph(0)->name(), QStringLiteral("requests/s"));
+        QCOMPARE(m_window->runPage()->throughputTimePlot()->graph(0)->name(), QStringLiteral("OK calls/s"));
         m_window->runPage()->chartTabs()->setCurrentIndex(RunPage::HistogramChart);
         QTRY_COMPARE(barsTotal(), 50.0);
         QCOMPARE(m_window->runPage()->histogramPlot()->yAxis->label(), QStringLiteral("calls per bin"));

@@ -247,8 +247,8 @@ private Q_SLOTS:
         QTRY_VERIFY(plot->width() > 900);
         const qsizetype wide = labelsFit();
         QVERIFY2(wide >= 8, qPrintable(QString::number(wide))); // every decade
-        m_page->resize(600, 640); // the chart about a third as wide
-        QTRY_VERIFY(plot->width() < 500); // its minimum is 420
+        m_page->resize(720, 640); // the chart about a third as wide (its minimum is 300)
+        QTRY_VERIFY(plot->width() < 500);
         const qsizetype narrow = labelsFit();
         QVERIFY(narrow >= 2);
         QVERIFY2(narrow < wide, qPrintable(QStringLiteral("%1 labels narrow, %2 wide").arg(narrow).arg(wide)));
@@ -392,8 +392,8 @@ private Q_SLOTS:
         m_page->showSnapshot(s);
         showTab(RunPage::ThroughputChart);
         QCustomPlot *plot = m_page->throughputTimePlot();
-        QCOMPARE(plot->graphCount(), 3); // requests/s, errors/s, calls in flight
-        QCOMPARE(plot->graph(0)->name(), QStringLiteral("requests/s"));
+        QCOMPARE(plot->graphCount(), 3); // OK calls/s, errors/s, calls in flight
+        QCOMPARE(plot->graph(0)->name(), QStringLiteral("OK calls/s"));
         QCOMPARE(plot->graph(1)->name(), QStringLiteral("errors/s"));
         QCOMPARE(plot->graph(2)->name(), QStringLiteral("calls in flight"));
         QCOMPARE(plot->graph(2)->valueAxis(), plot->yAxis2);
@@ -404,13 +404,13 @@ private Q_SLOTS:
         QCOMPARE(rates.size(), kIntervals);
         for (int i = 0; i < kIntervals; ++i) {
             const IntervalPoint &p = s.timeline[i];
-            QCOMPARE(rates[i], static_cast<double>(p.calls) / p.seconds);
+            QCOMPARE(rates[i], static_cast<double>(p.calls - p.errors) / p.seconds); // failed calls are not throughput
             QCOMPARE(errors[i], static_cast<double>(p.errors) / p.seconds);
             QCOMPARE(inFlight[i], static_cast<double>(p.concurrency));
         }
         QCOMPARE(plot->graph(1)->pen().color(), QColor(0xd0, 0x3b, 0x3b));
-        QCOMPARE(
-            hoverPoint(RunPage::ThroughputChart, plot->graph(0), 11), QStringLiteral("requests/s at 12.0 s: 1110"));
+        QCOMPARE(hoverPoint(RunPage::ThroughputChart, plot->graph(0), 11),
+            QStringLiteral("OK calls/s at 12.0 s: 1106")); // 1110 calls, 4 of them failed
         saveScreenshot(QStringLiteral("throughput"));
 
         // A run that reports no concurrency has no such series, nor its axis.
@@ -419,6 +419,53 @@ private Q_SLOTS:
         QCOMPARE(plot->graphCount(), 2);
         QVERIFY(!plot->yAxis2->visible());
         QCOMPARE(plot->graph(0)->dataCount(), 20);
+    }
+
+    void aRunWithNoOkCallIsNoMeasurement()
+    {
+        // 3000 calls, all UNAVAILABLE: every latency "-", no throughput, and a banner that names the error.
+        RunSnapshot s;
+        s.state = RunState::Finished;
+        for (int i = 0; i < 3000; ++i)
+            s.errorLatency.record(150'000);
+        s.statusCounts[CallStatus::Unavailable] = 3000;
+        s.errors << ErrorSample { CallStatus::Unavailable, QStringLiteral("Connection refused"), 3000 };
+        s.elapsed = std::chrono::milliseconds(1079);
+        m_page->showSnapshot(s);
+        auto value = [this](const QString &metric) {
+            QTableWidget *table = m_page->summaryTable();
+            for (int row = 0; row < table->rowCount(); ++row) {
+                if (table->item(row, 0)->text() == metric)
+                    return table->item(row, 1)->text();
+            }
+            return QStringLiteral("(no row %1)").arg(metric);
+        };
+        for (const char *metric : { "Mean", "Std dev", "Min", "p50", "p99", "Max" })
+            QCOMPARE(value(QLatin1String(metric)), QStringLiteral("-"));
+        QCOMPARE(value(QStringLiteral("OK calls/s")), QStringLiteral("0.0"));
+        QCOMPARE(value(QStringLiteral("Errors")), QStringLiteral("3000 (100.00%)"));
+        QLabel *banner = m_page->failuresBanner();
+        QVERIFY(!banner->isHidden());
+        QCOMPARE(banner->text(),
+            QStringLiteral("All 3000 calls failed: UNAVAILABLE: Connection refused. No latency or throughput was "
+                           "measured."));
+
+        // Some failed: the banner counts them, the latency is the OK calls'; a new run clears it.
+        RunSnapshot some = makeSnapshot(false, 10, 3);
+        for (int i = 0; i < 20; ++i)
+            some.errorLatency.record(20'000'000);
+        some.statusCounts[CallStatus::DeadlineExceeded] = 20;
+        some.errors << ErrorSample { CallStatus::DeadlineExceeded, QStringLiteral("Deadline Exceeded"), 20 };
+        m_page->showSnapshot(some);
+        QVERIFY2(banner->text().startsWith(QStringLiteral("20 of %1 calls failed (").arg(some.callsCompleted())),
+            qPrintable(banner->text()));
+        QVERIFY2(banner->text().endsWith(QStringLiteral("DEADLINE_EXCEEDED: Deadline Exceeded (20)")),
+            qPrintable(banner->text()));
+        QVERIFY(value(QStringLiteral("p50")) != QStringLiteral("-"));
+        m_page->clear();
+        QVERIFY(banner->isHidden());
+        m_page->showSnapshot(makeSnapshot(false, 10, 4));
+        QVERIFY(banner->isHidden());
     }
 
     void newRunReplacesTheData()

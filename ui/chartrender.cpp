@@ -228,7 +228,7 @@ void drawThroughput(QCustomPlot *plot, const QList<const RunRecord *> &runs)
         rate->setData(series.seconds, series.rates, true);
         rate->setScatterStyle(pointStyle(series.seconds.size()));
         if (overlay) {
-            rate->setName(runName(runs[i]) + QObject::tr(" requests/s"));
+            rate->setName(runName(runs[i]) + QObject::tr(" OK calls/s"));
             rate->setPen(QPen(runColor(i), 1.8));
             // Errors a hundred times rarer than calls would be a flat dashed line on the axis: legend noise.
             const double errorShare = static_cast<double>(s.callsFailed()) / std::max<double>(1, s.callsCompleted());
@@ -240,7 +240,7 @@ void drawThroughput(QCustomPlot *plot, const QList<const RunRecord *> &runs)
             }
             continue;
         }
-        rate->setName(QObject::tr("requests/s"));
+        rate->setName(QObject::tr("OK calls/s"));
         rate->setPen(QPen(kAccent, 1.8));
         QCPGraph *errors = plot->addGraph();
         errors->setName(QObject::tr("errors/s"));

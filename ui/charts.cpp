@@ -342,7 +342,12 @@ TimelineSeries timelineSeries(const QList<IntervalPoint> &timeline, bool message
                 out.highMs = std::max(out.highMs, ms);
             }
         }
-        out.rates << (messages ? point.messagesPerSecond() : point.requestsPerSecond());
+        // Calls that ended as expected: the errors are the other series, never throughput.
+        out.rates << (messages
+                ? point.messagesPerSecond()
+                : (point.seconds > 0
+                        ? static_cast<double>(point.calls - std::min(point.errors, point.calls)) / point.seconds
+                        : 0.0));
         out.errorRates << (point.seconds > 0 ? static_cast<double>(point.errors) / point.seconds : 0.0);
         out.concurrency << point.concurrency;
         out.topRate = std::max({ out.topRate, out.rates.last(), out.errorRates.last() });

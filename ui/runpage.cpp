@@ -95,6 +95,7 @@ RunPage::RunPage(QWidget *parent)
     , m_progressText(new QLabel(this))
     , m_latencyOf(new QComboBox(this))
     , m_checks(new QLabel(this))
+    , m_failures(new QLabel(this))
 {
     m_charts->setObjectName(QStringLiteral("chartTabs"));
     m_charts->setDocumentMode(true);
@@ -162,7 +163,7 @@ RunPage::RunPage(QWidget *parent)
     m_throughput->setObjectName(QStringLiteral("throughputTimePlot"));
     setUpThroughputAxes(m_throughput);
     m_rate = m_throughput->addGraph();
-    m_rate->setName(tr("requests/s"));
+    m_rate->setName(tr("OK calls/s"));
     m_rate->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     m_errorRate = m_throughput->addGraph();
     m_errorRate->setName(tr("errors/s"));
@@ -218,6 +219,7 @@ RunPage::RunPage(QWidget *parent)
     m_workers->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_workers->setParent(this); // owned here while no tab holds it (the tab's stack takes it over when one does)
     m_workers->hide();
+    tables->setMinimumWidth(240); // "Value" whole beside "Bytes/call received"
     tables->setStretchFactor(0, 4);
     tables->setStretchFactor(1, 1);
     auto *split = new QSplitter(Qt::Horizontal);
@@ -236,6 +238,12 @@ RunPage::RunPage(QWidget *parent)
     m_checks->setWordWrap(true);
     m_checks->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_checks);
+    m_failures->setObjectName(QStringLiteral("failuresBanner"));
+    m_failures->setWordWrap(true);
+    m_failures->setTextFormat(Qt::PlainText);
+    m_failures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_failures->hide();
+    layout->addWidget(m_failures);
     layout->addWidget(split, 1);
     clear();
 }
@@ -244,7 +252,7 @@ RunPage::~RunPage() = default;
 
 void RunPage::setUpChart(Chart chart, QCustomPlot *plot, const QString &tabTitle, Qt::Orientations zoom)
 {
-    plot->setMinimumSize(420, 260);
+    plot->setMinimumSize(300, 200); // small enough for a 1280x720 laptop beside the editor (tests/tst_layout)
     plot->setNoAntialiasingOnDrag(true);
     // Wide antialiased lines are otherwise stroked one segment at a time: a jagged 60-point series then costs ~20 ms
     // a replot instead of ~1 ms.
@@ -409,6 +417,8 @@ void RunPage::clear()
     m_progressText->setText(tr("Ready"));
     m_checks->clear();
     m_checks->hide();
+    m_failures->clear();
+    m_failures->hide();
     refreshCurrentChart();
 }
 
@@ -594,7 +604,8 @@ void RunPage::showSnapshot(const RunSnapshot &s)
                   .arg(
                       100.0 * static_cast<double>(s.callsFailed()) / static_cast<double>(s.callsCompleted()), 0, 'f', 2)
             : QStringLiteral("0"));
-    setRow(row++, tr("Requests/s"), QString::number(s.requestsPerSecond(), 'f', 1));
+    // Throughput counts the calls that ended as expected; failed calls are counted as such, above, never here.
+    setRow(row++, tr("OK calls/s"), QString::number(s.okPerSecond(), 'f', 1));
     if (s.hasStreams()) {
         // A stream is one call; its messages, and what each took, come beside the calls.
         setRow(row++, tr("Messages sent"), QString::number(s.messagesSent));
@@ -621,12 +632,14 @@ void RunPage::showSnapshot(const RunSnapshot &s)
                         .arg(formatNanos(static_cast<double>(backToBack->thresholdNs))));
         }
     }
-    setRow(row++, tr("Mean"), formatNanos(h.mean()));
-    setRow(row++, tr("Std dev"), formatNanos(h.stddev()));
-    setRow(row++, tr("Min"), formatNanos(static_cast<double>(h.min())));
+    // Latency is of the calls that ended as expected: with none, it was not measured ("-", never 0).
+    auto latency = [&h](double nanos) { return h.isEmpty() ? QStringLiteral("-") : formatNanos(nanos); };
+    setRow(row++, tr("Mean"), latency(h.mean()));
+    setRow(row++, tr("Std dev"), latency(h.stddev()));
+    setRow(row++, tr("Min"), latency(static_cast<double>(h.min())));
     for (double pct : reportPercentiles())
-        setRow(row++, QStringLiteral("p%1").arg(pct, 0, 'g', 6), formatNanos(static_cast<double>(h.percentile(pct))));
-    setRow(row++, tr("Max"), formatNanos(static_cast<double>(h.max())));
+        setRow(row++, QStringLiteral("p%1").arg(pct, 0, 'g', 6), latency(static_cast<double>(h.percentile(pct))));
+    setRow(row++, tr("Max"), latency(static_cast<double>(h.max())));
     if (s.callsCompleted()) {
         const double n = static_cast<double>(s.callsCompleted());
         setRow(row++, tr("Bytes/call sent"), formatBytes(static_cast<double>(s.bytesSent) / n));
@@ -701,6 +714,26 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         m_latencyOf->setVisible(messages);
         m_plot->yAxis->setLabel(
             messages && m_latencyOf->currentIndex() == 0 ? tr("messages per bin") : tr("calls per bin"));
+    }
+    // What failed, named where nobody can miss it: a run with no OK call is not a measurement.
+    const QString failures = failureSummary(s);
+    if (failures.isEmpty()) {
+        if (!m_failures->isHidden())
+            m_failures->hide();
+    } else {
+        const bool none = s.callsOk() == 0;
+        QString text = failures;
+        text[0] = text[0].toUpper();
+        if (none && s.isFinal())
+            text += tr(". No latency or throughput was measured.");
+        if (m_failures->text() != text)
+            m_failures->setText(text);
+        const QString style = none ? QStringLiteral("background:#fde2e1; color:#8a1c1c; border:1px solid #d03b3b;")
+                                   : QStringLiteral("background:#fff4d6; color:#6b4a00; border:1px solid #d9a400;");
+        if (m_failures->styleSheet() != style + QStringLiteral(" padding:4px;"))
+            m_failures->setStyleSheet(style + QStringLiteral(" padding:4px;"));
+        if (m_failures->isHidden())
+            m_failures->show();
     }
     m_snapshot = s;
     refreshCurrentChart();
@@ -777,7 +810,7 @@ void RunPage::updateThroughput(bool keepRange)
 {
     const RunSnapshot &s = m_snapshot;
     const TimelineSeries series = timelineSeries(s.timeline, showsMessages());
-    const QString rateName = showsMessages() ? tr("messages/s") : tr("requests/s");
+    const QString rateName = showsMessages() ? tr("messages/s") : tr("OK calls/s");
     if (m_rate->name() != rateName) {
         m_rate->setName(rateName);
         m_throughput->yAxis->setLabel(showsMessages() ? tr("per second (1/s)") : tr("calls per second (1/s)"));

@@ -65,6 +65,8 @@ public:
     /// The run's checks as judged at its end (a line under the progress bar, hidden when empty or after clear()).
     void showChecks(const std::vector<CheckResult> &results);
     QLabel *checksLabel() const { return m_checks; }
+    /// What failed ("All 3000 calls failed: UNAVAILABLE: ..."); hidden when nothing did.
+    QLabel *failuresBanner() const { return m_failures; }
 
     /// The name files and copies of the charts carry in their titles (the run's name); empty = none.
     void setRunName(const QString &name) { m_runName = name; }
@@ -127,6 +129,7 @@ private:
     QLabel *m_progressText;
     QComboBox *m_latencyOf;
     QLabel *m_checks;
+    QLabel *m_failures;
     RunSnapshot m_snapshot; ///< the latest, for charts drawn when their tab is shown
     QString m_runName;
 };

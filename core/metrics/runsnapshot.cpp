@@ -1,5 +1,7 @@
 #include "runsnapshot.h"
 
+#include "util/printable.h"
+
 #include <algorithm>
 
 namespace rpcscope {
@@ -87,6 +89,12 @@ double RunSnapshot::requestsPerSecond() const
     return seconds > 0 ? static_cast<double>(callsCompleted()) / seconds : 0.0;
 }
 
+double RunSnapshot::okPerSecond() const
+{
+    const double seconds = std::chrono::duration<double>(elapsed).count();
+    return seconds > 0 ? static_cast<double>(callsOk()) / seconds : 0.0;
+}
+
 double RunSnapshot::messagesReceivedPerSecond() const
 {
     const double seconds = std::chrono::duration<double>(elapsed).count();
@@ -129,6 +137,52 @@ QString okCallsLabel(const RunSnapshot &run)
         return QStringLiteral("OK calls");
     return QStringLiteral("calls that ended %1, as expected")
         .arg(run.expectedStatuses.names().join(QStringLiteral(" or ")));
+}
+
+QString failureSummary(const RunSnapshot &run)
+{
+    const uint64_t failed = run.callsFailed();
+    if (failed == 0)
+        return {};
+    const uint64_t all = run.callsCompleted();
+    QString lead = failed == all
+        ? (all == 1 ? QStringLiteral("the only call failed") : QStringLiteral("all %1 calls failed").arg(all))
+        : QStringLiteral("%1 of %2 calls failed (%3%)")
+              .arg(failed)
+              .arg(all)
+              .arg(100.0 * static_cast<double>(failed) / static_cast<double>(all), 0, 'f', 1);
+    // The messages of the calls that failed (not of an expected status), most frequent first.
+    QList<ErrorSample> errors;
+    for (const ErrorSample &e : run.errors) {
+        if (!run.expectedStatuses.has(e.status))
+            errors << e;
+    }
+    std::stable_sort(
+        errors.begin(), errors.end(), [](const ErrorSample &x, const ErrorSample &y) { return x.count > y.count; });
+    QStringList kinds;
+    for (const ErrorSample &e : errors) {
+        QString kind = callStatusName(e.status);
+        const QString message = printable(e.message.simplified());
+        if (!message.isEmpty())
+            kind += QStringLiteral(": ") + (message.size() > 120 ? message.left(119) + QChar(0x2026) : message);
+        if (failed != all || errors.size() > 1)
+            kind += QStringLiteral(" (%1)").arg(e.count);
+        kinds << kind;
+    }
+    if (kinds.isEmpty()) { // no message kept: name the statuses from their counts
+        for (int code = 0; code < CallStatus::SlotCount; ++code) {
+            const uint64_t c = run.statusCounts[static_cast<size_t>(code)];
+            if (c && !run.expectedStatuses.has(code))
+                kinds << QStringLiteral("%1 (%2)").arg(callStatusName(code)).arg(c);
+        }
+    }
+    constexpr qsizetype kShown = 3;
+    QString text = lead;
+    if (!kinds.isEmpty())
+        text += QStringLiteral(": ") + kinds.mid(0, kShown).join(QStringLiteral(", "));
+    if (kinds.size() > kShown)
+        text += QStringLiteral(" and %1 other kind(s)").arg(kinds.size() - kShown);
+    return text;
 }
 
 std::optional<BackToBackGaps> backToBackGaps(const RunSnapshot &run)

@@ -173,6 +173,8 @@ struct RunSnapshot {
     uint64_t callsOk() const { return expectedStatuses.count(statusCounts); }
     uint64_t callsFailed() const { return callsCompleted() - callsOk(); }
     double requestsPerSecond() const;
+    /// Calls that ended as expected, per second: the throughput (failed calls are not).
+    double okPerSecond() const;
     bool hasStreams() const { return messagesSent > 0 || messagesReceived > 0; }
     double messagesReceivedPerSecond() const;
     /// 0..1 by count or by time, whichever is further along; -1 when unknown.
@@ -198,6 +200,14 @@ struct RunSnapshot {
 /// What the latency histogram holds, for titles: "OK calls", or "calls that ended NOT_FOUND, as expected" after an
 /// --expect-status.
 QString okCallsLabel(const RunSnapshot &run);
+
+/**
+ * What failed, in one line, or empty when nothing did: "all 3000 calls failed: UNAVAILABLE: Connection refused"
+ * when no call ended as expected, else "412 of 3000 calls failed (13.7%): UNAVAILABLE: Connection refused (400),
+ * DEADLINE_EXCEEDED (12)" (the most frequent messages first, at most three, then how many other kinds there were).
+ * What the Run page's banner and the CLI say, so that a failed run never reads as a measurement.
+ */
+QString failureSummary(const RunSnapshot &run);
 
 /**
  * A server stream's gaps that time the client, not the server: when several messages come in one read, the client

@@ -79,6 +79,12 @@ QString formatTextSummary(const RunSnapshot &run)
     out += QStringLiteral("  Average:\t%1\n").arg(formatNanos(all.mean()));
     out += QStringLiteral("  Std dev:\t%1\n").arg(formatNanos(all.stddev()));
     out += QStringLiteral("  Requests/sec:\t%1\n").arg(run.requestsPerSecond(), 0, 'f', 2);
+    // ghz counts failed calls in Requests/sec (kept, for scripts that read it); what failed, and the throughput of
+    // the calls that did not, are said beside it.
+    if (const QString failed = failureSummary(run); !failed.isEmpty()) {
+        out += QStringLiteral("  OK calls/sec:\t%1\n").arg(run.okPerSecond(), 0, 'f', 2);
+        out += QStringLiteral("  Failed:\t%1\n").arg(failed);
+    }
     if (run.warmupCalls)
         out += QStringLiteral("  Warm-up:\t%1 calls (not counted)\n").arg(run.warmupCalls);
     if (run.callsCompleted()) {
