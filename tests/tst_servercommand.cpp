@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -200,10 +201,15 @@ private slots:
                                       << QStringLiteral("server.readyTimeout: ");
         QTest::newRow("unknown field") << QByteArray("{\"command\": \"srv {port}\", \"cwd\": \"/\"}")
                                        << QStringLiteral("server.cwd: unknown field");
-        QTest::newRow("no port, no pattern") << QByteArray(
-            "{\"command\": \"srv\"}") << QStringLiteral("server.readyPattern: required when the command has no {port}");
-        QTest::newRow("no port, no group") << QByteArray("{\"command\": \"srv\", \"readyPattern\": \"listening\"}")
-                                           << QStringLiteral("server.readyPattern: needs a capture group");
+        // In the user's words, the example as typed (one backslash), no internal field name.
+        QTest::newRow("no port, no pattern")
+            << QByteArray("{\"command\": \"srv\"}")
+            << QStringLiteral("a command without {port} needs a ready pattern: a regular expression for the line it "
+                              "prints once it listens, with the address to dial as its first group in parentheses, "
+                              "e.g. listening on (\\S+)");
+        QTest::newRow("no port, no group")
+            << QByteArray("{\"command\": \"srv\", \"readyPattern\": \"listening\"}")
+            << QStringLiteral("the ready pattern \"listening\" has no group for the address to dial");
     }
 
     void jsonErrors()
@@ -319,6 +325,54 @@ private slots:
         QVERIFY(server.finalSample().cpuSeconds >= 0);
         QVERIFY2(server.output().contains(QStringLiteral("stopping (SIGTERM)")), qPrintable(server.output()));
         QVERIFY(!tcpConnects(address));
+    }
+
+    void aPortAnotherProcessListensOnIsNeverShared()
+    {
+        // A Python server on a port, listening with SO_REUSEPORT as gRPC servers do: rpcscope's built-in servers refuse
+        // the port rather than share it (calls meant for the Python server would reach them), and a server command is
+        // ready only when its own process tree listens on its port, not because another program answers there.
+        QProcess other;
+        other.start(QStringLiteral("python3"),
+            { QStringLiteral("-c"),
+                QStringLiteral("import socket, time\n"
+                               "s = socket.socket()\n"
+                               "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)\n"
+                               "s.bind(('127.0.0.1', 0))\n"
+                               "s.listen()\n"
+                               "print(s.getsockname()[1], flush=True)\n"
+                               "time.sleep(60)\n") });
+        QVERIFY(other.waitForReadyRead(10000));
+        const auto stopOther = qScopeGuard([&other] {
+            other.kill();
+            other.waitForFinished(5000);
+        });
+        const QString port = QString::fromLatin1(other.readLine()).trimmed();
+        QVERIFY(port.toUShort() > 0);
+        for (const char *transport : { "grpc", "http", "msgpack" }) {
+            QProcess serve;
+            serve.start(cli, { QStringLiteral("serve"), QLatin1String(transport), QStringLiteral("--port"), port });
+            QVERIFY(serve.waitForFinished(10000));
+            const QString err = QString::fromUtf8(serve.readAllStandardError());
+            QVERIFY2(serve.exitCode() != 0, transport);
+            QVERIFY2(err.contains(QStringLiteral("port %1 is in use by another process (PID %2 (python3))")
+                                      .arg(port)
+                                      .arg(other.processId())),
+                qPrintable(QLatin1String(transport) + u' ' + err));
+        }
+        ServerProcess process;
+        ServerProcess::Launch launch;
+        launch.program = QStringLiteral("sleep");
+        launch.arguments = { QStringLiteral("30") };
+        launch.readyPort = port.toUShort();
+        launch.readyTimeout = std::chrono::milliseconds(1500);
+        QString error;
+        QVERIFY(!process.start(launch, &error));
+        QVERIFY2(error.contains(QStringLiteral("port %1 is in use by another process, PID %2 (python3), and this "
+                                               "command did not listen on it")
+                                    .arg(port)
+                                    .arg(other.processId())),
+            qPrintable(error));
     }
 
     void readyByPattern_data()

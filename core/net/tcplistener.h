@@ -3,6 +3,7 @@
 // Internal to core: accepts TCP connections for the built-in servers and hands each to one of the I/O threads.
 
 #include "asio.h"
+#include "portowners.h"
 
 #include <QString>
 
@@ -28,6 +29,12 @@ public:
         if (ec) {
             if (error)
                 *error = QStringLiteral("%1: not an IP address (%2)").arg(host, QString::fromStdString(ec.message()));
+            return false;
+        }
+        if (const QString inUse = portInUseMessage(port); !inUse.isEmpty()) {
+            if (error)
+                *error = inUse;
+            m_threads.reset();
             return false;
         }
         m_acceptor = std::make_unique<tcp::acceptor>(m_threads->context(0));

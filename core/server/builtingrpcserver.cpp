@@ -1,6 +1,7 @@
 #include "builtingrpcserver.h"
 
 #include "benchlogic.h"
+#include "net/portowners.h"
 
 #include "rpcscope/bench/v1/bench.grpc.pb.h"
 
@@ -482,8 +483,16 @@ bool BuiltinGrpcServer::start(
     const QString bindHost = host.contains(QLatin1Char(':')) && !host.startsWith(QLatin1Char('['))
         ? QLatin1Char('[') + host + QLatin1Char(']')
         : host;
+    // A port another process listens on is refused, not shared: gRPC would otherwise bind it beside the other server
+    // (SO_REUSEPORT), and calls meant for that one would reach this one.
+    if (const QString inUse = portInUseMessage(port); !inUse.isEmpty()) {
+        if (error)
+            *error = inUse;
+        return false;
+    }
     int selectedPort = 0;
     grpc::ServerBuilder builder;
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
     if (tls) {
         grpc::SslServerCredentialsOptions options(tls->clientCa.empty()

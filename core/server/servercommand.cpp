@@ -166,13 +166,25 @@ bool ServerCommand::check(QString *error) const
     if (!pattern.isValid())
         return fail(QStringLiteral("readyPattern"), pattern.errorString());
     if (!usesPort()) {
-        if (readyPattern.isEmpty())
-            return fail(QStringLiteral("readyPattern"),
-                QStringLiteral("required when the command has no {port}: its first capture group is the "
-                               "address to dial, e.g. \"listening on (\\\\S+)\""));
-        if (pattern.captureCount() < 1)
-            return fail(QStringLiteral("readyPattern"),
-                QStringLiteral("needs a capture group for the address to dial when the command has no {port}"));
+        // Said in the user's words (each front end names its own field: --ready, "Ready when output matches"), the
+        // example as it is typed, not escaped for JSON.
+        const QString needed = QStringLiteral(
+            "a regular expression for the line it prints once it listens, with the address to dial as its first "
+            "group in parentheses, e.g. listening on (\\S+)");
+        if (readyPattern.isEmpty()) {
+            if (error)
+                *error = QStringLiteral("a command without {port} needs a ready pattern: ") + needed;
+            return false;
+        }
+        if (pattern.captureCount() < 1) {
+            if (error)
+                *error
+                    = QStringLiteral("the ready pattern \"%1\" has no group for the address to dial (the command has "
+                                     "no {port}): ")
+                          .arg(readyPattern)
+                    + needed;
+            return false;
+        }
     }
     if (readyTimeout.count() <= 0)
         return fail(QStringLiteral("readyTimeout"), QStringLiteral("must be positive"));

@@ -1,5 +1,6 @@
 #include "serverprocess.h"
 
+#include "net/portowners.h"
 #include "util/cpuset.h"
 
 #include <QDir>
@@ -85,6 +86,33 @@ bool loopbackAccepts(quint16 port, std::chrono::milliseconds timeout)
     }
     ::close(fd);
     return connected;
+}
+
+/// The parent of @p pid (/proc/PID/stat), or 0.
+pid_t parentOf(pid_t pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray text = stat.readAll();
+    // "PID (comm) S PPID ...": comm may hold spaces and parentheses; the last ')' ends it.
+    const qsizetype close = text.lastIndexOf(')');
+    const QList<QByteArray> fields = text.mid(close + 2).split(' ');
+    return fields.size() > 1 ? static_cast<pid_t>(fields[1].toInt()) : 0;
+}
+
+/// True when the process group @p root leads, or a descendant of @p root, holds one of the listening sockets.
+bool heldByTree(const PortListeners &listeners, pid_t root)
+{
+    if (listeners.heldByGroup(root))
+        return true;
+    for (const PortOwner &owner : listeners.owners) {
+        for (pid_t p = owner.pid, hops = 0; p > 1 && hops < 64; p = parentOf(p), ++hops) {
+            if (p == root)
+                return true;
+        }
+    }
+    return false;
 }
 
 QString signalName(int signal)
@@ -543,6 +571,7 @@ bool ServerProcess::start(const Launch &launch, QString *error)
 
     const auto deadline = Clock::now() + launch.readyTimeout;
     auto nextProbe = Clock::now();
+    QString servedByOther; // the port accepted, but another process listens on it: named for the error
     for (;;) {
         std::vector<QByteArray> fresh;
         {
@@ -575,15 +604,25 @@ bool ServerProcess::start(const Launch &launch, QString *error)
                 return true;
             if (Clock::now() >= nextProbe) {
                 nextProbe = Clock::now() + 50ms;
-                if (loopbackAccepts(launch.readyPort, 50ms))
-                    return true;
+                if (loopbackAccepts(launch.readyPort, 50ms)) {
+                    // Its own: a port that accepts only because another program listens there (a server left running,
+                    // a command that ignores {port}) would have the run measure that program instead.
+                    const PortListeners listeners = portListeners(launch.readyPort);
+                    if (listeners.sockets.isEmpty() || heldByTree(listeners, s.pid))
+                        return true;
+                    servedByOther = listeners.ownersText();
+                }
             }
         }
         const auto now = Clock::now();
         if (now >= deadline) {
-            const QString waitedFor = launch.readyPattern.isEmpty()
+            const QString waitedFor = !launch.readyPattern.isEmpty()
+                ? QStringLiteral("no output line matched \"%1\"").arg(launch.readyPattern)
+                : servedByOther.isEmpty()
                 ? QStringLiteral("127.0.0.1:%1 accepted no TCP connection").arg(launch.readyPort)
-                : QStringLiteral("no output line matched \"%1\"").arg(launch.readyPattern);
+                : QStringLiteral("port %1 is in use by another process, %2, and this command did not listen on it")
+                      .arg(launch.readyPort)
+                      .arg(servedByOther);
             return fail(QStringLiteral("%1 was not ready after the %2 ms timeout (%3); stopped it")
                             .arg(shown)
                             .arg(launch.readyTimeout.count())
