@@ -13,6 +13,7 @@
 #include "runcontroller.h"
 #include "runlistmodel.h"
 #include "runpage.h"
+#include "sampleruns.h"
 #include "scenariopage.h"
 #include "store/runjson.h"
 #include "store/runstore.h"
@@ -294,11 +295,19 @@ private Q_SLOTS:
         // 20 ms: far above what a loaded test machine adds by itself, so the verdict cannot be noise.
         request.targets[1].environment = { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("20ms") } };
         child<QSpinBox>("callsEdit")->setValue(600);
+        // A comparison shown before: none of it may stay on the page once the A/B starts, until its first blocks.
+        ComparePage *compare = m_window->comparePage();
+        compare->setRuns({ makeRun(QStringLiteral("old A"), 1, 1e6), makeRun(QStringLiteral("old B"), 2, 2e6) });
+        QVERIFY(compare->plot(0)->graphCount() > 0);
         QString error;
         QVERIFY2(m_window->runLauncher()->startAb(request, &error), qPrintable(error));
         QVERIFY(!child<QPushButton>("runButton")->isEnabled());
+        QVERIFY(compare->runs().isEmpty());
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(compare->plot(i)->graphCount(), 0);
+        QVERIFY2(compare->sequentialText().startsWith(QStringLiteral("Live A/B: starting")),
+            qPrintable(compare->sequentialText()));
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runLauncher()->abController()->isRunning(), 90000);
-        ComparePage *compare = m_window->comparePage();
         QCOMPARE(compare->runs().size(), 2);
         QVERIFY2(compare->comparison().regressions.contains(QStringLiteral("p50")), qPrintable(compare->verdictText()));
         QVERIFY(compare->verdictText().startsWith(QStringLiteral("regression: p50 +")));
@@ -327,11 +336,13 @@ private Q_SLOTS:
         const auto stored = m_window->runRecorder()->store()->load(records[1].id, &error);
         QVERIFY2(stored, qPrintable(error));
         QCOMPARE(stored->status, QStringLiteral("finished"));
-        // The side's environment, its value redacted as every server command's is in the history.
-        QVERIFY(
-            stored->server.value(QStringLiteral("env"))
-                .toArray()
-                .contains(QString(QStringLiteral("RPCSCOPE_SERVE_DELAY=") + redactedValue(QStringLiteral("20ms")))));
+        // The side's environment, in clear: nothing in it looks like a credential. And it is what differs.
+        QVERIFY(stored->server.value(QStringLiteral("env"))
+                    .toArray()
+                    .contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=20ms")));
+        QVERIFY2(
+            compare->differencesText().contains(QStringLiteral("server env RPCSCOPE_SERVE_DELAY: (unset) -> 20ms")),
+            qPrintable(compare->differencesText()));
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
     }
 

@@ -128,6 +128,16 @@ private Q_SLOTS:
         QCOMPARE(text.figures[1].a, formatMetricValue(p99->valueA, p99->unit));
         QCOMPARE(text.figures[1].b, formatMetricValue(p99->valueB, p99->unit));
         QCOMPARE(text.figures[0].tone, -1); // p50 regressed
+        // Every key number coloured by its direction and its verdict, and said in a word: red for the regression,
+        // grey for throughput (not judged), never the black of a plain number for a change.
+        QCOMPARE(text.figures[0].note, QStringLiteral("regression"));
+        QCOMPARE(text.figures[0].changeColor(), QColor(0xb0, 0x26, 0x1e));
+        QCOMPARE(text.figures[2].note, QStringLiteral("not judged"));
+        QVERIFY(!text.figures[2].judged);
+        QCOMPARE(text.figures[2].changeColor(), QColor(0x5f, 0x63, 0x68));
+        QVERIFY(text.figures[1].judged);
+        QVERIFY(text.figures[1].direction != 0);
+        QVERIFY(text.figures[1].changeColor() != QColor(0x20, 0x20, 0x20));
         QVERIFY(text.differences.contains(QStringLiteral("rpcscope_version: 0.1.0 -> 0.2.0")));
         QVERIFY2(text.runs.contains(QStringLiteral("both on bench-1")), qPrintable(text.runs));
 

@@ -45,7 +45,12 @@ void muteLabel(QLabel *label, const QPalette &palette)
 
 QString runLabel(const RunRecord &r, int index)
 {
-    return QStringLiteral("%1 %2").arg(QChar(u'A' + std::min(index, 25)), r.displayName());
+    // The letter once: an A/B run's sides already end with theirs ("built-in server (A)").
+    const QChar letter(u'A' + std::min(index, 25));
+    const QString name = r.displayName();
+    if (name.endsWith(QStringLiteral(" (%1)").arg(letter)) || name.startsWith(QStringLiteral("%1: ").arg(letter)))
+        return name;
+    return QStringLiteral("%1 %2").arg(letter, name);
 }
 
 } // namespace
@@ -155,13 +160,13 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     m_table->setObjectName(QStringLiteral("compareTable"));
     m_table->setHorizontalHeaderLabels(
         { tr("Metric"), tr("A"), tr("B"), tr("Delta"), tr("Change"), tr("Detectable"), tr("Verdict (CI)") });
-    // A, B, Delta and Change pool every call of a side; the verdict's estimate is the geometric mean of the
-    // replicates' changes, so the two can differ by a few points when replicates differ in size or spread.
+    // One estimate per metric: a row the verdict judges on replicates shows what the verdict compares.
     for (int column : { AColumn, BColumn, DeltaColumn, ChangeColumn })
         m_table->horizontalHeaderItem(column)->setToolTip(
-            tr("All calls of a side pooled. The verdict judges the replicates (blocks, server processes or runs) "
-               "instead: its estimate is the geometric mean of their changes, which can differ from this by a few "
-               "points."));
+            tr("A latency row judged on replicates (blocks, server processes or runs) shows what its verdict "
+               "compares: the geometric mean of each side's replicates, and their change, the verdict's estimate. "
+               "The value of all of a side's calls pooled is in the cell's tooltip, labelled as pooled. Other rows "
+               "pool every call of a side."));
     m_table->horizontalHeaderItem(DetectableColumn)
         ->setToolTip(tr("The minimum detectable change: the smallest change this comparison finds 80% of the time at "
                         "the noise measured between replicates. A smaller change can hide in the noise."));
@@ -227,7 +232,7 @@ void ComparePage::setRuns(const QList<RunRecord> &runs)
     m_baseline->setCurrentIndex(m_runs.isEmpty() ? -1 : 0);
     m_candidate->setCurrentIndex(m_runs.size() > 1 ? 1 : -1);
     const bool enough = m_runs.size() >= 2;
-    m_empty->setVisible(!enough);
+    m_empty->setVisible(!enough && !m_live);
     m_body->setVisible(enough);
     m_verdict->setVisible(enough && !m_live);
     m_basis->setVisible(enough);
@@ -274,10 +279,16 @@ QString ComparePage::basisText() const
     return m_basis->text();
 }
 
+QString ComparePage::differencesText() const
+{
+    return m_differences->text();
+}
+
 void ComparePage::setLiveSequentialVerdict(const QString &line, SequentialDecision decision)
 {
     const bool wasLive = std::exchange(m_live, !line.isEmpty());
     m_verdict->setVisible(m_runs.size() >= 2 && !m_live);
+    m_empty->setVisible(m_runs.size() < 2 && !m_live);
     if (m_live)
         showSequential(tr("Live A/B: ") + line, decision);
     else if (wasLive)
@@ -417,6 +428,18 @@ void ComparePage::showComparison(quint64 generation)
         set(MetricColumn, r.name + (r.lowerIsBetter ? QString() : tr(" (higher is better)")), false);
         set(AColumn, formatMetricValue(r.valueA, r.unit), true);
         set(BColumn, formatMetricValue(r.valueB, r.unit), true);
+        if (r.judgedOnReplicates()) {
+            auto tip = [&](const QString &side, ReplicateUnit unit, size_t count, double pooled) {
+                return tr("Geometric mean of the %1 of %2's %3 (what the verdict compares); pooled over all of %2's "
+                          "calls: %4")
+                    .arg(r.name, side, replicateCountText(unit, static_cast<qint64>(count)),
+                        formatMetricValue(pooled, r.unit));
+            };
+            m_table->item(row, AColumn)
+                ->setToolTip(tip(QStringLiteral("A"), m_comparison.unitA, r.replicatesA.size(), r.pooledA));
+            m_table->item(row, BColumn)
+                ->setToolTip(tip(QStringLiteral("B"), m_comparison.unitB, r.replicatesB.size(), r.pooledB));
+        }
         set(DeltaColumn, formatMetricDelta(r.delta, r.unit), true);
         set(ChangeColumn, formatPercentChange(r.relativeChange), true);
         // A size either way: "+-4.2%" without the sign formatPercentChange puts first.

@@ -53,6 +53,8 @@ public:
     ReplicateChart *replicateChart() const { return m_spread; }
     /// What the verdict rests on (Comparison::basis()), under the verdict.
     QString basisText() const;
+    /// "What differs: ..." (runDifferences()) under the table, or empty.
+    QString differencesText() const;
 
     /**
      * An A/B run going on, judged pair by pair: @p line (SequentialAb::statusLine()) is the headline while it runs,

@@ -164,6 +164,17 @@ void ResultsController::showLiveRun(const std::shared_ptr<RunRecord> &run, const
     Q_EMIT runDescribed(description);
 }
 
+void ResultsController::beginAb()
+{
+    // Nothing of the comparison shown before stays under the new run's headline, not even until its first blocks.
+    m_liveAbBlocks = -1;
+    m_announceComparison = false;
+    m_compare->setLiveSequentialVerdict(
+        tr("starting; judged once the first pair of blocks is in"), SequentialDecision::Undecided);
+    m_compare->setRuns({});
+    Q_EMIT pageRequested(m_compare);
+}
+
 void ResultsController::showAbLive(const AbController &ab)
 {
     const int blocks = ab.blocksDone();

@@ -52,6 +52,8 @@ public:
     std::vector<RunListEntry> baselineCandidates() const;
     /// Compares the current run (as candidate) with stored run @p baselineId, on the Compare runs page.
     bool compareCurrentWith(qint64 baselineId);
+    /// An A/B run starts: the Compare runs page is cleared and shown, its headline saying it has started.
+    void beginAb();
     /**
      * An A/B run going on: after each block its two sides on the Compare runs page (brought up with the first
      * block), the histograms and per-block dots growing, the sequential verdict as the headline.

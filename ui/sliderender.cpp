@@ -41,6 +41,10 @@ const QColor kPanel(0xf1, 0xf3, 0xf5);
 const QColor kWorse(0xb0, 0x26, 0x1e);
 const QColor kBetter(0x1b, 0x74, 0x33);
 
+// Judged but not significant: the direction's colour, faint (still readable on the panel).
+const QColor kWorseFaint(0xc9, 0x7b, 0x74);
+const QColor kBetterFaint(0x6f, 0xa5, 0x7e);
+
 bool isLatency(const MetricRow &row)
 {
     return row.unit == MetricUnit::Nanoseconds;
@@ -189,6 +193,19 @@ QString whenAndWhere(const RunRecord &a, const RunRecord &b)
     return QObject::tr("A ran %1%2%3; B %4%5%6.").arg(when(a), on(a), origin(a), when(b), on(b), origin(b));
 }
 
+} // namespace
+
+QColor SlideText::Figure::changeColor() const
+{
+    if (change == u"-" || !judged)
+        return kMuted;
+    if (tone != 0)
+        return tone < 0 ? kWorse : kBetter;
+    return direction < 0 ? kWorseFaint : direction > 0 ? kBetterFaint : kText;
+}
+
+namespace {
+
 SlideText::Figure figure(const QString &name, const MetricRow *row, const RunSnapshot &a, const RunSnapshot &b)
 {
     SlideText::Figure f;
@@ -218,6 +235,18 @@ SlideText::Figure figure(const QString &name, const MetricRow *row, const RunSna
         f.tone = -1;
     else if (row->verdict == Verdict::Improvement)
         f.tone = 1;
+    const double estimate = estimateOf(*row);
+    if (hasA && hasB && std::isfinite(estimate) && estimate != 0)
+        f.direction = (estimate > 0) == row->lowerIsBetter ? -1 : 1;
+    f.judged = row->hasVerdict;
+    if (!hasA || !hasB)
+        f.note = QObject::tr("not measured");
+    else if (!row->hasVerdict)
+        f.note = QObject::tr("not judged");
+    else if (row->verdict == Verdict::NoSignificantChange || row->verdict == Verdict::Inconclusive)
+        f.note = QObject::tr("not significant");
+    else
+        f.note = verdictName(row->verdict);
     return f;
 }
 
@@ -571,9 +600,14 @@ void Slide::paint(QCPPainter *painter) const
                 QFontMetricsF(value).elidedText(rows[r].text, Qt::ElideRight, valueRect.width()));
         }
         painter->setFont(change);
-        painter->setPen(f.tone < 0 ? kWorse : f.tone > 0 ? kBetter : kText);
+        painter->setPen(f.changeColor());
         painter->drawText(QRectF(inner.right() - changeWidth, inner.top() + 40, changeWidth, inner.height() - 40),
             Qt::AlignRight | Qt::AlignVCenter, f.change);
+        // The colour's meaning in words, in the name's row: nobody has to know what faint red means.
+        painter->setFont(figureName);
+        painter->setPen(f.changeColor() == kText ? kMuted : f.changeColor());
+        painter->drawText(
+            QRectF(inner.left(), inner.top(), inner.width(), 36), Qt::AlignRight | Qt::AlignVCenter, f.note);
     }
 
     painter->setFont(chartFileFont(24));

@@ -36,6 +36,13 @@ struct SlideText {
         QString b;
         QString change; ///< "+19%", or "-"
         int tone = 0; ///< -1 a tested change for the worse, +1 for the better, 0 untested or no change
+        int direction = 0; ///< -1 the change is for the worse, +1 for the better, 0 none or unknown
+        bool judged = false; ///< the figure has a verdict (p50, p99); throughput and CPU do not
+        /// The verdict in a word, under the change: "regression", "not significant", "not judged".
+        QString note;
+        /// The change's colour: red or green by direction, strong when its verdict is significant beyond the
+        /// threshold, faint when judged but not, grey when not judged or not measured.
+        QColor changeColor() const;
     };
     QList<Figure> figures; ///< p50, p99, throughput, client CPU per call
     QStringList differences; ///< runDifferences(): "target: a -> b"

@@ -53,6 +53,14 @@ QString signedNumber(double value, int decimals)
     return text.prepend(u'+');
 }
 
+double geometricMean(const std::vector<double> &values)
+{
+    double logs = 0;
+    for (const double v : values)
+        logs += std::log(v);
+    return values.empty() ? kNaN : std::exp(logs / static_cast<double>(values.size()));
+}
+
 double relative(double a, double b)
 {
     return a != 0 ? b / a - 1 : kNaN;
@@ -204,6 +212,14 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
             row.interval.ciHigh = change.ciHigh;
             row.interval.confidence = options.confidence;
             row.interval.pValue = change.pValue;
+            // One estimate per metric: A and B become what the interval compares (the replicates' geometric means,
+            // whose ratio is its estimate); the pooled statistic stays beside them, labelled as such where shown.
+            row.pooledA = row.valueA;
+            row.pooledB = row.valueB;
+            row.valueA = geometricMean(row.replicatesA);
+            row.valueB = geometricMean(row.replicatesB);
+            row.delta = row.valueB - row.valueA;
+            row.relativeChange = change.estimate;
         }
         rows.push_back(row);
         changes.push_back(change);

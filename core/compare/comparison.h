@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -120,8 +121,16 @@ struct MetricRow {
     MetricKind kind = MetricKind::P50;
     QString name; ///< "p50", "p99.9", "mean", "req/s", "client CPU/call", ...
     MetricUnit unit = MetricUnit::Nanoseconds;
-    double valueA = 0; ///< of all of A's calls together
+    /// Of all of A's calls together; or, for a row with a replicate interval (blocks, server processes, runs), the
+    /// geometric mean of A's replicates' statistic: what the interval's estimate compares, so that A, B, delta and
+    /// change are the verdict's one estimate in every view.
+    double valueA = 0;
     double valueB = 0;
+    /// A row judged on replicates: the statistic of all of each side's calls pooled, shown only labelled as pooled;
+    /// NaN for other rows (their values are the pooled ones).
+    double pooledA = std::numeric_limits<double>::quiet_NaN();
+    double pooledB = std::numeric_limits<double>::quiet_NaN();
+    bool judgedOnReplicates() const { return !std::isnan(pooledA); }
     double delta = 0; ///< B - A, in the row's unit
     double relativeChange = 0; ///< B / A - 1; NaN when A is 0
     bool lowerIsBetter = true; ///< false for req/s
