@@ -401,6 +401,35 @@ private slots:
         QVERIFY2(found >= 95, qPrintable(QString::number(found)));
     }
 
+    void oneEstimatePerMetric()
+    {
+        // Blocks of unequal size and spread: the pooled p50 moves differently from the blocks' own. Every view shows
+        // one estimate, the verdict's: A and B are the geometric means of the blocks' p50, their ratio the change
+        // and the interval's estimate; the pooled p50 is kept apart, labelled as such by the views.
+        std::mt19937_64 rng(99);
+        RunSnapshot a = blockedSide(rng, 6, 400, 1.0, 0.5);
+        RunSnapshot b = blockedSide(rng, 6, 2000, 1.3, 0.5);
+        const Comparison c = compareRuns(a, b);
+        const MetricRow *p50 = c.row(MetricKind::P50);
+        QVERIFY(p50->hasInterval && p50->interval.valid);
+        QVERIFY(p50->judgedOnReplicates());
+        QCOMPARE(p50->relativeChange, p50->interval.estimate);
+        QVERIFY(std::fabs(p50->valueB / p50->valueA - 1 - p50->interval.estimate) < 1e-9);
+        QVERIFY(std::fabs(p50->delta - (p50->valueB - p50->valueA)) < 1e-6);
+        auto geometricMean = [](const std::vector<double> &values) {
+            double logs = 0;
+            for (double v : values)
+                logs += std::log(v);
+            return std::exp(logs / static_cast<double>(values.size()));
+        };
+        QVERIFY(std::fabs(p50->valueA - geometricMean(p50->replicatesA)) < 1e-6 * p50->valueA);
+        QCOMPARE(p50->pooledA, static_cast<double>(a.latency.percentile(50)));
+        QCOMPARE(p50->pooledB, static_cast<double>(b.latency.percentile(50)));
+        // Rows without replicates keep the pooled values and no second one.
+        const MetricRow *rate = c.row(MetricKind::RequestsPerSecond);
+        QVERIFY(rate && !rate->judgedOnReplicates());
+    }
+
     void noisyExperimentIsInconclusive()
     {
         // Four blocks a side with placements 2x apart cannot see a 3% change, nor rule out a 5% one.
