@@ -197,6 +197,9 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
                                 "this text (case-insensitive)"));
     m_methodFilter->setToolTip(tr("Only the runs of one method"));
     m_methodFilter->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // However narrow the page, "All methods" and "Last 30 days" show whole (a long method name elides).
+    m_methodFilter->setMinimumContentsLength(12);
+    m_sinceFilter->setMinimumContentsLength(12);
     m_labelFilter->setPlaceholderText(tr("Label"));
     m_labelFilter->setClearButtonEnabled(true);
     m_labelFilter->setToolTip(tr("Only the runs with a label containing this text"));

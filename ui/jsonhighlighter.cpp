@@ -8,7 +8,8 @@ namespace rpcscope {
 JsonHighlighter::JsonHighlighter(QTextDocument *document)
     : QSyntaxHighlighter(document)
     , m_stringPattern(QStringLiteral(R"("(?:[^"\\]|\\.)*")"))
-    , m_numberPattern(QStringLiteral(R"((?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b)"))
+    // A number stands alone: not a part of "127.0.0.1" or of "v1.2.3" (a dot or a word character on either side).
+    , m_numberPattern(QStringLiteral(R"((?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.]))"))
     , m_literalPattern(QStringLiteral(R"(\b(?:true|false|null)\b)"))
     , m_placeholderPattern(QStringLiteral(R"(\{\{[^}]*\}\})"))
 {

@@ -6,6 +6,7 @@
 #include "abcontroller.h"
 #include "builtinservers.h"
 #include "comparepage.h"
+#include "elidedlabel.h"
 #include "historypage.h"
 #include "layoutmemory.h"
 #include "matrixpage.h"
@@ -38,6 +39,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -58,7 +60,7 @@ MainWindow::MainWindow(QWidget *parent)
     }))
     , m_results(new QTabWidget)
     , m_compare(new ComparePage)
-    , m_statusTarget(new QLabel)
+    , m_statusTarget(new ElidedLabel)
     , m_statusState(new QLabel)
     , m_statusRate(new QLabel)
     , m_recorder(new RunRecorder(this))
@@ -112,24 +114,35 @@ void MainWindow::createDocks()
 
 void MainWindow::createPages()
 {
+    // Each page scrolls rather than holding the window wider or taller than a small laptop's screen: 1280x720 is
+    // comfortable, 1024x640 usable (tests/tst_layout).
+    auto scrolled = [](QWidget *page) {
+        auto *area = new QScrollArea;
+        area->setObjectName(page->objectName().isEmpty() ? QStringLiteral("pageScroll")
+                                                         : page->objectName() + QStringLiteral("Scroll"));
+        area->setWidget(page);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        return area;
+    };
     auto *central = new QSplitter(Qt::Horizontal);
     central->setObjectName(QStringLiteral("centralSplitter"));
-    central->addWidget(m_scenario);
+    central->addWidget(m_scenario); // its editor scrolls inside it, its Run button stays in sight
     m_results->setObjectName(QStringLiteral("resultTabs"));
-    m_results->addTab(m_runPage, tr("Run"));
-    m_results->addTab(m_matrix, tr("Compare stacks"));
+    m_results->addTab(scrolled(m_runPage), tr("Run"));
+    m_results->addTab(scrolled(m_matrix), tr("Compare stacks"));
     m_results->setTabToolTip(1,
         tr("The method over transports x codecs x payloads: how much protobuf/gRPC gains over "
            "JSON/HTTP or msgpack-rpc, and how much of it is the codec."));
-    m_results->addTab(m_history, tr("History"));
+    m_results->addTab(scrolled(m_history), tr("History"));
     m_results->setTabToolTip(2, tr("Every run, saved as it goes: open one again, label it, compare runs."));
-    m_results->addTab(m_compare, tr("Compare runs"));
+    m_results->addTab(scrolled(m_compare), tr("Compare runs"));
     m_results->setTabToolTip(
         3, tr("Runs overlaid, the change per metric with its confidence interval, and the verdict."));
     central->addWidget(m_results);
     central->setStretchFactor(0, 0);
     central->setStretchFactor(1, 1);
-    m_scenario->setMinimumWidth(340);
+    m_scenario->setMinimumWidth(m_scenario->minimumSizeHint().width());
     central->setCollapsible(0, true);
     central->setCollapsible(1, false);
     setCentralWidget(central);
@@ -149,6 +162,15 @@ void MainWindow::createPages()
     rememberSplitter(central, QStringLiteral("main"));
     syncEditorToggle();
     QTimer::singleShot(0, this, &MainWindow::syncEditorToggle);
+}
+
+void MainWindow::showResultsPage(QWidget *page)
+{
+    for (int i = 0; i < m_results->count(); ++i) {
+        const auto *area = qobject_cast<QScrollArea *>(m_results->widget(i));
+        if (m_results->widget(i) == page || (area && area->widget() == page))
+            m_results->setCurrentIndex(i);
+    }
 }
 
 bool MainWindow::isEditorShown() const
@@ -204,7 +226,8 @@ void MainWindow::createStatusBar()
     // Fixed sizes: they change text at every snapshot; see RunPage's progress label for why that matters.
     m_statusState->setFixedSize(m_statusState->fontMetrics().horizontalAdvance(tr("Warming up · 100%")) + 16,
         m_statusState->sizeHint().height());
-    m_statusRate->setFixedSize(m_statusRate->fontMetrics().horizontalAdvance(QStringLiteral("9,999,999 req/s")) + 16,
+    m_statusRate->setFixedSize(
+        m_statusRate->fontMetrics().horizontalAdvance(QStringLiteral("9,999,999 OK calls/s")) + 16,
         m_statusRate->sizeHint().height());
 }
 
@@ -238,6 +261,7 @@ void MainWindow::connectControllers()
     connect(m_launcher, &RunLauncher::abFinished, this, &MainWindow::showAbRuns);
     connect(m_launcher, &RunLauncher::runLaunched, this, &MainWindow::makeRoomForResults);
     connect(m_launcher, &RunLauncher::abStarted, this, &MainWindow::makeRoomForResults);
+    connect(m_launcher, &RunLauncher::abStarted, m_resultsController, [this] { m_resultsController->beginAb(); });
     connect(m_resultsController, &ResultsController::pageRequested, this, [this](QWidget *page) {
         if (page == m_compare)
             makeRoomForResults();
@@ -249,7 +273,7 @@ void MainWindow::connectControllers()
     connect(m_recorder, &RunRecorder::runStored, m_history, &HistoryPage::refresh);
     connect(m_history, &HistoryPage::openRunRequested, m_resultsController, &ResultsController::openRun);
     connect(m_history, &HistoryPage::compareRequested, m_resultsController, &ResultsController::compareRuns);
-    connect(m_resultsController, &ResultsController::pageRequested, m_results, &QTabWidget::setCurrentWidget);
+    connect(m_resultsController, &ResultsController::pageRequested, this, &MainWindow::showResultsPage);
     connect(m_resultsController, &ResultsController::runDescribed, m_statusTarget, &QLabel::setText);
     connect(m_resultsController, &ResultsController::statusMessage, status, &QStatusBar::showMessage);
 }
@@ -332,6 +356,13 @@ void MainWindow::createMenus()
     ab->setToolTip(tr("Run this scenario against two targets in alternating blocks and compare them."));
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    // The docks, so that one closed with its title bar's button can be brought back.
+    for (auto *dock : findChildren<QDockWidget *>(Qt::FindDirectChildrenOnly)) {
+        QAction *toggle = dock->toggleViewAction();
+        toggle->setObjectName(QStringLiteral("actionShow") + dock->objectName());
+        view->addAction(toggle);
+    }
+    view->addSeparator();
     m_editorAction = named(view->addAction(tr("Scenario &editor")), "actionEditor");
     m_editorAction->setCheckable(true);
     m_editorAction->setChecked(isEditorShown());
@@ -487,10 +518,16 @@ void MainWindow::showAbDialog()
         seed.threshold = 0.05;
     seed.untilDecided = current.abUntilDecided;
     seed.maxDuration = current.abMaxDuration;
+    if (m_lastAb) {
+        seed.targets = m_lastAb->targets;
+        seed.readyPattern = m_lastAb->readyPattern;
+        seed.readyTimeout = m_lastAb->readyTimeout;
+    }
     dialog.setRequest(seed);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const AbRequest chosen = dialog.request();
+    m_lastAb = std::make_unique<AbRequest>(chosen);
     m_scenario->setAbDesign(chosen.block, chosen.restarts,
         chosen.connectionPerBlock ? QStringLiteral("per-block") : QString(),
         qFuzzyCompare(chosen.threshold, 0.05) ? QString() : QStringLiteral("%1%").arg(chosen.threshold * 100),
@@ -528,7 +565,7 @@ void MainWindow::showSnapshot(const RunSnapshot &snapshot)
     QString state = runStateName(snapshot.state);
     state[0] = state[0].toUpper();
     m_statusState->setText(state);
-    m_statusRate->setText(tr("%1 req/s").arg(snapshot.requestsPerSecond(), 0, 'f', 0));
+    m_statusRate->setText(tr("%1 OK calls/s").arg(snapshot.okPerSecond(), 0, 'f', 0));
 }
 
 void MainWindow::showAbRuns(bool measured, const QString &error)

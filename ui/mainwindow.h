@@ -4,6 +4,8 @@
 
 #include <QMainWindow>
 
+#include <memory>
+
 class QAction;
 class QLabel;
 class QMenu;
@@ -27,6 +29,8 @@ class ScenarioPage;
 class SchemaController;
 class SchemaPanel;
 class TargetsPanel;
+struct AbRequest;
+class ElidedLabel;
 struct RunSnapshot;
 
 /**
@@ -108,6 +112,8 @@ private:
     void setEditorShown(bool shown);
     /// A run or a comparison came up: the editor makes room, unless the user turned that off (View menu).
     void makeRoomForResults();
+    /// Brings @p page (the Run, Compare stacks, History or Compare runs page) forward in the results tabs.
+    void showResultsPage(QWidget *page);
     /// The toggle and the View menu's action say whether the editor shows.
     void syncEditorToggle();
 
@@ -123,10 +129,13 @@ private:
     QAction *m_autoCollapse = nullptr; ///< View > Collapse the editor while results show
     int m_editorWidth = 0; ///< the editor's width before it was collapsed
     bool m_editorShown = true;
+    /// The A/B dialog's last targets (kind, address or command, environment, folder) and readiness, offered again the
+    /// next time it opens in this session.
+    std::unique_ptr<AbRequest> m_lastAb;
     HistoryPage *m_history = nullptr;
     ComparePage *m_compare;
     QMenu *m_recentMenu = nullptr;
-    QLabel *m_statusTarget;
+    ElidedLabel *m_statusTarget;
     QLabel *m_statusState;
     QLabel *m_statusRate;
 

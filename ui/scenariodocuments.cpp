@@ -191,7 +191,12 @@ QStringList ScenarioDocuments::recentFiles() const
 
 QString ScenarioDocuments::askSavePath(const QString &caption, const QString &suggestion) const
 {
-    return QFileDialog::getSaveFileName(m_window, caption, suggestion, tr("rpcscope scenarios (*.rpcscope.json)"));
+    // A name typed without a suffix ("sum-python") gets .rpcscope.json, so that Open finds it again; the dialog adds it
+    // before it asks about overwriting, so an existing document is never replaced without asking.
+    QFileDialog dialog(m_window, caption, suggestion, tr("rpcscope scenarios (*.rpcscope.json)"));
+    dialog.setAcceptMode(QFileDialog::AcceptSave);
+    dialog.setDefaultSuffix(QStringLiteral("rpcscope.json"));
+    return dialog.exec() == QDialog::Accepted ? dialog.selectedFiles().value(0) : QString();
 }
 
 bool ScenarioDocuments::maybeSave()

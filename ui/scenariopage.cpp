@@ -25,6 +25,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScopedValueRollback>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -171,6 +173,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_transport->addItem(tr("HTTP/JSON"), QVariant::fromValue(static_cast<int>(TransportKind::Http)));
     m_transport->addItem(tr("msgpack-rpc"), QVariant::fromValue(static_cast<int>(TransportKind::Msgpack)));
     m_transport->addItem(tr("No RPC (codec only)"), QVariant::fromValue(static_cast<int>(TransportKind::InProcess)));
+    // Never narrower than their longest item: a transport's or codec's name is never cut.
+    m_transport->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_codec->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_codec->setObjectName(QStringLiteral("codecCombo"));
     m_codec->setToolTip(tr("How messages become bytes: protobuf, the proto3 JSON mapping, or msgpack (a map by field "
                            "name). gRPC carries protobuf, msgpack-rpc msgpack; HTTP and no-RPC take any."));
@@ -191,10 +196,14 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_request->setToolTip(tr("The request in the proto3 JSON mapping; checked as you type."));
     new JsonHighlighter(m_request->document()); // owned by the document
     m_request->setTabStopDistance(2 * m_request->fontMetrics().horizontalAdvance(QLatin1Char(' ')));
+    // Tab moves on to the next field (the Load tab, Run), as everywhere else in the window: a keyboard user is never
+    // trapped in the editor. JSON needs no tab characters; indent with spaces.
+    m_request->setTabChangesFocus(true);
     m_requestStatus->setObjectName(QStringLiteral("requestStatus"));
     m_requestStatus->setWordWrap(true);
     m_metadata->setObjectName(QStringLiteral("metadataEditor"));
     m_security->setObjectName(QStringLiteral("securityCombo"));
+    m_security->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_security->addItem(tr("Automatic (TLS unless loopback)"), QStringLiteral("auto"));
     m_security->addItem(tr("Plaintext"), QStringLiteral("plaintext"));
     m_security->addItem(tr("TLS"), QStringLiteral("tls"));
@@ -240,11 +249,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     auto *what = new QGroupBox(tr("Call"));
     auto *whatForm = new QFormLayout(what);
     whatForm->addRow(tr("Method:"), m_methodLabel);
-    auto *stack = new QHBoxLayout;
-    stack->addWidget(m_transport, 2);
-    stack->addWidget(new QLabel(tr("Codec:")));
-    stack->addWidget(m_codec, 1);
-    whatForm->addRow(tr("Transport:"), stack);
+    // A row each: side by side they squeezed the label ("Transpor") and the transport's name ("gRPC, bare H").
+    whatForm->addRow(tr("Transport:"), m_transport);
+    whatForm->addRow(tr("Codec:"), m_codec);
     whatForm->addRow(tr("Target:"), m_target);
     whatForm->addRow(m_rpcMethodLabel, m_rpcMethod);
     whatForm->addRow(m_httpPathLabel, m_httpPath);
@@ -268,6 +275,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     loadForm->addRow(tr("Rate (--rps):"), m_rate);
     loadForm->addRow(tr("Warm-up:"), m_warmup);
     loadForm->addRow(tr("Timeout:"), m_timeout);
+    m_connections->setSpecialValueText(tr("one per caller")); // 0: said in words, not a bare "0"
     loadForm->addRow(tr("Connections:"), m_connections);
     loadForm->addRow(m_discard);
     loadForm->addRow(tr("Stream messages:"), m_streamCallCount);
@@ -321,6 +329,9 @@ ScenarioPage::ScenarioPage(QWidget *parent)
 
     m_tabs->setObjectName(QStringLiteral("scenarioTabs"));
     m_tabs->setDocumentMode(true);
+    // Every tab's name whole ("Advance" with scroll arrows was not): the editor is as wide as its tabs.
+    m_tabs->setUsesScrollButtons(false);
+    m_tabs->setElideMode(Qt::ElideNone);
     m_tabs->addTab(load, tr("Load"));
     auto *metadataPage = new QWidget; // the margins the form tabs have
     (new QVBoxLayout(metadataPage))->addWidget(m_metadata);
@@ -346,9 +357,21 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     buttons->addWidget(m_sendOnce, 1);
     buttons->addWidget(m_stop, 2);
 
+    // The call and its settings scroll on a short screen; Run, Send once and Stop stay in sight below them.
+    auto *editor = new QWidget;
+    auto *editorLayout = new QVBoxLayout(editor);
+    editorLayout->setContentsMargins(0, 0, 0, 0);
+    editorLayout->addWidget(what, 1);
+    editorLayout->addWidget(m_tabs);
+    auto *scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("scenarioScroll"));
+    scroll->setWidget(editor);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(editor->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(what, 1);
-    layout->addWidget(m_tabs);
+    layout->addWidget(scroll, 1);
     layout->addLayout(buttons);
 
     m_validateTimer.setSingleShot(true);
@@ -524,6 +547,7 @@ void ScenarioPage::setScenario(const Scenario &document)
     }
     m_document = s;
     m_loading = true;
+    m_reply->clear(); // the last Send once's reply was the previous document's call
     setMethod(s.method);
     if (const auto kind = parseTransport(s.transport))
         setTransport(*kind);

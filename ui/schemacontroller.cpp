@@ -39,9 +39,13 @@ bool SchemaController::applyLoaded(const SchemaLoadResult &result, const QString
 
 void SchemaController::setSchema(const Schema &schema, const QString &origin)
 {
+    const QString selected = m_panel->selectedMethod();
     m_schema = schema;
     m_panel->setSchema(schema, origin);
     Q_EMIT schemaChanged(schema);
+    // The method picked before, when the new schema has it; else the new schema's first one, so that a loaded
+    // .proto never leaves the page on a method it does not have ("service ... not found", Run disabled).
+    m_panel->selectMethodOrFirst(selected);
 }
 
 void SchemaController::forgetSources()

@@ -182,6 +182,20 @@ bool SchemaPanel::selectMethod(const QString &fullName)
     return false;
 }
 
+bool SchemaPanel::selectMethodOrFirst(const QString &fullName)
+{
+    if (!fullName.isEmpty() && selectMethod(fullName))
+        return true;
+    for (int s = 0; s < m_tree->topLevelItemCount(); ++s) {
+        QTreeWidgetItem *service = m_tree->topLevelItem(s);
+        if (service->childCount() > 0) {
+            m_tree->setCurrentItem(service->child(0));
+            return true;
+        }
+    }
+    return false;
+}
+
 QString SchemaPanel::selectedMethod() const
 {
     const QTreeWidgetItem *item = m_tree->currentItem();

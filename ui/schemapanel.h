@@ -23,6 +23,8 @@ public:
     void setSchema(const Schema &schema, const QString &origin);
     void setErrors(const QList<SchemaError> &errors);
     bool selectMethod(const QString &fullName);
+    /// Selects @p fullName when the schema has it, else the schema's first method; false when it has none.
+    bool selectMethodOrFirst(const QString &fullName);
     QString selectedMethod() const;
 
     /// Folders searched for imported .proto files (besides each file's own folder and the built-in ones).
