@@ -874,6 +874,9 @@ private slots:
         b.environment.insert(QStringLiteral("grpc"), QStringLiteral("1.60.0"));
         redactSecrets(&a);
         redactSecrets(&b);
+        // Which side of an A/B run each was is what is compared, not a difference between them.
+        a.scenario.insert(QStringLiteral("ab_side"), QStringLiteral("A"));
+        b.scenario.insert(QStringLiteral("ab_side"), QStringLiteral("B"));
         const QStringList lines = runDifferences(a, b);
         QCOMPARE(lines,
             QStringList({ QStringLiteral("transport: grpc -> h2grpc"),

@@ -12,6 +12,7 @@
 #include <QFontMetricsF>
 #include <QPageSize>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QSaveFile>
 
 #include <algorithm>
@@ -127,9 +128,16 @@ QString shortBasis(const Comparison &c)
         + replicateCountText(c.unitB, c.replicatesB);
 }
 
-QString shortName(const QString &name, int chars = 48)
+// A run's name for the subline: without an A/B side's letter (the sentence says which side it is), elided in the
+// middle, never cut.
+QString shortName(QString name, int chars = 48)
 {
-    return name.size() > chars ? name.left(chars - 1) + QChar(0x2026) : name;
+    static const QRegularExpression side(QStringLiteral(" \\([AB]\\)$"));
+    name.remove(side);
+    if (name.size() <= chars)
+        return name;
+    const int head = (chars - 1) / 2;
+    return name.left(head) + QChar(0x2026) + name.right(chars - 1 - head);
 }
 
 QString subline(const SlideSpec &spec)
@@ -599,15 +607,18 @@ void Slide::paint(QCPPainter *painter) const
             painter->drawText(valueRect, Qt::AlignLeft | Qt::AlignVCenter,
                 QFontMetricsF(value).elidedText(rows[r].text, Qt::ElideRight, valueRect.width()));
         }
+        // The change, and under it its colour's meaning in words: nobody has to know what faint red means.
+        const QFont noteFont = chartFileFont(20);
+        const double noteHeight = QFontMetricsF(noteFont).lineSpacing();
         painter->setFont(change);
         painter->setPen(f.changeColor());
-        painter->drawText(QRectF(inner.right() - changeWidth, inner.top() + 40, changeWidth, inner.height() - 40),
-            Qt::AlignRight | Qt::AlignVCenter, f.change);
-        // The colour's meaning in words, in the name's row: nobody has to know what faint red means.
-        painter->setFont(figureName);
-        painter->setPen(f.changeColor() == kText ? kMuted : f.changeColor());
         painter->drawText(
-            QRectF(inner.left(), inner.top(), inner.width(), 36), Qt::AlignRight | Qt::AlignVCenter, f.note);
+            QRectF(inner.right() - changeWidth, inner.top() + 40, changeWidth, inner.height() - 40 - noteHeight),
+            Qt::AlignRight | Qt::AlignVCenter, f.change);
+        painter->setFont(noteFont);
+        painter->setPen(f.changeColor() == kText ? kMuted : f.changeColor());
+        painter->drawText(QRectF(inner.left(), inner.bottom() - noteHeight, inner.width(), noteHeight),
+            Qt::AlignRight | Qt::AlignVCenter, f.note);
     }
 
     painter->setFont(chartFileFont(24));

@@ -179,9 +179,10 @@ QJsonObject environmentByName(const QJsonValue &environment)
 QJsonObject comparableScenario(const QJsonObject &scenario)
 {
     QJsonObject document = scenario;
-    if (scenario.contains(QStringLiteral("rpcscope_scenario"))) {
+    document.remove(QStringLiteral("ab_side")); // which side of an A/B run it was: what is compared, not a condition
+    if (document.contains(QStringLiteral("rpcscope_scenario"))) {
         if (const auto parsed = Scenario::fromJson(
-                QJsonDocument(scenario).toJson(QJsonDocument::Compact), nullptr, DocumentCheck::ShapeOnly))
+                QJsonDocument(document).toJson(QJsonDocument::Compact), nullptr, DocumentCheck::ShapeOnly))
             document = QJsonDocument::fromJson(parsed->toJson()).object();
     }
     const QJsonDocument request
