@@ -221,9 +221,21 @@ private Q_SLOTS:
         codecs->setCurrentIndex(codecs->findText(codec));
         // The target follows the transport to the matching built-in server.
         auto *target = child<QComboBox>("targetEdit");
-        if (targetPrefix.isEmpty())
+        if (targetPrefix.isEmpty()) {
+            // No RPC has no target: the row is gone rather than a greyed box; more callers than CPUs queue for one,
+            // which the page says before the run.
             QVERIFY(!target->isEnabled());
-        else
+            QVERIFY(!target->isVisibleTo(m_window.get()));
+            const int before = child<QSpinBox>("concurrencyEdit")->value();
+            child<QSpinBox>("concurrencyEdit")->setValue(64);
+            QVERIFY(m_window->scenarioPage()->validateNow());
+            QVERIFY2(child<QLabel>("requestStatus")->text().contains(QStringLiteral("queue for a core")),
+                qPrintable(child<QLabel>("requestStatus")->text()));
+            child<QSpinBox>("concurrencyEdit")->setValue(before);
+        } else {
+            QVERIFY(target->isVisibleTo(m_window.get()));
+        }
+        if (!targetPrefix.isEmpty())
             QVERIFY2(target->currentText().startsWith(targetPrefix), qPrintable(target->currentText()));
         child<QSpinBox>("callsEdit")->setValue(300);
         QVERIFY2(m_window->scenarioPage()->validateNow(), qPrintable(child<QLabel>("requestStatus")->text()));

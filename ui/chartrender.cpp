@@ -119,8 +119,9 @@ void drawHistogram(QCustomPlot *plot, const QList<const RunRecord *> &runs, bool
             const QVector<double> shares = scaled(bins.counts, 100.0 / static_cast<double>(h.count()));
             graph->setData(bins.edgesMs, shares, true);
             peak = std::max(peak, *std::max_element(shares.begin(), shares.end()));
-            // The numbers people compare, next to the name, since overlaid marker lines would be a thicket.
-            graph->setName(QStringLiteral("%1 (p50 %2, p99 %3)")
+            // The numbers people compare, next to the name, since overlaid marker lines would be a thicket; labelled
+            // as all of the run's calls pooled, which a verdict judged on replicates does not compare.
+            graph->setName(QStringLiteral("%1 (all calls: p50 %2, p99 %3)")
                                .arg(runName(runs[i]), formatNanos(static_cast<double>(h.percentile(50))),
                                    formatNanos(static_cast<double>(h.percentile(99)))));
         } else {
@@ -391,12 +392,20 @@ QCustomPlot *createChartPlot(const QList<const RunRecord *> &runs, ChartKind kin
 void finishPlotForFile(QCustomPlot *plot, const QString &title)
 {
     plot->plotLayout()->insertRow(0);
-    auto *titleElement = new QCPTextElement(plot, title, fileFont(17, true));
+    // Elided in the middle to the chart's width: a centred title wider than the chart was cut on both sides (two
+    // long run names in an HTML report).
+    const QFont titleFont = fileFont(17, true);
+    const QString shown
+        = plot->width() > 40 ? QFontMetrics(titleFont).elidedText(title, Qt::ElideMiddle, plot->width() - 24) : title;
+    auto *titleElement = new QCPTextElement(plot, shown, titleFont);
     titleElement->setTextColor(kText);
     titleElement->setMargins(QMargins(8, 8, 8, 2));
     plot->plotLayout()->addElement(0, 0, titleElement);
     plot->plotLayout()->setRowStretchFactor(0, 0.001);
     applyFileStyle(plot);
+    // Legend entries (a long run name with its p50 and p99) cut in the middle to their column, not by the edge.
+    if (plot->legend->visible() && plot->width() > 40)
+        (new LegendFitter(plot, std::max(1, plot->legend->wrap())))->fit();
 }
 
 QImage renderChartImage(const QList<const RunRecord *> &runs, ChartKind kind, const ChartOptions &options)

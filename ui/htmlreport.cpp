@@ -3,6 +3,7 @@
 #include "chartrender.h"
 #include "compare/checks.h"
 #include "compare/comparison.h"
+#include "compare/sequentialab.h"
 #include "replicatespread.h"
 #include "report/comparereport.h"
 #include "report/textreport.h"
@@ -39,7 +40,9 @@ body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-se
 h1 { font-size: 1.6em; margin-bottom: 0.2em; word-break: break-word; }
 h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 0.2em; }
 .subtitle { color: #666; margin-top: 0; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; max-width: 100%; }
+table.delta { width: 100%; }
+table.delta td:last-child { min-width: 9em; }
 th, td { border: 1px solid #d8d8d8; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f2f4f7; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -52,7 +55,7 @@ td.improvement { color: #1e7b34; font-weight: 600; }
 .verdict.improvement { background: #e8f5ec; border-color: #9fd0ad; color: #1b5e2b; }
 .verdict.neutral { background: #f2f4f7; border-color: #cfd4da; color: #333; }
 figure { margin: 1em 0; }
-figure svg { width: 100%; height: auto; display: block; border: 1px solid #eee; }
+figure svg { width: 100%; height: auto; display: block; border: 1px solid #eee; box-sizing: border-box; }
 figcaption { color: #666; font-size: 0.9em; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: 8px; font-size: 0.88em; }
 .muted { color: #777; }
@@ -478,11 +481,15 @@ QString verdictClass(Verdict verdict)
 
 QString deltaTable(const Comparison &comparison, const QString &nameA, const QString &nameB)
 {
-    QString html = QStringLiteral("<table class=\"delta\">\n<tr><th>Metric</th><th>%1</th><th>%2</th><th>Delta</th>"
+    // The sides as A and B (their names are in the Runs table above, and on hover): long names made the table
+    // overflow the page and squeezed the verdict to a word a line.
+    QString html = QStringLiteral("<table class=\"delta\">\n<tr><th>Metric</th><th title=\"%1\">A</th>"
+                                  "<th title=\"%2\">B</th><th>Delta</th>"
                                   "<th>Change</th><th>%3% CI of change</th>"
                                   "<th title=\"The smallest change this comparison finds 80% of the time at the noise "
                                   "measured between replicates\">Detectable</th><th>Verdict</th></tr>\n")
                        .arg(esc(nameA), esc(nameB), QString::number(comparison.confidence * 100, 'g', 3));
+    QStringList notes;
     for (const MetricRow &row : comparison.rows) {
         const QString ci = row.hasInterval && row.interval.valid ? formatPercentChange(row.interval.ciLow)
                 + QStringLiteral(" .. ") + formatPercentChange(row.interval.ciHigh)
@@ -491,9 +498,9 @@ QString deltaTable(const Comparison &comparison, const QString &nameA, const QSt
         const QString detectable = std::isfinite(row.interval.detectable)
             ? QChar(0x00b1) + formatPercentChange(row.interval.detectable).mid(1)
             : QString();
-        QString verdict = row.hasVerdict ? verdictName(row.verdict) : QString();
+        const QString verdict = row.hasVerdict ? verdictName(row.verdict) : QString();
         if (row.verdict == Verdict::TooFewSamples && !row.reason.isEmpty())
-            verdict += QStringLiteral(": ") + row.reason;
+            notes << esc(row.reason); // under the table, whole, rather than a word a line in a narrow cell
         const QString cls = row.hasVerdict ? verdictClass(row.verdict) : QString();
         html += QStringLiteral("<tr><th>%1</th><td class=\"num\">%2</td><td class=\"num\">%3</td>"
                                "<td class=\"num\">%4</td><td class=\"num\">%5</td><td class=\"num\">%6</td>"
@@ -503,6 +510,8 @@ QString deltaTable(const Comparison &comparison, const QString &nameA, const QSt
                         esc(formatPercentChange(row.relativeChange)), esc(ci), esc(detectable), cls, esc(verdict));
     }
     html += QStringLiteral("</table>\n");
+    for (const QString &note : std::as_const(notes))
+        html += QStringLiteral("<p class=\"muted\">Too few samples: %1.</p>\n").arg(note);
     html += QStringLiteral("<p class=\"muted\">Judged on %1; a change counts beyond &plusmn;%2%.</p>\n")
                 .arg(esc(comparison.basis()))
                 .arg(comparison.threshold * 100, 0, 'g', 3);
@@ -623,21 +632,21 @@ QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, c
     // The legend under the panels: which run is which colour, and what the bars are. SVG text does not measure
     // itself: each entry advances by an estimate of its width (about 7.5 px a character at 13 px), and a long run
     // name is shortened so that the three entries fit.
-    auto shortened = [](const QString &name) { return name.size() > 36 ? name.left(35) + QChar(0x2026) : name; };
+    // The sides by letter (named in the Runs table; on hover here): names made the legend run off the chart.
     const ReplicateSpread &first = spreads.first();
     const QString entries[] = {
-        QStringLiteral("A %1: %2")
-            .arg(shortened(nameA), replicateCountText(first.unitA, static_cast<qint64>(first.a.size()))),
-        QStringLiteral("B %1: %2")
-            .arg(shortened(nameB), replicateCountText(first.unitB, static_cast<qint64>(first.b.size()))),
+        QStringLiteral("A: %1").arg(replicateCountText(first.unitA, static_cast<qint64>(first.a.size()))),
+        QStringLiteral("B: %1").arg(replicateCountText(first.unitB, static_cast<qint64>(first.b.size()))),
     };
+    const QString entryNames[] = { nameA, nameB };
     const double legendY = kHeight - 16;
     double x = kSide + 8;
     svg += QStringLiteral("<g class=\"legend\">\n");
     for (int i = 0; i < 2; ++i) {
-        svg += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"5\" fill=\"%3\"/><text x=\"%4\" y=\"%5\">%6</text>\n")
+        svg += QStringLiteral("<g><title>%7</title><circle cx=\"%1\" cy=\"%2\" r=\"5\" fill=\"%3\"/>"
+                              "<text x=\"%4\" y=\"%5\">%6</text></g>\n")
                    .arg(svgNumber(x + 5), svgNumber(legendY), colors[i].name(), svgNumber(x + 15),
-                       svgNumber(legendY + 4.5), esc(entries[i]));
+                       svgNumber(legendY + 4.5), esc(entries[i]), esc(entryNames[i]));
         x += 15 + 7.5 * static_cast<double>(entries[i].size()) + 24;
     }
     svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"%4\" stroke-width=\"2.5\"/>"
@@ -693,7 +702,10 @@ QByteArray htmlReport(const RunRecord &run)
                        .arg(esc(title), esc(run.method.isEmpty() ? QStringLiteral("no method") : run.method),
                            QString::number(run.snapshot.callsCompleted()), esc(formatTime(run.startedAt)));
     body += QStringLiteral("<h2>Scenario</h2>\n") + keyValueTable(scenarioRows(run), QStringLiteral("scenario"));
-    body += QStringLiteral("<h2>Summary</h2>\n") + summaryTable(runs);
+    // Beside a verdict judged on replicates, these are the other numbers: say which.
+    body += (runs.size() >= 2 ? QStringLiteral("<h2>Summary (each run's calls pooled)</h2>\n")
+                              : QStringLiteral("<h2>Summary</h2>\n"))
+        + summaryTable(runs);
     body += checksSection(run);
     body += QStringLiteral("<h2>Status codes</h2>\n") + statusTable(runs);
     body += errorsSection(runs);
@@ -726,7 +738,20 @@ QByteArray htmlComparisonReport(const QList<const RunRecord *> &runs, const Comp
     body += QStringLiteral("</table>\n");
 
     if (runs.size() >= 2) {
-        body += QStringLiteral("<h2>Verdict</h2>\n<div class=\"verdict %1\">%2</div>\n")
+        body += QStringLiteral("<h2>Verdict</h2>\n");
+        // An A/B run judged until decided was decided by its anytime-valid sequence: that verdict first, as on the
+        // Compare runs page, the fixed-sample detail after it, labelled.
+        if (const std::optional<SequentialAb> sequential = sequentialVerdictOf(*runs[0], *runs[1])) {
+            const SequentialDecision decision = sequential->decision();
+            const QString cls = decision == SequentialDecision::Regression ? QStringLiteral("regression")
+                : decision == SequentialDecision::Improvement              ? QStringLiteral("improvement")
+                                                                           : QStringLiteral("neutral");
+            body += QStringLiteral("<div class=\"verdict %1\">Judged until decided: %2</div>\n")
+                        .arg(cls, esc(sequential->verdictLine(QStringLiteral("the run ended"))));
+            body += QStringLiteral("<p class=\"muted\">Fixed-sample detail (its intervals assume a run of planned "
+                                   "length):</p>\n");
+        }
+        body += QStringLiteral("<div class=\"verdict %1\">%2</div>\n")
                     .arg(verdictClass(comparison.overall), esc(comparison.verdictLine()));
         if (runs.size() > 2)
             body += QStringLiteral("<p class=\"muted\">The verdict and the deltas compare %1 against the baseline %2; "

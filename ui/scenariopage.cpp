@@ -35,7 +35,9 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
+#include <thread>
 #include <tuple>
 
 namespace rpcscope {
@@ -248,6 +250,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
 
     auto *what = new QGroupBox(tr("Call"));
     auto *whatForm = new QFormLayout(what);
+    m_callForm = whatForm;
     whatForm->addRow(tr("Method:"), m_methodLabel);
     // A row each: side by side they squeezed the label ("Transpor") and the transport's name ("gRPC, bare H").
     whatForm->addRow(tr("Transport:"), m_transport);
@@ -654,6 +657,7 @@ void ScenarioPage::transportChanged()
     m_httpPath->setVisible(kind == TransportKind::Http);
     m_httpPathLabel->setVisible(kind == TransportKind::Http);
     m_target->setEnabled(kind != TransportKind::InProcess);
+    m_callForm->setRowVisible(m_target, kind != TransportKind::InProcess); // no RPC, no target: not a greyed box
     m_security->setEnabled(speaksGrpc(kind)); // TLS: either gRPC client
     for (QWidget *field : std::as_const(m_tlsFields))
         m_connectionForm->setRowVisible(field, speaksGrpc(kind));
@@ -807,6 +811,13 @@ bool ScenarioPage::validateNow()
         if (codec == Codec::Protobuf && !prepared->call.perCall && !prepared->call.requests.empty())
             ready += tr(": %1 sent").arg(formatBytes(static_cast<double>(prepared->call.requests.front().size())));
     }
+    // No RPC runs the codec in this process: callers beyond the CPUs wait for one, and that wait is in their latency.
+    const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (ok && prepared->transport.kind == TransportKind::InProcess && m_concurrency->value() > cpus)
+        ready += tr(". No RPC with %1 callers on %2 CPUs: they queue for a core and their latency includes the wait; "
+                    "%2 or fewer callers time the codec alone")
+                     .arg(m_concurrency->value())
+                     .arg(cpus);
     m_requestStatus->setText(ok ? ready : QStringLiteral("✗ ") + why);
     QPalette pal = m_requestStatus->palette();
     pal.setColor(QPalette::WindowText, ok ? QColor(0x2e, 0x9d, 0x4f) : QColor(0xd0, 0x3b, 0x3b));

@@ -151,6 +151,7 @@ private:
     QTabWidget *m_tabs;
     QComboBox *m_security;
     QFormLayout *m_connectionForm = nullptr;
+    QFormLayout *m_callForm = nullptr; ///< the Call box: method, transport, codec, target, request
     QFormLayout *m_loadForm = nullptr; ///< the Load tab: its stream rows show for streaming methods only
     QList<QWidget *> m_tlsFields; ///< fields of the TLS rows: enabled in TLS mode, shown for gRPC
     QLineEdit *m_caCert;
