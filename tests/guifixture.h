@@ -14,6 +14,7 @@
 #include <QDir>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -69,6 +70,18 @@ protected:
                 return table->item(row, 1)->text();
         }
         return QString();
+    }
+
+    /// Brings @p page forward in the results tabs (each page is in a scroll area there).
+    void showResultsPage(QWidget *page)
+    {
+        auto *tabs = m_window->findChild<QTabWidget *>(QStringLiteral("resultTabs"));
+        for (int i = 0; i < tabs->count(); ++i) {
+            auto *area = qobject_cast<QScrollArea *>(tabs->widget(i));
+            if (area && area->widget() == page)
+                tabs->setCurrentIndex(i);
+        }
+        QCOMPARE(qobject_cast<QScrollArea *>(tabs->currentWidget())->widget(), page);
     }
 
     /// The window as a PNG named @p name in $RPCSCOPE_SCREENSHOTS, only when set (make the pictures, then look at

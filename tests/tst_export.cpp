@@ -3,6 +3,7 @@
 #include "export/ghzjson.h"
 #include "export/hgrm.h"
 #include "export/markdownexport.h"
+#include "report/matrixreport.h"
 #include "report/textreport.h"
 #include "store/runjson.h"
 #include "store/runstore.h"
@@ -234,6 +235,32 @@ private slots:
         // A decimal comma locale: the exports must not follow it.
         QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
         QCOMPARE(QLocale().toString(1.5), QStringLiteral("1,5"));
+    }
+
+    void aCodecShareIsNeverMoreThanTheWhole()
+    {
+        // The no-RPC baseline's mean over a cell's mean, same codec and payload: a share of the call, at most all of
+        // it. A baseline slower than the call (noise) is unknown, "-", never "127.5%".
+        auto result = [](TransportKind transport, double meanUs) {
+            MatrixResult r;
+            r.cell.transport = transport;
+            r.cell.codec = Codec::Protobuf;
+            r.cell.payload = QStringLiteral("nums=1000");
+            r.cell.ownServer = transport != TransportKind::InProcess;
+            for (int i = 0; i < 100; ++i)
+                r.run.latency.record(static_cast<uint64_t>(meanUs * 1000));
+            r.run.statusCounts[CallStatus::Ok] = 100;
+            return r;
+        };
+        QList<MatrixResult> results { result(TransportKind::Grpc, 400), result(TransportKind::Http, 150),
+            result(TransportKind::InProcess, 200) };
+        QVERIFY(std::fabs(codecShare(results, 0) - 0.5) < 0.02);
+        QCOMPARE(codecShare(results, 1), -1.0);
+        QCOMPARE(codecShare(results, 2), -1.0); // the baseline itself has no share
+        const MatrixTable table = matrixTable(results);
+        const qsizetype shareColumn = table.header.indexOf(QStringLiteral("codec share"));
+        QVERIFY(table.rows[0][shareColumn].endsWith(u'%'));
+        QCOMPARE(table.rows[1][shareColumn], QStringLiteral("-"));
     }
 
     void summaryCsvQuotesAndKeepsColumns()

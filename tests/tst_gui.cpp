@@ -275,13 +275,27 @@ private Q_SLOTS:
             QVERIFY2(r.run.callsOk() == 200, qPrintable(r.cell.payload + r.cell.label()));
         QCOMPARE(page->barChart()->plottableCount(), 7);
         QCOMPARE(page->barChart()->plottable(0)->interface1D()->dataCount(), 2);
+        // On its log latency axis each bar stands on the axis' bottom (a base of 0 drew it below the axis).
+        QCOMPARE(page->barChart()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        for (int i = 0; i < page->barChart()->plottableCount(); ++i) {
+            auto *bars = qobject_cast<QCPBars *>(page->barChart()->plottable(i));
+            QVERIFY(bars);
+            QCOMPARE(bars->baseValue(), page->barChart()->yAxis->range().lower);
+        }
+        // Hovering a bar says which cell it is and its numbers.
+        showResultsPage(page);
+        page->barChart()->replot();
+        auto *first = qobject_cast<QCPBars *>(page->barChart()->plottable(0));
+        const QPointF top = first->dataPixelPosition(0); // the bar's top middle, its place in the group included
+        const QString tip = page->barTipAt(top.toPoint() + QPoint(0, 4));
+        QVERIFY2(tip.startsWith(QStringLiteral("grpc/protobuf, nums=")) && tip.contains(QStringLiteral("p99")),
+            qPrintable(tip));
         QVERIFY(!page->sizeChart()->isHidden()); // two sizes of one field: a size sweep
         QCOMPARE(page->sizeChart()->graphCount(), 7);
         QCOMPARE(page->table()->rowCount(), 14);
         QCOMPARE(page->table()->item(0, 1)->text(), QStringLiteral("grpc/protobuf"));
         QCOMPARE(page->table()->findItems(QStringLiteral("h2grpc/protobuf"), Qt::MatchExactly).size(), 2);
-        if (auto *tabs = qobject_cast<QTabWidget *>(page->parentWidget()->parentWidget()))
-            tabs->setCurrentWidget(page);
+        showResultsPage(page);
         saveScreenshot(QStringLiteral("gui-stacks-with-h2grpc"));
         QVERIFY(page->table()->item(0, 9)->text().endsWith(QLatin1Char('%'))); // its codec share
         // A payload that does not fit the request is refused before anything runs.
@@ -334,8 +348,7 @@ private Q_SLOTS:
             QVERIFY(r.run.hasServerStats); // the command's own process, sampled for CPU and memory
         }
         QCOMPARE(cells.size(), 4); // the cells that ran, for the history
-        if (auto *tabs = qobject_cast<QTabWidget *>(page->parentWidget()->parentWidget()))
-            tabs->setCurrentWidget(page);
+        showResultsPage(page);
         saveScreenshot(QStringLiteral("gui-stacks-server-commands"));
         // A server per cell, each stopped after it.
         QFile pidFile(pids);

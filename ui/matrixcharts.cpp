@@ -27,17 +27,35 @@ QColor seriesColor(const MatrixCell &cell, qsizetype series)
             QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22), QColor(0x17, 0xbe, 0xcf) };
         return palette[series % qsizetype(std::size(palette))];
     }
-    static const QMap<QString, QColor> colors {
-        { QStringLiteral("grpc/protobuf"), QColor(0x1f, 0x77, 0xb4) },
-        { QStringLiteral("http/json"), QColor(0xff, 0x7f, 0x0e) },
-        { QStringLiteral("http/msgpack"), QColor(0xd6, 0x27, 0x28) },
-        { QStringLiteral("http/protobuf"), QColor(0x94, 0x67, 0xbd) },
-        { QStringLiteral("msgpack/msgpack"), QColor(0x2c, 0xa0, 0x2c) },
-        { QStringLiteral("none/protobuf"), QColor(0x7f, 0x7f, 0x7f) },
-        { QStringLiteral("none/json"), QColor(0xbc, 0xbd, 0x22) },
-        { QStringLiteral("none/msgpack"), QColor(0x17, 0xbe, 0xcf) },
-    };
-    return colors.value(cell.kind(), QColor(0x8c, 0x56, 0x4b));
+    // A hue per transport, a shade per codec: the eye groups a transport's bars, and no two series are
+    // near-duplicates of different families (15 colours of one palette had several).
+    QColor hue;
+    switch (cell.transport) {
+    case TransportKind::Grpc:
+        hue = QColor(0x1f, 0x77, 0xb4); // blue
+        break;
+    case TransportKind::H2Grpc:
+        hue = QColor(0x6a, 0x3d, 0x9a); // purple
+        break;
+    case TransportKind::Http:
+        hue = QColor(0xe6, 0x7e, 0x10); // orange
+        break;
+    case TransportKind::Msgpack:
+        hue = QColor(0x2c, 0xa0, 0x2c); // green
+        break;
+    case TransportKind::InProcess:
+        hue = QColor(0x70, 0x70, 0x70); // grey: the baseline
+        break;
+    }
+    switch (cell.codec) {
+    case Codec::Protobuf:
+        return hue;
+    case Codec::Json:
+        return hue.lighter(150);
+    case Codec::Msgpack:
+        return hue.darker(150);
+    }
+    return hue;
 }
 
 /// The series of a matrix (in order of first appearance) and its payloads (in order).
@@ -240,6 +258,12 @@ void drawMatrixBars(
         plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
         plot->yAxis->setRange(bottom / 2, top * 2);
         setLatencyTicks(plot->yAxis);
+        // On a log axis a bar's base of 0 lies infinitely far down: it was drawn below the axis, over the payload
+        // labels. The bars stand on the axis' bottom instead.
+        for (int i = 0; i < plot->plottableCount(); ++i) {
+            if (auto *bars = qobject_cast<QCPBars *>(plot->plottable(i)))
+                bars->setBaseValue(bottom / 2);
+        }
     } else {
         plot->yAxis->setScaleType(QCPAxis::stLinear);
         plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
@@ -247,6 +271,36 @@ void drawMatrixBars(
     }
     plot->yAxis->setLabel(axisLabel(metric));
     plot->legend->setVisible(!series.names.isEmpty());
+}
+
+QString matrixBarTip(const QList<MatrixCell> &cells, const QList<MatrixResult> &results, const QString &series,
+    int payloadIndex, MatrixMetric metric)
+{
+    const Series s = seriesOf(cells);
+    for (qsizetype i = 0; i < results.size(); ++i) {
+        const MatrixResult &r = results.at(i);
+        if (matrixSeriesName(cells, r.cell) != series || s.payloads.indexOf(r.cell.payload) != payloadIndex)
+            continue;
+        const RunSnapshot &run = r.run;
+        if (!run.latency.count())
+            return QObject::tr("%1, %2: no call ended OK").arg(series, r.cell.payload);
+        QString tip
+            = QObject::tr("%1, %2, %3 callers\n%4: %5\nmean %6, p50 %7, p99 %8\n%9 OK calls/s, %10 failed")
+                  .arg(series, r.cell.payload.isEmpty() ? QObject::tr("request as given") : r.cell.payload)
+                  .arg(r.cell.concurrency)
+                  .arg(matrixMetricName(metric),
+                      isLatency(metric) ? formatNanos(matrixMetricValue(r, metric) * 1e6)
+                                        : QString::number(matrixMetricValue(r, metric), 'f', 1))
+                  .arg(formatNanos(run.latency.mean()), formatNanos(static_cast<double>(run.latency.percentile(50))),
+                      formatNanos(static_cast<double>(run.latency.percentile(99))))
+                  .arg(run.okPerSecond(), 0, 'f', 0)
+                  .arg(run.callsFailed());
+        const double share = codecShare(results, i);
+        if (share >= 0)
+            tip += QObject::tr("\ncodec share %1%").arg(share * 100, 0, 'f', 1);
+        return tip;
+    }
+    return {};
 }
 
 void drawMatrixCurves(

@@ -40,6 +40,10 @@ bool isSizeSweep(const QList<MatrixCell> &cells);
  */
 void drawMatrixBars(
     QCustomPlot *plot, const QList<MatrixCell> &cells, const QList<MatrixResult> &results, MatrixMetric metric);
+/// A bar's tooltip: the cell of series @p series at payload @p payloadIndex (0-based, the bars' order) with its
+/// numbers (the metric shown, mean, p50, p99, OK calls/s, failures, codec share); empty when there is no such cell.
+QString matrixBarTip(const QList<MatrixCell> &cells, const QList<MatrixResult> &results, const QString &series,
+    int payloadIndex, MatrixMetric metric);
 /// @p metric against payload size, a curve per series, on log axes; nothing when the payloads are not a size sweep.
 void drawMatrixCurves(
     QCustomPlot *plot, const QList<MatrixCell> &cells, const QList<MatrixResult> &results, MatrixMetric metric);

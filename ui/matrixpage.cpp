@@ -25,12 +25,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <google/protobuf/descriptor.h>
@@ -67,9 +69,11 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     , m_curves(new QCustomPlot)
     , m_table(new QTableWidget)
 {
-    auto *choose = new QHBoxLayout;
-    auto addBoxes = [&](const QString &title, const QList<QPair<QString, QString>> &items, QList<QCheckBox *> *into) {
-        choose->addWidget(new QLabel(title));
+    // Transports and codecs a row each: side by side they held the page 780 px wide, wider than a laptop leaves it.
+    auto *chooseTransports = new QHBoxLayout;
+    auto *chooseCodecs = new QHBoxLayout;
+    QHBoxLayout *choose = chooseTransports;
+    auto addBoxes = [&](const QString &, const QList<QPair<QString, QString>> &items, QList<QCheckBox *> *into) {
         for (const auto &[name, text] : items) {
             auto *box = new QCheckBox(text);
             box->setObjectName(QStringLiteral("matrix_") + name);
@@ -78,7 +82,7 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
             choose->addWidget(box);
             into->append(box);
         }
-        choose->addSpacing(16);
+        choose->addStretch();
     };
     addBoxes(tr("Transports:"),
         { { QStringLiteral("grpc"), tr("gRPC") }, { QStringLiteral("h2grpc"), QStringLiteral("h2grpc") },
@@ -87,12 +91,12 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
         &m_transports);
     // rpcscope's own gRPC client is asked for, as rpcscope-cli matrix takes it only in --transports.
     m_transports.at(1)->setChecked(false);
+    choose = chooseCodecs;
     addBoxes(tr("Codecs:"),
         { { QStringLiteral("protobuf"), QStringLiteral("protobuf") },
             { QStringLiteral("json"), QStringLiteral("json") },
             { QStringLiteral("msgpack"), QStringLiteral("msgpack") } },
         &m_codecs);
-    choose->addStretch();
     for (QCheckBox *box : std::as_const(m_transports))
         box->setProperty("tip",
             tr("Run the method over this transport (against its built-in server unless it is the scenario's own "
@@ -142,20 +146,19 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_callers->setPlaceholderText(tr("the scenario's, or e.g. 1,8,64"));
     m_callers->setToolTip(tr("Concurrent callers, one level or several separated by commas: every stack runs at "
                              "each (the no-RPC baseline once, with one caller)."));
-    m_callers->setMaximumWidth(160);
 
     auto *form = new QFormLayout;
-    form->addRow(choose);
+    form->addRow(tr("Transports:"), chooseTransports);
+    form->addRow(tr("Codecs:"), chooseCodecs);
     form->addRow(tr("Stacks:"), stacksRow);
+    form->addRow(tr("Payloads:"), m_payloads);
     auto *row = new QHBoxLayout;
-    row->addWidget(m_payloads, 1);
-    row->addWidget(new QLabel(tr("Callers:")));
-    row->addWidget(m_callers);
+    row->addWidget(m_callers, 1);
     row->addWidget(new QLabel(tr("Show:")));
     row->addWidget(m_metric);
     row->addWidget(m_run);
     row->addWidget(m_stop);
-    form->addRow(tr("Payloads:"), row);
+    form->addRow(tr("Callers:"), row);
     auto *progressRow = new QHBoxLayout;
     progressRow->addWidget(m_progress, 1);
     form->addRow(progressRow);
@@ -164,7 +167,7 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_bars->setObjectName(QStringLiteral("matrixBars"));
     m_curves->setObjectName(QStringLiteral("matrixCurves"));
     for (QCustomPlot *plot : { m_bars, m_curves }) {
-        plot->setMinimumHeight(220);
+        plot->setMinimumHeight(300); // the plot itself, not only its legend: the page scrolls rather than squeeze it
         plot->legend->setVisible(true);
         plot->legend->setFont(font());
         // The legend below the chart, in rows of four, so it never covers a bar or a point.
@@ -184,6 +187,15 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_curves->setVisible(false);
 
     addChartActions(m_bars, MatrixChart::Bars);
+    // A bar's numbers on hover: the cell's metric, mean, p50, p99, rate, failures and codec share.
+    m_bars->setMouseTracking(true);
+    connect(m_bars, &QCustomPlot::mouseMove, this, [this](QMouseEvent *event) {
+        const QString tip = barTipAt(event->pos());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(event->globalPosition().toPoint(), tip, m_bars);
+    });
     addChartActions(m_curves, MatrixChart::Curves);
     auto *saveReport = new QPushButton(tr("Save report..."));
     saveReport->setObjectName(QStringLiteral("matrixSaveReport"));
@@ -244,6 +256,25 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     }
     setStacks(kept);
     redraw();
+}
+
+QString MatrixPage::barTipAt(const QPoint &pos) const
+{
+    for (int i = 0; i < m_bars->plottableCount(); ++i) {
+        auto *bars = qobject_cast<QCPBars *>(m_bars->plottable(i));
+        QVariant details;
+        // A bar under the point answers the plot's selection tolerance (x 0.99), anything else -1.
+        if (!bars || bars->selectTest(pos, false, &details) < 0)
+            continue;
+        const QCPDataSelection hit = details.value<QCPDataSelection>();
+        if (hit.isEmpty())
+            continue;
+        const double key = bars->data()->at(hit.dataRange().begin())->key;
+        const QString series
+            = bars->property("fullName").isValid() ? bars->property("fullName").toString() : bars->name();
+        return matrixBarTip(m_cells, m_results, series, static_cast<int>(std::lround(key)) - 1, currentMetric());
+    }
+    return {};
 }
 
 MatrixMetric MatrixPage::currentMetric() const

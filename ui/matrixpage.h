@@ -60,6 +60,10 @@ Q_SIGNALS:
     /// A cell ran to its end (the history keeps it, labelled with @p matrixId, which the matrix's cells share).
     void cellDone(const MatrixResult &result, const QString &matrixId);
 
+public:
+    /// The tooltip of the bar at @p pos in the bar chart (matrixBarTip()), or empty.
+    QString barTipAt(const QPoint &pos) const;
+
 private:
     void runNext();
     /// Runs the current cell as @p prepared says, or records it failed with @p why (nullptr), then goes on.

@@ -16,7 +16,8 @@ const char *const kCodecShareNote
     = "codec share: the no-RPC baseline's mean (the request decoded, the method run, the reply encoded and decoded: "
       "one call's codec work in rpcscope's C++ codecs, one caller) over the cell's mean, same codec and payload; "
       "only for cells served by rpcscope's built-in servers, which use the same codecs, or for a stack with a "
-      "baseline command of its own (,baseline=COMMAND: that command's time per call over the cell's mean).";
+      "baseline command of its own (,baseline=COMMAND: that command's time per call over the cell's mean); '-' where "
+      "the baseline took longer than the whole call, which then cannot be split.";
 } // namespace
 
 QString MatrixStack::spec() const
@@ -189,17 +190,19 @@ double codecShare(const QList<MatrixResult> &results, qsizetype index)
     const MatrixResult &r = results.at(index);
     if (r.cell.transport == TransportKind::InProcess)
         return -1;
-    if (!r.cell.baselineCommand.isEmpty()) { // the user's own baseline, for their own server
-        const double cellMean = meanNs(r.run);
-        return r.baselineNs > 0 && cellMean > 0 ? r.baselineNs / cellMean : -1;
-    }
+    // A share of the whole is at most all of it: a baseline that took longer than the call (noise, another
+    // machine's baseline command) cannot split it, and is unknown rather than "127.5%".
+    auto share = [](double baselineNs, double cellMean) {
+        return baselineNs > 0 && cellMean > 0 && baselineNs <= cellMean ? baselineNs / cellMean : -1.0;
+    };
+    if (!r.cell.baselineCommand.isEmpty()) // the user's own baseline, for their own server
+        return share(r.baselineNs, meanNs(r.run));
     if (!r.cell.ownServer)
         return -1;
     for (const MatrixResult &other : results) {
         if (other.cell.transport == TransportKind::InProcess && other.cell.codec == r.cell.codec
             && other.cell.payload == r.cell.payload) {
-            const double cellMean = meanNs(r.run);
-            return cellMean > 0 ? meanNs(other.run) / cellMean : -1;
+            return share(meanNs(other.run), meanNs(r.run));
         }
     }
     return -1;

@@ -76,7 +76,7 @@ struct MatrixResult {
  * no-RPC baseline's mean (run with one caller, so it is the codec work and method time of one call), over the cell's
  * mean, for the same codec and payload. -1 when there is no such baseline, or the cell's server is not rpcscope's own
  * and the stack has no baseline of its own (another server's codec is not the one rpcscope's baseline timed, so no
- * share of its time can be claimed).
+ * share of its time can be claimed), or the baseline took longer than the whole call (a share is at most 1).
  */
 double codecShare(const QList<MatrixResult> &results, qsizetype index);
 
