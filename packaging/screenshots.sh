@@ -12,7 +12,8 @@ export RPCSCOPE_DB
 # Settings of their own too (the user's stacks, window layout), so the pictures do not depend on this machine's.
 XDG_CONFIG_HOME=$(mktemp -d)
 export XDG_CONFIG_HOME
-gui() { xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/rpcscope" "$@"; }
+# A laptop's screen: every picture is the window at 1366x768, as most people will see it.
+gui() { xvfb-run -a -s "-screen 0 1366x768x24" "$build/app/rpcscope" --window-size 1366x768 "$@"; }
 cli="$build/app/rpcscope-cli"
 gui --screenshot "$out/start.png"
 gui --run --screenshot "$out/run-finished.png"
@@ -26,6 +27,13 @@ rm "$XDG_CONFIG_HOME/rpcscope/rpcscope.conf"
 gui --run --duration 30s --calls 0 --screenshot-after 2500 --screenshot "$out/mid-run.png"
 gui --method rpcscope.bench.v1.Bench/List --send-once --screenshot "$out/send-once.png"
 gui tests/data/broken/syntax.proto --screenshot "$out/schema-errors.png"
+# A run that measured nothing: every call to a port where nothing listens fails; the page says so instead of 0 ns.
+failing=$(mktemp -d)/failing.rpcscope.json
+cat >"$failing" <<'JSON'
+{ "rpcscope_scenario": 1, "method": "rpcscope.bench.v1.Bench/Echo", "transport": "grpc", "target": "127.0.0.1:1",
+  "fills": ["payload=1KiB"], "load": { "calls": 3000, "concurrency": 8, "timeout": "2s" } }
+JSON
+gui --scenario "$failing" --run --screenshot "$out/failed-run.png"
 # A server stream mid-run: 8 Download streams of 2 s each, a message every 200 us; the charts per message.
 gui --scenario tests/data/download-stream.rpcscope.json --run --screenshot-after 5000 --screenshot "$out/stream-mid-run.png"
 # A/B: the same built-in server, B made 1 ms slower through its environment (as a library upgrade would);
@@ -40,5 +48,10 @@ ab_b=$("$cli" history list --db "$RPCSCOPE_DB" --label "B" | awk 'NR==2 {print $
 gui --history --screenshot "$out/history.png"
 gui --compare "$ab_a,$ab_b" --screenshot "$out/compare-runs.png"
 "$cli" export "$ab_a" "$ab_b" --db "$RPCSCOPE_DB" -O png -o "$out/exported-spectrum.png" --chart spectrum \
-    -O html -o docs/sample-comparison-report.html
-echo "wrote $out/{start,run-finished,send-once,compare-stacks,compare-my-stacks,mid-run,schema-errors,stream-mid-run,history,compare-runs,exported-spectrum}.png and docs/sample-comparison-report.html"
+    -O html -o docs/sample-comparison-report.html -O slide-png -o "$out/slide.png"
+# The sample report as a browser shows it, at a laptop's width (the README links the page and shows this picture).
+if command -v chromium >/dev/null; then
+    chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1366,1700 \
+        --screenshot="$out/html-report.png" "file://$PWD/docs/sample-comparison-report.html" 2>/dev/null
+fi
+echo "wrote $out/{start,run-finished,send-once,compare-stacks,compare-my-stacks,mid-run,schema-errors,failed-run,stream-mid-run,history,compare-runs,exported-spectrum,slide,html-report}.png and docs/sample-comparison-report.html"

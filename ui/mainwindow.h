@@ -77,6 +77,9 @@ public:
     TargetsPanel *targetsPanel() const { return m_targets; }
     ScenarioPage *scenarioPage() const { return m_scenario; }
     RunPage *runPage() const { return m_runPage; }
+    /// Brings @p page (the Run, Compare stacks, History or Compare runs page) forward in the results tabs, where each
+    /// page is in a scroll area.
+    void showResultsPage(QWidget *page);
     MatrixPage *matrixPage() const { return m_matrix; }
     HistoryPage *historyPage() const { return m_history; }
     ComparePage *comparePage() const { return m_compare; }
@@ -112,8 +115,6 @@ private:
     void setEditorShown(bool shown);
     /// A run or a comparison came up: the editor makes room, unless the user turned that off (View menu).
     void makeRoomForResults();
-    /// Brings @p page (the Run, Compare stacks, History or Compare runs page) forward in the results tabs.
-    void showResultsPage(QWidget *page);
     /// The toggle and the View menu's action say whether the editor shows.
     void syncEditorToggle();
 

@@ -15,7 +15,6 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QTabWidget>
 #include <QTimer>
 #include <absl/synchronization/mutex.h>
 #include <malloc.h>
@@ -53,6 +52,9 @@ int main(int argc, char *argv[])
     parser.addOption({ QStringLiteral("screenshot-after"),
         QStringLiteral("With --run and --screenshot: take the picture MS milliseconds after the start, mid-run."),
         QStringLiteral("MS") });
+    parser.addOption({ QStringLiteral("window-size"),
+        QStringLiteral("Open the window WIDTHxHEIGHT pixels large (e.g. 1366x768, a laptop's screen)."),
+        QStringLiteral("WxH") });
     parser.addOption({ QStringLiteral("method"), QStringLiteral("Pick this method (package.Service/Method) at start."),
         QStringLiteral("METHOD") });
     parser.addOption({ QStringLiteral("matrix"),
@@ -123,6 +125,17 @@ int main(int argc, char *argv[])
         window.startBuiltinServers(); // up at once, as the Targets panel shows them; a failure is in the status bar
     // Options are not edits to save: without this, quitting after the run would stop at the unsaved-changes prompt.
     window.setWindowModified(false);
+    if (parser.isSet(QStringLiteral("window-size"))) {
+        const QStringList size = parser.value(QStringLiteral("window-size")).split(u'x');
+        const int width = size.value(0).toInt();
+        const int height = size.value(1).toInt();
+        if (size.size() != 2 || width <= 0 || height <= 0) {
+            qCritical("rpcscope: --window-size: expected WIDTHxHEIGHT, e.g. 1366x768, not \"%s\"",
+                qPrintable(parser.value(QStringLiteral("window-size"))));
+            return 2;
+        }
+        window.resize(width, height);
+    }
     window.show();
     // After show(): a status-bar message shown before the bar is visible is painted over the bar's own label instead
     // of hiding it. One shown already (an opened scenario's) is shown again now that it can hide the label.
@@ -136,7 +149,7 @@ int main(int argc, char *argv[])
         window.statusBar()->showMessage(scenarioError, 15000);
 
     if (parser.isSet(QStringLiteral("history")))
-        window.findChild<QTabWidget *>(QStringLiteral("resultTabs"))->setCurrentWidget(window.historyPage());
+        window.showResultsPage(window.historyPage());
     if (parser.isSet(QStringLiteral("compare"))) {
         QList<qint64> ids;
         for (const QString &id : parser.value(QStringLiteral("compare")).split(u',', Qt::SkipEmptyParts))
@@ -155,7 +168,7 @@ int main(int argc, char *argv[])
         window.matrixPage()
             ->findChild<QLineEdit *>(QStringLiteral("matrixPayloads"))
             ->setText(parser.value(QStringLiteral("matrix")));
-        window.findChild<QTabWidget *>(QStringLiteral("resultTabs"))->setCurrentWidget(window.matrixPage());
+        window.showResultsPage(window.matrixPage());
         QTimer::singleShot(300, window.matrixPage(), &rpcscope::MatrixPage::start);
         if (quitWhenDone)
             QObject::connect(window.matrixPage(), &rpcscope::MatrixPage::finished, &window,
