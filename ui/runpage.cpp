@@ -724,8 +724,13 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         const bool none = s.callsOk() == 0;
         QString text = failures;
         text[0] = text[0].toUpper();
-        if (none && s.isFinal())
-            text += tr(". No latency or throughput was measured.");
+        if (none && s.isFinal()) {
+            // One stop after the message, whether it ends in a full stop, an ellipsis (cut short) or neither.
+            if (text.endsWith(u'.') && !text.endsWith(QChar(0x2026)))
+                text.chop(1);
+            text += (text.endsWith(QChar(0x2026)) ? QStringLiteral(" ") : QStringLiteral(". "))
+                + tr("No latency or throughput was measured.");
+        }
         if (m_failures->text() != text)
             m_failures->setText(text);
         const QString style = none ? QStringLiteral("background:#fde2e1; color:#8a1c1c; border:1px solid #d03b3b;")

@@ -164,7 +164,7 @@ QString failureSummary(const RunSnapshot &run)
         QString kind = callStatusName(e.status);
         const QString message = printable(e.message.simplified());
         if (!message.isEmpty())
-            kind += QStringLiteral(": ") + (message.size() > 120 ? message.left(119) + QChar(0x2026) : message);
+            kind += QStringLiteral(": ") + (message.size() > 200 ? message.left(199) + QChar(0x2026) : message);
         if (failed != all || errors.size() > 1)
             kind += QStringLiteral(" (%1)").arg(e.count);
         kinds << kind;
