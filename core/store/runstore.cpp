@@ -175,9 +175,25 @@ bool migrate(QSqlDatabase &db, int target, QString *error)
         return false;
     }
     while (version < target) {
-        if (!db.transaction()) {
-            *error = db.lastError().text();
+        // Each step under the database's write lock (BEGIN IMMEDIATE waits for it, up to the busy timeout), with the
+        // version read again under it: two rpcscope processes opening one new history at once (runs started
+        // together, a run and the GUI) both read version 0 before either wrote, and the second then tried to create
+        // the tables the first had just made ("table run_labels already exists").
+        QSqlQuery begin(db);
+        if (!begin.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
+            *error = sqlError(begin);
             return false;
+        }
+        if (const int now = readVersion(db); now > version) {
+            QSqlQuery(db).exec(QStringLiteral("COMMIT"));
+            version = now; // another process migrated meanwhile
+            if (version > RunStore::kSchemaVersion) {
+                *error = QStringLiteral("made by a newer rpcscope (schema version %1; this one knows up to %2)")
+                             .arg(version)
+                             .arg(RunStore::kSchemaVersion);
+                return false;
+            }
+            continue;
         }
         QSqlQuery q(db);
         if (!migrateStep(db, version + 1, error)
@@ -185,11 +201,11 @@ bool migrate(QSqlDatabase &db, int target, QString *error)
                            .arg(version + 1))) {
             if (error->isEmpty())
                 *error = sqlError(q);
-            db.rollback();
+            QSqlQuery(db).exec(QStringLiteral("ROLLBACK"));
             return false;
         }
-        if (!db.commit()) {
-            *error = db.lastError().text();
+        if (QSqlQuery commit(db); !commit.exec(QStringLiteral("COMMIT"))) {
+            *error = sqlError(commit);
             return false;
         }
         ++version;
