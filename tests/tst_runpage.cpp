@@ -468,6 +468,35 @@ private Q_SLOTS:
         QVERIFY(banner->isHidden());
     }
 
+    void aRunShorterThanAnIntervalSaysSoOverTime()
+    {
+        // A 0.1 s run has one interval of the 1 s time series: its time charts say so instead of drawing one dot.
+        RunSnapshot s = makeSnapshot(false, 1, 5);
+        s.state = RunState::Finished;
+        s.elapsed = std::chrono::milliseconds(104);
+        m_page->showSnapshot(s);
+        for (const auto chart : { RunPage::LatencyTimeChart, RunPage::ThroughputChart }) {
+            showTab(chart);
+            QCustomPlot *plot
+                = chart == RunPage::ThroughputChart ? m_page->throughputTimePlot() : m_page->latencyTimePlot();
+            QCPItemText *note = nullptr;
+            for (int i = 0; i < plot->itemCount(); ++i) {
+                if (auto *text = qobject_cast<QCPItemText *>(plot->item(i)); text && text->visible())
+                    note = text;
+            }
+            QVERIFY(note);
+            QVERIFY2(note->text().contains(QStringLiteral("less than one interval")), qPrintable(note->text()));
+        }
+        // A run of several intervals draws its series, with no such note.
+        m_page->clear();
+        m_page->showSnapshot(makeSnapshot(false, kIntervals, 6));
+        showTab(RunPage::ThroughputChart);
+        for (int i = 0; i < m_page->throughputTimePlot()->itemCount(); ++i) {
+            if (auto *text = qobject_cast<QCPItemText *>(m_page->throughputTimePlot()->item(i)))
+                QVERIFY(!text->visible() || !text->text().contains(QStringLiteral("less than one interval")));
+        }
+    }
+
     void newRunReplacesTheData()
     {
         m_page->showSnapshot(makeSnapshot(true, kIntervals, 10, 2e6));

@@ -800,8 +800,33 @@ void RunPage::updateSpectrum(bool keepRange)
     m_spectrumMarkers->update(shownLatency());
 }
 
+void RunPage::sayWhenTooShort(QCustomPlot *plot, QCPItemText **note)
+{
+    const RunSnapshot &s = m_snapshot;
+    const bool tooShort = s.isFinal() && s.timeline.size() < 2 && s.elapsed.count() > 0;
+    if (!tooShort) {
+        if (*note)
+            (*note)->setVisible(false);
+        return;
+    }
+    if (!*note) {
+        *note = new QCPItemText(plot);
+        (*note)->position->setType(QCPItemPosition::ptAxisRectRatio);
+        (*note)->position->setCoords(0.5, 0.5);
+        (*note)->setPositionAlignment(Qt::AlignCenter);
+        (*note)->setTextAlignment(Qt::AlignCenter);
+        (*note)->setClipToAxisRect(false);
+    }
+    (*note)->setColor(palette().color(QPalette::WindowText));
+    (*note)->setText(tr("This run took %1, less than one interval of the time series:\nnothing to draw over time. "
+                        "A shorter interval (Advanced > Interval, e.g. 50ms) draws one.")
+                         .arg(formatDuration(s.elapsed)));
+    (*note)->setVisible(true);
+}
+
 void RunPage::updateLatencyTime(bool keepRange)
 {
+    sayWhenTooShort(m_latencyTime, &m_tooShort[0]);
     const TimelineSeries series = timelineSeries(m_snapshot.timeline, showsMessages());
     for (size_t j = 0; j < 3; ++j)
         m_percentileGraphs[j]->setData(series.seconds, series.latencyMs[j], true);
@@ -814,6 +839,7 @@ void RunPage::updateLatencyTime(bool keepRange)
 void RunPage::updateThroughput(bool keepRange)
 {
     const RunSnapshot &s = m_snapshot;
+    sayWhenTooShort(m_throughput, &m_tooShort[1]);
     const TimelineSeries series = timelineSeries(s.timeline, showsMessages());
     const QString rateName = showsMessages() ? tr("messages/s") : tr("OK calls/s");
     if (m_rate->name() != rateName) {
@@ -827,6 +853,8 @@ void RunPage::updateThroughput(bool keepRange)
     if (topConcurrency > 0 && !m_concurrency) {
         m_concurrency = m_throughput->addGraph(m_throughput->xAxis, m_throughput->yAxis2);
         m_concurrency->setLayer(QStringLiteral("behind"));
+        // Callers change in steps, each value held over the interval it ends: not a diagonal between two points.
+        m_concurrency->setLineStyle(QCPGraph::lsStepRight);
         applyPalette();
         auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
         ticker->setTickStep(1); // whole callers, multiplied up for large counts

@@ -14,6 +14,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -119,6 +120,9 @@ private:
     std::array<QCPGraph *, 3> m_percentileGraphs {}; ///< p50, p90, p99
     QCustomPlot *m_throughput;
     QCPGraph *m_rate;
+    /// On the two time charts: a run shorter than one interval has no time series, said in words (not one dot).
+    std::array<QCPItemText *, 2> m_tooShort {};
+    void sayWhenTooShort(QCustomPlot *plot, QCPItemText **note);
     QCPGraph *m_errorRate;
     QCPGraph *m_concurrency = nullptr; ///< only when the run reports callers or calls in flight
     std::array<ChartView, ChartCount> m_views;
