@@ -1,5 +1,7 @@
 #include "portowners.h"
 
+#include "util/printable.h"
+
 #include <QDir>
 #include <QFile>
 
@@ -45,7 +47,7 @@ QString PortListeners::ownersText() const
 {
     QStringList named;
     for (const PortOwner &o : owners)
-        named << QStringLiteral("PID %1 (%2)").arg(o.pid).arg(o.name);
+        named << QStringLiteral("PID %1 (%2)").arg(o.pid).arg(printable(o.name)); // a name is the process's to choose
     return named.isEmpty() ? QStringLiteral("a process rpcscope may not look at") : named.join(QStringLiteral(", "));
 }
 
