@@ -6,6 +6,7 @@
 #include "comparepage.h"
 #include "elidedlabel.h"
 #include "mainwindow.h"
+#include "sourceviewer.h"
 
 #include <QAbstractButton>
 #include <QCheckBox>
@@ -128,6 +129,21 @@ private Q_SLOTS:
             const QStringList clipped = clippedWidgets(&dialog);
             QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(u'\n')));
             QVERIFY(dialog.minimumSizeHint().width() <= 1024 && dialog.minimumSizeHint().height() <= 640);
+        }
+    }
+
+    void theSourceViewerClipsNoText()
+    {
+        // The window a schema error opens on its file and line.
+        SourceViewer viewer(m_window.get());
+        QVERIFY(viewer.showLocation(QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto"), 6, 3));
+        for (const QSize &size : { QSize(1366, 768), viewer.minimumSizeHint() }) {
+            viewer.resize(size);
+            viewer.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&viewer));
+            const QStringList clipped = clippedWidgets(&viewer);
+            QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(u'\n')));
+            QVERIFY(viewer.minimumSizeHint().width() <= 1024 && viewer.minimumSizeHint().height() <= 640);
         }
     }
 
