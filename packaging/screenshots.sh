@@ -49,9 +49,13 @@ gui --history --screenshot "$out/history.png"
 gui --compare "$ab_a,$ab_b" --screenshot "$out/compare-runs.png"
 "$cli" export "$ab_a" "$ab_b" --db "$RPCSCOPE_DB" -O png -o "$out/exported-spectrum.png" --chart spectrum \
     -O html -o docs/sample-comparison-report.html -O slide-png -o "$out/slide.png"
+# A live A/B judged pair by pair, from the GUI test that runs one (the window at 1366x768 when it saves pictures).
+shots=$(mktemp -d)
+RPCSCOPE_SCREENSHOTS=$shots QT_QPA_PLATFORM=offscreen "$build/tests/tst_guiresults" liveAbUntilDecidedStopsOnAClearSlowdown \
+    >/dev/null 2>&1 && cp "$shots/guiresults-ab-live.png" "$out/ab-live.png"
 # The sample report as a browser shows it, at a laptop's width (the README links the page and shows this picture).
 if command -v chromium >/dev/null; then
     chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1366,1700 \
         --screenshot="$out/html-report.png" "file://$PWD/docs/sample-comparison-report.html" 2>/dev/null
 fi
-echo "wrote $out/{start,run-finished,send-once,compare-stacks,compare-my-stacks,mid-run,schema-errors,failed-run,stream-mid-run,history,compare-runs,exported-spectrum,slide,html-report}.png and docs/sample-comparison-report.html"
+echo "wrote $out/{start,run-finished,send-once,compare-stacks,compare-my-stacks,mid-run,schema-errors,failed-run,stream-mid-run,history,compare-runs,exported-spectrum,slide,html-report,ab-live}.png and docs/sample-comparison-report.html"

@@ -115,6 +115,9 @@ protected:
         m_window->scenarioDocuments()->setFileAccessAsker([](const QString &, const QStringList &) { return false; });
         QString error;
         QVERIFY2(m_window->startEmbeddedDefault(&error, QStringLiteral(RPCSCOPE_CLI)), qPrintable(error));
+        // Pictures for the README are taken at a laptop's size, as make screenshots takes its own.
+        if (!qEnvironmentVariable("RPCSCOPE_SCREENSHOTS").isEmpty())
+            m_window->resize(1366, 768);
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     }

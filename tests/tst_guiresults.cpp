@@ -362,7 +362,15 @@ private Q_SLOTS:
         QStringList headlines; // the Compare runs page's headline after each progress report, live
         QList<int> histogramPoints;
         QString progress; // the status bar's line
+        QStringList liveRowVerdicts; // the delta table's verdict cells while it runs
         const auto watch = connect(ab, &AbController::progressed, this, [&] {
+            if (ab->isRunning() && compare->runs().size() == 2) {
+                QTableWidget *table = compare->table(); // waits for the comparison being computed
+                for (int row = 0; row < table->rowCount(); ++row) {
+                    if (const QTableWidgetItem *cell = table->item(row, table->columnCount() - 1))
+                        liveRowVerdicts << cell->text();
+                }
+            }
             if (headlines.size() == 3)
                 saveScreenshot(QStringLiteral("guiresults-ab-live"));
             if (ab->progressText().startsWith(QStringLiteral("Round ")))
@@ -384,6 +392,11 @@ private Q_SLOTS:
         QVERIFY2(headlines.join(u'\n').contains(QStringLiteral("not yet decided after ")),
             qPrintable(headlines.join(u'\n')));
         QVERIFY(histogramPoints.last() >= 2); // both sides overlaid
+        // One verdict while it runs, the headline's: no row of the table says "regression" on its own meanwhile.
+        QVERIFY(!liveRowVerdicts.isEmpty());
+        for (const QString &cell : std::as_const(liveRowVerdicts))
+            QVERIFY2(!cell.startsWith(QStringLiteral("regression")) && !cell.startsWith(QStringLiteral("improvement")),
+                qPrintable(cell));
         QVERIFY2(progress.contains(QStringLiteral(", A p50 ")) && progress.contains(QStringLiteral(", B p50 ")),
             qPrintable(progress));
         QCOMPARE(progress.contains(QStringLiteral("; rpcscope on CPU %1, the servers on ").arg(cpusBefore.front())),

@@ -77,7 +77,7 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     // Long run names do not set the window's minimum width: the boxes shrink to a few words, the list stays whole.
     for (QComboBox *box : { m_baseline, m_candidate }) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        box->setMinimumContentsLength(14);
+        box->setMinimumContentsLength(8);
     }
     m_threshold = new QDoubleSpinBox;
     m_threshold->setObjectName(QStringLiteral("compareThreshold"));
@@ -133,6 +133,7 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
 
     m_empty = new QLabel(tr("Select two or more runs in the History and choose Compare, or run Compare A/B."));
     m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true); // one line of it held the page 490 px wide
     layout->addWidget(m_empty);
 
     m_body = new QSplitter(Qt::Vertical);
@@ -148,7 +149,7 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     setUpThroughputAxes(m_plots[ThroughputChart]);
     m_top->addWidget(m_charts);
     m_spread = new ReplicateChart;
-    m_spread->setMinimumWidth(240);
+    m_spread->setMinimumWidth(200);
     m_top->addWidget(m_spread);
     m_top->setChildrenCollapsible(false);
     m_top->setSizes({ 550, 450 }); // proportions: the splitter scales them to its width
@@ -203,7 +204,7 @@ QCustomPlot *ComparePage::addChart(const QString &title)
 {
     auto *plot = new QCustomPlot;
     // Not the legend's width (two long run names side by side): the page fits beside the editor in 1400 pixels.
-    plot->setMinimumSize(320, 180);
+    plot->setMinimumSize(260, 180); // with the dots beside them, the page fits beside the editor at 1366 px
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     applyChartPalette(plot, palette());
     placeLegendBelow(plot, 2);
@@ -448,7 +449,11 @@ void ComparePage::showComparison(quint64 generation)
                                                  : QString(),
             true);
         QString verdict;
-        if (r.hasVerdict)
+        if (r.hasVerdict && m_live)
+            // While an A/B runs, the headline's sequential verdict is the one verdict: a fixed-sample verdict per row,
+            // looked at after every block, would be a second (and would inflate false verdicts).
+            verdict = tr("judged when the run ends (the headline judges it pair by pair now)");
+        else if (r.hasVerdict)
             verdict = m_comparison.verdictText(r);
         else if (r.hasInterval)
             verdict
@@ -457,7 +462,7 @@ void ComparePage::showComparison(quint64 generation)
             verdict = r.reason;
         set(VerdictColumn, verdict, false);
         m_table->item(row, VerdictColumn)->setToolTip(verdict); // whole, when the column is too narrow for it
-        if (r.verdict == Verdict::Regression || r.verdict == Verdict::Improvement) {
+        if (!m_live && (r.verdict == Verdict::Regression || r.verdict == Verdict::Improvement)) {
             QFont bold = m_table->font();
             bold.setBold(true);
             for (int c = 0; c < ColumnCount; ++c)
