@@ -53,9 +53,13 @@ gui --compare "$ab_a,$ab_b" --screenshot "$out/compare-runs.png"
 shots=$(mktemp -d)
 RPCSCOPE_SCREENSHOTS=$shots QT_QPA_PLATFORM=offscreen "$build/tests/tst_guiresults" liveAbUntilDecidedStopsOnAClearSlowdown \
     >/dev/null 2>&1 && cp "$shots/guiresults-ab-live.png" "$out/ab-live.png"
+# A split run's workers, merged from four segments' reports (the same test binary, another test).
+RPCSCOPE_SCREENSHOTS=$shots QT_QPA_PLATFORM=offscreen "$build/tests/tst_guiresults" \
+    aFolderOfSegmentsIsMergedAndShownWithItsWorkers >/dev/null 2>&1 \
+    && cp "$shots/guiresults-split-run-workers.png" "$out/split-run-workers.png"
 # The sample report as a browser shows it, at a laptop's width (the README links the page and shows this picture).
 if command -v chromium >/dev/null; then
     chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1366,1700 \
         --screenshot="$out/html-report.png" "file://$PWD/docs/sample-comparison-report.html" 2>/dev/null
 fi
-echo "wrote $out/{start,run-finished,send-once,compare-stacks,compare-my-stacks,mid-run,schema-errors,failed-run,stream-mid-run,history,compare-runs,exported-spectrum,slide,html-report,ab-live}.png and docs/sample-comparison-report.html"
+echo "wrote $out/{start,run-finished,send-once,compare-stacks,compare-my-stacks,mid-run,schema-errors,failed-run,stream-mid-run,history,compare-runs,exported-spectrum,slide,html-report,ab-live,split-run-workers}.png and docs/sample-comparison-report.html"

@@ -262,6 +262,8 @@ private Q_SLOTS:
             qPrintable(workers->item(2, 6)->toolTip()));
         QVERIFY(workers->item(1, 6)->toolTip().isEmpty());
         QCOMPARE(workers->item(3, 7)->text(), QStringLiteral("+2.10 ms")); // started 2.1 ms after the first
+        tabs->setCurrentWidget(workers);
+        saveScreenshot(QStringLiteral("guiresults-split-run-workers"));
 
         // One segment short: merged all the same, marked partial, and said so.
         QVERIFY(QFile::remove(folder.filePath(QStringLiteral("segment-1.json"))));
