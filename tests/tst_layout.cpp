@@ -119,17 +119,23 @@ private Q_SLOTS:
         QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(u'\n')));
     }
 
+    /// @p dialog at each of @p sizes: shown, no clipped text, a minimum that fits 1024x640.
+    static void checkDialog(QDialog *dialog, const QList<QSize> &sizes)
+    {
+        for (const QSize &size : sizes) {
+            dialog->resize(size);
+            dialog->show();
+            QVERIFY(QTest::qWaitForWindowExposed(dialog));
+            const QStringList clipped = clippedWidgets(dialog);
+            QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(u'\n')));
+            QVERIFY(dialog->minimumSizeHint().width() <= 1024 && dialog->minimumSizeHint().height() <= 640);
+        }
+    }
+
     void theAbDialogClipsNoText()
     {
         AbDialog dialog(m_window.get());
-        for (const QSize &size : { dialog.sizeHint(), dialog.minimumSizeHint() }) {
-            dialog.resize(size);
-            dialog.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
-            const QStringList clipped = clippedWidgets(&dialog);
-            QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(u'\n')));
-            QVERIFY(dialog.minimumSizeHint().width() <= 1024 && dialog.minimumSizeHint().height() <= 640);
-        }
+        checkDialog(&dialog, { dialog.sizeHint(), dialog.minimumSizeHint() });
     }
 
     void theSourceViewerClipsNoText()
@@ -137,14 +143,7 @@ private Q_SLOTS:
         // The window a schema error opens on its file and line.
         SourceViewer viewer(m_window.get());
         QVERIFY(viewer.showLocation(QStringLiteral(RPCSCOPE_TEST_DATA "/broken/syntax.proto"), 6, 3));
-        for (const QSize &size : { QSize(1366, 768), viewer.minimumSizeHint() }) {
-            viewer.resize(size);
-            viewer.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&viewer));
-            const QStringList clipped = clippedWidgets(&viewer);
-            QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(u'\n')));
-            QVERIFY(viewer.minimumSizeHint().width() <= 1024 && viewer.minimumSizeHint().height() <= 640);
-        }
+        checkDialog(&viewer, { QSize(1366, 768), viewer.minimumSizeHint() });
     }
 
     void closedDocksComeBackFromTheViewMenu()

@@ -715,33 +715,38 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         m_plot->yAxis->setLabel(
             messages && m_latencyOf->currentIndex() == 0 ? tr("messages per bin") : tr("calls per bin"));
     }
+    showFailures(s);
+    m_snapshot = s;
+    refreshCurrentChart();
+}
+
+void RunPage::showFailures(const RunSnapshot &s)
+{
     // What failed, named where nobody can miss it: a run with no OK call is not a measurement.
     const QString failures = failureSummary(s);
     if (failures.isEmpty()) {
         if (!m_failures->isHidden())
             m_failures->hide();
-    } else {
-        const bool none = s.callsOk() == 0;
-        QString text = failures;
-        text[0] = text[0].toUpper();
-        if (none && s.isFinal()) {
-            // One stop after the message, whether it ends in a full stop, an ellipsis (cut short) or neither.
-            if (text.endsWith(u'.') && !text.endsWith(QChar(0x2026)))
-                text.chop(1);
-            text += (text.endsWith(QChar(0x2026)) ? QStringLiteral(" ") : QStringLiteral(". "))
-                + tr("No latency or throughput was measured.");
-        }
-        if (m_failures->text() != text)
-            m_failures->setText(text);
-        const QString style = none ? QStringLiteral("background:#fde2e1; color:#8a1c1c; border:1px solid #d03b3b;")
-                                   : QStringLiteral("background:#fff4d6; color:#6b4a00; border:1px solid #d9a400;");
-        if (m_failures->styleSheet() != style + QStringLiteral(" padding:4px;"))
-            m_failures->setStyleSheet(style + QStringLiteral(" padding:4px;"));
-        if (m_failures->isHidden())
-            m_failures->show();
+        return;
     }
-    m_snapshot = s;
-    refreshCurrentChart();
+    const bool none = s.callsOk() == 0;
+    QString text = failures;
+    text[0] = text[0].toUpper();
+    if (none && s.isFinal()) {
+        // One stop after the message, whether it ends in a full stop, an ellipsis (cut short) or neither.
+        if (text.endsWith(u'.') && !text.endsWith(QChar(0x2026)))
+            text.chop(1);
+        text += (text.endsWith(QChar(0x2026)) ? QStringLiteral(" ") : QStringLiteral(". "))
+            + tr("No latency or throughput was measured.");
+    }
+    if (m_failures->text() != text)
+        m_failures->setText(text);
+    const QString style = none ? QStringLiteral("background:#fde2e1; color:#8a1c1c; border:1px solid #d03b3b;")
+                               : QStringLiteral("background:#fff4d6; color:#6b4a00; border:1px solid #d9a400;");
+    if (m_failures->styleSheet() != style + QStringLiteral(" padding:4px;"))
+        m_failures->setStyleSheet(style + QStringLiteral(" padding:4px;"));
+    if (m_failures->isHidden())
+        m_failures->show();
 }
 
 void RunPage::updateHistogram(const LatencyHistogram &h, bool keepRange)

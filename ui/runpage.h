@@ -123,6 +123,8 @@ private:
     /// On the two time charts: a run shorter than one interval has no time series, said in words (not one dot).
     std::array<QCPItemText *, 2> m_tooShort {};
     void sayWhenTooShort(QCustomPlot *plot, QCPItemText **note);
+    /// The banner that names what failed (failureSummary()), hidden when nothing did.
+    void showFailures(const RunSnapshot &s);
     QCPGraph *m_errorRate;
     QCPGraph *m_concurrency = nullptr; ///< only when the run reports callers or calls in flight
     std::array<ChartView, ChartCount> m_views;

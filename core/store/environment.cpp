@@ -44,6 +44,15 @@ QString fileText(const QString &path)
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()).trimmed() : QString();
 }
 
+/// @p text at most @p longest characters, elided in the middle.
+QString elidedMiddle(const QString &text, int longest)
+{
+    if (text.size() <= longest || longest < 5)
+        return text;
+    const qsizetype head = (longest - 1) / 2;
+    return text.left(head) + QChar(0x2026) + text.right(longest - 1 - head);
+}
+
 /// A JSON value as a person reads it in a "what: A -> B" line: text as it is, whole numbers without a decimal point,
 /// lists joined with commas, an empty or missing value as "(none)", a redacted one as "(redacted)"; at most 60
 /// characters (elided in the middle).
@@ -73,10 +82,7 @@ QString shownValue(const QJsonValue &v)
     }
     if (text.isEmpty())
         text = QStringLiteral("(none)");
-    constexpr qsizetype kLongest = 60;
-    if (text.size() > kLongest)
-        text = text.left(kLongest / 2 - 1) + QChar(0x2026) + text.right(kLongest / 2 - 1);
-    return text;
+    return elidedMiddle(text, 60);
 }
 
 /// "what: A -> B", or "what: differs (redacted)" when both values are secrets that differ; a value that is not there
@@ -244,15 +250,6 @@ QStringList environmentDifferences(const QJsonObject &a, const QJsonObject &b)
 }
 
 namespace {
-
-/// @p text at most @p longest characters, elided in the middle.
-QString elidedMiddle(const QString &text, int longest)
-{
-    if (text.size() <= longest || longest < 5)
-        return text;
-    const qsizetype head = (longest - 1) / 2;
-    return text.left(head) + QChar(0x2026) + text.right(longest - 1 - head);
-}
 
 /// A target's words as a name shows them: a program by its file name, without the {port} it is given (and the flag
 /// before it).
