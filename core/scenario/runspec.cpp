@@ -3,6 +3,7 @@
 #include "codec/codec.h"
 #include "store/secrets.h"
 #include "util/cpuset.h"
+#include "util/printable.h"
 #include "util/units.h"
 
 #include <QFile>
@@ -178,9 +179,16 @@ bool readConnection(Checker &c, const Scenario &s, const RunSpec &spec, GrpcTarg
     for (const auto &[name, value] : s.metadata) {
         const QString key = name.toLower();
         if (key.isEmpty())
-            return c.fail(QStringLiteral("metadata"), QStringLiteral("the value \"%1\" has no key").arg(value));
-        if (key.startsWith(QLatin1Char(':')) || key.contains(QLatin1Char(' ')))
-            return c.fail(QStringLiteral("metadata"), QStringLiteral("\"%1\" is not a valid metadata key").arg(name));
+            return c.fail(
+                QStringLiteral("metadata"), QStringLiteral("the value \"%1\" has no key").arg(printable(value)));
+        if (key.startsWith(QLatin1Char(':')))
+            return c.fail(QStringLiteral("metadata"),
+                QStringLiteral("\"%1\" is not a valid metadata key (pseudo-headers are the transport's)")
+                    .arg(printable(name)));
+        // Control characters would inject headers (CR LF) or abort gRPC C++: refused whatever sent the document.
+        if (const QString problem = metadataProblem(spec.transport.kind, key.toStdString(), value.toStdString());
+            !problem.isEmpty())
+            return c.fail(QStringLiteral("metadata"), problem);
         // gRPC's own headers: the transport writes them (a second copy would contradict the first).
         if (speaksGrpc(spec.transport.kind) && (key == u"te" || key == u"content-type" || key == u"grpc-timeout"))
             return c.fail(QStringLiteral("metadata"),

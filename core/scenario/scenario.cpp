@@ -4,6 +4,7 @@
 #include "compare/checks.h"
 #include "engine/expectations.h"
 #include "transport/transports.h"
+#include "util/printable.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -412,6 +413,21 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         }
     } else if (!metadata.isUndefined() && !metadata.isNull()) {
         r.fail(QStringLiteral("metadata"), QStringLiteral("expected an array of [key, value] pairs"));
+    }
+    // A shared document must not smuggle headers (CR LF) or abort gRPC: line breaks and control characters are
+    // refused here, naming the file; what each transport allows beyond that is checked when the run is prepared.
+    for (const auto &[key, value] : std::as_const(s.metadata)) {
+        const auto control = [](const QString &text) {
+            return std::any_of(text.begin(), text.end(),
+                [](QChar c) { return (c.unicode() < 0x20 && c != u'\t') || c.unicode() == 0x7f; });
+        };
+        if (control(key) || control(value)) {
+            r.fail(QStringLiteral("metadata.") + printable(key),
+                QStringLiteral("the %1 holds a line break or a control character (it would start a header of its "
+                               "own)")
+                    .arg(control(key) ? QStringLiteral("key") : QStringLiteral("value")));
+            break;
+        }
     }
     if (const auto load = r.object(QStringLiteral("load"))) {
         Reader lr = r.child(*load, QStringLiteral("load"));

@@ -1,6 +1,7 @@
 #include "transports.h"
 
 #include "transportfactories.h"
+#include "util/printable.h"
 
 #include <google/protobuf/descriptor.h>
 
@@ -76,7 +77,78 @@ bool splitHostPort(const QString &address, std::string *host, std::string *port)
     return true;
 }
 
+QString describeByte(unsigned char byte)
+{
+    switch (byte) {
+    case '\r':
+        return QStringLiteral("a carriage return (CR)");
+    case '\n':
+        return QStringLiteral("a line feed (LF)");
+    case '\t':
+        return QStringLiteral("a tab");
+    case 0:
+        return QStringLiteral("a NUL byte");
+    default:
+        break;
+    }
+    if (byte < 0x20 || byte == 0x7f)
+        return QStringLiteral("the control character 0x%1").arg(byte, 2, 16, QLatin1Char('0'));
+    if (byte >= 0x80)
+        return QStringLiteral("a non-ASCII character");
+    return QStringLiteral("'%1'").arg(QLatin1Char(char(byte)));
+}
+
+bool isHttpTokenChar(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+        || std::string_view("!#$%&'*+-.^_`|~").find(char(c)) != std::string_view::npos;
+}
+
+bool isGrpcKeyChar(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '_' || c == '.' || c == '-';
+}
+
 } // namespace
+
+QString metadataProblem(TransportKind kind, std::string_view key, std::string_view value)
+{
+    const QString name = printable(QString::fromUtf8(key.data(), qsizetype(key.size())));
+    if (key.empty())
+        return QStringLiteral("a metadata key is empty");
+    const bool grpc = speaksGrpc(kind);
+    for (const char ch : key) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (grpc ? !isGrpcKeyChar(c) : !isHttpTokenChar(c))
+            return QStringLiteral("metadata key \"%1\" holds %2; %3")
+                .arg(name, describeByte(c),
+                    grpc ? QStringLiteral("gRPC keys are lowercase letters, digits, '-', '_' and '.'")
+                         : QStringLiteral("header names are letters, digits and !#$%&'*+-.^_`|~"));
+    }
+    // The request's framing is the transport's: a second Content-Length or a Transfer-Encoding would let a value
+    // split one request into two on the way (request smuggling).
+    if (kind == TransportKind::Http) {
+        const QString lower = QString::fromUtf8(key.data(), qsizetype(key.size())).toLower();
+        for (const char *own : { "content-length", "transfer-encoding", "connection", "host", "upgrade", "te" })
+            if (lower == QLatin1String(own))
+                return QStringLiteral("metadata key \"%1\" is a header the HTTP transport sets itself").arg(name);
+    }
+    const bool binary = grpc && key.size() > 4 && key.substr(key.size() - 4) == "-bin";
+    if (binary)
+        return {}; // bytes: base64 on the wire
+    for (const char ch : value) {
+        const auto c = static_cast<unsigned char>(ch);
+        const bool control = (c < 0x20 && c != '\t') || c == 0x7f;
+        const bool refused = grpc ? (c < 0x20 || c > 0x7e) : control;
+        if (refused)
+            return QStringLiteral("the value of metadata key \"%1\" holds %2; %3")
+                .arg(name, describeByte(c),
+                    grpc ? QStringLiteral("gRPC metadata values are printable ASCII (a key ending in \"-bin\" "
+                                          "carries bytes)")
+                         : QStringLiteral("header values cannot hold line breaks or control characters"));
+    }
+    return {};
+}
 
 std::unique_ptr<Transport> makeTransport(
     const TransportOptions &options, const GrpcTarget &target, const GrpcCall &call, QString *error)
@@ -86,6 +158,9 @@ std::unique_ptr<Transport> makeTransport(
             *error = why;
         return nullptr;
     };
+    for (const auto &[key, value] : target.metadata) // a front end checked them first; a caller of core may not have
+        if (const QString problem = metadataProblem(options.kind, key, value); !problem.isEmpty())
+            return fail(problem);
     const Codec codec = options.codec.value_or(defaultCodec(options.kind));
     if (!speaksGrpc(options.kind) && call.method
         && (call.method->client_streaming() || call.method->server_streaming()))

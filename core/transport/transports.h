@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 
 namespace rpcscope {
 
@@ -52,8 +53,17 @@ struct TransportOptions {
 bool inProcessRunsMethod(const GrpcCall &call);
 
 /**
+ * Why the metadata pair @p key, @p value cannot be sent with @p kind, or an empty string when it can. Every transport
+ * refuses control characters: a CR or LF in an HTTP header value would start a header or a request of its own (request
+ * smuggling), and gRPC C++ aborts the process on them. gRPC keys are [0-9a-z_.-] and values printable ASCII unless the
+ * key ends in "-bin" (bytes, base64 on the wire); HTTP keys are RFC 9110 tokens and values may hold a tab and UTF-8.
+ * The message names the key (made printable) and the offending character.
+ */
+QString metadataProblem(TransportKind kind, std::string_view key, std::string_view value);
+
+/**
  * Makes the transport @p options name for @p target and @p call; nullptr with @p error naming the problem (a URL
- * that does not parse, a codec the transport cannot carry, an unresolvable host).
+ * that does not parse, a codec the transport cannot carry, an unresolvable host, metadata it cannot send).
  */
 std::unique_ptr<Transport> makeTransport(
     const TransportOptions &options, const GrpcTarget &target, const GrpcCall &call, QString *error);
