@@ -794,17 +794,17 @@ private slots:
         QTemporaryDir dir;
         const QString good = dir.filePath(QStringLiteral("out.csv"));
         QString error;
-        QVERIFY2(writeFileAtomically(good, "a,b\n", &error), qPrintable(error));
+        QVERIFY2(writeOutputFile(good, "a,b\n", &error), qPrintable(error));
         QFile file(good);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QCOMPARE(file.readAll(), QByteArray("a,b\n"));
         // A path under a regular file cannot be created, root or not.
         const QString bad = good + QStringLiteral("/nested/run.csv");
-        QVERIFY(!writeFileAtomically(bad, "x", &error));
+        QVERIFY(!writeOutputFile(bad, "x", &error));
         QVERIFY2(error.contains(bad), qPrintable(error));
         QVERIFY(!QFileInfo::exists(bad));
         const QString missing = dir.filePath(QStringLiteral("no/such/dir/run.json"));
-        QVERIFY(!writeFileAtomically(missing, "x", &error));
+        QVERIFY(!writeOutputFile(missing, "x", &error));
         QVERIFY2(error.startsWith(missing + QStringLiteral(": ")), qPrintable(error));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::NoDotAndDotDot | QDir::Hidden),
             QStringList { QStringLiteral("out.csv") });

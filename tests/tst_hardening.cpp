@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -15,6 +16,7 @@
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 class TestHardening : public QObject {
     Q_OBJECT
@@ -112,6 +114,66 @@ private Q_SLOTS:
             QStringLiteral("-m"),
             QStringLiteral("{\"x-trace-bin\":\"\\u0001\\u0002é\",\"x-text\":\"a b;c=\\\"d\\\"\"}") });
         QVERIFY2(binary.exitCode == 0, qPrintable(binary.err));
+    }
+
+    void outputsNeverReplaceDevicesOrPipes()
+    {
+        // A character device: /dev/null's numbers where mknod is allowed (root, as CI runs), else a link to
+        // /dev/null itself, which an unprivileged run cannot replace but must still write to.
+        const QString device = m_dir.filePath(QStringLiteral("fakenull"));
+        const bool root = ::geteuid() == 0;
+        if (root)
+            QCOMPARE(::mknod(QFile::encodeName(device).constData(), S_IFCHR | 0666, makedev(1, 3)), 0);
+        else
+            QVERIFY(QFile::link(QStringLiteral("/dev/null"), device));
+        const auto isDevice = [](const QString &path) {
+            struct stat st { };
+            return ::stat(QFile::encodeName(path).constData(), &st) == 0 && S_ISCHR(st.st_mode);
+        };
+        const QString db = m_dir.filePath(QStringLiteral("outputs.db"));
+        const QStringList run { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"), QStringLiteral("20"),
+            QStringLiteral("--db"), db };
+        const QString report = m_dir.filePath(QStringLiteral("report.json"));
+        QList<QStringList> writers {
+            run + QStringList { QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), device },
+            run + QStringList { QStringLiteral("--raw-samples"), device },
+            run
+                + QStringList { QStringLiteral("--segment"), QStringLiteral("0/2"), QStringLiteral("-O"),
+                    QStringLiteral("json"), QStringLiteral("-o"), report },
+            { QStringLiteral("export"), QStringLiteral("last"), QStringLiteral("--db"), db, QStringLiteral("-O"),
+                QStringLiteral("html"), QStringLiteral("-o"), device },
+            { QStringLiteral("merge"), report, QStringLiteral("--partial"), QStringLiteral("-o"), device },
+        };
+        for (const QStringList &arguments : writers) {
+            const CliResult r = cli(arguments);
+            QVERIFY2(r.exitCode == 0, qPrintable(arguments.join(u' ') + QLatin1Char('\n') + r.err));
+            QVERIFY2(isDevice(device), qPrintable(QStringLiteral("replaced by: ") + arguments.join(u' ')));
+        }
+        // A FIFO is written in place, read by whoever opened it; nobody reading is an error, not a wait forever.
+        const QString fifo = m_dir.filePath(QStringLiteral("pipe"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        QProcess reader;
+        reader.start(QStringLiteral("cat"), { fifo });
+        QVERIFY(reader.waitForStarted());
+        const CliResult piped = cli({ QStringLiteral("export"), QStringLiteral("last"), QStringLiteral("--db"), db,
+            QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), fifo });
+        QVERIFY2(piped.exitCode == 0, qPrintable(piped.err));
+        QVERIFY(reader.waitForFinished(10000));
+        QVERIFY(QJsonDocument::fromJson(reader.readAllStandardOutput()).isObject());
+        QFileInfo pipeInfo(fifo);
+        QVERIFY(!pipeInfo.isFile()); // still the FIFO
+        // A folder and a block device are refused by name.
+        const CliResult folder = cli({ QStringLiteral("export"), QStringLiteral("last"), QStringLiteral("--db"), db,
+            QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), m_dir.path() });
+        QVERIFY2(folder.exitCode == 2 && folder.err.contains(QStringLiteral("is a folder")), qPrintable(folder.err));
+        if (root) {
+            const QString disk = m_dir.filePath(QStringLiteral("fakedisk"));
+            QCOMPARE(::mknod(QFile::encodeName(disk).constData(), S_IFBLK | 0600, makedev(7, 200)), 0);
+            const CliResult block = cli({ QStringLiteral("export"), QStringLiteral("last"), QStringLiteral("--db"), db,
+                QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), disk });
+            QVERIFY2(block.exitCode == 2 && block.err.contains(QStringLiteral("block device")), qPrintable(block.err));
+        }
     }
 };
 

@@ -3,13 +3,13 @@
 #include "charts.h"
 #include "qcp.h"
 #include "store/runrecord.h"
+#include "util/outputfile.h"
 #include "util/units.h"
 
 #include <QBuffer>
 #include <QDir>
 #include <QFile>
 #include <QPalette>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTemporaryDir>
 
@@ -291,14 +291,12 @@ void applyFileStyle(QCustomPlot *plot)
 
 bool writeAtomically(const QString &path, const QByteArray &data, QString *error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {
-        if (error)
-            *error = QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
-        file.cancelWriting();
-        return false;
-    }
-    return true;
+    QString why;
+    if (writeOutputFile(path, data, &why))
+        return true;
+    if (error)
+        *error = QObject::tr("Cannot write %1").arg(why);
+    return false;
 }
 
 } // namespace

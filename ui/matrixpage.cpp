@@ -316,7 +316,7 @@ bool MatrixPage::saveChart(MatrixChart chart, ChartFormat format, const QString 
     ChartOptions options;
     options.scale = format == ChartFormat::Png ? 2.0 : 1.0; // a slide's chart, sharp on a projector
     const QByteArray data = renderMatrixChart(m_results, chart, currentMetric(), format, options, error);
-    return !data.isEmpty() && writeFileAtomically(path, data, error);
+    return !data.isEmpty() && writeOutputFile(path, data, error);
 }
 
 bool MatrixPage::saveReport(const QString &path, QString *error) const
@@ -328,7 +328,7 @@ bool MatrixPage::saveReport(const QString &path, QString *error) const
     const QByteArray data = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)
         ? formatMatrixCsv(m_results).toUtf8()
         : matrixHtmlReport(m_results, m_method, currentMetric());
-    return writeFileAtomically(path, data, error);
+    return writeOutputFile(path, data, error);
 }
 
 void MatrixPage::addStackRow(const MatrixStack &stack)

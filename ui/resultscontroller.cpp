@@ -302,7 +302,7 @@ bool ResultsController::exportTo(const QString &path, const QString &format, boo
     if (format == u"html") {
         const QByteArray html
             = comparison ? htmlComparisonReport(runs, m_compare->comparison()) : htmlReport(*runs.first());
-        return writeFileAtomically(path, html, error);
+        return writeOutputFile(path, html, error);
     }
     if (format.startsWith(QStringLiteral("slide-"))) {
         // The slide the presentation view shows first: the page's candidate against its baseline.
@@ -337,7 +337,7 @@ bool ResultsController::exportTo(const QString &path, const QString &format, boo
     const QByteArray data = comparison ? exportRuns(copies, *parsed, error) : exportRun(copies.first(), *parsed, error);
     if (data.isEmpty() && !error->isEmpty())
         return false;
-    return writeFileAtomically(path, data, error);
+    return writeOutputFile(path, data, error);
 }
 
 void ResultsController::exportWithDialog(bool comparison)

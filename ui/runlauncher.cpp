@@ -16,8 +16,8 @@
 #include "store/runstore.h"
 #include "util/units.h"
 
+#include "util/outputfile.h"
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include <google/protobuf/descriptor.h>
 
@@ -123,13 +123,12 @@ void RunLauncher::startRun()
     auto prepared = m_scenario->prepare(&error);
     if (prepared)
         sampleBuiltinServer(&*prepared);
-    std::unique_ptr<QSaveFile> rawFile;
+    std::unique_ptr<OutputFile> rawFile;
     if (prepared && !prepared->rawSamplesPath.isEmpty()) {
         // Opened before the run, as the CLI does: an unwritable path is known before any load is sent.
-        rawFile = std::make_unique<QSaveFile>(prepared->rawSamplesPath);
-        if (!rawFile->open(QIODevice::WriteOnly)) {
-            Q_EMIT statusMessage(
-                tr("Cannot run: raw samples %1: %2").arg(prepared->rawSamplesPath, rawFile->errorString()), 10000);
+        rawFile = std::make_unique<OutputFile>(prepared->rawSamplesPath);
+        if (!rawFile->open()) {
+            Q_EMIT statusMessage(tr("Cannot run: raw samples %1").arg(rawFile->error()), 10000);
             return;
         }
     }
@@ -265,7 +264,7 @@ void RunLauncher::send(ScenarioPage::Prepared prepared)
         });
 }
 
-void RunLauncher::launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile)
+void RunLauncher::launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<OutputFile> rawFile)
 {
     QString error;
     if (!m_controller->start(prepared.transport, prepared.target, prepared.call, prepared.plan, &error)) {
@@ -336,13 +335,16 @@ void RunLauncher::writeRawSamples()
 {
     if (!m_rawSamplesFile)
         return;
-    const std::unique_ptr<QSaveFile> file = std::move(m_rawSamplesFile);
+    const std::unique_ptr<OutputFile> file = std::move(m_rawSamplesFile);
     const std::vector<RawSample> samples = m_controller->rawSamples();
-    if (writeRawSamplesCsv(*file, samples) && file->commit())
+    const bool written = writeRawSamplesCsv(*file->device(), samples);
+    const QString writeError
+        = written ? QString() : file->path() + QStringLiteral(": ") + file->device()->errorString();
+    if (written && file->commit())
         Q_EMIT statusMessage(
-            tr("Wrote %n raw sample(s) to %1", nullptr, static_cast<int>(samples.size())).arg(file->fileName()), 15000);
+            tr("Wrote %n raw sample(s) to %1", nullptr, static_cast<int>(samples.size())).arg(file->path()), 15000);
     else
-        Q_EMIT statusMessage(tr("Raw samples %1: %2").arg(file->fileName(), file->errorString()), 15000);
+        Q_EMIT statusMessage(tr("Raw samples %1").arg(written ? file->error() : writeError), 15000);
 }
 
 void RunLauncher::stopRun()

@@ -10,14 +10,13 @@
 #include <memory>
 #include <vector>
 
-class QSaveFile;
-
 namespace rpcscope {
 
 class AbController;
 class BuiltinServers;
 class CommandServer;
 class MatrixPage;
+class OutputFile;
 class RunController;
 class RunRecorder;
 struct RunRecord;
@@ -80,7 +79,7 @@ private:
     /// A Compare stacks cell into the history, one run each, labelled matrix:ID, stack:NAME, payload:P and c:N as
     /// `rpcscope-cli matrix --save` labels them.
     void recordMatrixCell(const MatrixResult &result, const QString &matrixId);
-    void launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<QSaveFile> rawFile);
+    void launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<OutputFile> rawFile);
     void send(ScenarioPage::Prepared prepared);
     void commandServerReady(const QString &address);
     void commandServerFailed(const QString &error);
@@ -101,8 +100,8 @@ private:
     AbController *m_ab;
     std::shared_ptr<RunRecord> m_run; ///< the live (or last) run started here
     std::unique_ptr<ScenarioPage::Prepared> m_pendingRun; ///< waits for its server command to get ready
-    std::unique_ptr<QSaveFile> m_pendingRawFile;
-    std::unique_ptr<QSaveFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
+    std::unique_ptr<OutputFile> m_pendingRawFile;
+    std::unique_ptr<OutputFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
     std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
     bool m_pendingIsSend = false; ///< m_pendingRun waits for its server command to be sent once, not run
     bool m_sending = false;

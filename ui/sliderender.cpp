@@ -6,6 +6,7 @@
 #include "replicatechart.h"
 #include "report/comparereport.h"
 #include "store/environment.h"
+#include "util/outputfile.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -13,7 +14,6 @@
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QRegularExpression>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <cmath>
@@ -688,15 +688,7 @@ bool Slide::save(const QString &path, SlideFormat format, double scale, QString 
     const QByteArray data = format == SlideFormat::Pdf ? toPdf(error) : toPng(scale, error);
     if (data.isEmpty())
         return false;
-    QSaveFile file(path);
-    file.setDirectWriteFallback(false); // whole or nothing: no half-written slide in the deck's folder
-    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {
-        if (error)
-            *error = QObject::tr("%1: cannot write: %2").arg(QDir::toNativeSeparators(path), file.errorString());
-        file.cancelWriting();
-        return false;
-    }
-    return true;
+    return writeOutputFile(path, data, error); // whole or nothing: no half-written slide in the deck's folder
 }
 
 } // namespace rpcscope

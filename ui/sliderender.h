@@ -110,7 +110,7 @@ public:
     QByteArray toPdf(QString *error) const;
     /// PNG bytes of toImage(@p scale); empty with @p error on failure.
     QByteArray toPng(double scale, QString *error) const;
-    /// Writes the slide to @p path whole or not at all (QSaveFile); false with @p error naming the path.
+    /// Writes the slide to @p path whole or not at all (util/outputfile.h); false with @p error naming the path.
     bool save(const QString &path, SlideFormat format, double scale, QString *error) const;
 
 private:

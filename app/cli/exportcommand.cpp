@@ -178,7 +178,7 @@ int exportCommand(const QStringList &arguments)
             out().flush();
             continue;
         }
-        if (!writeFileAtomically(path, rendered.at(i), &error)) {
+        if (!writeOutputFile(path, rendered.at(i), &error)) {
             // Exit 2 as for any unusable file argument (run --raw-samples does the same).
             err() << "rpcscope-cli export: " << error << '\n';
             err().flush();

@@ -230,7 +230,7 @@ int matrixCommand(const QStringList &arguments)
         const QString name = o.chart.isEmpty() ? chart : o.chart;
         if (!parseMatrixChart(name))
             return usageError(cmd, QStringLiteral("--chart: \"%1\" is not bars or curves").arg(name));
-        if (QString why; o.file != u"-" && !checkWritable(o.file, &why))
+        if (QString why; o.file != u"-" && !checkOutputPath(o.file, &why))
             return usageError(cmd, QStringLiteral("-o ") + why);
         if ((o.format == u"png" || o.format == u"svg" || o.format == u"pdf" || o.format == u"html")
             && !qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
@@ -427,7 +427,7 @@ int matrixCommand(const QStringList &arguments)
         if (o.file == u"-") {
             out() << QString::fromUtf8(data);
             out().flush();
-        } else if (!writeFileAtomically(o.file, data, &error)) {
+        } else if (!writeOutputFile(o.file, data, &error)) {
             err() << "rpcscope-cli matrix: -o " << error << '\n';
             return ExitRuntime;
         } else {

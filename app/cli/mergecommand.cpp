@@ -110,7 +110,7 @@ int mergeCommand(const QStringList &arguments)
         return usageError(cmd, QStringLiteral("%1: no *.json files in this folder").arg(empty.first()));
     const QString output = parser.value(QStringLiteral("output"));
     QString error;
-    if (!output.isEmpty() && output != u"-" && !checkWritable(output, &error))
+    if (!output.isEmpty() && output != u"-" && !checkOutputPath(output, &error))
         return usageError(cmd, QStringLiteral("-o ") + error);
 
     QList<SegmentReport> reports;
@@ -140,7 +140,7 @@ int mergeCommand(const QStringList &arguments)
         if (toStdout) {
             out() << QString::fromUtf8(json);
             out().flush();
-        } else if (!writeFileAtomically(output, json, &error)) {
+        } else if (!writeOutputFile(output, json, &error)) {
             err() << "rpcscope-cli " << cmd << ": -o " << error << '\n';
             return ExitRuntime;
         } else {

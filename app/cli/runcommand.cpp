@@ -27,7 +27,6 @@
 #include <QGuiApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QSysInfo>
 
 #include <algorithm>
@@ -178,7 +177,7 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
             return usageError(cmd,
                 QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)")
                     .arg(exportFormatName(output.format)));
-        if (QString why; output.file != u"-" && !checkWritable(output.file, &why))
+        if (QString why; output.file != u"-" && !checkOutputPath(output.file, &why))
             return usageError(cmd, QStringLiteral("-o ") + why);
         if (!output.chart.isEmpty() && (!isRenderedFormat(output.format) || !parseChartKind(output.chart)))
             return usageError(cmd,
@@ -197,9 +196,9 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
     if (QString why; !parseChartOptions(scenario.chartSize, scenario.chartScale, &chartOptions, &why))
         return usageError(cmd, why);
     // Opened before the run, so an unwritable path is known before any load is sent. Committed whole at the end.
-    QSaveFile rawFile(spec.rawSamplesPath);
-    if (!spec.rawSamplesPath.isEmpty() && !rawFile.open(QIODevice::WriteOnly))
-        return usageError(cmd, QStringLiteral("--raw-samples %1: %2").arg(rawFile.fileName(), rawFile.errorString()));
+    OutputFile rawFile(spec.rawSamplesPath);
+    if (!spec.rawSamplesPath.isEmpty() && !rawFile.open())
+        return usageError(cmd, QStringLiteral("--raw-samples ") + rawFile.error());
     // Opened before any load is sent, so a bad --db is a usage error, not a lost run.
     QString error;
     const bool save = (!outcome || outcome->save) && spec.save;
@@ -295,8 +294,11 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         out().flush();
     }
     if (!spec.rawSamplesPath.isEmpty()) {
-        if (!writeRawSamplesCsv(rawFile, engine.rawSamples()) || !rawFile.commit()) {
-            err() << "rpcscope-cli " << cmd << ": --raw-samples " << rawFile.fileName() << ": " << rawFile.errorString()
+        if (!writeRawSamplesCsv(*rawFile.device(), engine.rawSamples()) || !rawFile.commit()) {
+            err() << "rpcscope-cli " << cmd << ": --raw-samples "
+                  << (rawFile.error().isEmpty()
+                             ? rawFile.path() + QStringLiteral(": ") + rawFile.device()->errorString()
+                             : rawFile.error())
                   << '\n';
             return ExitRuntime;
         }
@@ -320,7 +322,7 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         if (output.file == u"-") {
             out() << QString::fromUtf8(data);
             out().flush();
-        } else if (!writeFileAtomically(output.file, data, &error)) {
+        } else if (!writeOutputFile(output.file, data, &error)) {
             err() << "rpcscope-cli " << cmd << ": -o " << error << '\n';
             return ExitRuntime;
         }

@@ -159,44 +159,6 @@ QByteArray exportRuns(const QList<RunRecord> &runs, ExportFormat format, QString
             .arg(runs.size()));
 }
 
-bool checkWritable(const QString &path, QString *error)
-{
-    if (QFileInfo(path).isDir()) {
-        if (error)
-            *error = QStringLiteral("%1: is a folder, not a file").arg(path);
-        return false;
-    }
-    QSaveFile probe(path);
-    probe.setDirectWriteFallback(false);
-    if (!probe.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = QStringLiteral("%1: cannot write: %2").arg(path, probe.errorString());
-        return false;
-    }
-    probe.cancelWriting(); // its temporary file goes; the path was never opened
-    return true;
-}
-
-bool writeFileAtomically(const QString &path, const QByteArray &data, QString *error)
-{
-    QSaveFile file(path);
-    // No direct-write fallback: where a temporary file cannot be made next to the target, fail rather than risk
-    // leaving it half-written.
-    file.setDirectWriteFallback(false);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
-        return false;
-    }
-    if (file.write(data) != data.size() || !file.commit()) {
-        if (error)
-            *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
-        file.cancelWriting();
-        return false;
-    }
-    return true;
-}
-
 std::optional<RunRecord> importRunJson(const QByteArray &data, const QString &fileName, QString *error)
 {
     QJsonParseError parseError {};

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "store/runrecord.h"
+#include "util/outputfile.h"
 
 #include <QByteArray>
 #include <QList>
@@ -64,17 +65,6 @@ QByteArray exportRun(const RunRecord &run, ExportFormat format, QString *error);
  * the comparison of the second against the first follows the table. Other formats take one run only.
  */
 QByteArray exportRuns(const QList<RunRecord> &runs, ExportFormat format, QString *error);
-
-/**
- * Writes @p data to @p path through QSaveFile: the file appears whole or not at all (an existing file is kept
- * when the write fails). False with @p error naming the path and the reason.
- */
-bool writeFileAtomically(const QString &path, const QByteArray &data, QString *error);
-/**
- * Whether writeFileAtomically(@p path) can work, found before a run rather than after it: @p path is not a folder and
- * a file can be made beside it (tried, then removed; the path itself is not touched). False with @p error naming it.
- */
-bool checkWritable(const QString &path, QString *error);
 
 /**
  * A run from a JSON report: rpcscope's own ("format": "rpcscope-run", runFromJson) or ghz's (runFromGhzJson,

@@ -1,9 +1,10 @@
 #include "rawsamples.h"
 
+#include "util/outputfile.h"
+
 #include "metrics/callstatus.h"
 
 #include <QIODevice>
-#include <QSaveFile>
 
 namespace rpcscope {
 
@@ -24,10 +25,15 @@ bool writeRawSamplesCsv(QIODevice &device, const std::vector<RawSample> &samples
 
 bool saveRawSamplesCsv(const QString &path, const std::vector<RawSample> &samples, QString *error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || !writeRawSamplesCsv(file, samples) || !file.commit()) {
+    OutputFile file(path);
+    if (!file.open() || !writeRawSamplesCsv(*file.device(), samples)) {
         if (error)
-            *error = path + QStringLiteral(": ") + file.errorString();
+            *error = file.error().isEmpty() ? path + QStringLiteral(": ") + file.device()->errorString() : file.error();
+        return false;
+    }
+    if (!file.commit()) {
+        if (error)
+            *error = file.error();
         return false;
     }
     return true;

@@ -4,6 +4,7 @@
 #include "compare/checks.h"
 #include "engine/expectations.h"
 #include "transport/transports.h"
+#include "util/outputfile.h"
 #include "util/printable.h"
 
 #include <QCryptographicHash>
@@ -13,7 +14,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 namespace rpcscope {
 
@@ -696,13 +696,7 @@ bool Scenario::save(const QString &path, QString *error) const
         if (!rel.startsWith(QStringLiteral("..")) && !QDir::isAbsolutePath(rel))
             *p = rel; // the document and its protos move together (a repository)
     }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(relative.toJson()) < 0 || !file.commit()) {
-        if (error)
-            *error = path + QStringLiteral(": ") + file.errorString();
-        return false;
-    }
-    return true;
+    return writeOutputFile(path, relative.toJson(), error);
 }
 
 } // namespace rpcscope
