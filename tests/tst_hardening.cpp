@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -174,6 +175,77 @@ private Q_SLOTS:
                 QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), disk });
             QVERIFY2(block.exitCode == 2 && block.err.contains(QStringLiteral("block device")), qPrintable(block.err));
         }
+    }
+
+    void peerAndFileTextCannotDriveTheTerminal()
+    {
+        // ESC ] 0 ; ... BEL retitles a terminal, ESC [ 31 m recolours it, U+009B is a CSI on its own.
+        const QString hostile = QStringLiteral("\x1b]0;pwned\x07\x1b[31mred\u009b2J");
+        const auto clean = [](const CliResult &r) {
+            const QString all = QString(r.out + r.err);
+            return !all.contains(QChar(0x1b)) && !all.contains(QChar(0x07)) && !all.contains(QChar(0x9b));
+        };
+        const QString db = m_dir.filePath(QStringLiteral("terminal.db"));
+        // A report someone shares: its run's name and a worker's host are the sender's text.
+        const QString report = m_dir.filePath(QStringLiteral("terminal.json"));
+        const CliResult made = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"), QStringLiteral("20"),
+            QStringLiteral("--segment"), QStringLiteral("0/2"), QStringLiteral("-O"), QStringLiteral("json"),
+            QStringLiteral("-o"), report });
+        QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+        QFile file(report);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        file.close();
+        json[QStringLiteral("name")] = hostile;
+        QJsonObject split = json.value(QStringLiteral("split")).toObject();
+        QJsonArray workers = split.value(QStringLiteral("workers")).toArray();
+        QVERIFY(!workers.isEmpty());
+        QJsonObject worker = workers.first().toObject();
+        worker[QStringLiteral("host")] = hostile;
+        workers.replace(0, worker);
+        split[QStringLiteral("workers")] = workers;
+        json[QStringLiteral("split")] = split;
+        const QString shared = write(QStringLiteral("shared.json"), QJsonDocument(json).toJson());
+        const QList<QStringList> paths {
+            { QStringLiteral("import"), shared, QStringLiteral("--db"), db },
+            { QStringLiteral("import"), shared, QStringLiteral("--db"), db },
+            { QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), db },
+            { QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("last"), QStringLiteral("--db"), db },
+            { QStringLiteral("compare"), QStringLiteral("last~1"), QStringLiteral("last"), QStringLiteral("--db"), db },
+            { QStringLiteral("export"), QStringLiteral("last"), QStringLiteral("-O"), QStringLiteral("markdown"),
+                QStringLiteral("--db"), db },
+            { QStringLiteral("merge"), shared, QStringLiteral("--partial") },
+        };
+        for (const QStringList &arguments : paths) {
+            const CliResult r = cli(arguments);
+            QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(arguments.join(u' ') + QLatin1Char('\n') + r.err));
+            QVERIFY2(clean(r), qPrintable(arguments.join(u' ')));
+            QVERIFY2(QString(r.out + r.err).contains(QStringLiteral("\\x1b")) || arguments.first() == u"import",
+                qPrintable(arguments.join(u' ') + QLatin1Char('\n') + r.out)); // shown, escaped
+        }
+        // A server's error message, over both gRPC clients (percent-encoded on the wire, as gRPC sends it).
+        QProcess server;
+        server.start(QStringLiteral("/usr/bin/python3"),
+            { QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/h2_misbehaving_server.py"), QStringLiteral("--port"),
+                QStringLiteral("0") });
+        QVERIFY(server.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 15000);
+        const QString address = QString::fromUtf8(server.readLine()).trimmed();
+        for (const char *transport : { "grpc", "h2grpc" }) {
+            const CliResult r = cli({ QStringLiteral("run"), address, QStringLiteral("--transport"),
+                QLatin1String(transport), QStringLiteral("--proto"),
+                QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),
+                QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+                QStringLiteral("1"), QStringLiteral("-m"),
+                QStringLiteral(
+                    "{\"x-misbehave\":\"trailers-only\",\"x-message\":\"%1B]0;pwned%07%1B[31mred%C2%9B2J\"}") });
+            QVERIFY2(clean(r), qPrintable(QLatin1String(transport)));
+            QVERIFY2(
+                r.out.contains(QStringLiteral("NOT_FOUND: \\x1b]0;pwned\\x07\\x1b[31mred\\x9b2J")), qPrintable(r.out));
+        }
+        server.terminate();
+        QVERIFY(server.waitForFinished(5000));
     }
 };
 

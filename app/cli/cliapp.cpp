@@ -48,6 +48,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -55,6 +56,7 @@
 #include <limits>
 #include <pthread.h>
 #include <thread>
+#include <unistd.h>
 
 namespace rpcscope::cli {
 
@@ -64,17 +66,70 @@ namespace {
 QTextStream *g_out = nullptr;
 QTextStream *g_err = nullptr;
 
+/**
+ * Standard output or error as a device that escapes, as util/printable does, whatever could drive a terminal: C0
+ * controls but tab and newline, DEL, and C1 controls (U+0080..U+009F, 0xc2 0x80..0x9f in UTF-8; 0x9b alone is a CSI
+ * to some terminals). Whatever printed it, a server's error message, an imported report's name or a worker's host
+ * reaches the terminal as \x1b, never as an escape sequence; rpcscope's own text holds none of them.
+ */
+class TerminalSafeOutput : public QIODevice {
+public:
+    explicit TerminalSafeOutput(int fd) : m_fd(fd) { QIODevice::open(QIODevice::WriteOnly | QIODevice::Unbuffered); }
+    bool isSequential() const override { return true; }
+
+protected:
+    qint64 readData(char *, qint64) override { return -1; }
+    qint64 writeData(const char *data, qint64 size) override
+    {
+        QByteArray safe;
+        safe.reserve(size + 16);
+        auto escape = [&safe](unsigned char c) { safe += "\\x" + QByteArray::number(c, 16).rightJustified(2, '0'); };
+        for (qint64 i = 0; i < size; ++i) {
+            const auto c = static_cast<unsigned char>(data[i]);
+            if (m_lead) { // the byte after a 0xc2: a C1 control, or any other two-byte character
+                m_lead = false;
+                if (c >= 0x80 && c < 0xa0) {
+                    escape(c);
+                    continue;
+                }
+                safe += '\xc2';
+            }
+            if (c == 0xc2)
+                m_lead = true;
+            else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+                escape(c);
+            else
+                safe += char(c);
+        }
+        for (qsizetype done = 0; done < safe.size();) {
+            const ssize_t n = ::write(m_fd, safe.constData() + done, size_t(safe.size() - done));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return -1;
+            done += n;
+        }
+        return size;
+    }
+
+private:
+    int m_fd;
+    bool m_lead = false;
+};
+
 } // namespace
 
 QTextStream &out()
 {
-    static QTextStream stream(stdout);
+    static TerminalSafeOutput device(STDOUT_FILENO);
+    static QTextStream stream(&device);
     return g_out ? *g_out : stream;
 }
 
 QTextStream &err()
 {
-    static QTextStream stream(stderr);
+    static TerminalSafeOutput device(STDERR_FILENO);
+    static QTextStream stream(&device);
     return g_err ? *g_err : stream;
 }
 

@@ -9,7 +9,8 @@ an EchoResponse being the same on the wire), and misbehaves as the request metad
   reset-refused    RST_STREAM(REFUSED_STREAM): the server did not process it, a client may retry it
   ping             a PING first, answered only once the client's PING ACK is in (RST_STREAM after 2 s)
   goaway-after     the answer, then GOAWAY (last stream: this one) and the connection closed
-  trailers-only    one HEADERS frame with the status (x-status, default 5) and no message
+  trailers-only    one HEADERS frame with the status (x-status, default 5) and no message; grpc-message is
+                   x-message as it came (percent-encoded, as gRPC sends it; default "trailers only")
   status-text      the answer, then trailers whose grpc-status is x-status as it is (default "abc")
   details          trailers-only INVALID_ARGUMENT with grpc-status-details-bin (base64 of b"detail-bytes")
   http-503         HTTP status 503 and nothing else: no gRPC status
@@ -151,7 +152,9 @@ class Connection:
         elif how == "trailers-only":
             code = self.headers[stream].get("x-status", "5")
             self.h2.send_headers(stream, [(":status", "200"), ("content-type", "application/grpc"),
-                                          ("grpc-status", code), ("grpc-message", "trailers only")], end_stream=True)
+                                          ("grpc-status", code),
+                                          ("grpc-message", self.headers[stream].get("x-message", "trailers only"))],
+                                 end_stream=True)
             self.open.discard(stream)
         elif how == "status-text":
             self.reply(stream, [("grpc-status", self.headers[stream].get("x-status", "abc")),
