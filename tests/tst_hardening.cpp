@@ -3,6 +3,7 @@
 // that would drive the terminal. Each test runs the real binary on loopback and checks what it did and said.
 #include "cliprocess.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -246,6 +247,47 @@ private Q_SLOTS:
         }
         server.terminate();
         QVERIFY(server.waitForFinished(5000));
+    }
+
+    void anotherProgramsDatabaseIsLeftAlone()
+    {
+        // Another program's SQLite file, as Python's sqlite3 makes it (rollback journal, one table of its own).
+        const QString path = m_dir.filePath(QStringLiteral("app.sqlite"));
+        const auto sqlite = [&path](const QString &script) {
+            QProcess python;
+            python.start(QStringLiteral("/usr/bin/python3"),
+                { QStringLiteral("-c"),
+                    QStringLiteral("import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\n") + script, path });
+            python.waitForFinished(20000);
+            return QString::fromUtf8(python.readAllStandardOutput()).trimmed();
+        };
+        sqlite(QStringLiteral("c.execute('CREATE TABLE users(name TEXT)'); c.commit()"));
+        const QString before = QFileInfo(path).lastModified().toString(Qt::ISODateWithMs);
+        for (const QStringList &arguments :
+            QList<QStringList> { { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                                     QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"),
+                                     QStringLiteral("5"), QStringLiteral("--db"), path },
+                { QStringLiteral("history"), QStringLiteral("list"), QStringLiteral("--db"), path },
+                { QStringLiteral("import"), QStringLiteral(RPCSCOPE_TEST_DATA "/ghz-report.json"),
+                    QStringLiteral("--db"), path } }) {
+            const CliResult r = cli(arguments);
+            QVERIFY2(r.exitCode == 2, qPrintable(arguments.join(u' ') + QLatin1Char('\n') + r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("another program's SQLite database (tables: users)"))
+                    || r.err.contains(QStringLiteral("not an rpcscope run database")),
+                qPrintable(r.err));
+        }
+        QCOMPARE(sqlite(QStringLiteral(
+                     "print(','.join(r[0] for r in c.execute(\"SELECT name FROM sqlite_master ORDER BY name\")))")),
+            QStringLiteral("users"));
+        QCOMPARE(
+            sqlite(QStringLiteral("print(c.execute('PRAGMA journal_mode').fetchone()[0])")), QStringLiteral("delete"));
+        QCOMPARE(QFileInfo(path).lastModified().toString(Qt::ISODateWithMs), before);
+        // An empty database file is rpcscope's to fill, as a new one is.
+        const QString empty = write(QStringLiteral("empty.sqlite"), QByteArray());
+        const CliResult fresh = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"), QStringLiteral("5"),
+            QStringLiteral("--db"), empty });
+        QVERIFY2(fresh.exitCode == 0, qPrintable(fresh.err));
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include "runjson.h"
 #include "secrets.h"
+#include "util/printable.h"
 
 #include <QDir>
 #include <QFile>
@@ -276,8 +277,28 @@ bool openConnection(const QString &name, const QString &path, QString *error)
     }
     QSqlQuery q(db);
     // Not a database at all (a text file given by mistake) fails here, before anything is written to it.
-    if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next()) {
+    if (!q.exec(QStringLiteral("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"))) {
         *error = QStringLiteral("%1: not an rpcscope run database (%2)").arg(path, sqlError(q));
+        return false;
+    }
+    QStringList tables;
+    while (q.next())
+        tables << q.value(0).toString();
+    q.finish();
+    // Another program's database (--db app.sqlite, a document's history.db): never given rpcscope's tables, nor
+    // switched to WAL. A history has its meta row from the step that made its first tables.
+    if (!tables.isEmpty() && (!tables.contains(QStringLiteral("meta")) || readVersion(db) == 0)) {
+        const qsizetype shown = std::min<qsizetype>(tables.size(), 5);
+        *error = QStringLiteral("%1: another program's SQLite database (tables: %2%3), not an rpcscope run history; "
+                                "rpcscope adds nothing to it. Give --db a new file or an rpcscope history")
+                     .arg(path, printable(tables.first(shown).join(QStringLiteral(", "))),
+                         tables.size() > shown ? QStringLiteral(", ...") : QString());
+        return false;
+    }
+    if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next()) {
+        *error = info.exists() && !info.isWritable()
+            ? QStringLiteral("%1: the history is read-only here (%2)").arg(path, sqlError(q))
+            : QStringLiteral("%1: not an rpcscope run database (%2)").arg(path, sqlError(q));
         return false;
     }
     for (const char *pragma : { "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON" }) {
