@@ -3,7 +3,9 @@
 #include "util/cpuset.h"
 #include "util/units.h"
 
+#include <QFile>
 #include <QJsonArray>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -119,8 +121,46 @@ std::optional<QStringList> splitCommandLine(const QString &command, QString *err
     return words;
 }
 
+namespace {
+
+/// Whether 127.0.0.1:@p port can be bound now (SO_REUSEADDR, as servers set it: a port in TIME_WAIT is free).
+bool loopbackPortFree(quint16 port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool free = ::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0;
+    ::close(fd);
+    return free;
+}
+
+/// The first port of the kernel's ephemeral range (32768 unless configured), or 0.
+int ephemeralRangeStart()
+{
+    QFile range(QStringLiteral("/proc/sys/net/ipv4/ip_local_port_range"));
+    if (!range.open(QIODevice::ReadOnly))
+        return 0;
+    return QString::fromLatin1(range.readAll()).simplified().section(u' ', 0, 0).toInt();
+}
+
+} // namespace
+
 quint16 pickFreeLoopbackPort(QString *error)
 {
+    // Below the ephemeral range, out of the well-known ports: 10000 up to it.
+    if (const int start = ephemeralRangeStart(); start > 12000) {
+        for (int attempt = 0; attempt < 64; ++attempt) {
+            const auto port = static_cast<quint16>(10000 + QRandomGenerator::global()->bounded(start - 10000));
+            if (loopbackPortFree(port))
+                return port;
+        }
+    }
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address {};
     address.sin_family = AF_INET;

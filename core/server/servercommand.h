@@ -79,7 +79,13 @@ bool looksLikeCommand(const QString &target);
  */
 std::optional<QStringList> splitCommandLine(const QString &command, QString *error);
 
-/// A free TCP port on 127.0.0.1 (bound to port 0, read, closed); 0 with @p error when none could be had.
+/**
+ * A free TCP port on 127.0.0.1 for a server command's {port}, 0 with @p error when none could be had. Chosen below
+ * the kernel's ephemeral range (net.ipv4.ip_local_port_range) where there is room: a port from that range, free
+ * when picked, can be taken as the local port of any outgoing connection (the run's own client's) before the
+ * command binds it, and then the command fails with "address in use" (seen in ab's restarts). Falls back to a
+ * port the kernel picks.
+ */
 quint16 pickFreeLoopbackPort(QString *error);
 
 /**
