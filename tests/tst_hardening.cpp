@@ -289,6 +289,76 @@ private Q_SLOTS:
             QStringLiteral("--db"), empty });
         QVERIFY2(fresh.exitCode == 0, qPrintable(fresh.err));
     }
+
+    void deeplyNestedProtoIsRefusedBeforeParsing()
+    {
+        QByteArray proto = "syntax = \"proto3\";\npackage deep;\n";
+        for (int i = 0; i < 20000; ++i)
+            proto += "message M" + QByteArray::number(i) + " {\n";
+        proto += QByteArray(20000, '}');
+        const QString path = write(QStringLiteral("deep.proto"), proto);
+        for (const QStringList &arguments :
+            QList<QStringList> { { QStringLiteral("methods"), QStringLiteral("--proto"), path },
+                { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--proto"), path,
+                    QStringLiteral("--call"), QStringLiteral("deep.S/M") } }) {
+            const CliResult r = cli(arguments);
+            QVERIFY2(r.exitCode == 2, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(r.err.left(500))));
+            QVERIFY2(
+                r.err.contains(path) && r.err.contains(QStringLiteral("nested more than 64 levels deep at line 67")),
+                qPrintable(r.err.left(500)));
+        }
+        // Nesting a schema really has still loads: 30 levels of messages and a map.
+        QByteArray fine = "syntax = \"proto3\";\npackage ok;\n";
+        for (int i = 0; i < 30; ++i)
+            fine += "message M" + QByteArray::number(i) + " { map<string, int32> m = 1; // {{{{ not counted\n";
+        fine += QByteArray(30, '}') + "\nservice S { rpc Call(M0) returns (M0); }\n";
+        const CliResult ok
+            = cli({ QStringLiteral("methods"), QStringLiteral("--proto"), write(QStringLiteral("fine.proto"), fine) });
+        QVERIFY2(ok.exitCode == 0 && ok.out.contains(QStringLiteral("ok.S/Call")), qPrintable(ok.err + ok.out));
+    }
+
+    void endlessAndBlockingInputsAreRefused()
+    {
+        const QString fifo = m_dir.filePath(QStringLiteral("input-pipe"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        const QString big = m_dir.filePath(QStringLiteral("big.json"));
+        {
+            QFile file(big);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            QVERIFY(file.resize(17LL << 20)); // sparse: 17 MiB of nothing, above a document's 16 MiB
+        }
+        const QStringList run { QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("1") };
+        struct Case {
+            QStringList arguments;
+            QString said;
+        };
+        const QString device = QStringLiteral("is a device, not a file");
+        const QString pipe = QStringLiteral("is a named pipe, not a file");
+        const QList<Case> cases {
+            { { QStringLiteral("run"), QStringLiteral("--scenario"), QStringLiteral("/dev/zero") }, device },
+            { { QStringLiteral("run"), QStringLiteral("--scenario"), fifo }, pipe },
+            { { QStringLiteral("run"), QStringLiteral("--scenario"), big }, QStringLiteral("larger than the 16 MiB") },
+            { { QStringLiteral("import"), QStringLiteral("/dev/zero"), QStringLiteral("--db"),
+                  m_dir.filePath(QStringLiteral("inputs.db")) },
+                device },
+            { { QStringLiteral("import"), fifo, QStringLiteral("--db"), m_dir.filePath(QStringLiteral("inputs.db")) },
+                pipe },
+            { { QStringLiteral("merge"), QStringLiteral("/dev/zero") }, device },
+            { { QStringLiteral("compare"), QStringLiteral("/dev/zero"), QStringLiteral("/dev/zero") }, device },
+            { { QStringLiteral("methods"), QStringLiteral("--protoset"), QStringLiteral("/dev/zero") }, device },
+            { run + QStringList { QStringLiteral("-D"), QStringLiteral("/dev/zero") }, device },
+            { run + QStringList { QStringLiteral("-D"), fifo }, pipe },
+            { run + QStringList { QStringLiteral("-b"), QStringLiteral("/dev/zero") }, device },
+        };
+        for (const Case &c : cases) {
+            const CliResult r = cli(c.arguments, 20000);
+            const QString what = c.arguments.join(u' ');
+            QVERIFY2(
+                r.exitCode == 2, qPrintable(QStringLiteral("%1: exit %2 %3").arg(what).arg(r.exitCode).arg(r.err)));
+            QVERIFY2(r.err.contains(c.said), qPrintable(what + QLatin1Char('\n') + r.err));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHardening)

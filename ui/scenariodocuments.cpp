@@ -5,6 +5,7 @@
 #include "scenariopage.h"
 #include "schemacontroller.h"
 #include "server/servercommand.h"
+#include "util/inputfile.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -52,12 +53,10 @@ namespace {
 /// The document's bytes, hashed: what "trusted" refers to, so a trusted file that changes is asked about again.
 QString documentHash(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    const std::optional<QByteArray> data = readInputFile(path, inputlimits::kDocument, nullptr);
+    if (!data)
         return {};
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(&file);
-    return QString::fromLatin1(hash.result().toHex());
+    return QString::fromLatin1(QCryptographicHash::hash(*data, QCryptographicHash::Sha256).toHex());
 }
 
 const QString kTrustedKey = QStringLiteral("scenarios/trusted");

@@ -7,6 +7,7 @@
 #include "scheduleeditor.h"
 
 #include "codec/messagejson.h"
+#include "util/inputfile.h"
 #include "util/units.h"
 
 #include <google/protobuf/descriptor.h>
@@ -542,9 +543,9 @@ void ScenarioPage::setScenario(const Scenario &document)
     Scenario s = document;
     // A request kept in a JSON file (-D) is shown, and from then on edited, in the request editor.
     if (!s.requestFile.isEmpty() && s.requestBinaryFile.isEmpty()) {
-        QFile file(s.requestFile);
-        if (file.open(QIODevice::ReadOnly)) {
-            s.request = file.readAll();
+        // One the editor can hold; a larger one stays a file, read when the run starts.
+        if (const auto text = readInputFile(s.requestFile, inputlimits::kDocument, nullptr)) {
+            s.request = *text;
             s.requestFile.clear();
         }
     }

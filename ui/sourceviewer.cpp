@@ -1,4 +1,5 @@
 #include "sourceviewer.h"
+#include "util/inputfile.h"
 
 #include <QFile>
 #include <QFontDatabase>
@@ -31,14 +32,15 @@ bool SourceViewer::showLocation(const QString &path, int line, int column)
 {
     m_path = path;
     setWindowTitle(tr("%1 — rpcscope").arg(path));
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        m_header->setText(tr("Cannot read %1: %2").arg(path, file.errorString()));
+    QString why;
+    const std::optional<QByteArray> text = readInputFile(path, inputlimits::kProto, &why);
+    if (!text) {
+        m_header->setText(tr("Cannot read %1: %2").arg(path, why));
         m_editor->clear();
         m_editor->setExtraSelections({});
         return false;
     }
-    m_editor->setPlainText(QString::fromUtf8(file.readAll()));
+    m_editor->setPlainText(QString::fromUtf8(*text));
     m_header->setText(line > 0 ? tr("%1, line %2").arg(path).arg(line) : path);
     const QTextBlock block = m_editor->document()->findBlockByNumber(std::max(line, 1) - 1);
     QTextCursor cursor(block.isValid() ? block : m_editor->document()->firstBlock());

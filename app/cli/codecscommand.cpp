@@ -6,6 +6,7 @@
 #include "codec/messagejson.h"
 #include "engine/callsetup.h"
 #include "schema/schema.h"
+#include "util/inputfile.h"
 #include "util/units.h"
 
 #include <QCommandLineParser>
@@ -154,11 +155,13 @@ int codecsCommand(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("d"))) {
         json = parser.value(QStringLiteral("d")).toUtf8();
     } else if (parser.isSet(QStringLiteral("D"))) {
-        QFile file(parser.value(QStringLiteral("D")));
-        if (!file.open(QIODevice::ReadOnly))
-            return usageError(kCommand, QStringLiteral("-D %1: %2").arg(file.fileName(), file.errorString()));
-        json = file.readAll();
-        where = QStringLiteral("-D ") + file.fileName() + QStringLiteral(": ");
+        const QString path = parser.value(QStringLiteral("D"));
+        QString why;
+        const std::optional<QByteArray> read = readInputFile(path, inputlimits::kRequest, &why);
+        if (!read)
+            return usageError(kCommand, QStringLiteral("-D %1: %2").arg(path, why));
+        json = *read;
+        where = QStringLiteral("-D ") + path + QStringLiteral(": ");
     }
 
     // The message, built as 'run' builds its request, or the response type from the same flags.

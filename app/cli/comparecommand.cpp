@@ -8,6 +8,7 @@
 #include "store/environment.h"
 #include "store/runjson.h"
 #include "store/runstore.h"
+#include "util/inputfile.h"
 
 #include <QCommandLineParser>
 #include <QFile>
@@ -74,21 +75,20 @@ std::optional<RunRecord> loadRun(RunStore &store, const QString &storePath, cons
             return std::nullopt;
         return store.load(id, error);
     }
-    QFile file(text);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("%1: %2 (give a run ID from 'history list' or a JSON report)")
-                     .arg(text, file.errorString());
+    QString why;
+    const std::optional<QByteArray> data = readInputFile(text, inputlimits::kReport, &why);
+    if (!data) {
+        *error = QStringLiteral("%1: %2 (give a run ID from 'history list' or a JSON report)").arg(text, why);
         return std::nullopt;
     }
     QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+    const QJsonDocument doc = QJsonDocument::fromJson(*data, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         *error = QStringLiteral("%1: not JSON (%2 at offset %3)")
                      .arg(text, parseError.errorString())
                      .arg(parseError.offset);
         return std::nullopt;
     }
-    QString why;
     auto run = runFromJson(doc.object(), &why);
     if (!run)
         *error = text + QStringLiteral(": ") + why;

@@ -4,6 +4,7 @@
 
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
+#include "util/inputfile.h"
 #include "util/units.h"
 
 #include <QCommandLineParser>
@@ -79,11 +80,12 @@ int serveCommand(const QStringList &arguments)
                 std::pair(QStringLiteral("client-ca"), &tls->clientCa) }) {
             if (!parser.isSet(flag))
                 continue;
-            QFile file(parser.value(flag));
-            if (!file.open(QIODevice::ReadOnly))
-                return usageError(QStringLiteral("serve"),
-                    QStringLiteral("--%1 %2: %3").arg(flag, file.fileName(), file.errorString()));
-            *into = file.readAll().toStdString();
+            QString why;
+            const std::optional<QByteArray> pem = readInputFile(parser.value(flag), inputlimits::kPem, &why);
+            if (!pem)
+                return usageError(
+                    QStringLiteral("serve"), QStringLiteral("--%1 %2: %3").arg(flag, parser.value(flag), why));
+            *into = pem->toStdString();
         }
     }
     // --delay and --burn: the flag, else the environment variable (so a server command's environment can set it).

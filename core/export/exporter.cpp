@@ -6,6 +6,7 @@
 #include "markdownexport.h"
 #include "report/textreport.h"
 #include "store/runjson.h"
+#include "util/inputfile.h"
 
 #include <QDir>
 #include <QFile>
@@ -202,13 +203,14 @@ std::optional<RunRecord> importRunJson(const QByteArray &data, const QString &fi
 
 std::optional<RunRecord> importRunFile(const QString &path, QString *error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QString why;
+    const std::optional<QByteArray> data = readInputFile(path, inputlimits::kReport, &why);
+    if (!data) {
         if (error)
-            *error = file.errorString();
+            *error = why; // the callers name the file
         return std::nullopt;
     }
-    return importRunJson(file.readAll(), path, error);
+    return importRunJson(*data, path, error);
 }
 
 QStringList jsonFilesOf(const QStringList &inputs, QStringList *emptyFolders)

@@ -3,6 +3,7 @@
 #include "codec/codec.h"
 #include "store/secrets.h"
 #include "util/cpuset.h"
+#include "util/inputfile.h"
 #include "util/printable.h"
 #include "util/units.h"
 
@@ -98,15 +99,14 @@ public:
         return true;
     }
 
-    /// Reads a whole file named by a document field; the message names the file.
-    std::optional<QByteArray> file(const QString &field, const QString &path)
+    /// Reads a whole file named by a document field (a regular file of at most @p maxBytes); the message names it.
+    std::optional<QByteArray> file(const QString &field, const QString &path, qint64 maxBytes)
     {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly)) {
-            fail(field, path + QStringLiteral(": ") + f.errorString());
-            return std::nullopt;
-        }
-        return f.readAll();
+        QString why;
+        std::optional<QByteArray> data = readInputFile(path, maxBytes, &why);
+        if (!data)
+            fail(field, path + QStringLiteral(": ") + why);
+        return data;
     }
 
 private:
@@ -162,7 +162,7 @@ bool readConnection(Checker &c, const Scenario &s, const RunSpec &spec, GrpcTarg
             std::tuple(QStringLiteral("connection.key"), s.clientKey, &target->tls.privateKey) }) {
         if (path.isEmpty())
             continue;
-        const std::optional<QByteArray> pem = c.file(field, path);
+        const std::optional<QByteArray> pem = c.file(field, path, inputlimits::kPem);
         if (!pem)
             return false;
         if (!pem->contains("-----BEGIN"))
@@ -559,12 +559,14 @@ std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
         : !s.requestFile.isEmpty()                     ? QStringLiteral("request_file")
                                                        : QStringLiteral("request");
     if (!s.requestBinaryFile.isEmpty()) {
-        const std::optional<QByteArray> binary = c.file(QStringLiteral("request_binary_file"), s.requestBinaryFile);
+        const std::optional<QByteArray> binary
+            = c.file(QStringLiteral("request_binary_file"), s.requestBinaryFile, inputlimits::kRequest);
         if (!binary)
             return std::nullopt;
         spec.request.binary = *binary;
     } else if (!s.requestFile.isEmpty()) {
-        const std::optional<QByteArray> json = c.file(QStringLiteral("request_file"), s.requestFile);
+        const std::optional<QByteArray> json
+            = c.file(QStringLiteral("request_file"), s.requestFile, inputlimits::kRequest);
         if (!json)
             return std::nullopt;
         spec.request.json = *json;

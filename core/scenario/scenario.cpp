@@ -4,6 +4,7 @@
 #include "compare/checks.h"
 #include "engine/expectations.h"
 #include "transport/transports.h"
+#include "util/inputfile.h"
 #include "util/outputfile.h"
 #include "util/printable.h"
 
@@ -668,14 +669,14 @@ QList<QString *> Scenario::filePaths()
 
 std::optional<Scenario> Scenario::load(const QString &path, QString *error, DocumentCheck check)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QString why;
+    const std::optional<QByteArray> text = readInputFile(path, inputlimits::kDocument, &why);
+    if (!text) {
         if (error)
-            *error = path + QStringLiteral(": ") + file.errorString();
+            *error = path + QStringLiteral(": ") + why;
         return std::nullopt;
     }
-    QString why;
-    std::optional<Scenario> s = fromJson(file.readAll(), &why, check);
+    std::optional<Scenario> s = fromJson(*text, &why, check);
     if (!s) {
         if (error)
             *error = path + QStringLiteral(": ") + why;

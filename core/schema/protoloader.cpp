@@ -1,6 +1,7 @@
 // Loads .proto files at run time with libprotoc. protobuf's error-collector interface changed in 22.x
 // (AddError -> RecordError with absl::string_view): this file is the only place that implements it.
 #include "schema.h"
+#include "util/inputfile.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -25,43 +26,115 @@ namespace {
 /// The protos built into rpcscope (well-known types, the bench service), as a Qt resource folder.
 const QString kEmbeddedRoot = QStringLiteral(":/rpcscope/proto/");
 
+/// Deeper than this, a .proto is refused before libprotobuf parses it: its parser recurses per level, and 20,000
+/// nested messages overflowed the stack (SIGSEGV). Real schemas nest a few levels; protoc's own limit is about 100.
+constexpr int kMaxProtoNesting = 64;
+
+/**
+ * The 1-based line where @p text's brackets ({ [ ( <, outside comments and strings) nest deeper than
+ * kMaxProtoNesting, or 0.
+ */
+int tooDeepAtLine(const QByteArray &text)
+{
+    int depth = 0;
+    int line = 1;
+    const qsizetype n = text.size();
+    for (qsizetype i = 0; i < n; ++i) {
+        const char c = text[i];
+        if (c == '\n') {
+            ++line;
+        } else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+            while (i + 1 < n && text[i + 1] != '\n')
+                ++i;
+        } else if (c == '/' && i + 1 < n && text[i + 1] == '*') {
+            for (i += 2; i + 1 < n && !(text[i] == '*' && text[i + 1] == '/'); ++i)
+                line += text[i] == '\n';
+            ++i;
+        } else if (c == '"' || c == '\'') {
+            for (++i; i < n && text[i] != c && text[i] != '\n'; ++i)
+                i += text[i] == '\\';
+        } else if (c == '{' || c == '[' || c == '(' || c == '<') {
+            if (++depth > kMaxProtoNesting)
+                return line;
+        } else if ((c == '}' || c == ']' || c == ')' || c == '>') && depth > 0) {
+            --depth;
+        }
+    }
+    return 0;
+}
+
 /// User import paths first, then the built-in protos: a user's own copy of a well-known type wins.
 class LayeredSourceTree : public gp::compiler::SourceTree {
 public:
-    gp::compiler::DiskSourceTree disk;
+    QStringList roots; ///< the folders import names are relative to, searched in order
+
+    /// The file an import name stands for in the first root that has it (whatever it is: a FIFO is found, then
+    /// refused when read, never opened), or an empty string. Names that climb out of a root ("..") stand for none.
+    QString diskFile(const std::string &filename) const
+    {
+        const QString name = QString::fromStdString(filename);
+        if (name.isEmpty() || name.startsWith(u'/') || name.contains(u'\\')
+            || name.split(u'/').contains(QStringLiteral("..")))
+            return {};
+        for (const QString &root : roots) {
+            const QString candidate = QDir(root).filePath(name);
+            if (QFileInfo::exists(candidate))
+                return candidate;
+        }
+        return {};
+    }
 
     gp::io::ZeroCopyInputStream *Open(const std::string &filename) override
     {
-        if (gp::io::ZeroCopyInputStream *stream = disk.Open(filename))
-            return stream;
-        QFile embedded(kEmbeddedRoot + QString::fromStdString(filename));
-        if (embedded.open(QIODevice::ReadOnly)) {
-            m_buffers.push_back(embedded.readAll());
-            const QByteArray &data = m_buffers.back();
-            return new gp::io::ArrayInputStream(data.constData(), static_cast<int>(data.size()));
+        m_lastError.clear();
+        QByteArray data;
+        if (const QString path = diskFile(filename); !path.isEmpty()) {
+            // Read as every input is (a regular file, bounded), then checked for nesting before libprotobuf sees it.
+            QString why;
+            const std::optional<QByteArray> text = readInputFile(path, inputlimits::kProto, &why);
+            if (!text) {
+                m_lastError = why.toStdString();
+                return nullptr;
+            }
+            if (const int line = tooDeepAtLine(*text)) {
+                m_lastError = QStringLiteral("nested more than %1 levels deep at line %2; refused before parsing")
+                                  .arg(kMaxProtoNesting)
+                                  .arg(line)
+                                  .toStdString();
+                return nullptr;
+            }
+            data = *text;
+        } else {
+            QFile embedded(kEmbeddedRoot + QString::fromStdString(filename));
+            if (!embedded.open(QIODevice::ReadOnly))
+                return nullptr;
+            data = embedded.readAll();
         }
-        return nullptr;
+        m_buffers.push_back(data);
+        const QByteArray &kept = m_buffers.back();
+        return new gp::io::ArrayInputStream(kept.constData(), static_cast<int>(kept.size()));
     }
 
     std::string GetLastErrorMessage() override
     {
-        return "file not found (searched the import paths and the built-in well-known types)";
+        return m_lastError.empty() ? "file not found (searched the import paths and the built-in well-known types)"
+                                   : m_lastError;
     }
 
 private:
     std::list<QByteArray> m_buffers; // stable addresses for the streams handed out
+    std::string m_lastError;
 };
 
 class ErrorCollector : public gp::compiler::MultiFileErrorCollector {
 public:
-    ErrorCollector(gp::compiler::DiskSourceTree *disk, QList<SchemaError> *errors) : m_disk(disk), m_errors(errors) { }
+    ErrorCollector(const LayeredSourceTree *tree, QList<SchemaError> *errors) : m_tree(tree), m_errors(errors) { }
 
     // protobuf passes 0-based line and column, -1 when there is none.
     void AddError(const std::string &filename, int line, int column, const std::string &message) override
     {
-        std::string diskFile;
-        QString file = m_disk->VirtualFileToDiskFile(filename, &diskFile) ? QString::fromStdString(diskFile)
-                                                                          : QString::fromStdString(filename);
+        const QString onDisk = m_tree->diskFile(filename);
+        const QString file = onDisk.isEmpty() ? QString::fromStdString(filename) : onDisk;
         SchemaError error { file, line >= 0 ? line + 1 : 0, column >= 0 ? column + 1 : 0,
             QString::fromStdString(message) };
         if (m_seen.contains(error.toString()))
@@ -80,7 +153,7 @@ public:
 
 private:
     static constexpr qsizetype kMaxErrors = 100;
-    gp::compiler::DiskSourceTree *m_disk;
+    const LayeredSourceTree *m_tree;
     QList<SchemaError> *m_errors;
     QSet<QString> m_seen; // each error once (protobuf may report one several times)
 };
@@ -157,11 +230,11 @@ SchemaLoadResult loadProtoFiles(const QStringList &files, const QStringList &imp
         virtualNames << virtualName;
     }
     for (const QString &root : std::as_const(roots))
-        tree.disk.MapPath("", root.toStdString());
+        tree.roots << root;
     if (const QString installed = installedProtoDir(); !installed.isEmpty())
-        tree.disk.MapPath("", installed.toStdString()); // last: the user's own folders come first
+        tree.roots << installed; // last: the user's own folders come first
 
-    ErrorCollector collector(&tree.disk, &result.errors);
+    ErrorCollector collector(&tree, &result.errors);
     gp::compiler::Importer importer(&tree, &collector);
     gp::FileDescriptorSet set;
     std::set<std::string> seen;
@@ -180,7 +253,7 @@ Schema builtinBenchSchema()
     static const Schema schema = [] {
         LayeredSourceTree tree;
         QList<SchemaError> errors;
-        ErrorCollector collector(&tree.disk, &errors);
+        ErrorCollector collector(&tree, &errors);
         gp::compiler::Importer importer(&tree, &collector);
         gp::FileDescriptorSet set;
         std::set<std::string> seen;

@@ -1,6 +1,7 @@
 // Loads protosets: FileDescriptorSet files written by `protoc --descriptor_set_out`, merged into one schema.
 #include "filesetbuilder.h"
 #include "schema.h"
+#include "util/inputfile.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -37,20 +38,13 @@ SchemaLoadResult loadProtoset(const QStringList &files)
     }
     FileSetBuilder builder;
     for (const QString &path : files) {
-        const QFileInfo info(path);
-        QFile file(path);
-        if (!info.exists()) {
-            result.errors.append({ path, 0, 0, QStringLiteral("file not found") });
+        QString why;
+        const std::optional<QByteArray> read = readInputFile(path, inputlimits::kProtoset, &why);
+        if (!read) {
+            result.errors.append({ path, 0, 0, why });
             continue;
         }
-        if (info.isDir() || !file.open(QIODevice::ReadOnly)) {
-            result.errors.append({ path, 0, 0,
-                QStringLiteral("cannot read the file")
-                    + (info.isDir() ? QStringLiteral(" (a folder)")
-                                    : QStringLiteral(" (") + file.errorString() + QLatin1Char(')')) });
-            continue;
-        }
-        const QByteArray bytes = file.readAll();
+        const QByteArray &bytes = *read;
         gp::FileDescriptorSet set;
         if (!set.ParseFromArray(bytes.constData(), static_cast<int>(bytes.size())) || !looksLikeFileSet(set)) {
             result.errors.append({ path, 0, 0,

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sys/stat.h>
 
 using namespace rpcscope;
 
@@ -19,9 +20,11 @@ namespace {
 QString g_folder; ///< small files for prepareRun() to read: request.json, ca.pem
 
 /// prepareRun() reads the request and TLS files a document names. The fuzzer resolves them against a folder of
-/// small files, as Scenario::load() resolves them against the document's, and keeps them there: an absolute path or
-/// ".." could name the machine's files, and a device (/dev/zero) would be read without end (a size limit for every
-/// reader is issue 16 item 3). False when a path leaves the folder.
+/// files, as Scenario::load() resolves them against the document's, and keeps them there (an absolute path or ".."
+/// could name the machine's files). The folder holds the inputs a careless document may name besides small files:
+/// a FIFO nobody writes ("pipe"), an endless device ("zero", a link to /dev/zero) and a file above every reader's
+/// limit ("huge", sparse); each must be refused by name, never block or be read to the end. False when a path leaves
+/// the folder.
 bool keepInFuzzFolder(Scenario *s)
 {
     for (QString *path : { &s->caCert, &s->clientCert, &s->clientKey, &s->requestBinaryFile, &s->requestFile }) {
@@ -73,6 +76,13 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (pem.open(QIODevice::WriteOnly))
         pem.write("-----BEGIN CERTIFICATE-----\nnot one\n-----END CERTIFICATE-----\n");
     pem.close();
+    // The inputs no reader may wait on or read whole (util/inputfile.h).
+    ::mkfifo(QFile::encodeName(folder.filePath(QStringLiteral("pipe"))).constData(), 0600);
+    QFile::link(QStringLiteral("/dev/zero"), folder.filePath(QStringLiteral("zero")));
+    QFile huge(folder.filePath(QStringLiteral("huge")));
+    if (huge.open(QIODevice::WriteOnly))
+        huge.resize((1LL << 30) + 1);
+    huge.close();
     return 0;
 }
 

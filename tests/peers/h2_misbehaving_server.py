@@ -18,6 +18,8 @@ an EchoResponse being the same on the wire), and misbehaves as the request metad
                    compressed flag set without grpc-encoding; any other name: sent as it is under that name)
   echo-headers     the answer, with trailers naming what came: x-got-grpc-timeout, x-got-user-agent,
                    x-got-authority, and x-got-NAME-wire for each NAME-bin header (its value as it was on the wire)
+  truncated        a length prefix of x-length bytes (default 100) and 3 bytes of message, then grpc-status 0
+  no-status        the answer, then trailers without grpc-status
   frame-sizes      an empty message, with a trailer x-got-data-frames: the payload sizes of the request's DATA
                    frames, in bytes, in order ("65535,1048576,...")
 
@@ -191,6 +193,12 @@ class Connection:
                 elif name.endswith("-bin"):
                     got.append(("x-got-" + name[:-4] + "-wire", value))
             self.reply(stream, [("grpc-status", "0")] + got)
+        elif how == "truncated":
+            length = int(self.headers[stream].get("x-length", "100"))
+            self.bodies[stream] = struct.pack(">BI", 0, length) + b"abc"
+            self.reply(stream)
+        elif how == "no-status":
+            self.reply(stream, [("x-trailer", "no grpc-status here")])
         elif how == "frame-sizes":
             frames = self.frames.pop(stream, [])
             self.bodies[stream] = b"\0\0\0\0\0"
