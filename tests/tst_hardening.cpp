@@ -359,6 +359,41 @@ private Q_SLOTS:
             QVERIFY2(r.err.contains(c.said), qPrintable(what + QLatin1Char('\n') + r.err));
         }
     }
+
+    void bothGrpcClientsFailAMissingReplyOrStatus()
+    {
+        QProcess server;
+        server.start(QStringLiteral("/usr/bin/python3"),
+            { QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/h2_misbehaving_server.py"), QStringLiteral("--port"),
+                QStringLiteral("0") });
+        QVERIFY(server.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 15000);
+        const QString address = QString::fromUtf8(server.readLine()).trimmed();
+        // No message at all, a length prefix the message never fills (up to 4 GiB), no grpc-status: never OK, and
+        // never an abort (libgrpc's retry filter asserted on the last one).
+        const QStringList misbehaviours { QStringLiteral(R"("x-misbehave":"trailers-only","x-status":"0")"),
+            QStringLiteral(R"("x-misbehave":"truncated","x-length":"100")"),
+            QStringLiteral(R"("x-misbehave":"truncated","x-length":"2147483648")"),
+            QStringLiteral(R"("x-misbehave":"truncated","x-length":"4294967295")"),
+            QStringLiteral(R"("x-misbehave":"no-status")") };
+        for (const QString &how : misbehaviours) {
+            for (const char *transport : { "grpc", "h2grpc" }) {
+                const CliResult r = cli({ QStringLiteral("run"), address, QStringLiteral("--transport"),
+                    QLatin1String(transport), QStringLiteral("--proto"),
+                    QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),
+                    QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+                    QStringLiteral("3"), QStringLiteral("-m"), QLatin1Char('{') + how + QLatin1Char('}') });
+                const QString what = QStringLiteral("%1 over %2").arg(how, QLatin1String(transport));
+                QVERIFY2(
+                    r.exitCode == 0, qPrintable(QStringLiteral("%1: exit %2 %3").arg(what).arg(r.exitCode).arg(r.err)));
+                QVERIFY2(
+                    r.out.contains(QStringLiteral("all 3 calls failed")) && !r.out.contains(QStringLiteral("[OK]")),
+                    qPrintable(what + QLatin1Char('\n') + r.out));
+            }
+        }
+        server.terminate();
+        QVERIFY(server.waitForFinished(5000));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHardening)

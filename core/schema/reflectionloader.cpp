@@ -380,6 +380,7 @@ SchemaLoadResult loadSchemaFromReflection(const ReflectionTarget &target)
 
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1); // a large schema must not fail on the default 4 MiB limit
+    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0); // trailers without grpc-status abort libgrpc 1.51's retry filter
     if (!target.serverNameOverride.empty())
         args.SetSslTargetNameOverride(target.serverNameOverride);
     const auto channel = grpc::CreateCustomChannel(target.address.toStdString(), credentials(target), args);
