@@ -51,16 +51,16 @@ fuzz: fuzz-build
 
 # The sanitizer runs (README, "Sanitizer runs"); .ci/run runs both. asan-test: the whole suite built with ASan+UBSan
 # (build/asan). tsan-test: only the targets and tests the tsan presets name, whose threads meet in code TSan can see
-# (build/tsan). The ASan suite runs one test at a time: under ASan two at once starve each other, and the tests that must
-# find a slower server (or none, A/A) then judge the machine's load (a clean-clone run on 5 Dec failed tst_cli's
-# historyAndCompare and A/A until-decided that way, 2 tests at once: 352 s; their sum, 703 s, is what one at a time
-# costs at most). Measured on a clean clone (2 cores, 3 Dec 2026), from clean build directories: asan-test 10.4 min
+# (build/tsan). In the ASan suite the tests that must find a slower server (or none, A/A) run alone (RUN_SERIAL, set
+# by the asan preset's RPCSCOPE_SERIAL_VERDICT_TESTS): under ASan another test beside them starves them and they judge
+# the machine's load (a clean-clone run on 5 Dec failed tst_cli's historyAndCompare and A/A until-decided that way).
+# The rest run two at a time: one at a time, the whole suite made CI take 54 minutes. Measured on a clean clone (2 cores, 3 Dec 2026), from clean build directories: asan-test 10.4 min
 # (ctest 2), tsan-test 3.1 min; with test and fuzz, .ci/run took 29 minutes. Sanitizer builds leave packaging out
 # (RPCSCOPE_PACKAGING=OFF in their presets): nothing is shipped from them.
 asan-test: setup
 	@test -f build/asan/build.ninja || cmake --preset asan
 	cmake --build --preset asan -j $(JOBS)
-	ctest --preset asan -j 1
+	ctest --preset asan -j $(JOBS)
 
 tsan-test: setup
 	@test -f build/tsan/build.ninja || cmake --preset tsan
