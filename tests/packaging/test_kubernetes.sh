@@ -38,12 +38,15 @@ cat > "$scenario" << 'EOF'
 EOF
 
 # Checks rendered manifests: prints "ok: ..." lines, and "FAIL: ..." with what was expected and got; exits 1 on any.
-# check.py RENDERED SCENARIO N NAMESPACE(or "") [DELAY]
+# check.py RENDERED SCENARIO N NAMESPACE(or "") [DELAY [AS_OF]]: the start time is judged against when AS_OF (default
+# RENDERED) was written, not against now, so a slow kubectl or a busy machine between rendering and checking does not
+# move it.
 cat > "$work/check.py" << 'PY'
-import datetime, re, sys, yaml
+import datetime, os, re, sys, yaml
 
 rendered, scenario_path, n, namespace = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 delay = int(sys.argv[5]) if len(sys.argv) > 5 else 30
+as_of = sys.argv[6] if len(sys.argv) > 6 else rendered
 failed = 0
 def check(what, expected, got):
     global failed
@@ -118,14 +121,14 @@ holds("the pod exits with the run's status, but 0 after a report with status 1 o
       re.findall(r".*(?:status|exit).*", body))
 m = re.search(r'--start-at "([^"]*)"', body)
 start = m.group(1) if m else None
-now = datetime.datetime.now(datetime.timezone.utc)
+now = datetime.datetime.fromtimestamp(os.path.getmtime(as_of), datetime.timezone.utc)
 try:
     at = datetime.datetime.strptime(start or "", "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
     lead = (at - now).total_seconds()
 except ValueError:
     lead = None
-holds(f"--start-at is RFC 3339 UTC, about {delay} s from now", lead is not None and delay - 15 <= lead <= delay + 1,
-      f"{start}, {lead} s from now")
+holds(f"--start-at is RFC 3339 UTC, about {delay} s after rendering", lead is not None and delay - 15 <= lead <= delay + 1,
+      f"{start}, {lead} s after rendering")
 marker = f"=== rpcscope-report segment ${{JOB_COMPLETION_INDEX}}/{n} "
 lines = (f'echo "{marker}begin ==="', "cat /tmp/report.json", f'echo "{marker}end ==="')
 begin, cat, end = (body.find(line) for line in lines)
@@ -183,7 +186,7 @@ if command -v kubectl > /dev/null; then
         read -r label n file <<< "$case"
         out=
         if kubectl annotate --local -f "$work/$label.yaml" rpcscope.org/test=1 -o yaml > "$work/$label.k.yaml" 2>&1 \
-            && out=$(python3 "$work/check.py" "$work/$label.k.yaml" "$file" "$n" "" 2>&1); then
+            && out=$(python3 "$work/check.py" "$work/$label.k.yaml" "$file" "$n" "" 30 "$work/$label.yaml" 2>&1); then
             ok "kubectl annotate --local (offline) reads the $label manifests as python3-yaml does"
         else
             [[ -n $out ]] || out=$(cat "$work/$label.k.yaml")
