@@ -394,6 +394,40 @@ private Q_SLOTS:
         server.terminate();
         QVERIFY(server.waitForFinished(5000));
     }
+
+    void chartFlagsAndDocumentExportsAreJudgedUpFront()
+    {
+        // A scale that is not a number is a flag error before the run, not a failed PNG after it.
+        for (const QString &scale : { QStringLiteral("nan"), QStringLiteral("inf"), QStringLiteral("-1") }) {
+            const CliResult r = cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"), QStringLiteral("5"),
+                QStringLiteral("-O"), QStringLiteral("png"), QStringLiteral("-o"),
+                m_dir.filePath(QStringLiteral("scale.png")), QStringLiteral("--chart-scale"), scale });
+            QVERIFY2(r.exitCode == 2 && r.err.contains(QStringLiteral("--chart-scale")), qPrintable(scale + r.err));
+            QVERIFY(!r.out.contains(QStringLiteral("Summary")));
+        }
+        // A document's own HTML and SVG exports run from the CLI as -O would.
+        QDir folder(m_dir.filePath(QStringLiteral("drawn")));
+        QVERIFY(folder.mkpath(QStringLiteral(".")));
+        const QJsonObject document { { QStringLiteral("rpcscope_scenario"), 1 },
+            { QStringLiteral("method"), QStringLiteral("rpcscope.bench.v1.Bench/Sum") },
+            { QStringLiteral("load"), QJsonObject { { QStringLiteral("calls"), 20 } } },
+            { QStringLiteral("output"),
+                QJsonObject { { QStringLiteral("exports"),
+                    QJsonArray { QJsonObject { { QStringLiteral("format"), QStringLiteral("html") },
+                                     { QStringLiteral("file"), QStringLiteral("report.html") } },
+                        QJsonObject { { QStringLiteral("format"), QStringLiteral("svg") },
+                            { QStringLiteral("file"), QStringLiteral("chart.svg") } } } } } } };
+        const QString path = folder.filePath(QStringLiteral("drawn.rpcscope.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(document).toJson());
+        file.close();
+        const CliResult r = cli({ QStringLiteral("run"), QStringLiteral("--scenario"), path });
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(QFileInfo(folder.filePath(QStringLiteral("report.html"))).size() > 1000);
+        QVERIFY(QFileInfo(folder.filePath(QStringLiteral("chart.svg"))).size() > 1000);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHardening)

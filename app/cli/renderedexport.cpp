@@ -4,9 +4,13 @@
 #include "compare/sequentialab.h"
 #include "htmlreport.h"
 #include "sliderender.h"
+#include "util/inputfile.h"
 
 #include <QBuffer>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <cstring>
 
@@ -39,8 +43,41 @@ std::optional<ChartKind> parseChartKind(const QString &name)
     return std::nullopt;
 }
 
+namespace {
+
+/// Whether the scenario document at @p path asks for a drawn export (output.exports[].format); a document that
+/// cannot be read says nothing here: the command reads it again and says what is wrong.
+bool documentWantsRenderedFormat(const QString &path)
+{
+    const std::optional<QByteArray> text = readInputFile(path, inputlimits::kDocument, nullptr);
+    if (!text)
+        return false;
+    const QJsonArray exports = QJsonDocument::fromJson(*text)
+                                   .object()
+                                   .value(QStringLiteral("output"))
+                                   .toObject()
+                                   .value(QStringLiteral("exports"))
+                                   .toArray();
+    for (const QJsonValue &e : exports) {
+        const std::optional<ExportFormat> format
+            = parseExportFormat(e.toObject().value(QStringLiteral("format")).toString());
+        if (format && isRenderedFormat(*format))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
 bool wantsRenderedFormat(int argc, char *argv[])
 {
+    for (int i = 1; i < argc; ++i) { // a document's own exports (run --scenario FILE, --scenario=FILE)
+        const char *value = std::strncmp(argv[i], "--scenario=", 11) == 0 ? argv[i] + 11
+            : std::strcmp(argv[i], "--scenario") == 0 && i + 1 < argc     ? argv[i + 1]
+                                                                          : nullptr;
+        if (value && documentWantsRenderedFormat(QString::fromLocal8Bit(value)))
+            return true;
+    }
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "-O") != 0 && std::strcmp(argv[i], "--output-format") != 0
             && std::strcmp(argv[i], "--format") != 0)
@@ -95,7 +132,7 @@ bool parseChartOptions(const QString &size, const QString &scale, ChartOptions *
     if (!scale.isEmpty()) {
         bool ok = false;
         options->scale = scale.toDouble(&ok);
-        if (!ok || options->scale < 0.5 || options->scale > 8) {
+        if (!ok || !(options->scale >= 0.5 && options->scale <= 8)) { // NaN fails both
             *error = QStringLiteral("--chart-scale: expected a number from 0.5 to 8, got \"%1\"").arg(scale);
             return false;
         }

@@ -18,7 +18,8 @@ bool isRenderedFormat(ExportFormat format);
 bool isSlideFormat(ExportFormat format);
 /// "histogram" (default), "spectrum", "timeline", "throughput".
 std::optional<ChartKind> parseChartKind(const QString &name);
-/// True when the command line asks for a rendered format (-O html|png|pdf|svg): main() then makes a QApplication.
+/// True when the command line, or the scenario document it names (--scenario), asks for a rendered format (html, png,
+/// pdf, svg): main() then makes a QApplication.
 bool wantsRenderedFormat(int argc, char *argv[]);
 /**
  * @p runs as an HTML report (one run; two or more: the comparison of the second against the first, with overlays)
