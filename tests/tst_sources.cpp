@@ -73,6 +73,8 @@ public:
     }
 
     std::atomic<int> filesByName { 0 };
+    /// When set, the file sent for any symbol (a server whose reflection is out of step with what it lists).
+    std::string fileForSymbols;
 
     grpc::ServerGenericBidiReactor *CreateReactor(grpc::GenericCallbackServerContext *context) override
     {
@@ -132,6 +134,8 @@ private:
         } else if (kind == "file_containing_symbol") {
             if (const gp::ServiceDescriptor *service = m_served.pool()->FindServiceByName(value))
                 file = service->file();
+            if (!fileForSymbols.empty())
+                file = m_served.pool()->FindFileByName(fileForSymbols);
         } else if (kind == "file_by_filename") {
             ++filesByName;
             file = m_served.pool()->FindFileByName(value);
@@ -471,6 +475,21 @@ private Q_SLOTS:
         const SchemaLoadResult result = loadSchemaFromReflection(target(server.address()));
         QVERIFY2(result.ok(), qPrintable(result.errorText()));
         QVERIFY(result.schema.findMessage(QStringLiteral("google.protobuf.Timestamp")));
+    }
+
+    void reflectionListingAServiceItsFilesLackIsAnError()
+    {
+        const Schema reflection = reflectionProtoSchema();
+        if (reflection.isEmpty())
+            QSKIP("grpc/reflection/v1/reflection.proto not installed (Debian package grpc-proto)");
+        FakeReflectionV1 service(reflection, shapesSchema(), {});
+        service.fileForSymbols = "common/types.proto";
+        GenericServer server(&service);
+        const SchemaLoadResult result = loadSchemaFromReflection(target(server.address()));
+        QVERIFY(!result.ok());
+        QVERIFY2(result.errorText().contains(QStringLiteral("server reflection lists test.shapes.Shapes, but the file "
+                                                            "it sent for it (common/types.proto) does not define it")),
+            qPrintable(result.errorText()));
     }
 
     void reflectionErrorResponsePassedThrough()

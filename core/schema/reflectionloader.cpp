@@ -327,6 +327,23 @@ Outcome fetchSchema(ReflectionStream &stream, const ReflectionTarget &target, Fi
         }
         if (!addFiles(reply, service))
             return Outcome::Failed;
+        // The service it listed must be in what it sent for it: otherwise `methods` would list nothing, and say
+        // nothing either.
+        QStringList sent;
+        bool defined = false;
+        for (const std::string &bytes : reply.files) {
+            gp::FileDescriptorProto file;
+            file.ParseFromString(bytes);
+            sent << qs(file.name());
+            for (const gp::ServiceDescriptorProto &s : file.service())
+                defined = defined
+                    || (file.package().empty() ? s.name() : file.package() + '.' + s.name()) == service.toStdString();
+        }
+        if (!defined) {
+            *error = QStringLiteral("server reflection lists %1, but the file it sent for it (%2) does not define it")
+                         .arg(service, sent.join(QStringLiteral(", ")));
+            return Outcome::Failed;
+        }
     }
 
     // Servers usually send a file with its imports; ask for any they left out until the set is closed.
