@@ -428,6 +428,54 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(folder.filePath(QStringLiteral("report.html"))).size() > 1000);
         QVERIFY(QFileInfo(folder.filePath(QStringLiteral("chart.svg"))).size() > 1000);
     }
+
+    void aMeasuredRunIsNeverLostToItsHistory()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("lost.db"));
+        const auto sqlite = [&db](const QString &script, QProcess *process) {
+            process->start(QStringLiteral("/usr/bin/python3"),
+                { QStringLiteral("-c"),
+                    QStringLiteral(
+                        "import sqlite3, sys, time\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\n")
+                        + script,
+                    db });
+            return process->waitForStarted();
+        };
+        const auto run = [&](const QString &report) {
+            return cli({ QStringLiteral("run"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-z"), QStringLiteral("1s"),
+                QStringLiteral("--interval"), QStringLiteral("200ms"), QStringLiteral("--db"), db, QStringLiteral("-O"),
+                QStringLiteral("json"), QStringLiteral("-o"), report });
+        };
+        QVERIFY2(run(m_dir.filePath(QStringLiteral("first.json"))).exitCode == 0, "a first run makes the history");
+        // Another program holds the write lock for 8 s: the run goes on, and is saved once the lock is gone.
+        QProcess locker;
+        QVERIFY(sqlite(QStringLiteral("c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(8); "
+                                      "c.execute('COMMIT')"),
+            &locker));
+        QVERIFY(locker.waitForReadyRead(10000));
+        const QString lockedReport = m_dir.filePath(QStringLiteral("locked.json"));
+        const CliResult waited = run(lockedReport);
+        QVERIFY2(waited.exitCode == 0, qPrintable(waited.err));
+        QVERIFY2(
+            waited.err.contains(QStringLiteral("locked")) && waited.err.contains(QStringLiteral("Saved as run #2")),
+            qPrintable(waited.err));
+        QVERIFY(waited.out.contains(QStringLiteral("Summary")));
+        QVERIFY(QFileInfo(lockedReport).size() > 0);
+        QVERIFY(locker.waitForFinished(10000));
+        // A damaged history (its intervals table gone): the run prints and exports, then says it is not saved.
+        QProcess dropper;
+        QVERIFY(sqlite(QStringLiteral("c.execute('DROP TABLE intervals')"), &dropper));
+        QVERIFY(dropper.waitForFinished(10000) && dropper.exitCode() == 0);
+        const QString damagedReport = m_dir.filePath(QStringLiteral("damaged.json"));
+        const CliResult damaged = run(damagedReport);
+        QCOMPARE(damaged.exitCode, 3);
+        QVERIFY2(damaged.out.contains(QStringLiteral("Summary")), qPrintable(damaged.out));
+        QVERIFY2(damaged.err.contains(QStringLiteral("not in the history")), qPrintable(damaged.err));
+        QFile report(damagedReport);
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(report.readAll()).object().contains(QStringLiteral("summary")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHardening)

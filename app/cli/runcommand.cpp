@@ -256,10 +256,16 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
     if (!engine.start(std::move(made), spec.plan, &error))
         return usageError(cmd, error);
     record.startedAt = QDateTime::currentDateTimeUtc();
-    if (save && !store.beginRun(&record, &error)) {
-        engine.stop();
-        err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
-        return ExitRuntime;
+    // The history is where the run is kept, not a condition of measuring it: whatever happens to it (a lock held by
+    // another process, a damaged table), the run goes on, prints and exports what it measured, and says what could
+    // not be saved (exit 3 at the end).
+    bool begun = false;
+    bool intervalsFailed = false;
+    if (save) {
+        begun = store.beginRun(&record, &error);
+        if (!begun)
+            err() << "warning: --db " << store.path() << ": the history cannot record this run as it runs (" << error
+                  << "); it is tried again when the run ends\n";
     }
     // Saved every interval while it runs, so a crash or kill leaves all but the last interval.
     waitForEngine(engine,
@@ -267,22 +273,35 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
             std::max<std::chrono::nanoseconds>(spec.plan.interval, std::chrono::milliseconds(100)))
              : std::chrono::hours(24 * 365),
         [&] {
-            if (save && !store.updateRun(record.id, engine.snapshot(), &error))
-                err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
+            if (begun && !intervalsFailed && !store.updateRun(record.id, engine.snapshot(), &error)) {
+                intervalsFailed = true; // said once, not every interval
+                err() << "warning: --db " << store.path() << ": " << error
+                      << " (the run goes on; it is saved whole when it ends)\n";
+            }
         });
     const RunSnapshot result = engine.snapshot();
     const QString status = result.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
                                                              : QString::fromUtf16(RunStatus::Finished);
+    QString notSaved;
     if (save) {
-        if (!store.finishRun(record.id, result,
-                spec.plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>(), status, &error)) {
-            err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << error << '\n';
-            return ExitRuntime;
+        // A busy history (another process writing) is waited for: each try waits up to the busy timeout.
+        bool saved = false;
+        for (int attempt = 0; attempt < 3 && !saved; ++attempt) {
+            if (!begun)
+                begun = store.beginRun(&record, &error);
+            saved = begun
+                && store.finishRun(record.id, result,
+                    spec.plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>(), status, &error);
+            if (!saved && !error.contains(QStringLiteral("locked")) && !error.contains(QStringLiteral("busy")))
+                break;
         }
-        err() << "Saved as run #" << record.id << " in " << store.path() << '\n';
+        if (saved)
+            err() << "Saved as run #" << record.id << " in " << store.path() << '\n';
+        else
+            notSaved = error;
     }
     if (outcome) {
-        outcome->savedId = save ? record.id : 0;
+        outcome->savedId = save && notSaved.isEmpty() ? record.id : 0;
         outcome->snapshot = result;
         outcome->transport = record.transport;
         outcome->codec = record.codec;
@@ -344,6 +363,11 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         }
         out() << '\n' << formatCheckResults(results);
         out().flush();
+    }
+    if (!notSaved.isEmpty()) {
+        err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << notSaved
+              << "\nThis run was measured, printed and exported above, but it is not in the history.\n";
+        return ExitRuntime;
     }
     if (spec.failOnError && result.callsFailed() > 0)
         return ExitFailedCalls;
