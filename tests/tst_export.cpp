@@ -553,6 +553,23 @@ private slots:
                    R"({"count": 1, "total": 5, "fastest": 1, "slowest": 1.2e16, "statusCodeDistribution": {"OK": 1}})")
             << QStringLiteral("slowest: 1.2e+16 ns is out of range for a latency (at most 2^53 "
                               "ns, 104 days)");
+        // Counts past 2^53, or adding up past it (they wrapped at 2^64 and the history held failed = -4.5e17).
+        QTest::newRow("count past 2^53") << QByteArray(
+            R"({"count": 1e19, "total": 5, "statusCodeDistribution": {"OK": 1e19}, "latencyDistribution": null})")
+                                         << QStringLiteral("count: 1e+19 is out of range (at most 9.2e18)");
+        QTest::newRow("count of 2^53 + 2") << QByteArray(
+            R"({"count": 9007199254740994, "total": 5, "statusCodeDistribution": {}, "latencyDistribution": null})")
+                                           << QStringLiteral("count: 9.0072e+15 is out of range (at most 2^53, the "
+                                                             "largest whole number JSON carries exactly)");
+        QTest::newRow("statuses adding up past 2^53")
+            << QByteArray(R"({"count": 9007199254740992, "total": 5, "latencyDistribution": null,
+                "statusCodeDistribution": {"OK": 9007199254740992, "Unavailable": 9007199254740992}})")
+            << QStringLiteral("statusCodeDistribution: the counts add up to more than 2^53");
+        QTest::newRow("errors adding up past 2^53")
+            << QByteArray(R"({"count": 9007199254740992, "total": 5, "latencyDistribution": null,
+                "errorDistribution": {"rpc error: code = Unavailable desc = a": 9007199254740992,
+                                      "rpc error: code = Unavailable desc = b": 9007199254740992}})")
+            << QStringLiteral("errorDistribution: the counts add up to more than 2^53");
     }
     void ghzTimesPastInt64NanosecondsAreRefused()
     {

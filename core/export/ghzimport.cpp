@@ -40,8 +40,9 @@ std::optional<qint64> parseRfc3339(const QString &text, QString *why)
     return seconds * 1000000000 + fraction.toLongLong();
 }
 
-/// The longest latency an import accepts: what a JSON number (and so rpcscope's own report) carries exactly.
-constexpr double kMaxLatencyNs = 9007199254740992.0;
+/// The largest latency (ns) and count an import accepts: what a JSON number (and so rpcscope's own report) carries
+/// exactly.
+constexpr double kTwoTo53 = 9007199254740992.0;
 
 /// Reads ghz's fields, keeping the first problem with the field's path.
 class Fields {
@@ -84,7 +85,7 @@ public:
     std::optional<double> latency(const QJsonValue &value, const QString &where, bool required = false)
     {
         const std::optional<double> d = number(value, where, required);
-        if (d && *d > kMaxLatencyNs) {
+        if (d && *d > kTwoTo53) {
             fail(where, QStringLiteral("%1 ns is out of range for a latency (at most 2^53 ns, 104 days)").arg(*d));
             return std::nullopt;
         }
@@ -99,7 +100,25 @@ public:
             fail(where, QStringLiteral("expected a whole number"));
             return std::nullopt;
         }
+        // Counts and sums the store keeps as 64-bit integers and reports carry as JSON numbers: exact up to 2^53.
+        if (*d > kTwoTo53) {
+            fail(where,
+                QStringLiteral("%1 is out of range (at most 2^53, the largest whole number JSON carries exactly)")
+                    .arg(*d));
+            return std::nullopt;
+        }
         return static_cast<uint64_t>(*d);
+    }
+    /// Adds @p n to @p total, false (naming @p where) when the sum passes 2^53: a report's counts must add up to a
+    /// count it could carry.
+    bool add(uint64_t *total, uint64_t n, const QString &where)
+    {
+        if (n > static_cast<uint64_t>(kTwoTo53) - *total) {
+            fail(where, QStringLiteral("the counts add up to more than 2^53"));
+            return false;
+        }
+        *total += n;
+        return true;
     }
     std::optional<QString> string(const QJsonValue &value, const QString &where)
     {
@@ -392,8 +411,9 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
                 return std::nullopt;
             ErrorSample sample = parseErrorKey(it.key());
             sample.count = *n;
-            errorStatuses[static_cast<size_t>(sample.status)] += *n;
-            errorTotal += *n;
+            if (!f.add(&errorTotal, *n, QStringLiteral("errorDistribution")))
+                return std::nullopt;
+            errorStatuses[static_cast<size_t>(sample.status)] += *n; // at most errorTotal
             s.errors.append(sample);
         }
         std::stable_sort(s.errors.begin(), s.errors.end(),
@@ -408,8 +428,9 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
             if (!n)
                 return std::nullopt;
             const int status = statusFromName(it.key()).value_or(CallStatus::Unknown);
-            statuses[static_cast<size_t>(status)] += *n;
-            sum += *n;
+            if (!f.add(&sum, *n, QStringLiteral("statusCodeDistribution")))
+                return std::nullopt;
+            statuses[static_cast<size_t>(status)] += *n; // at most sum
         }
         if (sum != *count) {
             f.fail(QStringLiteral("statusCodeDistribution"),
@@ -591,7 +612,7 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
             if (average) {
                 const double okSum = s.latency.mean() * static_cast<double>(okCount);
                 value = std::clamp((*average * static_cast<double>(*count) - okSum) / static_cast<double>(failedCount),
-                    0.0, kMaxLatencyNs); // a made-up average must not make up a latency past what a report holds
+                    0.0, kTwoTo53); // a made-up average must not make up a latency past what a report holds
             }
             s.errorLatency = constantHistogram(static_cast<uint64_t>(std::llround(value)), failedCount);
         }
