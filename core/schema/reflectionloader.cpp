@@ -8,6 +8,7 @@
 #include "metrics/callstatus.h"
 #include "net/grpctls.h"
 #include "schema.h"
+#include "util/inputfile.h"
 #include "util/units.h"
 
 #include <google/protobuf/descriptor.pb.h>
@@ -35,6 +36,13 @@
 namespace gp = google::protobuf;
 
 namespace rpcscope {
+
+namespace {
+
+/// The largest reflection reply rpcscope receives (a whole schema may come in one).
+constexpr qint64 kMaxReflectionReply = 64LL << 20;
+
+} // namespace
 
 namespace {
 
@@ -242,7 +250,8 @@ QString errorResponseText(const ReflectionReply &reply)
 
 enum class Outcome { Done, Unimplemented, Failed };
 
-// The whole exchange on one stream. Fills @p builder, or says in @p error why it could not.
+// The whole exchange on one stream. Fills @p builder, or says in @p error why it could not. The files sent may add up
+// to what a protoset may hold (util/inputfile.h), each reply to kMaxReflectionReply.
 Outcome fetchSchema(ReflectionStream &stream, const ReflectionTarget &target, FileSetBuilder *builder, QString *error)
 {
     auto streamError = [&](const QString &step) {
@@ -251,6 +260,10 @@ Outcome fetchSchema(ReflectionStream &stream, const ReflectionTarget &target, Fi
             return Outcome::Unimplemented;
         if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
             *error = QStringLiteral("cannot connect (") + statusText(status) + QLatin1Char(')');
+        else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED)
+            *error = QStringLiteral("a server reflection reply is larger than %1, the most rpcscope takes for a schema "
+                                    "by reflection; give --proto or --protoset (%2)")
+                         .arg(inputLimitText(kMaxReflectionReply), statusText(status));
         else if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)
             *error = QStringLiteral("no answer to server reflection within ") + formatDuration(target.timeout)
                 + QStringLiteral(" (") + statusText(status) + QLatin1Char(')');
@@ -295,12 +308,20 @@ Outcome fetchSchema(ReflectionStream &stream, const ReflectionTarget &target, Fi
         }
     }
 
+    qint64 received = 0;
     auto addFiles = [&](const ReflectionReply &reply, const QString &what) {
         if (reply.kind != ReflectionReply::Files) {
             *error = QStringLiteral("server reflection sent no file for ") + what;
             return false;
         }
         for (const std::string &bytes : reply.files) {
+            received += static_cast<qint64>(bytes.size());
+            if (received > inputlimits::kProtoset) {
+                *error = QStringLiteral("server reflection sent more than %1 of file descriptors, the most a schema "
+                                        "may hold; give --proto or --protoset")
+                             .arg(inputLimitText(inputlimits::kProtoset));
+                return false;
+            }
             gp::FileDescriptorProto file;
             QString conflict;
             if (!file.ParseFromString(bytes)) {
@@ -396,7 +417,9 @@ SchemaLoadResult loadSchemaFromReflection(const ReflectionTarget &target)
         return fail(QStringLiteral("no server address given for server reflection"));
 
     grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(-1); // a large schema must not fail on the default 4 MiB limit
+    // Larger than gRPC's default 4 MiB (a large schema comes in one reply), but bounded: a 400 MB descriptor once took
+    // 2.4 GB to receive and parse.
+    args.SetMaxReceiveMessageSize(static_cast<int>(kMaxReflectionReply));
     args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0); // trailers without grpc-status abort libgrpc 1.51's retry filter
     if (!target.serverNameOverride.empty())
         args.SetSslTargetNameOverride(target.serverNameOverride);
