@@ -476,6 +476,42 @@ private Q_SLOTS:
         QVERIFY(report.open(QIODevice::ReadOnly));
         QVERIFY(QJsonDocument::fromJson(report.readAll()).object().contains(QStringLiteral("summary")));
     }
+
+    void anUnreachableTargetExitsThreeEverywhere()
+    {
+        // One rule for every command and transport (rpcscope-cli --help): a target whose name does not resolve or
+        // where nothing accepts is "could not do the work", exit 3, before any load is sent.
+        QTcpServer closed;
+        QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
+        const QString refused = QStringLiteral("127.0.0.1:%1").arg(closed.serverPort());
+        closed.close(); // nothing listens there now
+        const QString unresolvable = QStringLiteral("no-such-host.invalid:50051");
+        const QString proto = QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto");
+        for (const char *transport : { "grpc", "h2grpc", "http", "msgpack" }) {
+            for (const QString &target : { refused, unresolvable }) {
+                const QString address
+                    = QLatin1String(transport) == u"http" ? QStringLiteral("http://") + target : target;
+                const CliResult r = cli({ QStringLiteral("run"), address, QStringLiteral("--transport"),
+                    QLatin1String(transport), QStringLiteral("--proto"), proto, QStringLiteral("--call"),
+                    QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"), QStringLiteral("3") });
+                QVERIFY2(r.exitCode == 3 && r.err.contains(QStringLiteral("cannot reach")),
+                    qPrintable(QStringLiteral("%1 %2: exit %3 %4")
+                                   .arg(QLatin1String(transport), address)
+                                   .arg(r.exitCode)
+                                   .arg(r.err)));
+            }
+        }
+        // ab with a side nobody answers at, and reflection from an address nobody answers at.
+        const CliResult ab = cli({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"),
+            QStringLiteral("--b"), refused, QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"),
+            QStringLiteral("-n"), QStringLiteral("100") });
+        QVERIFY2(ab.exitCode == 3 && ab.err.contains(QStringLiteral("cannot reach B")), qPrintable(ab.err));
+        const CliResult methods = cli({ QStringLiteral("methods"), unresolvable });
+        QVERIFY2(methods.exitCode == 3, qPrintable(QString::number(methods.exitCode) + methods.err));
+        // The rule is written where users look for it.
+        QVERIFY(
+            cli({ QStringLiteral("--help") }).out.contains(QStringLiteral("the same for every command and transport")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHardening)

@@ -4,6 +4,7 @@
 #include "compare/sequentialab.h"
 #include "comparecommand.h"
 #include "engine/abrunner.h"
+#include "net/reachability.h"
 #include "runcommand.h"
 #include "runflags.h"
 #include "scenario/runspec.h"
@@ -89,7 +90,8 @@ The verdict is judged on the blocks (or, with restarts, on the server processes)
 calls inside one block share a connection, a server process and a moment of the machine, and do not vary
 independently (see docs/statistics.md).
 
-Exit codes: 0 no regression; 4 B regressed beyond the threshold; 2 bad usage; 3 a server could not start.
+Exit codes: 0 no regression; 4 B regressed beyond the threshold; 2 bad usage or input; 3 the work could not be
+done: a server did not start, a side's address cannot be reached (its name does not resolve, nothing accepts).
 )HELP";
 
 struct Side {
@@ -338,6 +340,10 @@ int abCommand(const QStringList &arguments)
                     QStringLiteral("--%1-env/--%1-dir are for commands; \"%2\" is an address")
                         .arg(side.name.toLower(), side.spec));
             side.address = side.spec;
+            if (QString why; !probeReachable(side.address, probeTimeoutFor(side.run.target.timeout), &why)) {
+                err() << "rpcscope-cli ab: cannot reach " << side.name << ": " << why << '\n';
+                return ExitRuntime;
+            }
             continue;
         }
         if (side.builtin) {
@@ -373,6 +379,10 @@ int abCommand(const QStringList &arguments)
         if (!schema) {
             if (!details.isEmpty())
                 err() << details << '\n';
+            if (problem.runtime) { // the server did not answer its reflection: nothing wrong with what was given
+                err() << "rpcscope-cli ab: " << side.name << ": " << describeForCli(problem, side.scenario) << '\n';
+                return ExitRuntime;
+            }
             return usageError(cmd, describeForCli(problem, side.scenario));
         }
         side.call = prepareCall(side.run, *schema, &problem);

@@ -247,9 +247,15 @@ Commands:
 
 Run 'rpcscope-cli COMMAND --help' for a command's options.
 
-Exit codes: 0 success; 1 calls failed and --fail-on-error was given; 2 bad usage or input;
-3 the work could not be done (e.g. a server could not start); 4 the numbers failed a check: compare, ab or
-run --compare-to found a regression, or a run --check did not hold.
+Exit codes, the same for every command and transport:
+  0  the work was done (a run whose calls failed is still a run: it measured the failures)
+  1  calls failed and --fail-on-error was given
+  2  bad usage or input: a flag, a file, a document or a schema that must be fixed
+  3  the work could not be done with what was given: a target whose name does not resolve or where nothing
+     accepts a connection (checked before any load is sent), a server that did not start or did not answer
+     reflection, a run that could not be saved in its history
+  4  the numbers failed a check: compare, ab or run --compare-to found a regression, or a run --check did
+     not hold
 )";
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "cliapp.h"
 #include "runflags.h"
 
+#include "net/reachability.h"
 #include "transport/transports.h"
 
 #include <google/protobuf/descriptor.h>
@@ -74,6 +75,13 @@ int RunSetup::prepare(const QString &cmd, const Scenario &scenario, RunSpec *spe
         }
         spec->target.address = m_builtin.readyText();
         spec->plan.serverPid = m_builtin.pid();
+    }
+    // An address nobody answers at is "could not do the work" for every transport, before any load is sent (what
+    // was given is checked first: a bad file is a usage error wherever the target is).
+    if (spec->server == RunServer::Address
+        && !probeReachable(spec->target.address, probeTimeoutFor(spec->target.timeout), &error)) {
+        err() << "rpcscope-cli " << cmd << ": cannot reach the target: " << error << '\n';
+        return ExitRuntime;
     }
     transport = makeTransport(spec->transport, spec->target, *call, &error);
     if (!transport)

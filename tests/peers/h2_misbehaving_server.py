@@ -38,7 +38,7 @@ of 4 N, so that a client may send frames that large.
                                        [--cert FILE --key FILE [--alpn LIST]]
 
 Prints `HOST:PORT` once it listens; on SIGTERM prints `over-limit N` (streams opened over --max-streams) and
-`connections N` (the connections clients opened) to stderr
+`connections N` (the connections clients opened and sent something on) to stderr
 and exits.
 """
 import argparse
@@ -62,8 +62,7 @@ connections = 0
 
 class Connection:
     def __init__(self, reader, writer, options):
-        global connections
-        connections += 1
+        self.counted = False  # counted once it sends bytes: a reachability probe (connect, close) is not a client's
         self.reader, self.writer, self.options = reader, writer, options
         config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
         self.h2 = h2.connection.H2Connection(config=config)
@@ -95,6 +94,10 @@ class Connection:
                 data = await self.reader.read(65536)
                 if not data:
                     return
+                if not self.counted:
+                    global connections
+                    connections += 1
+                    self.counted = True
                 for event in self.h2.receive_data(data):
                     if not self.handle(event):
                         self.flush()
