@@ -512,6 +512,31 @@ private Q_SLOTS:
         QVERIFY(
             cli({ QStringLiteral("--help") }).out.contains(QStringLiteral("the same for every command and transport")));
     }
+
+    void msgpackHeadersClaimingTooMuchAreRefusedAtOnce()
+    {
+        // A reply whose result claims 2 GiB and sends three bytes: refused as too large when the header comes, not
+        // waited for until the deadline.
+        for (const char *claim : { "bin", "str", "ext", "array" }) {
+            QProcess server;
+            server.start(QStringLiteral("/usr/bin/python3"),
+                { QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/msgpackrpc_server.py"), QStringLiteral("--claim"),
+                    QLatin1String(claim) });
+            QVERIFY(server.waitForStarted());
+            QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 15000);
+            const QString address = QString::fromUtf8(server.readLine()).trimmed();
+            const CliResult r = cli({ QStringLiteral("run"), address, QStringLiteral("--transport"),
+                QStringLiteral("msgpack"), QStringLiteral("--proto"),
+                QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),
+                QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("-n"),
+                QStringLiteral("3"), QStringLiteral("--timeout"), QStringLiteral("20s") });
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            QVERIFY2(r.out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]\t3 responses")),
+                qPrintable(QLatin1String(claim) + QLatin1Char('\n') + r.out));
+            server.terminate();
+            QVERIFY(server.waitForFinished(5000));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHardening)

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace rpcscope {
 
@@ -54,9 +55,30 @@ public:
     void reset();
 
 private:
+    /// Follows the bytes as they arrive, element by element, to see what the message in progress claims: a string,
+    /// binary or extension header says how long it is before its bytes come, and one claiming more than the limit
+    /// leaves (msgpack-c checks those lengths only once the bytes are all there: it would wait for 2 GiB).
+    class ClaimScanner {
+    public:
+        /// Reads @p n more bytes; false once the message in progress claims more than @p limit bytes.
+        bool feed(const unsigned char *data, size_t n, size_t limit);
+        void reset() { *this = ClaimScanner(); }
+
+    private:
+        void elementDone();
+        unsigned char m_header[9] = {}; ///< an element's header as far as it came
+        size_t m_headerHave = 0;
+        size_t m_headerNeed = 0; ///< 0: between elements
+        uint64_t m_skip = 0; ///< payload bytes of the current element still to come
+        uint64_t m_offset = 0; ///< bytes of the message in progress so far
+        std::vector<uint64_t> m_open; ///< elements still to come in each open array or map, outermost first
+    };
+
     const size_t m_limit;
     msgpack::unpacker m_unpacker;
     msgpack::object_handle m_handle;
+    ClaimScanner m_claims;
+    bool m_claimsTooLarge = false;
 };
 
 } // namespace rpcscope

@@ -17,12 +17,16 @@ Methods (the bench ones also under their full names, "rpcscope.bench.v1.Bench.Su
   List      params [count, name_size] or [{"count": ..., "name_size": ...}]
             -> [{"id": i, "name": "x" * name_size, "score": i * 0.5}, ...]
 Errors (unknown method, bad params) are a str in the error element, result nil.
+
+--claim bin|str|ext|array: a hostile server instead: every request is answered with a reply whose result is a header of
+that kind claiming 2 GiB (bin 32, str 32, ext 32, array 32 of 2^31 elements), three bytes of it, and nothing more.
 """
 
 import argparse
 import asyncio
 import signal
 import socket
+import struct
 import sys
 
 import msgpack
@@ -133,8 +137,15 @@ class Connection(asyncio.Protocol):
             print(f"msgpackrpc_server: closing a connection: not msgpack ({why})", file=sys.stderr)
             self.transport.close()
 
+    claim = None  # --claim
+
     def reply(self, msgid, error, result):
         if self.transport.is_closing():
+            return
+        if Connection.claim:
+            header = {"bin": b"\xc6", "str": b"\xdb", "ext": b"\xc9", "array": b"\xdd"}[Connection.claim]
+            header += struct.pack(">I", 0x80000000) + (b"\x01" if Connection.claim == "ext" else b"")
+            self.transport.write(b"\x94\x01" + self.packer.pack(msgid) + b"\xc0" + header + b"abc")
             return
         try:
             data = self.packer.pack([1, msgid, error, result])
@@ -201,7 +212,10 @@ def main():
     parser.add_argument("--port", type=int, default=0, help="0 = a free port (default)")
     parser.add_argument("--loop", choices=["auto", "uvloop", "asyncio"], default="auto",
                         help="event loop (auto: uvloop when installed)")
+    parser.add_argument("--claim", choices=["bin", "str", "ext", "array"],
+                        help="answer with a result header claiming 2 GiB, then 3 bytes and nothing more")
     args = parser.parse_args()
+    Connection.claim = args.claim
     if args.loop != "asyncio":
         try:
             import uvloop
