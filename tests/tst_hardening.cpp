@@ -56,6 +56,18 @@ class TestHardening : public QObject {
         return all;
     }
 
+    /// Starts one of tests/peers' servers with @p arguments; its ready line (the address), or empty when it gave none.
+    static QString startPeer(QProcess &server, const QString &script, const QStringList &arguments)
+    {
+        server.start(QStringLiteral("/usr/bin/python3"),
+            QStringList { QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/") + script } + arguments);
+        if (!server.waitForStarted())
+            return {};
+        for (int waited = 0; !server.canReadLine() && waited < 15000; waited += 100)
+            server.waitForReadyRead(100);
+        return QString::fromUtf8(server.readLine()).trimmed();
+    }
+
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
@@ -227,12 +239,9 @@ private Q_SLOTS:
         }
         // A server's error message, over both gRPC clients (percent-encoded on the wire, as gRPC sends it).
         QProcess server;
-        server.start(QStringLiteral("/usr/bin/python3"),
-            { QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/h2_misbehaving_server.py"), QStringLiteral("--port"),
-                QStringLiteral("0") });
-        QVERIFY(server.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 15000);
-        const QString address = QString::fromUtf8(server.readLine()).trimmed();
+        const QString address = startPeer(
+            server, QStringLiteral("h2_misbehaving_server.py"), { QStringLiteral("--port"), QStringLiteral("0") });
+        QVERIFY(!address.isEmpty());
         for (const char *transport : { "grpc", "h2grpc" }) {
             const CliResult r = cli({ QStringLiteral("run"), address, QStringLiteral("--transport"),
                 QLatin1String(transport), QStringLiteral("--proto"),
@@ -363,12 +372,9 @@ private Q_SLOTS:
     void bothGrpcClientsFailAMissingReplyOrStatus()
     {
         QProcess server;
-        server.start(QStringLiteral("/usr/bin/python3"),
-            { QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/h2_misbehaving_server.py"), QStringLiteral("--port"),
-                QStringLiteral("0") });
-        QVERIFY(server.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 15000);
-        const QString address = QString::fromUtf8(server.readLine()).trimmed();
+        const QString address = startPeer(
+            server, QStringLiteral("h2_misbehaving_server.py"), { QStringLiteral("--port"), QStringLiteral("0") });
+        QVERIFY(!address.isEmpty());
         // No message at all, a length prefix the message never fills (up to 4 GiB), no grpc-status: never OK, and
         // never an abort (libgrpc's retry filter asserted on the last one).
         const QStringList misbehaviours { QStringLiteral(R"("x-misbehave":"trailers-only","x-status":"0")"),
@@ -519,12 +525,9 @@ private Q_SLOTS:
         // waited for until the deadline.
         for (const char *claim : { "bin", "str", "ext", "array" }) {
             QProcess server;
-            server.start(QStringLiteral("/usr/bin/python3"),
-                { QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/msgpackrpc_server.py"), QStringLiteral("--claim"),
-                    QLatin1String(claim) });
-            QVERIFY(server.waitForStarted());
-            QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 15000);
-            const QString address = QString::fromUtf8(server.readLine()).trimmed();
+            const QString address = startPeer(
+                server, QStringLiteral("msgpackrpc_server.py"), { QStringLiteral("--claim"), QLatin1String(claim) });
+            QVERIFY(!address.isEmpty());
             const CliResult r = cli({ QStringLiteral("run"), address, QStringLiteral("--transport"),
                 QStringLiteral("msgpack"), QStringLiteral("--proto"),
                 QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),

@@ -158,6 +158,28 @@ std::optional<Scenario> scenarioFromArguments(
     return scenario;
 }
 
+namespace {
+
+/**
+ * Saves a run that has ended, whole: recorded first if it could not be as it started (@p begun false), up to three
+ * tries while the history is busy or locked (each waits the busy timeout). False with @p error when it is not saved.
+ */
+bool saveFinishedRun(RunStore &store, RunRecord *record, bool begun, const RunSnapshot &result,
+    const std::vector<RawSample> &rawSamples, const QString &status, QString *error)
+{
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        if (!begun)
+            begun = store.beginRun(record, error);
+        if (begun && store.finishRun(record->id, result, rawSamples, status, error))
+            return true;
+        if (!error->contains(QStringLiteral("locked")) && !error->contains(QStringLiteral("busy")))
+            return false;
+    }
+    return false;
+}
+
+} // namespace
+
 int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcome)
 {
     ScenarioProblem problem;
@@ -284,21 +306,9 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
                                                              : QString::fromUtf16(RunStatus::Finished);
     QString notSaved;
     if (save) {
-        // A busy history (another process writing) is waited for: each try waits up to the busy timeout.
-        bool saved = false;
-        for (int attempt = 0; attempt < 3 && !saved; ++attempt) {
-            if (!begun)
-                begun = store.beginRun(&record, &error);
-            saved = begun
-                && store.finishRun(record.id, result,
-                    spec.plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>(), status, &error);
-            if (!saved && !error.contains(QStringLiteral("locked")) && !error.contains(QStringLiteral("busy")))
-                break;
-        }
-        if (saved)
+        if (saveFinishedRun(store, &record, begun, result,
+                spec.plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>(), status, &notSaved))
             err() << "Saved as run #" << record.id << " in " << store.path() << '\n';
-        else
-            notSaved = error;
     }
     if (outcome) {
         outcome->savedId = save && notSaved.isEmpty() ? record.id : 0;

@@ -250,6 +250,20 @@ QString errorResponseText(const ReflectionReply &reply)
 
 enum class Outcome { Done, Unimplemented, Failed };
 
+/// Whether one of the files in @p reply defines @p service (package.Service); @p sent gets the files' names.
+bool definesService(const ReflectionReply &reply, const std::string &service, QStringList *sent)
+{
+    bool defined = false;
+    for (const std::string &bytes : reply.files) {
+        gp::FileDescriptorProto file;
+        file.ParseFromString(bytes);
+        *sent << qs(file.name());
+        for (const gp::ServiceDescriptorProto &s : file.service())
+            defined = defined || (file.package().empty() ? s.name() : file.package() + '.' + s.name()) == service;
+    }
+    return defined;
+}
+
 // The whole exchange on one stream. Fills @p builder, or says in @p error why it could not. The files sent may add up
 // to what a protoset may hold (util/inputfile.h), each reply to kMaxReflectionReply.
 Outcome fetchSchema(ReflectionStream &stream, const ReflectionTarget &target, FileSetBuilder *builder, QString *error)
@@ -350,17 +364,7 @@ Outcome fetchSchema(ReflectionStream &stream, const ReflectionTarget &target, Fi
             return Outcome::Failed;
         // The service it listed must be in what it sent for it: otherwise `methods` would list nothing, and say
         // nothing either.
-        QStringList sent;
-        bool defined = false;
-        for (const std::string &bytes : reply.files) {
-            gp::FileDescriptorProto file;
-            file.ParseFromString(bytes);
-            sent << qs(file.name());
-            for (const gp::ServiceDescriptorProto &s : file.service())
-                defined = defined
-                    || (file.package().empty() ? s.name() : file.package() + '.' + s.name()) == service.toStdString();
-        }
-        if (!defined) {
+        if (QStringList sent; !definesService(reply, service.toStdString(), &sent)) {
             *error = QStringLiteral("server reflection lists %1, but the file it sent for it (%2) does not define it")
                          .arg(service, sent.join(QStringLiteral(", ")));
             return Outcome::Failed;
