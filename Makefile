@@ -53,7 +53,8 @@ fuzz: fuzz-build
 # (build/asan). tsan-test: only the targets and tests the tsan presets name, whose threads meet in code TSan can see
 # (build/tsan). In the ASan suite the tests that must find a slower server (or none, A/A) run alone (RUN_SERIAL, set
 # by the asan preset's RPCSCOPE_SERIAL_VERDICT_TESTS): under ASan another test beside them starves them and they judge
-# the machine's load (a clean-clone run on 5 Dec failed tst_cli's historyAndCompare and A/A until-decided that way).
+# the machine's load (a clean-clone run on 5 Dec failed tst_cli's historyAndCompare and A/A until-decided that way):
+# tst_cli's four such tests run as tst_cli_verdicts, its other tests as tst_cli beside the rest.
 # The rest run two at a time: one at a time, the whole suite made CI take 54 minutes. Measured on a clean clone (2 cores, 3 Dec 2026), from clean build directories: asan-test 10.4 min
 # (ctest 2), tsan-test 3.1 min; with test and fuzz, .ci/run took 29 minutes. Sanitizer builds leave packaging out
 # (RPCSCOPE_PACKAGING=OFF in their presets): nothing is shipped from them.
