@@ -50,6 +50,75 @@ bool processGone(qint64 pid)
     return close >= 0 && text.mid(close + 2, 1) == "Z";
 }
 
+/// The session and parent of process @p pid (/proc/PID/stat), or {0, 0}.
+std::pair<qint64, qint64> sessionAndParent(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return { 0, 0 };
+    const QByteArray text = stat.readAll();
+    // "PID (comm) S PPID PGRP SESSION ..."
+    const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+    return fields.size() > 3 ? std::pair { fields[3].toLongLong(), fields[1].toLongLong() }
+                             : std::pair<qint64, qint64> {};
+}
+
+/// How many processes have @p parent as their parent.
+int childrenOf(qint64 parent)
+{
+    int n = 0;
+    for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs))
+        n += sessionAndParent(entry.toLongLong()).second == parent ? 1 : 0;
+    return n;
+}
+
+/// A server command's shell line that leaves a detached process behind (a session of its own, its parent gone, as
+/// a daemon does) and writes its pid to @p pidFile, then runs @p then.
+QString leavesADetachedProcess(const QString &pidFile, const QString &then)
+{
+    // It writes its pid itself, once setsid has made its session.
+    return QStringLiteral(
+        "/bin/sh -c '(setsid /bin/sh -c \"echo \\$\\$ > %1; exec sleep 300\" </dev/null >/dev/null 2>&1 &); %2'")
+        .arg(pidFile, then);
+}
+
+/// The pid written to @p pidFile, waiting up to 20 s for it; 0 when none came.
+qint64 pidFromFile(const QString &pidFile)
+{
+    QFile file(pidFile);
+    QElapsedTimer clock;
+    clock.start();
+    while (file.size() == 0 && clock.elapsed() < 20000)
+        QThread::msleep(20);
+    return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
+}
+
+/// A test that failed may leave a process it started: not for long.
+void killIfLeft(qint64 pid)
+{
+    if (!processGone(pid))
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+}
+
+/// Starts `rpcscope-cli run` of Echo, one caller for up to 60 s, against the server command @p serverCommand.
+void startLongRun(QProcess *rpcscope, const QString &serverCommand)
+{
+    rpcscope->start(cli,
+        { QStringLiteral("run"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+            QStringLiteral("-d"), QStringLiteral("{}"), QStringLiteral("-z"), QStringLiteral("60s"),
+            QStringLiteral("-c"), QStringLiteral("1"), serverCommand });
+    QVERIFY(rpcscope->waitForStarted());
+}
+
+/// Kills @p rpcscope with SIGKILL once it has its two children: the server command and the guard it starts when the
+/// server is ready.
+void killOnceGuarded(QProcess *rpcscope)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(childrenOf(rpcscope->processId()) >= 2, 20000);
+    ::kill(static_cast<pid_t>(rpcscope->processId()), SIGKILL);
+    QVERIFY(rpcscope->waitForFinished(5000));
+}
+
 /// The number after "@p label " in @p text (a test command prints its own pid so the test can check on it).
 qint64 numberAfter(const QString &text, const QString &label)
 {
@@ -585,37 +654,49 @@ private slots:
         QTemporaryDir dir;
         const QString pidFile = dir.filePath(QStringLiteral("server.pid"));
         QProcess rpcscope;
-        rpcscope.start(cli,
-            { QStringLiteral("run"), QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
-                QStringLiteral("-d"), QStringLiteral("{}"), QStringLiteral("-z"), QStringLiteral("60s"),
-                QStringLiteral("-c"), QStringLiteral("1"),
-                QStringLiteral("sh -c '%1 serve grpc --port {port} & echo $! > %2; wait; true'").arg(cli, pidFile) });
-        QVERIFY(rpcscope.waitForStarted());
-        const pid_t parent = static_cast<pid_t>(rpcscope.processId());
-        // Its children: the server command's shell, and the guard it starts once the server is ready.
-        auto children = [parent] {
-            int n = 0;
-            for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
-                QFile stat(QStringLiteral("/proc/%1/stat").arg(entry));
-                if (!stat.open(QIODevice::ReadOnly))
-                    continue;
-                const QByteArray text = stat.readAll();
-                const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
-                n += fields.size() > 1 && fields[1].toInt() == parent ? 1 : 0;
-            }
-            return n;
-        };
-        QTRY_VERIFY_WITH_TIMEOUT(children() >= 2, 20000);
-        auto serverPid = [&pidFile] {
-            QFile file(pidFile);
-            return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
-        };
-        QTRY_VERIFY_WITH_TIMEOUT(serverPid() > 0, 10000);
-        const qint64 server = serverPid();
+        startLongRun(&rpcscope,
+            QStringLiteral("sh -c '%1 serve grpc --port {port} & echo $! > %2; wait; true'").arg(cli, pidFile));
+        const qint64 server = pidFromFile(pidFile);
         QVERIFY(server > 0 && !processGone(server));
-        ::kill(parent, SIGKILL);
-        QVERIFY(rpcscope.waitForFinished(5000));
+        killOnceGuarded(&rpcscope);
         QTRY_VERIFY_WITH_TIMEOUT(processGone(server), 10000);
+    }
+
+    void aDetachedDescendantIsStoppedWithIt()
+    {
+        // Issue 33 item 14: a process that left the server's group and its parent (setsid after a fork) is out of
+        // reach of the group's signals; it still carries the server's mark in its environment.
+        QTemporaryDir dir;
+        const QString pidFile = dir.filePath(QStringLiteral("detached.pid"));
+        RunningServer server;
+        QString error;
+        const QString address
+            = server.start(command(leavesADetachedProcess(pidFile, QStringLiteral("echo ready; exec sleep 30")),
+                               QStringLiteral("(ready)")),
+                &error);
+        QVERIFY2(!address.isEmpty(), qPrintable(error));
+        const qint64 detached = pidFromFile(pidFile);
+        QVERIFY(detached > 0 && !processGone(detached));
+        const auto noneLeft = qScopeGuard([detached] { killIfLeft(detached); });
+        const auto [session, parent] = sessionAndParent(detached);
+        QCOMPARE(session, detached); // a session (and group) of its own
+        QVERIFY(parent != server.pid()); // and not the server's child
+        server.stop(1s);
+        QTRY_VERIFY_WITH_TIMEOUT(processGone(detached), 5000);
+    }
+
+    void aDetachedDescendantDoesNotOutliveAKilledRpcscope()
+    {
+        QTemporaryDir dir;
+        const QString pidFile = dir.filePath(QStringLiteral("detached.pid"));
+        QProcess rpcscope;
+        startLongRun(
+            &rpcscope, leavesADetachedProcess(pidFile, QStringLiteral("exec %1 serve grpc --port {port}").arg(cli)));
+        const qint64 detached = pidFromFile(pidFile);
+        QVERIFY(detached > 0 && !processGone(detached));
+        const auto noneLeft = qScopeGuard([detached] { killIfLeft(detached); });
+        killOnceGuarded(&rpcscope);
+        QTRY_VERIFY_WITH_TIMEOUT(processGone(detached), 10000);
     }
 
     void serverProcessAsTheCliUsesIt()

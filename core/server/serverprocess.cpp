@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcessEnvironment>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QStandardPaths>
 
@@ -29,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,6 +123,114 @@ QString signalName(int signal)
     return abbreviation ? QStringLiteral("SIG") + QString::fromLatin1(abbreviation) : QString::number(signal);
 }
 
+/**
+ * The mark every process of one server command carries: an environment variable "RPCSCOPE_TREE_<32 hex digits>=1",
+ * new for each start. A process that leaves the server's process group and its parent (setsid, a double fork, a
+ * daemon) still inherits it, so stop() and the guard find it by it. The name, not a value, holds the id: a server
+ * command that runs rpcscope (which starts commands of its own) keeps its parent's mark beside its own.
+ */
+struct TreeTag {
+    char needle[64] = {}; ///< "\0RPCSCOPE_TREE_<hex>=": how the entry appears in /proc/PID/environ
+    size_t length = 0; ///< of needle; 0: no tag
+
+    static TreeTag make()
+    {
+        TreeTag tag;
+        const QByteArray name = QByteArrayLiteral("RPCSCOPE_TREE_")
+            + QByteArray::number(QRandomGenerator::system()->generate64(), 16).rightJustified(16, '0')
+            + QByteArray::number(QRandomGenerator::system()->generate64(), 16).rightJustified(16, '0');
+        tag.needle[0] = '\0';
+        std::memcpy(tag.needle + 1, name.constData(), name.size());
+        tag.needle[1 + name.size()] = '=';
+        tag.length = static_cast<size_t>(name.size()) + 2;
+        return tag;
+    }
+    QString name() const { return QString::fromLatin1(needle + 1, static_cast<qsizetype>(length) - 2); }
+};
+
+/// True when the environment of process @p pid holds @p tag. Async-signal-safe (the guard calls it).
+bool environHolds(pid_t pid, const TreeTag &tag)
+{
+    char path[32] = "/proc/";
+    char digits[16];
+    int n = 0;
+    for (pid_t rest = pid; rest > 0 && n < 15; rest /= 10)
+        digits[n++] = static_cast<char>('0' + rest % 10);
+    size_t at = 6;
+    while (n > 0)
+        path[at++] = digits[--n];
+    std::memcpy(path + at, "/environ", 9);
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    // Entries are NUL-terminated; a NUL put before the first one lets the needle's leading NUL match it too.
+    char buffer[8192 + sizeof tag.needle];
+    buffer[0] = '\0';
+    size_t kept = 1;
+    bool found = false;
+    while (!found) {
+        const ssize_t got = ::read(fd, buffer + kept, 8192);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        const size_t have = kept + static_cast<size_t>(got);
+        for (size_t i = 0; i + tag.length <= have && !found; ++i)
+            found = std::memcmp(buffer + i, tag.needle, tag.length) == 0;
+        kept = std::min(have, tag.length - 1);
+        std::memmove(buffer, buffer + have - kept, kept);
+    }
+    ::close(fd);
+    return found;
+}
+
+/**
+ * Sends @p signal (0: none) to every process whose environment holds @p tag, except this one, and returns how many
+ * there were. A zombie's environment reads empty: it does not count. Async-signal-safe (the guard calls it).
+ */
+int signalTagged(const TreeTag &tag, int signal)
+{
+    if (tag.length == 0)
+        return 0;
+    const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0)
+        return 0;
+    const pid_t self = ::getpid();
+    int found = 0;
+    alignas(8) char entries[8192];
+    for (;;) {
+        const long got = ::syscall(SYS_getdents64, proc, entries, sizeof entries);
+        if (got <= 0)
+            break;
+        for (long offset = 0; offset < got;) {
+            // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name
+            unsigned short recordLength;
+            std::memcpy(&recordLength, entries + offset + 16, sizeof recordLength);
+            const char *name = entries + offset + 19;
+            offset += recordLength;
+            pid_t pid = 0;
+            for (; *name >= '0' && *name <= '9'; ++name)
+                pid = pid * 10 + (*name - '0');
+            if (*name != '\0' || pid <= 0 || pid == self || !environHolds(pid, tag))
+                continue;
+            if (::kill(pid, signal) == 0)
+                ++found;
+        }
+    }
+    ::close(proc);
+    return found;
+}
+
+/// Ends every process that carries @p tag: SIGTERM, up to @p grace for them to go, SIGKILL. Async-signal-safe.
+void endTagged(const TreeTag &tag, int graceMs)
+{
+    if (signalTagged(tag, SIGTERM) == 0)
+        return;
+    for (int waited = 0; waited < graceMs && signalTagged(tag, 0) > 0; waited += 50)
+        ::poll(nullptr, 0, 50);
+    signalTagged(tag, SIGKILL);
+}
+
 // What a failed child writes to the parent before _exit: which step failed and errno.
 struct ChildFailure {
     int step; // 1: chdir, 2: execve, 3: sched_setaffinity
@@ -130,12 +240,13 @@ struct ChildFailure {
 /**
  * Starts the guard of process group @p group: a forked copy of this process (no exec) that waits for the pipe whose
  * write end *@p holdFd stays here to close, which happens when rpcscope dies however it dies (kill -9 included), and
- * then ends the group: SIGTERM, up to 2 s for it to go, SIGKILL. PR_SET_PDEATHSIG alone reaches only the server
- * process itself, not what it started (`sh -c 'server; true'` leaves the server running). The guard is in a group of
- * its own with termination signals ignored, so Ctrl-C in rpcscope's terminal does not take it down first. Returns its
- * pid, or 0 when it could not be started (the server then runs without it).
+ * then ends the group: SIGTERM, up to 2 s for it to go, SIGKILL; then the same for what carries the server's TreeTag.
+ * PR_SET_PDEATHSIG alone reaches only the server process itself, not what it started (`sh -c 'server; true'` leaves the
+ * server running). The guard is in a group of its own with termination signals ignored, so Ctrl-C in rpcscope's
+ * terminal does not take it down first. Returns its pid, or 0 when it could not be started (the server then runs
+ * without it).
  */
-pid_t startGroupGuard(pid_t group, int *holdFd)
+pid_t startGroupGuard(pid_t group, const TreeTag &tag, int *holdFd)
 {
     int pipe[2] = { -1, -1 };
     if (::pipe2(pipe, O_CLOEXEC) != 0)
@@ -168,6 +279,7 @@ pid_t startGroupGuard(pid_t group, int *holdFd)
         for (int i = 0; i < 40 && ::kill(-group, 0) == 0; ++i)
             ::poll(nullptr, 0, 50);
         ::kill(-group, SIGKILL);
+        endTagged(tag, 2000); // what left the group
         ::_exit(0);
     }
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -203,6 +315,7 @@ void stopGroupGuard(pid_t *guard, int *holdFd)
 
 struct ServerProcess::State {
     pid_t pid = 0;
+    TreeTag tag; ///< in the environment of all the server starts, and of what they start
     pid_t guard = 0; ///< startGroupGuard()'s process
     int guardFd = -1;
     bool reaped = true;
@@ -447,6 +560,8 @@ bool ServerProcess::start(const Launch &launch, QString *error)
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     for (const auto &[name, value] : launch.environment)
         environment.insert(name, value);
+    s.tag = TreeTag::make();
+    environment.insert(s.tag.name(), QStringLiteral("1"));
     std::vector<QByteArray> envBytes;
     for (const QString &entry : environment.toStringList())
         envBytes.push_back(entry.toLocal8Bit());
@@ -550,7 +665,7 @@ bool ServerProcess::start(const Launch &launch, QString *error)
                                 .arg(shown, formatCpuList(launch.cpus), why));
         return setError(QStringLiteral("cannot start %1: %2").arg(shown, why));
     }
-    s.guard = startGroupGuard(child, &s.guardFd);
+    s.guard = startGroupGuard(child, s.tag, &s.guardFd);
 
     {
         const std::lock_guard lock(s.mutex);
@@ -650,6 +765,9 @@ void ServerProcess::stop(std::chrono::milliseconds grace)
         if (s.exitedWithin(std::chrono::seconds(10)))
             s.reap();
     }
+    // What left the group (setsid, a double fork) but carries the server's tag goes as well.
+    endTagged(s.tag, static_cast<int>(std::min<std::chrono::milliseconds>(grace, 2s).count()));
+    s.tag = {};
     if (s.reaped)
         s.pid = 0;
     s.closeReader(200ms);
