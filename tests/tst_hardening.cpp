@@ -519,6 +519,45 @@ private Q_SLOTS:
             cli({ QStringLiteral("--help") }).out.contains(QStringLiteral("the same for every command and transport")));
     }
 
+    void anAnnouncedHugeReplyIsNotHeldWhole()
+    {
+        // Issue 33 item 10: a reply's prefix announces 1 GiB and the server sends it as fast as it may. Both gRPC
+        // clients end each call RESOURCE_EXHAUSTED; the process holds its memory quota at most, not the gigabyte.
+        // Its peak resident set is measured by a Python parent (getrusage of its reaped child).
+        QProcess server;
+        const QString address = startPeer(
+            server, QStringLiteral("h2_misbehaving_server.py"), { QStringLiteral("--port"), QStringLiteral("0") });
+        QVERIFY(!address.isEmpty());
+        const QString measure
+            = QStringLiteral("import resource, subprocess, sys\n"
+                             "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
+                             "sys.stdout.buffer.write(r.stdout)\n"
+                             "print('peak-kib', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+                             "sys.exit(r.returncode)\n");
+        for (const char *transport : { "grpc", "h2grpc" }) {
+            QProcess process;
+            process.start(QStringLiteral("/usr/bin/python3"),
+                { QStringLiteral("-c"), measure, QStringLiteral(RPCSCOPE_CLI), QStringLiteral("run"), address,
+                    QStringLiteral("--transport"), QLatin1String(transport), QStringLiteral("--proto"),
+                    QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto"),
+                    QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+                    QStringLiteral("4"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--timeout"),
+                    QStringLiteral("20s"), QStringLiteral("-m"),
+                    QStringLiteral("{\"x-misbehave\":\"announce\",\"x-length\":\"1073741824\"}") });
+            QVERIFY(process.waitForFinished(90000));
+            const QString out = QString::fromUtf8(process.readAllStandardOutput());
+            QVERIFY2(process.exitCode() == 0, qPrintable(out));
+            QVERIFY2(out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]\t4 responses")),
+                qPrintable(QLatin1String(transport) + QLatin1Char('\n') + out));
+            const qint64 peakMiB
+                = QRegularExpression(QStringLiteral("peak-kib (\\d+)")).match(out).captured(1).toLongLong() / 1024;
+            QVERIFY2(peakMiB > 0 && peakMiB < 600,
+                qPrintable(QStringLiteral("%1: peak %2 MiB").arg(QLatin1String(transport)).arg(peakMiB)));
+        }
+        server.terminate();
+        QVERIFY(server.waitForFinished(5000));
+    }
+
     void msgpackHeadersClaimingTooMuchAreRefusedAtOnce()
     {
         // A reply whose result claims 2 GiB and sends three bytes: refused as too large when the header comes, not

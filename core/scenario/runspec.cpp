@@ -310,6 +310,7 @@ bool readLoad(Checker &c, const Scenario &s, const RunSpec &spec, LoadPlan *plan
         return c.fail(QStringLiteral("load.client_threads"),
             QStringLiteral("expected a number from 1 to 64, got %1").arg(s.clientThreads));
     target->clientThreads = s.clientThreads > 0 ? s.clientThreads : autoClientThreads(plan->concurrency);
+    target->concurrency = plan->concurrency;
     return c.ok();
 }
 

@@ -1,4 +1,5 @@
 #include "grpctransport.h"
+#include <grpcpp/resource_quota.h>
 
 #include "metrics/callstatus.h"
 
@@ -285,6 +286,19 @@ private:
     OpTag<GrpcStreamSlot> m_finishTag { this, &GrpcStreamSlot::finished };
 };
 
+/**
+ * The memory quota of channel @p index of @p connections: room, for each call it carries at once (the callers are
+ * spread evenly over the channels), for two replies at the receive limit and two of the largest request (a message
+ * being read or written is held whole, and once more while it is copied), plus 64 MiB for the transport itself.
+ */
+size_t channelMemoryBudget(const GrpcTarget &target, size_t largestRequest, int index, int connections)
+{
+    const int callers = std::max(1, target.concurrency);
+    const int calls = callers / connections + (index < callers % connections ? 1 : 0);
+    const size_t perCall = 2 * target.receiveLimit() + 2 * largestRequest;
+    return static_cast<size_t>(std::max(1, calls)) * perCall + (size_t { 64 } << 20);
+}
+
 class GrpcTransport final : public Transport {
 public:
     GrpcTransport(const GrpcTarget &target, const GrpcCall &call) : m_target(target), m_call(call)
@@ -293,6 +307,9 @@ public:
             const grpc::Slice slice(request.data(), request.size());
             m_requests.emplace_back(&slice, 1);
         }
+        size_t largestRequest = 0;
+        for (const std::string &request : m_call.requests)
+            largestRequest = std::max(largestRequest, request.size());
         const int connections = std::max(1, target.connections);
         for (int i = 0; i < connections; ++i) {
             grpc::ChannelArguments args;
@@ -305,6 +322,13 @@ public:
             args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
             if (target.maxReceiveBytes >= 0)
                 args.SetMaxReceiveMessageSize(target.maxReceiveBytes);
+            // libgrpc 1.51 opens a stream's window as far as a reply's length prefix announces and holds what comes
+            // until the message is whole: the receive limit applies only then, so a server announcing 2 GiB had us
+            // hold up to 2 GiB. A memory quota per channel bounds what its transport may hold; past it a call fails
+            // RESOURCE_EXHAUSTED ("Buffers full") at once.
+            m_quotas.push_back(std::make_unique<grpc::ResourceQuota>());
+            m_quotas.back()->Resize(channelMemoryBudget(target, largestRequest, i, connections));
+            args.SetResourceQuota(*m_quotas.back());
             if (target.maxSendBytes >= 0)
                 args.SetMaxSendMessageSize(target.maxSendBytes);
             if (!target.authority.empty())
@@ -374,6 +398,7 @@ public:
     const GrpcTarget m_target;
     const GrpcCall m_call;
     std::vector<grpc::ByteBuffer> m_requests;
+    std::vector<std::unique_ptr<grpc::ResourceQuota>> m_quotas; ///< one a channel, outliving it
     std::vector<std::unique_ptr<grpc::GenericStub>> m_stubs;
     std::vector<std::unique_ptr<grpc::CompletionQueue>> m_queues;
     std::vector<std::thread> m_pollers;

@@ -40,6 +40,8 @@ struct GrpcTarget {
     GrpcTls tls;
     /// Client threads, each polling its own completion queue (ghz's --cpus). See autoClientThreads().
     int clientThreads = 1;
+    /// The callers sharing the channels (the run's -c): gRPC C++ sizes each channel's memory quota by it.
+    int concurrency = 1;
 
     /// The largest reply to accept, in bytes: maxReceiveBytes, or the default.
     size_t receiveLimit() const

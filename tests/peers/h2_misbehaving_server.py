@@ -20,6 +20,9 @@ an EchoResponse being the same on the wire), and misbehaves as the request metad
                    x-got-authority, and x-got-NAME-wire for each NAME-bin header (its value as it was on the wire)
   truncated        a length prefix of x-length bytes (default 100) and 3 bytes of message, then grpc-status 0
   no-status        the answer, then trailers without grpc-status
+  announce         a length prefix of x-length bytes (default 2 GiB - 1), then that many zero bytes as fast as the
+                   client's flow control lets them go (a client that bounds what it takes resets the stream early)
+  bomb             one gzip message that inflates to x-length zero bytes (default 1 GiB): about 1 MB on the wire
   frame-sizes      an empty message, with a trailer x-got-data-frames: the payload sizes of the request's DATA
                    frames, in bytes, in order ("65535,1048576,...")
 
@@ -57,6 +60,7 @@ import h2.events
 import h2.settings
 
 over_limit = 0
+bombs = {}  # inflated length -> its gzip
 connections = 0
 
 
@@ -73,6 +77,7 @@ class Connection:
         self.pings = {}  # ping payload -> stream waiting for its ACK
         self.requests = 0
         self.acked = False  # the client has our SETTINGS: from then on it must keep to --max-streams
+        self.pending = {}  # stream -> [bytes still to send, zero bytes to send after them]: announce, bomb
 
     def flush(self):
         data = self.h2.data_to_send()
@@ -137,6 +142,11 @@ class Connection:
             self.acked = True
         elif isinstance(event, h2.events.StreamReset):
             self.open.discard(event.stream_id)
+            self.pending.pop(event.stream_id, None)
+        elif isinstance(event, h2.events.WindowUpdated):
+            for stream in list(self.pending) if event.stream_id == 0 else [event.stream_id]:
+                if stream in self.pending:
+                    self.pump(stream)
         elif isinstance(event, h2.events.ConnectionTerminated):
             return False
         return True
@@ -200,6 +210,20 @@ class Connection:
             length = int(self.headers[stream].get("x-length", "100"))
             self.bodies[stream] = struct.pack(">BI", 0, length) + b"abc"
             self.reply(stream)
+        elif how == "announce":
+            length = int(self.headers[stream].get("x-length", str(2**31 - 1)))
+            self.h2.send_headers(stream, [(":status", "200"), ("content-type", "application/grpc")])
+            self.pending[stream] = [struct.pack(">BI", 0, length), length]
+            self.pump(stream)
+        elif how == "bomb":
+            length = int(self.headers[stream].get("x-length", str(2**30)))
+            if length not in bombs:
+                bombs[length] = gzip.compress(bytes(length), compresslevel=9)
+            self.bodies[stream] = struct.pack(">BI", 1, len(bombs[length])) + bombs[length]
+            self.h2.send_headers(stream, [(":status", "200"), ("content-type", "application/grpc"),
+                                          ("grpc-encoding", "gzip")])
+            self.pending[stream] = [self.bodies.pop(stream), 0]
+            self.pump(stream)
         elif how == "no-status":
             self.reply(stream, [("x-trailer", "no grpc-status here")])
         elif how == "frame-sizes":
@@ -212,6 +236,27 @@ class Connection:
                 self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=stream)
                 return False
         return True
+
+    def pump(self, stream):
+        """Sends what stream's pending [bytes, zeros still owed] holds as far as the windows allow; the trailers
+        (grpc-status 0) once all is sent. Called again on each WINDOW_UPDATE."""
+        head, zeros = self.pending.get(stream, (b"", 0))
+        while stream in self.pending:
+            window = min(self.h2.local_flow_control_window(stream), self.h2.max_outbound_frame_size)
+            if window <= 0:
+                self.pending[stream] = [head, zeros]
+                return
+            if head:
+                chunk, head = head[:window], head[window:]
+            else:
+                chunk = bytes(min(window, zeros))
+                zeros -= len(chunk)
+            if chunk:
+                self.h2.send_data(stream, chunk)
+            if not head and zeros == 0:
+                del self.pending[stream]
+                self.h2.send_headers(stream, [("grpc-status", "0")], end_stream=True)
+                self.open.discard(stream)
 
     def ping_timeout(self, payload):
         stream = self.pings.pop(payload, None)
