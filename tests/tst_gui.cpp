@@ -195,6 +195,36 @@ private Q_SLOTS:
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
     }
 
+    void aServerCommandRunsAsItsDocumentSays()
+    {
+        // Issue 34: the window kept only the command's text, so a document's ready pattern and timeout were dropped,
+        // and a command that prints its address (no {port}; the pattern's capture group) could not run at all.
+        const auto reset = qScopeGuard([this] {
+            m_window->scenarioDocuments()->setTrustAsker([](const QString &, const QString &) { return false; });
+            m_window->findChild<QAction *>(QStringLiteral("actionNewScenario"))->trigger();
+        });
+        QTemporaryDir dir;
+        Scenario document;
+        document.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        document.target = QStringLiteral("'%1' serve grpc --port 0").arg(QStringLiteral(RPCSCOPE_CLI));
+        document.readyPattern = QStringLiteral("^([0-9.]+:[0-9]+)$");
+        document.readyTimeout = QStringLiteral("25s");
+        document.calls = 60;
+        document.concurrency = 2;
+        const QString path = dir.filePath(QStringLiteral("printed.rpcscope.json"));
+        QString error;
+        QVERIFY(document.save(path, &error));
+        m_window->scenarioDocuments()->setTrustAsker([](const QString &, const QString &) { return true; });
+        QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_window->runController()->lastSnapshot().callsOk() == 60 && !m_window->runController()->isRunning(),
+            30000);
+        const QJsonObject server = m_window->resultsController()->currentRun()->server;
+        QCOMPARE(server.value(QStringLiteral("readyPattern")).toString(), document.readyPattern);
+        QCOMPARE(server.value(QStringLiteral("readyTimeout")).toString(), QStringLiteral("25s"));
+    }
+
     void everyTransportRunsFromTheGui_data()
     {
         QTest::addColumn<int>("transport");

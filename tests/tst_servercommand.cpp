@@ -1,5 +1,6 @@
 // Server commands (issue 6): splitting, JSON, and real processes started, made ready, failed and stopped.
 #include "server/servercommand.h"
+#include "server/serverlaunch.h"
 #include "server/serverprocess.h"
 #include "util/cpuset.h"
 
@@ -697,6 +698,28 @@ private slots:
         const auto noneLeft = qScopeGuard([detached] { killIfLeft(detached); });
         killOnceGuarded(&rpcscope);
         QTRY_VERIFY_WITH_TIMEOUT(processGone(detached), 10000);
+    }
+
+    void aLaunchDialsWhatItsTransportNeedsAndRestartsTheSameCommand()
+    {
+        // rpcscope's own HTTP server, as run and ab start it: ready on its serve line, dialled as a URL; a restart
+        // (a process replicate) is the same command again, in a new process.
+        ServerLaunch launch;
+        QString error;
+        const QString first = launch.start(builtinServeCommand(cli, TransportKind::Http), TransportKind::Http, &error);
+        QVERIFY2(first.startsWith(QStringLiteral("http://127.0.0.1:")), qPrintable(first + error));
+        QVERIFY(tcpConnects(first.mid(7)));
+        const qint64 firstPid = launch.pid();
+        const QString second = launch.restart(&error);
+        QVERIFY2(second.startsWith(QStringLiteral("http://127.0.0.1:")), qPrintable(second + error));
+        QVERIFY(launch.pid() != firstPid && processGone(firstPid));
+        QCOMPARE(launch.command().readyPattern, serveReadyPattern());
+        launch.stop();
+        QCOMPARE(launch.pid(), 0);
+        QCOMPARE(
+            dialAddress(TransportKind::Http, QStringLiteral("127.0.0.1:80")), QStringLiteral("http://127.0.0.1:80"));
+        QCOMPARE(dialAddress(TransportKind::Http, QStringLiteral("https://h:1")), QStringLiteral("https://h:1"));
+        QCOMPARE(dialAddress(TransportKind::Grpc, QStringLiteral("127.0.0.1:80")), QStringLiteral("127.0.0.1:80"));
     }
 
     void serverProcessAsTheCliUsesIt()

@@ -1,6 +1,7 @@
 #include "abcontroller.h"
 
 #include "runrecorder.h"
+#include "server/serverlaunch.h"
 #include "store/runstore.h"
 #include "store/runwriter.h"
 #include "util/cpuset.h"
@@ -79,7 +80,7 @@ bool AbController::isRunning() const
 void AbController::work()
 {
     // Servers live on this thread: a child started here is told to end if this thread ends (PR_SET_PDEATHSIG).
-    std::array<std::unique_ptr<RunningServer>, 2> servers;
+    std::array<std::unique_ptr<ServerLaunch>, 2> servers;
     auto fail = [this](const QString &why) {
         std::lock_guard lock(m_mutex);
         m_error = why;
@@ -118,13 +119,10 @@ void AbController::work()
             m_phase = tr("Starting %1: %2").arg(QChar(side == 0 ? u'A' : u'B')).arg(m_request.targetText(side));
             m_serverDescriptions[static_cast<size_t>(side)] = command->describe();
         }
-        servers[static_cast<size_t>(side)] = std::make_unique<RunningServer>();
-        QString address = servers[static_cast<size_t>(side)]->start(*command, &why);
-        if (address.isEmpty())
+        servers[static_cast<size_t>(side)] = std::make_unique<ServerLaunch>();
+        s.target.address = servers[static_cast<size_t>(side)]->start(*command, s.transport.kind, &why);
+        if (s.target.address.isEmpty())
             return fail(tr("Server %1 did not start: %2").arg(QChar(side == 0 ? u'A' : u'B')).arg(why));
-        if (m_transport == u"http" && !address.startsWith(QStringLiteral("http")))
-            address = QStringLiteral("http://") + address;
-        s.target.address = address;
         s.plan.serverPid = servers[static_cast<size_t>(side)]->pid();
     }
     if (m_stop)
@@ -160,24 +158,14 @@ void AbController::work()
         if (!servers[side] || blocks.restarts < 2)
             continue;
         // Called on the runner's thread between blocks; this thread only waits meanwhile.
-        m_sides[side].restartServer
-            = [this, side, server = servers[side].get()](QString *address, int64_t *pid, QString *why) {
-                  QString error;
-                  const std::optional<ServerCommand> command
-                      = m_request.command(static_cast<int>(side), m_cliPath, m_transport, &error);
-                  if (!command) {
-                      *why = error;
-                      return false;
-                  }
-                  server->stop();
-                  *address = server->start(*command, why);
-                  if (address->isEmpty())
-                      return false;
-                  if (m_transport == u"http" && !address->startsWith(QStringLiteral("http")))
-                      address->prepend(QStringLiteral("http://"));
-                  *pid = server->pid();
-                  return true;
-              };
+        // The same command again, pinned where the first start was.
+        m_sides[side].restartServer = [server = servers[side].get()](QString *address, int64_t *pid, QString *why) {
+            *address = server->restart(why);
+            if (address->isEmpty())
+                return false;
+            *pid = server->pid();
+            return true;
+        };
     }
     QString why;
     // Pinned once the servers run (they would inherit this process's CPUs), and unpinned when the run ends: the

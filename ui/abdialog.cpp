@@ -1,5 +1,6 @@
 #include "abdialog.h"
 
+#include "server/serverlaunch.h"
 #include "util/units.h"
 
 #include <QCheckBox>
@@ -28,8 +29,7 @@ std::optional<ServerCommand> AbRequest::command(
         return std::nullopt;
     ServerCommand c;
     if (t.kind == Kind::Builtin) {
-        c.command = QStringLiteral("'%1' serve %2 --port {port}").arg(cliPath, transport);
-        c.readyPattern = QStringLiteral("^(?:http://)?[0-9.]+:[0-9]+$");
+        c = builtinServeCommand(cliPath, parseTransport(transport).value_or(TransportKind::Grpc));
     } else {
         c.command = t.text;
         c.readyPattern = readyPattern;

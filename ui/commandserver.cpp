@@ -36,17 +36,17 @@ void CommandServer::reap()
     }
 }
 
-void CommandServer::start(const ServerCommand &command)
+void CommandServer::start(const ServerCommand &command, TransportKind kind)
 {
     stop();
     reap();
     auto slot = std::make_unique<Slot>();
     Slot *s = slot.get();
     QPointer<CommandServer> self(this);
-    s->job = QtConcurrent::run(&m_pool, [this, self, s, command] {
-        RunningServer server;
+    s->job = QtConcurrent::run(&m_pool, [this, self, s, command, kind] {
+        ServerLaunch server;
         QString error;
-        const QString address = server.start(command, &error);
+        const QString address = server.start(command, kind, &error);
         if (address.isEmpty()) {
             s->running = false;
             QMetaObject::invokeMethod(

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "server/servercommand.h"
+#include "server/serverlaunch.h"
 
 #include <QFuture>
 #include <QObject>
@@ -27,8 +27,9 @@ public:
     explicit CommandServer(QObject *parent = nullptr);
     ~CommandServer() override;
 
-    /// Starts @p command; ready() or failed() follows on this object's thread. The previous server is stopped.
-    void start(const ServerCommand &command);
+    /// Starts @p command for a client of @p kind; ready() (with the address that client dials) or failed() follows
+    /// on this object's thread. The previous server is stopped.
+    void start(const ServerCommand &command, TransportKind kind);
     /// Stops the current server (SIGTERM, then SIGKILL after the grace) without blocking the caller.
     void stop();
     /// The current server is starting or serving.

@@ -520,14 +520,14 @@ void MatrixPage::runNext()
     }
     if (prepared) // rpcscope's own server uses the baseline's codecs: only then is a codec share known
         m_cells[m_next].ownServer = prepared->builtin;
-    if (prepared && !prepared->serverCommand.isEmpty()) {
-        // A stack whose target is a server command: started off the GUI thread for this cell (on the port {port}
-        // names), the cell once it is ready (serverReady()), stopped when the cell ends.
-        ServerCommand command;
-        command.command = prepared->serverCommand;
+    if (prepared && prepared->serverCommand) {
+        // A stack whose target is a server command: started off the GUI thread for this cell, the cell once it is
+        // ready (serverReady()), stopped when the cell ends.
+        const ServerCommand command = *prepared->serverCommand;
+        const TransportKind kind = prepared->transport.kind;
         m_waiting = std::make_unique<ScenarioPage::Prepared>(std::move(*prepared));
         m_progress->setText(tr("Starting the server of %1: %2…").arg(cell.label(), command.command));
-        m_server->start(command);
+        m_server->start(command, kind);
         return;
     }
     startCell(prepared ? &*prepared : nullptr, why);
@@ -558,9 +558,7 @@ void MatrixPage::serverReady(const QString &address)
     if (!m_waiting)
         return; // stopped meanwhile
     const std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_waiting);
-    prepared->target.address = prepared->transport.kind == TransportKind::Http && !address.startsWith(u"http")
-        ? QStringLiteral("http://") + address
-        : address;
+    prepared->target.address = address;
     prepared->plan.serverPid = m_server->pid();
     startCell(prepared.get(), QString());
 }

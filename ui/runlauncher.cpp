@@ -136,16 +136,14 @@ void RunLauncher::startRun()
         Q_EMIT statusMessage(tr("Cannot run: %1").arg(error), 10000);
         return;
     }
-    if (!prepared->serverCommand.isEmpty()) {
+    if (prepared->serverCommand) {
         // The server comes first: started off the GUI thread; the run follows when it is ready.
-        ServerCommand command;
-        command.command = prepared->serverCommand;
         m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
         m_pendingRawFile = std::move(rawFile);
         m_scenario->setRunning(true);
         Q_EMIT stateChanged(tr("Starting"));
-        Q_EMIT statusMessage(tr("Starting %1 ...").arg(prepared->serverCommand), 0);
-        m_commandServer->start(command);
+        Q_EMIT statusMessage(tr("Starting %1 ...").arg(prepared->serverCommand->command), 0);
+        m_commandServer->start(*prepared->serverCommand, prepared->transport.kind);
         return;
     }
     launch(*prepared, std::move(rawFile));
@@ -156,10 +154,7 @@ void RunLauncher::commandServerReady(const QString &address)
     if (!m_pendingRun)
         return;
     std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_pendingRun);
-    prepared->target.address
-        = prepared->transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
-        ? QStringLiteral("http://") + address
-        : address;
+    prepared->target.address = address;
     prepared->plan.serverPid = m_commandServer->pid();
     if (m_pendingIsSend) {
         m_pendingIsSend = false;
@@ -196,13 +191,11 @@ void RunLauncher::sendOnce()
         return;
     }
     m_sending = true;
-    if (!prepared->serverCommand.isEmpty()) {
-        ServerCommand command;
-        command.command = prepared->serverCommand;
+    if (prepared->serverCommand) {
         m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
         m_pendingIsSend = true;
-        m_scenario->showReply(tr("Starting %1 ...").arg(prepared->serverCommand), true);
-        m_commandServer->start(command);
+        m_scenario->showReply(tr("Starting %1 ...").arg(prepared->serverCommand->command), true);
+        m_commandServer->start(*prepared->serverCommand, prepared->transport.kind);
         return;
     }
     send(*prepared);
@@ -229,7 +222,7 @@ void RunLauncher::send(ScenarioPage::Prepared prepared)
     described.target = described.inProcess ? QString() : prepared.target.address;
     described.clientStreams = prepared.call.method && prepared.call.method->client_streaming();
     described.serverStreams = prepared.call.method && prepared.call.method->server_streaming();
-    const bool ownServer = !prepared.serverCommand.isEmpty();
+    const bool ownServer = prepared.serverCommand.has_value();
     m_scenario->showReply(tr("Sending %1 ...").arg(described.method), true);
     Q_EMIT stateChanged(tr("Sending"));
     runInBackground(
@@ -280,14 +273,11 @@ void RunLauncher::launch(const ScenarioPage::Prepared &prepared, std::unique_ptr
     m_run->transport = transportName(prepared.transport.kind);
     m_run->codec = codecName(prepared.transport.codec.value_or(defaultCodec(prepared.transport.kind)));
     const bool builtinTarget = m_builtin->isTarget(prepared.target.address);
-    m_run->target = builtinTarget           ? QStringLiteral("builtin")
-        : !prepared.serverCommand.isEmpty() ? prepared.serverCommand
-                                            : prepared.target.address;
-    if (!prepared.serverCommand.isEmpty()) {
-        ServerCommand command;
-        command.command = prepared.serverCommand;
-        m_run->server = command.describe();
-    }
+    m_run->target = builtinTarget ? QStringLiteral("builtin")
+        : prepared.serverCommand  ? prepared.serverCommand->command
+                                  : prepared.target.address;
+    if (prepared.serverCommand)
+        m_run->server = prepared.serverCommand->describe();
     m_run->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
     m_run->environment = environmentFingerprint();
     if (builtinTarget && m_builtin->pid())

@@ -53,7 +53,9 @@ public:
         GrpcCall call;
         LoadPlan plan;
         QString rawSamplesPath; ///< write the raw samples here when the run ends (plan.recordRawSamples is set)
-        QString serverCommand; ///< the target is this command: start it, then fill in target.address
+        /// The target is this command, as the document gives it (readiness, environment, folder, CPUs): start it,
+        /// then fill in target.address.
+        std::optional<ServerCommand> serverCommand;
         bool builtin = false; ///< the target is the window's built-in server for the transport
         std::vector<Check> checks; ///< bounds the run must meet, judged when it ends
     };

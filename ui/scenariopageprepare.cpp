@@ -85,7 +85,7 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
             return fail(tr("The built-in servers did not start: %1").arg(why));
         p.target.address = m_builtinTargets.value(spec->transport.kind);
     } else if (spec->server == RunServer::Command)
-        p.serverCommand = spec->command.command; // the window starts it and dials the port it gets
+        p.serverCommand = spec->command; // the window starts it and dials the address it gets
     return p;
 }
 

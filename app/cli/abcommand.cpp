@@ -9,7 +9,7 @@
 #include "runflags.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
-#include "server/servercommand.h"
+#include "server/serverlaunch.h"
 #include "store/environment.h"
 #include "store/runstore.h"
 #include "store/secrets.h"
@@ -100,7 +100,7 @@ struct Side {
     bool builtin = false;
     bool command = false;
     ServerCommand server;
-    RunningServer running;
+    ServerLaunch running;
     QString address;
     Scenario scenario; ///< the run's scenario with this side's target
     RunSpec run; ///< prepared from it; the address filled in once the server runs
@@ -347,9 +347,10 @@ int abCommand(const QStringList &arguments)
             continue;
         }
         if (side.builtin) {
-            side.server.command
-                = QStringLiteral("'%1' serve %2 --port {port}").arg(QCoreApplication::applicationFilePath(), transport);
-            side.server.readyPattern = QStringLiteral("^(?:http://)?[0-9.]+:[0-9]+$");
+            const ServerCommand serve
+                = builtinServeCommand(QCoreApplication::applicationFilePath(), side.run.transport.kind);
+            side.server.command = serve.command;
+            side.server.readyPattern = serve.readyPattern;
         } else {
             side.server.command = side.spec;
             side.server.readyPattern = ready;
@@ -361,13 +362,11 @@ int abCommand(const QStringList &arguments)
         err() << "Starting " << side.name << ": "
               << (side.builtin ? QStringLiteral("built-in %1 server").arg(transport) : side.spec) << '\n';
         err().flush();
-        side.address = side.running.start(side.server, &error);
+        side.address = side.running.start(side.server, side.run.transport.kind, &error);
         if (side.address.isEmpty()) {
             err() << "rpcscope-cli ab: server " << side.name << " did not start: " << error << '\n';
             return ExitRuntime;
         }
-        if (transport == u"http" && !side.address.startsWith(QStringLiteral("http")))
-            side.address = QStringLiteral("http://") + side.address;
     }
 
     for (Side &side : sides) {
@@ -446,13 +445,10 @@ int abCommand(const QStringList &arguments)
     for (Side &side : sides) {
         if (!side.command || restarts < 2)
             continue;
-        side.restart = [&side, transport](QString *address, int64_t *pid, QString *why) {
-            side.running.stop();
-            *address = side.running.start(side.server, why);
+        side.restart = [&side](QString *address, int64_t *pid, QString *why) {
+            *address = side.running.restart(why);
             if (address->isEmpty())
                 return false;
-            if (transport == u"http" && !address->startsWith(QStringLiteral("http")))
-                address->prepend(QStringLiteral("http://"));
             *pid = side.running.pid();
             return true;
         };

@@ -21,7 +21,7 @@ bool startBuiltinServer(ServerProcess *server, TransportKind kind, const std::ve
             : kind == TransportKind::Msgpack ? QStringLiteral("msgpack")
                                              : QStringLiteral("grpc"),
         QStringLiteral("--port"), QStringLiteral("0") };
-    launch.readyPattern = QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$");
+    launch.readyPattern = serveReadyPattern();
     launch.readyTimeout = std::chrono::seconds(10);
     launch.cpus = cpus;
     return server->start(launch, error);
@@ -35,15 +35,11 @@ int RunSetup::prepare(const QString &cmd, const Scenario &scenario, RunSpec *spe
     if (spec->server == RunServer::Command) {
         err() << "Starting " << spec->command.command << '\n';
         err().flush();
-        const QString address = m_command.start(spec->command, &error);
-        if (address.isEmpty()) {
+        spec->target.address = m_command.start(spec->command, spec->transport.kind, &error);
+        if (spec->target.address.isEmpty()) {
             err() << "rpcscope-cli " << cmd << ": the server command did not start: " << error << '\n';
             return ExitRuntime;
         }
-        spec->target.address
-            = spec->transport.kind == TransportKind::Http && !address.startsWith(QStringLiteral("http"))
-            ? QStringLiteral("http://") + address
-            : address;
         spec->plan.serverPid = m_command.pid();
     }
     QString details;

@@ -2,7 +2,7 @@
 
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
-#include "server/servercommand.h"
+#include "server/serverlaunch.h"
 #include "server/serverprocess.h"
 #include "transport/transport.h"
 
@@ -36,7 +36,7 @@ public:
     std::optional<GrpcCall> call;
 
 private:
-    RunningServer m_command;
+    ServerLaunch m_command;
     ServerProcess m_builtin;
 };
 

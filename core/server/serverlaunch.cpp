@@ -1,0 +1,45 @@
+#include "serverlaunch.h"
+
+namespace rpcscope {
+
+QString ServerLaunch::start(const ServerCommand &command, TransportKind kind, QString *error)
+{
+    m_command = command;
+    m_kind = kind;
+    const QString address = m_server.start(command, error);
+    return address.isEmpty() ? QString() : dialAddress(kind, address);
+}
+
+QString ServerLaunch::restart(QString *error)
+{
+    m_server.stop();
+    return start(m_command, m_kind, error);
+}
+
+QString serveReadyPattern()
+{
+    return QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$");
+}
+
+ServerCommand builtinServeCommand(const QString &program, TransportKind kind)
+{
+    ServerCommand command;
+    QString quoted = program;
+    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    const QString transport = kind == TransportKind::Http ? QStringLiteral("http")
+        : kind == TransportKind::Msgpack                  ? QStringLiteral("msgpack")
+                                                          : QStringLiteral("grpc");
+    command.command = QStringLiteral("'%1' serve %2 --port {port}").arg(quoted, transport);
+    command.readyPattern = serveReadyPattern();
+    return command;
+}
+
+QString dialAddress(TransportKind kind, const QString &address)
+{
+    return kind == TransportKind::Http && !address.startsWith(QLatin1String("http://"))
+            && !address.startsWith(QLatin1String("https://"))
+        ? QStringLiteral("http://") + address
+        : address;
+}
+
+} // namespace rpcscope
