@@ -547,7 +547,8 @@ private Q_SLOTS:
             QVERIFY(process.waitForFinished(90000));
             const QString out = QString::fromUtf8(process.readAllStandardOutput());
             QVERIFY2(process.exitCode() == 0, qPrintable(out));
-            QVERIFY2(out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]\t4 responses")),
+            QVERIFY2(out.contains(QStringLiteral("all 4 calls failed"))
+                    && out.contains(QStringLiteral("[RESOURCE_EXHAUSTED]")),
                 qPrintable(QLatin1String(transport) + QLatin1Char('\n') + out));
             const qint64 peakMiB
                 = QRegularExpression(QStringLiteral("peak-kib (\\d+)")).match(out).captured(1).toLongLong() / 1024;

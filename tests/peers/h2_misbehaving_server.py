@@ -57,6 +57,7 @@ import h2.config
 import h2.connection
 import h2.errors
 import h2.events
+import h2.exceptions
 import h2.settings
 
 over_limit = 0
@@ -251,8 +252,12 @@ class Connection:
             else:
                 chunk = bytes(min(window, zeros))
                 zeros -= len(chunk)
-            if chunk:
-                self.h2.send_data(stream, chunk)
+            try:
+                if chunk:
+                    self.h2.send_data(stream, chunk)
+            except h2.exceptions.StreamClosedError:  # the client reset it (its events not read yet): done with it
+                del self.pending[stream]
+                return
             if not head and zeros == 0:
                 del self.pending[stream]
                 self.h2.send_headers(stream, [("grpc-status", "0")], end_stream=True)
