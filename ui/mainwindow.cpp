@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "scenario/runspec.h"
+#include "util/units.h"
 
 #include "abcontroller.h"
 #include "builtinservers.h"

@@ -1,7 +1,5 @@
 #include "comparecommand.h"
 
-#include "scenario/runspec.h"
-
 #include "cliapp.h"
 #include "compare/sequentialab.h"
 #include "report/comparereport.h"
@@ -9,6 +7,7 @@
 #include "store/runjson.h"
 #include "store/runstore.h"
 #include "util/inputfile.h"
+#include "util/units.h"
 
 #include <QCommandLineParser>
 #include <QFile>

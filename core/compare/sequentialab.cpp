@@ -1,7 +1,7 @@
 #include "sequentialab.h"
 
-#include "scenario/runspec.h"
 #include "store/runrecord.h"
+#include "util/units.h"
 
 #include <QJsonObject>
 

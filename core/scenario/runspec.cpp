@@ -401,29 +401,6 @@ QString requestSourceFile(const Scenario &scenario)
     return !scenario.requestBinaryFile.isEmpty() ? scenario.requestBinaryFile : scenario.requestFile;
 }
 
-bool parseFraction(const QString &text, double *fraction, QString *error)
-{
-    QString t = text.trimmed();
-    const bool percent = t.endsWith(u'%');
-    if (percent)
-        t.chop(1);
-    bool ok = false;
-    double v = t.toDouble(&ok);
-    if (!ok || v < 0) {
-        *error = QStringLiteral("\"%1\" is not a percentage like 5% or 0.05").arg(text);
-        return false;
-    }
-    // "5" means 5%, "0.05" means 5%: a bare number of 1 or more is read as percent.
-    if (percent || v >= 1)
-        v /= 100;
-    if (v >= 1) {
-        *error = QStringLiteral("\"%1\" is 100% or more").arg(text);
-        return false;
-    }
-    *fraction = v;
-    return true;
-}
-
 std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
 {
     Checker c(problem);

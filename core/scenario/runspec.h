@@ -87,7 +87,4 @@ std::optional<GrpcCall> prepareCall(const RunSpec &spec, const Schema &schema, S
 std::optional<Schema> loadRunSchema(
     const Scenario &scenario, const RunSpec &spec, const QString &address, ScenarioProblem *problem, QString *details);
 
-/// Reads a threshold like "5%" or "0.05" into a fraction in [0, 1); false with @p error.
-bool parseFraction(const QString &text, double *fraction, QString *error);
-
 } // namespace rpcscope

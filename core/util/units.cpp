@@ -145,6 +145,29 @@ QString formatDuration(std::chrono::nanoseconds value)
     return formatNanos(static_cast<double>(value.count()));
 }
 
+bool parseFraction(const QString &text, double *fraction, QString *error)
+{
+    QString t = text.trimmed();
+    const bool percent = t.endsWith(u'%');
+    if (percent)
+        t.chop(1);
+    bool ok = false;
+    double v = t.toDouble(&ok);
+    if (!ok || v < 0) {
+        *error = QStringLiteral("\"%1\" is not a percentage like 5% or 0.05").arg(text);
+        return false;
+    }
+    // "5" means 5%, "0.05" means 5%: a bare number of 1 or more is read as percent.
+    if (percent || v >= 1)
+        v /= 100;
+    if (v >= 1) {
+        *error = QStringLiteral("\"%1\" is 100% or more").arg(text);
+        return false;
+    }
+    *fraction = v;
+    return true;
+}
+
 QString formatBytes(double bytes)
 {
     if (bytes < 1024)

@@ -34,4 +34,7 @@ QString formatNanos(double nanos);
 /// "512 B", "1.0 KiB", "10.0 MiB".
 QString formatBytes(double bytes);
 
+/// Reads a threshold like "5%" or "0.05" into a fraction in [0, 1) ("5" is 5%, as is "0.05"); false with @p error.
+bool parseFraction(const QString &text, double *fraction, QString *error);
+
 } // namespace rpcscope
