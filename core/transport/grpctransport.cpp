@@ -1,5 +1,4 @@
 #include "grpctransport.h"
-#include <grpcpp/resource_quota.h>
 
 #include "metrics/callstatus.h"
 
@@ -12,6 +11,7 @@
 #include <grpcpp/completion_queue.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/resource_quota.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_certificate_verifier.h>
@@ -307,7 +307,8 @@ public:
             const grpc::Slice slice(request.data(), request.size());
             m_requests.emplace_back(&slice, 1);
         }
-        size_t largestRequest = 0;
+        // Requests made anew for each call (templates) are not known yet: counted as large as the receive limit.
+        size_t largestRequest = m_call.perCall ? target.receiveLimit() : 0;
         for (const std::string &request : m_call.requests)
             largestRequest = std::max(largestRequest, request.size());
         const int connections = std::max(1, target.connections);
