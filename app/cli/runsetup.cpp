@@ -16,11 +16,8 @@ bool startBuiltinServer(ServerProcess *server, TransportKind kind, const std::ve
 {
     ServerProcess::Launch launch;
     launch.program = QCoreApplication::applicationFilePath();
-    launch.arguments = { QStringLiteral("serve"),
-        kind == TransportKind::Http          ? QStringLiteral("http")
-            : kind == TransportKind::Msgpack ? QStringLiteral("msgpack")
-                                             : QStringLiteral("grpc"),
-        QStringLiteral("--port"), QStringLiteral("0") };
+    launch.arguments
+        = { QStringLiteral("serve"), serveSubcommand(kind), QStringLiteral("--port"), QStringLiteral("0") };
     launch.readyPattern = serveReadyPattern();
     launch.readyTimeout = std::chrono::seconds(10);
     launch.cpus = cpus;

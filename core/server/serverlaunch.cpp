@@ -21,15 +21,19 @@ QString serveReadyPattern()
     return QStringLiteral("^((?:http://)?[0-9.]+:[0-9]+)$");
 }
 
+QString serveSubcommand(TransportKind kind)
+{
+    return kind == TransportKind::Http   ? QStringLiteral("http")
+        : kind == TransportKind::Msgpack ? QStringLiteral("msgpack")
+                                         : QStringLiteral("grpc");
+}
+
 ServerCommand builtinServeCommand(const QString &program, TransportKind kind)
 {
     ServerCommand command;
     QString quoted = program;
     quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-    const QString transport = kind == TransportKind::Http ? QStringLiteral("http")
-        : kind == TransportKind::Msgpack                  ? QStringLiteral("msgpack")
-                                                          : QStringLiteral("grpc");
-    command.command = QStringLiteral("'%1' serve %2 --port {port}").arg(quoted, transport);
+    command.command = QStringLiteral("'%1' serve %2 --port {port}").arg(quoted, serveSubcommand(kind));
     command.readyPattern = serveReadyPattern();
     return command;
 }

@@ -45,6 +45,9 @@ private:
  */
 QString serveReadyPattern();
 
+/// The `rpcscope-cli serve` subcommand whose server a client of @p kind calls: "grpc", "http" or "msgpack".
+QString serveSubcommand(TransportKind kind);
+
 /// The command that runs rpcscope's own server for @p kind from the executable @p program on the port {port} names.
 ServerCommand builtinServeCommand(const QString &program, TransportKind kind);
 

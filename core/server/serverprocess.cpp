@@ -231,6 +231,29 @@ void endTagged(const TreeTag &tag, int graceMs)
     signalTagged(tag, SIGKILL);
 }
 
+/// @p strings as execve() takes them: pointers to each, then a null pointer.
+std::vector<char *> nullTerminated(std::vector<QByteArray> &strings)
+{
+    std::vector<char *> pointers;
+    for (QByteArray &bytes : strings)
+        pointers.push_back(bytes.data());
+    pointers.push_back(nullptr);
+    return pointers;
+}
+
+/// rpcscope's environment with @p added over it and @p tag's mark, as "NAME=value" entries.
+std::vector<QByteArray> childEnvironment(const QList<QPair<QString, QString>> &added, const TreeTag &tag)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const auto &[name, value] : added)
+        environment.insert(name, value);
+    environment.insert(tag.name(), QStringLiteral("1"));
+    std::vector<QByteArray> entries;
+    for (const QString &entry : environment.toStringList())
+        entries.push_back(entry.toLocal8Bit());
+    return entries;
+}
+
 // What a failed child writes to the parent before _exit: which step failed and errno.
 struct ChildFailure {
     int step; // 1: chdir, 2: execve, 3: sched_setaffinity
@@ -553,22 +576,10 @@ bool ServerProcess::start(const Launch &launch, QString *error)
     std::vector<QByteArray> argvBytes { QFile::encodeName(launch.program) };
     for (const QString &argument : launch.arguments)
         argvBytes.push_back(QFile::encodeName(argument));
-    std::vector<char *> argv;
-    for (QByteArray &bytes : argvBytes)
-        argv.push_back(bytes.data());
-    argv.push_back(nullptr);
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    for (const auto &[name, value] : launch.environment)
-        environment.insert(name, value);
+    const std::vector<char *> argv = nullTerminated(argvBytes);
     s.tag = TreeTag::make();
-    environment.insert(s.tag.name(), QStringLiteral("1"));
-    std::vector<QByteArray> envBytes;
-    for (const QString &entry : environment.toStringList())
-        envBytes.push_back(entry.toLocal8Bit());
-    std::vector<char *> envp;
-    for (QByteArray &bytes : envBytes)
-        envp.push_back(bytes.data());
-    envp.push_back(nullptr);
+    std::vector<QByteArray> envBytes = childEnvironment(launch.environment, s.tag);
+    const std::vector<char *> envp = nullTerminated(envBytes);
     QByteArray pathBytes = QFile::encodeName(path);
     const QByteArray directory = QFile::encodeName(launch.workingDirectory);
     std::vector<unsigned long> cpuMask = cpuAffinityMask(launch.cpus);
