@@ -1269,7 +1269,8 @@ private Q_SLOTS:
                 QStringLiteral("-n"), QStringLiteral("800"), QStringLiteral("--restarts"), QStringLiteral("3"),
                 QStringLiteral("--until-decided"), QStringLiteral("--no-save") });
         QCOMPARE(restarts.exitCode, 2);
-        QVERIFY2(restarts.err.contains(QStringLiteral("--until-decided judges pairs of blocks; --restarts 3")),
+        QVERIFY2(
+            restarts.err.contains(QStringLiteral("--until-decided: judges pairs of blocks; 3 server starts a side")),
             qPrintable(restarts.err));
     }
 

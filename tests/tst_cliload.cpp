@@ -501,7 +501,7 @@ private Q_SLOTS:
             << QStringLiteral("--block: the run is counted (-n), so give a number of calls (got \"1s\")");
         QTest::newRow("more restarts than rounds")
             << both + run + QStringList { QStringLiteral("--restarts"), QStringLiteral("50") }
-            << QStringLiteral("--restarts 50: the run has only 10 rounds");
+            << QStringLiteral("--restarts: 50 server starts a side, but the run has only 10 rounds");
         QTest::newRow("single-run output")
             << both + run + QStringList { QStringLiteral("--check"), QStringLiteral("errors==0") }
             << QStringLiteral("--check is for run");

@@ -21,6 +21,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QJsonArray>
 #include <QMessageBox>
 #include <QScopeGuard>
 #include <QScrollBar>
@@ -223,6 +224,49 @@ private Q_SLOTS:
         const QJsonObject server = m_window->resultsController()->currentRun()->server;
         QCOMPARE(server.value(QStringLiteral("readyPattern")).toString(), document.readyPattern);
         QCOMPARE(server.value(QStringLiteral("readyTimeout")).toString(), QStringLiteral("25s"));
+    }
+
+    void theWindowAndTheCliStoreTheDocumentThatRan()
+    {
+        // Issue 34: the window stored the editor's document (with what it does not apply), the CLI the one it ran;
+        // one RunSession now records both. The same document through both paths: the same stored document.
+        const auto reset = qScopeGuard([this] {
+            m_window->scenarioDocuments()->setTrustAsker([](const QString &, const QString &) { return false; });
+            m_window->findChild<QAction *>(QStringLiteral("actionNewScenario"))->trigger();
+        });
+        QTemporaryDir dir;
+        Scenario document;
+        document.name = QStringLiteral("the same document");
+        document.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        document.target = QStringLiteral("builtin");
+        document.request = QByteArrayLiteral("{\"payload\": \"aGVsbG8=\"}");
+        document.calls = 30;
+        document.concurrency = 3;
+        document.timeout = QStringLiteral("5s");
+        document.checks = QStringList { QStringLiteral("error_rate<1%") };
+        const QString path = dir.filePath(QStringLiteral("same.rpcscope.json"));
+        QString error;
+        QVERIFY(document.save(path, &error));
+        QVERIFY2(m_window->openScenario(path, &error), qPrintable(error));
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_window->runController()->lastSnapshot().callsOk() == 30 && !m_window->runController()->isRunning(),
+            30000);
+        const QJsonObject fromWindow = m_window->resultsController()->currentRun()->scenario;
+
+        QProcess cli;
+        const QString db = dir.filePath(QStringLiteral("cli.db"));
+        cli.start(QStringLiteral(RPCSCOPE_CLI),
+            { QStringLiteral("run"), QStringLiteral("--scenario"), path, QStringLiteral("--db"), db });
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        RunStore store;
+        QVERIFY2(store.open(db, &error, RunStore::OpenMode::ReadOnly), qPrintable(error));
+        const std::optional<RunRecord> fromCli = store.load(store.resolve(QStringLiteral("last"), &error), &error);
+        QVERIFY2(fromCli, qPrintable(error));
+        QCOMPARE(QJsonDocument(fromWindow).toJson(), QJsonDocument(fromCli->scenario).toJson());
+        QCOMPARE(m_window->resultsController()->currentRun()->target, fromCli->target);
+        QCOMPARE(m_window->resultsController()->currentRun()->name, fromCli->name);
     }
 
     void everyTransportRunsFromTheGui_data()
@@ -438,6 +482,16 @@ private Q_SLOTS:
         QVERIFY2(webRun->labels.contains(QStringLiteral("payload:nums=2")), qPrintable(webRun->labels.join(u',')));
         QVERIFY(std::any_of(webRun->labels.begin(), webRun->labels.end(),
             [](const QString &label) { return label.startsWith(QStringLiteral("matrix:")); }));
+        // Its document is the one the cell ran (issue 34: it was the editor's, given the cell's transport but the
+        // gRPC scenario's connections): HTTP's own connections, the stack's target and path, the cell's callers.
+        const QJsonObject ran = webRun->scenario;
+        const QJsonObject load = ran.value(QStringLiteral("load")).toObject();
+        QCOMPARE(ran.value(QStringLiteral("transport")).toString(), QStringLiteral("http"));
+        QCOMPARE(ran.value(QStringLiteral("target")).toString(), targets.value(TransportKind::Http));
+        QCOMPARE(load.value(QStringLiteral("connections")).toInt(-2), 0);
+        QCOMPARE(
+            load.value(QStringLiteral("concurrency")).toInt(), webRun->labels.contains(QStringLiteral("c:4")) ? 4 : 1);
+        QVERIFY(ran.value(QStringLiteral("fills")).toArray().contains(QStringLiteral("nums=2")));
         QCOMPARE(store->idsWithLabel(QStringLiteral("stack:mine"), &storeError).size(), size_t(2));
         QCOMPARE(page->table()->item(3, 2)->text(), QStringLiteral("4"));
         QCOMPARE(page->table()->item(2, 3)->text(), QStringLiteral("-")); // down: no latency, not 0 ns

@@ -451,6 +451,29 @@ private Q_SLOTS:
             qPrintable(slides[current].headline));
     }
 
+    void anAbDesignIsCheckedByTheCliRules()
+    {
+        // Issue 34: more server starts than rounds were refused by the CLI's ab and silently cut by the window. One
+        // set of rules now (prepareAb): refused here too, naming the dialog's field, before any server starts.
+        child<QSpinBox>("callsEdit")->setValue(300);
+        AbRequest request;
+        request.block = QStringLiteral("100"); // three rounds
+        request.restarts = 5;
+        QString error;
+        QVERIFY(!m_window->runLauncher()->startAb(request, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("Server processes per side: 5 server starts a side, but the run has "
+                                                 "only 3 rounds")),
+            qPrintable(error));
+        QVERIFY(!m_window->runLauncher()->abController()->isRunning());
+        // And a block in time for a counted run, which the window took as a block of calls.
+        request.restarts = 0;
+        request.block = QStringLiteral("1s");
+        QVERIFY(!m_window->runLauncher()->startAb(request, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("Block size: the run is counted (Calls), so give a number of calls")),
+            qPrintable(error));
+        QVERIFY(child<QPushButton>("runButton")->isEnabled());
+    }
+
     void liveAbOfAServerAgainstItselfEndsUndecidedAtTheBudget()
     {
         // Three pairs planned: the anytime interval is then about +-20% wide at best, so one server against itself

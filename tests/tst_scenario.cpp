@@ -1,4 +1,5 @@
 // Scenario documents: the format the GUI saves and `rpcscope-cli run --scenario` reads.
+#include "scenario/abdesign.h"
 #include "scenario/confinement.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
@@ -75,6 +76,73 @@ class TestScenario : public QObject {
     }
 
 private Q_SLOTS:
+    void anAbDesignHasOneSetOfRules()
+    {
+        // prepareAb: the CLI's ab and the window's Compare A/B type the "ab" section through it alone.
+        LoadPlan plan;
+        plan.totalCalls = 300;
+        plan.concurrency = 2;
+        Scenario design;
+        design.abBlock = QStringLiteral("100"); // three rounds
+        ScenarioProblem problem;
+        const AbServers commands { true, true, false };
+        std::optional<AbBlocks> blocks = prepareAb(design, plan, commands, &problem);
+        QVERIFY2(blocks, qPrintable(problem.text()));
+        QCOMPARE(blocks->calls, 100ULL);
+        QCOMPARE(blocks->roundsFor(plan), 3);
+        QCOMPARE(blocks->restarts, 3); // the default: a process per round, at most five
+        QVERIFY(!blocks->unpinnedProcesses); // restarted processes are replicates of their own
+        QCOMPARE(blocks->threshold, 0.05);
+        QVERIFY(!blocks->connectionPerBlock);
+        // Server starts above the rounds: refused, not cut to the rounds.
+        design.abRestarts = 4;
+        QVERIFY(!prepareAb(design, plan, commands, &problem));
+        QCOMPARE(problem.field, QStringLiteral("ab.restarts"));
+        QVERIFY2(problem.message.contains(QStringLiteral("only 3 rounds")), qPrintable(problem.message));
+        // One process a side, both started by rpcscope and nothing pinned: the verdict says so.
+        design.abRestarts = 1;
+        blocks = prepareAb(design, plan, commands, &problem);
+        QVERIFY2(blocks, qPrintable(problem.text()));
+        QVERIFY(blocks->unpinnedProcesses);
+        QVERIFY(!prepareAb(design, plan, { true, true, true }, &problem)->unpinnedProcesses);
+        QVERIFY(!prepareAb(design, plan, { true, false, false }, &problem)->unpinnedProcesses);
+        // Judged as it goes: one process a side only.
+        design.abUntilDecided = true;
+        design.abRestarts = 2;
+        QVERIFY(!prepareAb(design, plan, commands, &problem));
+        QCOMPARE(problem.field, QStringLiteral("ab.until_decided"));
+        design.abRestarts = 0;
+        blocks = prepareAb(design, plan, commands, &problem);
+        QVERIFY2(blocks, qPrintable(problem.text()));
+        QCOMPARE(blocks->restarts, 1);
+        QVERIFY(blocks->untilDecided);
+        // A block of the other kind, a run with no end, a threshold or limit that is not one.
+        design = Scenario();
+        design.abBlock = QStringLiteral("2s");
+        QVERIFY(!prepareAb(design, plan, commands, &problem));
+        QCOMPARE(problem.field, QStringLiteral("ab.block"));
+        LoadPlan endless;
+        endless.totalCalls = 0;
+        endless.duration = std::chrono::nanoseconds(0);
+        QVERIFY(!prepareAb(Scenario(), endless, commands, &problem));
+        QCOMPARE(problem.field, QStringLiteral("load.calls"));
+        design = Scenario();
+        design.abThreshold = QStringLiteral("lots");
+        QVERIFY(!prepareAb(design, plan, commands, &problem));
+        QCOMPARE(problem.field, QStringLiteral("ab.threshold"));
+        design = Scenario();
+        design.abMaxDuration = QStringLiteral("0s");
+        QVERIFY(!prepareAb(design, plan, commands, &problem));
+        QCOMPARE(problem.field, QStringLiteral("ab.max_duration"));
+        // Addresses only: one process a side (none is started), the connection as asked.
+        design = Scenario();
+        design.abConnection = QStringLiteral("per-block");
+        blocks = prepareAb(design, plan, AbServers {}, &problem);
+        QVERIFY2(blocks, qPrintable(problem.text()));
+        QCOMPARE(blocks->restarts, 1);
+        QVERIFY(blocks->connectionPerBlock);
+    }
+
     void roundTripsEveryField()
     {
         const Scenario s = full();

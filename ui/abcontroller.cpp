@@ -1,5 +1,7 @@
 #include "abcontroller.h"
 
+#include "scenario/abdesign.h"
+
 #include "runrecorder.h"
 #include "server/serverlaunch.h"
 #include "store/runstore.h"
@@ -26,8 +28,8 @@ AbController::~AbController()
     m_worker.waitForFinished();
 }
 
-bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &request, const QString &cliPath,
-    const QString &transport, std::array<RunRecord, 2> records, QString *error)
+bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &request, const Scenario &design,
+    const QString &cliPath, const QString &transport, std::array<RunRecord, 2> records, QString *error)
 {
     if (m_running) {
         *error = tr("An A/B run is going already.");
@@ -36,6 +38,7 @@ bool AbController::start(const std::array<AbSide, 2> &sides, const AbRequest &re
     m_worker.waitForFinished();
     m_sides = sides;
     m_request = request;
+    m_design = design;
     m_cliPath = cliPath;
     m_transport = transport;
     m_records = std::move(records);
@@ -127,33 +130,14 @@ void AbController::work()
     }
     if (m_stop)
         return fail(tr("Stopped before the run began."));
-    AbBlocks blocks
-        = m_request.untilDecided ? AbBlocks::sequentialFor(m_sides[0].plan) : AbBlocks::defaultFor(m_sides[0].plan);
-    blocks.untilDecided = m_request.untilDecided;
-    blocks.threshold = m_request.threshold;
-    if (const auto limit = parseDuration(m_request.maxDuration); limit && limit->count() > 0)
-        blocks.maxDuration = *limit;
-    if (!m_request.block.isEmpty()) {
-        bool isNumber = false;
-        const qulonglong calls = m_request.block.toULongLong(&isNumber);
-        // Only the size: the rest of the design (until decided, threshold, time limit) stays as set above.
-        if (isNumber) {
-            blocks.calls = calls;
-            blocks.time = std::chrono::nanoseconds(0);
-        } else if (const auto d = parseDuration(m_request.block)) {
-            blocks.calls = 0;
-            blocks.time = *d;
-        }
-    }
-    const bool anyCommand = servers[0] || servers[1];
-    // Judged pair by pair, a side is one server process: the sequence has no way to count process replicates.
-    blocks.restarts = m_request.untilDecided ? 1
-        : m_request.restarts > 0             ? std::min(m_request.restarts, blocks.roundsFor(m_sides[0].plan))
-                                             : AbBlocks::defaultRestarts(anyCommand, blocks.roundsFor(m_sides[0].plan));
-    blocks.connectionPerBlock = m_request.connectionPerBlock;
+    // The design as the launcher checked it (prepareAb(), the CLI's rules), now with the servers as they started.
+    ScenarioProblem designProblem;
+    std::optional<AbBlocks> designed = prepareAb(m_design, m_sides[0].plan,
+        { servers[0] || servers[1], servers[0] && servers[1], !clientCpus.empty() }, &designProblem);
+    if (!designed)
+        return fail(designProblem.text());
+    AbBlocks blocks = *designed;
     blocks.firstSide = firstSide;
-    // Not pinned (a fixed-length run with one server process a side): a verdict on two servers it started says so.
-    blocks.unpinnedProcesses = servers[0] && servers[1] && blocks.restarts < 2 && clientCpus.empty();
     for (size_t side = 0; side < 2; ++side) {
         if (!servers[side] || blocks.restarts < 2)
             continue;

@@ -2,6 +2,7 @@
 
 #include "abdialog.h"
 #include "engine/abrunner.h"
+#include "scenario/scenario.h"
 #include "store/runrecord.h"
 
 #include <QFutureWatcher>
@@ -34,10 +35,11 @@ public:
 
     /**
      * Starts: @p sides carry the scenario prepared once (transport, call, plan); their target address is filled in
-     * per side. @p records are the two runs' descriptions (method, scenario, labels ...) as they will be saved.
+     * per side. @p design holds the A/B design as requested (its "ab" section, checked by prepareAb()). @p records
+     * are the two runs' descriptions (method, scenario, labels ...) as they will be saved.
      */
-    bool start(const std::array<AbSide, 2> &sides, const AbRequest &request, const QString &cliPath,
-        const QString &transport, std::array<RunRecord, 2> records, QString *error);
+    bool start(const std::array<AbSide, 2> &sides, const AbRequest &request, const Scenario &design,
+        const QString &cliPath, const QString &transport, std::array<RunRecord, 2> records, QString *error);
     void stop();
     /// Stops, waits for the worker (its servers stopped) and hands both runs to the writer as stopped: for closing
     /// the window, when no timer will fire again. finished() is emitted as usual.
@@ -78,6 +80,7 @@ private:
 
     RunRecorder *m_recorder;
     AbRequest m_request;
+    Scenario m_design; ///< the A/B design as requested
     QString m_cliPath;
     QString m_transport;
     std::array<AbSide, 2> m_sides;

@@ -1,6 +1,5 @@
 #include "matrixpage.h"
 
-#include "commandserver.h"
 #include "layoutmemory.h"
 #include "matrixcharts.h"
 
@@ -57,7 +56,6 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     : QWidget(parent)
     , m_preparer(std::move(preparer))
     , m_controller(new RunController(this))
-    , m_server(new CommandServer(this))
     , m_stackTable(new QTableWidget(0, 4))
     , m_callers(new QLineEdit)
     , m_payloads(new QLineEdit)
@@ -230,8 +228,10 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     connect(m_stop, &QPushButton::clicked, this, &MatrixPage::stop);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &MatrixPage::redraw);
     connect(m_controller, &RunController::runFinished, this, &MatrixPage::cellFinished);
-    connect(m_server, &CommandServer::ready, this, &MatrixPage::serverReady);
-    connect(m_server, &CommandServer::failed, this, &MatrixPage::serverFailed);
+    connect(m_controller, &RunController::startFailed, this, [this](const RunSession::Started &started) {
+        cellFailed(started.serverError.isEmpty() ? started.problem->message
+                                                 : tr("Server command: %1").arg(started.serverError));
+    });
     connect(addStack, &QPushButton::clicked, this, [this] {
         MatrixStack stack;
         stack.name = tr("stack%1").arg(m_stackTable->rowCount() + 1);
@@ -479,13 +479,7 @@ void MatrixPage::stop()
     if (!m_running)
         return;
     m_next = m_cells.size(); // no further cell; the one running keeps what it measured
-    if (m_waiting) { // a cell waiting for its server command: nothing ran, nothing to keep
-        m_waiting.reset();
-        m_server->stop();
-        QTimer::singleShot(0, this, &MatrixPage::runNext);
-        return;
-    }
-    m_controller->stop();
+    m_controller->stop(); // a cell still starting (its server command getting ready) ends as not started
 }
 
 void MatrixPage::runNext()
@@ -506,78 +500,48 @@ void MatrixPage::runNext()
     const MatrixCell cell = m_cells.at(m_next); // a copy: the cell is updated below
     QString why;
     const ScenarioPage::Variation variation { cell.transport, cell.codec,
-        cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod, cell.httpPath };
-    std::optional<ScenarioPage::Prepared> prepared = m_preparer(variation, &why);
-    if (prepared && cell.transport == TransportKind::InProcess)
-        prepared->plan.concurrency = 1; // its mean is then one call's codec time
-    else if (prepared && cell.concurrency > 0)
-        prepared->plan.concurrency = cell.concurrency;
-    if (prepared) { // the callers it ran with, for the table
-        m_cells[m_next].concurrency = prepared->plan.concurrency;
-        if (prepared->call.method)
-            m_method = QString::fromStdString(prepared->call.method->service()->full_name()) + u'/'
-                + QString::fromStdString(prepared->call.method->name());
-    }
-    if (prepared) // rpcscope's own server uses the baseline's codecs: only then is a codec share known
-        m_cells[m_next].ownServer = prepared->builtin;
-    if (prepared && prepared->serverCommand) {
-        // A stack whose target is a server command: started off the GUI thread for this cell, the cell once it is
-        // ready (serverReady()), stopped when the cell ends.
-        const ServerCommand command = *prepared->serverCommand;
-        const TransportKind kind = prepared->transport.kind;
-        m_waiting = std::make_unique<ScenarioPage::Prepared>(std::move(*prepared));
-        m_progress->setText(tr("Starting the server of %1: %2…").arg(cell.label(), command.command));
-        m_server->start(command, kind);
+        cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod, cell.httpPath,
+        cell.concurrency };
+    std::shared_ptr<RunSession> session = m_preparer(variation, &why);
+    if (!session) {
+        cellFailed(why);
         return;
     }
-    startCell(prepared ? &*prepared : nullptr, why);
+    const RunSpec &spec = session->spec();
+    m_cells[m_next].concurrency = static_cast<int>(spec.plan.concurrency); // the callers it ran with, for the table
+    if (const auto &call = session->call(); call && call->method)
+        m_method = QString::fromStdString(call->method->service()->full_name()) + u'/'
+            + QString::fromStdString(call->method->name());
+    // rpcscope's own server uses the baseline's codecs: only then is a codec share known
+    m_cells[m_next].ownServer = spec.server == RunServer::Builtin;
+    // A stack whose target is a server command: the session starts it off the GUI thread for this cell and stops it
+    // when the cell ends.
+    m_progress->setText(spec.server == RunServer::Command
+            ? tr("Starting the server of %1: %2…").arg(cell.label(), spec.command.command)
+            : tr("Running %1 of %2: %3 %4…")
+                  .arg(m_next + 1)
+                  .arg(m_cells.size())
+                  .arg(cell.payload.isEmpty() ? QString() : cell.payload, cell.label()));
+    if (!m_controller->start(std::move(session)))
+        cellFailed(tr("a run is going"));
 }
 
-void MatrixPage::startCell(const ScenarioPage::Prepared *prepared, QString why)
+void MatrixPage::cellFailed(const QString &why)
 {
-    const MatrixCell &cell = m_cells.at(m_next);
-    if (!prepared
-        || !m_controller->start(prepared->transport, prepared->target, prepared->call, prepared->plan, &why)) {
-        // This stack could not be started (its address does not resolve, its server did not start): a failed
-        // cell, and on to the next.
-        m_server->stop();
-        m_results.append({ cell, RunSnapshot(), why });
-        ++m_next;
-        redraw();
-        QTimer::singleShot(0, this, &MatrixPage::runNext); // not recursively: every cell could fail this way
-        return;
-    }
-    m_progress->setText(tr("Running %1 of %2: %3 %4…")
-                            .arg(m_next + 1)
-                            .arg(m_cells.size())
-                            .arg(cell.payload.isEmpty() ? QString() : cell.payload, cell.label()));
-}
-
-void MatrixPage::serverReady(const QString &address)
-{
-    if (!m_waiting)
-        return; // stopped meanwhile
-    const std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_waiting);
-    prepared->target.address = address;
-    prepared->plan.serverPid = m_server->pid();
-    startCell(prepared.get(), QString());
-}
-
-void MatrixPage::serverFailed(const QString &error)
-{
-    if (!m_waiting)
-        return;
-    m_waiting.reset();
-    startCell(nullptr, tr("Server command: %1").arg(error));
+    // This stack could not be started (its address does not resolve, its server did not start): a failed cell, and
+    // on to the next.
+    m_results.append({ m_cells.at(m_next), RunSnapshot(), why });
+    ++m_next;
+    redraw();
+    QTimer::singleShot(0, this, &MatrixPage::runNext); // not recursively: every cell could fail this way
 }
 
 void MatrixPage::cellFinished(const RunSnapshot &snapshot)
 {
     if (!m_running)
         return;
-    m_server->stop(); // a stack's server command serves its one cell
     m_results.append({ m_cells.at(m_next), snapshot, QString() });
-    Q_EMIT cellDone(m_results.last(), m_matrixId);
+    Q_EMIT cellDone(m_results.last(), m_matrixId, m_controller->session()->record());
     ++m_next;
     redraw();
     runNext();

@@ -20,8 +20,9 @@ class QTableWidget;
 
 namespace rpcscope {
 
-class CommandServer;
 class RunController;
+class RunSession;
+struct RunRecord;
 
 /**
  * "Compare stacks": the scenario's method run over the user's stacks (each its own transport, codec, target and
@@ -34,8 +35,8 @@ class RunController;
 class MatrixPage : public QWidget {
     Q_OBJECT
 public:
-    /// Makes a cell's run from the scenario; std::nullopt with the reason.
-    using Preparer = std::function<std::optional<ScenarioPage::Prepared>(const ScenarioPage::Variation &, QString *)>;
+    /// Makes a cell's run from the scenario (not started); null with the reason.
+    using Preparer = std::function<std::shared_ptr<RunSession>(const ScenarioPage::Variation &, QString *)>;
 
     explicit MatrixPage(Preparer preparer, QWidget *parent = nullptr);
 
@@ -57,8 +58,9 @@ public:
 
 Q_SIGNALS:
     void finished();
-    /// A cell ran to its end (the history keeps it, labelled with @p matrixId, which the matrix's cells share).
-    void cellDone(const MatrixResult &result, const QString &matrixId);
+    /// A cell ran to its end (the history keeps it, labelled with @p matrixId, which the matrix's cells share);
+    /// @p record is its session's record as it started: the document that ran, where, the server.
+    void cellDone(const MatrixResult &result, const QString &matrixId, const rpcscope::RunRecord &record);
 
 public:
     /// The tooltip of the bar at @p pos in the bar chart (matrixBarTip()), or empty.
@@ -66,11 +68,8 @@ public:
 
 private:
     void runNext();
-    /// Runs the current cell as @p prepared says, or records it failed with @p why (nullptr), then goes on.
-    void startCell(const ScenarioPage::Prepared *prepared, QString why);
-    /// The current cell's server command is ready at @p address, or did not start.
-    void serverReady(const QString &address);
-    void serverFailed(const QString &error);
+    /// Records the current cell failed with @p why, then goes on.
+    void cellFailed(const QString &why);
     void cellFinished(const RunSnapshot &snapshot);
     void redraw();
     void addStackRow(const MatrixStack &stack);
@@ -82,8 +81,6 @@ private:
 
     Preparer m_preparer;
     RunController *m_controller;
-    CommandServer *m_server; ///< a stack's server command, for the cell running
-    std::unique_ptr<ScenarioPage::Prepared> m_waiting; ///< the cell whose server command is starting
     QList<MatrixCell> m_cells;
     QList<MatrixResult> m_results;
     qsizetype m_next = 0;

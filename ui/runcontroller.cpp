@@ -1,5 +1,7 @@
 #include "runcontroller.h"
 
+#include <algorithm>
+
 namespace rpcscope {
 
 RunController::RunController(QObject *parent) : QObject(parent)
@@ -7,32 +9,61 @@ RunController::RunController(QObject *parent) : QObject(parent)
     qRegisterMetaType<rpcscope::RunSnapshot>();
     m_timer.setInterval(100);
     connect(&m_timer, &QTimer::timeout, this, &RunController::pull);
-    // Emitted on a gRPC thread; queued to ours.
-    connect(&m_engine, &LoadEngine::runFinished, this, &RunController::engineFinished, Qt::QueuedConnection);
 }
 
-bool RunController::start(const TransportOptions &transport, const GrpcTarget &target, const GrpcCall &call,
-    const LoadPlan &plan, QString *error)
+RunController::~RunController()
 {
-    if (m_running) {
-        if (error)
-            *error = QStringLiteral("a run is going; stop it first");
+    // The sessions end (their threads joined) while this object can still take their queued notices.
+    m_timer.stop();
+    if (m_session)
+        m_session->stop();
+    m_session.reset();
+    m_retired.clear();
+}
+
+bool RunController::start(std::shared_ptr<RunSession> session)
+{
+    if (m_running || !session)
         return false;
-    }
-    std::unique_ptr<Transport> made = makeTransport(transport, target, call, error);
-    if (!made || !m_engine.start(std::move(made), plan, error))
-        return false;
-    m_generation = m_engine.generation();
+    reap();
+    if (m_session)
+        m_retired.push_back(std::move(m_session));
+    m_session = std::move(session);
     m_running = true;
+    m_preparing = true;
     m_last = RunSnapshot();
+    const RunSession *raw = m_session.get();
+    // Emitted on a transport thread; queued to ours, and dropped when it is an earlier session's.
+    connect(
+        &m_session->engine(), &LoadEngine::runFinished, this, [this, raw] { engineFinished(raw); },
+        Qt::QueuedConnection);
+    m_session->startInBackground([this, raw](const RunSession::Started &started) {
+        QMetaObject::invokeMethod(
+            this, [this, raw, started] { sessionStarted(raw, started); }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void RunController::sessionStarted(const RunSession *session, const RunSession::Started &started)
+{
+    if (session != m_session.get() || !m_preparing)
+        return;
+    m_preparing = false;
+    if (started.problem) {
+        m_running = false;
+        Q_EMIT startFailed(started);
+        return;
+    }
     m_timer.start();
     Q_EMIT runStarted();
-    return true;
+    if (!m_session->engine().isRunning())
+        engineFinished(session); // a short run ended before its start was told
 }
 
 void RunController::stop()
 {
-    m_engine.stop();
+    if (m_session)
+        m_session->stop();
 }
 
 bool RunController::isRunning() const
@@ -40,23 +71,35 @@ bool RunController::isRunning() const
     return m_running;
 }
 
+std::vector<RawSample> RunController::rawSamples() const
+{
+    return m_session ? m_session->engine().rawSamples() : std::vector<RawSample>();
+}
+
 void RunController::pull()
 {
-    RunSnapshot snapshot = m_engine.snapshot();
-    if (snapshot.generation != m_generation)
-        return; // a stale run's data
-    m_last = std::move(snapshot);
+    if (!m_session)
+        return;
+    m_last = m_session->engine().snapshot();
     Q_EMIT snapshotAvailable(m_last);
 }
 
-void RunController::engineFinished()
+void RunController::engineFinished(const RunSession *session)
 {
-    if (!m_running || m_engine.isRunning())
-        return; // a queued notice from a run that is already replaced
+    if (session != m_session.get() || !m_running || m_preparing || m_session->engine().isRunning())
+        return; // an earlier session's notice, or one told again (see sessionStarted())
     m_timer.stop();
     m_running = false;
     pull();
     Q_EMIT runFinished(m_last);
+}
+
+void RunController::reap()
+{
+    // RunSession::isDone(): its thread has stopped its servers and ended; destroying it then does not wait.
+    m_retired.erase(std::remove_if(m_retired.begin(), m_retired.end(),
+                        [](const std::shared_ptr<RunSession> &s) { return s->isDone(); }),
+        m_retired.end());
 }
 
 } // namespace rpcscope

@@ -3,7 +3,6 @@
 #include "abcontroller.h"
 #include "backgroundjob.h"
 #include "builtinservers.h"
-#include "commandserver.h"
 #include "engine/singlecall.h"
 #include "matrixpage.h"
 #include "metrics/callstatus.h"
@@ -11,6 +10,7 @@
 #include "report/rawsamples.h"
 #include "runcontroller.h"
 #include "runrecorder.h"
+#include "scenario/abdesign.h"
 #include "store/environment.h"
 #include "store/runrecord.h"
 #include "store/runstore.h"
@@ -31,56 +31,33 @@ RunLauncher::RunLauncher(
     , m_builtin(builtin)
     , m_recorder(recorder)
     , m_controller(new RunController(this))
-    , m_commandServer(new CommandServer(this))
     , m_ab(new AbController(recorder, this))
 {
     connect(m_controller, &RunController::snapshotAvailable, this, &RunLauncher::snapshotAvailable);
     connect(m_controller, &RunController::snapshotAvailable, this, &RunLauncher::recordProgress);
     connect(m_controller, &RunController::runFinished, this, &RunLauncher::runFinished);
-    connect(m_commandServer, &CommandServer::ready, this, &RunLauncher::commandServerReady);
-    connect(m_commandServer, &CommandServer::failed, this, &RunLauncher::commandServerFailed);
+    connect(m_controller, &RunController::runStarted, this, &RunLauncher::runStarted);
+    connect(m_controller, &RunController::startFailed, this, &RunLauncher::runNotStarted);
     connect(m_ab, &AbController::progressed, this, &RunLauncher::abProgressed);
     connect(m_ab, &AbController::finished, this, &RunLauncher::abEnded);
     connect(m_matrix, &MatrixPage::cellDone, this, &RunLauncher::recordMatrixCell);
 }
 
-void RunLauncher::recordMatrixCell(const MatrixResult &result, const QString &matrixId)
+void RunLauncher::recordMatrixCell(const MatrixResult &result, const QString &matrixId, const RunRecord &started)
 {
     RunStore *store = m_recorder->store();
     if (!store)
         return;
     const MatrixCell &cell = result.cell;
-    RunRecord run;
+    // The cell's session's record: the document that ran (the editor's, as the cell varied it), where, the server.
+    RunRecord run = started;
     run.name = cell.label() + (cell.payload.isEmpty() ? QString() : QLatin1Char(' ') + cell.payload)
         + QStringLiteral(" c=%1").arg(cell.concurrency);
     run.labels = { QStringLiteral("matrix:") + matrixId, QStringLiteral("stack:") + cell.label(),
         QStringLiteral("c:%1").arg(cell.concurrency) };
     if (!cell.payload.isEmpty())
         run.labels << QStringLiteral("payload:") + cell.payload;
-    // The cell's scenario: the editor's, as the cell varied it.
-    Scenario scenario = m_scenario->scenario();
-    scenario.transport = transportName(cell.transport);
-    scenario.codec = codecName(cell.codec);
-    scenario.concurrency = cell.concurrency;
-    for (const QString &fill : cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts))
-        scenario.fills << fill.trimmed();
-    if (cell.transport == TransportKind::InProcess)
-        scenario.target.clear();
-    else if (!cell.target.isEmpty())
-        scenario.target = cell.target;
-    else if (cell.ownServer)
-        scenario.target = QStringLiteral("builtin");
-    scenario.rpcMethod = cell.rpcMethod;
-    scenario.httpPath = cell.httpPath;
-    run.method = m_scenario->method();
-    run.transport = scenario.transport;
-    run.codec = scenario.codec;
-    run.target = scenario.target;
-    run.scenario = QJsonDocument::fromJson(scenario.toJson()).object();
-    run.environment = environmentFingerprint();
     run.endedAt = QDateTime::currentDateTimeUtc();
-    run.startedAt
-        = run.endedAt.addMSecs(-std::chrono::duration_cast<std::chrono::milliseconds>(result.run.elapsed).count());
     run.status = QString::fromUtf16(result.run.state == RunState::Stopped ? RunStatus::Stopped : RunStatus::Finished);
     run.snapshot = result.run;
     QString error;
@@ -92,23 +69,23 @@ void RunLauncher::recordMatrixCell(const MatrixResult &result, const QString &ma
 
 RunLauncher::~RunLauncher() = default;
 
-void RunLauncher::sampleBuiltinServer(ScenarioPage::Prepared *prepared) const
-{
-    if (m_builtin->pid() && m_builtin->isTarget(prepared->target.address))
-        prepared->plan.serverPid = m_builtin->pid(); // sampled for the server's CPU and RSS
-}
-
-std::optional<ScenarioPage::Prepared> RunLauncher::prepareVariation(
-    const ScenarioPage::Variation &variation, QString *error)
+std::shared_ptr<RunSession> RunLauncher::prepareVariation(const ScenarioPage::Variation &variation, QString *error)
 {
     if (m_controller->isRunning()) {
         *error = tr("a single run is going; stop it first");
-        return std::nullopt;
+        return nullptr;
     }
-    auto prepared = m_scenario->prepare(error, &variation);
-    if (prepared)
-        sampleBuiltinServer(&*prepared);
-    return prepared;
+    const auto prepared = m_scenario->prepare(error, &variation);
+    return prepared ? sessionFor(*prepared) : nullptr;
+}
+
+std::shared_ptr<RunSession> RunLauncher::sessionFor(const ScenarioPage::Prepared &prepared) const
+{
+    auto session
+        = std::make_shared<RunSession>(prepared.document, prepared.spec, prepared.call, m_builtin->cliProgram());
+    if (prepared.builtin && prepared.transport.kind != TransportKind::InProcess)
+        session->useRunningBuiltin(prepared.target.address, m_builtin->pid(), QStringLiteral("rpcscope-cli serve all"));
+    return session;
 }
 
 void RunLauncher::startRun()
@@ -120,11 +97,13 @@ void RunLauncher::startRun()
         return;
     }
     QString error;
-    auto prepared = m_scenario->prepare(&error);
-    if (prepared)
-        sampleBuiltinServer(&*prepared);
+    const auto prepared = m_scenario->prepare(&error);
+    if (!prepared) {
+        Q_EMIT statusMessage(tr("Cannot run: %1").arg(error), 10000);
+        return;
+    }
     std::unique_ptr<OutputFile> rawFile;
-    if (prepared && !prepared->rawSamplesPath.isEmpty()) {
+    if (!prepared->rawSamplesPath.isEmpty()) {
         // Opened before the run, as the CLI does: an unwritable path is known before any load is sent.
         rawFile = std::make_unique<OutputFile>(prepared->rawSamplesPath);
         if (!rawFile->open()) {
@@ -132,175 +111,131 @@ void RunLauncher::startRun()
             return;
         }
     }
-    if (!prepared) {
-        Q_EMIT statusMessage(tr("Cannot run: %1").arg(error), 10000);
+    // The session starts the server command (when the target is one), loads and makes the transport off this
+    // thread; runStarted() or runNotStarted() follows.
+    if (!m_controller->start(sessionFor(*prepared)))
         return;
-    }
-    if (prepared->serverCommand) {
-        // The server comes first: started off the GUI thread; the run follows when it is ready.
-        m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
-        m_pendingRawFile = std::move(rawFile);
-        m_scenario->setRunning(true);
-        Q_EMIT stateChanged(tr("Starting"));
-        Q_EMIT statusMessage(tr("Starting %1 ...").arg(prepared->serverCommand->command), 0);
-        m_commandServer->start(*prepared->serverCommand, prepared->transport.kind);
-        return;
-    }
-    launch(*prepared, std::move(rawFile));
+    m_run.reset(); // recorded when its load starts (runStarted())
+    m_rawSamplesFile = std::move(rawFile);
+    m_runChecks = prepared->checks;
+    m_scenario->setRunning(true);
+    Q_EMIT stateChanged(tr("Starting"));
+    Q_EMIT statusMessage(prepared->serverCommand ? tr("Starting %1 ...").arg(prepared->serverCommand->command)
+                                                 : tr("Starting the run ..."),
+        0);
 }
 
-void RunLauncher::commandServerReady(const QString &address)
+void RunLauncher::runNotStarted(const RunSession::Started &started)
 {
-    if (!m_pendingRun)
-        return;
-    std::unique_ptr<ScenarioPage::Prepared> prepared = std::move(m_pendingRun);
-    prepared->target.address = address;
-    prepared->plan.serverPid = m_commandServer->pid();
-    if (m_pendingIsSend) {
-        m_pendingIsSend = false;
-        send(*prepared);
-        return;
-    }
-    launch(*prepared, std::move(m_pendingRawFile));
-}
-
-void RunLauncher::commandServerFailed(const QString &error)
-{
-    if (m_pendingIsSend) {
-        m_pendingIsSend = false;
-        m_sending = false;
-        m_scenario->showReply(tr("The server command did not start:\n%1").arg(error));
-        Q_EMIT sentOnce();
-    }
-    m_pendingRun.reset();
-    m_pendingRawFile.reset();
+    m_rawSamplesFile.reset();
     m_scenario->setRunning(false);
     Q_EMIT stateChanged(tr("Idle"));
-    Q_EMIT statusMessage(tr("The server command did not start"), 15000);
-    Q_EMIT serverCommandFailed(error);
+    if (!started.serverError.isEmpty()) {
+        Q_EMIT statusMessage(tr("The server command did not start"), 15000);
+        Q_EMIT serverCommandFailed(started.serverError);
+        return;
+    }
+    const QString text = m_scenario->describeProblem(*started.problem);
+    Q_EMIT statusMessage(
+        tr("Cannot run: %1").arg(started.details.isEmpty() ? text : text + QLatin1Char('\n') + started.details), 10000);
 }
 
 void RunLauncher::sendOnce()
 {
-    if (m_controller->isRunning() || m_sending || m_pendingRun || m_ab->isRunning())
+    if (m_controller->isRunning() || m_sending || m_ab->isRunning())
         return;
     QString error;
-    auto prepared = m_scenario->prepare(&error);
+    const auto prepared = m_scenario->prepare(&error);
     if (!prepared) {
         Q_EMIT statusMessage(tr("Cannot send: %1").arg(error), 10000);
         return;
     }
     m_sending = true;
-    if (prepared->serverCommand) {
-        m_pendingRun = std::make_unique<ScenarioPage::Prepared>(*prepared);
-        m_pendingIsSend = true;
-        m_scenario->showReply(tr("Starting %1 ...").arg(prepared->serverCommand->command), true);
-        m_commandServer->start(*prepared->serverCommand, prepared->transport.kind);
-        return;
-    }
-    send(*prepared);
-}
-
-namespace {
-
-/// What Send once's background job hands back.
-struct SentCall {
-    SingleCallResult result;
-    QString error; ///< the transport could not be made
-};
-
-} // namespace
-
-void RunLauncher::send(ScenarioPage::Prepared prepared)
-{
-    prepared.call.captureMetadata = true;
+    std::shared_ptr<RunSession> session = sessionFor(*prepared);
+    session->setCaptureMetadata(true);
     CallDescription described;
-    described.method = m_scenario->method();
-    described.transport = transportName(prepared.transport.kind);
-    described.codec = codecName(prepared.transport.codec.value_or(defaultCodec(prepared.transport.kind)));
-    described.inProcess = prepared.transport.kind == TransportKind::InProcess;
-    described.target = described.inProcess ? QString() : prepared.target.address;
-    described.clientStreams = prepared.call.method && prepared.call.method->client_streaming();
-    described.serverStreams = prepared.call.method && prepared.call.method->server_streaming();
-    const bool ownServer = prepared.serverCommand.has_value();
-    m_scenario->showReply(tr("Sending %1 ...").arg(described.method), true);
+    described.method = prepared->spec.request.call;
+    described.transport = transportName(prepared->transport.kind);
+    described.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
+    described.inProcess = prepared->transport.kind == TransportKind::InProcess;
+    described.clientStreams = prepared->call.method && prepared->call.method->client_streaming();
+    described.serverStreams = prepared->call.method && prepared->call.method->server_streaming();
+    m_scenario->showReply(prepared->serverCommand ? tr("Starting %1 ...").arg(prepared->serverCommand->command)
+                                                  : tr("Sending %1 ...").arg(described.method),
+        true);
     Q_EMIT stateChanged(tr("Sending"));
+    /// What the background job hands back.
+    struct Sent {
+        SingleCallResult result;
+        RunSession::Started problem; ///< set: the call was not sent
+        QString address;
+    };
     runInBackground(
         this,
-        [prepared]() {
-            SentCall sent;
-            QString error;
-            // Made and destroyed here: making a transport may resolve a name, and ending one joins its threads.
-            std::unique_ptr<Transport> transport
-                = makeTransport(prepared.transport, prepared.target, prepared.call, &error);
-            if (!transport) {
-                sent.error = error;
+        [session]() {
+            // The session starts the server command (this thread holds it until the call is made), probes the
+            // target and makes the transport here: making one may resolve a name, and ending one joins its threads.
+            Sent sent;
+            ScenarioProblem problem;
+            if (!session->prepare(&problem, &sent.problem.details)) {
+                sent.problem.problem = problem;
+                sent.problem.serverError = session->serverError();
                 return sent;
             }
-            sent.result = ::rpcscope::sendOnce(*transport, sendOnceWait(prepared.target.timeout),
-                prepared.plan.expectations, prepared.plan.expectedStatuses);
+            sent.address = session->spec().target.address;
+            std::unique_ptr<Transport> transport = session->takeTransport();
+            const RunSpec &spec = session->spec();
+            sent.result = ::rpcscope::sendOnce(
+                *transport, sendOnceWait(spec.target.timeout), spec.plan.expectations, spec.plan.expectedStatuses);
+            transport.reset();
+            session->stopServers();
             return sent;
         },
-        [this, described, ownServer](SentCall sent) {
-            if (ownServer)
-                m_commandServer->stop();
+        [this, described](Sent sent) mutable {
             m_sending = false;
-            m_scenario->showReply(sent.error.isEmpty() ? formatSingleCall(described, sent.result)
-                                                       : tr("Cannot send: %1").arg(sent.error));
             Q_EMIT stateChanged(tr("Idle"));
-            Q_EMIT statusMessage(sent.error.isEmpty()
-                    ? tr("Sent once: %1 in %2")
-                          .arg(callStatusName(sent.result.status), formatDuration(sent.result.latency))
-                    : tr("Cannot send: %1").arg(sent.error),
-                10000);
+            if (!sent.problem.serverError.isEmpty()) {
+                m_scenario->showReply(tr("The server command did not start:\n%1").arg(sent.problem.serverError));
+                Q_EMIT statusMessage(tr("The server command did not start"), 15000);
+                Q_EMIT serverCommandFailed(sent.problem.serverError);
+            } else if (sent.problem.problem) {
+                const QString text = tr("Cannot send: %1").arg(m_scenario->describeProblem(*sent.problem.problem));
+                m_scenario->showReply(sent.problem.details.isEmpty() ? text : text + u'\n' + sent.problem.details);
+                Q_EMIT statusMessage(text, 10000);
+            } else {
+                described.target = described.inProcess ? QString() : sent.address;
+                m_scenario->showReply(formatSingleCall(described, sent.result));
+                Q_EMIT statusMessage(tr("Sent once: %1 in %2")
+                                         .arg(callStatusName(sent.result.status), formatDuration(sent.result.latency)),
+                    10000);
+            }
             Q_EMIT sentOnce();
         });
 }
 
-void RunLauncher::launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<OutputFile> rawFile)
+void RunLauncher::runStarted()
 {
-    QString error;
-    if (!m_controller->start(prepared.transport, prepared.target, prepared.call, prepared.plan, &error)) {
-        Q_EMIT statusMessage(tr("Cannot run: %1").arg(error), 10000);
-        m_scenario->setRunning(false);
-        m_commandServer->stop();
-        return;
-    }
-    m_rawSamplesFile = std::move(rawFile);
+    const RunSession &session = *m_controller->session();
+    const RunSpec &spec = session.spec();
     // The run goes into the history from its first interval on (see RunRecorder).
-    m_run = std::make_shared<RunRecord>();
-    m_run->method = m_scenario->method();
-    m_run->transport = transportName(prepared.transport.kind);
-    m_run->codec = codecName(prepared.transport.codec.value_or(defaultCodec(prepared.transport.kind)));
-    const bool builtinTarget = m_builtin->isTarget(prepared.target.address);
-    m_run->target = builtinTarget ? QStringLiteral("builtin")
-        : prepared.serverCommand  ? prepared.serverCommand->command
-                                  : prepared.target.address;
-    if (prepared.serverCommand)
-        m_run->server = prepared.serverCommand->describe();
-    m_run->scenario = QJsonDocument::fromJson(m_scenario->scenario().toJson()).object();
-    m_run->environment = environmentFingerprint();
-    if (builtinTarget && m_builtin->pid())
-        m_run->server = QJsonObject { { QStringLiteral("command"), QStringLiteral("rpcscope-cli serve all") } };
-    m_run->startedAt = QDateTime::currentDateTimeUtc();
+    m_run = std::make_shared<RunRecord>(session.record());
     QString storeError;
     if (m_recorder->store() && !m_recorder->begin(m_run.get(), &storeError))
         Q_EMIT statusMessage(tr("The run is not saved: %1").arg(storeError), 10000);
-    m_runChecks = prepared.checks;
-    const QString description = prepared.transport.kind == TransportKind::InProcess
-        ? tr("%1, no RPC (%2 codec only)").arg(m_scenario->method(), codecName(*prepared.transport.codec))
-        : tr("%1 → %2 (%3/%4)")
-              .arg(m_scenario->method(), prepared.target.address, transportName(prepared.transport.kind),
-                  codecName(*prepared.transport.codec));
-    if (prepared.transport.kind != TransportKind::InProcess && !builtinTarget)
-        Q_EMIT remoteTargetUsed(prepared.transport.kind, prepared.target.address);
-    m_scenario->setRunning(true);
+    const QString codec = codecName(spec.transport.codec.value_or(defaultCodec(spec.transport.kind)));
+    const QString description = spec.transport.kind == TransportKind::InProcess
+        ? tr("%1, no RPC (%2 codec only)").arg(spec.request.call, codec)
+        : tr("%1 → %2 (%3/%4)").arg(spec.request.call, spec.target.address, transportName(spec.transport.kind), codec);
+    if (spec.transport.kind != TransportKind::InProcess && spec.server != RunServer::Builtin)
+        Q_EMIT remoteTargetUsed(spec.transport.kind, spec.target.address);
+    Q_EMIT stateChanged(tr("Running"));
     Q_EMIT runLaunched(m_run, description);
 }
 
 void RunLauncher::recordProgress(const RunSnapshot &snapshot)
 {
-    m_recorder->progress(m_run.get(), snapshot);
+    if (m_run)
+        m_recorder->progress(m_run.get(), snapshot);
 }
 
 void RunLauncher::runFinished(const RunSnapshot &snapshot)
@@ -311,7 +246,6 @@ void RunLauncher::runFinished(const RunSnapshot &snapshot)
     for (const Check &check : m_runChecks)
         checks.push_back(evaluateCheck(check, snapshot));
     Q_EMIT checksJudged(checks);
-    m_commandServer->stop();
     m_scenario->setRunning(false);
     Q_EMIT statusMessage(tr("Run %1: %2 calls, %3 failed")
                              .arg(runStateName(snapshot.state))
@@ -346,9 +280,9 @@ void RunLauncher::stopRun()
 
 void RunLauncher::stopForClose()
 {
-    if (m_controller->isRunning()) {
+    m_controller->stop(); // a run, or one still starting (its server command getting ready)
+    if (m_controller->isRunning() && m_run) { // a run still starting has no record yet
         // Kept as a stopped run, not left for the next start to find as interrupted.
-        m_controller->stop();
         RunSnapshot last = m_controller->lastSnapshot();
         last.state = RunState::Stopped;
         m_recorder->finish(m_run.get(), last, m_controller->rawSamples());
@@ -370,10 +304,6 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
         *error = tr("The no-RPC baseline calls no server: pick a transport to compare two servers.");
         return false;
     }
-    if (prepared->plan.totalCalls == 0 && prepared->plan.duration.count() <= 0) {
-        *error = tr("An A/B run needs an end: set a number of calls or a duration.");
-        return false;
-    }
     prepared->plan.serverPid = 0;
     std::array<AbSide, 2> sides { AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} },
         AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} } };
@@ -386,6 +316,15 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     design.abThreshold = QStringLiteral("%1%").arg(request.threshold * 100);
     design.abUntilDecided = request.untilDecided;
     design.abMaxDuration = request.maxDuration;
+    // Checked now, with the CLI's rules (a number of server starts above the rounds is refused, not cut), before
+    // any server starts.
+    const bool commandA = request.targets[0].kind != AbRequest::Kind::Address;
+    const bool commandB = request.targets[1].kind != AbRequest::Kind::Address;
+    ScenarioProblem problem;
+    if (!prepareAb(design, prepared->plan, { commandA || commandB, commandA && commandB, false }, &problem)) {
+        *error = m_scenario->describeProblem(problem);
+        return false;
+    }
     const QJsonObject scenario = QJsonDocument::fromJson(design.toJson()).object();
     // Each side named by what distinguishes it from the other, short enough for a legend.
     const std::array<QString, 2> names = abSideNames({ request.targetText(0), request.targets[0].environment },
@@ -401,7 +340,8 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
         r.scenario = scenario;
         r.environment = environmentFingerprint();
     }
-    if (!m_ab->start(sides, request, m_builtin->cliProgram(), transportName(prepared->transport.kind), records, error))
+    if (!m_ab->start(
+            sides, request, design, m_builtin->cliProgram(), transportName(prepared->transport.kind), records, error))
         return false;
     Q_EMIT abStarted(request.threshold);
     m_scenario->setRunning(true);

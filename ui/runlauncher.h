@@ -4,6 +4,7 @@
 #include "compare/checks.h"
 #include "report/matrixreport.h"
 #include "scenariopage.h"
+#include "session/runsession.h"
 
 #include <QObject>
 
@@ -14,7 +15,6 @@ namespace rpcscope {
 
 class AbController;
 class BuiltinServers;
-class CommandServer;
 class MatrixPage;
 class OutputFile;
 class RunController;
@@ -48,8 +48,8 @@ public:
     bool startAb(const AbRequest &request, QString *error);
     /// For closing the window: stops what runs and hands it to the history as stopped, with what it measured.
     void stopForClose();
-    /// The scenario prepared for one cell of the stack comparison; refused while a single run is going.
-    std::optional<ScenarioPage::Prepared> prepareVariation(const ScenarioPage::Variation &variation, QString *error);
+    /// The run of one cell of the stack comparison (not started); refused while a single run is going.
+    std::shared_ptr<RunSession> prepareVariation(const ScenarioPage::Variation &variation, QString *error);
 
     RunController *runController() const { return m_controller; }
     AbController *abController() const { return m_ab; }
@@ -78,32 +78,26 @@ Q_SIGNALS:
 private:
     /// A Compare stacks cell into the history, one run each, labelled matrix:ID, stack:NAME, payload:P and c:N as
     /// `rpcscope-cli matrix --save` labels them.
-    void recordMatrixCell(const MatrixResult &result, const QString &matrixId);
-    void launch(const ScenarioPage::Prepared &prepared, std::unique_ptr<OutputFile> rawFile);
-    void send(ScenarioPage::Prepared prepared);
-    void commandServerReady(const QString &address);
-    void commandServerFailed(const QString &error);
+    void recordMatrixCell(const MatrixResult &result, const QString &matrixId, const RunRecord &started);
+    /// The run of @p prepared, its built-in target the window's server.
+    std::shared_ptr<RunSession> sessionFor(const ScenarioPage::Prepared &prepared) const;
+    void runStarted();
+    void runNotStarted(const RunSession::Started &started);
     void recordProgress(const RunSnapshot &snapshot);
     void runFinished(const RunSnapshot &snapshot);
     void writeRawSamples();
     void abProgressed();
     void abEnded(const QString &error);
-    /// Samples the built-in servers' process when @p prepared targets them.
-    void sampleBuiltinServer(ScenarioPage::Prepared *prepared) const;
 
     ScenarioPage *m_scenario;
     MatrixPage *m_matrix;
     BuiltinServers *m_builtin;
     RunRecorder *m_recorder;
     RunController *m_controller;
-    CommandServer *m_commandServer;
     AbController *m_ab;
     std::shared_ptr<RunRecord> m_run; ///< the live (or last) run started here
-    std::unique_ptr<ScenarioPage::Prepared> m_pendingRun; ///< waits for its server command to get ready
-    std::unique_ptr<OutputFile> m_pendingRawFile;
     std::unique_ptr<OutputFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
     std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
-    bool m_pendingIsSend = false; ///< m_pendingRun waits for its server command to be sent once, not run
     bool m_sending = false;
 };
 

@@ -48,6 +48,8 @@ public:
 
     /// Everything needed to start a run, or std::nullopt with the reason (also shown next to Run).
     struct Prepared {
+        Scenario document; ///< the document that runs (what the window does not apply left out): the one stored
+        RunSpec spec; ///< core's typing of it; its built-in target's address is the window's server (target below)
         TransportOptions transport;
         GrpcTarget target;
         GrpcCall call;
@@ -67,6 +69,7 @@ public:
         QString target; ///< a stack's own target (address, URL, "builtin"); empty: see prepare()
         QString rpcMethod; ///< a stack's msgpack-rpc method name
         QString httpPath; ///< a stack's HTTP path, when its target has none
+        int concurrency = 0; ///< callers; 0: the scenario's (the no-RPC baseline always runs one)
     };
     /// Whether prepare() may start the built-in servers when the run's target is one of them and they are not up.
     enum class BuiltinStart {
@@ -77,6 +80,8 @@ public:
     /// scenario's target when the transport is the scenario's own).
     std::optional<Prepared> prepare(
         QString *error, const Variation *variation = nullptr, BuiltinStart start = BuiltinStart::WhenUsed) const;
+    /// Core's problem with the scenario in the editor's words (its labels, not the document's field names).
+    QString describeProblem(const ScenarioProblem &problem) const;
     /// Starts the built-in servers on their first use (they are not started while the target is elsewhere) and tells
     /// this page their addresses (setBuiltinTargets()); false with the reason.
     void setBuiltinStarter(std::function<bool(QString *error)> starter) { m_builtinStarter = std::move(starter); }
@@ -112,8 +117,6 @@ private:
     void updateStreamFields(); ///< the stream settings mean something for streaming methods only
     void transportChanged();
     void securityChanged();
-    /// Core's problem with the scenario in the editor's words (its labels, not the document's field names).
-    QString describeProblem(const ScenarioProblem &problem) const;
     QStringList checks() const; ///< the Checks field's comma-separated conditions, blanks dropped
     QStringList expectations() const; ///< the Expect field's lines, blanks dropped
     QWidget *fileRow(

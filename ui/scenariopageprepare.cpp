@@ -40,6 +40,10 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
         s.transport = transportName(variation->transport);
         s.codec = codecName(variation->codec);
         s.fills += variation->fills;
+        if (variation->transport == TransportKind::InProcess)
+            s.concurrency = 1; // the no-RPC baseline's mean is then one call's codec time
+        else if (variation->concurrency > 0)
+            s.concurrency = variation->concurrency;
         // A matrix makes many runs: one file of samples would be overwritten by each, so only single runs write it.
         s.rawSamples.clear();
         if (variation->transport != TransportKind::H2Grpc) // rpcscope's own HTTP/2 client's setting alone
@@ -71,6 +75,8 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
     if (!call)
         return fail(describeProblem(problem));
     Prepared p;
+    p.document = s;
+    p.spec = *spec;
     p.transport = spec->transport;
     p.target = spec->target;
     p.call = std::move(*call);
@@ -129,6 +135,13 @@ QString ScenarioPage::describeProblem(const ScenarioProblem &problem) const
         { QStringLiteral("expect.every"), tr("Expect") },
         { QStringLiteral("expect.status"), tr("Expect status") },
         { QStringLiteral("http_path"), tr("URL path") },
+        // The A/B dialog's fields (prepareAb()).
+        { QStringLiteral("ab.block"), tr("Block size") },
+        { QStringLiteral("ab.restarts"), tr("Server processes per side") },
+        { QStringLiteral("ab.connection"), tr("Connections") },
+        { QStringLiteral("ab.threshold"), tr("Regression threshold") },
+        { QStringLiteral("ab.until_decided"), tr("Until decided") },
+        { QStringLiteral("ab.max_duration"), tr("Time limit") },
     };
     // Another field named in the message ("needs the rate (load.rate)") is its label too.
     QString message = problem.message;

@@ -7,6 +7,7 @@
 #include "net/reachability.h"
 #include "runcommand.h"
 #include "runflags.h"
+#include "scenario/abdesign.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "server/serverlaunch.h"
@@ -110,6 +111,23 @@ struct Side {
     RunRecord record;
     std::function<bool(QString *, int64_t *, QString *)> restart; ///< set when its server is restarted
 };
+
+/// A problem with the A/B design in this command line's words: the flag when one was given, else the document's field.
+QString abProblemText(const ScenarioProblem &problem, const QStringList &givenFlags, const Scenario &scenario)
+{
+    static const std::pair<const char16_t *, const char16_t *> kFlags[] { { u"ab.block", u"--block" },
+        { u"ab.restarts", u"--restarts" }, { u"ab.connection", u"--connection" }, { u"ab.threshold", u"--threshold" },
+        { u"ab.until_decided", u"--until-decided" }, { u"ab.max_duration", u"--max-duration" } };
+    for (const auto &[field, flag] : kFlags) {
+        if (problem.field != QStringView(field))
+            continue;
+        const QString given = QString::fromUtf16(flag);
+        // Other fields the message names are worded as their flags ("load.calls" as -n).
+        const QString message = describeForCli(ScenarioProblem { QString(), problem.message }, scenario);
+        return (givenFlags.contains(given) ? given : QString::fromUtf16(field)) + QStringLiteral(": ") + message;
+    }
+    return describeForCli(problem, scenario);
+}
 
 } // namespace
 
@@ -225,46 +243,39 @@ int abCommand(const QStringList &arguments)
     const std::optional<Scenario> scenario = scenarioFromArguments(cmd, runArgs, &code, true);
     if (!scenario)
         return code;
-    // The A/B design: a flag given here, else the --scenario document's "ab" section, else the default.
-    const QString thresholdFrom = threshold.isEmpty() && !scenario->abThreshold.isEmpty()
-        ? QStringLiteral("ab.threshold")
-        : QStringLiteral("--threshold");
-    if (threshold.isEmpty())
-        threshold = scenario->abThreshold.isEmpty() ? QStringLiteral("5%") : scenario->abThreshold;
-    if (connection.isEmpty())
-        connection = scenario->abConnection.isEmpty() ? QStringLiteral("kept") : scenario->abConnection;
-    if (block.isEmpty())
-        block = scenario->abBlock;
-    untilDecided = untilDecided || scenario->abUntilDecided;
-    const QString maxDurationFrom = maxDurationText.isEmpty() && !scenario->abMaxDuration.isEmpty()
-        ? QStringLiteral("ab.max_duration")
-        : QStringLiteral("--max-duration");
-    if (maxDurationText.isEmpty())
-        maxDurationText = scenario->abMaxDuration;
-    std::chrono::nanoseconds maxDuration { 0 };
-    if (!maxDurationText.isEmpty()) {
-        const auto d = parseDuration(maxDurationText, &error);
-        if (!d || d->count() <= 0)
-            return usageError(
-                cmd, maxDurationFrom + QStringLiteral(": ") + (d ? QStringLiteral("must be positive") : error));
-        maxDuration = *d;
-    }
-    CompareOptions options;
-    if (!parseFraction(threshold, &options.threshold, &error))
-        return usageError(cmd, thresholdFrom + QStringLiteral(": ") + error);
-    if (format != u"text" && format != u"markdown")
-        return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or markdown").arg(format));
-    if (connection != u"kept" && connection != u"per-block")
-        return usageError(cmd, QStringLiteral("--connection: \"%1\" is not kept or per-block").arg(connection));
-    int restarts = scenario->abRestarts; // 0: the default, chosen once the rounds are known
+    // The A/B design: a flag given here, else the --scenario document's "ab" section, else the default. Checked with
+    // prepareAb() once the sides' plans are known, before any server starts.
+    Scenario withDesign = *scenario;
+    if (!threshold.isEmpty())
+        withDesign.abThreshold = threshold;
+    if (!connection.isEmpty())
+        withDesign.abConnection = connection;
+    if (!block.isEmpty())
+        withDesign.abBlock = block;
+    if (!maxDurationText.isEmpty())
+        withDesign.abMaxDuration = maxDurationText;
+    withDesign.abUntilDecided = withDesign.abUntilDecided || untilDecided;
+    untilDecided = withDesign.abUntilDecided;
     if (!restartsText.isEmpty()) {
         bool isNumber = false;
-        restarts = restartsText.toInt(&isNumber);
-        if (!isNumber || restarts < 1 || restarts > 1000)
+        withDesign.abRestarts = restartsText.toInt(&isNumber);
+        if (!isNumber || withDesign.abRestarts < 1 || withDesign.abRestarts > 1000)
             return usageError(cmd,
                 QStringLiteral("--restarts: expected a number of server starts from 1 to 1000, got \"%1\"")
                     .arg(restartsText));
     }
+    if (format != u"text" && format != u"markdown")
+        return usageError(cmd, QStringLiteral("--format: \"%1\" is not text or markdown").arg(format));
+    QStringList givenFlags;
+    for (const auto &[flag, value] :
+        { std::pair(QStringLiteral("--block"), block), std::pair(QStringLiteral("--restarts"), restartsText),
+            std::pair(QStringLiteral("--connection"), connection), std::pair(QStringLiteral("--threshold"), threshold),
+            std::pair(QStringLiteral("--max-duration"), maxDurationText) }) {
+        if (!value.isEmpty())
+            givenFlags << flag;
+    }
+    if (untilDecided)
+        givenFlags << QStringLiteral("--until-decided");
     const auto timeout = parseDuration(readyTimeout, &error);
     if (!timeout)
         return usageError(cmd, QStringLiteral("--ready-timeout: ") + error);
@@ -275,7 +286,7 @@ int abCommand(const QStringList &arguments)
                 ? QStringLiteral("--builtin: say --a builtin or --b builtin instead")
                 : QStringLiteral("give the targets as --a and --b, not \"%1\"").arg(scenario->target));
     // A single run's outputs are refused on this command line; a document's are left out (ab reports its own way).
-    Scenario design = *scenario;
+    Scenario design = withDesign;
     if (refuseSingleRunOutputs(cmd, runArgs, &design))
         return ExitUsage;
     const QString transport = scenario->transport;
@@ -300,7 +311,7 @@ int abCommand(const QStringList &arguments)
             if (problem.field.startsWith(QStringLiteral("server_command.")))
                 return usageError(
                     cmd, QStringLiteral("--%1: ").arg(problem.field.mid(15).replace(u'_', u'-')) + problem.message);
-            return usageError(cmd, describeForCli(problem, side.scenario));
+            return usageError(cmd, abProblemText(problem, givenFlags, side.scenario));
         }
         side.run = std::move(*spec);
     }
@@ -326,6 +337,15 @@ int abCommand(const QStringList &arguments)
                      "decide it; --client-cpus and --server-cpus choose)\n";
         }
     }
+    // The design, typed by core as the window's Compare A/B types it.
+    ScenarioProblem designProblem;
+    const AbServers servers { sides[0].command || sides[1].command, sides[0].command && sides[1].command,
+        !clientCpus.empty() };
+    std::optional<AbBlocks> designed = prepareAb(design, sides[0].run.plan, servers, &designProblem);
+    if (!designed)
+        return usageError(cmd, abProblemText(designProblem, givenFlags, design));
+    AbBlocks &blocks = *designed;
+    const int rounds = blocks.roundsFor(sides[0].run.plan);
     // Targets: commands and built-in servers are started first, so the schema can come from their reflection. The
     // side that goes first in round 1 (a coin flip) starts first, as it restarts first in the rounds where it goes
     // first: which server starts first shows in the timings (docs/statistics.md).
@@ -395,55 +415,9 @@ int abCommand(const QStringList &arguments)
     }
     printMachineNoiseWarnings();
 
-    // Blocks: by calls when the run is bounded by a count, by time otherwise.
-    const LoadPlan &plan = sides[0].run.plan;
-    const bool byCount = plan.totalCalls > 0;
-    if (!byCount && plan.duration.count() <= 0)
-        return usageError(cmd, QStringLiteral("give -n or -z: an A/B run needs an end"));
-    AbBlocks blocks = untilDecided ? AbBlocks::sequentialFor(plan) : AbBlocks::defaultFor(plan);
-    blocks.untilDecided = untilDecided;
-    blocks.threshold = options.threshold;
-    blocks.maxDuration = maxDuration;
-    if (!block.isEmpty()) {
-        bool isNumber = false;
-        const uint64_t calls = block.toULongLong(&isNumber);
-        if (isNumber != byCount)
-            return usageError(cmd,
-                QStringLiteral("--block: the run is %1, so give %2 (got \"%3\")")
-                    .arg(byCount ? QStringLiteral("counted (-n)") : QStringLiteral("timed (-z)"),
-                        byCount ? QStringLiteral("a number of calls") : QStringLiteral("a duration"), block));
-        if (isNumber) {
-            if (calls == 0)
-                return usageError(cmd, QStringLiteral("--block: must be at least 1"));
-            blocks.calls = calls;
-        } else {
-            const auto d = parseDuration(block, &error);
-            if (!d || d->count() <= 0)
-                return usageError(cmd, QStringLiteral("--block: ") + (d ? QStringLiteral("must be positive") : error));
-            blocks.time = *d;
-        }
-    }
-
-    blocks.connectionPerBlock = connection == u"per-block";
-    const bool anyCommand = sides[0].command || sides[1].command;
-    const int rounds = blocks.roundsFor(plan);
-    if (untilDecided && restarts > 1)
-        return usageError(cmd,
-            QStringLiteral("--until-decided judges pairs of blocks; --restarts %1 makes server processes the "
-                           "replicates, which it cannot judge as they come (give --restarts 1)")
-                .arg(restarts));
-    if (restarts == 0)
-        restarts = untilDecided ? 1 : AbBlocks::defaultRestarts(anyCommand, rounds);
-    else if (restarts > rounds)
-        return usageError(cmd,
-            QStringLiteral("--restarts %1: the run has only %2 rounds; a process needs a block at least")
-                .arg(restarts)
-                .arg(rounds));
-    blocks.restarts = restarts;
     blocks.firstSide = firstSide;
-    blocks.unpinnedProcesses = sides[0].command && sides[1].command && clientCpus.empty() && restarts < 2;
     for (Side &side : sides) {
-        if (!side.command || restarts < 2)
+        if (!side.command || blocks.restarts < 2)
             continue;
         side.restart = [&side](QString *address, int64_t *pid, QString *why) {
             *address = side.running.restart(why);
@@ -475,12 +449,12 @@ int abCommand(const QStringList &arguments)
         r.codec = codecName(side.run.transport.codec.value_or(defaultCodec(side.run.transport.kind)));
         r.target = side.spec;
         // The side's scenario (its target the side's, the A/B design as run), and which side it was.
-        side.scenario.abBlock = block;
-        side.scenario.abRestarts = restarts;
-        side.scenario.abConnection = connection;
-        side.scenario.abThreshold = threshold;
-        side.scenario.abUntilDecided = untilDecided;
-        side.scenario.abMaxDuration = maxDurationText;
+        side.scenario.abBlock = design.abBlock;
+        side.scenario.abRestarts = blocks.restarts;
+        side.scenario.abConnection = blocks.connectionName();
+        side.scenario.abThreshold = design.abThreshold.isEmpty() ? QStringLiteral("5%") : design.abThreshold;
+        side.scenario.abUntilDecided = blocks.untilDecided;
+        side.scenario.abMaxDuration = design.abMaxDuration;
         r.scenario = QJsonDocument::fromJson(side.scenario.toJson()).object();
         r.scenario.insert(QStringLiteral("ab_side"), side.name);
         r.scenario.insert(QStringLiteral("ab_rounds_planned"), rounds);
@@ -520,7 +494,7 @@ int abCommand(const QStringList &arguments)
         for (; shown < static_cast<int>(done.size()); ++shown) {
             const AbBlockResult &b = done[static_cast<size_t>(shown)];
             err() << "round " << b.round << ' ' << sides[b.side].name
-                  << (b.process > 0 && restarts > 1 ? QStringLiteral(" (process %1)").arg(b.process) : QString())
+                  << (b.process > 0 && blocks.restarts > 1 ? QStringLiteral(" (process %1)").arg(b.process) : QString())
                   << ": " << b.calls << " calls, p50 " << formatNanos(static_cast<double>(b.p50Ns)) << ", " << b.failed
                   << " failed\n";
             changed[b.side] = true;
@@ -565,10 +539,12 @@ int abCommand(const QStringList &arguments)
     const std::vector<AbBlockResult> done = runner.completedBlocks();
     out() << "A: " << sides[0].spec << "\nB: " << sides[1].spec << '\n'
           << (done.empty() ? 0 : done.back().round) << " rounds, "
-          << (byCount ? QStringLiteral("%1 calls").arg(blocks.calls) : formatDuration(blocks.time)) << " per block, "
-          << (restarts > 1        ? QStringLiteral("%1 server processes per command side").arg(restarts)
-                     : anyCommand ? QStringLiteral("one server process per command side (--restarts 1)")
-                                  : QStringLiteral("servers not restarted (addresses)"))
+          << (sides[0].run.plan.totalCalls > 0 ? QStringLiteral("%1 calls").arg(blocks.calls)
+                                               : formatDuration(blocks.time))
+          << " per block, "
+          << (blocks.restarts > 1         ? QStringLiteral("%1 server processes per command side").arg(blocks.restarts)
+                     : servers.anyCommand ? QStringLiteral("one server process per command side (--restarts 1)")
+                                          : QStringLiteral("servers not restarted (addresses)"))
           << ", connection "
           << (blocks.connectionPerBlock ? QStringLiteral("dialled per block") : QStringLiteral("kept across blocks"))
           << (stopped                                         ? QStringLiteral(", stopped early")
@@ -579,7 +555,8 @@ int abCommand(const QStringList &arguments)
         // The sequential verdict first: the run was judged (and, when decided, stopped) on it.
         out() << "Sequential verdict (--until-decided, anytime-valid 95%, p50 of block pairs): "
               << sequential.verdictLine(
-                     runner.endedByText(byCount ? QStringLiteral("the run's -n") : QStringLiteral("the run's -z")))
+                     runner.endedByText(sides[0].run.plan.totalCalls > 0 ? QStringLiteral("the run's -n")
+                                                                         : QStringLiteral("the run's -z")))
               << '\n';
         if (decidedEarly)
             out() << "The run stopped on this verdict. The fixed-sample comparison below shows its detail; its "
@@ -587,8 +564,10 @@ int abCommand(const QStringList &arguments)
                      "when it looked decided deserves.\n";
         out() << '\n';
     }
+    CompareOptions options;
+    options.threshold = blocks.threshold;
     const Comparison c = printComparison(sides[0].record, sides[1].record, options, format == u"markdown");
-    if (c.overall == Verdict::Inconclusive && (clientCpus.empty() || serverCpus.empty()) && anyCommand) {
+    if (c.overall == Verdict::Inconclusive && (clientCpus.empty() || serverCpus.empty()) && servers.anyCommand) {
         // Measured on 2 cores: unpinned, an Echo block's p50 is ~45 us when client and server share a core and
         // ~130 us when they do not, and which one a block gets is chance; pinned apart, blocks agree within ~10%.
         out() << "\nhint: where the scheduler moves client and server between cores, pinning them apart removes most "

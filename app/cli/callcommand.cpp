@@ -13,6 +13,8 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include <QCoreApplication>
+
 namespace rpcscope::cli {
 
 namespace {
@@ -45,20 +47,22 @@ int callCommand(const QStringList &arguments)
     if (!prepared)
         return usageError(cmd, describeForCli(problem, *scenario));
     RunSpec &spec = *prepared;
-    RunSetup setup;
-    if (const int setupCode = setup.prepare(cmd, *scenario, &spec, true); setupCode != ExitOk)
+    RunSession session(*scenario, spec, std::nullopt, QCoreApplication::applicationFilePath());
+    session.setCaptureMetadata(true);
+    if (const int setupCode = prepareSession(cmd, &session); setupCode != ExitOk)
         return setupCode;
-
+    const std::unique_ptr<Transport> transport = session.takeTransport();
     const SingleCallResult result = sendOnce(
-        *setup.transport, sendOnceWait(spec.target.timeout), spec.plan.expectations, spec.plan.expectedStatuses);
+        *transport, sendOnceWait(session.spec().target.timeout), spec.plan.expectations, spec.plan.expectedStatuses);
 
     CallDescription described;
     described.method = spec.request.call;
     described.transport = transportName(spec.transport.kind);
     described.codec = codecName(spec.transport.codec.value_or(defaultCodec(spec.transport.kind)));
-    described.target = spec.target.address;
-    described.clientStreams = setup.call->method && setup.call->method->client_streaming();
-    described.serverStreams = setup.call->method && setup.call->method->server_streaming();
+    described.target = session.spec().target.address;
+    const GrpcCall &call = *session.call();
+    described.clientStreams = call.method && call.method->client_streaming();
+    described.serverStreams = call.method && call.method->server_streaming();
     described.inProcess = spec.transport.kind == TransportKind::InProcess;
     out() << formatSingleCall(described, result);
     out().flush();

@@ -14,7 +14,7 @@
 #include "scenario/confinement.h"
 #include "scenario/runspec.h"
 #include "server/servercommand.h"
-#include "server/serverprocess.h"
+#include "session/runsession.h"
 #include "store/environment.h"
 #include "store/runstore.h"
 #include "store/secrets.h"
@@ -32,57 +32,6 @@
 #include <algorithm>
 
 namespace rpcscope::cli {
-
-namespace {
-
-/// The run as the history keeps it: the scenario document, where it ran, the server.
-RunRecord recordFor(const Scenario &scenario, const RunSpec &spec)
-{
-    RunRecord record;
-    record.name = spec.name;
-    record.labels = spec.labels;
-    record.method = spec.request.call;
-    record.transport = transportName(spec.transport.kind);
-    record.codec = codecName(spec.transport.codec.value_or(defaultCodec(spec.transport.kind)));
-    record.target = spec.server == RunServer::Builtin ? QStringLiteral("builtin") : spec.targetText;
-    record.scenario = QJsonDocument::fromJson(scenario.toJson()).object();
-    record.environment = environmentFingerprint();
-    // Pinning is part of where a run ran: two runs pinned differently are told apart like two machines.
-    if (!spec.clientCpus.empty())
-        record.environment.insert(QStringLiteral("client_cpus"), formatCpuList(spec.clientCpus));
-    if (!spec.serverCpus.empty())
-        record.environment.insert(QStringLiteral("server_cpus"), formatCpuList(spec.serverCpus));
-    if (spec.server == RunServer::Builtin) {
-        record.server = QJsonObject { { QStringLiteral("command"),
-            QString(QStringLiteral("rpcscope-cli serve ") + record.transport) } };
-        if (!spec.serverCpus.empty())
-            record.server.insert(QStringLiteral("cpus"), formatCpuList(spec.serverCpus));
-    } else if (spec.server == RunServer::Command) {
-        record.server = spec.command.describe();
-    }
-    if (!spec.plan.segment.isWhole()) {
-        record.split.count = spec.plan.segment.count;
-        record.split.planId = scenario.planFingerprint();
-        if (spec.plan.startAt)
-            record.split.startAt = QDateTime::fromMSecsSinceEpoch(
-                std::chrono::duration_cast<std::chrono::milliseconds>(spec.plan.startAt->time_since_epoch()).count(),
-                Qt::UTC)
-                                       .toString(Qt::ISODateWithMs);
-        WorkerRecord worker;
-        worker.index = spec.plan.segment.index;
-        worker.host = QSysInfo::machineHostName();
-        const WallClockState clock = wallClockState();
-        worker.clock = !clock.known ? WorkerRecord::Clock::Unknown
-            : clock.synchronized    ? WorkerRecord::Clock::Synchronized
-                                    : WorkerRecord::Clock::Unsynchronized;
-        worker.clockErrorUs = clock.estimatedErrorUs;
-        record.split.workers << worker;
-    }
-    redactSecrets(&record); // before anything prints, exports or stores it
-    return record;
-}
-
-} // namespace
 
 std::optional<Scenario> scenarioFromArguments(
     const QString &cmd, const QStringList &arguments, int *code, bool callerSetsTarget)
@@ -178,6 +127,176 @@ bool saveFinishedRun(RunStore &store, RunRecord *record, bool begun, const RunSn
     return false;
 }
 
+/// The chart an output draws unless it names its own (--chart), and how (--chart-size, --chart-scale).
+struct Charts {
+    ChartKind kind = ChartKind::Histogram;
+    ChartOptions options;
+};
+
+/**
+ * The run's outputs (-O/-o, --chart) checked before any server starts or load is sent, so a typo costs no run: false
+ * with @p why, worded with the flags.
+ */
+bool checkOutputs(const RunSpec &spec, const Scenario &scenario, Charts *charts, QString *why)
+{
+    for (const RunSpec::Output &output : spec.exports) {
+        if (isSlideFormat(output.format)) {
+            *why = QStringLiteral("-O %1 compares two runs: save this one and write the slide with 'export BASELINE "
+                                  "CANDIDATE -O %1 -o FILE'")
+                       .arg(exportFormatName(output.format));
+            return false;
+        }
+        if (isRenderedFormat(output.format) && !qobject_cast<QGuiApplication *>(QCoreApplication::instance())) {
+            *why = QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)")
+                       .arg(exportFormatName(output.format));
+            return false;
+        }
+        if (QString problem; output.file != u"-" && !checkOutputPath(output.file, &problem)) {
+            *why = QStringLiteral("-o ") + problem;
+            return false;
+        }
+        if (!output.chart.isEmpty() && (!isRenderedFormat(output.format) || !parseChartKind(output.chart))) {
+            *why = QStringLiteral("--chart \"%1\" for -o %2: %3")
+                       .arg(output.chart, output.file,
+                           isRenderedFormat(output.format)
+                               ? QStringLiteral("not histogram, spectrum, timeline, throughput or message-histogram")
+                               : QStringLiteral("only png, pdf and svg outputs draw a chart"));
+            return false;
+        }
+    }
+    const std::optional<ChartKind> chart
+        = parseChartKind(scenario.chart.isEmpty() ? QStringLiteral("histogram") : scenario.chart);
+    if (!chart) {
+        *why = QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput").arg(scenario.chart);
+        return false;
+    }
+    charts->kind = *chart;
+    return parseChartOptions(scenario.chartSize, scenario.chartScale, &charts->options, why);
+}
+
+/// Writes the run's outputs (-O/-o: a file, or - for stdout); false with @p why, worded with the flags.
+bool writeOutputs(const RunSpec &spec, const RunRecord &record, const Charts &charts, QString *why)
+{
+    QString error;
+    for (const RunSpec::Output &output : spec.exports) {
+        const QByteArray data = isRenderedFormat(output.format)
+            ? renderExport({ record }, output.format,
+                output.chart.isEmpty() ? charts.kind : *parseChartKind(output.chart), charts.options, &error)
+            : exportRun(record, output.format, &error);
+        if (data.isEmpty() && !error.isEmpty()) {
+            *why = QStringLiteral("-O ") + exportFormatName(output.format) + QStringLiteral(": ") + error;
+            return false;
+        }
+        if (output.file == u"-") {
+            out() << QString::fromUtf8(data);
+            out().flush();
+        } else if (!writeOutputFile(output.file, data, &error)) {
+            *why = QStringLiteral("-o ") + error;
+            return false;
+        }
+    }
+    return true;
+}
+
+/// When a split run's timed phase starts (--start-at), said just before the engine waits for it.
+void announceStartAt(std::chrono::system_clock::time_point startAt, const QString &given)
+{
+    const double seconds = std::chrono::duration<double>(startAt - std::chrono::system_clock::now()).count();
+    if (seconds > 0)
+        err() << "Timed phase starts at " << given.trimmed() << " (in " << QString::number(seconds, 'f', 1) << " s)\n";
+    else
+        err() << "warning: --start-at was " << QString::number(-seconds, 'f', 1)
+              << " s ago; the timed phase starts now, late for the other workers\n";
+    err().flush();
+}
+
+/// This process pinned to CPUs for a run (--client-cpus), and unpinned on the way out: matrix runs its cells in
+/// this process, and the next cell's server must not inherit this cell's pinning.
+struct ClientPinning {
+    std::vector<int> restore;
+    bool failed = false;
+    ClientPinning() = default;
+    ClientPinning(const ClientPinning &) = delete;
+    ClientPinning &operator=(const ClientPinning &) = delete;
+    ~ClientPinning()
+    {
+        if (!restore.empty())
+            pinCurrentProcess(restore, nullptr);
+    }
+    /// Pins to @p cpus (none: nothing to do); false with @p why.
+    bool pin(const std::vector<int> &cpus, QString *why)
+    {
+        if (cpus.empty())
+            return true;
+        restore = availableCpus();
+        failed = !pinCurrentProcess(cpus, why);
+        return !failed;
+    }
+};
+
+/**
+ * The run in the history while it runs: inserted when its load starts, its figures updated every interval, saved
+ * whole when it ends. The history is where the run is kept, not a condition of measuring it: whatever happens to it
+ * (a lock held by another process, a damaged table), the run goes on and what could not be saved is said. Null
+ * @p store: the run is not saved.
+ */
+class LiveHistory {
+public:
+    explicit LiveHistory(RunStore *store) : m_store(store) { }
+    void begin(RunRecord *record)
+    {
+        QString error;
+        if (!m_store)
+            return;
+        m_begun = m_store->beginRun(record, &error);
+        if (!m_begun)
+            err() << "warning: --db " << m_store->path() << ": the history cannot record this run as it runs (" << error
+                  << "); it is tried again when the run ends\n";
+    }
+    void interval(const RunRecord &record, const RunSnapshot &snapshot)
+    {
+        QString error;
+        if (m_begun && !m_intervalsFailed && !m_store->updateRun(record.id, snapshot, &error)) {
+            m_intervalsFailed = true; // said once, not every interval
+            err() << "warning: --db " << m_store->path() << ": " << error
+                  << " (the run goes on; it is saved whole when it ends)\n";
+        }
+    }
+    /// Saves the ended run; empty, or why it is not in the history.
+    QString finish(RunRecord *record, const RunSnapshot &result, const std::vector<RawSample> &rawSamples)
+    {
+        if (!m_store)
+            return {};
+        const QString status
+            = QString::fromUtf16(result.state == RunState::Stopped ? RunStatus::Stopped : RunStatus::Finished);
+        QString notSaved;
+        if (saveFinishedRun(*m_store, record, m_begun, result, rawSamples, status, &notSaved))
+            err() << "Saved as run #" << record->id << " in " << m_store->path() << '\n';
+        return notSaved;
+    }
+
+private:
+    RunStore *m_store;
+    bool m_begun = false;
+    bool m_intervalsFailed = false;
+};
+
+/// The scenario's checks judged on @p result and printed; true when all passed (or there are none).
+bool printChecks(const std::vector<Check> &checks, const RunSnapshot &result)
+{
+    if (checks.empty())
+        return true;
+    bool passed = true;
+    std::vector<CheckResult> results;
+    for (const Check &check : checks) {
+        results.push_back(evaluateCheck(check, result));
+        passed = passed && results.back().passed;
+    }
+    out() << '\n' << formatCheckResults(results);
+    out().flush();
+    return passed;
+}
+
 } // namespace
 
 int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcome)
@@ -189,33 +308,8 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
     RunSpec &spec = *prepared;
 
     // Outputs: checked before any server starts or load is sent, so a typo costs no run.
-    for (const RunSpec::Output &output : spec.exports) {
-        if (isSlideFormat(output.format))
-            return usageError(cmd,
-                QStringLiteral("-O %1 compares two runs: save this one and write the slide with 'export BASELINE "
-                               "CANDIDATE -O %1 -o FILE'")
-                    .arg(exportFormatName(output.format)));
-        if (isRenderedFormat(output.format) && !qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
-            return usageError(cmd,
-                QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)")
-                    .arg(exportFormatName(output.format)));
-        if (QString why; output.file != u"-" && !checkOutputPath(output.file, &why))
-            return usageError(cmd, QStringLiteral("-o ") + why);
-        if (!output.chart.isEmpty() && (!isRenderedFormat(output.format) || !parseChartKind(output.chart)))
-            return usageError(cmd,
-                QStringLiteral("--chart \"%1\" for -o %2: %3")
-                    .arg(output.chart, output.file,
-                        isRenderedFormat(output.format)
-                            ? QStringLiteral("not histogram, spectrum, timeline, throughput or message-histogram")
-                            : QStringLiteral("only png, pdf and svg outputs draw a chart")));
-    }
-    const std::optional<ChartKind> chart
-        = parseChartKind(scenario.chart.isEmpty() ? QStringLiteral("histogram") : scenario.chart);
-    if (!chart)
-        return usageError(cmd,
-            QStringLiteral("--chart: \"%1\" is not histogram, spectrum, timeline or throughput").arg(scenario.chart));
-    ChartOptions chartOptions;
-    if (QString why; !parseChartOptions(scenario.chartSize, scenario.chartScale, &chartOptions, &why))
+    Charts charts;
+    if (QString why; !checkOutputs(spec, scenario, &charts, &why))
         return usageError(cmd, why);
     // Opened before the run, so an unwritable path is known before any load is sent. Committed whole at the end.
     OutputFile rawFile(spec.rawSamplesPath);
@@ -237,79 +331,41 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
             return usageError(cmd, QStringLiteral("--compare-to ") + error);
     }
 
-    RunSetup setup;
-    if (const int code = setup.prepare(cmd, scenario, &spec); code != ExitOk)
+    RunSession session(scenario, spec, std::nullopt, QCoreApplication::applicationFilePath());
+    if (const int code = prepareSession(cmd, &session); code != ExitOk)
         return code;
-    RunRecord record = recordFor(scenario, spec);
-    std::unique_ptr<Transport> made = std::move(setup.transport);
     if (!outcome)
         printMachineNoiseWarnings();
-    // Now, with the servers started (a child inherits its parent's mask) and before the engine's threads start (a
+    // Pinned after the servers started (a child inherits its parent's mask) and before the engine's threads start (a
     // thread inherits its creator's): the threads running already (gRPC's, the server output reader) are pinned
-    // one by one. Undone on the way out: matrix runs its cells in this process, and the next cell's server must
-    // not inherit this cell's pinning.
-    struct Unpin {
-        std::vector<int> cpus;
-        ~Unpin()
-        {
-            if (!cpus.empty())
-                pinCurrentProcess(cpus, nullptr);
-        }
-    } unpin;
-    if (!spec.clientCpus.empty()) {
-        unpin.cpus = availableCpus();
-        if (!pinCurrentProcess(spec.clientCpus, &error)) {
-            err() << "rpcscope-cli " << cmd << ": --client-cpus: " << error << '\n';
-            return ExitRuntime;
-        }
+    // one by one.
+    ClientPinning pinning;
+    session.setBeforeLoadHook([&](QString *why) {
+        if (!pinning.pin(spec.clientCpus, why))
+            return false;
+        if (spec.plan.startAt)
+            announceStartAt(*spec.plan.startAt, scenario.startAt);
+        return true;
+    });
+    if (!session.startLoad(&error)) {
+        if (!pinning.failed)
+            return usageError(cmd, error);
+        err() << "rpcscope-cli " << cmd << ": --client-cpus: " << error << '\n';
+        return ExitRuntime;
     }
-    if (spec.plan.startAt) {
-        const auto ahead = *spec.plan.startAt - std::chrono::system_clock::now();
-        const double seconds = std::chrono::duration<double>(ahead).count();
-        if (seconds > 0)
-            err() << "Timed phase starts at " << scenario.startAt.trimmed() << " (in "
-                  << QString::number(seconds, 'f', 1) << " s)\n";
-        else
-            err() << "warning: --start-at was " << QString::number(-seconds, 'f', 1)
-                  << " s ago; the timed phase starts now, late for the other workers\n";
-        err().flush();
-    }
-    LoadEngine engine;
-    if (!engine.start(std::move(made), spec.plan, &error))
-        return usageError(cmd, error);
-    record.startedAt = QDateTime::currentDateTimeUtc();
-    // The history is where the run is kept, not a condition of measuring it: whatever happens to it (a lock held by
-    // another process, a damaged table), the run goes on, prints and exports what it measured, and says what could
-    // not be saved (exit 3 at the end).
-    bool begun = false;
-    bool intervalsFailed = false;
-    if (save) {
-        begun = store.beginRun(&record, &error);
-        if (!begun)
-            err() << "warning: --db " << store.path() << ": the history cannot record this run as it runs (" << error
-                  << "); it is tried again when the run ends\n";
-    }
+    LoadEngine &engine = session.engine();
+    RunRecord record = session.record();
+    LiveHistory history(save ? &store : nullptr);
+    history.begin(&record);
     // Saved every interval while it runs, so a crash or kill leaves all but the last interval.
     waitForEngine(engine,
         save ? std::chrono::duration_cast<std::chrono::milliseconds>(
             std::max<std::chrono::nanoseconds>(spec.plan.interval, std::chrono::milliseconds(100)))
              : std::chrono::hours(24 * 365),
-        [&] {
-            if (begun && !intervalsFailed && !store.updateRun(record.id, engine.snapshot(), &error)) {
-                intervalsFailed = true; // said once, not every interval
-                err() << "warning: --db " << store.path() << ": " << error
-                      << " (the run goes on; it is saved whole when it ends)\n";
-            }
-        });
+        [&] { history.interval(record, engine.snapshot()); });
     const RunSnapshot result = engine.snapshot();
-    const QString status = result.state == RunState::Stopped ? QString::fromUtf16(RunStatus::Stopped)
-                                                             : QString::fromUtf16(RunStatus::Finished);
-    QString notSaved;
-    if (save) {
-        if (saveFinishedRun(store, &record, begun, result,
-                spec.plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>(), status, &notSaved))
-            err() << "Saved as run #" << record.id << " in " << store.path() << '\n';
-    }
+    const QString notSaved
+        = history.finish(&record, result, spec.plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>());
     if (outcome) {
         outcome->savedId = save && notSaved.isEmpty() ? record.id : 0;
         outcome->snapshot = result;
@@ -317,7 +373,8 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         outcome->codec = record.codec;
     } else {
         out() << "Transport: " << record.transport << ", codec " << record.codec
-              << (spec.target.address.isEmpty() ? QString() : QStringLiteral(", target ") + spec.target.address)
+              << (session.spec().target.address.isEmpty() ? QString()
+                                                          : QStringLiteral(", target ") + session.spec().target.address)
               << '\n';
         out() << formatTextSummary(result);
         out().flush();
@@ -332,29 +389,10 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
             return ExitRuntime;
         }
     }
-    record.snapshot = result;
-    if (record.split.isSplit())
-        record.split.workers.front().takeFigures(result);
-    record.endedAt = QDateTime::currentDateTimeUtc();
-    record.status = status;
-    if (spec.plan.recordRawSamples)
-        record.rawSamples = engine.rawSamples();
-    for (const RunSpec::Output &output : spec.exports) {
-        const QByteArray data = isRenderedFormat(output.format)
-            ? renderExport({ record }, output.format, output.chart.isEmpty() ? *chart : *parseChartKind(output.chart),
-                chartOptions, &error)
-            : exportRun(record, output.format, &error);
-        if (data.isEmpty() && !error.isEmpty()) {
-            err() << "rpcscope-cli " << cmd << ": -O " << exportFormatName(output.format) << ": " << error << '\n';
-            return ExitRuntime;
-        }
-        if (output.file == u"-") {
-            out() << QString::fromUtf8(data);
-            out().flush();
-        } else if (!writeOutputFile(output.file, data, &error)) {
-            err() << "rpcscope-cli " << cmd << ": -o " << error << '\n';
-            return ExitRuntime;
-        }
+    session.completeRecord(&record, result);
+    if (QString why; !writeOutputs(spec, record, charts, &why)) {
+        err() << "rpcscope-cli " << cmd << ": " << why << '\n';
+        return ExitRuntime;
     }
     Verdict verdict = Verdict::NotTested;
     if (baseline) {
@@ -364,16 +402,7 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         compareOptions.threshold = spec.compareThreshold;
         verdict = printComparison(*baseline, record, compareOptions, false).overall;
     }
-    bool checksPassed = true;
-    if (!spec.checks.empty()) {
-        std::vector<CheckResult> results;
-        for (const Check &check : spec.checks) {
-            results.push_back(evaluateCheck(check, result));
-            checksPassed = checksPassed && results.back().passed;
-        }
-        out() << '\n' << formatCheckResults(results);
-        out().flush();
-    }
+    const bool checksPassed = printChecks(spec.checks, result);
     if (!notSaved.isEmpty()) {
         err() << "rpcscope-cli " << cmd << ": --db " << store.path() << ": " << notSaved
               << "\nThis run was measured, printed and exported above, but it is not in the history.\n";

@@ -554,6 +554,15 @@ std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
     return spec;
 }
 
+Scenario documentAsRun(const Scenario &scenario, const RunSpec &spec)
+{
+    Scenario ran = scenario;
+    ran.codec = codecName(spec.transport.codec.value_or(defaultCodec(spec.transport.kind)));
+    ran.connections = spec.target.connections;
+    ran.db.clear();
+    return ran;
+}
+
 std::optional<GrpcCall> prepareCall(const RunSpec &spec, const Schema &schema, ScenarioProblem *problem)
 {
     QString error;

@@ -73,6 +73,14 @@ QString requestSourceFile(const Scenario &scenario);
 std::optional<RunSpec> prepareRun(const Scenario &scenario, ScenarioProblem *problem);
 
 /**
+ * @p scenario as it ran (prepareRun()'s @p spec of it), the document a run's record keeps: the defaults the spec
+ * resolved written out (the codec, the connections), so that a run from the CLI and one from the window's editor
+ * (which always names them) keep the same document; and the history it was saved in left out (where a run is kept is
+ * not part of what ran, and a path of this machine).
+ */
+Scenario documentAsRun(const Scenario &scenario, const RunSpec &spec);
+
+/**
  * Resolves the method in @p schema and builds the request (JSON or binary, plus fills) and the stream settings:
  * what the engine calls. std::nullopt with @p problem naming the field ("request", "fills", "load.stream_interval").
  */

@@ -1,0 +1,228 @@
+#include "runsession.h"
+
+#include "net/reachability.h"
+#include "store/environment.h"
+#include "store/secrets.h"
+#include "transport/transports.h"
+#include "util/cpuset.h"
+#include "util/wallclock.h"
+
+#include <google/protobuf/descriptor.h>
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QSysInfo>
+
+namespace rpcscope {
+
+RunSession::RunSession(Scenario scenario, RunSpec spec, std::optional<GrpcCall> call, QString serveProgram)
+    : m_scenario(std::move(scenario))
+    , m_spec(std::move(spec))
+    , m_call(std::move(call))
+    , m_serveProgram(std::move(serveProgram))
+{
+}
+
+RunSession::~RunSession()
+{
+    stop();
+    m_ending = true;
+    if (m_thread.joinable())
+        m_thread.join();
+    m_engine.stop();
+    m_engine.waitForFinished(std::chrono::seconds(30));
+    stopServers();
+}
+
+void RunSession::useRunningBuiltin(const QString &address, qint64 pid, const QString &command)
+{
+    m_spec.target.address = address;
+    m_runningBuiltinPid = pid;
+    m_runningBuiltinCommand = command;
+}
+
+void RunSession::stop()
+{
+    m_stop = true;
+    m_engine.stop();
+}
+
+void RunSession::stopServers()
+{
+    m_server.stop();
+}
+
+bool RunSession::startBuiltinChild(ScenarioProblem *problem)
+{
+    ServerCommand command = builtinServeCommand(m_serveProgram, m_spec.transport.kind);
+    command.cpus = m_spec.serverCpus;
+    QString error;
+    m_spec.target.address = m_server.start(command, m_spec.transport.kind, &error);
+    if (m_spec.target.address.isEmpty()) {
+        *problem = { {}, QStringLiteral("built-in server: ") + error, true };
+        return false;
+    }
+    m_spec.plan.serverPid = m_server.pid();
+    return true;
+}
+
+bool RunSession::prepare(ScenarioProblem *problem, QString *details)
+{
+    auto stopped = [&] {
+        if (!stopping())
+            return false;
+        *problem = { {}, QStringLiteral("stopped before the run started"), true };
+        return true;
+    };
+    QString error;
+    // A server command is started first: the schema may come from it by reflection.
+    if (m_spec.server == RunServer::Command) {
+        if (m_startingHook)
+            m_startingHook(m_spec.command.command);
+        m_spec.target.address = m_server.start(m_spec.command, m_spec.transport.kind, &error);
+        if (m_spec.target.address.isEmpty()) {
+            m_serverError = error;
+            *problem = { {}, QStringLiteral("the server command did not start: ") + error, true };
+            return false;
+        }
+        m_spec.plan.serverPid = m_server.pid();
+    }
+    if (stopped())
+        return false;
+    if (!m_call) {
+        QString said;
+        const std::optional<Schema> schema = loadRunSchema(m_scenario, m_spec, m_spec.target.address, problem, &said);
+        if (details)
+            *details = said;
+        if (!schema)
+            return false;
+        m_call = prepareCall(m_spec, *schema, problem);
+        if (!m_call)
+            return false;
+    }
+    m_call->captureMetadata = m_captureMetadata;
+    if (m_spec.transport.kind == TransportKind::InProcess && !inProcessRunsMethod(*m_call))
+        m_notes << QString::fromStdString(m_call->method->full_name())
+                + QStringLiteral(" is not a method of rpcscope's bench service: the no-RPC baseline times its "
+                                 "request's codec and an empty reply's, not the method's work");
+    if (m_spec.server == RunServer::Builtin && m_spec.transport.kind != TransportKind::InProcess) {
+        if (!m_runningBuiltinCommand.isEmpty())
+            m_spec.plan.serverPid = m_runningBuiltinPid;
+        else if (!startBuiltinChild(problem))
+            return false;
+    }
+    if (stopped())
+        return false;
+    // An address nobody answers at is "could not do the work" for every transport, before any load is sent (what
+    // was given is checked first: a bad file is a usage error wherever the target is).
+    if (m_spec.server == RunServer::Address
+        && !probeReachable(m_spec.target.address, probeTimeoutFor(m_spec.target.timeout), &error)) {
+        *problem = { {}, QStringLiteral("cannot reach the target: ") + error, true };
+        return false;
+    }
+    m_transport = makeTransport(m_spec.transport, m_spec.target, *m_call, &error);
+    if (!m_transport) {
+        *problem = { {}, error, false };
+        return false;
+    }
+    buildRecord();
+    return true;
+}
+
+bool RunSession::startLoad(QString *error)
+{
+    if (!m_transport) {
+        *error = QStringLiteral("the run is not prepared");
+        return false;
+    }
+    if (m_beforeLoadHook && !m_beforeLoadHook(error))
+        return false;
+    if (stopping()) {
+        *error = QStringLiteral("stopped before the run started");
+        return false;
+    }
+    if (!m_engine.start(std::move(m_transport), m_spec.plan, error))
+        return false;
+    m_record.startedAt = QDateTime::currentDateTimeUtc();
+    return true;
+}
+
+void RunSession::startInBackground(std::function<void(const Started &)> started)
+{
+    m_thread = std::thread([this, started = std::move(started)] {
+        Started outcome;
+        ScenarioProblem problem;
+        if (!prepare(&problem, &outcome.details)) {
+            outcome.problem = problem;
+            outcome.serverError = m_serverError;
+        } else if (QString error; !startLoad(&error)) {
+            outcome.problem = ScenarioProblem { {}, error, false };
+        }
+        const bool running = !outcome.problem;
+        started(outcome);
+        // This thread holds the servers it started: it waits for the run's end (or the session's), then stops them.
+        while (running && !m_ending && !m_engine.waitForFinished(std::chrono::milliseconds(50))) { }
+        stopServers();
+        m_done = true;
+    });
+}
+
+void RunSession::buildRecord()
+{
+    RunRecord &record = m_record;
+    record.name = m_spec.name;
+    record.labels = m_spec.labels;
+    record.method = m_spec.request.call;
+    record.transport = transportName(m_spec.transport.kind);
+    record.codec = codecName(m_spec.transport.codec.value_or(defaultCodec(m_spec.transport.kind)));
+    record.target = m_spec.server == RunServer::Builtin ? QStringLiteral("builtin") : m_spec.targetText;
+    record.scenario = QJsonDocument::fromJson(documentAsRun(m_scenario, m_spec).toJson()).object();
+    record.environment = environmentFingerprint();
+    // Pinning is part of where a run ran: two runs pinned differently are told apart like two machines.
+    if (!m_spec.clientCpus.empty())
+        record.environment.insert(QStringLiteral("client_cpus"), formatCpuList(m_spec.clientCpus));
+    if (!m_spec.serverCpus.empty())
+        record.environment.insert(QStringLiteral("server_cpus"), formatCpuList(m_spec.serverCpus));
+    if (m_spec.server == RunServer::Builtin && m_spec.transport.kind != TransportKind::InProcess) {
+        const QString command = !m_runningBuiltinCommand.isEmpty()
+            ? m_runningBuiltinCommand
+            : QString(QStringLiteral("rpcscope-cli serve ") + serveSubcommand(m_spec.transport.kind));
+        record.server = QJsonObject { { QStringLiteral("command"), command } };
+        if (!m_spec.serverCpus.empty() && m_runningBuiltinCommand.isEmpty())
+            record.server.insert(QStringLiteral("cpus"), formatCpuList(m_spec.serverCpus));
+    } else if (m_spec.server == RunServer::Command) {
+        record.server = m_spec.command.describe();
+    }
+    if (!m_spec.plan.segment.isWhole()) {
+        record.split.count = m_spec.plan.segment.count;
+        record.split.planId = m_scenario.planFingerprint();
+        if (m_spec.plan.startAt)
+            record.split.startAt = QDateTime::fromMSecsSinceEpoch(
+                std::chrono::duration_cast<std::chrono::milliseconds>(m_spec.plan.startAt->time_since_epoch()).count(),
+                Qt::UTC)
+                                       .toString(Qt::ISODateWithMs);
+        WorkerRecord worker;
+        worker.index = m_spec.plan.segment.index;
+        worker.host = QSysInfo::machineHostName();
+        const WallClockState clock = wallClockState();
+        worker.clock = !clock.known ? WorkerRecord::Clock::Unknown
+            : clock.synchronized    ? WorkerRecord::Clock::Synchronized
+                                    : WorkerRecord::Clock::Unsynchronized;
+        worker.clockErrorUs = clock.estimatedErrorUs;
+        record.split.workers << worker;
+    }
+    redactSecrets(&record); // before anything prints, exports or stores it
+}
+
+void RunSession::completeRecord(RunRecord *record, const RunSnapshot &last) const
+{
+    record->snapshot = last;
+    if (record->split.isSplit())
+        record->split.workers.front().takeFigures(last);
+    record->endedAt = QDateTime::currentDateTimeUtc();
+    record->status = QString::fromUtf16(last.state == RunState::Stopped ? RunStatus::Stopped : RunStatus::Finished);
+    if (m_spec.plan.recordRawSamples)
+        record->rawSamples = m_engine.rawSamples();
+}
+
+} // namespace rpcscope
