@@ -1,6 +1,7 @@
 // Scenario documents: the format the GUI saves and `rpcscope-cli run --scenario` reads.
 #include "scenario/abdesign.h"
 #include "scenario/confinement.h"
+#include "scenario/matrixcell.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
 
@@ -76,6 +77,65 @@ class TestScenario : public QObject {
     }
 
 private Q_SLOTS:
+    void aMatrixCellsDocumentIsMadeOnce()
+    {
+        // scenarioForCell: the CLI's matrix and the window's stack comparison run (and store) the same document.
+        Scenario base;
+        base.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        base.target = QStringLiteral("api.example:443");
+        base.caCert = QStringLiteral("ca.pem");
+        base.security = QStringLiteral("tls");
+        base.connections = 4;
+        base.concurrency = 8;
+        base.fills = QStringList { QStringLiteral("a=1") };
+        base.http2Window = QStringLiteral("1MiB");
+        base.rawSamples = QStringLiteral("samples.csv");
+        MatrixCell cell;
+        cell.transport = TransportKind::Http;
+        cell.codec = Codec::Json;
+        cell.payload = QStringLiteral("nums=2, b=3");
+        cell.concurrency = 2;
+        cell.stack = QStringLiteral("web");
+        cell.target = QStringLiteral("http://127.0.0.1:8080");
+        cell.httpPath = QStringLiteral("/echo");
+        Scenario s = scenarioForCell(base, cell, QStringLiteral("builtin"));
+        QCOMPARE(s.transport, QStringLiteral("http"));
+        QCOMPARE(s.codec, QStringLiteral("json"));
+        QCOMPARE(s.target, cell.target);
+        QCOMPARE(s.httpPath, cell.httpPath);
+        QCOMPARE(s.concurrency, 2);
+        QCOMPARE(s.fills, (QStringList { QStringLiteral("a=1"), QStringLiteral("nums=2"), QStringLiteral("b=3") }));
+        // The base's TLS and connections are its own target's; the HTTP/2 window h2grpc's; the samples one run's.
+        QVERIFY(!s.hasTlsSettings());
+        QCOMPARE(s.security, QStringLiteral("auto"));
+        QCOMPARE(s.connections, -1);
+        QVERIFY(s.http2Window.isEmpty());
+        QVERIFY(s.rawSamples.isEmpty());
+        // The base's own transport and target keep its connection settings; h2grpc its window.
+        cell = MatrixCell();
+        cell.transport = TransportKind::H2Grpc;
+        base.transport = QStringLiteral("h2grpc");
+        s = scenarioForCell(base, cell, base.target);
+        QCOMPARE(s.target, base.target);
+        QCOMPARE(s.caCert, base.caCert);
+        QCOMPARE(s.connections, 4);
+        QCOMPARE(s.concurrency, 8); // the cell names no callers: the base's
+        QCOMPARE(s.http2Window, base.http2Window);
+        // A base with no target (the CLI's matrix): its connection flags are for every cell.
+        base.target.clear();
+        cell.transport = TransportKind::Grpc;
+        s = scenarioForCell(base, cell, QStringLiteral("127.0.0.1:50051"));
+        QCOMPARE(s.target, QStringLiteral("127.0.0.1:50051"));
+        QCOMPARE(s.caCert, base.caCert);
+        QCOMPARE(s.connections, 4);
+        // The no-RPC baseline: no target, one caller.
+        cell.transport = TransportKind::InProcess;
+        cell.concurrency = 16;
+        s = scenarioForCell(base, cell, QStringLiteral("builtin"));
+        QVERIFY(s.target.isEmpty());
+        QCOMPARE(s.concurrency, 1);
+    }
+
     void anAbDesignHasOneSetOfRules()
     {
         // prepareAb: the CLI's ab and the window's Compare A/B type the "ab" section through it alone.

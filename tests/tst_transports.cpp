@@ -138,6 +138,31 @@ class TestTransports : public QObject {
     }
 
 private Q_SLOTS:
+    void theTransportTableHasARowForEveryTransport()
+    {
+        // Front ends ask the table (names, codecs, built-in servers): every kind has its row, once, and what the
+        // table says is what parsing and the checks do.
+        const TransportKind kinds[] { TransportKind::Grpc, TransportKind::Http, TransportKind::Msgpack,
+            TransportKind::InProcess, TransportKind::H2Grpc };
+        QCOMPARE(transportTable().size(), std::size(kinds));
+        for (const TransportKind kind : kinds) {
+            const TransportInfo &row = transportInfo(kind);
+            QCOMPARE(row.kind, kind);
+            QCOMPARE(parseTransport(transportName(kind)), std::optional<TransportKind>(kind));
+            QCOMPARE(QStringView(row.aliases.front()), QStringView(row.name));
+            for (const char16_t *alias : row.aliases)
+                QCOMPARE(parseTransport(QString::fromUtf16(alias).toUpper()), std::optional<TransportKind>(kind));
+            QVERIFY(carriesCodec(kind, defaultCodec(kind)));
+        }
+        QVERIFY(carriesCodec(TransportKind::Http, Codec::Msgpack));
+        QVERIFY(carriesCodec(TransportKind::InProcess, Codec::Json));
+        QVERIFY(!carriesCodec(TransportKind::Grpc, Codec::Json));
+        QVERIFY(!carriesCodec(TransportKind::Msgpack, Codec::Protobuf));
+        QVERIFY(speaksGrpc(TransportKind::H2Grpc) && !speaksGrpc(TransportKind::Http));
+        QCOMPARE(transportInfo(TransportKind::InProcess).serve, nullptr);
+        QVERIFY(!parseTransport(QStringLiteral("carrier-pigeon")));
+    }
+
     void initTestCase()
     {
         QString error;

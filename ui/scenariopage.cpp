@@ -170,12 +170,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_transport->setToolTip(tr("How calls travel: gRPC (gRPC C++'s client, or rpcscope's own on bare HTTP/2: far less "
                                "client CPU per call, streams and TLS too), HTTP/1.1 POST, msgpack-rpc over TCP, "
                                "or no RPC at all (only encode/decode and the method, in process: the codec's share)."));
-    m_transport->addItem(tr("gRPC"), QVariant::fromValue(static_cast<int>(TransportKind::Grpc)));
-    m_transport->addItem(
-        tr("gRPC, bare HTTP/2 (nghttp2)"), QVariant::fromValue(static_cast<int>(TransportKind::H2Grpc)));
-    m_transport->addItem(tr("HTTP/JSON"), QVariant::fromValue(static_cast<int>(TransportKind::Http)));
-    m_transport->addItem(tr("msgpack-rpc"), QVariant::fromValue(static_cast<int>(TransportKind::Msgpack)));
-    m_transport->addItem(tr("No RPC (codec only)"), QVariant::fromValue(static_cast<int>(TransportKind::InProcess)));
+    for (const TransportInfo &row : transportTable()) // the table's order: gRPC first, no RPC last
+        m_transport->addItem(QString::fromUtf16(row.choice), QVariant::fromValue(static_cast<int>(row.kind)));
     // Never narrower than their longest item: a transport's or codec's name is never cut.
     m_transport->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_codec->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -640,12 +636,12 @@ void ScenarioPage::transportChanged()
     const TransportKind kind = transport();
     // Only the codecs this transport can carry; keep the choice when it still fits.
     const Codec current = static_cast<Codec>(m_codec->currentData().toInt());
-    const bool any = kind == TransportKind::Http || kind == TransportKind::InProcess;
+    const bool any = transportInfo(kind).anyCodec;
     for (int i = 0; i < m_codec->count(); ++i) {
         const auto codec = static_cast<Codec>(m_codec->itemData(i).toInt());
         auto *model = qobject_cast<QStandardItemModel *>(m_codec->model());
         if (model)
-            model->item(i)->setEnabled(any || codec == defaultCodec(kind));
+            model->item(i)->setEnabled(carriesCodec(kind, codec));
     }
     // Coming from gRPC to HTTP, JSON is what a user means; any explicit choice for HTTP is theirs to make after.
     if (!any || (kind == TransportKind::Http && current == Codec::Protobuf))

@@ -5,6 +5,7 @@
 
 #include "scheduleeditor.h"
 
+#include "scenario/matrixcell.h"
 #include "scenario/runspec.h"
 
 #include <QMap>
@@ -37,35 +38,18 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
     s.segment.clear();
     s.startAt.clear();
     if (variation) {
-        s.transport = transportName(variation->transport);
-        s.codec = codecName(variation->codec);
-        s.fills += variation->fills;
-        if (variation->transport == TransportKind::InProcess)
-            s.concurrency = 1; // the no-RPC baseline's mean is then one call's codec time
-        else if (variation->concurrency > 0)
-            s.concurrency = variation->concurrency;
-        // A matrix makes many runs: one file of samples would be overwritten by each, so only single runs write it.
-        s.rawSamples.clear();
-        if (variation->transport != TransportKind::H2Grpc) // rpcscope's own HTTP/2 client's setting alone
-            s.http2Window.clear();
-        if (!variation->target.isEmpty()) {
-            // A stack of the user's: its own target and method name; the scenario's TLS belongs to its own target.
-            s.target = variation->target;
-            s.rpcMethod = variation->rpcMethod;
-            s.httpPath = variation->httpPath;
-            if (variation->transport != transport() || variation->target != ownTarget) {
-                s.connections = -1;
-                s.security = QStringLiteral("auto");
-                s.clearTlsSettings();
-            }
-        } else if (variation->transport != transport()) {
-            // Another transport goes to its built-in server, with that transport's connections and no TLS (which
-            // belongs to the scenario's own gRPC target).
-            s.target = QStringLiteral("builtin");
-            s.connections = -1;
-            s.security = QStringLiteral("auto");
-            s.clearTlsSettings();
-        }
+        // A cell of the stack comparison, as core makes one for the CLI's matrix: a stack's own target, else this
+        // scenario's target for its own transport and the built-in server for another.
+        MatrixCell cell;
+        cell.transport = variation->transport;
+        cell.codec = variation->codec;
+        cell.payload = variation->fills.join(u',');
+        cell.concurrency = variation->concurrency;
+        cell.stack = variation->target.isEmpty() ? QString() : QStringLiteral("stack");
+        cell.target = variation->target;
+        cell.rpcMethod = variation->rpcMethod;
+        cell.httpPath = variation->httpPath;
+        s = scenarioForCell(s, cell, variation->transport == transport() ? ownTarget : QStringLiteral("builtin"));
     }
     ScenarioProblem problem;
     std::optional<RunSpec> spec = prepareRun(s, &problem);

@@ -10,19 +10,7 @@ namespace rpcscope {
 namespace {
 QString transportTitle(TransportKind kind)
 {
-    switch (kind) {
-    case TransportKind::Grpc:
-        return QObject::tr("gRPC");
-    case TransportKind::H2Grpc:
-        return QObject::tr("gRPC (nghttp2)");
-    case TransportKind::Http:
-        return QObject::tr("HTTP/JSON");
-    case TransportKind::Msgpack:
-        return QObject::tr("msgpack-rpc");
-    case TransportKind::InProcess:
-        break;
-    }
-    return QObject::tr("no RPC");
+    return QString::fromUtf16(transportInfo(kind).title);
 }
 } // namespace
 

@@ -8,8 +8,10 @@
 
 #include "matrixcharts.h"
 
+#include "scenario/matrixcell.h"
 #include "scenario/runspec.h"
 #include "server/baselinecommand.h"
+#include "server/serverlaunch.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -23,7 +25,7 @@ namespace {
 /// The --grpc/--http/--msgpack flag that gives @p kind's target: h2grpc calls the --grpc server too.
 QString targetKey(TransportKind kind)
 {
-    return kind == TransportKind::H2Grpc ? QStringLiteral("grpc") : transportName(kind);
+    return serveSubcommand(kind); // the built-in server a transport calls names its flag
 }
 
 const char *const kMatrixHelp
@@ -302,24 +304,11 @@ int matrixCommand(const QStringList &arguments)
     std::optional<Schema> schemaInFiles;
     QStringList wheres;
     for (MatrixCell &cell : cells) {
-        Scenario scenario = *base;
-        scenario.transport = transportName(cell.transport);
-        scenario.codec = codecName(cell.codec);
-        if (cell.concurrency > 0)
-            scenario.concurrency = cell.concurrency;
+        // The cell's document, as the window's stack comparison makes it: its target its stack's, else its
+        // transport's (--grpc/--http/--msgpack, or the built-in server).
+        Scenario scenario = scenarioForCell(
+            *base, cell, builtin ? QStringLiteral("builtin") : targets.value(targetKey(cell.transport)));
         cell.concurrency = scenario.concurrency; // what the cell runs with, for the table
-        if (cell.transport == TransportKind::InProcess) {
-            scenario.target.clear();
-            scenario.concurrency = cell.concurrency = 1; // one caller, so the mean is the codec's time
-        } else if (!cell.stack.isEmpty()) {
-            scenario.target = cell.target;
-            scenario.rpcMethod = cell.rpcMethod;
-            scenario.httpPath = cell.httpPath;
-        } else if (!builtin) {
-            scenario.target = targets.value(targetKey(cell.transport));
-        }
-        for (const QString &fill : cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts))
-            scenario.fills << fill.trimmed();
         const QString where = cell.label() + (cell.payload.isEmpty() ? QString() : QLatin1Char(' ') + cell.payload)
             + QStringLiteral(" c=%1").arg(cell.concurrency);
         if (base->savesRun()) {

@@ -92,9 +92,7 @@ std::optional<MatrixStack> parseMatrixStack(const QString &input, QString *error
             return fail(QStringLiteral("\"%1\" is not protobuf, json or msgpack").arg(codec));
         stack.codec = *parsedCodec;
     }
-    const bool carries = stack.transport == TransportKind::Http || stack.transport == TransportKind::InProcess
-        || stack.codec == defaultCodec(stack.transport);
-    if (!carries)
+    if (!carriesCodec(stack.transport, stack.codec))
         return fail(QStringLiteral("%1 carries %2 only")
                         .arg(transportName(stack.transport), codecName(defaultCodec(stack.transport))));
     if (stack.transport == TransportKind::InProcess && !stack.target.isEmpty())
@@ -127,9 +125,7 @@ QList<MatrixCell> matrixCells(const QList<TransportKind> &transports, const QLis
     QList<MatrixStack> stacks;
     for (TransportKind transport : transports) {
         for (Codec codec : codecs) {
-            const bool carries = transport == TransportKind::Http || transport == TransportKind::InProcess
-                || codec == defaultCodec(transport);
-            if (carries)
+            if (carriesCodec(transport, codec))
                 stacks.append({ QString(), transport, codec, QString(), QString(), QString(), QString() });
         }
     }

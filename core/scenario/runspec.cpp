@@ -412,12 +412,10 @@ std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
     spec.transport.kind = parseTransport(s.transport).value_or(TransportKind::Grpc); // valueProblem() checked it
     if (!s.codec.isEmpty())
         spec.transport.codec = parseCodec(s.codec);
-    if (spec.transport.codec && spec.transport.kind != TransportKind::Http
-        && spec.transport.kind != TransportKind::InProcess
-        && *spec.transport.codec != defaultCodec(spec.transport.kind)) {
+    if (spec.transport.codec && !carriesCodec(spec.transport.kind, *spec.transport.codec)) {
         c.fail(QStringLiteral("codec"),
             QStringLiteral("%1 carries %2 only")
-                .arg(speaksGrpc(spec.transport.kind) ? QStringLiteral("gRPC") : QStringLiteral("msgpack-rpc"),
+                .arg(QString::fromUtf16(transportInfo(spec.transport.kind).label),
                     codecName(defaultCodec(spec.transport.kind))));
         return std::nullopt;
     }
@@ -573,7 +571,7 @@ std::optional<GrpcCall> prepareCall(const RunSpec &spec, const Schema &schema, S
         return std::nullopt;
     }
     const MethodInfo method = Schema::methodInfo(call->method);
-    if (!speaksGrpc(spec.transport.kind) && (method.clientStreaming || method.serverStreaming)) {
+    if (!transportInfo(spec.transport.kind).streams && (method.clientStreaming || method.serverStreaming)) {
         if (problem)
             *problem = { QStringLiteral("method"),
                 QStringLiteral("%1 is a %2 method: streaming calls go over gRPC only (transport grpc or h2grpc)")

@@ -23,9 +23,8 @@ QString serveReadyPattern()
 
 QString serveSubcommand(TransportKind kind)
 {
-    return kind == TransportKind::Http   ? QStringLiteral("http")
-        : kind == TransportKind::Msgpack ? QStringLiteral("msgpack")
-                                         : QStringLiteral("grpc");
+    const char16_t *serve = transportInfo(kind).serve;
+    return serve ? QString::fromUtf16(serve) : QStringLiteral("grpc"); // the no-RPC baseline calls none
 }
 
 ServerCommand builtinServeCommand(const QString &program, TransportKind kind)

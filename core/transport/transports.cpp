@@ -9,52 +9,64 @@
 
 namespace rpcscope {
 
+const std::vector<TransportInfo> &transportTable()
+{
+    // One row a transport: a new one is a row here plus its own files (its client, its built-in server, if any).
+    static const std::vector<TransportInfo> table {
+        { TransportKind::Grpc, u"grpc", { u"grpc" }, u"gRPC", u"gRPC", u"gRPC", Codec::Protobuf, false, u"grpc", true,
+            true, true },
+        { TransportKind::H2Grpc, u"h2grpc", { u"h2grpc", u"grpc-h2" }, u"gRPC", u"gRPC (nghttp2)",
+            u"gRPC, bare HTTP/2 (nghttp2)", Codec::Protobuf, false, u"grpc", true, true, true },
+        { TransportKind::Http, u"http", { u"http", u"http-json", u"json" }, u"HTTP", u"HTTP/JSON", u"HTTP/JSON",
+            Codec::Json, true, u"http", false, false, true },
+        { TransportKind::Msgpack, u"msgpack", { u"msgpack", u"msgpack-rpc", u"msgpackrpc" }, u"msgpack-rpc",
+            u"msgpack-rpc", u"msgpack-rpc", Codec::Msgpack, false, u"msgpack", false, false, false },
+        { TransportKind::InProcess, u"none", { u"none", u"inprocess", u"in-process" }, u"no RPC", u"no RPC",
+            u"No RPC (codec only)", Codec::Protobuf, true, nullptr, false, false, false },
+    };
+    return table;
+}
+
+const TransportInfo &transportInfo(TransportKind kind)
+{
+    for (const TransportInfo &row : transportTable()) {
+        if (row.kind == kind)
+            return row;
+    }
+    return transportTable().front(); // every kind has its row (tst_transports checks)
+}
+
+bool speaksGrpc(TransportKind kind)
+{
+    return transportInfo(kind).speaksGrpc;
+}
+
+bool carriesCodec(TransportKind kind, Codec codec)
+{
+    const TransportInfo &row = transportInfo(kind);
+    return row.anyCodec || codec == row.defaultCodec;
+}
+
 QString transportName(TransportKind kind)
 {
-    switch (kind) {
-    case TransportKind::Grpc:
-        return QStringLiteral("grpc");
-    case TransportKind::Http:
-        return QStringLiteral("http");
-    case TransportKind::Msgpack:
-        return QStringLiteral("msgpack");
-    case TransportKind::InProcess:
-        return QStringLiteral("none");
-    case TransportKind::H2Grpc:
-        return QStringLiteral("h2grpc");
-    }
-    return {};
+    return QString::fromUtf16(transportInfo(kind).name);
 }
 
 std::optional<TransportKind> parseTransport(const QString &name)
 {
     const QString n = name.trimmed().toLower();
-    if (n == u"grpc")
-        return TransportKind::Grpc;
-    if (n == u"http" || n == u"http-json" || n == u"json")
-        return TransportKind::Http;
-    if (n == u"msgpack" || n == u"msgpack-rpc" || n == u"msgpackrpc")
-        return TransportKind::Msgpack;
-    if (n == u"none" || n == u"inprocess" || n == u"in-process")
-        return TransportKind::InProcess;
-    if (n == u"h2grpc" || n == u"grpc-h2")
-        return TransportKind::H2Grpc;
+    for (const TransportInfo &row : transportTable()) {
+        for (const char16_t *alias : row.aliases) {
+            if (n == QStringView(alias))
+                return row.kind;
+        }
+    }
     return std::nullopt;
 }
 
 Codec defaultCodec(TransportKind kind)
 {
-    switch (kind) {
-    case TransportKind::Http:
-        return Codec::Json;
-    case TransportKind::Msgpack:
-        return Codec::Msgpack;
-    case TransportKind::Grpc:
-    case TransportKind::H2Grpc:
-    case TransportKind::InProcess:
-        break;
-    }
-    return Codec::Protobuf;
+    return transportInfo(kind).defaultCodec;
 }
 
 namespace {

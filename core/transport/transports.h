@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace rpcscope {
 
@@ -22,11 +23,33 @@ enum class TransportKind {
     H2Grpc,
 };
 
+/**
+ * What rpcscope knows of a transport, one row each in transportTable(), beside the exporter's format table: its
+ * name, the codecs it carries, its built-in server, what it supports. Front ends ask the table, so a new transport is
+ * a row plus its own files (docs/architecture.md lists them).
+ */
+struct TransportInfo {
+    TransportKind kind;
+    const char16_t *name; ///< in documents and on the command line: "grpc", "h2grpc", "http", "msgpack", "none"
+    std::vector<const char16_t *> aliases; ///< what parseTransport() accepts (lower case), the name first
+    const char16_t *label; ///< in sentences: "gRPC", "HTTP", "msgpack-rpc", "no RPC"
+    const char16_t *title; ///< a target's heading: "gRPC (nghttp2)", "HTTP/JSON"
+    const char16_t *choice; ///< in a list to pick from: "gRPC, bare HTTP/2 (nghttp2)", "No RPC (codec only)"
+    Codec defaultCodec; ///< what it uses unless told otherwise
+    bool anyCodec; ///< carries every codec; else its default codec only
+    const char16_t *serve; ///< the `rpcscope-cli serve` subcommand of its built-in server; nullptr: it calls none
+    bool speaksGrpc; ///< gRPC's wire protocol: the same servers, schema by reflection
+    bool streams; ///< streaming methods
+    bool tls; ///< TLS to the server
+};
+/// Every transport, in the order front ends list them.
+const std::vector<TransportInfo> &transportTable();
+const TransportInfo &transportInfo(TransportKind kind);
+/// True when @p kind can carry @p codec (HTTP and the no-RPC baseline carry any; the others their own).
+bool carriesCodec(TransportKind kind, Codec codec);
+
 /// gRPC's wire protocol, whichever client speaks it (Grpc, H2Grpc): the same servers, schema by reflection, TLS.
-inline bool speaksGrpc(TransportKind kind)
-{
-    return kind == TransportKind::Grpc || kind == TransportKind::H2Grpc;
-}
+bool speaksGrpc(TransportKind kind);
 
 QString transportName(TransportKind kind); ///< "grpc", "http", "msgpack", "none", "h2grpc"
 /// "grpc", "http", "msgpack" (or "msgpack-rpc"), "none" (or "inprocess"), "h2grpc"; case-insensitive.
