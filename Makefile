@@ -59,6 +59,7 @@ fuzz: fuzz-build
 # (ctest 2), tsan-test 3.1 min; with test and fuzz, .ci/run took 29 minutes. Sanitizer builds leave packaging out
 # (RPCSCOPE_PACKAGING=OFF in their presets): nothing is shipped from them.
 asan-test: setup
+	@bash packaging/setup-debian.sh debian-packages.txt debian-packages-fuzz.txt
 	@test -f build/asan/build.ninja || cmake --preset asan
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan -j $(JOBS)

@@ -40,7 +40,10 @@ void packJson(msgpack::packer<msgpack::sbuffer> &packer, const QJsonValue &value
         break;
     case QJsonValue::Double: {
         const double d = value.toDouble();
-        if (d == static_cast<double>(static_cast<int64_t>(d)))
+        // A whole number in int64's range is packed as one; converting one outside it is undefined (clang's UBSan
+        // stops on 1e300 here).
+        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0
+            && d == static_cast<double>(static_cast<int64_t>(d)))
             packer.pack_int64(static_cast<int64_t>(d));
         else
             packer.pack_double(d);

@@ -570,7 +570,10 @@ QString spreadSvg(const QList<ReplicateSpread> &spreads, const QString &nameA, c
         const double right = kSide + static_cast<double>(p + 1) * panelWidth - 12;
         // Keys as on the page: A at 1, B at 2, shown from 0.4 to 2.6.
         auto xOf = [&](double key) { return left + (key - 0.4) / 2.2 * (right - left); };
-        const auto [lowNs, highNs] = spreadRangeNs(spread);
+        // Named, not structured bindings: a lambda may not capture those before C++20's clang 16.
+        const std::pair<double, double> range = spreadRangeNs(spread);
+        const double lowNs = range.first;
+        const double highNs = range.second;
         const auto [scale, unit] = latencyAxisUnit(highNs);
         auto yOf = [&](double ns) { return kPlotBottom - (ns - lowNs) / (highNs - lowNs) * (kPlotBottom - kPlotTop); };
 
