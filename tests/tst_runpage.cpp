@@ -1,4 +1,5 @@
 // The run page's charts fed hand-made snapshots: what each tab plots, the hover read-outs, redraws only on screen.
+#include "backgroundjob.h"
 #include "charts.h"
 #include "qcp.h"
 #include "runpage.h"
@@ -11,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
+#include <QThread>
 #include <QToolTip>
 
 #include <cmath>
@@ -139,6 +141,29 @@ class TestRunPage : public QObject {
     }
 
 private Q_SLOTS:
+    void onlyTheNewestBackgroundJobIsShown()
+    {
+        // LatestJob: a result asked for before the newest is dropped, even when it comes back last.
+        QObject context;
+        LatestJob jobs(&context);
+        QList<int> shown;
+        for (const int n : { 1, 2, 3 }) {
+            jobs.run(
+                [n] {
+                    QThread::msleep(static_cast<unsigned long>(n == 1 ? 300 : 10)); // the first comes back last
+                    return n;
+                },
+                [&shown](int result) { shown << result; });
+        }
+        QVERIFY(jobs.isBusy());
+        QTRY_VERIFY_WITH_TIMEOUT(!jobs.isBusy(), 10000);
+        QCOMPARE(shown, QList<int> { 3 });
+        jobs.run([] { return 4; }, [&shown](int result) { shown << result; });
+        jobs.cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!jobs.isBusy(), 10000);
+        QCOMPARE(shown, QList<int> { 3 }); // cancelled: dropped
+    }
+
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
     void init()

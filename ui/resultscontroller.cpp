@@ -213,22 +213,16 @@ void ResultsController::announceVerdict()
 }
 
 void ResultsController::loadRuns(
-    const QList<qint64> &ids, quint64 *generation, std::function<void(QList<RunRecord> runs)> show)
+    const QList<qint64> &ids, LatestJob *jobs, std::function<void(QList<RunRecord> runs)> show)
 {
     m_recorder->flush(std::chrono::seconds(5)); // a run that just ended is read with its end, not before it
-    const quint64 asked = ++*generation;
-    ++m_loading;
     // A long run's samples and time series take a while to read: on a pool thread, with a connection of its own.
-    runInBackground(
-        this, [path = m_recorder->store()->path(), ids] { return readRuns(path, ids); },
-        [this, generation, asked, show = std::move(show)](const ReadRuns &read) {
-            --m_loading;
-            if (asked != *generation)
-                return; // asked for other runs since
-            if (!read.error.isEmpty())
-                Q_EMIT statusMessage(read.error, 10000);
+    jobs->run([path = m_recorder->store()->path(), ids] { return readRuns(path, ids); },
+        [this, show = std::move(show)](const ReadRuns &runs) {
+            if (!runs.error.isEmpty())
+                Q_EMIT statusMessage(runs.error, 10000);
             else
-                show(read.runs);
+                show(runs.runs);
         });
 }
 
@@ -240,7 +234,7 @@ bool ResultsController::openRun(qint64 id)
         Q_EMIT statusMessage(tr("A run is going: stop it before opening another"), 10000);
         return false;
     }
-    loadRuns({ id }, &m_openGeneration, [this](QList<RunRecord> runs) { showOpenedRun(std::move(runs.first())); });
+    loadRuns({ id }, &m_openJobs, [this](QList<RunRecord> runs) { showOpenedRun(std::move(runs.first())); });
     return true;
 }
 
@@ -266,7 +260,7 @@ bool ResultsController::compareRuns(const QList<qint64> &ids)
 {
     if (!m_recorder->store())
         return false;
-    loadRuns(ids, &m_compareGeneration, [this](const QList<RunRecord> &runs) {
+    loadRuns(ids, &m_compareJobs, [this](const QList<RunRecord> &runs) {
         m_compare->setRuns(runs);
         Q_EMIT pageRequested(m_compare);
     });

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "backgroundjob.h"
+
 #include "store/runrecord.h"
 #include "store/runstore.h"
 
@@ -47,7 +49,7 @@ public:
     /// Shows the stored runs @p ids (the first is the baseline) on the Compare runs page once read, as openRun().
     bool compareRuns(const QList<qint64> &ids);
     /// Stored runs are being read for openRun() or compareRuns().
-    bool isLoading() const { return m_loading > 0; }
+    bool isLoading() const { return m_openJobs.isBusy() || m_compareJobs.isBusy(); }
     /// Stored runs of the current run's method, newest first, the current run left out: baselines to compare with.
     std::vector<RunListEntry> baselineCandidates() const;
     /// Compares the current run (as candidate) with stored run @p baselineId, on the Compare runs page.
@@ -92,8 +94,8 @@ Q_SIGNALS:
     void reportsImported(int imported, const QString &error);
 
 private:
-    /// Reads @p ids off this thread, then calls @p show with them unless asked again since (per @p generation).
-    void loadRuns(const QList<qint64> &ids, quint64 *generation, std::function<void(QList<RunRecord> runs)> show);
+    /// Reads @p ids off this thread, then calls @p show with them unless @p jobs was asked again since.
+    void loadRuns(const QList<qint64> &ids, LatestJob *jobs, std::function<void(QList<RunRecord> runs)> show);
     void showOpenedRun(RunRecord run);
     void exportWithDialog(bool comparison);
     void announceVerdict();
@@ -108,9 +110,8 @@ private:
     QWidget *m_dialogParent;
     std::shared_ptr<RunRecord> m_current; ///< what the Run page shows
     bool m_announceComparison = false; ///< an A/B run ended: show its verdict once computed
-    quint64 m_openGeneration = 0; ///< of the newest openRun()
-    quint64 m_compareGeneration = 0; ///< of the newest compareRuns()
-    int m_loading = 0; ///< reads in flight
+    LatestJob m_openJobs { this }; ///< openRun()'s reads: the newest is shown
+    LatestJob m_compareJobs { this }; ///< compareRuns()' reads: the newest is compared
     bool m_importing = false;
     bool m_importFromDialog = false; ///< the running import was asked for in the dialog: its outcome is shown
     QList<qint64> m_lastMerged; ///< what the last import merged from segments
