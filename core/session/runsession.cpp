@@ -143,6 +143,8 @@ bool RunSession::startLoad(QString *error)
     }
     if (!m_engine.start(std::move(m_transport), m_spec.plan, error))
         return false;
+    if (stopping())
+        m_engine.stop(); // a stop() that came while the engine was starting: it ends the run, what it measured kept
     m_record.startedAt = QDateTime::currentDateTimeUtc();
     return true;
 }
