@@ -83,7 +83,7 @@ std::shared_ptr<RunSession> RunLauncher::sessionFor(const ScenarioPage::Prepared
 {
     auto session
         = std::make_shared<RunSession>(prepared.document, prepared.spec, prepared.call, m_builtin->cliProgram());
-    if (prepared.builtin && prepared.transport.kind != TransportKind::InProcess)
+    if (prepared.builtin) // the no-RPC baseline has no server: never builtin
         session->useRunningBuiltin(prepared.target.address, m_builtin->pid(), QStringLiteral("rpcscope-cli serve all"));
     return session;
 }

@@ -262,15 +262,14 @@ public:
                   << " (the run goes on; it is saved whole when it ends)\n";
         }
     }
-    /// Saves the ended run; empty, or why it is not in the history.
-    QString finish(RunRecord *record, const RunSnapshot &result, const std::vector<RawSample> &rawSamples)
+    /// Saves the ended run (RunSession::completeRecord()'s: its figures, status and raw samples); empty, or why it is
+    /// not in the history.
+    QString finish(RunRecord *record)
     {
         if (!m_store)
             return {};
-        const QString status
-            = QString::fromUtf16(result.state == RunState::Stopped ? RunStatus::Stopped : RunStatus::Finished);
         QString notSaved;
-        if (saveFinishedRun(*m_store, record, m_begun, result, rawSamples, status, &notSaved))
+        if (saveFinishedRun(*m_store, record, m_begun, record->snapshot, record->rawSamples, record->status, &notSaved))
             err() << "Saved as run #" << record->id << " in " << m_store->path() << '\n';
         return notSaved;
     }
@@ -364,8 +363,8 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
              : std::chrono::hours(24 * 365),
         [&] { history.interval(record, engine.snapshot()); });
     const RunSnapshot result = engine.snapshot();
-    const QString notSaved
-        = history.finish(&record, result, spec.plan.recordRawSamples ? engine.rawSamples() : std::vector<RawSample>());
+    session.completeRecord(&record, result);
+    const QString notSaved = history.finish(&record);
     if (outcome) {
         outcome->savedId = save && notSaved.isEmpty() ? record.id : 0;
         outcome->snapshot = result;
@@ -380,7 +379,8 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         out().flush();
     }
     if (!spec.rawSamplesPath.isEmpty()) {
-        if (!writeRawSamplesCsv(*rawFile.device(), engine.rawSamples()) || !rawFile.commit()) {
+        // The record holds them: a raw-samples file makes the plan record them.
+        if (!writeRawSamplesCsv(*rawFile.device(), record.rawSamples) || !rawFile.commit()) {
             err() << "rpcscope-cli " << cmd << ": --raw-samples "
                   << (rawFile.error().isEmpty()
                              ? rawFile.path() + QStringLiteral(": ") + rawFile.device()->errorString()
@@ -389,7 +389,6 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
             return ExitRuntime;
         }
     }
-    session.completeRecord(&record, result);
     if (QString why; !writeOutputs(spec, record, charts, &why)) {
         err() << "rpcscope-cli " << cmd << ": " << why << '\n';
         return ExitRuntime;

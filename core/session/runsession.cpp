@@ -105,7 +105,7 @@ bool RunSession::prepare(ScenarioProblem *problem, QString *details)
         m_notes << QString::fromStdString(m_call->method->full_name())
                 + QStringLiteral(" is not a method of rpcscope's bench service: the no-RPC baseline times its "
                                  "request's codec and an empty reply's, not the method's work");
-    if (m_spec.server == RunServer::Builtin && m_spec.transport.kind != TransportKind::InProcess) {
+    if (m_spec.server == RunServer::Builtin) {
         if (!m_runningBuiltinCommand.isEmpty())
             m_spec.plan.serverPid = m_runningBuiltinPid;
         else if (!startBuiltinChild(problem))
@@ -185,7 +185,7 @@ void RunSession::buildRecord()
         record.environment.insert(QStringLiteral("client_cpus"), formatCpuList(m_spec.clientCpus));
     if (!m_spec.serverCpus.empty())
         record.environment.insert(QStringLiteral("server_cpus"), formatCpuList(m_spec.serverCpus));
-    if (m_spec.server == RunServer::Builtin && m_spec.transport.kind != TransportKind::InProcess) {
+    if (m_spec.server == RunServer::Builtin) {
         const QString command = !m_runningBuiltinCommand.isEmpty()
             ? m_runningBuiltinCommand
             : QString(QStringLiteral("rpcscope-cli serve ") + serveSubcommand(m_spec.transport.kind));
