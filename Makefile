@@ -38,7 +38,8 @@ package: build
 # libFuzzer targets (tests/fuzz; the fuzz preset: clang 14, ASan + UBSan, core and the fuzzers only, in build/fuzz),
 # each run for FUZZ_SECONDS from its seed corpus. CI runs `make fuzz`. Measured here (2 cores, 2 Dec 2026), from an
 # empty build/fuzz with FUZZ_SECONDS=40: 21.9 min, 18 of them building, while three other builds shared the cores
-# (load 6 to 7); the fuzzers' part is 6 x FUZZ_SECONDS plus ~10 s. Hence 30 s each by default.
+# (load 6 to 7). Hence 30 s each by default. The seven fuzzers run one per CPU at a time (FUZZ_JOBS): on 2 CPUs their
+# part is 4 x FUZZ_SECONDS plus ~10 s (it was 7 x, one after the other).
 # A longer run: `make fuzz FUZZ_SECONDS=3600`, or one target: `tests/fuzz/run.sh 3600 fuzz_scenario`.
 FUZZ_SECONDS ?= 30
 fuzz-build:
