@@ -295,7 +295,11 @@ private Q_SLOTS:
         // Both targets are the built-in server started for the A/B run; B's gets a 1 ms delay through its environment.
         AbRequest request;
         // 20 ms: far above what a loaded test machine adds by itself, so the verdict cannot be noise.
-        request.targets[1].environment = { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("20ms") } };
+        // Both get a credential in their environment: the history must not keep it (the window's A/B records were
+        // kept unredacted until core's AbSession made them as the CLI's are).
+        const auto token = qMakePair(QStringLiteral("API_TOKEN"), QStringLiteral("hunter2-not-for-the-history"));
+        request.targets[0].environment = { token };
+        request.targets[1].environment = { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("20ms") }, token };
         child<QSpinBox>("callsEdit")->setValue(600);
         // 4 callers, not the default 20: with 20, A's calls queued for milliseconds, more under ASan, and the blocks'
         // spread left B's 20 ms undecided in a clean-clone CI run (p50 +47.6%, 95% CI -27.6 .. +200.9%).
@@ -344,10 +348,22 @@ private Q_SLOTS:
         const auto stored = m_window->runRecorder()->store()->load(records[1].id, &error);
         QVERIFY2(stored, qPrintable(error));
         QCOMPARE(stored->status, QStringLiteral("finished"));
-        // The side's environment, in clear: nothing in it looks like a credential. And it is what differs.
-        QVERIFY(stored->server.value(QStringLiteral("env"))
-                    .toArray()
-                    .contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=20ms")));
+        // The side's environment: what is no credential in clear, and what differs; the credential redacted, in
+        // both sides' records, as the CLI's ab keeps them. Each side's document names its own target.
+        const QJsonArray env = stored->server.value(QStringLiteral("env")).toArray();
+        QVERIFY(env.contains(QStringLiteral("RPCSCOPE_SERVE_DELAY=20ms")));
+        for (const qint64 id : { records[0].id, records[1].id }) {
+            const auto run = m_window->runRecorder()->store()->load(id, &error);
+            QVERIFY2(run, qPrintable(error));
+            const QString server = QString::fromUtf8(QJsonDocument(run->server).toJson());
+            QVERIFY2(server.contains(QStringLiteral("API_TOKEN")) && !server.contains(QStringLiteral("hunter2")),
+                qPrintable(server));
+            QCOMPARE(
+                run->server.value(QStringLiteral("command")).toString(), QStringLiteral("rpcscope-cli serve grpc"));
+            QCOMPARE(run->scenario.value(QStringLiteral("target")).toString(), QStringLiteral("builtin"));
+            QCOMPARE(run->scenario.value(QStringLiteral("ab_side")).toString(),
+                id == records[0].id ? QStringLiteral("A") : QStringLiteral("B"));
+        }
         QVERIFY2(
             compare->differencesText().contains(QStringLiteral("server env RPCSCOPE_SERVE_DELAY: (unset) -> 20ms")),
             qPrintable(compare->differencesText()));
@@ -472,6 +488,23 @@ private Q_SLOTS:
         QVERIFY2(error.startsWith(QStringLiteral("Block size: the run is counted (Calls), so give a number of calls")),
             qPrintable(error));
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
+    }
+
+    void aServerCommandIsToldFromAnAddressAsTheCliTellsIt()
+    {
+        // A command with neither a space nor {port} is an address to the CLI's ab (and to core's AbSession, which
+        // both front ends use): the dialog says so and how to write it, rather than dialling "./server".
+        AbDialog dialog(m_window.get());
+        AbRequest request;
+        request.targets[1].kind = AbRequest::Kind::Command;
+        request.targets[1].text = QStringLiteral("./server");
+        dialog.setRequest(request);
+        QString error;
+        QVERIFY(!dialog.validatedRequest(&error));
+        QVERIFY2(error.startsWith(QStringLiteral("B: \"./server\" has no space and no {port}")), qPrintable(error));
+        request.targets[1].text = QStringLiteral("./server --port {port}");
+        dialog.setRequest(request);
+        QVERIFY2(dialog.validatedRequest(&error), qPrintable(error));
     }
 
     void liveAbOfAServerAgainstItselfEndsUndecidedAtTheBudget()

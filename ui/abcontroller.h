@@ -1,30 +1,28 @@
 #pragma once
 
-#include "abdialog.h"
+#include "compare/sequentialab.h"
 #include "engine/abrunner.h"
-#include "scenario/scenario.h"
+#include "session/absession.h"
 #include "store/runrecord.h"
 
-#include <QFutureWatcher>
 #include <QObject>
-#include <QThreadPool>
 #include <QTimer>
 
 #include <array>
-#include <atomic>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace rpcscope {
 
 class RunRecorder;
 
 /**
- * An A/B run from the GUI. The servers are started, the blocks run and the servers stopped by a job on a thread
- * pool of this controller's own (starting a server may take seconds: never on the GUI thread; its one thread lives
- * as long as the job, and so as long as the servers it started). The GUI thread pulls progress on a coalescing
- * timer and learns of the end from the job's QFutureWatcher; both runs go into the history as they grow (inserted
- * here for their ids, written by the recorder's writer thread).
+ * An A/B run from the GUI: an AbSession (core) started on its own thread (starting a server may take seconds: never
+ * on the GUI thread), which holds the servers it started until the run ends. The GUI thread pulls progress on a
+ * coalescing timer; both runs go into the history as they grow (inserted here for their ids, written by the
+ * recorder's writer thread). Ended sessions are kept until their thread has stopped its servers, so the GUI thread
+ * never waits for a server's exit.
  */
 class AbController : public QObject {
     Q_OBJECT
@@ -33,15 +31,11 @@ public:
     explicit AbController(RunRecorder *recorder, QObject *parent = nullptr);
     ~AbController() override;
 
-    /**
-     * Starts: @p sides carry the scenario prepared once (transport, call, plan); their target address is filled in
-     * per side. @p design holds the A/B design as requested (its "ab" section, checked by prepareAb()). @p records
-     * are the two runs' descriptions (method, scenario, labels ...) as they will be saved.
-     */
-    bool start(const std::array<AbSide, 2> &sides, const AbRequest &request, const Scenario &design,
-        const QString &cliPath, const QString &transport, std::array<RunRecord, 2> records, QString *error);
+    /// Starts @p session (checked by AbSession::check(): what was asked is right as far as it can be told before a
+    /// server starts). False with @p error when a run is going.
+    bool start(std::unique_ptr<AbSession> session, QString *error);
     void stop();
-    /// Stops, waits for the worker (its servers stopped) and hands both runs to the writer as stopped: for closing
+    /// Stops, waits for the session (its servers stopped) and hands both runs to the writer as stopped: for closing
     /// the window, when no timer will fire again. finished() is emitted as usual.
     void stopAndFinish();
     bool isRunning() const;
@@ -56,13 +50,13 @@ public:
     /// The two runs as they stand, their snapshots taken now (for showing them live).
     std::array<RunRecord, 2> liveRecords() const;
     /// Blocks completed so far, both sides; changes when a new block can be shown.
-    int blocksDone() const { return m_runner.blocksDone(); }
+    int blocksDone() const;
     /// The pairs judged so far (anytime-valid: may be looked at after every pair).
-    SequentialAb sequential() const { return m_runner.sequential(); }
+    SequentialAb sequential() const;
     /// The sequential verdict now ("not yet decided after 7 of 40 pairs: ...", "regression after 12 pairs: ..."),
     /// and once ended, what ended it; empty before the first pair.
     QString sequentialText() const;
-    bool untilDecided() const { return m_request.untilDecided; }
+    bool untilDecided() const;
 
 Q_SIGNALS:
     void progressed();
@@ -70,38 +64,28 @@ Q_SIGNALS:
     void finished(const QString &error);
 
 private:
-    void work();
-    /// Progress, on the timer: inserts the runs once the blocks begin, hands their growth to the writer.
+    /// The session's thread said how its start went (queued to the GUI thread).
+    void sessionStarted(const AbSession *session, const AbSession::Started &started);
+    /// Progress, on the timer: hands the runs' growth to the writer; ends the run when the runner has.
     void poll();
-    /// The job ended: the runs' end is written and finished() emitted.
-    void workerFinished();
-    /// Inserts both runs once the runner has started; false with @p error when the store refuses.
-    void beginRunsOnceStarted(QString *error);
+    /// The runner ended (or never started): the runs' end is written and finished() emitted.
+    void ended(const QString &error);
+    /// Forgets ended sessions whose thread has stopped their servers.
+    void reap();
+    /// The runner, once the blocks started; nullptr before.
+    const AbRunner *runner() const;
 
     RunRecorder *m_recorder;
-    AbRequest m_request;
-    Scenario m_design; ///< the A/B design as requested
-    QString m_cliPath;
-    QString m_transport;
-    std::array<AbSide, 2> m_sides;
+    std::unique_ptr<AbSession> m_session;
+    std::vector<std::unique_ptr<AbSession>> m_retired; ///< ended; their threads may still be stopping servers
     std::array<RunRecord, 2> m_records;
-    AbRunner m_runner;
-    QThreadPool m_pool;
-    QFutureWatcher<void> m_worker;
     QTimer m_timer;
 
     mutable std::mutex m_mutex;
-    QString m_phase; ///< guarded
-    QString m_error; ///< guarded
-    bool m_runnerStarted = false; ///< guarded
-    std::atomic<bool> m_stop { false };
-    std::array<QJsonObject, 2> m_serverDescriptions; ///< guarded
-    /// Where work() pinned this process and the servers for an until-decided run ("0", "1"), empty when it did not.
-    QString m_pinnedClient; ///< guarded
-    QString m_pinnedServers; ///< guarded
-    bool m_begun = false; ///< GUI thread: runs inserted into the store
-    int m_shownBlocks = 0;
+    QString m_phase; ///< guarded: "Starting A: ..." while the servers start
     bool m_running = false;
+    bool m_started = false; ///< the blocks started: the runs are in the history
+    int m_shownBlocks = 0;
 };
 
 } // namespace rpcscope

@@ -258,6 +258,13 @@ std::optional<AbRequest> AbDialog::validatedRequest(QString *error) const
                 = tr("%1: give the %2.").arg(side, t.kind == AbRequest::Kind::Address ? tr("address") : tr("command"));
             return std::nullopt;
         }
+        // The CLI's rule (core's AbSession): a command has a space or {port}, an address has neither.
+        if (t.kind == AbRequest::Kind::Command && !looksLikeCommand(t.text)) {
+            *error = tr("%1: \"%2\" has no space and no {port}, so it reads as an address: give the server its "
+                        "arguments or {port} (%2 --port {port}, or env PORT={port} %2).")
+                         .arg(side, t.text);
+            return std::nullopt;
+        }
         if (t.kind == AbRequest::Kind::Address && looksLikeCommand(t.text)) {
             *error = tr("%1: \"%2\" looks like a command (it has a space or {port}); pick \"Server command\".")
                          .arg(side, t.text);

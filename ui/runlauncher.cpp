@@ -10,7 +10,7 @@
 #include "report/rawsamples.h"
 #include "runcontroller.h"
 #include "runrecorder.h"
-#include "scenario/abdesign.h"
+#include "session/absession.h"
 #include "store/environment.h"
 #include "store/runrecord.h"
 #include "store/runstore.h"
@@ -300,48 +300,30 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     auto prepared = m_scenario->prepare(error, nullptr, ScenarioPage::BuiltinStart::Never);
     if (!prepared)
         return false;
-    if (prepared->transport.kind == TransportKind::InProcess) {
-        *error = tr("The no-RPC baseline calls no server: pick a transport to compare two servers.");
-        return false;
-    }
-    prepared->plan.serverPid = 0;
-    std::array<AbSide, 2> sides { AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} },
-        AbSide { prepared->transport, prepared->target, prepared->call, prepared->plan, {} } };
-    std::array<RunRecord, 2> records;
-    // The A/B design as run (the request's, whatever the document says), for a later look to judge it again.
-    Scenario design = m_scenario->scenario();
+    // The editor's document with the dialog's A/B design and readiness; core runs it as the CLI's ab does.
+    Scenario design = prepared->document;
     design.abBlock = request.block;
     design.abRestarts = request.restarts;
     design.abConnection = request.connectionPerBlock ? QStringLiteral("per-block") : QString();
     design.abThreshold = QStringLiteral("%1%").arg(request.threshold * 100);
     design.abUntilDecided = request.untilDecided;
     design.abMaxDuration = request.maxDuration;
+    design.readyPattern = request.readyPattern;
+    design.readyTimeout = request.readyTimeout;
+    std::array<AbTarget, 2> targets;
+    for (size_t i = 0; i < 2; ++i)
+        targets[i] = { request.targetText(static_cast<int>(i)), request.targets[i].environment,
+            request.targets[i].workingDirectory };
+    auto session = std::make_unique<AbSession>(design, targets, prepared->call, m_builtin->cliProgram());
     // Checked now, with the CLI's rules (a number of server starts above the rounds is refused, not cut), before
     // any server starts.
-    const bool commandA = request.targets[0].kind != AbRequest::Kind::Address;
-    const bool commandB = request.targets[1].kind != AbRequest::Kind::Address;
     ScenarioProblem problem;
-    if (!prepareAb(design, prepared->plan, { commandA || commandB, commandA && commandB, false }, &problem)) {
-        *error = m_scenario->describeProblem(problem);
+    int side = -1;
+    if (!session->check(&problem, &side)) {
+        *error = (side < 0 ? QString() : side == 0 ? tr("A: ") : tr("B: ")) + m_scenario->describeProblem(problem);
         return false;
     }
-    const QJsonObject scenario = QJsonDocument::fromJson(design.toJson()).object();
-    // Each side named by what distinguishes it from the other, short enough for a legend.
-    const std::array<QString, 2> names = abSideNames({ request.targetText(0), request.targets[0].environment },
-        { request.targetText(1), request.targets[1].environment });
-    for (int i = 0; i < 2; ++i) {
-        RunRecord &r = records[static_cast<size_t>(i)];
-        r.name = names[static_cast<size_t>(i)] + (i == 0 ? QStringLiteral(" (A)") : QStringLiteral(" (B)"));
-        r.labels = { i == 0 ? QStringLiteral("A") : QStringLiteral("B") };
-        r.method = m_scenario->method();
-        r.transport = transportName(prepared->transport.kind);
-        r.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
-        r.target = request.targetText(i);
-        r.scenario = scenario;
-        r.environment = environmentFingerprint();
-    }
-    if (!m_ab->start(
-            sides, request, design, m_builtin->cliProgram(), transportName(prepared->transport.kind), records, error))
+    if (!m_ab->start(std::move(session), error))
         return false;
     Q_EMIT abStarted(request.threshold);
     m_scenario->setRunning(true);
