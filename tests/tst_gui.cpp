@@ -492,6 +492,17 @@ private Q_SLOTS:
         QCOMPARE(
             load.value(QStringLiteral("concurrency")).toInt(), webRun->labels.contains(QStringLiteral("c:4")) ? 4 : 1);
         QVERIFY(ran.value(QStringLiteral("fills")).toArray().contains(QStringLiteral("nums=2")));
+        // And it is named and labelled as the record is (core's labelMatrixCell, as the CLI's matrix names its cells;
+        // the document kept the editor's name and labels while the record was renamed).
+        const QJsonObject history = ran.value(QStringLiteral("history")).toObject();
+        QCOMPARE(history.value(QStringLiteral("name")).toString(), webRun->name);
+        QStringList documentLabels;
+        for (const QJsonValue &label : history.value(QStringLiteral("labels")).toArray())
+            documentLabels << label.toString();
+        QStringList recordLabels = webRun->labels; // the history keeps them sorted
+        documentLabels.sort();
+        recordLabels.sort();
+        QCOMPARE(documentLabels, recordLabels);
         QCOMPARE(store->idsWithLabel(QStringLiteral("stack:mine"), &storeError).size(), size_t(2));
         QCOMPARE(page->table()->item(3, 2)->text(), QStringLiteral("4"));
         QCOMPARE(page->table()->item(2, 3)->text(), QStringLiteral("-")); // down: no latency, not 0 ns

@@ -201,7 +201,9 @@ private Q_SLOTS:
         QVERIFY2(prepared, qPrintable(error));
         QCOMPARE(prepared->target.http2Window, 256 * 1024);
         // A Compare stacks cell over gRPC C++ from this scenario goes without it.
-        const ScenarioPage::Variation overGrpc { TransportKind::Grpc, Codec::Protobuf, {}, {}, {}, {} };
+        ScenarioPage::Variation overGrpc;
+        overGrpc.cell.transport = TransportKind::Grpc;
+        overGrpc.cell.codec = Codec::Protobuf;
         prepared = page.prepare(&error, &overGrpc, ScenarioPage::BuiltinStart::Never);
         QVERIFY2(prepared, qPrintable(error));
         page.setTransport(TransportKind::Grpc);

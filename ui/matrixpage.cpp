@@ -457,9 +457,7 @@ void MatrixPage::start()
     }
     // Every cell must be runnable before the first starts: a bad payload is reported now, not half-way.
     for (const MatrixCell &cell : std::as_const(m_cells)) {
-        const ScenarioPage::Variation variation { cell.transport, cell.codec,
-            cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod, cell.httpPath };
-        if (!m_preparer(variation, &why)) {
+        if (!m_preparer({ cell, QString() }, &why)) {
             m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
             return;
         }
@@ -499,10 +497,7 @@ void MatrixPage::runNext()
     }
     const MatrixCell cell = m_cells.at(m_next); // a copy: the cell is updated below
     QString why;
-    const ScenarioPage::Variation variation { cell.transport, cell.codec,
-        cell.payload.split(QLatin1Char(','), Qt::SkipEmptyParts), cell.target, cell.rpcMethod, cell.httpPath,
-        cell.concurrency };
-    std::shared_ptr<RunSession> session = m_preparer(variation, &why);
+    std::shared_ptr<RunSession> session = m_preparer({ cell, m_matrixId }, &why);
     if (!session) {
         cellFailed(why);
         return;
@@ -541,7 +536,7 @@ void MatrixPage::cellFinished(const RunSnapshot &snapshot)
     if (!m_running)
         return;
     m_results.append({ m_cells.at(m_next), snapshot, QString() });
-    Q_EMIT cellDone(m_results.last(), m_matrixId, m_controller->session()->record());
+    Q_EMIT cellDone(m_results.last(), m_controller->session()->record());
     ++m_next;
     redraw();
     runNext();

@@ -58,9 +58,9 @@ public:
 
 Q_SIGNALS:
     void finished();
-    /// A cell ran to its end (the history keeps it, labelled with @p matrixId, which the matrix's cells share);
-    /// @p record is its session's record as it started: the document that ran, where, the server.
-    void cellDone(const MatrixResult &result, const QString &matrixId, const rpcscope::RunRecord &record);
+    /// A cell ran to its end; @p record is its session's record as it started: the document that ran (named and
+    /// labelled as a cell of this matrix: labelMatrixCell()), where, the server.
+    void cellDone(const MatrixResult &result, const rpcscope::RunRecord &record);
 
 public:
     /// The tooltip of the bar at @p pos in the bar chart (matrixBarTip()), or empty.

@@ -43,20 +43,14 @@ RunLauncher::RunLauncher(
     connect(m_matrix, &MatrixPage::cellDone, this, &RunLauncher::recordMatrixCell);
 }
 
-void RunLauncher::recordMatrixCell(const MatrixResult &result, const QString &matrixId, const RunRecord &started)
+void RunLauncher::recordMatrixCell(const MatrixResult &result, const RunRecord &started)
 {
     RunStore *store = m_recorder->store();
     if (!store)
         return;
-    const MatrixCell &cell = result.cell;
-    // The cell's session's record: the document that ran (the editor's, as the cell varied it), where, the server.
+    // The cell's session's record: the document that ran (the editor's, as the cell varied it and named it for the
+    // matrix), where, the server.
     RunRecord run = started;
-    run.name = cell.label() + (cell.payload.isEmpty() ? QString() : QLatin1Char(' ') + cell.payload)
-        + QStringLiteral(" c=%1").arg(cell.concurrency);
-    run.labels = { QStringLiteral("matrix:") + matrixId, QStringLiteral("stack:") + cell.label(),
-        QStringLiteral("c:%1").arg(cell.concurrency) };
-    if (!cell.payload.isEmpty())
-        run.labels << QStringLiteral("payload:") + cell.payload;
     run.endedAt = QDateTime::currentDateTimeUtc();
     run.status = QString::fromUtf16(result.run.state == RunState::Stopped ? RunStatus::Stopped : RunStatus::Finished);
     run.snapshot = result.run;

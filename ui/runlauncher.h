@@ -78,7 +78,7 @@ Q_SIGNALS:
 private:
     /// A Compare stacks cell into the history, one run each, labelled matrix:ID, stack:NAME, payload:P and c:N as
     /// `rpcscope-cli matrix --save` labels them.
-    void recordMatrixCell(const MatrixResult &result, const QString &matrixId, const RunRecord &started);
+    void recordMatrixCell(const MatrixResult &result, const RunRecord &started);
     /// The run of @p prepared, its built-in target the window's server.
     std::shared_ptr<RunSession> sessionFor(const ScenarioPage::Prepared &prepared) const;
     void runStarted();

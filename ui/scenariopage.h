@@ -3,6 +3,7 @@
 #include "compare/checks.h"
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
+#include "report/matrixreport.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "schema/schema.h"
@@ -63,13 +64,10 @@ public:
     };
     /// A variation of the scenario for one cell of a matrix: another transport and codec, extra size knobs.
     struct Variation {
-        TransportKind transport = TransportKind::Grpc;
-        Codec codec = Codec::Protobuf;
-        QStringList fills; ///< applied after the scenario's own
-        QString target; ///< a stack's own target (address, URL, "builtin"); empty: see prepare()
-        QString rpcMethod; ///< a stack's msgpack-rpc method name
-        QString httpPath; ///< a stack's HTTP path, when its target has none
-        int concurrency = 0; ///< callers; 0: the scenario's (the no-RPC baseline always runs one)
+        /// Its transport, codec, payload (fills after the scenario's own) and callers (0: the scenario's); a stack's
+        /// name, and its own target (address, URL, "builtin"; empty: see prepare()), msgpack-rpc method and path.
+        MatrixCell cell;
+        QString matrixId; ///< set: the run is named and labelled as a cell of this matrix (labelMatrixCell())
     };
     /// Whether prepare() may start the built-in servers when the run's target is one of them and they are not up.
     enum class BuiltinStart {

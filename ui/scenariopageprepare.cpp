@@ -40,16 +40,12 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
     if (variation) {
         // A cell of the stack comparison, as core makes one for the CLI's matrix: a stack's own target, else this
         // scenario's target for its own transport and the built-in server for another.
-        MatrixCell cell;
-        cell.transport = variation->transport;
-        cell.codec = variation->codec;
-        cell.payload = variation->fills.join(u',');
-        cell.concurrency = variation->concurrency;
-        cell.stack = variation->target.isEmpty() ? QString() : QStringLiteral("stack");
-        cell.target = variation->target;
-        cell.rpcMethod = variation->rpcMethod;
-        cell.httpPath = variation->httpPath;
-        s = scenarioForCell(s, cell, variation->transport == transport() ? ownTarget : QStringLiteral("builtin"));
+        MatrixCell cell = variation->cell;
+        if (cell.target.isEmpty())
+            cell.stack.clear(); // a stack without a target of its own goes where its transport does
+        s = scenarioForCell(s, cell, cell.transport == transport() ? ownTarget : QStringLiteral("builtin"));
+        if (!variation->matrixId.isEmpty())
+            labelMatrixCell(&s, variation->cell, variation->matrixId);
     }
     ScenarioProblem problem;
     std::optional<RunSpec> spec = prepareRun(s, &problem);

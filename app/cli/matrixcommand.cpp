@@ -73,30 +73,53 @@ cell in which no call ended OK shows "-" for what it could not measure, and says
 Every other option is run's (see 'rpcscope-cli run --help'): --call, -d, --fill, -n, -z, --warmup, --expect, ...
 )";
 
-} // namespace
+/// One -O FORMAT -o FILE [--chart NAME] of the matrix.
+struct MatrixOutput {
+    QString format;
+    QString file;
+    QString chart;
+};
 
-int matrixCommand(const QStringList &arguments)
-{
-    const QString cmd = QStringLiteral("matrix");
-    QStringList rest { arguments.value(0), QStringLiteral("run") };
+/// The matrix's own flags; the rest are run's (rest, for scenarioFromArguments()).
+struct MatrixFlags {
+    QStringList rest;
     QString transports;
     QString codecs;
     QString payloads;
     QString levels;
     QString format = QStringLiteral("text");
-    QMap<QString, QString> targets;
+    QMap<QString, QString> targets; ///< --grpc/--http/--msgpack
     QList<MatrixStack> stacks;
     bool builtin = false;
-    struct Output {
-        QString format;
-        QString file;
-        QString chart;
-    };
-    QList<Output> outputs;
+    QList<MatrixOutput> outputs;
     QString chart;
     QString metricName = QStringLiteral("mean");
     QString chartSize;
     QString chartScale;
+    // Checked by checkMatrixFlags():
+    QList<int> concurrency;
+    MatrixMetric metric = MatrixMetric::Mean;
+    ChartOptions chartOptions;
+};
+
+/// Parses the command line into @p f; the exit code when it ends here (a usage error, or --help), else nothing.
+std::optional<int> parseMatrixFlags(const QString &cmd, const QStringList &arguments, MatrixFlags *f)
+{
+    f->rest = QStringList { arguments.value(0), QStringLiteral("run") };
+    QStringList &rest = f->rest;
+    QString &transports = f->transports;
+    QString &codecs = f->codecs;
+    QString &payloads = f->payloads;
+    QString &levels = f->levels;
+    QString &format = f->format;
+    QMap<QString, QString> &targets = f->targets;
+    QList<MatrixStack> &stacks = f->stacks;
+    bool &builtin = f->builtin;
+    QList<MatrixOutput> &outputs = f->outputs;
+    QString &chart = f->chart;
+    QString &metricName = f->metricName;
+    QString &chartSize = f->chartSize;
+    QString &chartScale = f->chartScale;
     QString lastOption; ///< the option just before, when it was one of the outputs' own
     static const QStringList ownFlags { QStringLiteral("transports"), QStringLiteral("codecs"),
         QStringLiteral("payloads"), QStringLiteral("format"), QStringLiteral("grpc"), QStringLiteral("http"),
@@ -117,7 +140,8 @@ int matrixCommand(const QStringList &arguments)
             QStringList again = arguments;
             again.replace(i, QStringLiteral("--") + name);
             again.insert(i + 1, a.section(QLatin1Char('='), 1));
-            return matrixCommand(again);
+            *f = MatrixFlags();
+            return parseMatrixFlags(cmd, again, f);
         }
         if (a == u"-h" || a == u"--help" || a == u"--help-all") {
             out() << kMatrixHelp;
@@ -134,8 +158,8 @@ int matrixCommand(const QStringList &arguments)
             if (a == u"-O" || a == u"--output-format") {
                 outputs.append({ v, QString(), QString() });
             } else if (a == u"-o" || a == u"--output") {
-                auto open
-                    = std::find_if(outputs.begin(), outputs.end(), [](const Output &o) { return o.file.isEmpty(); });
+                auto open = std::find_if(
+                    outputs.begin(), outputs.end(), [](const MatrixOutput &o) { return o.file.isEmpty(); });
                 if (open == outputs.end())
                     return usageError(cmd, QStringLiteral("-o %1: no -O before it (-O html -o stacks.html)").arg(v));
                 open->file = v;
@@ -198,7 +222,20 @@ int matrixCommand(const QStringList &arguments)
             rest << a;
         }
     }
-    QList<int> concurrency;
+    return std::nullopt;
+}
+
+/// Checks the callers, the format and the outputs before any cell runs, so that a typo costs no load.
+std::optional<int> checkMatrixFlags(const QString &cmd, MatrixFlags *f)
+{
+    const QString &levels = f->levels;
+    const QString &format = f->format;
+    const QString &metricName = f->metricName;
+    const QString &chart = f->chart;
+    const QString &chartScale = f->chartScale;
+    QList<int> &concurrency = f->concurrency;
+    ChartOptions &chartOptions = f->chartOptions;
+    const QList<MatrixOutput> &outputs = f->outputs;
     for (const QString &level : levels.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         const int n = level.trimmed().toInt(&ok);
@@ -216,13 +253,13 @@ int matrixCommand(const QStringList &arguments)
     const std::optional<MatrixMetric> metric = parseMatrixMetric(metricName);
     if (!metric)
         return usageError(cmd, QStringLiteral("--metric: \"%1\" is not mean, p50, p99, rps or cpu").arg(metricName));
-    ChartOptions chartOptions;
-    if (QString why; !parseChartOptions(chartSize, chartScale, &chartOptions, &why))
+    f->metric = *metric;
+    if (QString why; !parseChartOptions(f->chartSize, chartScale, &chartOptions, &why))
         return usageError(cmd, why);
     chartOptions.scale = chartScale.isEmpty() ? 2.0 : chartOptions.scale; // slides: twice the pixels, as run's PNGs
     static const QStringList outputFormats { QStringLiteral("csv"), QStringLiteral("markdown"), QStringLiteral("html"),
         QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf") };
-    for (const Output &o : std::as_const(outputs)) {
+    for (const MatrixOutput &o : std::as_const(outputs)) {
         if (!outputFormats.contains(o.format))
             return usageError(
                 cmd, QStringLiteral("-O %1: the matrix writes csv, markdown, html, png, svg or pdf").arg(o.format));
@@ -239,14 +276,26 @@ int matrixCommand(const QStringList &arguments)
             return usageError(
                 cmd, QStringLiteral("-O %1: give it as -O %1 (this process has no offscreen drawing)").arg(o.format));
     }
-    const QStringList variants = payloads.split(QLatin1Char(';'), Qt::SkipEmptyParts);
-    QList<MatrixCell> cells;
-    if (!stacks.isEmpty()) {
+    return std::nullopt;
+}
+
+/// The cells to run: the stacks', else the transports' with the codecs they carry; the exit code on a problem.
+std::optional<int> matrixCellsOf(const QString &cmd, const MatrixFlags &f, QList<MatrixCell> *into)
+{
+    const QString &transports = f.transports;
+    const QString &codecs = f.codecs;
+    const QMap<QString, QString> &targets = f.targets;
+    const bool builtin = f.builtin;
+    const QList<int> &concurrency = f.concurrency;
+    const QList<MatrixOutput> &outputs = f.outputs;
+    QList<MatrixCell> &cells = *into;
+    const QStringList variants = f.payloads.split(QLatin1Char(';'), Qt::SkipEmptyParts);
+    if (!f.stacks.isEmpty()) {
         if (!transports.isEmpty() || !codecs.isEmpty() || !targets.isEmpty() || builtin)
             return usageError(cmd,
                 QStringLiteral("--stack names each stack's transport, codec and target: drop --transports, "
                                "--codecs, --grpc/--http/--msgpack and --builtin (a stack's target can be builtin)"));
-        cells = stackCells(stacks, variants, concurrency);
+        cells = stackCells(f.stacks, variants, concurrency);
     } else {
         QList<TransportKind> kinds;
         for (const QString &t : (transports.isEmpty() ? QStringLiteral("grpc,http,msgpack,none") : transports)
@@ -276,9 +325,9 @@ int matrixCommand(const QStringList &arguments)
             return usageError(cmd, QStringLiteral("no transport in --transports carries a codec in --codecs"));
     }
 
-    for (const Output &o : std::as_const(outputs)) {
+    for (const MatrixOutput &o : std::as_const(outputs)) {
         const bool drawn = o.format == u"png" || o.format == u"svg" || o.format == u"pdf";
-        if (drawn && *parseMatrixChart(o.chart.isEmpty() ? chart : o.chart) == MatrixChart::Curves
+        if (drawn && *parseMatrixChart(o.chart.isEmpty() ? f.chart : o.chart) == MatrixChart::Curves
             && !isSizeSweep(cells))
             return usageError(cmd,
                 QStringLiteral("--chart curves for -o %1: the payloads must be two or more sizes of one field "
@@ -286,11 +335,27 @@ int matrixCommand(const QStringList &arguments)
                     .arg(o.file));
     }
 
+    return std::nullopt;
+}
+
+/// The matrix as it will run: the base document, its id in the history, each cell's document and title.
+struct MatrixPlan {
+    Scenario base;
+    QString matrixId;
+    QList<Scenario> scenarios;
+    QStringList wheres;
+};
+
+/// Each cell's document, all checked (and, with the schema in files, its request built) before the first runs: a
+/// mistake in the last stack costs no load. The exit code on a problem.
+std::optional<int> planMatrixCells(const QString &cmd, const MatrixFlags &f, QList<MatrixCell> *into, MatrixPlan *plan)
+{
+    QList<MatrixCell> &cells = *into;
     int code = ExitOk;
-    std::optional<Scenario> base = scenarioFromArguments(cmd, rest, &code, true);
+    std::optional<Scenario> base = scenarioFromArguments(cmd, f.rest, &code, true);
     if (!base)
         return code;
-    if (refuseSingleRunOutputs(cmd, rest, &*base))
+    if (refuseSingleRunOutputs(cmd, f.rest, &*base))
         return ExitUsage;
     if (!base->target.isEmpty() && base->target != u"builtin")
         return usageError(cmd,
@@ -307,17 +372,11 @@ int matrixCommand(const QStringList &arguments)
         // The cell's document, as the window's stack comparison makes it: its target its stack's, else its
         // transport's (--grpc/--http/--msgpack, or the built-in server).
         Scenario scenario = scenarioForCell(
-            *base, cell, builtin ? QStringLiteral("builtin") : targets.value(targetKey(cell.transport)));
+            *base, cell, f.builtin ? QStringLiteral("builtin") : f.targets.value(targetKey(cell.transport)));
         cell.concurrency = scenario.concurrency; // what the cell runs with, for the table
-        const QString where = cell.label() + (cell.payload.isEmpty() ? QString() : QLatin1Char(' ') + cell.payload)
-            + QStringLiteral(" c=%1").arg(cell.concurrency);
-        if (base->savesRun()) {
-            scenario.labels << QStringLiteral("matrix:") + matrixId << QStringLiteral("stack:") + cell.label()
-                            << QStringLiteral("c:%1").arg(cell.concurrency);
-            if (!cell.payload.isEmpty())
-                scenario.labels << QStringLiteral("payload:") + cell.payload;
-            scenario.name = base->name.isEmpty() ? where : base->name + QLatin1Char(' ') + where;
-        }
+        const QString where = matrixCellTitle(cell, cell.concurrency);
+        if (base->savesRun())
+            labelMatrixCell(&scenario, cell, matrixId);
         ScenarioProblem problem;
         const std::optional<RunSpec> spec = prepareRun(scenario, &problem);
         if (!spec)
@@ -348,7 +407,17 @@ int matrixCommand(const QStringList &arguments)
         scenarios << scenario;
         wheres << where;
     }
-    // The stacks' own codec baselines, once per stack and payload, before any load (and so not disturbed by it).
+    plan->base = *base;
+    plan->matrixId = matrixId;
+    plan->scenarios = scenarios;
+    plan->wheres = wheres;
+    return std::nullopt;
+}
+
+/// The stacks' own codec baselines, once per stack and payload, before any load (and so not disturbed by it): the
+/// time in ns per (stack, payload), -1 when unknown.
+QMap<QPair<QString, QString>, double> runMatrixBaselines(const QList<MatrixCell> &cells)
+{
     QMap<QPair<QString, QString>, double> baselines;
     for (const MatrixCell &cell : std::as_const(cells)) {
         const auto key = qMakePair(cell.stack, cell.payload);
@@ -364,12 +433,18 @@ int matrixCommand(const QStringList &arguments)
             err() << "rpcscope-cli matrix: " << cell.label() << ' ' << cell.payload << ": " << why << '\n';
         baselines.insert(key, time ? static_cast<double>(time->count()) : -1.0);
     }
-    QList<MatrixResult> results;
-    QList<qint64> saved;
+    return baselines;
+}
+
+/// Runs the cells one after the other; a cell that could not be run is a failed cell, the others still run.
+std::optional<int> runMatrixCells(const QString &cmd, const QList<MatrixCell> &cells, const MatrixPlan &plan,
+    const QMap<QPair<QString, QString>, double> &baselines, QList<MatrixResult> *into, QList<qint64> *saved)
+{
+    QList<MatrixResult> &results = *into;
     for (qsizetype i = 0; i < cells.size(); ++i) {
         const MatrixCell &cell = cells.at(i);
-        const Scenario &scenario = scenarios.at(i);
-        const QString &where = wheres.at(i);
+        const Scenario &scenario = plan.scenarios.at(i);
+        const QString &where = plan.wheres.at(i);
         err() << "rpcscope-cli matrix: " << where << " ...\n";
         err().flush();
         RunOutcome outcome;
@@ -385,29 +460,36 @@ int matrixCommand(const QStringList &arguments)
         if (code != ExitOk)
             return code;
         if (outcome.savedId > 0)
-            saved << outcome.savedId;
+            *saved << outcome.savedId;
         results.append(
             { cell, outcome.snapshot, QString(), baselines.value(qMakePair(cell.stack, cell.payload), -1.0) });
     }
+    return std::nullopt;
+}
+
+/// The table on standard output and each -O/-o output; ExitRuntime when one could not be written.
+int writeMatrixOutputs(const MatrixFlags &f, const QList<MatrixResult> &results, const QString &method)
+{
+    const QString &format = f.format;
     out() << (format == u"csv"      ? formatMatrixCsv(results)
-            : format == u"markdown" ? formatMatrixMarkdown(results, base->method)
+            : format == u"markdown" ? formatMatrixMarkdown(results, method)
                                     : formatMatrixTable(results));
     out().flush();
-    for (const Output &o : std::as_const(outputs)) {
+    for (const MatrixOutput &o : f.outputs) {
         QString error;
         QByteArray data;
         if (o.format == u"csv") {
             data = formatMatrixCsv(results).toUtf8();
         } else if (o.format == u"markdown") {
-            data = formatMatrixMarkdown(results, base->method).toUtf8();
+            data = formatMatrixMarkdown(results, method).toUtf8();
         } else if (o.format == u"html") {
-            data = matrixHtmlReport(results, base->method, *metric);
+            data = matrixHtmlReport(results, method, f.metric);
         } else {
             const ChartFormat chartFormat = o.format == u"png" ? ChartFormat::Png
                 : o.format == u"svg"                           ? ChartFormat::Svg
                                                                : ChartFormat::Pdf;
-            data = renderMatrixChart(results, *parseMatrixChart(o.chart.isEmpty() ? chart : o.chart), *metric,
-                chartFormat, chartOptions, &error);
+            data = renderMatrixChart(results, *parseMatrixChart(o.chart.isEmpty() ? f.chart : o.chart), f.metric,
+                chartFormat, f.chartOptions, &error);
         }
         if (data.isEmpty()) {
             err() << "rpcscope-cli matrix: -O " << o.format << " -o " << o.file << ": " << error << '\n';
@@ -423,9 +505,35 @@ int matrixCommand(const QStringList &arguments)
             err() << "Wrote " << o.file << " (" << o.format << ")\n";
         }
     }
+    return ExitOk;
+}
+
+} // namespace
+
+int matrixCommand(const QStringList &arguments)
+{
+    const QString cmd = QStringLiteral("matrix");
+    MatrixFlags f;
+    if (const std::optional<int> code = parseMatrixFlags(cmd, arguments, &f))
+        return *code;
+    if (const std::optional<int> code = checkMatrixFlags(cmd, &f))
+        return *code;
+    QList<MatrixCell> cells;
+    if (const std::optional<int> code = matrixCellsOf(cmd, f, &cells))
+        return *code;
+    MatrixPlan plan;
+    if (const std::optional<int> code = planMatrixCells(cmd, f, &cells, &plan))
+        return *code;
+    const QMap<QPair<QString, QString>, double> baselines = runMatrixBaselines(cells);
+    QList<MatrixResult> results;
+    QList<qint64> saved;
+    if (const std::optional<int> code = runMatrixCells(cmd, cells, plan, baselines, &results, &saved))
+        return *code;
+    if (const int code = writeMatrixOutputs(f, results, plan.base.method); code != ExitOk)
+        return code;
     if (!saved.isEmpty())
         err() << "Saved " << saved.size() << " cells as runs #" << saved.first() << " to #" << saved.last()
-              << ", labelled matrix:" << matrixId << '\n';
+              << ", labelled matrix:" << plan.matrixId << '\n';
     return ExitOk;
 }
 

@@ -37,4 +37,20 @@ Scenario scenarioForCell(const Scenario &base, const MatrixCell &cell, const QSt
     return s;
 }
 
+QString matrixCellTitle(const MatrixCell &cell, int concurrency)
+{
+    return cell.label() + (cell.payload.isEmpty() ? QString() : QLatin1Char(' ') + cell.payload)
+        + QStringLiteral(" c=%1").arg(concurrency);
+}
+
+void labelMatrixCell(Scenario *scenario, const MatrixCell &cell, const QString &matrixId)
+{
+    const QString title = matrixCellTitle(cell, scenario->concurrency);
+    scenario->name = scenario->name.isEmpty() ? title : scenario->name + QLatin1Char(' ') + title;
+    scenario->labels << QStringLiteral("matrix:") + matrixId << QStringLiteral("stack:") + cell.label()
+                     << QStringLiteral("c:%1").arg(scenario->concurrency);
+    if (!cell.payload.isEmpty())
+        scenario->labels << QStringLiteral("payload:") + cell.payload;
+}
+
 } // namespace rpcscope

@@ -17,4 +17,14 @@ namespace rpcscope {
  */
 Scenario scenarioForCell(const Scenario &base, const MatrixCell &cell, const QString &transportTarget);
 
+/// "grpc/protobuf nums=1000 c=8": one cell as the matrix's progress, messages and run names say it.
+QString matrixCellTitle(const MatrixCell &cell, int concurrency);
+
+/**
+ * Names @p scenario (scenarioForCell()'s document) as a cell of the matrix @p matrixId, so that the history finds a
+ * matrix's cells together and the stored document says what the record says: its name is the base's name (if any)
+ * then matrixCellTitle(), and the labels matrix:ID, stack:LABEL, c:N and payload:P follow the base's.
+ */
+void labelMatrixCell(Scenario *scenario, const MatrixCell &cell, const QString &matrixId);
+
 } // namespace rpcscope
