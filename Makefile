@@ -75,12 +75,15 @@ screenshots: build
 	bash packaging/screenshots.sh $(BUILD_DIR)
 
 # The tree's formatting (.clang-format): `format` applies it, `format-check` fails on any difference (CI runs it).
+# format-check also fails on a function over 150 lines in core/, ui/ or app/ and prints the longest
+# (.ci/function-lengths; python3 comes with the peers' packages).
 SOURCES = $(shell git ls-files '*.cpp' '*.h')
 format: setup
 	clang-format -i $(SOURCES)
 
 format-check: setup
 	@clang-format --dry-run --Werror $(SOURCES) || { echo "make format-check: run 'make format'" >&2; exit 1; }
+	@python3 .ci/function-lengths --top 5
 
 # clang-tidy with the checked-in .clang-tidy on the C++ files changed since BASE (default: the previous commit), or on
 # FILES; needs a configured build (its compile_commands.json).

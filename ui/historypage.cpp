@@ -173,6 +173,34 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     auto *content = new QWidget(m_stack);
     auto *layout = new QVBoxLayout(content);
 
+    addToolbar(content, layout);
+    addFilters(layout);
+    addMessageBars(content, layout);
+    setUpView();
+
+    m_splitter->addWidget(m_view);
+    m_splitter->addWidget(m_details);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setChildrenCollapsible(true);
+    rememberSplitter(m_splitter, QStringLiteral("history/details"));
+    layout->addWidget(m_splitter, 1);
+
+    m_unavailable->setAlignment(Qt::AlignCenter);
+    m_unavailable->setWordWrap(true);
+    m_unavailable->setObjectName(QStringLiteral("historyUnavailable"));
+    m_stack->addWidget(content);
+    m_stack->addWidget(m_unavailable);
+
+    connectSignals();
+
+    // Arriving on the page puts the keyboard on the list, where Enter opens and Del deletes.
+    setFocusProxy(m_view);
+    refresh();
+}
+
+void HistoryPage::addToolbar(QWidget *content, QVBoxLayout *layout)
+{
     auto *toolbar = new QToolBar(content);
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     buildActions();
@@ -189,7 +217,10 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     top->addStretch(1);
     top->addWidget(m_count);
     layout->addLayout(top);
+}
 
+void HistoryPage::addFilters(QVBoxLayout *layout)
+{
     auto *filters = new QHBoxLayout;
     m_textFilter->setPlaceholderText(tr("Filter by name, method, target, stack or label"));
     m_textFilter->setClearButtonEnabled(true);
@@ -213,7 +244,10 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     filters->addWidget(m_labelFilter, 1);
     filters->addWidget(m_sinceFilter);
     layout->addLayout(filters);
+}
 
+void HistoryPage::addMessageBars(QWidget *content, QVBoxLayout *layout)
+{
     QHBoxLayout *row = nullptr;
     m_errorBar = messageBar(content, QStyle::SP_MessageBoxWarning, &m_errorText, &row);
     QToolButton *closeError = closeButton(m_errorBar);
@@ -230,7 +264,10 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     row->addWidget(closeUndo);
     connect(closeUndo, &QToolButton::clicked, this, &HistoryPage::dropUndo);
     layout->addWidget(m_undoBar);
+}
 
+void HistoryPage::setUpView()
+{
     m_view->setModel(m_proxy);
     m_view->setItemDelegate(new RunEditDelegate(m_view));
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -256,21 +293,10 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     // Single-run shortcuts only while the table itself has the focus: Enter and Del in an editor or a filter field
     // are that widget's.
     addActions({ m_undo, m_refresh });
+}
 
-    m_splitter->addWidget(m_view);
-    m_splitter->addWidget(m_details);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 1);
-    m_splitter->setChildrenCollapsible(true);
-    rememberSplitter(m_splitter, QStringLiteral("history/details"));
-    layout->addWidget(m_splitter, 1);
-
-    m_unavailable->setAlignment(Qt::AlignCenter);
-    m_unavailable->setWordWrap(true);
-    m_unavailable->setObjectName(QStringLiteral("historyUnavailable"));
-    m_stack->addWidget(content);
-    m_stack->addWidget(m_unavailable);
-
+void HistoryPage::connectSignals()
+{
     m_undoTimer->setSingleShot(true);
     m_undoTimer->setInterval(15000);
     connect(m_undoTimer, &QTimer::timeout, this, &HistoryPage::dropUndo);
@@ -293,10 +319,6 @@ HistoryPage::HistoryPage(RunStore *store, QWidget *parent)
     connect(m_labelFilter, &QLineEdit::textChanged, this, &HistoryPage::applyFilters);
     connect(m_methodFilter, &QComboBox::currentIndexChanged, this, &HistoryPage::applyFilters);
     connect(m_sinceFilter, &QComboBox::currentIndexChanged, this, &HistoryPage::applyFilters);
-
-    // Arriving on the page puts the keyboard on the list, where Enter opens and Del deletes.
-    setFocusProxy(m_view);
-    refresh();
 }
 
 HistoryPage::~HistoryPage() = default;

@@ -22,6 +22,7 @@ class QTabWidget;
 class QTableView;
 class QTableWidget;
 class QTimer;
+class QVBoxLayout;
 
 namespace rpcscope {
 
@@ -105,6 +106,16 @@ Q_SIGNALS:
     void busyChanged(bool busy);
 
 private:
+    /// The toolbar (with the actions, built here) and the run count: the first row of @p layout.
+    void addToolbar(QWidget *content, QVBoxLayout *layout);
+    /// The text, method, label and date filters: a row of @p layout.
+    void addFilters(QVBoxLayout *layout);
+    /// The error bar and the undo bar (Undo, dismiss), hidden until needed, in @p layout.
+    void addMessageBars(QWidget *content, QVBoxLayout *layout);
+    /// The runs table: the proxy, editing by F2, sorting, compact rows, the actions in its context menu.
+    void setUpView();
+    /// The undo and details timers, and the connections of the table, the proxy and the filters.
+    void connectSignals();
     void buildActions();
     void applyFilters();
     void updateActions();

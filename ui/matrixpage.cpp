@@ -70,6 +70,33 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     // Transports and codecs a row each: side by side they held the page 780 px wide, wider than a laptop leaves it.
     auto *chooseTransports = new QHBoxLayout;
     auto *chooseCodecs = new QHBoxLayout;
+    addChoiceBoxes(chooseTransports, chooseCodecs);
+    setUpControls();
+    QPushButton *addStack = nullptr;
+    QPushButton *removeStack = nullptr;
+    QHBoxLayout *stacksRow = makeStacksRow(&addStack, &removeStack);
+    QHBoxLayout *progressRow = nullptr;
+    QFormLayout *form = makeForm(chooseTransports, chooseCodecs, stacksRow, &progressRow);
+
+    setUpCharts();
+    progressRow->addWidget(makeSaveReportButton());
+
+    setUpTable();
+    layOutPage(form);
+
+    connectSignals(addStack, removeStack);
+    // The stacks kept from last time.
+    QList<MatrixStack> kept;
+    for (const QString &spec : QSettings().value(kStacksKey).toStringList()) {
+        if (const auto stack = parseMatrixStack(spec, nullptr))
+            kept << *stack;
+    }
+    setStacks(kept);
+    redraw();
+}
+
+void MatrixPage::addChoiceBoxes(QHBoxLayout *chooseTransports, QHBoxLayout *chooseCodecs)
+{
     QHBoxLayout *choose = chooseTransports;
     auto addBoxes = [&](const QString &, const QList<QPair<QString, QString>> &items, QList<QCheckBox *> *into) {
         for (const auto &[name, text] : items) {
@@ -101,7 +128,10 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
                "transport and target)."));
     for (QCheckBox *box : std::as_const(m_codecs))
         box->setProperty("tip", tr("Encode with this codec where the transport can carry it."));
+}
 
+void MatrixPage::setUpControls()
+{
     m_payloads->setObjectName(QStringLiteral("matrixPayloads"));
     m_payloads->setPlaceholderText(tr("e.g. nums=2; nums=1000 (empty: the scenario's request as it is)"));
     m_payloads->setToolTip(tr("Payload variants, separated by ';': size knobs applied on top of the scenario's. "
@@ -115,7 +145,10 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_stop->setObjectName(QStringLiteral("matrixStop"));
     m_stop->setEnabled(false);
     m_progress->setObjectName(QStringLiteral("matrixProgress"));
+}
 
+QHBoxLayout *MatrixPage::makeStacksRow(QPushButton **add, QPushButton **remove)
+{
     // The user's stacks: each row a transport/codec with its own target and method name. None: the boxes above,
     // against the built-in servers.
     m_stackTable->setObjectName(QStringLiteral("matrixStacks"));
@@ -140,6 +173,14 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     auto *stacksRow = new QHBoxLayout;
     stacksRow->addWidget(m_stackTable, 1);
     stacksRow->addLayout(stackButtons);
+    *add = addStack;
+    *remove = removeStack;
+    return stacksRow;
+}
+
+QFormLayout *MatrixPage::makeForm(
+    QHBoxLayout *chooseTransports, QHBoxLayout *chooseCodecs, QHBoxLayout *stacksRow, QHBoxLayout **progress)
+{
     m_callers->setObjectName(QStringLiteral("matrixCallers"));
     m_callers->setPlaceholderText(tr("the scenario's, or e.g. 1,8,64"));
     m_callers->setToolTip(tr("Concurrent callers, one level or several separated by commas: every stack runs at "
@@ -161,7 +202,12 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     progressRow->addWidget(m_progress, 1);
     form->addRow(progressRow);
     m_payloads->setMinimumWidth(180);
+    *progress = progressRow;
+    return form;
+}
 
+void MatrixPage::setUpCharts()
+{
     m_bars->setObjectName(QStringLiteral("matrixBars"));
     m_curves->setObjectName(QStringLiteral("matrixCurves"));
     for (QCustomPlot *plot : { m_bars, m_curves }) {
@@ -195,6 +241,10 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
             QToolTip::showText(event->globalPosition().toPoint(), tip, m_bars);
     });
     addChartActions(m_curves, MatrixChart::Curves);
+}
+
+QPushButton *MatrixPage::makeSaveReportButton()
+{
     auto *saveReport = new QPushButton(tr("Save report..."));
     saveReport->setObjectName(QStringLiteral("matrixSaveReport"));
     saveReport->setToolTip(tr("The comparison for stakeholders: one HTML page (bars, curves, every cell) or the "
@@ -205,8 +255,11 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
         if (QString error; !path.isEmpty() && !this->saveReport(path, &error))
             QMessageBox::warning(this, tr("Save report"), error);
     });
-    progressRow->addWidget(saveReport);
+    return saveReport;
+}
 
+void MatrixPage::setUpTable()
+{
     m_table->setObjectName(QStringLiteral("matrixTable"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
@@ -214,7 +267,10 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     m_table->setColumnCount(11);
     m_table->setHorizontalHeaderLabels({ tr("Payload"), tr("Stack"), tr("Callers"), tr("Mean"), tr("p50"), tr("p99"),
         tr("Req/s"), tr("Bytes/call"), tr("Client CPU/call"), tr("Codec share"), tr("Errors") });
+}
 
+void MatrixPage::layOutPage(QFormLayout *form)
+{
     auto *charts = new QSplitter(Qt::Vertical);
     charts->addWidget(m_bars);
     charts->addWidget(m_curves);
@@ -223,7 +279,10 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(charts, 1);
+}
 
+void MatrixPage::connectSignals(QPushButton *addStack, QPushButton *removeStack)
+{
     connect(m_run, &QPushButton::clicked, this, &MatrixPage::start);
     connect(m_stop, &QPushButton::clicked, this, &MatrixPage::stop);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &MatrixPage::redraw);
@@ -248,14 +307,6 @@ MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
         saveStacks();
     });
     connect(m_stackTable, &QTableWidget::itemChanged, this, [this] { saveStacks(); });
-    // The stacks kept from last time.
-    QList<MatrixStack> kept;
-    for (const QString &spec : QSettings().value(kStacksKey).toStringList()) {
-        if (const auto stack = parseMatrixStack(spec, nullptr))
-            kept << *stack;
-    }
-    setStacks(kept);
-    redraw();
 }
 
 QString MatrixPage::barTipAt(const QPoint &pos) const

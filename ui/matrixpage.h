@@ -13,6 +13,8 @@
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -67,6 +69,25 @@ public:
     QString barTipAt(const QPoint &pos) const;
 
 private:
+    /// The transport and codec check boxes, a row each in @p chooseTransports and @p chooseCodecs.
+    void addChoiceBoxes(QHBoxLayout *chooseTransports, QHBoxLayout *chooseCodecs);
+    /// Names the payloads, metric, Run, Stop and progress fields (Stop disabled).
+    void setUpControls();
+    /// The stacks table beside its Add stack and Remove buttons (set in @p add and @p remove).
+    QHBoxLayout *makeStacksRow(QPushButton **add, QPushButton **remove);
+    /// The form above the charts: transports, codecs, stacks, payloads, callers and their row, the progress row.
+    QFormLayout *makeForm(
+        QHBoxLayout *chooseTransports, QHBoxLayout *chooseCodecs, QHBoxLayout *stacksRow, QHBoxLayout **progress);
+    /// The bar and size charts: legends below them, vertical zoom, the curves' log axis, context menus, bar tips.
+    void setUpCharts();
+    /// The Save report... button, which saves the comparison as an HTML page or a CSV table.
+    QPushButton *makeSaveReportButton();
+    /// The results table's columns.
+    void setUpTable();
+    /// The page's layout: @p form over the charts and the table in a splitter.
+    void layOutPage(QFormLayout *form);
+    /// Connects Run, Stop, the metric, the controller's results and the stacks table's buttons and edits.
+    void connectSignals(QPushButton *addStack, QPushButton *removeStack);
     void runNext();
     /// Records the current cell failed with @p why, then goes on.
     void cellFailed(const QString &why);

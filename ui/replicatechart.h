@@ -50,6 +50,15 @@ protected:
 private:
     /// Redraws from the stored spreads in the widget's palette (after a new comparison or a theme change).
     void rebuild();
+    /// Fills m_shown: as many spreads as the fit has panels for, the most telling first, in the table's order.
+    void pickShown();
+    /// One empty panel and, once something was compared, the text saying why there are no dots.
+    void drawBlank(const QPalette &pal);
+    /// Panel @p column for @p spread: its axis rect, the A and B axis, the change, the value axis, then its dots.
+    void addPanel(const ReplicateSpread &spread, int column, bool first, const QPalette &pal);
+    /// A's and B's dots and geometric mean bars in a panel, with their hover marks (@p first: their legend entries).
+    void drawReplicates(const ReplicateSpread &spread, QCPAxisRect *rect, QCPAxis *x, QCPAxis *y, double scale,
+        bool first, const QColor &text);
     /// How the panels and the legend fit the widget's width: panels, legend entries per row, and the longest run
     /// name the legend shows whole.
     struct Fit {

@@ -100,6 +100,22 @@ RunPage::RunPage(QWidget *parent)
     m_charts->setObjectName(QStringLiteral("chartTabs"));
     m_charts->setDocumentMode(true);
 
+    buildHistogramChart();
+    buildSpectrumChart();
+    buildLatencyTimeChart();
+    buildThroughputChart();
+
+    applyPalette();
+    connect(m_charts, &QTabWidget::currentChanged, this, &RunPage::refreshCurrentChart);
+
+    QHBoxLayout *progressRow = makeProgressRow();
+    QSplitter *split = makeTablesSplit();
+    layOutPage(progressRow, split);
+    clear();
+}
+
+void RunPage::buildHistogramChart()
+{
     // Histogram.
     setUpChart(HistogramChart, m_plot, tr("Histogram"), Qt::Horizontal);
     m_plot->setObjectName(QStringLiteral("histogramPlot"));
@@ -122,7 +138,10 @@ RunPage::RunPage(QWidget *parent)
         return formatNanosRange(data->at(index)->key * 1e6, data->at(index + 1)->key * 1e6) + QStringLiteral(": ")
             + callText;
     });
+}
 
+void RunPage::buildSpectrumChart()
+{
     // Percentile spectrum.
     setUpChart(SpectrumChart, m_spectrum, tr("Percentiles"), Qt::Horizontal | Qt::Vertical);
     m_spectrum->setObjectName(QStringLiteral("spectrumPlot"));
@@ -139,7 +158,10 @@ RunPage::RunPage(QWidget *parent)
             text += QStringLiteral(", ") + graph->name();
         return text;
     });
+}
 
+void RunPage::buildLatencyTimeChart()
+{
     // Latency over time.
     setUpChart(LatencyTimeChart, m_latencyTime, tr("Latency over time"), Qt::Horizontal | Qt::Vertical);
     m_latencyTime->setObjectName(QStringLiteral("latencyTimePlot"));
@@ -157,7 +179,10 @@ RunPage::RunPage(QWidget *parent)
         return graph->name() + QStringLiteral(" at ") + formatSeconds(point->key) + QStringLiteral(": ")
             + formatNanos(point->value * 1e6);
     });
+}
 
+void RunPage::buildThroughputChart()
+{
     // Throughput over time.
     setUpChart(ThroughputChart, m_throughput, tr("Throughput"), Qt::Horizontal | Qt::Vertical);
     m_throughput->setObjectName(QStringLiteral("throughputTimePlot"));
@@ -178,10 +203,10 @@ RunPage::RunPage(QWidget *parent)
         const QString value = graph == m_concurrency ? QString::number(point->value, 'f', 0) : formatRate(point->value);
         return graph->name() + QStringLiteral(" at ") + formatSeconds(point->key) + QStringLiteral(": ") + value;
     });
+}
 
-    applyPalette();
-    connect(m_charts, &QTabWidget::currentChanged, this, &RunPage::refreshCurrentChart);
-
+QHBoxLayout *RunPage::makeProgressRow()
+{
     auto *progressRow = new QHBoxLayout;
     m_progress->setObjectName(QStringLiteral("runProgress"));
     m_progress->setRange(0, 1000);
@@ -209,7 +234,11 @@ RunPage::RunPage(QWidget *parent)
         refreshCurrentChart();
     });
     progressRow->addWidget(m_latencyOf);
+    return progressRow;
+}
 
+QSplitter *RunPage::makeTablesSplit()
+{
     auto *tables = new QSplitter(Qt::Vertical);
     tables->addWidget(m_summary);
     // Status names are long (UNEXPECTED_REPLY, RESOURCE_EXHAUSTED): never cut to "UNEXPECTED..."
@@ -229,7 +258,11 @@ RunPage::RunPage(QWidget *parent)
     split->setStretchFactor(1, 2);
     rememberSplitter(tables, QStringLiteral("run/tables"));
     rememberSplitter(split, QStringLiteral("run/charts"));
+    return split;
+}
 
+void RunPage::layOutPage(QHBoxLayout *progressRow, QSplitter *split)
+{
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(progressRow);
@@ -245,7 +278,6 @@ RunPage::RunPage(QWidget *parent)
     m_failures->hide();
     layout->addWidget(m_failures);
     layout->addWidget(split, 1);
-    clear();
 }
 
 RunPage::~RunPage() = default;

@@ -16,8 +16,10 @@ class QCustomPlot;
 class QCPGraph;
 class QCPItemText;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
+class QSplitter;
 class QTabWidget;
 class QTableWidget;
 
@@ -93,6 +95,20 @@ private:
     };
 
     void setUpChart(Chart chart, QCustomPlot *plot, const QString &tabTitle, Qt::Orientations zoom);
+    /// The histogram chart: its calls graph, percentile markers and hover read-out.
+    void buildHistogramChart();
+    /// The percentile spectrum chart: its corrected graph, markers and hover read-out.
+    void buildSpectrumChart();
+    /// The latency over time chart: its p50, p90 and p99 graphs and hover read-out.
+    void buildLatencyTimeChart();
+    /// The throughput chart: its OK and error rate graphs, the layer behind them and hover read-out.
+    void buildThroughputChart();
+    /// The row above the charts: progress bar, progress text and the per message / per call choice.
+    QHBoxLayout *makeProgressRow();
+    /// The charts beside the summary and status tables, in splitters that remember their sizes.
+    QSplitter *makeTablesSplit();
+    /// The page's layout: @p progressRow, the checks line, the failures banner, then @p split.
+    void layOutPage(QHBoxLayout *progressRow, QSplitter *split);
     void applyPalette();
     size_t chartKey(Chart chart) const;
     void refreshCurrentChart();

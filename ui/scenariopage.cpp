@@ -164,6 +164,28 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_stop(new QPushButton(tr("Stop")))
     , m_reply(new QPlainTextEdit)
 {
+    setUpCallFields();
+    setUpSettingsFields();
+    setUpButtons();
+
+    auto *example = new QPushButton(tr("Example request"));
+    example->setObjectName(QStringLiteral("exampleButton"));
+    example->setToolTip(tr("Replace the request with an example of the method's input message."));
+
+    QWidget *what = makeCallBox(example);
+    QWidget *load = makeLoadTab();
+    QWidget *connection = makeConnectionTab();
+    QWidget *advanced = makeAdvancedTab();
+    setUpTabs(load, connection, advanced);
+    layOutPage(what);
+    connectSignals(example);
+    transportChanged();
+    securityChanged();
+    validateNow();
+}
+
+void ScenarioPage::setUpCallFields()
+{
     m_methodLabel->setObjectName(QStringLiteral("methodLabel"));
     m_methodLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_transport->setObjectName(QStringLiteral("transportCombo"));
@@ -200,6 +222,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_request->setTabChangesFocus(true);
     m_requestStatus->setObjectName(QStringLiteral("requestStatus"));
     m_requestStatus->setWordWrap(true);
+}
+
+void ScenarioPage::setUpSettingsFields()
+{
     m_metadata->setObjectName(QStringLiteral("metadataEditor"));
     m_security->setObjectName(QStringLiteral("securityCombo"));
     m_security->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -217,10 +243,6 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_discard->setObjectName(QStringLiteral("discardResponse"));
     m_discard->setToolTip(
         tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
-    m_run->setObjectName(QStringLiteral("runButton"));
-    m_run->setToolTip(tr("Start the benchmark (Ctrl+R)."));
-    m_sendOnce->setObjectName(QStringLiteral("sendOnceButton"));
-    m_sendOnce->setToolTip(tr("Make one call and show its reply, status, headers and trailers (Ctrl+Enter)."));
     m_expect->setObjectName(QStringLiteral("expectEdit"));
     m_expect->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_expect->setPlaceholderText(tr("none; one per line, e.g. result>0, items.length>=10, {\"status\":\"OK\"}"));
@@ -235,16 +257,23 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_reply->setReadOnly(true);
     m_reply->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_reply->setPlaceholderText(tr("Send once (Ctrl+Enter) makes one call and shows its reply here."));
+}
+
+void ScenarioPage::setUpButtons()
+{
+    m_run->setObjectName(QStringLiteral("runButton"));
+    m_run->setToolTip(tr("Start the benchmark (Ctrl+R)."));
+    m_sendOnce->setObjectName(QStringLiteral("sendOnceButton"));
+    m_sendOnce->setToolTip(tr("Make one call and show its reply, status, headers and trailers (Ctrl+Enter)."));
     new JsonHighlighter(m_reply->document()); // owned by the document
     m_stop->setObjectName(QStringLiteral("stopButton"));
     m_stop->setToolTip(tr("Stop the run and keep what was measured (Esc)."));
     m_stop->setEnabled(false);
     m_run->setDefault(true);
+}
 
-    auto *example = new QPushButton(tr("Example request"));
-    example->setObjectName(QStringLiteral("exampleButton"));
-    example->setToolTip(tr("Replace the request with an example of the method's input message."));
-
+QWidget *ScenarioPage::makeCallBox(QPushButton *example)
+{
     auto *what = new QGroupBox(tr("Call"));
     auto *whatForm = new QFormLayout(what);
     m_callForm = whatForm;
@@ -264,7 +293,11 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     whatForm->addRow(m_request);
     whatForm->addRow(m_requestStatus);
     whatForm->addRow(tr("Fill sizes:"), m_fills);
+    return what;
+}
 
+QWidget *ScenarioPage::makeLoadTab()
+{
     auto *load = new QWidget;
     auto *loadForm = new QFormLayout(load);
     m_loadForm = loadForm;
@@ -290,7 +323,11 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_rateSchedule->setToolTip(tr("Open loop with a changing rate (ghz's --load-schedule); replaces Rate."));
     m_callerSchedule->setToolTip(tr("Closed loop with a changing number of callers (ghz's --concurrency-schedule), "
                                     "at most Concurrency."));
+    return load;
+}
 
+QWidget *ScenarioPage::makeConnectionTab()
+{
     // Connection: TLS in ghz's terms. The TLS fields only mean something when TLS is chosen.
     // One form for all rows, so every field starts at the same x.
     auto *connection = new QWidget;
@@ -308,7 +345,11 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_connectionForm->addRow(QString(), m_skipVerify);
     m_connectionForm->addRow(tr("Authority:"), m_authority);
     m_connectionForm->addRow(m_connectionNote);
+    return connection;
+}
 
+QWidget *ScenarioPage::makeAdvancedTab()
+{
     auto *advanced = new QWidget;
     auto *advancedForm = new QFormLayout(advanced);
     advancedForm->addRow(tr("Client threads:"), m_clientThreads);
@@ -326,7 +367,11 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     advancedForm->addRow(tr("Max send:"), m_maxSend);
     advancedForm->addRow(tr("HTTP/2 window:"), m_http2Window);
     m_advancedForm = advancedForm;
+    return advanced;
+}
 
+void ScenarioPage::setUpTabs(QWidget *load, QWidget *connection, QWidget *advanced)
+{
     m_tabs->setObjectName(QStringLiteral("scenarioTabs"));
     m_tabs->setDocumentMode(true);
     // Every tab's name whole ("Advance" with scroll arrows was not): the editor is as wide as its tabs.
@@ -351,7 +396,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     m_tabs->setCurrentIndex(std::clamp(savedTab, 0, m_tabs->count() - 1));
     connect(m_tabs, &QTabWidget::currentChanged, this,
         [](int index) { QSettings().setValue(QStringLiteral("scenario/tab"), index); });
+}
 
+void ScenarioPage::layOutPage(QWidget *what)
+{
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_run, 2);
     buttons->addWidget(m_sendOnce, 1);
@@ -373,7 +421,10 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(scroll, 1);
     layout->addLayout(buttons);
+}
 
+void ScenarioPage::connectSignals(QPushButton *example)
+{
     m_validateTimer.setSingleShot(true);
     m_validateTimer.setInterval(250);
     connect(&m_validateTimer, &QTimer::timeout, this, &ScenarioPage::validateNow);
@@ -422,9 +473,6 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     connect(m_run, &QPushButton::clicked, this, &ScenarioPage::runRequested);
     connect(m_stop, &QPushButton::clicked, this, &ScenarioPage::stopRequested);
     connect(m_sendOnce, &QPushButton::clicked, this, &ScenarioPage::sendOnceRequested);
-    transportChanged();
-    securityChanged();
-    validateNow();
 }
 
 QWidget *ScenarioPage::fileRow(

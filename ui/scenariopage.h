@@ -119,6 +119,26 @@ private:
     QStringList expectations() const; ///< the Expect field's lines, blanks dropped
     QWidget *fileRow(
         QLineEdit *edit, const QString &browseName, bool save, const QString &caption, const QString &filter);
+    /// Names the Call box's fields, fills the transport, codec and params choices, sets up the request editor.
+    void setUpCallFields();
+    /// Names and fills the settings tabs' fields (metadata, security, TLS, threads, discard, expect) and the reply.
+    void setUpSettingsFields();
+    /// Names Run, Send once and Stop (Stop disabled, Run the default button).
+    void setUpButtons();
+    /// The Call box: method, transport, codec, target, request (with @p example in its header), fill sizes.
+    QWidget *makeCallBox(QPushButton *example);
+    /// The Load tab: calls, concurrency, duration, rate, warm-up, timeout, connections, stream rows, schedules.
+    QWidget *makeLoadTab();
+    /// The Connection tab: security, the TLS rows, authority.
+    QWidget *makeConnectionTab();
+    /// The Advanced tab: threads, interval, raw samples, binary request, checks, expectations, size limits, window.
+    QWidget *makeAdvancedTab();
+    /// Fills the settings tabs (with Metadata and Reply) and keeps the current tab in the settings.
+    void setUpTabs(QWidget *load, QWidget *connection, QWidget *advanced);
+    /// The page's layout: the Call box @p what and the tabs in a scroll area, the buttons below it.
+    void layOutPage(QWidget *what);
+    /// The validation timer and the connections: every edit re-checks 250 ms later and emits edited(); the buttons.
+    void connectSignals(QPushButton *example);
 
     Schema m_schema;
     Scenario m_document; ///< the document last shown (setScenario): what scenario() starts from

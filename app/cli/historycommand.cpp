@@ -16,6 +16,8 @@ namespace rpcscope::cli {
 
 namespace {
 
+const QString kCommand = QStringLiteral("history");
+
 const char *const kHistoryHelp = R"(Usage: rpcscope-cli history SUBCOMMAND [OPTIONS]
 
 The run history (runs saved by 'run --save', the GUI, 'ab' and 'import').
@@ -40,12 +42,9 @@ QString cell(QString text, int width)
     return text.leftJustified(width);
 }
 
-} // namespace
-
-int historyCommand(const QStringList &arguments)
+/// history's subcommand argument and options.
+void addHistoryOptions(QCommandLineParser &parser)
 {
-    const QString cmd = QStringLiteral("history");
-    QCommandLineParser parser;
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("subcommand"), QStringLiteral("list, show, delete, rename, label"));
     parser.addOptions({
@@ -58,16 +57,153 @@ int historyCommand(const QStringList &arguments)
         { QStringLiteral("limit"), QStringLiteral("list: at most N runs."), QStringLiteral("N") },
         { QStringLiteral("json"), QStringLiteral("show: print the run as rpcscope's JSON report.") },
     });
+}
+
+/// list's table: one row a run, under a header.
+void printRunTable(const std::vector<RunListEntry> &rows)
+{
+    out() << cell(QStringLiteral("ID"), 6) << cell(QStringLiteral("STARTED"), 17) << cell(QStringLiteral("STATUS"), 12)
+          << cell(QStringLiteral("NAME"), 26) << cell(QStringLiteral("METHOD"), 18) << cell(QStringLiteral("STACK"), 17)
+          << cell(QStringLiteral("CALLS"), 9) << cell(QStringLiteral("REQ/S"), 10) << cell(QStringLiteral("P50"), 10)
+          << cell(QStringLiteral("P99"), 10) << QStringLiteral("LABELS") << '\n';
+    for (const RunListEntry &e : rows) {
+        const bool measured = e.hasOkCalls();
+        const auto figure = [measured](const QString &text) { return measured ? text : QStringLiteral("-"); };
+        out() << cell(QString::number(e.id), 6)
+              << cell(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")), 17) << cell(e.status, 12)
+              << cell(e.name.isEmpty() ? QStringLiteral("-") : e.name, 26) << cell(e.method.section(u'/', -1), 18)
+              << cell(e.transport + u'/' + e.codec, 17) << cell(QString::number(e.calls), 9)
+              << cell(figure(QString::number(e.rps, 'f', 0)), 10)
+              << cell(figure(formatNanos(static_cast<double>(e.p50Ns))), 10)
+              << cell(figure(formatNanos(static_cast<double>(e.p99Ns))), 10)
+              << printable(e.labels.join(QStringLiteral(", "))) << '\n';
+    }
+    out().flush();
+}
+
+/// `history list`: the runs that pass the filter flags, newest first; nothing when @p nothingSaved.
+int listRuns(const QCommandLineParser &parser, const RunStore &store, const QStringList &args, const QString &path,
+    bool nothingSaved, QString *error)
+{
+    if (!args.isEmpty())
+        return usageError(
+            kCommand, QStringLiteral("list takes no arguments (filters are --method, --target, --label, --filter)"));
+    RunFilter filter;
+    filter.method = parser.value(QStringLiteral("method"));
+    filter.target = parser.value(QStringLiteral("target"));
+    filter.label = parser.value(QStringLiteral("label"));
+    filter.text = parser.value(QStringLiteral("filter"));
+    if (parser.isSet(QStringLiteral("limit"))) {
+        bool ok = false;
+        filter.limit = parser.value(QStringLiteral("limit")).toInt(&ok);
+        if (!ok || filter.limit < 1)
+            return usageError(kCommand,
+                QStringLiteral("--limit: expected a number >= 1, got \"%1\"")
+                    .arg(parser.value(QStringLiteral("limit"))));
+    }
+    const std::vector<RunListEntry> rows = nothingSaved ? std::vector<RunListEntry>() : store.list(filter, error);
+    if (!error->isEmpty()) {
+        err() << "rpcscope-cli history: " << path << ": " << *error << '\n';
+        return ExitRuntime;
+    }
+    printRunTable(rows);
+    return ExitOk;
+}
+
+/// The run the first of @p args names into @p id; false (with the usage error printed) when none is given or found.
+bool resolveRun(const RunStore &store, const QString &sub, const QStringList &args, qint64 *id, QString *error)
+{
+    if (args.isEmpty()) {
+        usageError(
+            kCommand, QStringLiteral("%1: expected a run (an ID from 'history list', last, label:NAME)").arg(sub));
+        return false;
+    }
+    *id = store.resolve(args.first(), error);
+    if (*id == 0) {
+        usageError(kCommand, QStringLiteral("%1: %2").arg(sub, *error));
+        return false;
+    }
+    return true;
+}
+
+/// `history show`: the run @p id, as its JSON report with --json, else what was run, where, and its report.
+int showRun(const QCommandLineParser &parser, const RunStore &store, qint64 id, QString *error)
+{
+    const auto run = store.load(id, error);
+    if (!run)
+        return usageError(kCommand, *error);
+    if (parser.isSet(QStringLiteral("json"))) {
+        out() << QJsonDocument(runToJson(*run)).toJson(QJsonDocument::Indented);
+        out().flush();
+        return ExitOk;
+    }
+    out() << "Run #" << run->id << (run->name.isEmpty() ? QString() : QStringLiteral(" \"%1\"").arg(run->name)) << ", "
+          << run->status << '\n';
+    out() << "  Started:     " << run->startedAt.toLocalTime().toString(Qt::ISODate) << '\n';
+    out() << "  Method:      " << run->method << '\n';
+    out() << "  Stack:       " << run->transport << " / " << run->codec << '\n';
+    out() << "  Target:      " << run->target << '\n';
+    if (!run->labels.isEmpty())
+        out() << "  Labels:      " << run->labels.join(QStringLiteral(", ")) << '\n';
+    if (run->origin != u"rpcscope")
+        out() << "  Origin:      " << run->origin << '\n';
+    if (!run->server.isEmpty())
+        out() << "  Server:      " << QJsonDocument(run->server).toJson(QJsonDocument::Compact) << '\n';
+    const QJsonObject env = run->environment;
+    if (!env.isEmpty()) {
+        out() << "  Environment: rpcscope " << env.value(QStringLiteral("rpcscope")).toString() << ", gRPC "
+              << env.value(QStringLiteral("grpc")).toString() << ", protobuf "
+              << env.value(QStringLiteral("protobuf")).toString() << ", " << env.value(QStringLiteral("os")).toString()
+              << ", " << env.value(QStringLiteral("cpu_model")).toString() << " x"
+              << env.value(QStringLiteral("cores")).toInt() << ", host "
+              << env.value(QStringLiteral("hostname")).toString() << '\n';
+    }
+    out() << '\n' << formatTextSummary(run->snapshot);
+    // The run's own checks, judged again on what was stored.
+    if (const std::vector<CheckResult> checks = evaluateChecks(checksOfRun(run->scenario), run->snapshot);
+        !checks.empty())
+        out() << '\n' << formatCheckResults(checks);
+    out().flush();
+    return ExitOk;
+}
+
+/// `history delete`: the runs @p args name, all resolved before any is removed.
+int deleteRuns(RunStore &store, const QStringList &args, QString *error)
+{
+    if (args.isEmpty())
+        return usageError(kCommand, QStringLiteral("delete: expected run IDs"));
+    QList<qint64> ids;
+    for (const QString &a : args) {
+        // all resolved first: "last last~1" means the two newest, not one twice
+        const qint64 id = store.resolve(a, error);
+        if (id == 0)
+            return usageError(kCommand, QStringLiteral("delete: ") + *error);
+        ids << id;
+    }
+    for (const qint64 each : ids) {
+        if (!store.remove(each, error))
+            return usageError(kCommand, *error);
+        out() << "Deleted run #" << each << '\n';
+    }
+    return ExitOk;
+}
+
+} // namespace
+
+int historyCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    addHistoryOptions(parser);
     if (!parser.parse(arguments))
-        return usageError(cmd, parser.errorText());
+        return usageError(kCommand, parser.errorText());
     const QStringList positional = parser.positionalArguments().mid(1);
-    if (printCommandHelp(parser, cmd, QString::fromUtf8(kHistoryHelp)))
+    if (printCommandHelp(parser, kCommand, QString::fromUtf8(kHistoryHelp)))
         return ExitOk;
     if (positional.isEmpty()) {
         out() << kHistoryHelp;
         return ExitUsage;
     }
-    const QString sub = positional.first();
+    const QString &sub = positional.first();
     const QStringList args = positional.mid(1);
     RunStore store;
     QString error;
@@ -78,136 +214,33 @@ int historyCommand(const QStringList &arguments)
     const bool nothingSaved = sub == u"list" && !QFileInfo::exists(path);
     if (!nothingSaved
         && !store.open(path, &error, reads ? RunStore::OpenMode::ReadOnly : RunStore::OpenMode::ReadWrite))
-        return usageError(cmd, QStringLiteral("--db ") + error);
+        return usageError(kCommand, QStringLiteral("--db ") + error);
 
-    if (sub == u"list") {
-        if (!args.isEmpty())
-            return usageError(
-                cmd, QStringLiteral("list takes no arguments (filters are --method, --target, --label, --filter)"));
-        RunFilter filter;
-        filter.method = parser.value(QStringLiteral("method"));
-        filter.target = parser.value(QStringLiteral("target"));
-        filter.label = parser.value(QStringLiteral("label"));
-        filter.text = parser.value(QStringLiteral("filter"));
-        if (parser.isSet(QStringLiteral("limit"))) {
-            bool ok = false;
-            filter.limit = parser.value(QStringLiteral("limit")).toInt(&ok);
-            if (!ok || filter.limit < 1)
-                return usageError(cmd,
-                    QStringLiteral("--limit: expected a number >= 1, got \"%1\"")
-                        .arg(parser.value(QStringLiteral("limit"))));
-        }
-        const std::vector<RunListEntry> rows = nothingSaved ? std::vector<RunListEntry>() : store.list(filter, &error);
-        if (!error.isEmpty()) {
-            err() << "rpcscope-cli history: " << path << ": " << error << '\n';
-            return ExitRuntime;
-        }
-        out() << cell(QStringLiteral("ID"), 6) << cell(QStringLiteral("STARTED"), 17)
-              << cell(QStringLiteral("STATUS"), 12) << cell(QStringLiteral("NAME"), 26)
-              << cell(QStringLiteral("METHOD"), 18) << cell(QStringLiteral("STACK"), 17)
-              << cell(QStringLiteral("CALLS"), 9) << cell(QStringLiteral("REQ/S"), 10)
-              << cell(QStringLiteral("P50"), 10) << cell(QStringLiteral("P99"), 10) << QStringLiteral("LABELS") << '\n';
-        for (const RunListEntry &e : rows) {
-            const bool measured = e.hasOkCalls();
-            const auto figure = [measured](const QString &text) { return measured ? text : QStringLiteral("-"); };
-            out() << cell(QString::number(e.id), 6)
-                  << cell(e.startedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")), 17)
-                  << cell(e.status, 12) << cell(e.name.isEmpty() ? QStringLiteral("-") : e.name, 26)
-                  << cell(e.method.section(u'/', -1), 18) << cell(e.transport + u'/' + e.codec, 17)
-                  << cell(QString::number(e.calls), 9) << cell(figure(QString::number(e.rps, 'f', 0)), 10)
-                  << cell(figure(formatNanos(static_cast<double>(e.p50Ns))), 10)
-                  << cell(figure(formatNanos(static_cast<double>(e.p99Ns))), 10)
-                  << printable(e.labels.join(QStringLiteral(", "))) << '\n';
-        }
-        out().flush();
-        return ExitOk;
-    }
+    if (sub == u"list")
+        return listRuns(parser, store, args, path, nothingSaved, &error);
 
-    auto needId = [&](qint64 *id) {
-        if (args.isEmpty()) {
-            usageError(
-                cmd, QStringLiteral("%1: expected a run (an ID from 'history list', last, label:NAME)").arg(sub));
-            return false;
-        }
-        *id = store.resolve(args.first(), &error);
-        if (*id == 0) {
-            usageError(cmd, QStringLiteral("%1: %2").arg(sub, error));
-            return false;
-        }
-        return true;
-    };
     qint64 id = 0;
     if (sub == u"show") {
-        if (!needId(&id))
+        if (!resolveRun(store, sub, args, &id, &error))
             return ExitUsage;
-        const auto run = store.load(id, &error);
-        if (!run)
-            return usageError(cmd, error);
-        if (parser.isSet(QStringLiteral("json"))) {
-            out() << QJsonDocument(runToJson(*run)).toJson(QJsonDocument::Indented);
-            out().flush();
-            return ExitOk;
-        }
-        out() << "Run #" << run->id << (run->name.isEmpty() ? QString() : QStringLiteral(" \"%1\"").arg(run->name))
-              << ", " << run->status << '\n';
-        out() << "  Started:     " << run->startedAt.toLocalTime().toString(Qt::ISODate) << '\n';
-        out() << "  Method:      " << run->method << '\n';
-        out() << "  Stack:       " << run->transport << " / " << run->codec << '\n';
-        out() << "  Target:      " << run->target << '\n';
-        if (!run->labels.isEmpty())
-            out() << "  Labels:      " << run->labels.join(QStringLiteral(", ")) << '\n';
-        if (run->origin != u"rpcscope")
-            out() << "  Origin:      " << run->origin << '\n';
-        if (!run->server.isEmpty())
-            out() << "  Server:      " << QJsonDocument(run->server).toJson(QJsonDocument::Compact) << '\n';
-        const QJsonObject env = run->environment;
-        if (!env.isEmpty()) {
-            out() << "  Environment: rpcscope " << env.value(QStringLiteral("rpcscope")).toString() << ", gRPC "
-                  << env.value(QStringLiteral("grpc")).toString() << ", protobuf "
-                  << env.value(QStringLiteral("protobuf")).toString() << ", "
-                  << env.value(QStringLiteral("os")).toString() << ", "
-                  << env.value(QStringLiteral("cpu_model")).toString() << " x"
-                  << env.value(QStringLiteral("cores")).toInt() << ", host "
-                  << env.value(QStringLiteral("hostname")).toString() << '\n';
-        }
-        out() << '\n' << formatTextSummary(run->snapshot);
-        // The run's own checks, judged again on what was stored.
-        if (const std::vector<CheckResult> checks = evaluateChecks(checksOfRun(run->scenario), run->snapshot);
-            !checks.empty())
-            out() << '\n' << formatCheckResults(checks);
-        out().flush();
-        return ExitOk;
+        return showRun(parser, store, id, &error);
     }
-    if (sub == u"delete") {
-        if (args.isEmpty())
-            return usageError(cmd, QStringLiteral("delete: expected run IDs"));
-        QList<qint64> ids;
-        for (const QString &a : args) {
-            id = store.resolve(a, &error); // all resolved first: "last last~1" means the two newest, not one twice
-            if (id == 0)
-                return usageError(cmd, QStringLiteral("delete: ") + error);
-            ids << id;
-        }
-        for (const qint64 each : ids) {
-            if (!store.remove(each, &error))
-                return usageError(cmd, error);
-            out() << "Deleted run #" << each << '\n';
-        }
-        return ExitOk;
-    }
+    if (sub == u"delete")
+        return deleteRuns(store, args, &error);
     if (sub == u"rename") {
-        if (!needId(&id))
+        if (!resolveRun(store, sub, args, &id, &error))
             return ExitUsage;
         if (args.size() != 2)
-            return usageError(cmd, QStringLiteral("rename: expected ID NAME"));
-        return store.rename(id, args.at(1), &error) ? ExitOk : usageError(cmd, error);
+            return usageError(kCommand, QStringLiteral("rename: expected ID NAME"));
+        return store.rename(id, args.at(1), &error) ? ExitOk : usageError(kCommand, error);
     }
     if (sub == u"label") {
-        if (!needId(&id))
+        if (!resolveRun(store, sub, args, &id, &error))
             return ExitUsage;
-        return store.setLabels(id, args.mid(1), &error) ? ExitOk : usageError(cmd, error);
+        return store.setLabels(id, args.mid(1), &error) ? ExitOk : usageError(kCommand, error);
     }
-    return usageError(cmd, QStringLiteral("unknown subcommand \"%1\" (list, show, delete, rename, label)").arg(sub));
+    return usageError(
+        kCommand, QStringLiteral("unknown subcommand \"%1\" (list, show, delete, rename, label)").arg(sub));
 }
 
 } // namespace rpcscope::cli

@@ -193,11 +193,10 @@ QString flagName(const QString &name)
 /// The flags that set the request, which exclude each other.
 const QStringList kRequestFlags { QStringLiteral("d"), QStringLiteral("D"), QStringLiteral("b") };
 
-} // namespace
-
-const QList<RunFlag> &runFlags()
+/// What to call and how: the schema, transport, codec, method and request.
+QList<RunFlag> callFlags()
 {
-    static const QList<RunFlag> flags {
+    return {
         { { QStringLiteral("proto") }, QStringLiteral("FILE"),
             QStringLiteral(".proto file with the service (repeatable)."), QStringLiteral("schema.protos"), true,
             QStringLiteral("bench.proto"), addText(&Scenario::protos) },
@@ -245,6 +244,13 @@ const QList<RunFlag> &runFlags()
                            "copies of its first element, or defaults); inner.payload=1KiB reaches into messages. "
                            "Repeatable."),
             QStringLiteral("fills"), true, QStringLiteral("payload=1KiB"), addText(&Scenario::fills) },
+    };
+}
+
+/// How much load and when: calls, callers, duration, warm-up, rate and its schedule, segment, sampling.
+QList<RunFlag> loadFlags()
+{
+    return {
         { { QStringLiteral("n"), QStringLiteral("total") }, QStringLiteral("N"),
             QStringLiteral("Number of timed calls (default 200 unless -z is given)."), QStringLiteral("load.calls"),
             false, QStringLiteral("4000"), setNumber(&Scenario::calls, 1, std::numeric_limits<qint64>::max()) },
@@ -307,6 +313,13 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("Keep every timed call and write them to FILE as CSV (sent_ns,latency_us,status); 16 bytes "
                            "per call in memory."),
             QStringLiteral("raw_samples"), false, QStringLiteral("calls.csv"), setText(&Scenario::rawSamples) },
+    };
+}
+
+/// A closed loop whose number of callers changes: the concurrency schedule.
+QList<RunFlag> concurrencyScheduleFlags()
+{
+    return {
         { { QStringLiteral("concurrency-schedule") }, QStringLiteral("const|step|line"),
             QStringLiteral(
                 "Closed loop with a changing number of callers: const, step or line (with --concurrency-*)."),
@@ -333,6 +346,13 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("Concurrency schedule: stop after this long."),
             QStringLiteral("load.concurrency_schedule.max_duration"), false, QStringLiteral("20s"),
             setSchedule(&Scenario::concurrencySchedule, &ScheduleText::maxDuration) },
+    };
+}
+
+/// How the client makes its calls: deadline, connections, threads, pinning, streams, message sizes.
+QList<RunFlag> clientFlags()
+{
+    return {
         { { QStringLiteral("t"), QStringLiteral("timeout") }, QStringLiteral("DURATION"),
             QStringLiteral("Deadline of each call (default 20s; 0 = none)."), QStringLiteral("load.timeout"), false,
             QStringLiteral("3s"), setText(&Scenario::timeout) },
@@ -392,6 +412,13 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("h2grpc: the HTTP/2 flow-control window offered per stream (default 16MiB, enough for a "
                            "10 MiB reply; the connection's is 4 times it)."),
             QStringLiteral("load.http2_window"), false, QStringLiteral("4MiB"), setText(&Scenario::http2Window) },
+    };
+}
+
+/// Which server and how to reach it: built-in, TLS, authority, metadata and its secrets.
+QList<RunFlag> connectionFlags()
+{
+    return {
         { { QStringLiteral("builtin") }, QString(),
             QStringLiteral("Start the built-in server (a child process) for this run; uses the bundled bench proto "
                            "unless --proto."),
@@ -429,6 +456,13 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("Store and export secret metadata and server environment values in clear (the run "
                            "records that it does)."),
             QStringLiteral("secrets.keep"), false, QString(), setOn(&Scenario::keepSecrets) },
+    };
+}
+
+/// What the run leaves: the exit status on failed calls, output files and their charts.
+QList<RunFlag> outputFlags()
+{
+    return {
         { { QStringLiteral("fail-on-error") }, QString(), QStringLiteral("Exit 1 when any call did not end OK."),
             QStringLiteral("fail_on_error"), false, QString(), setOn(&Scenario::failOnError) },
         { { QStringLiteral("O"), QStringLiteral("output-format") }, QStringLiteral("FORMAT"),
@@ -450,6 +484,13 @@ const QList<RunFlag> &runFlags()
         { { QStringLiteral("chart-scale") }, QStringLiteral("S"),
             QStringLiteral("For -O png: pixels per point (default 2)."), QStringLiteral("output.chart_scale"), false,
             QStringLiteral("1"), setText(&Scenario::chartScale) },
+    };
+}
+
+/// Judging and keeping the run: history, baseline comparison, checks and expected replies.
+QList<RunFlag> verdictAndHistoryFlags()
+{
+    return {
         { { QStringLiteral("save") }, QString(),
             QStringLiteral("Save the run in the history (also implied by --db, --label, --name)."),
             QStringLiteral("history.save"), false, QString(), setOn(&Scenario::saveRun) },
@@ -499,6 +540,13 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("history.labels"), true, QStringLiteral("before"), addText(&Scenario::labels) },
         { { QStringLiteral("name") }, QStringLiteral("NAME"), QStringLiteral("Name of the saved run."),
             QStringLiteral("history.name"), false, QStringLiteral("baseline"), setText(&Scenario::name) },
+    };
+}
+
+/// The server command's start-up: when it is ready.
+QList<RunFlag> serverCommandFlags()
+{
+    return {
         { { QStringLiteral("ready") }, QStringLiteral("REGEX"),
             QStringLiteral("Server command: ready when an output line matches REGEX (default: when its {port} accepts "
                            "connections)."),
@@ -509,6 +557,14 @@ const QList<RunFlag> &runFlags()
             QStringLiteral("server_command.ready_timeout"), false, QStringLiteral("30s"),
             setText(&Scenario::readyTimeout) },
     };
+}
+
+} // namespace
+
+const QList<RunFlag> &runFlags()
+{
+    static const QList<RunFlag> flags = callFlags() + loadFlags() + concurrencyScheduleFlags() + clientFlags()
+        + connectionFlags() + outputFlags() + verdictAndHistoryFlags() + serverCommandFlags();
     return flags;
 }
 

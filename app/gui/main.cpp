@@ -21,7 +21,10 @@
 
 #include <memory>
 
-int main(int argc, char *argv[])
+namespace {
+
+/// Process-wide settings made before anything starts: abseil's mutex bookkeeping off, freed buffers kept.
+void tuneProcess()
 {
     // See app/cli/main.cpp: abseil's per-mutex deadlock bookkeeping costs client CPU on every gRPC call.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
@@ -30,15 +33,22 @@ int main(int argc, char *argv[])
     // CPU 911 -> 368 us/call with --discard-response, 498 -> 433 decoded).
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
-    QApplication app(argc, argv);
+}
+
+/// The application's name, organization, version and desktop entry.
+void setApplicationIdentity()
+{
     QApplication::setApplicationName(QStringLiteral("rpcscope"));
     QApplication::setOrganizationName(QStringLiteral("rpcscope"));
     // As rpcscope-cli --version and the About box say it: the version and the source revision built.
     QApplication::setApplicationVersion(QStringLiteral(RPCSCOPE_VERSION " (%1)").arg(rpcscope::gitRevision()));
     // The desktop entry a desktop matches this window to (its icon, its name in the dock): packaging/*.desktop.
     QGuiApplication::setDesktopFileName(QStringLiteral("org.rpcscope.rpcscope"));
+}
 
-    QCommandLineParser parser;
+/// The GUI's command-line options and positional files.
+void addOptions(QCommandLineParser &parser)
+{
     parser.setApplicationDescription(QStringLiteral("rpcscope: a workbench for RPC performance."));
     parser.addHelpOption();
     parser.addVersionOption();
@@ -87,26 +97,27 @@ int main(int argc, char *argv[])
         QStringLiteral(".proto files to load, or a scenario document (*.rpcscope.json) to open, as a double-click in "
                        "a file manager gives it."),
         QStringLiteral("[FILE...]"));
-    parser.process(app);
-    // The window opens its history as it is made, from RPCSCOPE_DB when set: --db sets it for this process.
-    if (parser.isSet(QStringLiteral("db")))
-        qputenv("RPCSCOPE_DB", QFile::encodeName(parser.value(QStringLiteral("db"))));
+}
 
-    rpcscope::MainWindow window;
-    // The built-in servers start below only if the scenario in effect calls them; else on their first use.
-    window.loadEmbeddedDefault();
-    // First, so the options below (--calls, --method ...) adjust the document rather than being replaced by it.
-    QString scenarioError;
-    QStringList protos;
+/// Opens the scenario document given (--scenario, or one among the files) and collects the other files, .proto
+/// files, into @p protos; a document that cannot be opened leaves its error in @p scenarioError.
+void openStartupFiles(
+    const QCommandLineParser &parser, rpcscope::MainWindow &window, QStringList *protos, QString *scenarioError)
+{
     QString scenarioFile = parser.value(QStringLiteral("scenario"));
     for (const QString &file : parser.positionalArguments()) {
         if (file.endsWith(QStringLiteral(".rpcscope.json"), Qt::CaseInsensitive) && scenarioFile.isEmpty())
             scenarioFile = file; // a scenario document (the desktop entry passes what was double-clicked)
         else
-            protos << file;
+            *protos << file;
     }
-    if (!scenarioFile.isEmpty() && !window.openScenario(scenarioFile, &scenarioError))
-        qWarning("%s", qPrintable(scenarioError)); // the window stays up on the embedded default, and says why
+    if (!scenarioFile.isEmpty() && !window.openScenario(scenarioFile, scenarioError))
+        qWarning("%s", qPrintable(*scenarioError)); // the window stays up on the embedded default, and says why
+}
+
+/// --method, --calls, --concurrency and --duration, set on the scenario page.
+void applyScenarioOptions(const QCommandLineParser &parser, rpcscope::MainWindow &window)
+{
     if (parser.isSet(QStringLiteral("method"))) {
         window.schemaPanel()->selectMethod(parser.value(QStringLiteral("method")));
         window.scenarioPage()->setMethod(parser.value(QStringLiteral("method")));
@@ -121,10 +132,11 @@ int main(int argc, char *argv[])
     if (parser.isSet(QStringLiteral("duration")))
         scenario->findChild<QLineEdit *>(QStringLiteral("durationEdit"))
             ->setText(parser.value(QStringLiteral("duration")));
-    if (window.usesBuiltinServers())
-        window.startBuiltinServers(); // up at once, as the Targets panel shows them; a failure is in the status bar
-    // Options are not edits to save: without this, quitting after the run would stop at the unsaved-changes prompt.
-    window.setWindowModified(false);
+}
+
+/// --window-size; false (with the error printed) when it is not WIDTHxHEIGHT.
+bool applyWindowSize(const QCommandLineParser &parser, rpcscope::MainWindow &window)
+{
     if (parser.isSet(QStringLiteral("window-size"))) {
         const QStringList size = parser.value(QStringLiteral("window-size")).split(u'x');
         const int width = size.value(0).toInt();
@@ -132,22 +144,16 @@ int main(int argc, char *argv[])
         if (size.size() != 2 || width <= 0 || height <= 0) {
             qCritical("rpcscope: --window-size: expected WIDTHxHEIGHT, e.g. 1366x768, not \"%s\"",
                 qPrintable(parser.value(QStringLiteral("window-size"))));
-            return 2;
+            return false;
         }
         window.resize(width, height);
     }
-    window.show();
-    // After show(): a status-bar message shown before the bar is visible is painted over the bar's own label instead
-    // of hiding it. One shown already (an opened scenario's) is shown again now that it can hide the label.
-    if (const QString shown = window.statusBar()->currentMessage(); !shown.isEmpty()) {
-        window.statusBar()->clearMessage(); // showMessage() ignores the message it already shows
-        window.statusBar()->showMessage(shown, 10000);
-    }
-    if (!protos.isEmpty())
-        window.openProtoFiles(protos);
-    if (!scenarioError.isEmpty())
-        window.statusBar()->showMessage(scenarioError, 15000);
+    return true;
+}
 
+/// --history and --compare: the results page to show at start.
+void openStartPages(const QCommandLineParser &parser, rpcscope::MainWindow &window)
+{
     if (parser.isSet(QStringLiteral("history")))
         window.showResultsPage(window.historyPage());
     if (parser.isSet(QStringLiteral("compare"))) {
@@ -156,7 +162,11 @@ int main(int argc, char *argv[])
             ids << id.trimmed().toLongLong();
         window.compareRuns(ids);
     }
+}
 
+/// --matrix, --send-once and --run started after start-up, with --screenshot and --quit-when-done at their end.
+void scheduleStartupActions(const QCommandLineParser &parser, rpcscope::MainWindow &window)
+{
     const QString shot = parser.value(QStringLiteral("screenshot"));
     const bool quitWhenDone = parser.isSet(QStringLiteral("quit-when-done")) || !shot.isEmpty();
     auto saveAndQuit = [&window, shot] {
@@ -193,7 +203,13 @@ int main(int argc, char *argv[])
             QObject::connect(window.runController(), &rpcscope::RunController::runFinished, &window,
                 [&window, saveAndQuit] { QTimer::singleShot(300, &window, saveAndQuit); });
     }
+}
 
+/// The stall watchdog of --stall-report (or RPCSCOPE_STALL_REPORT), which writes its report at quit; null when
+/// neither is given.
+std::unique_ptr<rpcscope::StallWatchdog> startStallWatchdog(
+    const QCommandLineParser &parser, QApplication &app, rpcscope::MainWindow &window)
+{
     QString stallReport = parser.value(QStringLiteral("stall-report"));
     if (stallReport.isEmpty())
         stallReport = qEnvironmentVariable("RPCSCOPE_STALL_REPORT");
@@ -216,5 +232,54 @@ int main(int argc, char *argv[])
         // is not counted as a stall of the loop.
         dog->start();
     }
+    return watchdog;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    tuneProcess();
+    QApplication app(argc, argv);
+    setApplicationIdentity();
+
+    QCommandLineParser parser;
+    addOptions(parser);
+    parser.process(app);
+    // The window opens its history as it is made, from RPCSCOPE_DB when set: --db sets it for this process.
+    if (parser.isSet(QStringLiteral("db")))
+        qputenv("RPCSCOPE_DB", QFile::encodeName(parser.value(QStringLiteral("db"))));
+
+    rpcscope::MainWindow window;
+    // The built-in servers start below only if the scenario in effect calls them; else on their first use.
+    window.loadEmbeddedDefault();
+    // First, so the options below (--calls, --method ...) adjust the document rather than being replaced by it.
+    QString scenarioError;
+    QStringList protos;
+    openStartupFiles(parser, window, &protos, &scenarioError);
+    applyScenarioOptions(parser, window);
+    if (window.usesBuiltinServers())
+        window.startBuiltinServers(); // up at once, as the Targets panel shows them; a failure is in the status bar
+    // Options are not edits to save: without this, quitting after the run would stop at the unsaved-changes prompt.
+    window.setWindowModified(false);
+    if (!applyWindowSize(parser, window))
+        return 2;
+    window.show();
+    // After show(): a status-bar message shown before the bar is visible is painted over the bar's own label instead
+    // of hiding it. One shown already (an opened scenario's) is shown again now that it can hide the label.
+    if (const QString shown = window.statusBar()->currentMessage(); !shown.isEmpty()) {
+        window.statusBar()->clearMessage(); // showMessage() ignores the message it already shows
+        window.statusBar()->showMessage(shown, 10000);
+    }
+    if (!protos.isEmpty())
+        window.openProtoFiles(protos);
+    if (!scenarioError.isEmpty())
+        window.statusBar()->showMessage(scenarioError, 15000);
+
+    openStartPages(parser, window);
+
+    scheduleStartupActions(parser, window);
+
+    const std::unique_ptr<rpcscope::StallWatchdog> watchdog = startStallWatchdog(parser, app, window);
     return QApplication::exec();
 }

@@ -330,99 +330,106 @@ QString normalisedMethod(const QString &call)
     return method;
 }
 
-} // namespace
+/// ghz's top-level fields, each checked for its type (count and total must be there).
+struct GhzReport {
+    std::optional<uint64_t> count;
+    std::optional<double> total;
+    std::optional<double> average;
+    std::optional<double> fastest;
+    std::optional<double> slowest;
+    std::optional<QString> name;
+    std::optional<QString> date;
+    std::optional<QJsonObject> options;
+    std::optional<QJsonObject> tags;
+    std::optional<QJsonObject> statusDist;
+    std::optional<QJsonObject> errorDist;
+    std::optional<QJsonArray> latencyDist;
+    std::optional<QJsonArray> histogram;
+    std::optional<QJsonArray> details;
+};
 
-std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &origin, QString *error)
+/// Reads ghz's top-level fields; a problem is left in @p f.
+GhzReport readReport(Fields &f, const QJsonObject &json)
 {
-    Fields f(error);
-    const std::optional<uint64_t> count = f.whole(json.value(QStringLiteral("count")), QStringLiteral("count"), true);
-    const std::optional<double> total = f.number(json.value(QStringLiteral("total")), QStringLiteral("total"), true);
-    const std::optional<double> average = f.latency(json.value(QStringLiteral("average")), QStringLiteral("average"));
-    const std::optional<double> fastest = f.latency(json.value(QStringLiteral("fastest")), QStringLiteral("fastest"));
-    const std::optional<double> slowest = f.latency(json.value(QStringLiteral("slowest")), QStringLiteral("slowest"));
+    GhzReport g;
+    g.count = f.whole(json.value(QStringLiteral("count")), QStringLiteral("count"), true);
+    g.total = f.number(json.value(QStringLiteral("total")), QStringLiteral("total"), true);
+    g.average = f.latency(json.value(QStringLiteral("average")), QStringLiteral("average"));
+    g.fastest = f.latency(json.value(QStringLiteral("fastest")), QStringLiteral("fastest"));
+    g.slowest = f.latency(json.value(QStringLiteral("slowest")), QStringLiteral("slowest"));
     f.number(json.value(QStringLiteral("rps")), QStringLiteral("rps")); // recomputed from count and total
-    const std::optional<QString> name = f.string(json.value(QStringLiteral("name")), QStringLiteral("name"));
-    const std::optional<QString> date = f.string(json.value(QStringLiteral("date")), QStringLiteral("date"));
-    const std::optional<QJsonObject> options
-        = f.object(json.value(QStringLiteral("options")), QStringLiteral("options"));
-    const std::optional<QJsonObject> tags = f.object(json.value(QStringLiteral("tags")), QStringLiteral("tags"));
-    const std::optional<QJsonObject> statusDist
+    g.name = f.string(json.value(QStringLiteral("name")), QStringLiteral("name"));
+    g.date = f.string(json.value(QStringLiteral("date")), QStringLiteral("date"));
+    g.options = f.object(json.value(QStringLiteral("options")), QStringLiteral("options"));
+    g.tags = f.object(json.value(QStringLiteral("tags")), QStringLiteral("tags"));
+    g.statusDist
         = f.object(json.value(QStringLiteral("statusCodeDistribution")), QStringLiteral("statusCodeDistribution"));
-    const std::optional<QJsonObject> errorDist
-        = f.object(json.value(QStringLiteral("errorDistribution")), QStringLiteral("errorDistribution"));
-    const std::optional<QJsonArray> latencyDist
-        = f.array(json.value(QStringLiteral("latencyDistribution")), QStringLiteral("latencyDistribution"));
-    const std::optional<QJsonArray> histogram
-        = f.array(json.value(QStringLiteral("histogram")), QStringLiteral("histogram"));
-    const std::optional<QJsonArray> details = f.array(json.value(QStringLiteral("details")), QStringLiteral("details"));
-    if (f.failed())
-        return std::nullopt;
+    g.errorDist = f.object(json.value(QStringLiteral("errorDistribution")), QStringLiteral("errorDistribution"));
+    g.latencyDist = f.array(json.value(QStringLiteral("latencyDistribution")), QStringLiteral("latencyDistribution"));
+    g.histogram = f.array(json.value(QStringLiteral("histogram")), QStringLiteral("histogram"));
+    g.details = f.array(json.value(QStringLiteral("details")), QStringLiteral("details"));
+    return g;
+}
 
-    RunRecord run;
-    run.status = QString::fromUtf16(RunStatus::Imported);
-    run.origin = origin;
-    run.name = name.value_or(QString());
-    run.transport = QStringLiteral("grpc");
-    run.codec = QStringLiteral("protobuf");
-    std::optional<qint64> endNs;
-    if (date) {
-        QString why;
-        endNs = parseRfc3339(*date, &why);
-        if (!endNs) {
-            f.fail(QStringLiteral("date"), why);
-            return std::nullopt;
-        }
-    }
+/// The run's method, target and plan from ghz's "options", kept whole as the run's scenario.
+void readOptions(Fields &f, const QJsonObject &options, RunRecord &run)
+{
     RunSnapshot &s = run.snapshot;
-    s.state = RunState::Finished;
-    s.elapsed = std::chrono::nanoseconds(static_cast<qint64>(std::llround(*total)));
-    if (options) {
-        const QString where = QStringLiteral("options");
-        run.method = normalisedMethod(
-            f.string(options->value(QStringLiteral("call")), where + QStringLiteral(".call")).value_or(QString()));
-        run.target
-            = f.string(options->value(QStringLiteral("host")), where + QStringLiteral(".host")).value_or(QString());
-        s.plannedCalls = f.whole(options->value(QStringLiteral("total")), where + QStringLiteral(".total")).value_or(0);
-        s.plannedDuration = std::chrono::nanoseconds(static_cast<qint64>(
-            f.number(options->value(QStringLiteral("duration")), where + QStringLiteral(".duration")).value_or(0)));
-        run.scenario = QJsonObject { { QStringLiteral("ghz_options"), *options } };
-    }
-    if (tags) {
-        for (const char *key : { "transport", "codec" }) {
-            const QString text = f.string(tags->value(QLatin1String(key)), QStringLiteral("tags.") + QLatin1String(key))
-                                     .value_or(QString());
-            if (!text.isEmpty())
-                (qstrcmp(key, "transport") == 0 ? run.transport : run.codec) = text;
-        }
-        const QString labels
-            = f.string(tags->value(QStringLiteral("labels")), QStringLiteral("tags.labels")).value_or(QString());
-        for (const QString &label : labels.split(QStringLiteral(", "), Qt::SkipEmptyParts))
-            run.labels << label;
-    }
+    const QString where = QStringLiteral("options");
+    run.method = normalisedMethod(
+        f.string(options.value(QStringLiteral("call")), where + QStringLiteral(".call")).value_or(QString()));
+    run.target = f.string(options.value(QStringLiteral("host")), where + QStringLiteral(".host")).value_or(QString());
+    s.plannedCalls = f.whole(options.value(QStringLiteral("total")), where + QStringLiteral(".total")).value_or(0);
+    s.plannedDuration = std::chrono::nanoseconds(static_cast<qint64>(
+        f.number(options.value(QStringLiteral("duration")), where + QStringLiteral(".duration")).value_or(0)));
+    run.scenario = QJsonObject { { QStringLiteral("ghz_options"), options } };
+}
 
-    // Errors by message, and the statuses they imply when the report has no statusCodeDistribution.
-    StatusCounts errorStatuses {};
-    uint64_t errorTotal = 0;
-    if (errorDist) {
-        for (auto it = errorDist->begin(); it != errorDist->end(); ++it) {
-            const std::optional<uint64_t> n
-                = f.whole(it.value(), QStringLiteral("errorDistribution[\"%1\"]").arg(it.key()), true);
-            if (!n)
-                return std::nullopt;
-            ErrorSample sample = parseErrorKey(it.key());
-            sample.count = *n;
-            if (!f.add(&errorTotal, *n, QStringLiteral("errorDistribution")))
-                return std::nullopt;
-            errorStatuses[static_cast<size_t>(sample.status)] += *n; // at most errorTotal
-            s.errors.append(sample);
-        }
-        std::stable_sort(s.errors.begin(), s.errors.end(),
-            [](const ErrorSample &a, const ErrorSample &b) { return a.count > b.count; });
+/// The run's transport, codec and labels from ghz's "tags".
+void readTags(Fields &f, const QJsonObject &tags, RunRecord &run)
+{
+    for (const char *key : { "transport", "codec" }) {
+        const QString text = f.string(tags.value(QLatin1String(key)), QStringLiteral("tags.") + QLatin1String(key))
+                                 .value_or(QString());
+        if (!text.isEmpty())
+            (qstrcmp(key, "transport") == 0 ? run.transport : run.codec) = text;
     }
+    const QString labels
+        = f.string(tags.value(QStringLiteral("labels")), QStringLiteral("tags.labels")).value_or(QString());
+    for (const QString &label : labels.split(QStringLiteral(", "), Qt::SkipEmptyParts))
+        run.labels << label;
+}
+
+/// Reads "errorDistribution" into @p s's errors, adding up their counts and the statuses they imply; false on a bad
+/// count.
+bool readErrorDistribution(
+    Fields &f, const QJsonObject &errorDist, RunSnapshot &s, StatusCounts &errorStatuses, uint64_t &errorTotal)
+{
+    for (auto it = errorDist.begin(); it != errorDist.end(); ++it) {
+        const std::optional<uint64_t> n
+            = f.whole(it.value(), QStringLiteral("errorDistribution[\"%1\"]").arg(it.key()), true);
+        if (!n)
+            return false;
+        ErrorSample sample = parseErrorKey(it.key());
+        sample.count = *n;
+        if (!f.add(&errorTotal, *n, QStringLiteral("errorDistribution")))
+            return false;
+        errorStatuses[static_cast<size_t>(sample.status)] += *n; // at most errorTotal
+        s.errors.append(sample);
+    }
+    std::stable_sort(
+        s.errors.begin(), s.errors.end(), [](const ErrorSample &a, const ErrorSample &b) { return a.count > b.count; });
+    return true;
+}
+
+/// The calls' statuses: "statusCodeDistribution" (checked against count and the errors), else what the errors imply.
+std::optional<StatusCounts> callStatuses(
+    Fields &f, const GhzReport &g, const StatusCounts &errorStatuses, uint64_t errorTotal)
+{
     StatusCounts statuses {};
-    if (statusDist) {
+    if (g.statusDist) {
         uint64_t sum = 0;
-        for (auto it = statusDist->begin(); it != statusDist->end(); ++it) {
+        for (auto it = g.statusDist->begin(); it != g.statusDist->end(); ++it) {
             const std::optional<uint64_t> n
                 = f.whole(it.value(), QStringLiteral("statusCodeDistribution.%1").arg(it.key()), true);
             if (!n)
@@ -432,13 +439,13 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
                 return std::nullopt;
             statuses[static_cast<size_t>(status)] += *n; // at most sum
         }
-        if (sum != *count) {
+        if (sum != *g.count) {
             f.fail(QStringLiteral("statusCodeDistribution"),
-                QStringLiteral("the counts add up to %1, but count is %2").arg(sum).arg(*count));
+                QStringLiteral("the counts add up to %1, but count is %2").arg(sum).arg(*g.count));
             return std::nullopt;
         }
         // Each error is a failed call: more errors than failures cannot be (and rpcscope's own report refuses it).
-        const uint64_t failed = *count - statuses[CallStatus::Ok];
+        const uint64_t failed = *g.count - statuses[CallStatus::Ok];
         if (errorTotal > failed) {
             f.fail(QStringLiteral("errorDistribution"),
                 QStringLiteral("the counts add up to %1, more than the %2 failed calls in statusCodeDistribution")
@@ -447,189 +454,295 @@ std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &
             return std::nullopt;
         }
     } else {
-        if (errorTotal > *count) {
+        if (errorTotal > *g.count) {
             f.fail(QStringLiteral("errorDistribution"),
-                QStringLiteral("the counts add up to %1, but count is %2").arg(errorTotal).arg(*count));
+                QStringLiteral("the counts add up to %1, but count is %2").arg(errorTotal).arg(*g.count));
             return std::nullopt;
         }
         statuses = errorStatuses;
-        statuses[CallStatus::Ok] = *count - errorTotal;
+        statuses[CallStatus::Ok] = *g.count - errorTotal;
     }
+    return statuses;
+}
 
-    const bool exact = details && static_cast<uint64_t>(details->size()) == *count && *count > 0;
-    if (exact) {
-        std::vector<std::pair<qint64, RawSample>> stamped;
-        stamped.reserve(static_cast<size_t>(details->size()));
-        bool allStamped = true;
-        StatusCounts fromDetails {};
-        QHash<QString, uint64_t> detailErrors;
-        for (qsizetype i = 0; i < details->size(); ++i) {
-            const QString where = at(QStringLiteral("details"), i);
-            const std::optional<QJsonObject> d = f.object(details->at(i), where);
-            if (!d) {
+/// What ghz's details add up to: each call's send time and raw sample, the statuses and the errors.
+struct DetailTally {
+    std::vector<std::pair<qint64, RawSample>> stamped;
+    bool allStamped = true;
+    StatusCounts fromDetails {};
+    QHash<QString, uint64_t> detailErrors;
+};
+
+/// Reads details[@p i] into @p s's latencies and @p tally; false when it is not a call ghz would write.
+bool readDetail(Fields &f, const QJsonArray &details, qsizetype i, RunSnapshot &s, DetailTally &tally)
+{
+    const QString where = at(QStringLiteral("details"), i);
+    const std::optional<QJsonObject> d = f.object(details.at(i), where);
+    if (!d) {
+        f.fail(where, QStringLiteral("expected an object"));
+        return false;
+    }
+    const std::optional<double> latency
+        = f.latency(d->value(QStringLiteral("latency")), where + QStringLiteral(".latency"), true);
+    const QString errorText
+        = f.string(d->value(QStringLiteral("error")), where + QStringLiteral(".error")).value_or(QString());
+    const std::optional<QString> statusText
+        = f.string(d->value(QStringLiteral("status")), where + QStringLiteral(".status"));
+    const std::optional<QString> stampText
+        = f.string(d->value(QStringLiteral("timestamp")), where + QStringLiteral(".timestamp"));
+    if (f.failed())
+        return false;
+    int status = errorText.isEmpty() ? CallStatus::Ok : CallStatus::Unknown;
+    if (statusText && !statusText->isEmpty())
+        status = statusFromName(*statusText).value_or(CallStatus::Unknown);
+    if (status == CallStatus::Ok && !errorText.isEmpty())
+        status = CallStatus::Unknown; // ghz counts a call with an error as failed whatever its status says
+    const auto ns = static_cast<uint64_t>(std::llround(*latency));
+    (status == CallStatus::Ok ? s.latency : s.errorLatency).record(ns);
+    ++tally.fromDetails[static_cast<size_t>(status)];
+    if (!errorText.isEmpty())
+        ++tally.detailErrors[errorText];
+    qint64 stamp = 0;
+    if (stampText) {
+        QString why;
+        const std::optional<qint64> parsed = parseRfc3339(*stampText, &why);
+        if (!parsed) {
+            f.fail(where + QStringLiteral(".timestamp"), why);
+            return false;
+        }
+        stamp = *parsed;
+    } else {
+        tally.allStamped = false;
+    }
+    const uint64_t us = std::min<uint64_t>((ns + 500) / 1000, std::numeric_limits<uint32_t>::max());
+    tally.stamped.push_back({ stamp, RawSample { 0, static_cast<uint32_t>(us), static_cast<uint32_t>(status) } });
+    return true;
+}
+
+/// Gives the calls their send times from their timestamps (the first at 0) and, without a date, ends the run that
+/// long after the first; false when that end is past what nanoseconds hold.
+bool placeStampedCalls(Fields &f, std::vector<std::pair<qint64, RawSample>> &stamped, double total, RunRecord &run,
+    std::optional<qint64> &endNs)
+{
+    const RunSnapshot &s = run.snapshot;
+    std::stable_sort(stamped.begin(), stamped.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    const qint64 first = stamped.front().first;
+    run.rawSamples.reserve(stamped.size());
+    for (auto &[stamp, sample] : stamped) {
+        // In unsigned arithmetic: the times may be centuries apart, more than an int64 difference holds.
+        sample.sentNs = static_cast<uint64_t>(stamp) - static_cast<uint64_t>(first);
+        run.rawSamples.push_back(sample);
+    }
+    if (!endNs) {
+        qint64 end = 0;
+        if (__builtin_add_overflow(first, s.elapsed.count(), &end)) {
+            f.fail(QStringLiteral("total"),
+                QStringLiteral("%1 ns after the first call's timestamp is past the year 2262").arg(total));
+            return false;
+        }
+        endNs = end;
+    }
+    return true;
+}
+
+/// The exact run from ghz's details, one per call: latencies, statuses, errors and, when all are timestamped, raw
+/// samples.
+bool runFromDetails(Fields &f, const GhzReport &g, uint64_t errorTotal, RunRecord &run, std::optional<qint64> &endNs)
+{
+    RunSnapshot &s = run.snapshot;
+    DetailTally tally;
+    tally.stamped.reserve(static_cast<size_t>(g.details->size()));
+    for (qsizetype i = 0; i < g.details->size(); ++i) {
+        if (!readDetail(f, *g.details, i, s, tally))
+            return false;
+    }
+    s.statusCounts = tally.fromDetails;
+    // The details decide which calls failed: errorDistribution may not name more errors than that.
+    if (const uint64_t failed = *g.count - tally.fromDetails[CallStatus::Ok]; errorTotal > failed) {
+        f.fail(QStringLiteral("errorDistribution"),
+            QStringLiteral("the counts add up to %1, more than the %2 failed calls in details")
+                .arg(errorTotal)
+                .arg(failed));
+        return false;
+    }
+    if (!g.errorDist) {
+        for (auto it = tally.detailErrors.cbegin(); it != tally.detailErrors.cend(); ++it) {
+            ErrorSample sample = parseErrorKey(it.key());
+            sample.count = it.value();
+            s.errors.append(sample);
+        }
+        std::stable_sort(s.errors.begin(), s.errors.end(),
+            [](const ErrorSample &a, const ErrorSample &b) { return a.count > b.count; });
+    }
+    if (tally.allStamped && !placeStampedCalls(f, tally.stamped, *g.total, run, endNs))
+        return false;
+    return true;
+}
+
+/// The percentiles of "latencyDistribution" (those ghz computed); std::nullopt on a bad entry.
+std::optional<std::vector<LatencyPoint>> readLatencyPoints(Fields &f, const std::optional<QJsonArray> &latencyDist)
+{
+    std::vector<LatencyPoint> points;
+    if (latencyDist) {
+        for (qsizetype i = 0; i < latencyDist->size(); ++i) {
+            const QString where = at(QStringLiteral("latencyDistribution"), i);
+            const std::optional<QJsonObject> item = f.object(latencyDist->at(i), where);
+            if (!item) {
                 f.fail(where, QStringLiteral("expected an object"));
                 return std::nullopt;
             }
-            const std::optional<double> latency
-                = f.latency(d->value(QStringLiteral("latency")), where + QStringLiteral(".latency"), true);
-            const QString errorText
-                = f.string(d->value(QStringLiteral("error")), where + QStringLiteral(".error")).value_or(QString());
-            const std::optional<QString> statusText
-                = f.string(d->value(QStringLiteral("status")), where + QStringLiteral(".status"));
-            const std::optional<QString> stampText
-                = f.string(d->value(QStringLiteral("timestamp")), where + QStringLiteral(".timestamp"));
+            const auto p
+                = f.number(item->value(QStringLiteral("percentage")), where + QStringLiteral(".percentage"), true);
+            const auto latency
+                = f.latency(item->value(QStringLiteral("latency")), where + QStringLiteral(".latency"), true);
             if (f.failed())
                 return std::nullopt;
-            int status = errorText.isEmpty() ? CallStatus::Ok : CallStatus::Unknown;
-            if (statusText && !statusText->isEmpty())
-                status = statusFromName(*statusText).value_or(CallStatus::Unknown);
-            if (status == CallStatus::Ok && !errorText.isEmpty())
-                status = CallStatus::Unknown; // ghz counts a call with an error as failed whatever its status says
-            const auto ns = static_cast<uint64_t>(std::llround(*latency));
-            (status == CallStatus::Ok ? s.latency : s.errorLatency).record(ns);
-            ++fromDetails[static_cast<size_t>(status)];
-            if (!errorText.isEmpty())
-                ++detailErrors[errorText];
-            qint64 stamp = 0;
-            if (stampText) {
-                QString why;
-                const std::optional<qint64> parsed = parseRfc3339(*stampText, &why);
-                if (!parsed) {
-                    f.fail(where + QStringLiteral(".timestamp"), why);
-                    return std::nullopt;
-                }
-                stamp = *parsed;
-            } else {
-                allStamped = false;
+            if (*p > 100) {
+                f.fail(where + QStringLiteral(".percentage"), QStringLiteral("expected 0 to 100"));
+                return std::nullopt;
             }
-            const uint64_t us = std::min<uint64_t>((ns + 500) / 1000, std::numeric_limits<uint32_t>::max());
-            stamped.push_back({ stamp, RawSample { 0, static_cast<uint32_t>(us), static_cast<uint32_t>(status) } });
+            if (*p > 0 && *latency > 0) // ghz leaves {0, 0} where a percentile came out as 0
+                points.push_back({ *p, *latency });
         }
-        s.statusCounts = fromDetails;
-        // The details decide which calls failed: errorDistribution may not name more errors than that.
-        if (const uint64_t failed = *count - fromDetails[CallStatus::Ok]; errorTotal > failed) {
-            f.fail(QStringLiteral("errorDistribution"),
-                QStringLiteral("the counts add up to %1, more than the %2 failed calls in details")
-                    .arg(errorTotal)
-                    .arg(failed));
+    }
+    return points;
+}
+
+/// The marks of "histogram" in nanoseconds, with their counts; std::nullopt on a bad entry.
+std::optional<std::vector<HistogramMark>> readHistogramMarks(Fields &f, const std::optional<QJsonArray> &histogram)
+{
+    std::vector<HistogramMark> marks;
+    if (histogram) {
+        for (qsizetype i = 0; i < histogram->size(); ++i) {
+            const QString where = at(QStringLiteral("histogram"), i);
+            const std::optional<QJsonObject> item = f.object(histogram->at(i), where);
+            if (!item) {
+                f.fail(where, QStringLiteral("expected an object"));
+                return std::nullopt;
+            }
+            const auto mark = f.number(item->value(QStringLiteral("mark")), where + QStringLiteral(".mark"), true);
+            const auto n = f.whole(item->value(QStringLiteral("count")), where + QStringLiteral(".count"), true);
+            f.number(item->value(QStringLiteral("frequency")), where + QStringLiteral(".frequency"));
+            if (f.failed())
+                return std::nullopt;
+            marks.push_back({ *mark * 1e9, static_cast<double>(*n) });
+        }
+    }
+    return marks;
+}
+
+/// Rebuilds the OK calls' histogram from fastest, slowest, the percentiles and ghz's histogram; false when those are
+/// missing or do not fit.
+bool approximateOkLatency(Fields &f, const GhzReport &g, uint64_t okCount, uint64_t failedCount, RunSnapshot &s)
+{
+    if (!g.fastest || !g.slowest) {
+        f.fail(g.fastest ? QStringLiteral("slowest") : QStringLiteral("fastest"),
+            QStringLiteral("missing (needed to rebuild the latency histogram without details)"));
+        return false;
+    }
+    if (*g.slowest < *g.fastest) {
+        f.fail(QStringLiteral("slowest"), QStringLiteral("less than fastest"));
+        return false;
+    }
+    const std::optional<std::vector<LatencyPoint>> points = readLatencyPoints(f, g.latencyDist);
+    if (!points)
+        return false;
+    const std::optional<std::vector<HistogramMark>> marks = readHistogramMarks(f, g.histogram);
+    if (!marks)
+        return false;
+    const auto lo = static_cast<uint64_t>(std::llround(*g.fastest));
+    const auto hi = static_cast<uint64_t>(std::llround(*g.slowest));
+    std::optional<double> okMean;
+    if (failedCount == 0 && g.average && *g.average >= *g.fastest && *g.average <= *g.slowest)
+        okMean = *g.average;
+    s.latency = approximateHistogram(okCount, lo, hi, okMean, *points, *marks);
+    return true;
+}
+
+/// The approximate run from ghz's summary figures, without a detail for every call: its histograms rebuilt, and
+/// labelled approximate.
+bool runFromSummary(Fields &f, const GhzReport &g, const StatusCounts &statuses, RunRecord &run)
+{
+    RunSnapshot &s = run.snapshot;
+    s.statusCounts = statuses;
+    const uint64_t okCount = statuses[CallStatus::Ok];
+    const uint64_t failedCount = *g.count - okCount;
+    if (okCount > 0 && !approximateOkLatency(f, g, okCount, failedCount, s))
+        return false;
+    if (failedCount > 0) {
+        // ghz keeps no latencies of failed calls; give them all the one latency that keeps ghz's average.
+        double value = s.latency.isEmpty() ? 0.0 : s.latency.mean();
+        if (g.average) {
+            const double okSum = s.latency.mean() * static_cast<double>(okCount);
+            value = std::clamp((*g.average * static_cast<double>(*g.count) - okSum) / static_cast<double>(failedCount),
+                0.0, kTwoTo53); // a made-up average must not make up a latency past what a report holds
+        }
+        s.errorLatency = constantHistogram(static_cast<uint64_t>(std::llround(value)), failedCount);
+    }
+    if (*g.count > 0) {
+        run.origin += g.details && !g.details->isEmpty()
+            ? QStringLiteral(" (approximate: details cover %1 of %2 calls)").arg(g.details->size()).arg(*g.count)
+            : QStringLiteral(" (approximate: no details)");
+        if (!run.labels.contains(u"approximate"))
+            run.labels << QStringLiteral("approximate");
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<RunRecord> runFromGhzJson(const QJsonObject &json, const QString &origin, QString *error)
+{
+    Fields f(error);
+    const GhzReport g = readReport(f, json);
+    if (f.failed())
+        return std::nullopt;
+
+    RunRecord run;
+    run.status = QString::fromUtf16(RunStatus::Imported);
+    run.origin = origin;
+    run.name = g.name.value_or(QString());
+    run.transport = QStringLiteral("grpc");
+    run.codec = QStringLiteral("protobuf");
+    std::optional<qint64> endNs;
+    if (g.date) {
+        QString why;
+        endNs = parseRfc3339(*g.date, &why);
+        if (!endNs) {
+            f.fail(QStringLiteral("date"), why);
             return std::nullopt;
         }
-        if (!errorDist) {
-            for (auto it = detailErrors.cbegin(); it != detailErrors.cend(); ++it) {
-                ErrorSample sample = parseErrorKey(it.key());
-                sample.count = it.value();
-                s.errors.append(sample);
-            }
-            std::stable_sort(s.errors.begin(), s.errors.end(),
-                [](const ErrorSample &a, const ErrorSample &b) { return a.count > b.count; });
-        }
-        if (allStamped) {
-            std::stable_sort(
-                stamped.begin(), stamped.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-            const qint64 first = stamped.front().first;
-            run.rawSamples.reserve(stamped.size());
-            for (auto &[stamp, sample] : stamped) {
-                // In unsigned arithmetic: the times may be centuries apart, more than an int64 difference holds.
-                sample.sentNs = static_cast<uint64_t>(stamp) - static_cast<uint64_t>(first);
-                run.rawSamples.push_back(sample);
-            }
-            if (!endNs) {
-                qint64 end = 0;
-                if (__builtin_add_overflow(first, s.elapsed.count(), &end)) {
-                    f.fail(QStringLiteral("total"),
-                        QStringLiteral("%1 ns after the first call's timestamp is past the year 2262").arg(*total));
-                    return std::nullopt;
-                }
-                endNs = end;
-            }
-        }
-    } else {
-        s.statusCounts = statuses;
-        const uint64_t okCount = statuses[CallStatus::Ok];
-        const uint64_t failedCount = *count - okCount;
-        if (okCount > 0) {
-            if (!fastest || !slowest) {
-                f.fail(fastest ? QStringLiteral("slowest") : QStringLiteral("fastest"),
-                    QStringLiteral("missing (needed to rebuild the latency histogram without details)"));
-                return std::nullopt;
-            }
-            if (*slowest < *fastest) {
-                f.fail(QStringLiteral("slowest"), QStringLiteral("less than fastest"));
-                return std::nullopt;
-            }
-            std::vector<LatencyPoint> points;
-            if (latencyDist) {
-                for (qsizetype i = 0; i < latencyDist->size(); ++i) {
-                    const QString where = at(QStringLiteral("latencyDistribution"), i);
-                    const std::optional<QJsonObject> item = f.object(latencyDist->at(i), where);
-                    if (!item) {
-                        f.fail(where, QStringLiteral("expected an object"));
-                        return std::nullopt;
-                    }
-                    const auto p = f.number(
-                        item->value(QStringLiteral("percentage")), where + QStringLiteral(".percentage"), true);
-                    const auto latency
-                        = f.latency(item->value(QStringLiteral("latency")), where + QStringLiteral(".latency"), true);
-                    if (f.failed())
-                        return std::nullopt;
-                    if (*p > 100) {
-                        f.fail(where + QStringLiteral(".percentage"), QStringLiteral("expected 0 to 100"));
-                        return std::nullopt;
-                    }
-                    if (*p > 0 && *latency > 0) // ghz leaves {0, 0} where a percentile came out as 0
-                        points.push_back({ *p, *latency });
-                }
-            }
-            std::vector<HistogramMark> marks;
-            if (histogram) {
-                for (qsizetype i = 0; i < histogram->size(); ++i) {
-                    const QString where = at(QStringLiteral("histogram"), i);
-                    const std::optional<QJsonObject> item = f.object(histogram->at(i), where);
-                    if (!item) {
-                        f.fail(where, QStringLiteral("expected an object"));
-                        return std::nullopt;
-                    }
-                    const auto mark
-                        = f.number(item->value(QStringLiteral("mark")), where + QStringLiteral(".mark"), true);
-                    const auto n
-                        = f.whole(item->value(QStringLiteral("count")), where + QStringLiteral(".count"), true);
-                    f.number(item->value(QStringLiteral("frequency")), where + QStringLiteral(".frequency"));
-                    if (f.failed())
-                        return std::nullopt;
-                    marks.push_back({ *mark * 1e9, static_cast<double>(*n) });
-                }
-            }
-            const auto lo = static_cast<uint64_t>(std::llround(*fastest));
-            const auto hi = static_cast<uint64_t>(std::llround(*slowest));
-            std::optional<double> okMean;
-            if (failedCount == 0 && average && *average >= *fastest && *average <= *slowest)
-                okMean = *average;
-            s.latency = approximateHistogram(okCount, lo, hi, okMean, points, marks);
-        }
-        if (failedCount > 0) {
-            // ghz keeps no latencies of failed calls; give them all the one latency that keeps ghz's average.
-            double value = s.latency.isEmpty() ? 0.0 : s.latency.mean();
-            if (average) {
-                const double okSum = s.latency.mean() * static_cast<double>(okCount);
-                value = std::clamp((*average * static_cast<double>(*count) - okSum) / static_cast<double>(failedCount),
-                    0.0, kTwoTo53); // a made-up average must not make up a latency past what a report holds
-            }
-            s.errorLatency = constantHistogram(static_cast<uint64_t>(std::llround(value)), failedCount);
-        }
-        if (*count > 0) {
-            run.origin += details && !details->isEmpty()
-                ? QStringLiteral(" (approximate: details cover %1 of %2 calls)").arg(details->size()).arg(*count)
-                : QStringLiteral(" (approximate: no details)");
-            if (!run.labels.contains(u"approximate"))
-                run.labels << QStringLiteral("approximate");
-        }
+    }
+    RunSnapshot &s = run.snapshot;
+    s.state = RunState::Finished;
+    s.elapsed = std::chrono::nanoseconds(static_cast<qint64>(std::llround(*g.total)));
+    if (g.options)
+        readOptions(f, *g.options, run);
+    if (g.tags)
+        readTags(f, *g.tags, run);
+
+    // Errors by message, and the statuses they imply when the report has no statusCodeDistribution.
+    StatusCounts errorStatuses {};
+    uint64_t errorTotal = 0;
+    if (g.errorDist && !readErrorDistribution(f, *g.errorDist, s, errorStatuses, errorTotal))
+        return std::nullopt;
+    const std::optional<StatusCounts> statuses = callStatuses(f, g, errorStatuses, errorTotal);
+    if (!statuses)
+        return std::nullopt;
+
+    const bool exact = g.details && static_cast<uint64_t>(g.details->size()) == *g.count && *g.count > 0;
+    if (exact) {
+        if (!runFromDetails(f, g, errorTotal, run, endNs))
+            return std::nullopt;
+    } else if (!runFromSummary(f, g, *statuses, run)) {
+        return std::nullopt;
     }
     if (!endNs)
         endNs = QDateTime::currentMSecsSinceEpoch() * 1000000;
     run.endedAt = QDateTime::fromMSecsSinceEpoch(*endNs / 1000000, Qt::UTC);
     qint64 startNs = 0;
     if (__builtin_sub_overflow(*endNs, s.elapsed.count(), &startNs)) {
-        f.fail(QStringLiteral("total"), QStringLiteral("%1 ns before the date is before the year 1678").arg(*total));
+        f.fail(QStringLiteral("total"), QStringLiteral("%1 ns before the date is before the year 1678").arg(*g.total));
         return std::nullopt;
     }
     run.startedAt = QDateTime::fromMSecsSinceEpoch(startNs / 1000000, Qt::UTC);

@@ -324,7 +324,10 @@ QByteArray Scenario::toJson() const
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *error, DocumentCheck check)
+namespace {
+
+/// The document's top-level object; std::nullopt with @p error on a syntax error or a document that is no scenario.
+std::optional<QJsonObject> scenarioObject(const QByteArray &json, QString *error)
 {
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
@@ -344,25 +347,12 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
             *error = QStringLiteral("not a scenario: no \"rpcscope_scenario\" version field");
         return std::nullopt;
     }
-    Scenario s;
-    Reader r(root, QString(), error);
-    int version = 0;
-    r.integer(QStringLiteral("rpcscope_scenario"), &version, 1, 1000);
-    if (r.ok() && version > kFormatVersion) {
-        if (error)
-            *error = QStringLiteral("rpcscope_scenario: version %1 is newer than this rpcscope understands (%2)")
-                         .arg(version)
-                         .arg(kFormatVersion);
-        return std::nullopt;
-    }
-    r.rejectUnknown({ QStringLiteral("rpcscope_scenario"), QStringLiteral("schema"), QStringLiteral("method"),
-        QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"), QStringLiteral("http_path"),
-        QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"), QStringLiteral("fills"),
-        QStringLiteral("metadata"), QStringLiteral("load"), QStringLiteral("connection"), QStringLiteral("raw_samples"),
-        QStringLiteral("request_binary_file"), QStringLiteral("checks"), QStringLiteral("request_file"),
-        QStringLiteral("fail_on_error"), QStringLiteral("server_command"), QStringLiteral("pinning"),
-        QStringLiteral("output"), QStringLiteral("history"), QStringLiteral("ab"), QStringLiteral("secrets"),
-        QStringLiteral("expect") });
+    return root;
+}
+
+/// Reads the "schema" section: the protos, their import paths and the protosets.
+void readSchema(Reader &r, Scenario &s)
+{
     if (const auto schema = r.object(QStringLiteral("schema"))) {
         Reader sr = r.child(*schema, QStringLiteral("schema"));
         sr.rejectUnknown({ QStringLiteral("protos"), QStringLiteral("import_paths"), QStringLiteral("protosets") });
@@ -371,6 +361,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         sr.strings(QStringLiteral("protosets"), &s.protosets);
         r.adopt(sr);
     }
+}
+
+/// Reads what is called and with what: method, transport, codec, target, the request and its fills.
+void readCall(Reader &r, const QJsonObject &root, Scenario &s)
+{
     r.string(QStringLiteral("method"), &s.method);
     r.string(QStringLiteral("transport"), &s.transport);
     r.string(QStringLiteral("codec"), &s.codec);
@@ -392,6 +387,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         r.string(QStringLiteral("request"), &request);
     s.request = request.toUtf8();
     r.strings(QStringLiteral("fills"), &s.fills);
+}
+
+/// Reads "metadata", given as [key, value] pairs or as an object of strings.
+void readMetadata(Reader &r, const QJsonObject &root, Scenario &s)
+{
     const QJsonValue metadata = root.value(QStringLiteral("metadata"));
     if (metadata.isArray()) {
         const QJsonArray pairs = metadata.toArray();
@@ -415,6 +415,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     } else if (!metadata.isUndefined() && !metadata.isNull()) {
         r.fail(QStringLiteral("metadata"), QStringLiteral("expected an array of [key, value] pairs"));
     }
+}
+
+/// Fails on the first metadata key or value that holds a line break or a control character.
+void rejectControlCharacters(Reader &r, const Scenario &s)
+{
     // A shared document must not smuggle headers (CR LF) or abort gRPC: line breaks and control characters are
     // refused here, naming the file; what each transport allows beyond that is checked when the run is prepared.
     for (const auto &[key, value] : std::as_const(s.metadata)) {
@@ -430,6 +435,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
             break;
         }
     }
+}
+
+/// Reads the "load" section: how many calls, how fast, how long, and the streams' pace.
+void readLoad(Reader &r, Scenario &s)
+{
     if (const auto load = r.object(QStringLiteral("load"))) {
         Reader lr = r.child(*load, QStringLiteral("load"));
         lr.rejectUnknown({ QStringLiteral("calls"), QStringLiteral("concurrency"), QStringLiteral("duration"),
@@ -462,6 +472,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         lr.string(QStringLiteral("start_at"), &s.startAt);
         r.adopt(lr);
     }
+}
+
+/// Reads the "connection" section: the security mode and the TLS settings.
+void readConnection(Reader &r, Scenario &s)
+{
     if (const auto connection = r.object(QStringLiteral("connection"))) {
         Reader cr = r.child(*connection, QStringLiteral("connection"));
         cr.rejectUnknown(
@@ -476,10 +491,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         cr.string(QStringLiteral("authority"), &s.authority);
         r.adopt(cr);
     }
-    r.string(QStringLiteral("raw_samples"), &s.rawSamples);
-    r.string(QStringLiteral("request_binary_file"), &s.requestBinaryFile);
-    r.string(QStringLiteral("request_file"), &s.requestFile);
-    r.boolean(QStringLiteral("fail_on_error"), &s.failOnError);
+}
+
+/// Reads the "server_command" section: what says the server is ready, and how long to wait for it.
+void readServerCommand(Reader &r, Scenario &s)
+{
     if (const auto server = r.object(QStringLiteral("server_command"))) {
         Reader sr = r.child(*server, QStringLiteral("server_command"));
         sr.rejectUnknown({ QStringLiteral("ready"), QStringLiteral("ready_timeout") });
@@ -487,6 +503,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         sr.string(QStringLiteral("ready_timeout"), &s.readyTimeout);
         r.adopt(sr);
     }
+}
+
+/// Reads the "pinning" section: the CPUs the client and the server run on.
+void readPinning(Reader &r, Scenario &s)
+{
     if (const auto pinning = r.object(QStringLiteral("pinning"))) {
         Reader pr = r.child(*pinning, QStringLiteral("pinning"));
         pr.rejectUnknown({ QStringLiteral("client_cpus"), QStringLiteral("server_cpus") });
@@ -494,6 +515,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         pr.string(QStringLiteral("server_cpus"), &s.serverCpus);
         r.adopt(pr);
     }
+}
+
+/// Reads the "output" section: the exports and the chart's settings.
+void readOutput(Reader &r, Scenario &s)
+{
     if (const auto output = r.object(QStringLiteral("output"))) {
         Reader orr = r.child(*output, QStringLiteral("output"));
         orr.rejectUnknown({ QStringLiteral("exports"), QStringLiteral("chart"), QStringLiteral("chart_size"),
@@ -521,6 +547,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         }
         r.adopt(orr);
     }
+}
+
+/// Reads the "ab" section: how an A/B comparison is run and decided.
+void readAb(Reader &r, Scenario &s)
+{
     if (const auto ab = r.object(QStringLiteral("ab"))) {
         Reader ar = r.child(*ab, QStringLiteral("ab"));
         ar.rejectUnknown({ QStringLiteral("block"), QStringLiteral("restarts"), QStringLiteral("connection"),
@@ -533,6 +564,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         ar.string(QStringLiteral("max_duration"), &s.abMaxDuration);
         r.adopt(ar);
     }
+}
+
+/// Reads the "history" section: whether and where the run is saved, and what it is compared to.
+void readHistory(Reader &r, Scenario &s)
+{
     if (const auto history = r.object(QStringLiteral("history"))) {
         Reader hr = r.child(*history, QStringLiteral("history"));
         hr.rejectUnknown({ QStringLiteral("save"), QStringLiteral("db"), QStringLiteral("labels"),
@@ -545,6 +581,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         hr.string(QStringLiteral("compare_threshold"), &s.compareThreshold);
         r.adopt(hr);
     }
+}
+
+/// Reads the "expect" section: the replies and statuses expected.
+void readExpect(Reader &r, Scenario &s)
+{
     if (const auto expect = r.object(QStringLiteral("expect"))) {
         Reader er = r.child(*expect, QStringLiteral("expect"));
         er.rejectUnknown(
@@ -555,6 +596,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         er.string(QStringLiteral("every"), &s.expectEvery);
         r.adopt(er);
     }
+}
+
+/// Reads the "secrets" section: what is redacted, or that secrets are kept.
+void readSecrets(Reader &r, Scenario &s)
+{
     if (const auto secrets = r.object(QStringLiteral("secrets"))) {
         Reader sr = r.child(*secrets, QStringLiteral("secrets"));
         sr.rejectUnknown({ QStringLiteral("redact"), QStringLiteral("keep") });
@@ -562,6 +608,11 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         sr.boolean(QStringLiteral("keep"), &s.keepSecrets);
         r.adopt(sr);
     }
+}
+
+/// Reads "checks": the pass/fail conditions, each a string.
+void readChecks(Reader &r, const QJsonObject &root, Scenario &s)
+{
     if (r.ok() && root.contains(QStringLiteral("checks"))) {
         const QJsonValue checks = root.value(QStringLiteral("checks"));
         if (!checks.isArray())
@@ -576,6 +627,53 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                 s.checks << list.at(i).toString();
         }
     }
+}
+
+} // namespace
+
+std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *error, DocumentCheck check)
+{
+    const std::optional<QJsonObject> object = scenarioObject(json, error);
+    if (!object)
+        return std::nullopt;
+    const QJsonObject &root = *object;
+    Scenario s;
+    Reader r(root, QString(), error);
+    int version = 0;
+    r.integer(QStringLiteral("rpcscope_scenario"), &version, 1, 1000);
+    if (r.ok() && version > kFormatVersion) {
+        if (error)
+            *error = QStringLiteral("rpcscope_scenario: version %1 is newer than this rpcscope understands (%2)")
+                         .arg(version)
+                         .arg(kFormatVersion);
+        return std::nullopt;
+    }
+    r.rejectUnknown({ QStringLiteral("rpcscope_scenario"), QStringLiteral("schema"), QStringLiteral("method"),
+        QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"), QStringLiteral("http_path"),
+        QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"), QStringLiteral("fills"),
+        QStringLiteral("metadata"), QStringLiteral("load"), QStringLiteral("connection"), QStringLiteral("raw_samples"),
+        QStringLiteral("request_binary_file"), QStringLiteral("checks"), QStringLiteral("request_file"),
+        QStringLiteral("fail_on_error"), QStringLiteral("server_command"), QStringLiteral("pinning"),
+        QStringLiteral("output"), QStringLiteral("history"), QStringLiteral("ab"), QStringLiteral("secrets"),
+        QStringLiteral("expect") });
+    readSchema(r, s);
+    readCall(r, root, s);
+    readMetadata(r, root, s);
+    rejectControlCharacters(r, s);
+    readLoad(r, s);
+    readConnection(r, s);
+    r.string(QStringLiteral("raw_samples"), &s.rawSamples);
+    r.string(QStringLiteral("request_binary_file"), &s.requestBinaryFile);
+    r.string(QStringLiteral("request_file"), &s.requestFile);
+    r.boolean(QStringLiteral("fail_on_error"), &s.failOnError);
+    readServerCommand(r, s);
+    readPinning(r, s);
+    readOutput(r, s);
+    readAb(r, s);
+    readHistory(r, s);
+    readExpect(r, s);
+    readSecrets(r, s);
+    readChecks(r, root, s);
     if (!r.ok())
         return std::nullopt;
     // The values, checked by the same rules prepareRun() applies, so a document's own mistakes name its field.

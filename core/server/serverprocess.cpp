@@ -334,6 +334,118 @@ void stopGroupGuard(pid_t *guard, int *holdFd)
     }
 }
 
+/// What the child execs, built before fork(); argv and envp point into the bytes beside them, so it is never copied.
+struct ChildExec {
+    std::vector<QByteArray> argvBytes;
+    std::vector<char *> argv;
+    std::vector<QByteArray> envBytes;
+    std::vector<char *> envp;
+    QByteArray path;
+    QByteArray directory;
+    std::vector<unsigned long> cpuMask;
+};
+
+/// Why @p launch cannot be started, or empty when it can; *@p path is then the executable it runs.
+QString launchProblem(
+    const ServerProcess::Launch &launch, const QRegularExpression &ready, const QString &shown, QString *path)
+{
+    if (!ready.isValid())
+        return QStringLiteral("ready pattern \"%1\": %2").arg(launch.readyPattern, ready.errorString());
+    *path = ServerProcess::resolveProgram(launch.program, launch.workingDirectory, launch.environment);
+    if (path->isEmpty()) {
+        return QStringLiteral("cannot start %1: %2")
+            .arg(shown,
+                launch.program.contains(QLatin1Char('/')) ? QStringLiteral("no such executable file")
+                                                          : QStringLiteral("program not found in PATH"));
+    }
+    if (!launch.workingDirectory.isEmpty() && !QFileInfo(launch.workingDirectory).isDir())
+        return QStringLiteral("cannot start %1: working directory %2 does not exist")
+            .arg(shown, launch.workingDirectory);
+    return {};
+}
+
+/// Fills @p exec for @p launch run as @p path, with a new *@p tag in its environment.
+void prepareChildExec(const ServerProcess::Launch &launch, const QString &path, TreeTag *tag, ChildExec *exec)
+{
+    exec->argvBytes = { QFile::encodeName(launch.program) };
+    for (const QString &argument : launch.arguments)
+        exec->argvBytes.push_back(QFile::encodeName(argument));
+    exec->argv = nullTerminated(exec->argvBytes);
+    *tag = TreeTag::make();
+    exec->envBytes = childEnvironment(launch.environment, *tag);
+    exec->envp = nullTerminated(exec->envBytes);
+    exec->path = QFile::encodeName(path);
+    exec->directory = QFile::encodeName(launch.workingDirectory);
+    exec->cpuMask = cpuAffinityMask(launch.cpus);
+}
+
+/// The forked child: sets itself up and execs the server, or writes the step that failed to @p failureFd.
+[[noreturn]] void execServer(
+    const ServerProcess::Launch &launch, const ChildExec &exec, pid_t parent, int devNull, int outputFd, int failureFd)
+{
+    // Only async-signal-safe calls from here: this is a copy of a multi-threaded process.
+    ::setpgid(0, 0);
+    // A server must not outlive rpcscope, even when rpcscope is killed.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent)
+        ::_exit(127);
+    struct sigaction defaults = {};
+    defaults.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < NSIG; ++signal) {
+        if (signal != SIGKILL && signal != SIGSTOP)
+            ::sigaction(signal, &defaults, nullptr);
+    }
+    ::dup2(devNull, STDIN_FILENO);
+    ::dup2(outputFd, STDOUT_FILENO);
+    ::dup2(outputFd, STDERR_FILENO);
+    ChildFailure failed { 0, 0 };
+    if (!exec.directory.isEmpty() && ::chdir(exec.directory.constData()) != 0) {
+        failed = { 1, errno };
+    } else if (!launch.cpus.empty()
+        && ::sched_setaffinity(
+               0, exec.cpuMask.size() * sizeof(unsigned long), reinterpret_cast<const cpu_set_t *>(exec.cpuMask.data()))
+            != 0) {
+        failed = { 3, errno };
+    } else {
+        // Descriptors rpcscope opened without O_CLOEXEC (its own listening sockets) stay out of the server.
+        ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::execve(exec.path.constData(), exec.argv.data(), exec.envp.data());
+        failed = { 2, errno };
+    }
+    [[maybe_unused]] const ssize_t written = ::write(failureFd, &failed, sizeof failed);
+    ::_exit(127);
+}
+
+/// Reads why the child could not exec the server from @p fd, and closes it; std::nullopt when it did exec.
+std::optional<ChildFailure> readChildFailure(int fd)
+{
+    // The failure pipe closes on a successful execve; otherwise it carries the reason.
+    ChildFailure failed { 0, 0 };
+    ssize_t got;
+    do {
+        got = ::read(fd, &failed, sizeof failed);
+    } while (got < 0 && errno == EINTR);
+    ::close(fd);
+    if (got == static_cast<ssize_t>(sizeof failed))
+        return failed;
+    return std::nullopt;
+}
+
+/// The error for a child that could not exec the server: which step failed, and why.
+QString childFailureMessage(const ChildFailure &failed, const QString &shown, const ServerProcess::Launch &launch)
+{
+    const QString why = QString::fromLocal8Bit(std::strerror(failed.error));
+    if (failed.step == 1)
+        return QStringLiteral("cannot start %1: working directory %2: %3").arg(shown, launch.workingDirectory, why);
+    if (failed.step == 3)
+        return QStringLiteral("cannot start %1: cannot pin it to CPUs %2: %3")
+            .arg(shown, formatCpuList(launch.cpus), why);
+    return QStringLiteral("cannot start %1: %2").arg(shown, why);
+}
+
 } // namespace
 
 struct ServerProcess::State {
@@ -557,32 +669,13 @@ bool ServerProcess::start(const Launch &launch, QString *error)
     };
 
     const QRegularExpression ready(launch.readyPattern);
-    if (!ready.isValid())
-        return setError(QStringLiteral("ready pattern \"%1\": %2").arg(launch.readyPattern, ready.errorString()));
-    const QString path = resolveProgram(launch.program, launch.workingDirectory, launch.environment);
-    if (path.isEmpty()) {
-        return setError(
-            QStringLiteral("cannot start %1: %2")
-                .arg(shown,
-                    launch.program.contains(QLatin1Char('/')) ? QStringLiteral("no such executable file")
-                                                              : QStringLiteral("program not found in PATH")));
-    }
-    if (!launch.workingDirectory.isEmpty() && !QFileInfo(launch.workingDirectory).isDir()) {
-        return setError(
-            QStringLiteral("cannot start %1: working directory %2 does not exist").arg(shown, launch.workingDirectory));
-    }
+    QString path;
+    if (const QString problem = launchProblem(launch, ready, shown, &path); !problem.isEmpty())
+        return setError(problem);
 
     // Everything the child needs is built before fork(): after it, only async-signal-safe calls are allowed.
-    std::vector<QByteArray> argvBytes { QFile::encodeName(launch.program) };
-    for (const QString &argument : launch.arguments)
-        argvBytes.push_back(QFile::encodeName(argument));
-    const std::vector<char *> argv = nullTerminated(argvBytes);
-    s.tag = TreeTag::make();
-    std::vector<QByteArray> envBytes = childEnvironment(launch.environment, s.tag);
-    const std::vector<char *> envp = nullTerminated(envBytes);
-    QByteArray pathBytes = QFile::encodeName(path);
-    const QByteArray directory = QFile::encodeName(launch.workingDirectory);
-    std::vector<unsigned long> cpuMask = cpuAffinityMask(launch.cpus);
+    ChildExec exec;
+    prepareChildExec(launch, path, &s.tag, &exec);
 
     int output[2] = { -1, -1 };
     int failure[2] = { -1, -1 };
@@ -604,41 +697,8 @@ bool ServerProcess::start(const Launch &launch, QString *error)
     pthread_sigmask(SIG_SETMASK, &all, &previous);
     const pid_t parent = ::getpid();
     const pid_t child = ::fork();
-    if (child == 0) {
-        ::setpgid(0, 0);
-        // A server must not outlive rpcscope, even when rpcscope is killed.
-        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (::getppid() != parent)
-            ::_exit(127);
-        struct sigaction defaults = {};
-        defaults.sa_handler = SIG_DFL;
-        for (int signal = 1; signal < NSIG; ++signal) {
-            if (signal != SIGKILL && signal != SIGSTOP)
-                ::sigaction(signal, &defaults, nullptr);
-        }
-        ::dup2(devNull, STDIN_FILENO);
-        ::dup2(output[1], STDOUT_FILENO);
-        ::dup2(output[1], STDERR_FILENO);
-        ChildFailure failed { 0, 0 };
-        if (!directory.isEmpty() && ::chdir(directory.constData()) != 0) {
-            failed = { 1, errno };
-        } else if (!launch.cpus.empty()
-            && ::sched_setaffinity(
-                   0, cpuMask.size() * sizeof(unsigned long), reinterpret_cast<const cpu_set_t *>(cpuMask.data()))
-                != 0) {
-            failed = { 3, errno };
-        } else {
-            // Descriptors rpcscope opened without O_CLOEXEC (its own listening sockets) stay out of the server.
-            ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-            sigset_t none;
-            sigemptyset(&none);
-            ::sigprocmask(SIG_SETMASK, &none, nullptr);
-            ::execve(pathBytes.constData(), argv.data(), envp.data());
-            failed = { 2, errno };
-        }
-        [[maybe_unused]] const ssize_t written = ::write(failure[1], &failed, sizeof failed);
-        ::_exit(127);
-    }
+    if (child == 0)
+        execServer(launch, exec, parent, devNull, output[1], failure[1]);
     const int forkErrno = errno;
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     ::close(devNull);
@@ -655,26 +715,12 @@ bool ServerProcess::start(const Launch &launch, QString *error)
     s.reaped = false;
     s.readFd = output[0];
 
-    // The failure pipe closes on a successful execve; otherwise it carries the reason.
-    ChildFailure failed { 0, 0 };
-    ssize_t got;
-    do {
-        got = ::read(failure[0], &failed, sizeof failed);
-    } while (got < 0 && errno == EINTR);
-    ::close(failure[0]);
-    if (got == static_cast<ssize_t>(sizeof failed)) {
+    if (const std::optional<ChildFailure> failed = readChildFailure(failure[0])) {
         s.reap();
         s.pid = 0;
         ::close(s.readFd);
         s.readFd = -1;
-        const QString why = QString::fromLocal8Bit(std::strerror(failed.error));
-        if (failed.step == 1)
-            return setError(
-                QStringLiteral("cannot start %1: working directory %2: %3").arg(shown, launch.workingDirectory, why));
-        if (failed.step == 3)
-            return setError(QStringLiteral("cannot start %1: cannot pin it to CPUs %2: %3")
-                                .arg(shown, formatCpuList(launch.cpus), why));
-        return setError(QStringLiteral("cannot start %1: %2").arg(shown, why));
+        return setError(childFailureMessage(*failed, shown, launch));
     }
     s.guard = startGroupGuard(child, s.tag, &s.guardFd);
 
@@ -683,7 +729,13 @@ bool ServerProcess::start(const Launch &launch, QString *error)
         s.collectUnmatched = !launch.readyPattern.isEmpty();
     }
     s.reader = std::thread([&s] { s.readLoop(); });
+    return waitUntilReady(launch, ready, shown, error);
+}
 
+bool ServerProcess::waitUntilReady(
+    const Launch &launch, const QRegularExpression &ready, const QString &shown, QString *error)
+{
+    State &s = *m_state;
     auto fail = [&](const QString &why) {
         stop(std::chrono::milliseconds(500));
         QString message = why;
@@ -692,7 +744,9 @@ bool ServerProcess::start(const Launch &launch, QString *error)
             message += QStringLiteral("\n(no output)");
         else
             message += QStringLiteral("\n--- last lines of its output (stdout and stderr) ---\n") + out;
-        return setError(message);
+        if (error)
+            *error = message;
+        return false;
     };
 
     const auto deadline = Clock::now() + launch.readyTimeout;

@@ -14,6 +14,8 @@
 
 #include <sys/types.h>
 
+class QRegularExpression;
+
 namespace rpcscope {
 
 /**
@@ -116,6 +118,10 @@ public:
 
 private:
     struct State;
+
+    /// Waits for the started process to be ready (start()'s second half); stops it and sets @p error when it is not.
+    bool waitUntilReady(const Launch &launch, const QRegularExpression &ready, const QString &shown, QString *error);
+
     std::unique_ptr<State> m_state;
 };
 
