@@ -352,7 +352,7 @@ private Q_SLOTS:
         plan.totalCalls = 4;
         QVERIFY(engine.start(grpcClient(t, echoCall()), plan, &error));
         QTRY_COMPARE_WITH_TIMEOUT(engine.snapshot().callsSent, 4ULL, 5000);
-        QTest::qWait(200); // the calls reach the server and wait out their delay there
+        QTRY_COMPARE_WITH_TIMEOUT(stuck.callsDelayed(), uint64_t(4), 5000); // they wait out their delay there
         QElapsedTimer timer;
         timer.start();
         stuck.stop();
@@ -667,9 +667,8 @@ private Q_SLOTS:
         plan.startAt = std::chrono::system_clock::now() + 600ms;
         QString error;
         QVERIFY2(engine.start(makeGrpcTransport(target(), echoCall()), plan, &error), qPrintable(error));
-        QTest::qWait(300);
+        QTRY_COMPARE_WITH_TIMEOUT(engine.snapshot().warmupCalls, 6ULL, 5000); // warmed up at once, then waiting
         RunSnapshot s = engine.snapshot();
-        QCOMPARE(s.warmupCalls, 6ULL); // warmed up at once, then waiting
         QCOMPARE(s.callsCompleted(), 0ULL);
         QVERIFY(engine.isRunning());
         QVERIFY(engine.waitForFinished(10s));
@@ -683,7 +682,7 @@ private Q_SLOTS:
         // Stopped while it waits: it ends at once, with nothing measured.
         plan.startAt = std::chrono::system_clock::now() + 60s;
         QVERIFY2(engine.start(makeGrpcTransport(target(), echoCall()), plan, &error), qPrintable(error));
-        QTest::qWait(200);
+        QTRY_COMPARE_WITH_TIMEOUT(engine.snapshot().warmupCalls, 6ULL, 5000); // waiting for its start time
         QElapsedTimer timer;
         timer.start();
         engine.stop();

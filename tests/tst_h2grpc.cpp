@@ -17,6 +17,7 @@
 #include <QTest>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -266,7 +267,10 @@ private Q_SLOTS:
             ::connect(s, reinterpret_cast<sockaddr *>(&address), sizeof address);
             fillers.push_back(s);
         }
-        QTest::qWait(100);
+        // The first filler's handshake done, the accept queue (listen(0): one connection) is full and further SYNs
+        // are dropped.
+        pollfd first { fillers.front(), POLLOUT, 0 };
+        QCOMPARE(::poll(&first, 1, 5000), 1);
         const QString target = QStringLiteral("127.0.0.1:%1").arg(ntohs(address.sin_port));
         auto made = transport(Client(client), target, this->target(300ms), call("Sum", "{}"));
         const SingleCallResult r = sendOnce(*made, 5s);

@@ -162,6 +162,21 @@ private Q_SLOTS:
         jobs.cancel();
         QTRY_VERIFY_WITH_TIMEOUT(!jobs.isBusy(), 10000);
         QCOMPARE(shown, QList<int> { 3 }); // cancelled: dropped
+        // waitForNewest() (the Compare page's accessors and exports): the newest result now, handed over once; its
+        // watcher's finish later does not hand it over again, and a superseded job's never comes.
+        jobs.run([] { return 6; }, [&shown](int result) { shown << result; });
+        jobs.run(
+            [] {
+                QThread::msleep(200);
+                return 7;
+            },
+            [&shown](int result) { shown << result; });
+        QVERIFY(jobs.isPending());
+        jobs.waitForNewest();
+        QCOMPARE(shown, (QList<int> { 3, 7 }));
+        QVERIFY(!jobs.isPending());
+        QTRY_VERIFY_WITH_TIMEOUT(!jobs.isBusy(), 10000); // every watcher has finished: none handed a result over again
+        QCOMPARE(shown, (QList<int> { 3, 7 }));
     }
 
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <functional>
 #include <type_traits>
 #include <utility>
 
@@ -28,30 +29,53 @@ template<typename Job, typename Done> void runInBackground(QObject *context, Job
 
 /**
  * Background jobs of one kind of which the newest alone counts (hotspot's JobTracker): each run() supersedes the
- * jobs before it, whose results are dropped when they come back; cancel() drops what is pending. A member of
- * @p context, which the results are handed to on its thread.
+ * jobs before it, whose results are dropped when they come back; cancel() drops what is pending; waitForNewest()
+ * hands the newest result over now, for a caller that must have it (an export, a test). A member of @p context,
+ * which the results are handed to on its thread.
  */
 class LatestJob {
 public:
     explicit LatestJob(QObject *context) : m_context(context) { }
     template<typename Job, typename Done> void run(Job job, Done done)
     {
+        using Result = std::invoke_result_t<Job>;
         const quint64 asked = ++m_generation;
         ++m_inFlight;
-        runInBackground(m_context, std::move(job), [this, asked, done = std::move(done)](auto result) mutable {
+        QFuture<Result> future = QtConcurrent::run(std::move(job));
+        // The newest job's result, handed over once: by its watcher, or before that by waitForNewest().
+        m_handOver = [future, done = std::move(done)]() mutable { done(future.takeResult()); };
+        auto *watcher = new QFutureWatcher<Result>(m_context);
+        QObject::connect(watcher, &QFutureWatcherBase::finished, m_context, [this, watcher, asked] {
+            watcher->deleteLater();
             --m_inFlight;
-            if (asked == m_generation) // else asked again since
-                done(std::move(result));
+            if (asked == m_generation) // else asked again since (or cancelled)
+                handOver();
         });
+        watcher->setFuture(future);
     }
-    void cancel() { ++m_generation; }
+    void cancel()
+    {
+        ++m_generation;
+        m_handOver = nullptr;
+    }
+    /// Waits for the newest job, when its result has not been handed over yet, and hands it over now.
+    void waitForNewest() { handOver(); }
+    /// The newest job's result is still to come.
+    bool isPending() const { return bool(m_handOver); }
     /// Jobs still working, the superseded ones too.
     bool isBusy() const { return m_inFlight > 0; }
 
 private:
+    void handOver()
+    {
+        if (auto handOver = std::exchange(m_handOver, nullptr))
+            handOver();
+    }
+
     QObject *m_context;
     quint64 m_generation = 0;
     int m_inFlight = 0;
+    std::function<void()> m_handOver; ///< set while the newest job's result is still to be handed over
 };
 
 } // namespace rpcscope

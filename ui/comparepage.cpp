@@ -12,7 +12,6 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -22,7 +21,6 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 #include <utility>
@@ -328,8 +326,7 @@ QTableWidget *ComparePage::table()
 
 void ComparePage::settle()
 {
-    if (m_comparing)
-        showComparison(m_generation); // result() below waits for it
+    m_comparisons.waitForNewest();
 }
 
 void ComparePage::recompute()
@@ -340,9 +337,7 @@ void ComparePage::recompute()
     m_differences->clear();
     m_basis->clear();
     m_spread->clearComparison(); // the dots of the pair shown before are not this pair's
-    m_comparing = false;
-    m_pending = {};
-    const quint64 generation = ++m_generation;
+    m_comparisons.cancel(); // what was computing is not for this pair
     if (!m_live) {
         // A saved pair of A/B runs judged until decided: their verdict, judged again from their blocks.
         const std::optional<SequentialAb> judged = a && b ? sequentialVerdictOf(*a, *b) : std::nullopt;
@@ -362,30 +357,21 @@ void ComparePage::recompute()
     options.threshold = threshold();
     m_verdict->setText(tr("Comparing ..."));
     m_verdict->setStyleSheet(QString());
-    // Copies: the runs may be replaced while the pool works on these. The watcher reports on this thread, where a
-    // result older than the newest computation is dropped.
-    m_pending = QtConcurrent::run([snapshotA = a->snapshot, snapshotB = b->snapshot,
-                                      rawA = okLatenciesUs(a->rawSamples, a->snapshot.expectedStatuses),
-                                      rawB = okLatenciesUs(b->rawSamples, b->snapshot.expectedStatuses), options] {
-        return !rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
-                                              : compareRuns(snapshotA, snapshotB, options);
-    });
-    m_comparing = true;
-    auto *watcher = new QFutureWatcher<Comparison>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        showComparison(generation);
-    });
-    watcher->setFuture(m_pending);
+    // Copies: the runs may be replaced while the pool works on these. A result older than the newest computation is
+    // dropped.
+    m_comparisons.run(
+        [snapshotA = a->snapshot, snapshotB = b->snapshot,
+            rawA = okLatenciesUs(a->rawSamples, a->snapshot.expectedStatuses),
+            rawB = okLatenciesUs(b->rawSamples, b->snapshot.expectedStatuses), options] {
+            return !rawA.empty() && !rawB.empty() ? compareRuns(snapshotA, snapshotB, rawA, rawB, options)
+                                                  : compareRuns(snapshotA, snapshotB, options);
+        },
+        [this](Comparison comparison) { showComparison(std::move(comparison)); });
 }
 
-void ComparePage::showComparison(quint64 generation)
+void ComparePage::showComparison(Comparison comparison)
 {
-    if (generation != m_generation || !m_comparing)
-        return; // a newer computation has started, or this one is shown already
-    m_comparison = m_pending.result();
-    m_comparing = false;
-    m_pending = {};
+    m_comparison = std::move(comparison);
     const RunRecord *a = baseline();
     const RunRecord *b = candidate();
     if (!a || !b)

@@ -1,13 +1,12 @@
 #pragma once
 
+#include "backgroundjob.h"
 #include "compare/comparison.h"
 #include "compare/sequential.h"
 #include "store/runrecord.h"
 
 #include <QList>
 #include <QWidget>
-
-#include <QFuture>
 
 class QComboBox;
 class QCustomPlot;
@@ -41,7 +40,7 @@ public:
     /// The comparison shown; while it is being computed (off this thread), waits for it.
     const Comparison &comparison();
     /// A comparison is being computed; comparisonChanged() follows when it is shown.
-    bool isComparing() const { return m_comparing; }
+    bool isComparing() const { return m_comparisons.isPending(); }
     void setThreshold(double fraction);
     double threshold() const;
     /// The verdict line (waits for a comparison being computed, as comparison() does).
@@ -79,8 +78,8 @@ private:
     /// Starts computing the comparison of the picked runs on the thread pool (a bootstrap over many calls takes
     /// from a tenth of a second to seconds: never on the GUI thread); showComparison() takes the result.
     void recompute();
-    /// Shows the result of computation @p generation, unless a newer one has started since.
-    void showComparison(quint64 generation);
+    /// Shows @p comparison, the newest computation's result.
+    void showComparison(Comparison comparison);
     /// Waits for a computation in flight and shows it.
     void settle();
     void redraw();
@@ -88,9 +87,7 @@ private:
 
     QList<RunRecord> m_runs;
     Comparison m_comparison;
-    QFuture<Comparison> m_pending; ///< the computation in flight, if m_comparing
-    bool m_comparing = false;
-    quint64 m_generation = 0; ///< of the newest computation started
+    LatestJob m_comparisons { this }; ///< the newest computation alone is shown
     QComboBox *m_baseline = nullptr;
     QComboBox *m_candidate = nullptr;
     QDoubleSpinBox *m_threshold = nullptr;

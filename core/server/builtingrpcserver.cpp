@@ -64,6 +64,13 @@ struct ServingState {
     std::chrono::microseconds burn { 0 }; ///< CPU time each reply costs, spent on the completion queue's thread
     std::thread answering;
 
+    /// Calls waiting out their delay now.
+    size_t waiting()
+    {
+        std::lock_guard lock(mutex);
+        return delayed.size();
+    }
+
     /// Queues @p handler's answer for @p when; false once the server stops (answer it at once instead).
     bool delay(Handler *handler, std::chrono::steady_clock::time_point when)
     {
@@ -600,6 +607,11 @@ QString BuiltinGrpcServer::address() const
 uint64_t BuiltinGrpcServer::callsServed() const
 {
     return d ? d->state.served.load() : 0;
+}
+
+uint64_t BuiltinGrpcServer::callsDelayed() const
+{
+    return d ? d->state.waiting() : 0;
 }
 
 } // namespace rpcscope

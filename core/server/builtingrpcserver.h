@@ -47,6 +47,8 @@ public:
     QString address() const; ///< "host:port", ready to dial
     /// Calls answered since start(), all methods together.
     uint64_t callsServed() const;
+    /// Calls that have arrived and wait out their delay (setExtraDelay(), the request's own) now.
+    uint64_t callsDelayed() const;
 
 private:
     struct Impl;
