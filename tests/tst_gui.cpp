@@ -725,8 +725,8 @@ private Q_SLOTS:
         QString error;
         const auto prepared = page->prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
-        QCOMPARE(prepared->transport.kind, TransportKind::H2Grpc);
-        QCOMPARE(prepared->target.address, m_window->builtinServers()->address()); // the gRPC server's
+        QCOMPARE(prepared->spec.transport.kind, TransportKind::H2Grpc);
+        QCOMPARE(prepared->spec.target.address, m_window->builtinServers()->address()); // the gRPC server's
         QCOMPARE(page->scenario().transport, QStringLiteral("h2grpc"));
         child<QSpinBox>("callsEdit")->setValue(300);
         m_window->startRun();
@@ -1116,7 +1116,7 @@ private Q_SLOTS:
         QString error;
         const auto prepared = page->prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
-        QCOMPARE(prepared->target.metadata.size(), size_t(3));
+        QCOMPARE(prepared->spec.target.metadata.size(), size_t(3));
         {
             // A document made for the workers of a split run (rpcscope-cli run --segment): kept as it is, run whole.
             Scenario split = page->scenario();
@@ -1129,13 +1129,13 @@ private Q_SLOTS:
             QCOMPARE(page->scenario().startAt, QStringLiteral("2026-12-03T15:00:00Z"));
             const auto whole = page->prepare(&error);
             QVERIFY2(whole, qPrintable(error));
-            QVERIFY(whole->plan.segment.isWhole());
-            QCOMPARE(whole->plan.totalCalls, 100ULL);
-            QCOMPARE(whole->plan.concurrency, 8);
-            QVERIFY(!whole->plan.startAt);
+            QVERIFY(whole->spec.plan.segment.isWhole());
+            QCOMPARE(whole->spec.plan.totalCalls, 100ULL);
+            QCOMPARE(whole->spec.plan.concurrency, 8);
+            QVERIFY(!whole->spec.plan.startAt);
         }
-        QCOMPARE(prepared->target.metadata[2].first, std::string("x-trace")); // keys go lowercase on the wire
-        QCOMPARE(prepared->target.metadata[2].second, std::string("abc"));
+        QCOMPARE(prepared->spec.target.metadata[2].first, std::string("x-trace")); // keys go lowercase on the wire
+        QCOMPARE(prepared->spec.target.metadata[2].second, std::string("abc"));
         // A value without a key, or a key gRPC cannot send, is named and blocks Run.
         table->item(2, 0)->setText(QString());
         QVERIFY(!page->validateNow());
@@ -1212,12 +1212,12 @@ private Q_SLOTS:
         QString error;
         auto prepared = page->prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
-        QVERIFY(prepared->target.tls.enabled);
-        QVERIFY(prepared->target.tls.rootCerts.find("-----BEGIN CERTIFICATE") != std::string::npos);
-        QVERIFY(!prepared->target.tls.privateKey.empty());
-        QCOMPARE(prepared->target.tls.serverNameOverride, std::string("rpcscope.test"));
-        QCOMPARE(prepared->target.clientThreads, 2);
-        QCOMPARE(prepared->plan.interval, std::chrono::nanoseconds(std::chrono::milliseconds(250)));
+        QVERIFY(prepared->spec.target.tls.enabled);
+        QVERIFY(prepared->spec.target.tls.rootCerts.find("-----BEGIN CERTIFICATE") != std::string::npos);
+        QVERIFY(!prepared->spec.target.tls.privateKey.empty());
+        QCOMPARE(prepared->spec.target.tls.serverNameOverride, std::string("rpcscope.test"));
+        QCOMPARE(prepared->spec.target.clientThreads, 2);
+        QCOMPARE(prepared->spec.plan.interval, std::chrono::nanoseconds(std::chrono::milliseconds(250)));
 
         // The run itself: mutual TLS end to end, from the GUI.
         child<QSpinBox>("callsEdit")->setValue(200);
@@ -1253,21 +1253,21 @@ private Q_SLOTS:
         QVERIFY(page->scenario().caCert.isEmpty()); // a plaintext document carries no TLS file
         prepared = page->prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
-        QVERIFY(!prepared->target.tls.enabled);
-        QCOMPARE(prepared->target.authority, std::string("bench.internal"));
+        QVERIFY(!prepared->spec.target.tls.enabled);
+        QCOMPARE(prepared->spec.target.authority, std::string("bench.internal"));
         selectSecurity("auto");
         page->setTarget(QStringLiteral("bench.example.com:443"));
         prepared = page->prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
-        QVERIFY(prepared->target.tls.enabled); // remote: TLS, as the CLI
+        QVERIFY(prepared->spec.target.tls.enabled); // remote: TLS, as the CLI
         page->setTarget(address);
         prepared = page->prepare(&error);
-        QVERIFY(prepared && !prepared->target.tls.enabled); // loopback: plaintext
-        QCOMPARE(prepared->target.clientThreads, 2);
+        QVERIFY(prepared && !prepared->spec.target.tls.enabled); // loopback: plaintext
+        QCOMPARE(prepared->spec.target.clientThreads, 2);
         child<QSpinBox>("clientThreadsEdit")->setValue(0);
         prepared = page->prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
-        QCOMPARE(prepared->target.clientThreads, autoClientThreads(prepared->plan.concurrency));
+        QCOMPARE(prepared->spec.target.clientThreads, autoClientThreads(prepared->spec.plan.concurrency));
 
         // TLS is gRPC's: another transport hides it and the document carries none of it.
         selectSecurity("tls");

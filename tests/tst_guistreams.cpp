@@ -199,7 +199,7 @@ private Q_SLOTS:
         QString error;
         auto prepared = page.prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
-        QCOMPARE(prepared->target.http2Window, 256 * 1024);
+        QCOMPARE(prepared->spec.target.http2Window, 256 * 1024);
         // A Compare stacks cell over gRPC C++ from this scenario goes without it.
         ScenarioPage::Variation overGrpc;
         overGrpc.cell.transport = TransportKind::Grpc;
@@ -261,7 +261,7 @@ private Q_SLOTS:
         QString error;
         const auto prepared = runnable.prepare(&error);
         QVERIFY2(prepared, qPrintable(error));
-        QCOMPARE(prepared->target.address, QStringLiteral("127.0.0.1:1"));
+        QCOMPARE(prepared->spec.target.address, QStringLiteral("127.0.0.1:1"));
         // The A/B dialog's choices go into the document, as a change to save.
         QSignalSpy edited(&page, &ScenarioPage::edited);
         page.setAbDesign(QStringLiteral("300"), 2, QString(), QStringLiteral("3%"));

@@ -77,8 +77,9 @@ std::shared_ptr<RunSession> RunLauncher::sessionFor(const ScenarioPage::Prepared
 {
     auto session
         = std::make_shared<RunSession>(prepared.document, prepared.spec, prepared.call, m_builtin->cliProgram());
-    if (prepared.builtin) // the no-RPC baseline has no server: never builtin
-        session->useRunningBuiltin(prepared.target.address, m_builtin->pid(), QStringLiteral("rpcscope-cli serve all"));
+    if (prepared.spec.server == RunServer::Builtin) // the no-RPC baseline has no server: never builtin
+        session->useRunningBuiltin(
+            prepared.spec.target.address, m_builtin->pid(), QStringLiteral("rpcscope-cli serve all"));
     return session;
 }
 
@@ -97,9 +98,9 @@ void RunLauncher::startRun()
         return;
     }
     std::unique_ptr<OutputFile> rawFile;
-    if (!prepared->rawSamplesPath.isEmpty()) {
+    if (!prepared->spec.rawSamplesPath.isEmpty()) {
         // Opened before the run, as the CLI does: an unwritable path is known before any load is sent.
-        rawFile = std::make_unique<OutputFile>(prepared->rawSamplesPath);
+        rawFile = std::make_unique<OutputFile>(prepared->spec.rawSamplesPath);
         if (!rawFile->open()) {
             Q_EMIT statusMessage(tr("Cannot run: raw samples %1").arg(rawFile->error()), 10000);
             return;
@@ -111,11 +112,12 @@ void RunLauncher::startRun()
         return;
     m_run.reset(); // recorded when its load starts (runStarted())
     m_rawSamplesFile = std::move(rawFile);
-    m_runChecks = prepared->checks;
+    m_runChecks = prepared->spec.checks;
     m_scenario->setRunning(true);
     Q_EMIT stateChanged(tr("Starting"));
-    Q_EMIT statusMessage(prepared->serverCommand ? tr("Starting %1 ...").arg(prepared->serverCommand->command)
-                                                 : tr("Starting the run ..."),
+    Q_EMIT statusMessage(prepared->spec.server == RunServer::Command
+            ? tr("Starting %1 ...").arg(prepared->spec.command.command)
+            : tr("Starting the run ..."),
         0);
 }
 
@@ -149,13 +151,14 @@ void RunLauncher::sendOnce()
     session->setCaptureMetadata(true);
     CallDescription described;
     described.method = prepared->spec.request.call;
-    described.transport = transportName(prepared->transport.kind);
-    described.codec = codecName(prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind)));
-    described.inProcess = prepared->transport.kind == TransportKind::InProcess;
+    described.transport = transportName(prepared->spec.transport.kind);
+    described.codec = codecName(prepared->spec.transport.codec.value_or(defaultCodec(prepared->spec.transport.kind)));
+    described.inProcess = prepared->spec.transport.kind == TransportKind::InProcess;
     described.clientStreams = prepared->call.method && prepared->call.method->client_streaming();
     described.serverStreams = prepared->call.method && prepared->call.method->server_streaming();
-    m_scenario->showReply(prepared->serverCommand ? tr("Starting %1 ...").arg(prepared->serverCommand->command)
-                                                  : tr("Sending %1 ...").arg(described.method),
+    m_scenario->showReply(prepared->spec.server == RunServer::Command
+            ? tr("Starting %1 ...").arg(prepared->spec.command.command)
+            : tr("Sending %1 ...").arg(described.method),
         true);
     Q_EMIT stateChanged(tr("Sending"));
     /// What the background job hands back.

@@ -852,13 +852,13 @@ bool ScenarioPage::validateNow()
     if (ok && !filled.isEmpty()) {
         ready += tr(". Fill sizes replace %1 in the request above").arg(filled.join(QStringLiteral(", ")));
         // The size, where what is sent is the protobuf encoding (gRPC, or HTTP with protobuf bodies).
-        const Codec codec = prepared->transport.codec.value_or(defaultCodec(prepared->transport.kind));
+        const Codec codec = prepared->spec.transport.codec.value_or(defaultCodec(prepared->spec.transport.kind));
         if (codec == Codec::Protobuf && !prepared->call.perCall && !prepared->call.requests.empty())
             ready += tr(": %1 sent").arg(formatBytes(static_cast<double>(prepared->call.requests.front().size())));
     }
     // No RPC runs the codec in this process: callers beyond the CPUs wait for one, and that wait is in their latency.
     const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (ok && prepared->transport.kind == TransportKind::InProcess && m_concurrency->value() > cpus)
+    if (ok && prepared->spec.transport.kind == TransportKind::InProcess && m_concurrency->value() > cpus)
         ready += tr(". No RPC with %1 callers on %2 CPUs: they queue for a core and their latency includes the wait; "
                     "%2 or fewer callers time the codec alone")
                      .arg(m_concurrency->value())

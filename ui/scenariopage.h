@@ -1,8 +1,6 @@
 #pragma once
 
-#include "compare/checks.h"
 #include "engine/callsetup.h"
-#include "engine/loadengine.h"
 #include "report/matrixreport.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
@@ -50,17 +48,9 @@ public:
     /// Everything needed to start a run, or std::nullopt with the reason (also shown next to Run).
     struct Prepared {
         Scenario document; ///< the document that runs (what the window does not apply left out): the one stored
-        RunSpec spec; ///< core's typing of it; its built-in target's address is the window's server (target below)
-        TransportOptions transport;
-        GrpcTarget target;
-        GrpcCall call;
-        LoadPlan plan;
-        QString rawSamplesPath; ///< write the raw samples here when the run ends (plan.recordRawSamples is set)
-        /// The target is this command, as the document gives it (readiness, environment, folder, CPUs): start it,
-        /// then fill in target.address.
-        std::optional<ServerCommand> serverCommand;
-        bool builtin = false; ///< the target is the window's built-in server for the transport
-        std::vector<Check> checks; ///< bounds the run must meet, judged when it ends
+        /// Core's typing of it (prepareRun()); a built-in target's address is the window's server for its transport.
+        RunSpec spec;
+        GrpcCall call; ///< prepared from the schema the window shows
     };
     /// A variation of the scenario for one cell of a matrix: another transport and codec, extra size knobs.
     struct Variation {

@@ -54,24 +54,14 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
     std::optional<GrpcCall> call = prepareCall(*spec, m_schema, &problem);
     if (!call)
         return fail(describeProblem(problem));
-    Prepared p;
-    p.document = s;
-    p.spec = *spec;
-    p.transport = spec->transport;
-    p.target = spec->target;
-    p.call = std::move(*call);
-    p.plan = spec->plan;
-    p.rawSamplesPath = spec->rawSamplesPath;
-    p.checks = spec->checks;
-    p.builtin = spec->server == RunServer::Builtin;
-    if (spec->server == RunServer::Builtin && spec->transport.kind != TransportKind::InProcess) {
+    Prepared p { s, std::move(*spec), std::move(*call) };
+    if (p.spec.server == RunServer::Builtin && p.spec.transport.kind != TransportKind::InProcess) {
         // The window's own servers start on their first use (and again if their process died).
         QString why;
         if (start == BuiltinStart::WhenUsed && m_builtinStarter && !m_builtinStarter(&why))
             return fail(tr("The built-in servers did not start: %1").arg(why));
-        p.target.address = m_builtinTargets.value(spec->transport.kind);
-    } else if (spec->server == RunServer::Command)
-        p.serverCommand = spec->command; // the window starts it and dials the address it gets
+        p.spec.target.address = m_builtinTargets.value(p.spec.transport.kind);
+    }
     return p;
 }
 
