@@ -8,14 +8,12 @@
 #include "charts.h"
 #include "export/exporter.h"
 #include "qcp.h"
-#include "runcontroller.h"
 #include "util/units.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
-#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -30,7 +28,6 @@
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -54,8 +51,7 @@ const QStringList kStackKinds { QStringLiteral("grpc/protobuf"), QStringLiteral(
 
 MatrixPage::MatrixPage(Preparer preparer, QWidget *parent)
     : QWidget(parent)
-    , m_preparer(std::move(preparer))
-    , m_controller(new RunController(this))
+    , m_runner(new MatrixController(std::move(preparer), this))
     , m_stackTable(new QTableWidget(0, 4))
     , m_callers(new QLineEdit)
     , m_payloads(new QLineEdit)
@@ -286,10 +282,14 @@ void MatrixPage::connectSignals(QPushButton *addStack, QPushButton *removeStack)
     connect(m_run, &QPushButton::clicked, this, &MatrixPage::start);
     connect(m_stop, &QPushButton::clicked, this, &MatrixPage::stop);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &MatrixPage::redraw);
-    connect(m_controller, &RunController::runFinished, this, &MatrixPage::cellFinished);
-    connect(m_controller, &RunController::startFailed, this, [this](const RunSession::Started &started) {
-        cellFailed(started.serverError.isEmpty() ? started.problem->message
-                                                 : tr("Server command: %1").arg(started.serverError));
+    connect(m_runner, &MatrixController::progressed, m_progress, &QLabel::setText);
+    connect(m_runner, &MatrixController::cellEnded, this, &MatrixPage::redraw);
+    connect(m_runner, &MatrixController::cellDone, this, &MatrixPage::cellDone);
+    connect(m_runner, &MatrixController::finished, this, [this](const QString &summary) {
+        m_run->setEnabled(true);
+        m_stop->setEnabled(false);
+        m_progress->setText(summary);
+        Q_EMIT finished();
     });
     connect(addStack, &QPushButton::clicked, this, [this] {
         MatrixStack stack;
@@ -317,13 +317,14 @@ QString MatrixPage::barTipAt(const QPoint &pos) const
         // A bar under the point answers the plot's selection tolerance (x 0.99), anything else -1.
         if (!bars || bars->selectTest(pos, false, &details) < 0)
             continue;
-        const QCPDataSelection hit = details.value<QCPDataSelection>();
+        const auto hit = details.value<QCPDataSelection>();
         if (hit.isEmpty())
             continue;
         const double key = bars->data()->at(hit.dataRange().begin())->key;
         const QString series
             = bars->property("fullName").isValid() ? bars->property("fullName").toString() : bars->name();
-        return matrixBarTip(m_cells, m_results, series, static_cast<int>(std::lround(key)) - 1, currentMetric());
+        return matrixBarTip(
+            m_runner->cells(), m_runner->results(), series, static_cast<int>(std::lround(key)) - 1, currentMetric());
     }
     return {};
 }
@@ -340,7 +341,8 @@ void MatrixPage::addChartActions(QCustomPlot *plot, MatrixChart chart)
     auto *copy = new QAction(tr("Copy chart"), plot);
     connect(copy, &QAction::triggered, this, [this, chart] {
         QString error;
-        const QByteArray png = renderMatrixChart(m_results, chart, currentMetric(), ChartFormat::Png, {}, &error);
+        const QByteArray png
+            = renderMatrixChart(m_runner->results(), chart, currentMetric(), ChartFormat::Png, {}, &error);
         QApplication::clipboard()->setImage(QImage::fromData(png, "PNG"));
     });
     plot->addAction(copy);
@@ -366,19 +368,19 @@ bool MatrixPage::saveChart(MatrixChart chart, ChartFormat format, const QString 
 {
     ChartOptions options;
     options.scale = format == ChartFormat::Png ? 2.0 : 1.0; // a slide's chart, sharp on a projector
-    const QByteArray data = renderMatrixChart(m_results, chart, currentMetric(), format, options, error);
+    const QByteArray data = renderMatrixChart(m_runner->results(), chart, currentMetric(), format, options, error);
     return !data.isEmpty() && writeOutputFile(path, data, error);
 }
 
 bool MatrixPage::saveReport(const QString &path, QString *error) const
 {
-    if (m_results.isEmpty()) {
+    if (m_runner->results().isEmpty()) {
         *error = tr("Nothing to save yet: run the matrix first.");
         return false;
     }
     const QByteArray data = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)
-        ? formatMatrixCsv(m_results).toUtf8()
-        : matrixHtmlReport(m_results, m_method, currentMetric());
+        ? formatMatrixCsv(m_runner->results()).toUtf8()
+        : matrixHtmlReport(m_runner->results(), m_runner->method(), currentMetric());
     return writeOutputFile(path, data, error);
 }
 
@@ -464,12 +466,12 @@ void MatrixPage::saveStacks() const
 
 bool MatrixPage::isRunning() const
 {
-    return m_running;
+    return m_runner->isRunning();
 }
 
 void MatrixPage::start()
 {
-    if (m_running)
+    if (m_runner->isRunning())
         return;
     QList<TransportKind> transports;
     for (QCheckBox *box : std::as_const(m_transports)) {
@@ -500,117 +502,44 @@ void MatrixPage::start()
         m_progress->setText(why);
         return;
     }
-    m_cells
+    const QList<MatrixCell> cells
         = stacks->isEmpty() ? matrixCells(transports, codecs, payloads, levels) : stackCells(*stacks, payloads, levels);
-    if (m_cells.isEmpty()) {
+    if (cells.isEmpty()) {
         m_progress->setText(tr("Nothing to run: no chosen transport carries a chosen codec."));
         return;
     }
-    // Every cell must be runnable before the first starts: a bad payload is reported now, not half-way.
-    for (const MatrixCell &cell : std::as_const(m_cells)) {
-        if (!m_preparer({ cell, QString() }, &why)) {
-            m_progress->setText(tr("%1 %2: %3").arg(cell.payload, cell.label(), why));
-            return;
-        }
+    if (!m_runner->start(cells, &why)) {
+        m_progress->setText(why);
+        return;
     }
-    m_results.clear();
-    m_matrixId = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    m_next = 0;
-    m_running = true;
     m_run->setEnabled(false);
     m_stop->setEnabled(true);
     redraw();
-    runNext();
 }
 
 void MatrixPage::stop()
 {
-    if (!m_running)
-        return;
-    m_next = m_cells.size(); // no further cell; the one running keeps what it measured
-    m_controller->stop(); // a cell still starting (its server command getting ready) ends as not started
-}
-
-void MatrixPage::runNext()
-{
-    if (m_next >= m_cells.size()) {
-        m_running = false;
-        m_run->setEnabled(true);
-        m_stop->setEnabled(false);
-        const auto failed = std::count_if(
-            m_results.begin(), m_results.end(), [](const MatrixResult &r) { return r.run.latency.count() == 0; });
-        m_progress->setText(failed ? tr("%n cell(s) done, %1 FAILED (no call ended OK: see the table).", nullptr,
-                                static_cast<int>(m_results.size()))
-                                         .arg(failed)
-                                   : tr("%n cell(s) done.", nullptr, static_cast<int>(m_results.size())));
-        Q_EMIT finished();
-        return;
-    }
-    const MatrixCell cell = m_cells.at(m_next); // a copy: the cell is updated below
-    QString why;
-    std::shared_ptr<RunSession> session = m_preparer({ cell, m_matrixId }, &why);
-    if (!session) {
-        cellFailed(why);
-        return;
-    }
-    const RunSpec &spec = session->spec();
-    m_cells[m_next].concurrency = static_cast<int>(spec.plan.concurrency); // the callers it ran with, for the table
-    if (const auto &call = session->call(); call && call->method)
-        m_method = QString::fromStdString(call->method->service()->full_name()) + u'/'
-            + QString::fromStdString(call->method->name());
-    // rpcscope's own server uses the baseline's codecs: only then is a codec share known
-    m_cells[m_next].ownServer = spec.server == RunServer::Builtin;
-    // A stack whose target is a server command: the session starts it off the GUI thread for this cell and stops it
-    // when the cell ends.
-    m_progress->setText(spec.server == RunServer::Command
-            ? tr("Starting the server of %1: %2…").arg(cell.label(), spec.command.command)
-            : tr("Running %1 of %2: %3 %4…")
-                  .arg(m_next + 1)
-                  .arg(m_cells.size())
-                  .arg(cell.payload.isEmpty() ? QString() : cell.payload, cell.label()));
-    if (!m_controller->start(std::move(session)))
-        cellFailed(tr("a run is going"));
-}
-
-void MatrixPage::cellFailed(const QString &why)
-{
-    // This stack could not be started (its address does not resolve, its server did not start): a failed cell, and
-    // on to the next.
-    m_results.append({ m_cells.at(m_next), RunSnapshot(), why });
-    ++m_next;
-    redraw();
-    QTimer::singleShot(0, this, &MatrixPage::runNext); // not recursively: every cell could fail this way
-}
-
-void MatrixPage::cellFinished(const RunSnapshot &snapshot)
-{
-    if (!m_running)
-        return;
-    m_results.append({ m_cells.at(m_next), snapshot, QString() });
-    Q_EMIT cellDone(m_results.last(), m_controller->session()->record());
-    ++m_next;
-    redraw();
-    runNext();
+    m_runner->stop();
 }
 
 void MatrixPage::redraw()
 {
     const auto metric = static_cast<MatrixMetric>(m_metric->currentIndex()); // the combo lists them in order
-    drawMatrixBars(m_bars, m_cells, m_results, metric);
+    drawMatrixBars(m_bars, m_runner->cells(), m_runner->results(), metric);
     m_bars->replot(QCustomPlot::rpQueuedReplot);
     // A size sweep: the same field at several sizes. Curves of the metric against size, one per stack.
-    const bool sweep = isSizeSweep(m_cells);
+    const bool sweep = isSizeSweep(m_runner->cells());
     m_curves->setVisible(sweep);
     if (sweep) {
-        drawMatrixCurves(m_curves, m_cells, m_results, metric);
+        drawMatrixCurves(m_curves, m_runner->cells(), m_runner->results(), metric);
         m_curves->replot(QCustomPlot::rpQueuedReplot);
     }
 
-    m_table->setRowCount(static_cast<int>(m_results.size()));
-    for (qsizetype i = 0; i < m_results.size(); ++i) {
-        const MatrixResult &r = m_results.at(i);
+    m_table->setRowCount(static_cast<int>(m_runner->results().size()));
+    for (qsizetype i = 0; i < m_runner->results().size(); ++i) {
+        const MatrixResult &r = m_runner->results().at(i);
         const double calls = std::max<double>(1, static_cast<double>(r.run.callsCompleted()));
-        const double share = codecShare(m_results, i);
+        const double share = codecShare(m_runner->results(), i);
         // A cell in which no call ended OK measured no latency, rate, size or CPU: "-", never 0 ns.
         const bool measured = r.run.latency.count() > 0;
         auto known = [measured](const QString &text) { return measured ? text : QStringLiteral("-"); };

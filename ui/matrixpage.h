@@ -1,6 +1,7 @@
 #pragma once
 
 #include "matrixcharts.h"
+#include "matrixcontroller.h"
 #include "report/matrixreport.h"
 #include "scenariopage.h"
 
@@ -22,7 +23,6 @@ class QTableWidget;
 
 namespace rpcscope {
 
-class RunController;
 class RunSession;
 struct RunRecord;
 
@@ -38,14 +38,14 @@ class MatrixPage : public QWidget {
     Q_OBJECT
 public:
     /// Makes a cell's run from the scenario (not started); null with the reason.
-    using Preparer = std::function<std::shared_ptr<RunSession>(const ScenarioPage::Variation &, QString *)>;
+    using Preparer = MatrixController::Preparer;
 
     explicit MatrixPage(Preparer preparer, QWidget *parent = nullptr);
 
     void start();
     void stop();
     bool isRunning() const;
-    const QList<MatrixResult> &results() const { return m_results; }
+    const QList<MatrixResult> &results() const { return m_runner->results(); }
     QCustomPlot *barChart() const { return m_bars; }
     QCustomPlot *sizeChart() const { return m_curves; }
     QTableWidget *table() const { return m_table; }
@@ -88,10 +88,6 @@ private:
     void layOutPage(QFormLayout *form);
     /// Connects Run, Stop, the metric, the controller's results and the stacks table's buttons and edits.
     void connectSignals(QPushButton *addStack, QPushButton *removeStack);
-    void runNext();
-    /// Records the current cell failed with @p why, then goes on.
-    void cellFailed(const QString &why);
-    void cellFinished(const RunSnapshot &snapshot);
     void redraw();
     void addStackRow(const MatrixStack &stack);
     /// Row @p row of the stacks table as a `--stack` spec.
@@ -100,14 +96,7 @@ private:
     MatrixMetric currentMetric() const;
     void saveStacks() const;
 
-    Preparer m_preparer;
-    RunController *m_controller;
-    QList<MatrixCell> m_cells;
-    QList<MatrixResult> m_results;
-    qsizetype m_next = 0;
-    QString m_method; ///< "package.Service/Method" of the cells run, for the report's title
-    QString m_matrixId; ///< this matrix's cells share it in the history (label matrix:ID)
-    bool m_running = false;
+    MatrixController *m_runner; ///< runs the cells; the page draws what they measured
 
     QList<QCheckBox *> m_transports;
     QList<QCheckBox *> m_codecs;
