@@ -266,7 +266,7 @@ std::optional<AbRequest> AbDialog::validatedRequest(QString *error) const
             return std::nullopt;
         }
         if (t.kind == AbRequest::Kind::Address && looksLikeCommand(t.text)) {
-            *error = tr("%1: \"%2\" looks like a command (it has a space or {port}); pick \"Server command\".")
+            *error = tr(R"(%1: "%2" looks like a command (it has a space or {port}); pick "Server command".)")
                          .arg(side, t.text);
             return std::nullopt;
         }

@@ -82,7 +82,7 @@ protected:
         const int room = m_axis->orientation() == Qt::Horizontal ? 62 : 28;
         const int maxLabels = std::clamp(pixels / room, 2, 12);
         const QList<double> ticks = logTicks(range.lower, range.upper, 0, true, maxLabels);
-        return QVector<double>(ticks.begin(), ticks.end());
+        return { ticks.begin(), ticks.end() };
     }
     QVector<double> createSubTickVector(int, const QVector<double> &) override { return {}; }
     QString getTickLabel(double tick, const QLocale &, QChar, int) override { return latencyTickLabel(tick); }
@@ -234,12 +234,12 @@ QColor markerColor(int index)
 
 QColor errorColor()
 {
-    return QColor(0xd0, 0x3b, 0x3b);
+    return { 0xd0, 0x3b, 0x3b };
 }
 
 QColor concurrencyColor()
 {
-    return QColor(0x7f, 0x8c, 0x8d);
+    return { 0x7f, 0x8c, 0x8d };
 }
 
 QColor mixColors(const QColor &a, const QColor &b, double share)
@@ -257,8 +257,8 @@ double percentileKey(double percent)
 QCPRange latencyRange(double lowMs, double highMs, double air)
 {
     if (!(lowMs > 0) || !(highMs >= lowMs))
-        return QCPRange(0.01, 100);
-    return QCPRange(lowMs / air, std::max(highMs * air, lowMs * 3));
+        return { 0.01, 100 };
+    return { lowMs / air, std::max(highMs * air, lowMs * 3) };
 }
 
 std::pair<double, double> histogramSpanMs(const LatencyHistogram &h)
@@ -501,7 +501,7 @@ void SpectrumMarkers::update(const LatencyHistogram &h)
         m_labels[i]->setVisible(shown);
         if (!shown)
             continue;
-        const double nanos = static_cast<double>(h.percentile(pct));
+        const auto nanos = static_cast<double>(h.percentile(pct));
         m_dots[i]->position->setCoords(key, nanos / 1e6);
         // Near the right edge the label goes left of the dot (still under the curve there: it has risen).
         const bool nearRight = range.lower > 0

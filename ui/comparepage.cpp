@@ -45,7 +45,7 @@ QString runLabel(const RunRecord &r, int index)
 {
     // The letter once: an A/B run's sides already end with theirs ("built-in server (A)").
     const QChar letter(u'A' + std::min(index, 25));
-    const QString name = r.displayName();
+    QString name = r.displayName();
     if (name.endsWith(QStringLiteral(" (%1)").arg(letter)) || name.startsWith(QStringLiteral("%1: ").arg(letter)))
         return name;
     return QStringLiteral("%1 %2").arg(letter, name);
@@ -496,7 +496,7 @@ void ComparePage::redraw()
         if (!r.snapshot.latency.isEmpty() && highMs > 0) {
             const HistogramBins bins = histogramBins(r.snapshot.latency, lowMs, highMs);
             QVector<double> share = bins.counts;
-            const double total = static_cast<double>(r.snapshot.latency.count());
+            const auto total = static_cast<double>(r.snapshot.latency.count());
             for (double &v : share)
                 v = v * 100.0 / total;
             QCPGraph *g = m_plots[HistogramChart]->addGraph();

@@ -406,7 +406,7 @@ QList<QPair<QString, QString>> scenarioRows(const RunRecord &given)
     const QJsonArray arguments = run.scenario.value(QStringLiteral("arguments")).toArray();
     if (!arguments.isEmpty()) {
         QStringList words;
-        for (const QJsonValue &word : arguments)
+        for (const auto &word : arguments)
             words << word.toString();
         rows.append({ QStringLiteral("Command line"), words.join(u' ') });
     }

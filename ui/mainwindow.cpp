@@ -312,23 +312,23 @@ void MainWindow::createMenus()
     quit->setShortcut(QKeySequence::Quit);
 
     file->insertSeparator(quit);
-    QAction *exportRun = new QAction(tr("&Export run…"), this);
+    auto *exportRun = new QAction(tr("&Export run…"), this);
     exportRun->setObjectName(QStringLiteral("actionExportRun"));
     exportRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportRun->setToolTip(
         tr("Write the run on the Run page as an HTML report, a chart, CSV, JSON, ghz JSON, hgrm or Markdown."));
     connect(exportRun, &QAction::triggered, m_resultsController, &ResultsController::exportRunWithDialog);
     file->insertAction(quit, exportRun);
-    QAction *exportComparison = new QAction(tr("Export &comparison…"), this);
+    auto *exportComparison = new QAction(tr("Export &comparison…"), this);
     exportComparison->setObjectName(QStringLiteral("actionExportComparison"));
     connect(exportComparison, &QAction::triggered, m_resultsController, &ResultsController::exportComparisonWithDialog);
     file->insertAction(quit, exportComparison);
-    QAction *import = new QAction(tr("&Import ghz or rpcscope reports…"), this);
+    auto *import = new QAction(tr("&Import ghz or rpcscope reports…"), this);
     import->setObjectName(QStringLiteral("actionImport"));
     import->setToolTip(tr("Add ghz JSON reports (ghz -O json) or rpcscope JSON reports to the history."));
     connect(import, &QAction::triggered, m_resultsController, &ResultsController::importWithDialog);
     file->insertAction(quit, import);
-    QAction *importFolder = new QAction(tr("Import a &folder of reports…"), this);
+    auto *importFolder = new QAction(tr("Import a &folder of reports…"), this);
     importFolder->setObjectName(QStringLiteral("actionImportFolder"));
     importFolder->setToolTip(tr("Add every JSON report in a folder to the history. The segments of a split run "
                                 "(rpcscope-cli run --segment) are merged into one run, shown with its workers."));

@@ -28,7 +28,7 @@ QString jsonValueText(const QJsonValue &value)
     case QJsonValue::Array: {
         const QJsonArray array = value.toArray();
         QStringList parts;
-        for (const QJsonValue &v : array) {
+        for (const auto &v : array) {
             if (!v.isString())
                 return QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact));
             parts << v.toString();

@@ -128,7 +128,7 @@ void RunPage::buildHistogramChart()
         // Display bin i spans from its key to the next one; the last point only closes the outline.
         const auto data = graph->data();
         if (index + 1 >= data->size())
-            return QString();
+            return {};
         const double count = data->at(index)->value;
         const qint64 calls = qRound64(count);
         const bool messages = showsMessages();
@@ -673,7 +673,7 @@ void RunPage::showSnapshot(const RunSnapshot &s)
         setRow(row++, QStringLiteral("p%1").arg(pct, 0, 'g', 6), latency(static_cast<double>(h.percentile(pct))));
     setRow(row++, tr("Max"), latency(static_cast<double>(h.max())));
     if (s.callsCompleted()) {
-        const double n = static_cast<double>(s.callsCompleted());
+        const auto n = static_cast<double>(s.callsCompleted());
         setRow(row++, tr("Bytes/call sent"), formatBytes(static_cast<double>(s.bytesSent) / n));
         setRow(row++, tr("Bytes/call received"), formatBytes(static_cast<double>(s.bytesReceived) / n));
     }

@@ -245,7 +245,7 @@ void ScenarioPage::setUpSettingsFields()
         tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
     m_expect->setObjectName(QStringLiteral("expectEdit"));
     m_expect->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_expect->setPlaceholderText(tr("none; one per line, e.g. result>0, items.length>=10, {\"status\":\"OK\"}"));
+    m_expect->setPlaceholderText(tr(R"(none; one per line, e.g. result>0, items.length>=10, {"status":"OK"})"));
     m_expect->setToolTip(
         tr("What replies must hold, one per line (--expect): FIELD OP VALUE with OP one of = != < <= > "
            ">= (items[0].name=\"a\", items.length>=10), or a JSON object the reply must contain. Checked "

@@ -81,8 +81,8 @@ public:
     /// The A/B design kept with the document (the A/B dialog's choices); emits edited() when it changes.
     void setAbDesign(const QString &block, int restarts, const QString &connection, const QString &threshold,
         bool untilDecided = false, const QString &maxDuration = {});
-    /// Shows @p scenario (its method must be in the schema set before); emits no edited().
-    void setScenario(const Scenario &scenario);
+    /// Shows @p document (its method must be in the schema set before); emits no edited().
+    void setScenario(const Scenario &document);
 
     /// The tabs under the call: Load, Metadata, Connection, Advanced.
     QTabWidget *settingsTabs() const { return m_tabs; }

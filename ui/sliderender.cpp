@@ -271,7 +271,7 @@ QString fitWords(const QString &text, const QFont &font, double width, int lines
     QStringList words = text.split(u' ');
     while (words.size() > 1) {
         words.removeLast();
-        const QString shorter = words.join(u' ') + QChar(0x2026);
+        QString shorter = words.join(u' ') + QChar(0x2026);
         if (fits(shorter))
             return shorter;
     }
@@ -356,8 +356,7 @@ QString slideHeadline(const Comparison &comparison)
     if (!row)
         return QObject::tr("No latency to compare");
     const QString interval = intervalText(*row);
-    const QString withInterval
-        = interval.isEmpty() ? changeText(*row) : changeText(*row) + QStringLiteral(", ") + interval;
+    QString withInterval = interval.isEmpty() ? changeText(*row) : changeText(*row) + QStringLiteral(", ") + interval;
     switch (comparison.overall) {
     case Verdict::Regression:
     case Verdict::Improvement:

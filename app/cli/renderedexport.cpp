@@ -58,7 +58,7 @@ bool documentWantsRenderedFormat(const QString &path)
                                    .toObject()
                                    .value(QStringLiteral("exports"))
                                    .toArray();
-    for (const QJsonValue &e : exports) {
+    for (const auto &e : exports) {
         const std::optional<ExportFormat> format
             = parseExportFormat(e.toObject().value(QStringLiteral("format")).toString());
         if (format && isRenderedFormat(*format))

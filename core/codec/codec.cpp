@@ -105,7 +105,7 @@ bool decodeMsgpack(std::string_view bytes, gp::Message *message, std::string *er
         return fail(error, "msgpack: no data (an empty message is an empty map, 0x80)");
     // One zone per thread, emptied after each use: its first chunk (room for ~2700 objects) is kept, so decoding
     // costs no malloc unless the message is large.
-    thread_local msgpack::zone zone(64 * 1024);
+    thread_local msgpack::zone zone(size_t(64) * 1024);
     struct ZoneClear {
         ~ZoneClear() { zone.clear(); }
     } zoneClear;
@@ -149,7 +149,7 @@ QString codecName(Codec codec)
     case Codec::Msgpack:
         return QStringLiteral("msgpack");
     }
-    return QString();
+    return {};
 }
 
 std::optional<Codec> parseCodec(const QString &name)

@@ -40,7 +40,7 @@ bool containsExtensionKey(const QJsonValue &value)
         }
     } else if (value.isArray()) {
         const QJsonArray array = value.toArray();
-        for (const QJsonValue &element : array) {
+        for (const auto &element : array) {
             if (containsExtensionKey(element))
                 return true;
         }
@@ -288,7 +288,7 @@ QString setField(
             if (const QString error = setMapKey(entry, entryType->map_key(), it.key()); !error.isEmpty())
                 return at + QStringLiteral(": ") + error;
             const Field *valueField = entryType->map_value();
-            if (const QString error = setValue(entry, valueField, it.value(), at, ignoreUnknown); !error.isEmpty())
+            if (QString error = setValue(entry, valueField, it.value(), at, ignoreUnknown); !error.isEmpty())
                 return error;
         }
         return {};
@@ -298,7 +298,7 @@ QString setField(
             return where + QStringLiteral(": expected an array, got ") + kindOf(value);
         const QJsonArray array = value.toArray();
         for (qsizetype i = 0; i < array.size(); ++i) {
-            if (const QString error
+            if (QString error
                 = setValue(message, field, array.at(i), indexed(where, QString::number(i)), ignoreUnknown);
                 !error.isEmpty())
                 return error;
@@ -365,7 +365,7 @@ QString parseInto(const QJsonObject &object, gp::Message *message, const QString
         }
     }
     for (const Later &item : later) {
-        if (const QString error = setField(message, item.field, item.value, joinPath(path, item.key), ignoreUnknown);
+        if (QString error = setField(message, item.field, item.value, joinPath(path, item.key), ignoreUnknown);
             !error.isEmpty())
             return error;
     }
@@ -500,7 +500,7 @@ QJsonValue messageValue(const gp::Message &message, const gp::util::JsonPrintOpt
         return {};
     // Well-known types print as strings or arrays: parse inside an array to accept any JSON value.
     const QJsonDocument document = QJsonDocument::fromJson('[' + QByteArray::fromStdString(text) + ']');
-    const QJsonValue printed = document.array().at(0);
+    QJsonValue printed = document.array().at(0);
     if (!printed.isObject() || !messageHasExtensions(message))
         return printed;
     QJsonObject object = printed.toObject();
@@ -570,7 +570,7 @@ QByteArray messageToJsonWithExtensions(
 {
     const QJsonValue value = messageValue(message, options);
     if (!value.isObject())
-        return QByteArray();
+        return {};
     return QJsonDocument(value.toObject())
         .toJson(indented ? QJsonDocument::Indented : QJsonDocument::Compact)
         .trimmed();

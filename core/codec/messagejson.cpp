@@ -191,7 +191,7 @@ QByteArray messageToJson(const gp::Message &message, bool indented)
     std::string out;
     const auto status = gp::util::MessageToJsonString(message, &out, options);
     if (!status.ok())
-        return QByteArray();
+        return {};
     return QByteArray::fromStdString(out).trimmed();
 }
 

@@ -47,10 +47,10 @@ bool unpackFieldValue(const msgpack::object &object, google::protobuf::Message *
  */
 inline msgpack::unpacker boundedUnpacker(size_t maxMessageBytes)
 {
-    return msgpack::unpacker([](msgpack::type::object_type, std::size_t, void *) { return true; }, nullptr,
+    return { [](msgpack::type::object_type, std::size_t, void *) { return true; }, nullptr,
         MSGPACK_UNPACKER_INIT_BUFFER_SIZE,
         msgpack::unpack_limit(
-            maxMessageBytes, maxMessageBytes / 2, maxMessageBytes, maxMessageBytes, maxMessageBytes, 1000));
+            maxMessageBytes, maxMessageBytes / 2, maxMessageBytes, maxMessageBytes, maxMessageBytes, 1000) };
 }
 
 } // namespace rpcscope

@@ -173,7 +173,7 @@ CheckResult evaluateCheck(const Check &check, const RunSnapshot &snapshot)
 QStringList checksOfRun(const QJsonObject &scenario)
 {
     QStringList out;
-    for (const QJsonValue &v : scenario.value(QStringLiteral("checks")).toArray())
+    for (const auto &v : scenario.value(QStringLiteral("checks")).toArray())
         out << v.toString();
     const QJsonArray arguments = scenario.value(QStringLiteral("arguments")).toArray();
     for (qsizetype i = 0; i < arguments.size(); ++i) {

@@ -107,7 +107,7 @@ QString sidesWithoutSamples(const LatencyHistogram &a, const LatencyHistogram &b
         return QStringLiteral("A and B have ") + what;
     if (a.count() == 0 || b.count() == 0)
         return (a.count() == 0 ? QStringLiteral("A has ") : QStringLiteral("B has ")) + what;
-    return QString();
+    return {};
 }
 
 QString unitSingular(ReplicateUnit unit)

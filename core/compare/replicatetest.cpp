@@ -120,8 +120,8 @@ ReplicateChange welchLogChange(const std::vector<double> &a, const std::vector<d
     };
     const auto [meanA, varA] = meanVariance(la);
     const auto [meanB, varB] = meanVariance(lb);
-    const double nA = static_cast<double>(la.size());
-    const double nB = static_cast<double>(lb.size());
+    const auto nA = static_cast<double>(la.size());
+    const auto nB = static_cast<double>(lb.size());
     const double sa = varA / nA;
     const double sb = varB / nB;
     r.standardError = std::sqrt(sa + sb);

@@ -13,6 +13,7 @@ namespace rpcscope {
 
 namespace {
 
+// NOLINTNEXTLINE(modernize-use-using): __extension__ (which keeps -Wpedantic quiet) takes a typedef, not a using
 __extension__ typedef unsigned __int128 Wide;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -91,7 +92,7 @@ public:
                 break;
         }
         if (m_wantsMean) {
-            const double mean = static_cast<double>(sum / static_cast<long double>(n));
+            const auto mean = static_cast<double>(sum / static_cast<long double>(n));
             for (int i = 0; i < m_percentiles.size(); ++i) {
                 if (std::isnan(m_percentiles[i]))
                     out[static_cast<size_t>(i)] = mean;
@@ -127,7 +128,7 @@ int64_t drawBinomial(std::mt19937_64 &rng, int64_t n, double p)
         return binomial(rng);
     }
     double probability = std::exp(trials * std::log1p(-p)); // P(X = 0)
-    double u = std::generate_canonical<double, 53>(rng);
+    auto u = std::generate_canonical<double, 53>(rng);
     const double odds = p / (1 - p);
     int64_t k = 0;
     while (u > probability && k < n) {

@@ -270,7 +270,7 @@ void AbRunner::run()
             record.failed = result.callsFailed();
             record.latency = result.latency;
             record.messageLatency = result.messageLatency;
-            result.blocks.push_back(std::move(record));
+            result.blocks.push_back(record);
             result.blocksConnection = m_blocks.connectionName();
             // Appended to a copy that then replaces the total: snapshot() hands out copies that share the total's
             // Qt lists, and a QList decides to write in place from a relaxed read of its reference count, which does

@@ -35,9 +35,9 @@ struct CallOutcome;
  */
 class Expectation {
 public:
-    /// std::nullopt with @p error saying what is wrong with @p text (or, given @p type, which field it cannot find).
+    /// std::nullopt with @p error saying what is wrong with @p input (or, given @p type, which field it cannot find).
     static std::optional<Expectation> parse(
-        const QString &text, const google::protobuf::Descriptor *type, QString *error);
+        const QString &input, const google::protobuf::Descriptor *type, QString *error);
 
     QString text() const { return m_text; }
     /// True when @p reply meets it; else false with @p got saying what the reply has instead.

@@ -540,7 +540,7 @@ private:
             else
                 high = mid;
         }
-        double count = static_cast<double>(m_plan.segment.share(low));
+        auto count = static_cast<double>(m_plan.segment.share(low));
         if (m_plan.totalCalls > 0)
             count = std::min(count, static_cast<double>(m_plan.totalCalls));
         return count;

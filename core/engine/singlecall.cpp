@@ -13,8 +13,8 @@ namespace {
 /// Collects one call's end and messages; told on a transport thread, read by the waiting one.
 class OneCallSink final : public CallSink {
 public:
-    OneCallSink(const std::vector<Expectation> &expectations, const ExpectedStatuses &expectedStatuses)
-        : m_expectations(expectations)
+    OneCallSink(std::vector<Expectation> expectations, const ExpectedStatuses &expectedStatuses)
+        : m_expectations(std::move(expectations))
     {
         m_result.expectedStatuses = expectedStatuses;
     }

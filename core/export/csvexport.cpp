@@ -19,7 +19,7 @@ namespace {
 QString number(double value, int decimals)
 {
     if (!std::isfinite(value))
-        return QString();
+        return {};
     return QString::number(value, 'f', decimals);
 }
 
@@ -163,10 +163,10 @@ QByteArray runsSummaryCsv(const QList<RunRecord> &runs)
         const QJsonValue concurrency
             = run.scenario.value(QStringLiteral("load")).toObject().value(QStringLiteral("concurrency"));
         QStringList fills;
-        for (const QJsonValue &fill : run.scenario.value(QStringLiteral("fills")).toArray())
+        for (const auto &fill : run.scenario.value(QStringLiteral("fills")).toArray())
             fills << fill.toString();
         row << (concurrency.isDouble() ? QString::number(concurrency.toInteger()) : QString()) << fills.join(u';');
-        const double calls = static_cast<double>(s.callsCompleted());
+        const auto calls = static_cast<double>(s.callsCompleted());
         row << (hasCalls ? number(static_cast<double>(s.bytesSent) / calls, 1) : QString())
             << (hasCalls ? number(static_cast<double>(s.bytesReceived) / calls, 1) : QString());
         const LatencyHistogram &first = s.firstMessageLatency;
@@ -180,7 +180,7 @@ QByteArray runsSummaryCsv(const QList<RunRecord> &runs)
 QByteArray histogramCsv(const LatencyHistogram &histogram)
 {
     QString out = QStringLiteral("low_ns,high_ns,count,cumulative_fraction\n");
-    const double total = static_cast<double>(histogram.count());
+    const auto total = static_cast<double>(histogram.count());
     uint64_t seen = 0;
     for (const LatencyHistogram::Bucket &bucket : histogram.buckets()) {
         seen += bucket.count;

@@ -311,8 +311,8 @@ LatencyHistogram approximateHistogram(uint64_t okCount, uint64_t fastest, uint64
     if (exactMean)
         sum = static_cast<Wide>(std::llround(*exactMean)) * okCount;
     // The squares come from bucket midpoints; never let them imply a negative variance against the exact mean.
-    const long double n = static_cast<long double>(okCount);
-    const long double s = static_cast<long double>(sum);
+    const auto n = static_cast<long double>(okCount);
+    const auto s = static_cast<long double>(sum);
     if (static_cast<long double>(sumSquares) * n < s * s)
         sumSquares = static_cast<Wide>(s * s / n) + 1;
     LatencyHistogram h;
@@ -515,7 +515,7 @@ bool readDetail(Fields &f, const QJsonArray &details, qsizetype i, RunSnapshot &
         tally.allStamped = false;
     }
     const uint64_t us = std::min<uint64_t>((ns + 500) / 1000, std::numeric_limits<uint32_t>::max());
-    tally.stamped.push_back({ stamp, RawSample { 0, static_cast<uint32_t>(us), static_cast<uint32_t>(status) } });
+    tally.stamped.emplace_back(stamp, RawSample { 0, static_cast<uint32_t>(us), static_cast<uint32_t>(status) });
     return true;
 }
 

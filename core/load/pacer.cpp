@@ -61,7 +61,7 @@ const char *RateSchedule::problem() const
 
 Ns RateSchedule::intendedTime(uint64_t k) const
 {
-    const double target = static_cast<double>(k);
+    const auto target = static_cast<double>(k);
     switch (kind) {
     case Kind::Constant:
         return start > 0 ? fromSeconds(target / start) : Ns::max();

@@ -79,6 +79,7 @@ public:
     bool operator==(const LatencyHistogram &other) const noexcept;
 
     /// Exact sums of values and of their squares, kept so a stored histogram gives the same mean and stddev.
+    // NOLINTNEXTLINE(modernize-use-using): __extension__ (which keeps -Wpedantic quiet) takes a typedef, not a using
     __extension__ typedef unsigned __int128 Wide;
     Wide exactSum() const noexcept { return m_sum; }
     Wide exactSumOfSquares() const noexcept { return m_sumSquares; }

@@ -3,6 +3,7 @@
 #include "util/printable.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace rpcscope {
 
@@ -197,9 +198,9 @@ std::optional<BackToBackGaps> backToBackGaps(const RunSnapshot &run)
         if (bucket.lowNs > result.thresholdNs)
             break;
         // A bucket across the threshold counts in proportion to its part under it.
-        const double width = static_cast<double>(bucket.highNs - bucket.lowNs + 1);
-        const double under = static_cast<double>(std::min(bucket.highNs, result.thresholdNs) - bucket.lowNs + 1);
-        result.count += static_cast<uint64_t>(static_cast<double>(bucket.count) * under / width + 0.5);
+        const auto width = static_cast<double>(bucket.highNs - bucket.lowNs + 1);
+        const auto under = static_cast<double>(std::min(bucket.highNs, result.thresholdNs) - bucket.lowNs + 1);
+        result.count += static_cast<uint64_t>(std::llround(static_cast<double>(bucket.count) * under / width));
     }
     result.share = static_cast<double>(result.count) / static_cast<double>(gaps.count());
     if (result.share < kBackToBackShare)

@@ -220,7 +220,7 @@ private:
             }
             if (sent < 0)
                 return gathered(socket, boost::system::error_code(errno, boost::system::system_category()));
-            for (size_t left = static_cast<size_t>(sent); left > 0;) {
+            for (auto left = static_cast<size_t>(sent); left > 0;) {
                 const size_t here = std::min(left, m_buffers[m_next].size() - m_nextOffset);
                 left -= here;
                 m_nextOffset += here;

@@ -334,7 +334,7 @@ QString formatMatrixCsv(const QList<MatrixResult> &results)
     for (qsizetype i = 0; i < results.size(); ++i) {
         const MatrixResult &r = results.at(i);
         const uint64_t completed = r.run.callsCompleted();
-        const double calls = static_cast<double>(completed);
+        const auto calls = static_cast<double>(completed);
         const double share = codecShare(results, i);
         // No OK call, no latency and no rate: those fields are left empty rather than 0.
         const bool measured = r.run.latency.count() > 0;

@@ -31,8 +31,8 @@ struct MatrixStack {
     QString baselineCommand; ///< the user's own codec baseline (see BaselineCommand); empty: none
     QString spec() const; ///< as written
 };
-/// @p spec read (see MatrixStack); std::nullopt with @p error saying which part is wrong.
-std::optional<MatrixStack> parseMatrixStack(const QString &spec, QString *error);
+/// @p input read (see MatrixStack); std::nullopt with @p error saying which part is wrong.
+std::optional<MatrixStack> parseMatrixStack(const QString &input, QString *error);
 
 /// One cell of a matrix: a transport x codec (or a named stack) x payload x concurrency.
 struct MatrixCell {

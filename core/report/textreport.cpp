@@ -106,7 +106,7 @@ QString summaryText(const RunSnapshot &run)
     if (run.warmupCalls)
         out += QStringLiteral("  Warm-up:\t%1 calls (not counted)\n").arg(run.warmupCalls);
     if (run.callsCompleted()) {
-        const double n = static_cast<double>(run.callsCompleted());
+        const auto n = static_cast<double>(run.callsCompleted());
         out += QStringLiteral("  Bytes/call:\t%1 sent, %2 received\n")
                    .arg(formatBytes(static_cast<double>(run.bytesSent) / n),
                        formatBytes(static_cast<double>(run.bytesReceived) / n));

@@ -638,7 +638,7 @@ std::optional<Schema> loadRunSchema(
     reflection.metadata = spec.target.metadata;
     const SchemaLoadResult loaded = loadSchemaFromReflection(reflection);
     if (!loaded.ok()) {
-        const auto failed = failWith(loaded, QStringLiteral("schema"),
+        auto failed = failWith(loaded, QStringLiteral("schema"),
             QStringLiteral("no schema: server reflection failed; give a .proto file or a protoset"));
         if (problem)
             problem->runtime = loaded.unreachable;

@@ -165,7 +165,7 @@ public:
         return s;
     }
 
-    Reader child(const QJsonObject &object, const QString &key) const { return Reader(object, where(key), m_error); }
+    Reader child(const QJsonObject &object, const QString &key) const { return { object, where(key), m_error }; }
     void adopt(const Reader &child) { m_ok = m_ok && child.ok(); }
 
 private:

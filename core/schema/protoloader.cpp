@@ -77,7 +77,7 @@ public:
             || name.split(u'/').contains(QStringLiteral("..")))
             return {};
         for (const QString &root : roots) {
-            const QString candidate = QDir(root).filePath(name);
+            QString candidate = QDir(root).filePath(name);
             if (QFileInfo::exists(candidate))
                 return candidate;
         }

@@ -121,7 +121,7 @@ struct ReflectionReply {
 
 bool decodeReply(const std::string &bytes, ReflectionReply *reply)
 {
-    return forEachField(bytes, [reply](int field, std::string value) {
+    return forEachField(bytes, [reply](int field, const std::string &value) {
         switch (field) {
         case FileDescriptorResponse:
             reply->kind = ReflectionReply::Files;

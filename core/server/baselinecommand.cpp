@@ -6,6 +6,8 @@
 
 #include <QProcess>
 
+#include <cmath>
+
 namespace rpcscope {
 
 std::optional<std::chrono::nanoseconds> BaselineCommand::run(const QString &payload, QString *error) const
@@ -55,7 +57,7 @@ std::optional<std::chrono::nanoseconds> BaselineCommand::run(const QString &payl
     bool number = false;
     const double nanos = last.toDouble(&number);
     if (number && nanos > 0 && nanos < 1e15)
-        return std::chrono::nanoseconds(static_cast<int64_t>(nanos + 0.5));
+        return std::chrono::nanoseconds(static_cast<int64_t>(std::llround(nanos)));
     const std::optional<std::chrono::nanoseconds> duration = parseDuration(last, nullptr);
     if (duration && duration->count() > 0)
         return duration;

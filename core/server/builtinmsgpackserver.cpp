@@ -16,7 +16,7 @@ namespace {
 namespace asio = boost::asio;
 using net::tcp;
 
-constexpr size_t kReadChunk = 64 * 1024;
+constexpr size_t kReadChunk = size_t(64) * 1024;
 constexpr size_t kMaxMessage = size_t(1) << 30;
 
 /// Writes the reply's value as msgpack-rpc servers usually do: a one-field reply as its bare value.

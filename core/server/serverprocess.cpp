@@ -47,7 +47,7 @@ using namespace std::chrono_literals;
 
 constexpr int errorTailLines = 40;
 // A line longer than this (a server printing a binary blob without newlines) is cut so memory stays bounded.
-constexpr qsizetype maxLineBytes = 16 * 1024;
+constexpr qsizetype maxLineBytes = qsizetype(16) * 1024;
 
 QString quoteForDisplay(const QString &argument)
 {
@@ -235,6 +235,7 @@ void endTagged(const TreeTag &tag, int graceMs)
 std::vector<char *> nullTerminated(std::vector<QByteArray> &strings)
 {
     std::vector<char *> pointers;
+    pointers.reserve(strings.size() + 1);
     for (QByteArray &bytes : strings)
         pointers.push_back(bytes.data());
     pointers.push_back(nullptr);

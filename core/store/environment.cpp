@@ -71,7 +71,7 @@ QString shownValue(const QJsonValue &v)
     } else if (v.isArray()) {
         QStringList items;
         bool plain = true;
-        for (const QJsonValue &item : v.toArray()) {
+        for (const auto &item : v.toArray()) {
             plain = plain && (item.isString() || item.isDouble() || item.isBool());
             items << shownValue(item);
         }
@@ -161,7 +161,7 @@ QJsonObject metadataByKey(const QJsonValue &metadata)
         for (auto it = object.begin(); it != object.end(); ++it)
             add(it.key(), it.value());
     }
-    for (const QJsonValue &pair : metadata.toArray())
+    for (const auto &pair : metadata.toArray())
         add(pair.toArray().at(0).toString(), pair.toArray().at(1));
     return byKey;
 }
@@ -170,7 +170,7 @@ QJsonObject metadataByKey(const QJsonValue &metadata)
 QJsonObject environmentByName(const QJsonValue &environment)
 {
     QJsonObject byName;
-    for (const QJsonValue &entry : environment.toArray()) {
+    for (const auto &entry : environment.toArray()) {
         const QString text = entry.toString();
         const qsizetype equals = text.indexOf(u'=');
         if (equals > 0)

@@ -46,8 +46,8 @@ std::optional<Wide> wideFromString(const QString &text)
 /// Reads fields of one JSON object, remembering the first problem with the field's path.
 class Reader {
 public:
-    Reader(const QJsonObject &object, QString where, QString *error)
-        : m_object(object), m_where(std::move(where)), m_error(error)
+    Reader(QJsonObject object, QString where, QString *error)
+        : m_object(std::move(object)), m_where(std::move(where)), m_error(error)
     {
     }
 
@@ -494,7 +494,7 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
             s.statusCounts[status] = static_cast<uint64_t>(n);
     }
     QStringList expected;
-    for (const QJsonValue &name : r.array(QStringLiteral("expected_statuses"))) {
+    for (const auto &name : r.array(QStringLiteral("expected_statuses"))) {
         if (!name.isString()) {
             r.fail(QStringLiteral("expected_statuses"), QStringLiteral("expected an array of status names"));
             break;
@@ -540,7 +540,7 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
         }
         if (!b.ok())
             return std::nullopt;
-        s.blocks.push_back(std::move(block));
+        s.blocks.push_back(block);
     }
     s.blocksConnection = r.string(QStringLiteral("blocks_connection"));
     const QJsonArray timeline = r.array(QStringLiteral("timeline"));
@@ -707,7 +707,7 @@ std::optional<SplitRecord> splitFromJson(const QJsonObject &json, const QString 
     split.planId = r.string(QStringLiteral("plan_id"));
     split.startAt = r.string(QStringLiteral("start_at"));
     split.partial = r.boolean(QStringLiteral("partial"));
-    for (const QJsonValue &v : r.array(QStringLiteral("missing"))) {
+    for (const auto &v : r.array(QStringLiteral("missing"))) {
         const double index = v.toDouble(-1);
         if (!r.ok() || index < 0 || index >= split.count || index != std::floor(index)) {
             r.fail(QStringLiteral("missing"), QStringLiteral("expected segment numbers 0 to %1").arg(split.count - 1));
@@ -803,7 +803,7 @@ std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error)
             QStringLiteral("%1 is not supported (this rpcscope reads 1..%2)").arg(version).arg(kRunJsonSchemaVersion));
     RunRecord run;
     run.name = r.string(QStringLiteral("name"));
-    for (const QJsonValue &label : r.array(QStringLiteral("labels")))
+    for (const auto &label : r.array(QStringLiteral("labels")))
         run.labels << label.toString();
     run.status = r.string(QStringLiteral("status"));
     if (run.status.isEmpty())

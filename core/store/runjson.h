@@ -49,7 +49,7 @@ QString snapshotInconsistency(const RunSnapshot &snapshot, const QString &where 
 QJsonObject splitToJson(const SplitRecord &split);
 std::optional<SplitRecord> splitFromJson(const QJsonObject &json, const QString &where, QString *error);
 
-QJsonObject runToJson(const RunRecord &run);
+QJsonObject runToJson(const RunRecord &given);
 /// Reads a report; errors name the field ("snapshot.latency.buckets[3]: expected [low_ns, count]").
 std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error);
 

@@ -134,7 +134,7 @@ bool migrateStep(QSqlDatabase &db, int to, QString *error)
             return false;
         while (q.next()) {
             QStringList list;
-            for (const QJsonValue &v : QJsonDocument::fromJson(q.value(1).toByteArray()).array())
+            for (const auto &v : QJsonDocument::fromJson(q.value(1).toByteArray()).array())
                 list << v.toString();
             labels.append({ q.value(0).toLongLong(), list });
         }
@@ -324,8 +324,7 @@ void bindSummary(QSqlQuery &q, const RunSnapshot &s)
 QByteArray packRaw(const std::vector<RawSample> &raw)
 {
     static_assert(sizeof(RawSample) == 16);
-    return QByteArray(
-        reinterpret_cast<const char *>(raw.data()), static_cast<qsizetype>(raw.size() * sizeof(RawSample)));
+    return { reinterpret_cast<const char *>(raw.data()), static_cast<qsizetype>(raw.size() * sizeof(RawSample)) };
 }
 
 } // namespace

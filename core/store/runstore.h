@@ -97,9 +97,9 @@ public:
     /// The last update, the raw samples, the end time and the final status (finished or stopped).
     bool finishRun(qint64 id, const RunSnapshot &snapshot, const std::vector<RawSample> &rawSamples,
         const QString &status, QString *error);
-    /// Stores a whole run at once (imports, or undoing a delete: a non-zero run.id is kept). Returns the id, 0 on
+    /// Stores a whole run at once (imports, or undoing a delete: a non-zero given.id is kept). Returns the id, 0 on
     /// error.
-    qint64 addRun(const RunRecord &run, QString *error);
+    qint64 addRun(const RunRecord &given, QString *error);
 
     std::vector<RunListEntry> list(const RunFilter &filter, QString *error) const;
     /// How much of a run load() reads.

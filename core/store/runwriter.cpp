@@ -93,7 +93,7 @@ quint64 RunWriter::coalesced() const
     return m_coalesced;
 }
 
-void RunWriter::work(QString path)
+void RunWriter::work(const QString &path)
 {
     // Qt SQL connections belong to the thread that opens them: this store lives and dies on the writer thread.
     RunStore store;

@@ -61,7 +61,7 @@ private:
         QString status;
     };
     void enqueue(Job job);
-    void work(QString path);
+    void work(const QString &path);
 
     mutable std::mutex m_mutex;
     std::condition_variable m_wake; ///< to the writer: work queued, or stop

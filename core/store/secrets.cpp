@@ -15,7 +15,7 @@ const QString kRedactedPrefix = QStringLiteral("<redacted sha256:");
 QStringList extraSecretKeys(const QJsonObject &scenario)
 {
     QStringList keys;
-    for (const QJsonValue &key :
+    for (const auto &key :
         scenario.value(QStringLiteral("secrets")).toObject().value(QStringLiteral("redact")).toArray())
         keys << key.toString();
     return keys;
@@ -42,14 +42,14 @@ QJsonValue redactMetadata(const QJsonValue &metadata, const QStringList &extra, 
         return object;
     }
     QJsonArray pairs = metadata.toArray();
-    for (qsizetype i = 0; i < pairs.size(); ++i) {
-        QJsonArray pair = pairs[i].toArray();
+    for (QJsonValueRef element : pairs) {
+        QJsonArray pair = element.toArray();
         if (pair.size() != 2 || !isSecret(pair[0].toString(), pair[1].toString(), extra)
             || isRedactedValue(pair[1].toString()))
             continue;
         *redacted << QStringLiteral("metadata ") + pair[0].toString();
         pair[1] = redactedValue(pair[1].toString());
-        pairs[i] = pair;
+        element = pair;
     }
     return pairs;
 }
@@ -84,13 +84,13 @@ QJsonArray redactArguments(QJsonArray arguments, QStringList *redacted)
 /// A server command's "env": ["NAME=value", ...]: the values whose names or contents look like credentials.
 QJsonArray redactEnvironment(QJsonArray environment, const QStringList &extra, QStringList *redacted)
 {
-    for (qsizetype i = 0; i < environment.size(); ++i) {
-        const QString entry = environment[i].toString();
+    for (QJsonValueRef element : environment) {
+        const QString entry = element.toString();
         const qsizetype equals = entry.indexOf(QLatin1Char('='));
         if (equals < 0 || isRedactedValue(entry.mid(equals + 1))
             || !isSecret(entry.left(equals), entry.mid(equals + 1), extra))
             continue;
-        environment[i] = QString(entry.left(equals + 1) + redactedValue(entry.mid(equals + 1)));
+        element = QString(entry.left(equals + 1) + redactedValue(entry.mid(equals + 1)));
         *redacted << QStringLiteral("server env ") + entry.left(equals);
     }
     return environment;
@@ -180,16 +180,16 @@ QStringList redactedFields(const RunRecord &run)
                 fields << QStringLiteral("metadata ") + it.key();
         }
     }
-    for (const QJsonValue &pair : metadata.toArray()) {
+    for (const auto &pair : metadata.toArray()) {
         if (isRedactedValue(pair.toArray().at(1).toString()))
             fields << QStringLiteral("metadata ") + pair.toArray().at(0).toString();
     }
-    for (const QJsonValue &argument : run.scenario.value(QStringLiteral("arguments")).toArray()) {
+    for (const auto &argument : run.scenario.value(QStringLiteral("arguments")).toArray()) {
         static const QRegularExpression redactedKey(QStringLiteral("\"([^\"]+)\":\"<redacted sha256:[0-9a-f]{8}>\""));
         for (auto it = redactedKey.globalMatch(argument.toString()); it.hasNext();)
             fields << QStringLiteral("metadata ") + it.next().captured(1);
     }
-    for (const QJsonValue &entry : run.server.value(QStringLiteral("env")).toArray()) {
+    for (const auto &entry : run.server.value(QStringLiteral("env")).toArray()) {
         const QString text = entry.toString();
         const qsizetype equals = text.indexOf(QLatin1Char('='));
         if (equals >= 0 && isRedactedValue(text.mid(equals + 1)))

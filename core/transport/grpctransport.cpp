@@ -354,7 +354,7 @@ size_t channelMemoryBudget(const GrpcTarget &target, size_t largestRequest, int 
 
 class GrpcTransport final : public Transport {
 public:
-    GrpcTransport(const GrpcTarget &target, const GrpcCall &call) : m_target(target), m_call(call)
+    GrpcTransport(const GrpcTarget &target, GrpcCall call) : m_target(target), m_call(std::move(call))
     {
         for (const std::string &request : m_call.requests) {
             const grpc::Slice slice(request.data(), request.size());
@@ -495,7 +495,7 @@ void GrpcSlot::start(uint64_t callNumber)
         m_request = &m_ownRequest;
         m_requestBytes = bytes.size();
     } else {
-        const size_t which = static_cast<size_t>(callNumber % m_transport->m_requests.size());
+        const auto which = static_cast<size_t>(callNumber % m_transport->m_requests.size());
         m_request = &m_transport->m_requests[which];
         m_requestBytes = call.requests[which].size();
     }

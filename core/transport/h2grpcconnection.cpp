@@ -37,7 +37,7 @@ constexpr auto kSendFailureGrace = std::chrono::milliseconds(500);
 constexpr int32_t kStreamWindow = 16 * 1024 * 1024;
 /// The largest DATA frame we send, whatever the server takes: nghttp2 grows its frame buffer to it (a streamed
 /// message is copied there), once per connection.
-constexpr int64_t kMaxDataFrame = 4 * 1024 * 1024;
+constexpr int64_t kMaxDataFrame = int64_t(4) * 1024 * 1024;
 
 } // namespace
 
@@ -341,7 +341,7 @@ ssize_t H2GrpcConnection::dataFrameLength(
     // DATA frames as large as the server takes (its SETTINGS_MAX_FRAME_SIZE) and the windows allow, as gRPC C++
     // sends them, rather than nghttp2's 16 KiB: the built-in server takes 4 MiB frames, and a 10 MiB request in 640
     // frames instead of 3 took it 5% longer to answer (tests/perf/h2grpc_vs_grpc.sh).
-    const int64_t length = std::min<int64_t>({ connectionWindow, streamWindow, maxFrame, kMaxDataFrame });
+    const auto length = std::min<int64_t>({ connectionWindow, streamWindow, maxFrame, kMaxDataFrame });
     return static_cast<ssize_t>(std::max<int64_t>(length, 1));
 }
 

@@ -34,7 +34,7 @@ using Clock = std::chrono::steady_clock;
 using TlsStream = asio::ssl::stream<tcp::socket>;
 
 /// How much one read of the socket takes at most.
-inline constexpr size_t kReadChunk = 64 * 1024;
+inline constexpr size_t kReadChunk = size_t(64) * 1024;
 
 class H2GrpcTransport;
 class H2GrpcConnection;

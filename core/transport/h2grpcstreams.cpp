@@ -118,6 +118,7 @@ ssize_t H2GrpcSlot::readStreamRequest(uint8_t *buffer, size_t length, uint32_t *
     }
     const std::string &front = m_outbox.front();
     const size_t n = std::min(length, front.size() - m_outboxOffset);
+    // NOLINTNEXTLINE(bugprone-not-null-terminated-result): binary frame data, not a C string
     std::memcpy(buffer, front.data() + m_outboxOffset, n);
     m_outboxOffset += n;
     if (m_outboxOffset == front.size()) {

@@ -119,11 +119,11 @@ private:
 
 class HttpTransport final : public Transport {
 public:
-    HttpTransport(const HttpEndpoint &endpoint, const GrpcTarget &target, const GrpcCall &call, Codec codec,
+    HttpTransport(HttpEndpoint endpoint, const GrpcTarget &target, GrpcCall call, Codec codec,
         tcp::resolver::results_type addresses)
-        : m_endpoint(endpoint)
+        : m_endpoint(std::move(endpoint))
         , m_target(target)
-        , m_call(call)
+        , m_call(std::move(call))
         , m_codec(codec)
         , m_addresses(std::move(addresses))
         , m_threads(std::clamp(target.clientThreads, 1, 64))
