@@ -270,7 +270,7 @@ QString abProblemText(const ScenarioProblem &problem, int side, const AbFlags &f
         const QString message = describeForCli(ScenarioProblem { QString(), problem.message }, design);
         return (f.given().contains(given) ? given : QString::fromUtf16(field)) + QStringLiteral(": ") + message;
     }
-    if (problem.field == u"transport" && problem.message.startsWith(QStringLiteral("the no-RPC")))
+    if (side < 0 && problem.field == u"transport") // AbSession: the no-RPC baseline has no server to compare
         return QStringLiteral("--transport none calls no server: there is nothing to compare A/B");
     return describeForCli(problem, design);
 }
@@ -394,7 +394,7 @@ int abCommand(const QStringList &arguments)
     }
     if (!session.startLoad(&error))
         return usageError(cmd, error);
-    const AbRunner &runner = session.runner();
+    AbRunner &runner = session.runner();
     const bool untilDecided = session.blocks().untilDecided;
     int shown = 0;
     auto report = [&] {
@@ -419,10 +419,9 @@ int abCommand(const QStringList &arguments)
                 err() << "rpcscope-cli ab: --db " << store.path() << ": " << error << '\n';
         }
     };
-    AbRunner &running = session.runner();
     const bool interrupted
-        = waitForEngineLike([&running](std::chrono::milliseconds t) { return running.waitForFinished(t); },
-            [&running] { running.stop(); }, std::chrono::milliseconds(100), report);
+        = waitForEngineLike([&runner](std::chrono::milliseconds t) { return runner.waitForFinished(t); },
+            [&runner] { runner.stop(); }, std::chrono::milliseconds(100), report);
     report();
     if (!runner.error().isEmpty())
         err() << "rpcscope-cli ab: " << runner.error() << '\n';

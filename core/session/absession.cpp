@@ -154,7 +154,10 @@ bool AbSession::prepare(ScenarioProblem *problem, int *side, QString *details)
         return false;
     };
     auto stopped = [&] {
-        return stopping() && !fail(-1, { {}, QStringLiteral("stopped before the run started"), true });
+        if (!stopping())
+            return false;
+        fail(-1, { {}, QStringLiteral("stopped before the run started"), true });
+        return true;
     };
     // Servers first, so that a schema can come from their reflection. The side that goes first in round 1 (a coin
     // flip) starts first, as it restarts first in the rounds where it goes first: which server starts first shows in
