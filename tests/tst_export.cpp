@@ -734,7 +734,12 @@ private slots:
 
     void formatsByName()
     {
-        QCOMPARE(exportFormatNames().size(), 15);
+        QCOMPARE(exportFormatNames().size(), 17);
+        QCOMPARE(parseExportFormat(QStringLiteral("folded")), std::optional<ExportFormat>(ExportFormat::Folded));
+        QCOMPARE(
+            parseExportFormat(QStringLiteral("flamegraph")), std::optional<ExportFormat>(ExportFormat::FlameGraph));
+        QVERIFY(isTextFormat(ExportFormat::FlameGraph));
+        QVERIFY(supportsSeveralRuns(ExportFormat::FlameGraph)); // two runs: the differential graph
         for (const QString &name : exportFormatNames())
             QCOMPARE(exportFormatName(*parseExportFormat(name)), name);
         QCOMPARE(parseExportFormat(QStringLiteral("GHZ-JSON")), std::optional<ExportFormat>(ExportFormat::GhzJson));

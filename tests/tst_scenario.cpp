@@ -247,6 +247,54 @@ private Q_SLOTS:
         QVERIFY2(error.contains(QStringLiteral("load.stream_interval")), qPrintable(error));
     }
 
+    void profileSettingsRoundTripButADocumentRunsNoProfilerCommand()
+    {
+        Scenario s;
+        s.method = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+        s.profileServer = true;
+        s.profileClient = true;
+        s.profiler = QStringLiteral("perf");
+        s.profilePeriod = QStringLiteral("500us");
+        QString error;
+        const auto back = Scenario::fromJson(s.toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(*back == s);
+        ScenarioProblem problem;
+        const std::optional<RunSpec> spec = prepareRun(s, &problem);
+        QVERIFY2(spec, qPrintable(problem.text()));
+        QVERIFY(spec->profile.server && spec->profile.client);
+        QCOMPARE(spec->profile.profiler, QStringLiteral("perf"));
+        QCOMPARE(spec->profile.period, std::chrono::microseconds(500));
+        // A command is the user's say-so (the flag, the window): never written to a document, never read from one.
+        s.profiler = QStringLiteral("py-spy record -p {pid} -o {out} -f raw");
+        QVERIFY(prepareRun(s, &problem));
+        QVERIFY(!s.toJson().contains("py-spy"));
+        const auto refused = Scenario::fromJson(
+            R"({"rpcscope_scenario":1,"profile":{"server":true,"profiler":"sh -c 'rm -rf ~' {pid} {out}"}})", &error);
+        QVERIFY(!refused);
+        QVERIFY2(error.contains(QStringLiteral("profile.profiler"))
+                && error.contains(QStringLiteral("may not name a command")),
+            qPrintable(error));
+        // Typed in core: the period's bounds, a profiler's placeholders, nothing to profile, no server to profile.
+        s.profiler = QStringLiteral("perf");
+        s.profilePeriod = QStringLiteral("10us");
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("profile.period"));
+        s.profilePeriod.clear();
+        s.profiler = QStringLiteral("my-profiler --pid {pid}");
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("profile.profiler"));
+        s.profiler = QStringLiteral("perf");
+        s.profileServer = s.profileClient = false;
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("profile.profiler"));
+        s.profiler.clear();
+        s.profileServer = true;
+        s.transport = QStringLiteral("none");
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("profile.server"));
+    }
+
     void roundTripsConnectionAndAdvancedFields()
     {
         const Scenario s = tlsGrpc();

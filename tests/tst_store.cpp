@@ -126,6 +126,29 @@ RunRecord richRecord(int seed)
     r.snapshot = richSnapshot(seed);
     for (uint32_t i = 0; i < 1000; ++i)
         r.rawSamples.push_back({ uint64_t(i) * 1000003, i * 7, i % 97 == 0 ? uint32_t(CallStatus::Unavailable) : 0u });
+    // --profile: the server's two processes, and the client (its profiler's CPU not measured: unknown, not 0)
+    Profile server;
+    server.scope = QStringLiteral("server");
+    server.profiler = QStringLiteral("perf");
+    server.how = QStringLiteral("perf record -e cpu-clock -c 1000000 -g -p");
+    server.profilerCpuSeconds = 0.25;
+    server.notes = { QStringLiteral("a note") };
+    for (int p = 0; p < 2; ++p) {
+        ProcessProfile process;
+        process.pid = 100 + p;
+        process.command = QStringLiteral("server --port 1");
+        process.calls = 1000 + p;
+        process.cpuNsPerUnit = 1e6;
+        process.measuredCpuNs = 2.5e8;
+        process.stacks = { { QStringLiteral("main;serve;handle"), 120.0 + seed }, { QStringLiteral("main;poll"), 7 } };
+        server.processes.push_back(process);
+    }
+    r.serverProfile = server;
+    Profile client = server;
+    client.scope = QStringLiteral("client");
+    client.profilerCpuSeconds = -1;
+    client.processes.resize(1);
+    r.clientProfile = client;
     return r;
 }
 
@@ -280,6 +303,11 @@ private slots:
         QCOMPARE(back->split.workers[1].clockErrorUs, -1.0); // unknown stays unknown, not 0
         QCOMPARE(back->split.workers[0].clockErrorUs, 250.0);
         QCOMPARE(back->split.workers[1].p99Ns, 900002ULL);
+        QVERIFY(back->serverProfile && back->clientProfile);
+        QCOMPARE(back->serverProfile->processes.size(), size_t(2));
+        QCOMPARE(back->serverProfile->processes[1].stacks, r.serverProfile->processes[1].stacks);
+        QCOMPARE(back->serverProfile->totalUsPerCall(), r.serverProfile->totalUsPerCall());
+        QCOMPARE(back->clientProfile->profilerCpuSeconds, -1.0);
 
         // What the History's details panel reads on every selection: the metadata, none of the measurements.
         const auto light = store.load(id, &error, RunStore::Parts::Metadata);
@@ -301,6 +329,19 @@ private slots:
         QCOMPARE(rows.front().calls, r.snapshot.callsCompleted());
         QVERIFY(!store.load(id + 100, &error));
         QVERIFY2(error.contains(QStringLiteral("no run #%1").arg(id + 100)), qPrintable(error));
+        // a profile saved after the run ended (the CLI's order: the figures, then what the profilers read)
+        RunRecord later = richRecord(4);
+        const Profile profile = *later.serverProfile;
+        later.serverProfile.reset();
+        later.clientProfile.reset();
+        QVERIFY2(store.beginRun(&later, &error), qPrintable(error));
+        QVERIFY2(store.finishRun(later.id, later.snapshot, {}, later.status, &error), qPrintable(error));
+        QVERIFY(!store.load(later.id, &error)->serverProfile);
+        later.serverProfile = profile;
+        QVERIFY2(store.saveProfiles(later, &error), qPrintable(error));
+        const auto saved = store.load(later.id, &error);
+        QVERIFY2(saved && saved->serverProfile, qPrintable(error));
+        QCOMPARE(saved->serverProfile->processes[0].stacks.value(QStringLiteral("main;serve;handle")), 124.0);
     }
 
     void secretsNeverLeaveInClear()

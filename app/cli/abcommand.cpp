@@ -4,6 +4,7 @@
 #include "compare/sequentialab.h"
 #include "comparecommand.h"
 #include "engine/abrunner.h"
+#include "report/profilereport.h"
 #include "runcommand.h"
 #include "runflags.h"
 #include "scenario/scenario.h"
@@ -295,6 +296,27 @@ void printAbShape(const AbSession &session, const QString &endedBy)
 }
 
 /// The run's shape, the sequential verdict when it was judged as it went, and the comparison; the exit code.
+/// With --profile (--profile-client): where B's time went, function by function, and each side's heaviest.
+void printAbProfiles(const AbSession &session, const std::array<RunRecord, 2> &records)
+{
+    for (const QString &note : session.profileNotes())
+        err() << "rpcscope-cli ab: " << note << '\n';
+    const std::array<std::pair<std::optional<Profile>, std::optional<Profile>>, 2> pairs {
+        std::pair(records[0].serverProfile, records[1].serverProfile),
+        std::pair(records[0].clientProfile, records[1].clientProfile)
+    };
+    for (const auto &[a, b] : pairs) {
+        if (!a || !b)
+            continue;
+        out() << '\n'
+              << formatProfileSummary(*a, 5).replace(QLatin1String(" profile:"), QLatin1String(" profile of A:"));
+        out() << formatProfileSummary(*b, 5).replace(QLatin1String(" profile:"), QLatin1String(" profile of B:"));
+        if (a->isEmpty() || b->isEmpty() || a->calls() <= 0 || b->calls() <= 0)
+            continue;
+        out() << formatProfileChanges(diffProfiles(*a, *b), a->scope);
+    }
+}
+
 int printAbResult(
     const AbSession &session, const std::array<RunRecord, 2> &records, bool markdown, const QString &endedBy)
 {
@@ -326,6 +348,7 @@ int printAbResult(
         out() << "\nhint: where the scheduler moves client and server between cores, pinning them apart removes most "
                  "of this noise: --client-cpus 0 --server-cpus 1\n";
     }
+    printAbProfiles(session, records);
     if (untilDecided)
         return sequential.decision() == SequentialDecision::Regression ? ExitRegression : ExitOk;
     return c.overall == Verdict::Regression ? ExitRegression : ExitOk;
@@ -431,7 +454,9 @@ int abCommand(const QStringList &arguments)
     for (RunRecord &record : records) {
         if (stopped)
             record.status = QString::fromUtf16(RunStatus::Stopped);
-        if (f.save && !store.finishRun(record.id, record.snapshot, record.rawSamples, record.status, &error))
+        if (f.save
+            && (!store.finishRun(record.id, record.snapshot, record.rawSamples, record.status, &error)
+                || !store.saveProfiles(record, &error)))
             err() << "rpcscope-cli ab: --db " << store.path() << ": " << error << '\n';
     }
     if (f.save)

@@ -27,6 +27,10 @@ Formats:
   ghz-json       ghz's JSON report (-O json in ghz)
   hgrm           HdrHistogram percentile distribution in milliseconds (HdrHistogram plotter, hdr-plot)
   markdown       a table to paste into an issue (two IDs: with the comparison of the second against the first)
+  folded         the run's CPU profile (run --profile) as folded stacks in CPU ns per call (FlameGraph's tools,
+                 speedscope, hotspot's import)
+  flamegraph     the CPU profile as a self-contained flame graph SVG; two IDs: the second against the first,
+                 coloured by how each function changed (red slower, blue faster, grey within noise)
   html           one self-contained HTML report (charts inline as SVG); two or more IDs: the comparison of
                  the second against the first, with overlays, the delta table and the verdict
   png, pdf, svg  a chart (--chart histogram|spectrum|timeline|throughput|message-histogram), several IDs

@@ -9,6 +9,7 @@
 #include "compare/checks.h"
 #include "engine/loadengine.h"
 #include "export/exporter.h"
+#include "report/profilereport.h"
 #include "report/rawsamples.h"
 #include "report/textreport.h"
 #include "scenario/confinement.h"
@@ -119,7 +120,8 @@ bool saveFinishedRun(RunStore &store, RunRecord *record, bool begun, const RunSn
     for (int attempt = 0; attempt < 3; ++attempt) {
         if (!begun)
             begun = store.beginRun(record, error);
-        if (begun && store.finishRun(record->id, result, rawSamples, status, error))
+        if (begun && store.finishRun(record->id, result, rawSamples, status, error)
+            && store.saveProfiles(*record, error))
             return true;
         if (!error->contains(QStringLiteral("locked")) && !error->contains(QStringLiteral("busy")))
             return false;
@@ -376,8 +378,14 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
                                                           : QStringLiteral(", target ") + session.spec().target.address)
               << '\n';
         out() << formatTextSummary(result);
+        for (const std::optional<Profile> &profile : { record.serverProfile, record.clientProfile })
+            if (profile)
+                out() << '\n' << formatProfileSummary(*profile);
         out().flush();
     }
+    for (const QString &note : session.profileNotes())
+        if (!record.serverProfile && !record.clientProfile)
+            err() << "rpcscope-cli " << cmd << ": " << note << '\n';
     if (!spec.rawSamplesPath.isEmpty()) {
         // The record holds them: a raw-samples file makes the plan record them.
         if (!writeRawSamplesCsv(*rawFile.device(), record.rawSamples) || !rawFile.commit()) {

@@ -468,7 +468,9 @@ QList<RunFlag> outputFlags()
         { { QStringLiteral("O"), QStringLiteral("output-format") }, QStringLiteral("FORMAT"),
             QStringLiteral(
                 "Also write the run as FORMAT to the -o that follows (repeatable): summary, csv, csv-histogram, "
-                "csv-timeline, csv-raw, json, ghz-json, hgrm, markdown, html, png, pdf, svg."),
+                "csv-timeline, csv-raw, json, ghz-json, hgrm, markdown, folded, flamegraph (with --profile), html, "
+                "png, "
+                "pdf, svg."),
             QStringLiteral("output.exports"), true, QStringLiteral("csv"), addExportFormat },
         { { QStringLiteral("o"), QStringLiteral("output") }, QStringLiteral("FILE"),
             QStringLiteral("File for the -O before it ('-' = standard output). Written whole or not at all."),
@@ -559,12 +561,34 @@ QList<RunFlag> serverCommandFlags()
     };
 }
 
+/// CPU profiles of the timed phase: of the server, of rpcscope's own client.
+QList<RunFlag> profileFlags()
+{
+    return {
+        { { QStringLiteral("profile") }, QString(),
+            QStringLiteral("Profile the server's CPU during the timed phase (the servers rpcscope starts, or the local "
+                           "process listening on the target's port) and print where its time per call goes."),
+            QStringLiteral("profile.server"), false, QString(), setOn(&Scenario::profileServer) },
+        { { QStringLiteral("profile-client") }, QString(),
+            QStringLiteral("Profile rpcscope's own process the same way (encoding, decoding, the transport)."),
+            QStringLiteral("profile.client"), false, QString(), setOn(&Scenario::profileClient) },
+        { { QStringLiteral("profiler") }, QStringLiteral("NAME"),
+            QStringLiteral("auto (default: perf, and rpcscope's sampler in Python server commands), perf, python, "
+                           "or a command that writes folded stacks, with {pid}, {seconds} and {out}, e.g. "
+                           "'py-spy record -p {pid} -d {seconds} -f raw -o {out}' (stopped by SIGINT)."),
+            QStringLiteral("profile.profiler"), false, QStringLiteral("perf"), setText(&Scenario::profiler) },
+        { { QStringLiteral("profile-period") }, QStringLiteral("DURATION"),
+            QStringLiteral("CPU time between samples (default 1ms; 100us .. 100ms)."), QStringLiteral("profile.period"),
+            false, QStringLiteral("500us"), setText(&Scenario::profilePeriod) },
+    };
+}
+
 } // namespace
 
 const QList<RunFlag> &runFlags()
 {
     static const QList<RunFlag> flags = callFlags() + loadFlags() + concurrencyScheduleFlags() + clientFlags()
-        + connectionFlags() + outputFlags() + verdictAndHistoryFlags() + serverCommandFlags();
+        + connectionFlags() + outputFlags() + verdictAndHistoryFlags() + serverCommandFlags() + profileFlags();
     return flags;
 }
 

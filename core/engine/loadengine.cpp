@@ -452,6 +452,8 @@ private:
 
     void beginTimedNow()
     {
+        if (m_plan.timedPhase)
+            m_plan.timedPhase(true);
         m_tickets.store(0);
         const auto now = Clock::now();
         m_timedStartUnixUs.store(
@@ -655,6 +657,15 @@ private:
     void finish()
     {
         const auto now = Clock::now();
+        if (m_plan.timedPhase) {
+            bool timed = false;
+            {
+                std::lock_guard lock(m_stateMutex);
+                timed = m_timedStarted;
+            }
+            if (timed)
+                m_plan.timedPhase(false);
+        }
         m_phase.store(DonePhase);
         {
             std::lock_guard lock(m_timelineMutex);

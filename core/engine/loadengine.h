@@ -8,6 +8,7 @@
 #include <QObject>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -45,6 +46,9 @@ struct LoadPlan {
     /// --start-at: the timed phase starts at this wall-clock time (the warm-up, if any, goes before), so that the
     /// workers of a split plan line up; unset = as soon as the warm-up is done.
     std::optional<std::chrono::system_clock::time_point> startAt;
+    /// Told true right before the timed phase starts and false when it ends (not when there was none), on the
+    /// engine's threads; it may block a little (a profiler switched on and off around the timed calls).
+    std::function<void(bool timed)> timedPhase;
 };
 
 /**

@@ -1,6 +1,7 @@
 #include "exporter.h"
 
 #include "csvexport.h"
+#include "flamegraphsvg.h"
 #include "ghzjson.h"
 #include "hgrm.h"
 #include "markdownexport.h"
@@ -36,6 +37,8 @@ constexpr FormatInfo kFormats[] = {
     { ExportFormat::GhzJson, "ghz-json", "json", true, false },
     { ExportFormat::Hgrm, "hgrm", "hgrm", true, false },
     { ExportFormat::Markdown, "markdown", "md", true, true },
+    { ExportFormat::Folded, "folded", "folded", true, false },
+    { ExportFormat::FlameGraph, "flamegraph", "svg", true, true },
     { ExportFormat::Html, "html", "html", false, false },
     { ExportFormat::Png, "png", "png", false, false },
     { ExportFormat::Pdf, "pdf", "pdf", false, false },
@@ -129,6 +132,21 @@ QByteArray exportRun(const RunRecord &run, ExportFormat format, QString *error)
         return histogramToHgrm(run.snapshot.latency);
     case ExportFormat::Markdown:
         return runsMarkdownTable({ run }).toUtf8();
+    case ExportFormat::Folded:
+    case ExportFormat::FlameGraph: {
+        const std::optional<Profile> &profile = run.serverProfile ? run.serverProfile : run.clientProfile;
+        if (!profile || profile->isEmpty())
+            return failed(error,
+                QStringLiteral("%1: run %2 has no CPU profile (run it with --profile or --profile-client)")
+                    .arg(exportFormatName(format), run.displayName()));
+        if (format == ExportFormat::Folded)
+            return toFoldedNsPerCall(profile->usPerCall()).toUtf8();
+        FlameGraphSvgOptions options;
+        options.title = QStringLiteral("%1 CPU per call: %2")
+                            .arg(profile->scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"),
+                                run.displayName());
+        return flameGraphSvg(buildFlameTree(profile->usPerCall(), QStringLiteral("all")), options).toUtf8();
+    }
     case ExportFormat::Html:
     case ExportFormat::Png:
     case ExportFormat::Pdf:
@@ -141,6 +159,28 @@ QByteArray exportRun(const RunRecord &run, ExportFormat format, QString *error)
         error, QStringLiteral("%1 is rendered by the ui library, not exportRun()").arg(exportFormatName(format)));
 }
 
+QByteArray differentialFlameGraph(const RunRecord &a, const RunRecord &b, QString *error)
+{
+    const bool server = a.serverProfile && b.serverProfile;
+    const std::optional<Profile> &pa = server ? a.serverProfile : a.clientProfile;
+    const std::optional<Profile> &pb = server ? b.serverProfile : b.clientProfile;
+    if (!pa || !pb || pa->isEmpty() || pb->isEmpty())
+        return failed(error,
+            QStringLiteral("flamegraph: runs %1 and %2 do not both have a CPU profile (run them with --profile)")
+                .arg(a.displayName(), b.displayName()));
+    const ProfileDiff diff = diffProfiles(*pa, *pb);
+    FlameGraphSvgOptions options;
+    options.differential = true;
+    options.title
+        = QStringLiteral("%1 CPU per call: %2 against %3")
+              .arg(server ? QStringLiteral("Server") : QStringLiteral("Client"), b.displayName(), a.displayName());
+    options.subtitle
+        = QStringLiteral("%1 -> %2 us per call; judged %3")
+              .arg(QString::number(diff.totalA, 'f', 1), QString::number(diff.totalB, 'f', 1), diff.method);
+    return flameGraphSvg(buildDiffFlameTree(pa->usPerCall(), pb->usPerCall(), diff, QStringLiteral("all")), options)
+        .toUtf8();
+}
+
 QByteArray exportRuns(const QList<RunRecord> &runs, ExportFormat format, QString *error)
 {
     if (runs.size() == 1)
@@ -149,6 +189,13 @@ QByteArray exportRuns(const QList<RunRecord> &runs, ExportFormat format, QString
         return failed(error, QStringLiteral("no runs to export"));
     if (format == ExportFormat::Csv)
         return runsSummaryCsv(runs);
+    if (format == ExportFormat::FlameGraph) {
+        if (runs.size() == 2)
+            return differentialFlameGraph(runs.at(0), runs.at(1), error);
+        return failed(error,
+            QStringLiteral("flamegraph draws one run, or the second of two against the first; %1 given")
+                .arg(runs.size()));
+    }
     if (format == ExportFormat::Markdown) {
         if (runs.size() == 2)
             return comparisonMarkdown(runs.at(0), runs.at(1)).toUtf8();

@@ -32,6 +32,8 @@ enum class ExportFormat {
     GhzJson, ///< "ghz-json": ghz's JSON report (runToGhzJson)
     Hgrm, ///< "hgrm": HdrHistogram's percentile distribution of the OK calls, in milliseconds
     Markdown, ///< "markdown": a table for an issue (runsMarkdownTable)
+    Folded, ///< "folded": the run's CPU profile (--profile) as folded stacks, in CPU ns per call
+    FlameGraph, ///< "flamegraph": the profile as a flame graph SVG; of two runs, the differential one (B against A)
     Html,
     Png,
     Pdf,
@@ -44,6 +46,9 @@ enum class ExportFormat {
 QString exportFormatName(ExportFormat format);
 /// Every format's name, in the enum's order (for --help and error messages).
 QStringList exportFormatNames();
+/// B's CPU profile against A's as a differential flame graph SVG (their server profiles, else their client
+/// profiles); empty with @p error when one of them has none.
+QByteArray differentialFlameGraph(const RunRecord &a, const RunRecord &b, QString *error);
 /// The format named @p name (case-insensitive; "md" is markdown, "ghz" ghz-json); std::nullopt if none.
 std::optional<ExportFormat> parseExportFormat(const QString &name);
 /// The usual file name suffix without the dot: "txt", "csv", "json", "hgrm", "md", "html", "png", "pdf", "svg".

@@ -401,6 +401,36 @@ QString requestSourceFile(const Scenario &scenario)
     return !scenario.requestBinaryFile.isEmpty() ? scenario.requestBinaryFile : scenario.requestFile;
 }
 
+namespace {
+
+/// The "profile" section: what is profiled, with what, how often.
+bool typeProfile(const Scenario &s, RunSpec &spec, Checker &c)
+{
+    spec.profile.server = s.profileServer;
+    spec.profile.client = s.profileClient;
+    if (!s.profiler.trimmed().isEmpty()) {
+        if (QString why; !ProfileOptions::checkProfiler(s.profiler.trimmed(), &why))
+            return c.fail(QStringLiteral("profile.profiler"), why);
+        spec.profile.profiler = s.profiler.trimmed();
+    }
+    std::chrono::nanoseconds period = spec.profile.period;
+    if (!c.duration(QStringLiteral("profile.period"), s.profilePeriod, &period))
+        return false;
+    if (period < std::chrono::microseconds(100) || period > std::chrono::milliseconds(100))
+        return c.fail(QStringLiteral("profile.period"),
+            QStringLiteral("%1 is outside 100us .. 100ms (CPU time between samples)").arg(s.profilePeriod));
+    spec.profile.period = std::chrono::duration_cast<std::chrono::microseconds>(period);
+    if (spec.profile.server && spec.server == RunServer::None)
+        return c.fail(QStringLiteral("profile.server"),
+            QStringLiteral("the no-RPC baseline has no server to profile (profile the client instead)"));
+    if (!spec.profile.any() && (!s.profiler.isEmpty() || !s.profilePeriod.isEmpty()))
+        return c.fail(s.profiler.isEmpty() ? QStringLiteral("profile.period") : QStringLiteral("profile.profiler"),
+            QStringLiteral("says how to profile, but nothing is profiled (--profile, --profile-client)"));
+    return true;
+}
+
+} // namespace
+
 std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
 {
     Checker c(problem);
@@ -524,7 +554,7 @@ std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
     }
 
     if (!readLoad(c, s, spec, &spec.plan, &spec.target) || !readConnection(c, s, spec, &spec.target)
-        || !readStream(c, s, &spec.stream) || !readOutputs(c, s, &spec))
+        || !readStream(c, s, &spec.stream) || !readOutputs(c, s, &spec) || !typeProfile(s, spec, c))
         return std::nullopt;
 
     // The request: a serialized message (-b) wins over a JSON file (-D), which wins over the JSON text.

@@ -4,6 +4,7 @@
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
 #include "export/exporter.h"
+#include "profile/profiler.h"
 #include "scenario/scenario.h"
 #include "schema/schema.h"
 #include "server/servercommand.h"
@@ -42,6 +43,7 @@ struct RunSpec {
     StreamOptions stream;
     std::vector<int> clientCpus; ///< pin rpcscope's threads here once the servers run; empty = not pinned
     std::vector<int> serverCpus; ///< pin the server rpcscope starts here; empty = not pinned
+    ProfileOptions profile; ///< CPU profiles of the timed phase
     std::vector<Check> checks;
     bool failOnError = false;
     QString rawSamplesPath; ///< write every timed call here as CSV when the run ends; empty = none

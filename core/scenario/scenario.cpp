@@ -285,6 +285,12 @@ QByteArray Scenario::toJson() const
         { { QStringLiteral("ready"), readyPattern }, { QStringLiteral("ready_timeout"), readyTimeout } });
     section(QStringLiteral("pinning"),
         { { QStringLiteral("client_cpus"), clientCpus }, { QStringLiteral("server_cpus"), serverCpus } });
+    section(QStringLiteral("profile"),
+        { { QStringLiteral("server"), profileServer }, { QStringLiteral("client"), profileClient },
+            // a profiler command is the user's own say-so, never a document's (it would run it)
+            { QStringLiteral("profiler"),
+                profiler == u"perf" || profiler == u"python" || profiler == u"auto" ? profiler : QString() },
+            { QStringLiteral("period"), profilePeriod } });
     QJsonArray exportList;
     for (const Export &e : exports) {
         QJsonObject entry { { QStringLiteral("format"), e.format }, { QStringLiteral("file"), e.file } };
@@ -517,6 +523,26 @@ void readPinning(Reader &r, Scenario &s)
     }
 }
 
+/// Reads the "profile" section: what is profiled during the timed phase, and with what.
+void readProfile(Reader &r, Scenario &s)
+{
+    if (const auto profile = r.object(QStringLiteral("profile"))) {
+        Reader pr = r.child(*profile, QStringLiteral("profile"));
+        pr.rejectUnknown({ QStringLiteral("server"), QStringLiteral("client"), QStringLiteral("profiler"),
+            QStringLiteral("period") });
+        pr.boolean(QStringLiteral("server"), &s.profileServer);
+        pr.boolean(QStringLiteral("client"), &s.profileClient);
+        pr.string(QStringLiteral("profiler"), &s.profiler);
+        pr.string(QStringLiteral("period"), &s.profilePeriod);
+        if (!s.profiler.isEmpty() && s.profiler != u"auto" && s.profiler != u"perf" && s.profiler != u"python")
+            pr.fail(QStringLiteral("profiler"),
+                QStringLiteral("\"%1\" is not auto, perf or python: a document may not name a command to run (give "
+                               "it with --profiler or in the window)")
+                    .arg(s.profiler));
+        r.adopt(pr);
+    }
+}
+
 /// Reads the "output" section: the exports and the chart's settings.
 void readOutput(Reader &r, Scenario &s)
 {
@@ -655,7 +681,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
         QStringLiteral("request_binary_file"), QStringLiteral("checks"), QStringLiteral("request_file"),
         QStringLiteral("fail_on_error"), QStringLiteral("server_command"), QStringLiteral("pinning"),
         QStringLiteral("output"), QStringLiteral("history"), QStringLiteral("ab"), QStringLiteral("secrets"),
-        QStringLiteral("expect") });
+        QStringLiteral("expect"), QStringLiteral("profile") });
     readSchema(r, s);
     readCall(r, root, s);
     readMetadata(r, root, s);
@@ -668,6 +694,7 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
     r.boolean(QStringLiteral("fail_on_error"), &s.failOnError);
     readServerCommand(r, s);
     readPinning(r, s);
+    readProfile(r, s);
     readOutput(r, s);
     readAb(r, s);
     readHistory(r, s);

@@ -129,6 +129,14 @@ struct Scenario {
     QString clientCpus; ///< --client-cpus: rpcscope's own threads
     QString serverCpus; ///< --server-cpus: the server rpcscope starts (built-in or a command)
 
+    // CPU profiles of the timed phase (profile/profiler.h).
+    bool profileServer = false; ///< --profile: the server's processes (started by rpcscope, or listening locally)
+    bool profileClient = false; ///< --profile-client: rpcscope's own process
+    /// --profiler: auto, perf or python; a command ({pid}, {seconds}, {out}) only from the command line or the
+    /// window: a shared document may not run one. Empty = auto.
+    QString profiler;
+    QString profilePeriod; ///< --profile-period: CPU time between samples; empty = 1ms
+
     // Outputs written when the run ends.
     struct Export {
         QString format; ///< an exportFormatNames() name, or png, pdf, svg

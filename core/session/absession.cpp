@@ -133,6 +133,8 @@ bool AbSession::startServer(int index, ScenarioProblem *problem)
                     s.builtin ? QStringLiteral("built-in %1 server").arg(transportName(s.spec.transport.kind))
                               : s.server.command));
     QString error;
+    if (m_profiler)
+        s.server.environment << m_profiler->serverEnvironment(qEnvironmentVariable("PYTHONPATH"));
     s.spec.target.address = s.launch.start(s.server, s.spec.transport.kind, &error);
     if (s.spec.target.address.isEmpty()) {
         *problem = { {}, QStringLiteral("server %1 did not start: %2").arg(sideLetter(index), error), true };
@@ -163,6 +165,8 @@ bool AbSession::prepare(ScenarioProblem *problem, int *side, QString *details)
     // flip) starts first, as it restarts first in the rounds where it goes first: which server starts first shows in
     // the timings (docs/statistics.md).
     m_blocks.firstSide = AbBlocks::coinFlip();
+    if (m_sides[0].spec.profile.any())
+        m_profiler = std::make_unique<ProfileRecorder>(m_sides[0].spec.profile);
     for (const int index : { m_blocks.firstSide, 1 - m_blocks.firstSide }) {
         if (stopped())
             return false;
@@ -206,7 +210,75 @@ bool AbSession::prepare(ScenarioProblem *problem, int *side, QString *details)
         m_cpusBefore = before;
     }
     buildRecords();
+    if (m_profiler)
+        startProfiling();
     return true;
+}
+
+void AbSession::startProfiling()
+{
+    if (!m_profiler->start()) {
+        m_profileNotes << m_profiler->notes();
+        m_profiler.reset();
+        return;
+    }
+    for (int index = 0; index < 2; ++index) {
+        Side &s = m_sides[static_cast<size_t>(index)];
+        if (m_sides[0].spec.profile.client)
+            m_profiler->addProcess(clientKey(index), ::getpid(), QStringLiteral("rpcscope"));
+        if (!m_sides[0].spec.profile.server)
+            continue;
+        qint64 pid = s.spec.plan.serverPid;
+        QString command = m_records[static_cast<size_t>(index)].server.value(QStringLiteral("command")).toString();
+        if (pid <= 0) {
+            const PortOwner owner = localListener(s.spec.target.address);
+            pid = owner.pid;
+            command = owner.name;
+            if (pid <= 0)
+                m_profileNotes << QStringLiteral("no server profile of %1: no local process that rpcscope may look "
+                                                 "at listens on %2")
+                                      .arg(sideLetter(index), s.spec.target.address);
+        }
+        if (pid > 0) {
+            m_serverProcess[static_cast<size_t>(index)] = 1;
+            m_serverKeys[static_cast<size_t>(index)] << serverKey(index, 1);
+            m_profiler->addProcess(serverKey(index, 1), pid, command);
+        }
+    }
+}
+
+void AbSession::finishProfiles()
+{
+    if (!m_profiler)
+        return;
+    // Each block's OK calls go to the server process that served it: a side's processes in the order they served.
+    std::array<int, 2> lastProcess { -1, -1 };
+    std::array<int, 2> ordinal { 0, 0 };
+    for (const AbBlockResult &block : m_runner.completedBlocks()) {
+        const auto side = static_cast<size_t>(block.side);
+        if (block.process != lastProcess[side]) {
+            lastProcess[side] = block.process;
+            ++ordinal[side];
+        }
+        const auto ok = static_cast<double>(block.calls - block.failed);
+        m_profiler->addCalls(serverKey(block.side, ordinal[side]), ok);
+        m_profiler->addCalls(clientKey(block.side), ok);
+    }
+    const std::map<int, ProcessProfile> profiles = m_profiler->finish();
+    for (int index = 0; index < 2; ++index) {
+        const auto i = static_cast<size_t>(index);
+        if (m_sides[0].spec.profile.server)
+            m_serverProfiles[i] = m_profiler->profileOf(QStringLiteral("server"), profiles, m_serverKeys[i]);
+        if (m_sides[0].spec.profile.client)
+            m_clientProfiles[i] = m_profiler->profileOf(QStringLiteral("client"), profiles, { clientKey(index) });
+    }
+    m_profileNotes << m_profiler->notes();
+    m_profiler.reset();
+}
+
+QStringList AbSession::profileNotes() const
+{
+    return m_profileNotes;
 }
 
 bool AbSession::startLoad(QString *error)
@@ -223,14 +295,34 @@ bool AbSession::startLoad(QString *error)
     for (size_t index = 0; index < 2; ++index) {
         Side &s = m_sides[index];
         sides[index] = { s.spec.transport, s.spec.target, *s.call, s.spec.plan, {} };
+        if (ProfileRecorder *profiler = m_profiler.get()) {
+            // Every block's timed phase is a window of this side's current server process and of the client.
+            const int side = static_cast<int>(index);
+            sides[index].plan.timedPhase = [this, profiler, side](bool timed) {
+                const int server = serverKey(side, m_serverProcess[static_cast<size_t>(side)]);
+                for (int key : { server, clientKey(side) }) {
+                    if (timed)
+                        profiler->windowOpen(key);
+                    else
+                        profiler->windowClose(key, 0); // the blocks' calls are added up once the run ended
+                }
+            };
+        }
         if (!s.startsServer || m_blocks.restarts < 2)
             continue;
         // Called on the runner's thread between blocks, never during one: the same command again, pinned as before.
-        sides[index].restartServer = [launch = &s.launch](QString *address, int64_t *pid, QString *why) {
+        sides[index].restartServer = [this, index, launch = &s.launch](QString *address, int64_t *pid, QString *why) {
             *address = launch->restart(why);
             if (address->isEmpty())
                 return false;
             *pid = launch->pid();
+            if (m_profiler && m_sides[0].spec.profile.server) {
+                const int side = static_cast<int>(index);
+                const int process = ++m_serverProcess[index];
+                m_serverKeys[index] << serverKey(side, process);
+                m_profiler->addProcess(serverKey(side, process), *pid,
+                    m_records[index].server.value(QStringLiteral("command")).toString());
+            }
             return true;
         };
     }
@@ -269,6 +361,7 @@ void AbSession::stop()
 
 void AbSession::finish()
 {
+    finishProfiles(); // before the servers stop: a sampler in a server writes what it saw when its window closes
     if (!m_cpusBefore.empty()) {
         QString ignored; // the CPUs it ran on before: pinning them again cannot fail where pinning one did not
         pinCurrentProcess(m_cpusBefore, &ignored);
@@ -334,6 +427,8 @@ void AbSession::completeRecords(std::array<RunRecord, 2> *records) const
         r.rawSamples = m_runner.rawSamples(index);
         r.endedAt = now;
         r.status = status;
+        r.serverProfile = m_serverProfiles[static_cast<size_t>(index)];
+        r.clientProfile = m_clientProfiles[static_cast<size_t>(index)];
     }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/abrunner.h"
+#include "profile/profiler.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "server/serverlaunch.h"
@@ -76,6 +77,8 @@ public:
     bool startsServer(int side) const { return m_sides[static_cast<size_t>(side)].startsServer; }
     /// After check(): where this client and the servers run pinned; empty when not pinned.
     const std::vector<int> &clientCpus() const { return m_clientCpus; }
+    /// What the profilers say went wrong (a missing perf, a server not found): for the front end to show.
+    QStringList profileNotes() const;
     const std::vector<int> &serverCpus() const { return m_serverCpus; }
     /// After check(): the session pinned client and servers apart itself (judged as it goes, nothing was pinned).
     bool pinnedApart() const { return m_pinnedApart; }
@@ -134,6 +137,10 @@ private:
     bool stopping() const { return m_stop.load(); }
     bool startServer(int index, ScenarioProblem *problem);
     void buildRecords();
+    void startProfiling();
+    void finishProfiles();
+    static int serverKey(int side, int process) { return side * 100 + process; }
+    static int clientKey(int side) { return 1000 + side; }
 
     Scenario m_design;
     std::array<AbTarget, 2> m_targets;
@@ -153,6 +160,12 @@ private:
     std::vector<int> m_cpusBefore; ///< set when prepare() pinned this process: what it ran on before
     std::array<RunRecord, 2> m_records;
     AbRunner m_runner;
+    std::unique_ptr<ProfileRecorder> m_profiler; ///< set when the design profiles anything
+    std::array<std::atomic<int>, 2> m_serverProcess {}; ///< each side's current server process (1, 2, ...)
+    std::array<QList<int>, 2> m_serverKeys; ///< each side's server processes' profile keys, in order
+    std::array<std::optional<Profile>, 2> m_serverProfiles;
+    std::array<std::optional<Profile>, 2> m_clientProfiles;
+    QStringList m_profileNotes;
 
     std::thread m_thread;
     std::atomic<bool> m_stop { false };

@@ -13,6 +13,8 @@
 #include <QJsonDocument>
 #include <QSysInfo>
 
+#include <unistd.h>
+
 namespace rpcscope {
 
 RunSession::RunSession(Scenario scenario, RunSpec spec, std::optional<GrpcCall> call, QString serveProgram)
@@ -56,6 +58,8 @@ bool RunSession::startBuiltinChild(ScenarioProblem *problem)
 {
     ServerCommand command = builtinServeCommand(m_serveProgram, m_spec.transport.kind);
     command.cpus = m_spec.serverCpus;
+    if (m_profiler)
+        command.environment << m_profiler->serverEnvironment();
     QString error;
     m_spec.target.address = m_server.start(command, m_spec.transport.kind, &error);
     if (m_spec.target.address.isEmpty()) {
@@ -75,6 +79,10 @@ bool RunSession::prepare(ScenarioProblem *problem, QString *details)
         return true;
     };
     QString error;
+    if (m_spec.profile.any()) {
+        m_profiler = std::make_unique<ProfileRecorder>(m_spec.profile);
+        m_spec.command.environment << m_profiler->serverEnvironment(qEnvironmentVariable("PYTHONPATH"));
+    }
     // A server command is started first: the schema may come from it by reflection.
     if (m_spec.server == RunServer::Command) {
         if (m_startingHook)
@@ -126,7 +134,73 @@ bool RunSession::prepare(ScenarioProblem *problem, QString *details)
         return false;
     }
     buildRecord();
+    if (m_profiler)
+        startProfiling();
     return true;
+}
+
+void RunSession::startProfiling()
+{
+    if (!m_profiler->start()) {
+        m_profileNotes << m_profiler->notes();
+        m_profiler.reset();
+        return;
+    }
+    constexpr int server = 0;
+    constexpr int client = 1;
+    if (m_spec.profile.server) {
+        qint64 pid = m_spec.plan.serverPid;
+        QString command = m_record.server.value(QStringLiteral("command")).toString();
+        if (pid <= 0 && m_spec.server == RunServer::Address) {
+            // a local server given by its address: the process that listens on the target's port
+            const PortOwner owner = localListener(m_spec.target.address);
+            pid = owner.pid;
+            command = owner.name;
+            if (pid <= 0)
+                m_profileNotes << QStringLiteral("no server profile: no local process that rpcscope may look at "
+                                                 "listens on %1")
+                                      .arg(m_spec.target.address);
+        }
+        if (pid > 0)
+            m_profiler->addProcess(server, pid, command);
+    }
+    if (m_spec.profile.client)
+        m_profiler->addProcess(client, ::getpid(), QStringLiteral("rpcscope"));
+    ProfileRecorder *profiler = m_profiler.get();
+    m_spec.plan.timedPhase = [profiler](bool timed) {
+        for (int key : { server, client }) {
+            if (timed)
+                profiler->windowOpen(key);
+            else
+                profiler->windowClose(key, 0); // the calls are known once the run's figures are final
+        }
+    };
+}
+
+void RunSession::finishProfiles() const
+{
+    if (m_profilesRead || !m_profiler)
+        return;
+    m_profilesRead = true;
+    const RunSnapshot last = m_engine.snapshot();
+    const auto ok = static_cast<double>(last.callsOk());
+    m_profiler->addCalls(0, ok);
+    m_profiler->addCalls(1, ok);
+    const std::map<int, ProcessProfile> profiles = m_profiler->finish();
+    if (m_spec.profile.server)
+        m_serverProfile = m_profiler->profileOf(QStringLiteral("server"), profiles, { 0 });
+    if (m_spec.profile.client)
+        m_clientProfile = m_profiler->profileOf(QStringLiteral("client"), profiles, { 1 });
+}
+
+QStringList RunSession::profileNotes() const
+{
+    QStringList notes = m_profileNotes;
+    if (m_profiler)
+        for (const QString &note : m_profiler->notes())
+            if (!notes.contains(note))
+                notes << note;
+    return notes;
 }
 
 bool RunSession::startLoad(QString *error)
@@ -225,6 +299,9 @@ void RunSession::completeRecord(RunRecord *record, const RunSnapshot &last) cons
     record->status = QString::fromUtf16(last.state == RunState::Stopped ? RunStatus::Stopped : RunStatus::Finished);
     if (m_spec.plan.recordRawSamples)
         record->rawSamples = m_engine.rawSamples();
+    finishProfiles();
+    record->serverProfile = m_serverProfile;
+    record->clientProfile = m_clientProfile;
 }
 
 } // namespace rpcscope

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/loadengine.h"
+#include "profile/profiler.h"
 #include "scenario/runspec.h"
 #include "scenario/scenario.h"
 #include "server/serverlaunch.h"
@@ -103,11 +104,15 @@ public:
     /// Ends @p record (record()'s copy, with the id the history gave it): the last figures, the status, the end time,
     /// and the raw samples when the plan kept them.
     void completeRecord(RunRecord *record, const RunSnapshot &last) const;
+    /// What the profilers say went wrong (a missing perf, a server not found): for the front end to show.
+    QStringList profileNotes() const;
 
 private:
     bool stopping() const { return m_stop.load(); }
     void buildRecord();
     bool startBuiltinChild(ScenarioProblem *problem);
+    void startProfiling();
+    void finishProfiles() const;
 
     Scenario m_scenario;
     RunSpec m_spec;
@@ -124,6 +129,11 @@ private:
     QString m_serverError; ///< the server command did not start: why
     RunRecord m_record;
     LoadEngine m_engine;
+    std::unique_ptr<ProfileRecorder> m_profiler; ///< set when the spec profiles anything
+    mutable std::optional<Profile> m_serverProfile; ///< read from m_profiler once the run ended
+    mutable std::optional<Profile> m_clientProfile;
+    mutable bool m_profilesRead = false;
+    QStringList m_profileNotes;
 
     std::thread m_thread;
     std::atomic<bool> m_stop { false };

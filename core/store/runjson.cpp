@@ -786,6 +786,10 @@ QJsonObject runToJson(const RunRecord &given)
                 callStatusName(static_cast<int>(sample.status)) });
         o.insert(QStringLiteral("raw_samples"), raw);
     }
+    if (run.serverProfile)
+        o.insert(QStringLiteral("server_profile"), profileToJson(*run.serverProfile));
+    if (run.clientProfile)
+        o.insert(QStringLiteral("client_profile"), profileToJson(*run.clientProfile));
     return o;
 }
 
@@ -832,6 +836,13 @@ std::optional<RunRecord> runFromJson(const QJsonObject &json, QString *error)
             run.split = *split;
         return split.has_value();
     });
+    for (const auto &[field, into] : { std::pair(QStringLiteral("server_profile"), &run.serverProfile),
+             std::pair(QStringLiteral("client_profile"), &run.clientProfile) }) {
+        r.take(field, [into = into](const QJsonObject &o, const QString &path, QString *why) {
+            *into = profileFromJson(o, path, why);
+            return into->has_value();
+        });
+    }
     const QJsonArray raw = r.array(QStringLiteral("raw_samples"));
     run.rawSamples.reserve(static_cast<size_t>(raw.size()));
     for (qsizetype i = 0; i < raw.size() && r.ok(); ++i) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/runsnapshot.h"
+#include "profile/profile.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -96,6 +97,8 @@ struct RunRecord {
 
     RunSnapshot snapshot;
     std::vector<RawSample> rawSamples; ///< empty unless the run recorded them
+    std::optional<Profile> serverProfile; ///< --profile: the server's CPU during the timed phase
+    std::optional<Profile> clientProfile; ///< --profile-client: rpcscope's own CPU
 
     /// "#12 grpc Sum 2026-12-01 10:00" when it has no name.
     QString displayName() const;

@@ -154,8 +154,27 @@ bool migrateStep(QSqlDatabase &db, int to, QString *error)
     }
     if (to == 3) // split runs (run --segment, merge): the plan, the start time and every worker's figures, as JSON
         return exec(QStringLiteral("ALTER TABLE runs ADD COLUMN split TEXT"));
+    if (to == 4) // CPU profiles (--profile): a run's server and client profile, compressed JSON
+        return exec(QStringLiteral("CREATE TABLE profiles(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE "
+                                   "CASCADE, scope TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(run_id, scope))"));
     *error = QStringLiteral("no migration to schema version %1").arg(to);
     return false;
+}
+
+/// Inserts (or replaces) @p run's profiles under @p id with @p q; false with q's error.
+bool insertProfiles(QSqlQuery &q, qint64 id, const RunRecord &run)
+{
+    for (const std::optional<Profile> &profile : { run.serverProfile, run.clientProfile }) {
+        if (!profile)
+            continue;
+        q.prepare(QStringLiteral("INSERT OR REPLACE INTO profiles(run_id, scope, data) VALUES(?, ?, ?)"));
+        q.addBindValue(id);
+        q.addBindValue(profile->scope);
+        q.addBindValue(qCompress(QJsonDocument(profileToJson(*profile)).toJson(QJsonDocument::Compact)));
+        if (!q.exec())
+            return false;
+    }
+    return true;
 }
 
 int readVersion(QSqlDatabase &db)
@@ -574,6 +593,8 @@ qint64 RunStore::addRun(const RunRecord &given, QString *error)
         if (!insert.exec())
             return fail(insert);
     }
+    if (!insertProfiles(insert, id, run))
+        return fail(insert);
     if (!db.commit()) {
         *error = db.lastError().text();
         return 0;
@@ -738,7 +759,37 @@ std::optional<RunRecord> RunStore::load(qint64 id, QString *error, Parts parts) 
         run.rawSamples.resize(static_cast<size_t>(data.size()) / sizeof(RawSample));
         std::memcpy(run.rawSamples.data(), data.constData(), run.rawSamples.size() * sizeof(RawSample));
     }
+    q.prepare(QStringLiteral("SELECT scope, data FROM profiles WHERE run_id = ?"));
+    q.addBindValue(id);
+    if (q.exec()) {
+        while (q.next()) {
+            const QString scope = q.value(0).toString();
+            QString why;
+            const std::optional<Profile> profile
+                = profileFromJson(QJsonDocument::fromJson(qUncompress(q.value(1).toByteArray())).object(),
+                    QStringLiteral("run #%1's %2 profile").arg(id).arg(scope), &why);
+            if (!profile) {
+                *error = why;
+                return std::nullopt;
+            }
+            (scope == u"client" ? run.clientProfile : run.serverProfile) = profile;
+        }
+    }
     return run;
+}
+
+bool RunStore::saveProfiles(const RunRecord &run, QString *error)
+{
+    if (!run.serverProfile && !run.clientProfile)
+        return true;
+    if (!checkWritable(error))
+        return false;
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    if (!insertProfiles(q, run.id, run)) {
+        *error = sqlError(q);
+        return false;
+    }
+    return true;
 }
 
 namespace {

@@ -58,7 +58,7 @@ struct RunFilter {
  */
 class RunStore {
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     RunStore();
     ~RunStore();
@@ -97,6 +97,9 @@ public:
     /// The last update, the raw samples, the end time and the final status (finished or stopped).
     bool finishRun(qint64 id, const RunSnapshot &snapshot, const std::vector<RawSample> &rawSamples,
         const QString &status, QString *error);
+    /// Stores the run's CPU profiles (RunRecord::serverProfile, clientProfile), compressed; those it lacks stay as
+    /// they were.
+    bool saveProfiles(const RunRecord &run, QString *error);
     /// Stores a whole run at once (imports, or undoing a delete: a non-zero given.id is kept). Returns the id, 0 on
     /// error.
     qint64 addRun(const RunRecord &given, QString *error);

@@ -1,0 +1,127 @@
+#include "profilereport.h"
+
+#include <QTextStream>
+
+#include <cmath>
+
+namespace rpcscope {
+
+namespace {
+
+QString us(double value, bool sign = false)
+{
+    const QString text = QString::number(value, 'f', std::fabs(value) >= 100 ? 0 : 1);
+    return sign && value >= 0 ? QLatin1Char('+') + text : text;
+}
+
+/// A function name short enough for a terminal line: templates and arguments kept only when short.
+QString shortName(const QString &name, int width = 90)
+{
+    return name.size() <= width ? name : name.left(width - 3) + QStringLiteral("...");
+}
+
+} // namespace
+
+QString formatProfileSummary(const Profile &profile, int top)
+{
+    QString text;
+    QTextStream out(&text);
+    const QString title
+        = profile.scope == u"client" ? QStringLiteral("Client profile") : QStringLiteral("Server profile");
+    if (profile.isEmpty() || profile.calls() <= 0) {
+        out << title << ": no samples";
+        if (!profile.notes.isEmpty())
+            out << " (" << profile.notes.join(QStringLiteral("; ")) << ')';
+        out << '\n';
+        return text;
+    }
+    const double total = profile.totalUsPerCall();
+    out << title << ": " << us(total) << " us CPU per call over " << QString::number(profile.calls(), 'f', 0)
+        << " calls, " << profile.processes.size() << (profile.processes.size() == 1 ? " process" : " processes");
+    if (profile.profilerCpuSeconds >= 0)
+        out << ", profiler's own CPU " << QString::number(profile.profilerCpuSeconds, 'f', 2) << " s";
+    out << '\n';
+    if (!profile.how.isEmpty())
+        out << "  recorded with " << profile.how << '\n';
+    for (const QString &note : profile.notes)
+        out << "  note: " << note << '\n';
+    out << QStringLiteral("  %1  %2  %3  function\n")
+               .arg(QStringLiteral("self us/call"), 12)
+               .arg(QStringLiteral("total us/call"), 13)
+               .arg(QStringLiteral("share"), 6);
+    const std::vector<FunctionCost> costs = functionCosts(profile.usPerCall());
+    int shown = 0;
+    for (const FunctionCost &cost : costs) {
+        if (shown++ >= top)
+            break;
+        out << QStringLiteral("  %1  %2  %3  %4\n")
+                   .arg(us(cost.self), 12)
+                   .arg(us(cost.total), 13)
+                   .arg(total > 0 ? QString::number(100.0 * cost.self / total, 'f', 1) + QLatin1Char('%')
+                                  : QStringLiteral("-"),
+                       6)
+                   .arg(shortName(cost.name));
+    }
+    return text;
+}
+
+namespace {
+
+/// What a change is told by: its total (with what it calls) when that was judged beyond noise, else its self.
+bool byTotal(const FunctionChange &change)
+{
+    return change.totalDiff.excludesZero() || !change.selfDiff.excludesZero();
+}
+
+} // namespace
+
+QString profileChangeSentence(const FunctionChange &change, double confidence)
+{
+    const bool total = byTotal(change);
+    const double delta = total ? change.totalChange() : change.selfChange();
+    const DiffInterval interval = total ? change.totalDiff : change.selfDiff;
+    const bool callsOthers = total && std::fabs(change.totalB - change.selfB) > 0.05 * std::fabs(change.totalB);
+    return QStringLiteral("B spends %1 us per call %2 in %3%4 (%5% CI %6 .. %7)")
+        .arg(us(delta, true), delta >= 0 ? QStringLiteral("more") : QStringLiteral("less"), shortName(change.name, 60),
+            callsOthers ? QStringLiteral(" and what it calls") : QString())
+        .arg(QString::number(confidence * 100, 'f', 0), us(interval.low, true), us(interval.high, true));
+}
+
+QString formatProfileChanges(const ProfileDiff &diff, const QString &scope, int top)
+{
+    QString text;
+    QTextStream out(&text);
+    out << "Where B's " << (scope == u"client" ? "client" : "server") << " time went: " << us(diff.totalA) << " -> "
+        << us(diff.totalB) << " us CPU per call (" << us(diff.totalB - diff.totalA, true) << ", "
+        << QString::number(diff.confidence * 100, 'f', 0) << "% CI " << us(diff.totalDiff.low, true) << " .. "
+        << us(diff.totalDiff.high, true) << "), judged " << diff.method << '\n';
+    const std::vector<FunctionChange> changes = diff.topChanges(top);
+    if (changes.empty()) {
+        out << "  no function changed beyond noise (changes under " << us(diff.minChangeUs)
+            << " us per call are not flagged)\n";
+        return text;
+    }
+    out << "  us per call, a function with what it calls (self: its own code alone); intervals adjusted for the "
+        << diff.functions.size() << " functions compared\n";
+    out << QStringLiteral("  %1  %2  %3  %4  %5  function\n")
+               .arg(QStringLiteral("A"), 7)
+               .arg(QStringLiteral("B"), 7)
+               .arg(QStringLiteral("B - A"), 7)
+               .arg(QStringLiteral("interval"), 17)
+               .arg(QStringLiteral("self B - A"), 10);
+    for (const FunctionChange &change : changes) {
+        const bool total = byTotal(change);
+        const DiffInterval interval = total ? change.totalDiff : change.selfDiff;
+        out << QStringLiteral("  %1  %2  %3  %4  %5  %6%7\n")
+                   .arg(us(total ? change.totalA : change.selfA), 7)
+                   .arg(us(total ? change.totalB : change.selfB), 7)
+                   .arg(us(total ? change.totalChange() : change.selfChange(), true), 7)
+                   .arg(us(interval.low, true) + QStringLiteral(" .. ") + us(interval.high, true), 17)
+                   .arg(us(change.selfChange(), true), 10)
+                   .arg(shortName(change.name),
+                       change.explainedByCallee ? QStringLiteral(" (its callee's change)") : QString());
+    }
+    return text;
+}
+
+} // namespace rpcscope

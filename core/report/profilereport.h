@@ -1,0 +1,28 @@
+#pragma once
+
+#include "profile/profile.h"
+
+#include <QString>
+
+namespace rpcscope {
+
+/**
+ * A profile for the terminal: how it was recorded, the CPU per call it saw, and the @p top functions by self time
+ * per call, each with its total and its share of the CPU:
+ *
+ *     Server profile: 52.3 us CPU per call over 20000 calls, 1 process (perf record ...)
+ *       self us/call  total us/call  share  function
+ *             40.1           40.6    76.7%  rpcscope::burnCpu(...)
+ */
+QString formatProfileSummary(const Profile &profile, int top = 10);
+
+/**
+ * Where B's extra time went: the changed functions (at most @p top), B - A in us per call with the interval, or
+ * a line saying that no function changed beyond noise; the method the intervals came from.
+ */
+QString formatProfileChanges(const ProfileDiff &diff, const QString &scope, int top = 5);
+
+/// "B spends +38.7 us per call more in `burnCpu` (95% CI +35.0 .. +42.4)": one change for a slide or a report.
+QString profileChangeSentence(const FunctionChange &change, double confidence);
+
+} // namespace rpcscope

@@ -1,0 +1,165 @@
+// --profile end to end: rpcscope-cli runs the built-in server (a real process) under perf, and a Python grpcio
+// server under rpcscope's sampler, and says where the CPU per call goes.
+#include "cliprocess.h"
+#include "profile/profiler.h"
+
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+namespace {
+
+const QString kEcho = QStringLiteral("rpcscope.bench.v1.Bench/Echo");
+
+/// The rows of "Where B's server time went" (after its header lines): "A B B-A interval self function".
+QStringList changeRows(const QString &out)
+{
+    const qsizetype at = out.indexOf(QLatin1String("Where B's server time went"));
+    if (at < 0)
+        return {};
+    QStringList rows;
+    const QStringList lines = out.mid(at).split(QLatin1Char('\n'));
+    for (qsizetype i = 3; i < lines.size() && lines.at(i).startsWith(QLatin1String("  ")); ++i)
+        rows << lines.at(i).trimmed();
+    return rows;
+}
+
+} // namespace
+
+class TestProfiling : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void runProfilesTheBuiltinServer();
+    void abNamesTheBurnFunctionFirst();
+    void pythonServerShowsItsServicerFrame();
+    void profileFlagsAreChecked();
+};
+
+void TestProfiling::initTestCase()
+{
+    if (QStandardPaths::findExecutable(QStringLiteral("perf")).isEmpty())
+        QSKIP("perf is not installed (packaging/debian-packages.txt has linux-perf)");
+    const rpcscope::PerfSupport support = rpcscope::perfSupport();
+    if (!support.perProcess && !support.systemWide)
+        QSKIP(qPrintable(QStringLiteral("perf cannot sample here: ") + support.problem));
+}
+
+void TestProfiling::runProfilesTheBuiltinServer()
+{
+    QTemporaryDir dir;
+    const QString folded = dir.filePath(QStringLiteral("server.folded"));
+    const QString svg = dir.filePath(QStringLiteral("server.svg"));
+    const CliResult r = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("-n"), QStringLiteral("4000"), QStringLiteral("-c"), QStringLiteral("2"),
+        QStringLiteral("--profile"), QStringLiteral("--profile-client"), QStringLiteral("-O"), QStringLiteral("folded"),
+        QStringLiteral("-o"), folded, QStringLiteral("-O"), QStringLiteral("flamegraph"), QStringLiteral("-o"), svg });
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    // "Server profile: 65.2 us CPU per call over 4000 calls, 1 process ..."
+    const QRegularExpression server(
+        QStringLiteral("Server profile: ([0-9.]+) us CPU per call over 4000 calls, 1 process"));
+    const QRegularExpressionMatch match = server.match(r.out);
+    QVERIFY2(match.hasMatch(), qPrintable(r.out.right(2000)));
+    QVERIFY(match.captured(1).toDouble() > 1);
+    QVERIFY2(r.out.contains(QLatin1String("Client profile: ")), qPrintable(r.out.right(2000)));
+    QVERIFY(r.out.contains(QLatin1String("self us/call  total us/call   share  function")));
+
+    // The folded stacks: "frame;frame COUNT" lines, in ns per call, adding up to about the CPU per call printed.
+    QFile file(folded);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QVERIFY(lines.size() > 10);
+    double nsPerCall = 0;
+    for (const QString &line : lines) {
+        bool ok = false;
+        nsPerCall += line.section(QLatin1Char(' '), -1).toDouble(&ok);
+        QVERIFY2(ok, qPrintable(line));
+    }
+    const double printed = match.captured(1).toDouble();
+    QVERIFY2(std::fabs(nsPerCall / 1000 - printed) < 0.05 * printed + 1,
+        qPrintable(QStringLiteral("%1 ns vs %2 us").arg(nsPerCall).arg(printed)));
+
+    QFile image(svg);
+    QVERIFY(image.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&image);
+    int titles = 0;
+    while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("title"))
+            ++titles;
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY(titles > 10);
+}
+
+void TestProfiling::abNamesTheBurnFunctionFirst()
+{
+    // B burns 40 us of CPU per call in rpcscope::burnCpu: the first change named, at about 40 us per call.
+    const CliResult r = runCliProcess(
+        { QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+            QStringLiteral("builtin"), QStringLiteral("--b-env"), QStringLiteral("RPCSCOPE_SERVE_BURN=40us"),
+            QStringLiteral("--call"), kEcho, QStringLiteral("-n"), QStringLiteral("8000"), QStringLiteral("-c"),
+            QStringLiteral("1"), QStringLiteral("--profile") },
+        180000);
+    QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.err + r.out.right(3000)));
+    const QStringList rows = changeRows(r.out);
+    QVERIFY2(!rows.isEmpty(), qPrintable(r.out.right(3000)));
+    QVERIFY2(rows.first().endsWith(QLatin1String("rpcscope::burnCpu")), qPrintable(rows.join(QLatin1Char('\n'))));
+    const double change = rows.first().section(QLatin1Char(' '), 2, 2, QString::SectionSkipEmpty).toDouble();
+    QVERIFY2(change > 40 * 0.6 && change < 40 * 1.5, qPrintable(rows.first()));
+    QVERIFY(r.out.contains(QLatin1String("judged per server process")));
+}
+
+void TestProfiling::pythonServerShowsItsServicerFrame()
+{
+    const QString python = QStringLiteral("/usr/bin/python3");
+    QProcess check;
+    check.start(python, { QStringLiteral("-c"), QStringLiteral("import grpc") });
+    if (!check.waitForFinished(20000) || check.exitStatus() != QProcess::NormalExit || check.exitCode() != 0)
+        QSKIP("/usr/bin/python3 with python3-grpcio is not installed");
+    // A server command as a user gives it: rpcscope puts its sampler first on the server's PYTHONPATH, and the
+    // profile names the servicer's Python method (List builds its reply in Python: most of the server's CPU).
+    const QString server = QStringLiteral(RPCSCOPE_TEST_DATA "/../peers/grpcio_server.py");
+    const QString proto = QStringLiteral(RPCSCOPE_TEST_DATA "/../../proto/rpcscope/bench/v1/bench.proto");
+    const CliResult r = runCliProcess(
+        { QStringLiteral("run"), QStringLiteral("%1 %2 --port {port}").arg(python, server), QStringLiteral("--proto"),
+            proto, QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/List"), QStringLiteral("-d"),
+            QStringLiteral(R"({"count":300,"name_size":20})"), QStringLiteral("-n"), QStringLiteral("1500"),
+            QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--profile") },
+        120000);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out.right(2000)));
+    QVERIFY2(r.out.contains(QLatin1String("Python processes: rpcscope's sampler")), qPrintable(r.out.right(2000)));
+    const qsizetype at = r.out.indexOf(QLatin1String("Server profile: "));
+    QVERIFY(at >= 0);
+    const QString profile = r.out.mid(at);
+    QVERIFY2(profile.contains(QLatin1String("Bench.List (grpcio_server.py:")), qPrintable(profile));
+    // its us per call: the total column of its row
+    const QRegularExpression row(QStringLiteral("\\n\\s+([0-9.]+)\\s+([0-9.]+)\\s+[0-9.]+%\\s+\\S*Bench\\.List \\("));
+    const QRegularExpressionMatch match = row.match(profile);
+    QVERIFY2(match.hasMatch(), qPrintable(profile));
+    QVERIFY2(match.captured(2).toDouble() > 10, qPrintable(profile));
+}
+
+void TestProfiling::profileFlagsAreChecked()
+{
+    const CliResult period = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("-n"), QStringLiteral("10"), QStringLiteral("--profile"),
+        QStringLiteral("--profile-period"), QStringLiteral("5us") });
+    QCOMPARE(period.exitCode, 2);
+    QVERIFY2(period.err.contains(QLatin1String("--profile-period")) && period.err.contains(QLatin1String("100us")),
+        qPrintable(period.err));
+    const CliResult command = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"),
+        QStringLiteral("--call"), kEcho, QStringLiteral("-n"), QStringLiteral("10"), QStringLiteral("--profile"),
+        QStringLiteral("--profiler"), QStringLiteral("py-spy record") });
+    QCOMPARE(command.exitCode, 2);
+    QVERIFY2(command.err.contains(QLatin1String("--profiler")) && command.err.contains(QLatin1String("{out}")),
+        qPrintable(command.err));
+    const CliResult none = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("--transport"), QStringLiteral("none"), QStringLiteral("-n"), QStringLiteral("10"),
+        QStringLiteral("--profile") });
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY2(none.err.contains(QLatin1String("no-RPC baseline has no server")), qPrintable(none.err));
+}
+
+QTEST_GUILESS_MAIN(TestProfiling)
+#include "tst_profiling.moc"
