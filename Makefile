@@ -88,7 +88,9 @@ format-check: setup
 # clang-tidy with the checked-in .clang-tidy on the .cpp files of core/, ui/ and app/ changed since BASE, or on FILES,
 # JOBS at a time; fails on any finding. BASE defaults to .ci/tidy-base: the last commit whose whole tree was found
 # clean (`make tidy FILES="$$(git ls-files 'core/*.cpp' 'ui/*.cpp' 'app/*.cpp')"`, ~25 min on 2 cores; move the
-# base forward after such a run). CI runs `make tidy`. Needs a configured build (its compile_commands.json).
+# base forward after such a run, or after a plain `make tidy` passed at that commit: the files it did not check are
+# the base's, and a finding in a header shows in the changed files that include it). CI runs `make tidy`. Needs a
+# configured build (its compile_commands.json).
 BASE ?= $(shell cat .ci/tidy-base 2>/dev/null || echo HEAD~1)
 tidy: configure
 	@if [ -z "$$FILES" ] && ! git rev-parse -q --verify "$(BASE)^{commit}" >/dev/null; then \

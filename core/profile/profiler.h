@@ -32,8 +32,9 @@ struct ProfileOptions {
     static bool checkProfiler(const QString &value, QString *error);
 };
 
-/// Whether perf can sample here, found once per process: `perf` on the PATH, and whether sampling one process
-/// (-p) sees anything or only system-wide sampling (-a) does (as in some virtual machines).
+/// Whether perf can sample here, found once per process: `perf` on the PATH, and whether system-wide sampling (-a,
+/// preferred: it costs the profiled processes nothing at their context switches) or sampling one process (-p) may
+/// run and sees anything (on some virtual machines -p counts nothing).
 struct PerfSupport {
     bool found = false;
     bool perProcess = false;
@@ -49,8 +50,8 @@ PerfSupport perfSupport();
  * gives one ProcessProfile a key, in CPU per call over its windows' OK calls.
  *
  * perf records with the software cpu-clock event (works without hardware counters), events off until a window
- * opens (perf's control FIFO), timestamps on CLOCK_MONOTONIC. Where sampling one process sees nothing, one
- * system-wide recording is filtered to the keys' process trees and windows. Python server commands get
+ * opens (perf's control FIFO), timestamps on CLOCK_MONOTONIC: one system-wide recording filtered to the keys'
+ * process trees and windows, or, where that is not allowed, one recording a process. Python server commands get
  * rpcscope's sampler through PYTHONPATH (serverEnvironment()), switched on and off by a file in its folder. A
  * profiler that cannot run is a note, never a failed run.
  *
