@@ -4,6 +4,7 @@
 #include "secrets.h"
 #include "util/printable.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -15,6 +16,7 @@
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QSysInfo>
+#include <QThread>
 
 #include <atomic>
 #include <csignal>
@@ -314,7 +316,18 @@ bool openConnection(const QString &name, const QString &path, QString *error)
                          tables.size() > shown ? QStringLiteral(", ...") : QString());
         return false;
     }
-    if (!q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !q.next()) {
+    // Another process making the same new history holds its write lock while it creates the tables, and SQLite
+    // answers a journal mode change then with "database is locked" at once, not after the busy timeout: tried again
+    // for as long as that timeout (seen with four runs started together on a new history, under ASan).
+    bool walSet = false;
+    for (QDeadlineTimer deadline(5000); !walSet;) {
+        walSet = q.exec(QStringLiteral("PRAGMA journal_mode=WAL")) && q.next();
+        if (walSet || deadline.hasExpired() || !sqlError(q).contains(QLatin1String("locked")))
+            break;
+        q.finish();
+        QThread::msleep(20);
+    }
+    if (!walSet) {
         *error = info.exists() && !info.isWritable()
             ? QStringLiteral("%1: the history is read-only here (%2)").arg(path, sqlError(q))
             : QStringLiteral("%1: not an rpcscope run database (%2)").arg(path, sqlError(q));
