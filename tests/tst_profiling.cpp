@@ -36,6 +36,7 @@ private Q_SLOTS:
     void abNamesTheBurnFunctionFirst();
     void pythonServerShowsItsServicerFrame();
     void profileFlagsAreChecked();
+    void aServerCommandKeepsItsOwnPythonPath();
 };
 
 void TestProfiling::initTestCase()
@@ -159,6 +160,38 @@ void TestProfiling::profileFlagsAreChecked()
         QStringLiteral("--profile") });
     QCOMPARE(none.exitCode, 2);
     QVERIFY2(none.err.contains(QLatin1String("no-RPC baseline has no server")), qPrintable(none.err));
+}
+
+void TestProfiling::aServerCommandKeepsItsOwnPythonPath()
+{
+    // The sampler goes first on the command's own PYTHONPATH (an entry after it would replace the user's), and the
+    // command given, which the run records, keeps no trace of rpcscope's temporary folders.
+    rpcscope::ProfileOptions options;
+    options.server = true;
+    rpcscope::ProfileRecorder recorder(options);
+    rpcscope::ServerCommand given;
+    given.command = QStringLiteral("python3 server.py --port {port}");
+    given.environment = { { QStringLiteral("PYTHONPATH"), QStringLiteral("/srv/app") },
+        { QStringLiteral("MODE"), QStringLiteral("fast") } };
+    const rpcscope::ServerCommand started = recorder.profiled(given);
+    QCOMPARE(given.environment.size(), 2);
+    QCOMPARE(started.environment.size(), 3);
+    QCOMPARE(started.environment.at(0).first, QStringLiteral("PYTHONPATH"));
+    QVERIFY2(started.environment.at(0).second.endsWith(QLatin1String("/python:/srv/app")),
+        qPrintable(started.environment.at(0).second));
+    const QString sampler = started.environment.at(0).second.section(QLatin1Char(':'), 0, 0);
+    QVERIFY2(QFile::exists(sampler + QStringLiteral("/sitecustomize.py")), qPrintable(sampler));
+    QCOMPARE(started.environment.at(2).first, QStringLiteral("RPCSCOPE_PYPROFILE_DIR"));
+    QCOMPARE(started.command, given.command);
+    // none given: before the inherited one
+    rpcscope::ServerCommand plain;
+    plain.command = given.command;
+    const rpcscope::ServerCommand added = recorder.profiled(plain);
+    QCOMPARE(added.environment.size(), 2);
+    QCOMPARE(added.environment.at(0).second.section(QLatin1Char(':'), 0, 0), sampler);
+    // perf alone: nothing added
+    options.profiler = QStringLiteral("perf");
+    QCOMPARE(rpcscope::ProfileRecorder(options).profiled(given).environment, given.environment);
 }
 
 QTEST_GUILESS_MAIN(TestProfiling)

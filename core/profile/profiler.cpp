@@ -307,15 +307,25 @@ ProfileRecorder::~ProfileRecorder()
     m_keys.clear();
 }
 
-QList<QPair<QString, QString>> ProfileRecorder::serverEnvironment(const QString &pythonPath) const
+ServerCommand ProfileRecorder::profiled(const ServerCommand &command) const
 {
+    ServerCommand out = command;
     if (!m_usePython)
-        return {};
-    QString path = m_dir.filePath(QStringLiteral("python"));
-    if (!pythonPath.isEmpty())
-        path += QLatin1Char(':') + pythonPath;
-    return { { QStringLiteral("PYTHONPATH"), path },
-        { QStringLiteral("RPCSCOPE_PYPROFILE_DIR"), m_dir.filePath(QStringLiteral("pyprofile")) } };
+        return out;
+    const QString ours = m_dir.filePath(QStringLiteral("python"));
+    const auto prepend
+        = [&ours](const QString &path) { return path.isEmpty() ? ours : ours + QLatin1Char(':') + path; };
+    bool given = false;
+    for (auto &[name, value] : out.environment) {
+        if (name == u"PYTHONPATH") {
+            value = prepend(value);
+            given = true;
+        }
+    }
+    if (!given)
+        out.environment.append({ QStringLiteral("PYTHONPATH"), prepend(qEnvironmentVariable("PYTHONPATH")) });
+    out.environment.append({ QStringLiteral("RPCSCOPE_PYPROFILE_DIR"), m_dir.filePath(QStringLiteral("pyprofile")) });
+    return out;
 }
 
 void ProfileRecorder::note(const QString &text)

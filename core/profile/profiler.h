@@ -2,6 +2,7 @@
 
 #include "net/portowners.h"
 #include "profile/profile.h"
+#include "server/servercommand.h"
 
 #include <QHash>
 #include <QSet>
@@ -52,7 +53,7 @@ PerfSupport perfSupport();
  * perf records with the software cpu-clock event (works without hardware counters), events off until a window
  * opens (perf's control FIFO), timestamps on CLOCK_MONOTONIC: one system-wide recording filtered to the keys'
  * process trees and windows, or, where that is not allowed, one recording a process. Python server commands get
- * rpcscope's sampler through PYTHONPATH (serverEnvironment()), switched on and off by a file in its folder. A
+ * rpcscope's sampler through PYTHONPATH (profiled()), switched on and off by a file in its folder. A
  * profiler that cannot run is a note, never a failed run.
  *
  * windowOpen()/windowClose() may be called from any thread (the load engine's); the rest from one thread.
@@ -65,10 +66,13 @@ public:
     ProfileRecorder &operator=(const ProfileRecorder &) = delete;
 
     const ProfileOptions &options() const { return m_options; }
-    /// Variables a server command's environment gets so that rpcscope's Python sampler runs in it ("PYTHONPATH"
-    /// with the sampler's folder first, then @p pythonPath, if any; its control folder). Empty when not profiling
-    /// servers with the Python sampler.
-    QList<QPair<QString, QString>> serverEnvironment(const QString &pythonPath = QString()) const;
+    /**
+     * @p command as it is started when profiling: rpcscope's Python sampler first on its PYTHONPATH (before the
+     * command's own PYTHONPATH, else before the inherited one) and the sampler's control folder in its environment.
+     * @p command itself stays as given: its record says what the user gave, not rpcscope's temporary folders.
+     * Unchanged when the Python sampler is not used.
+     */
+    ServerCommand profiled(const ServerCommand &command) const;
     /// Starts the profilers (their events off). False when none can run; notes() says why.
     bool start();
     /// Profile process @p pid (and its descendants) as @p key.

@@ -133,9 +133,9 @@ bool AbSession::startServer(int index, ScenarioProblem *problem)
                     s.builtin ? QStringLiteral("built-in %1 server").arg(transportName(s.spec.transport.kind))
                               : s.server.command));
     QString error;
-    if (m_profiler)
-        s.server.environment << m_profiler->serverEnvironment(qEnvironmentVariable("PYTHONPATH"));
-    s.spec.target.address = s.launch.start(s.server, s.spec.transport.kind, &error);
+    // started with the profiler's additions; recorded as given (buildRecords())
+    s.spec.target.address
+        = s.launch.start(m_profiler ? m_profiler->profiled(s.server) : s.server, s.spec.transport.kind, &error);
     if (s.spec.target.address.isEmpty()) {
         *problem = { {}, QStringLiteral("server %1 did not start: %2").arg(sideLetter(index), error), true };
         return false;

@@ -58,10 +58,9 @@ bool RunSession::startBuiltinChild(ScenarioProblem *problem)
 {
     ServerCommand command = builtinServeCommand(m_serveProgram, m_spec.transport.kind);
     command.cpus = m_spec.serverCpus;
-    if (m_profiler)
-        command.environment << m_profiler->serverEnvironment();
     QString error;
-    m_spec.target.address = m_server.start(command, m_spec.transport.kind, &error);
+    m_spec.target.address
+        = m_server.start(m_profiler ? m_profiler->profiled(command) : command, m_spec.transport.kind, &error);
     if (m_spec.target.address.isEmpty()) {
         *problem = { {}, QStringLiteral("built-in server: ") + error, true };
         return false;
@@ -79,15 +78,14 @@ bool RunSession::prepare(ScenarioProblem *problem, QString *details)
         return true;
     };
     QString error;
-    if (m_spec.profile.any()) {
+    if (m_spec.profile.any())
         m_profiler = std::make_unique<ProfileRecorder>(m_spec.profile);
-        m_spec.command.environment << m_profiler->serverEnvironment(qEnvironmentVariable("PYTHONPATH"));
-    }
     // A server command is started first: the schema may come from it by reflection.
     if (m_spec.server == RunServer::Command) {
         if (m_startingHook)
             m_startingHook(m_spec.command.command);
-        m_spec.target.address = m_server.start(m_spec.command, m_spec.transport.kind, &error);
+        m_spec.target.address = m_server.start(
+            m_profiler ? m_profiler->profiled(m_spec.command) : m_spec.command, m_spec.transport.kind, &error);
         if (m_spec.target.address.isEmpty()) {
             m_serverError = error;
             *problem = { {}, QStringLiteral("the server command did not start: ") + error, true };
