@@ -4,7 +4,6 @@
 #include "profile/perfscript.h"
 
 #include <QDir>
-#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -617,8 +616,6 @@ void ProfileRecorder::readPython(std::map<int, ProcessProfile> *out)
     // A sampler writes its file when sampling stops, within a tick or two: wait a little for the last window's.
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     const QRegularExpression windowLine(QStringLiteral("^# window (\\d+)$"), QRegularExpression::MultilineOption);
-    const QRegularExpression samplerLine(
-        QStringLiteral("^# sampler_cpu_us (\\d+)$"), QRegularExpression::MultilineOption);
     QHash<qint64, QString> texts;
     while (true) {
         texts.clear();
@@ -650,9 +647,7 @@ void ProfileRecorder::readPython(std::map<int, ProcessProfile> *out)
             }
             if (stacks.isEmpty())
                 continue;
-            const QRegularExpressionMatch sampler = samplerLine.match(it.value());
-            if (sampler.hasMatch())
-                samplerUs += sampler.captured(1).toDouble();
+            samplerUs += headerNumber(it.value(), "sampler_cpu_us");
             ProcessProfile &profile = (*out)[key];
             if (!pythonKeys.contains(key)) {
                 // perf saw the interpreter's C frames; the Python frames say more. The unit: a sample's mean CPU
