@@ -284,7 +284,7 @@ private Q_SLOTS:
         const QString sum = QStringLiteral("rpcscope.bench.v1.Bench/Sum");
         const QString protoDir = QStringLiteral(RPCSCOPE_SOURCE_DIR "/proto");
         const QString baseline = QStringLiteral(
-            "/usr/bin/python3 -c \"import sys; print('40us' if sys.argv[1] == 'nums=2' else 80000)\" {payload}");
+            "/usr/bin/python3 -c \"import sys; print('10us' if sys.argv[1] == 'nums=2' else 20000)\" {payload}");
         const Printed p = matrix({ QStringLiteral("--proto"),
             protoDir + QStringLiteral("/rpcscope/bench/v1/bench.proto"), QStringLiteral("--call"), sum,
             QStringLiteral("--stack"),
@@ -300,7 +300,9 @@ private Q_SLOTS:
         const QStringList header = rows.at(0).split(u',');
         const qsizetype meanColumn = header.indexOf(QStringLiteral("mean_ns"));
         const qsizetype shareColumn = header.indexOf(QStringLiteral("codec_share"));
-        for (const auto &[row, baselineNs] : { std::pair(1, 40000.0), std::pair(3, 80000.0) }) {
+        // Times under any call's mean over gRPC (a share is at most 1; a baseline above the mean is unknown): the
+        // built-in server answered a Sum at c=1 in a 61 us mean on a quiet 2-core machine, under 80 us.
+        for (const auto &[row, baselineNs] : { std::pair(1, 10000.0), std::pair(3, 20000.0) }) {
             const QStringList fields = rows.at(row).split(u',');
             QVERIFY2(fields.at(1) == u"mine", qPrintable(rows.at(row)));
             const double mean = fields.at(meanColumn).toDouble();
