@@ -98,4 +98,40 @@ inline RunRecord blockedRun(const QString &name, uint64_t seed, double medianNs,
     return run;
 }
 
+/**
+ * A server profile as perf gives one: @p processes processes of 10000 calls each, 1 ms of CPU a sample, the handler
+ * with 20 us of its own per call, encoding 10 us and, with @p burnUs, rpcscope::burnCpu that long; sample counts
+ * drawn as Poisson, as sampling makes them.
+ */
+inline Profile makeProfile(
+    double burnUs, uint64_t seed, int processes = 3, const QString &scope = QStringLiteral("server"))
+{
+    Profile profile;
+    profile.scope = scope;
+    profile.profiler = QStringLiteral("perf");
+    profile.how = QStringLiteral("perf record -a -e cpu-clock -c 1000000 -g, filtered to the server's processes");
+    profile.profilerCpuSeconds = 0.25;
+    std::mt19937_64 rng(seed);
+    const double calls = 10000;
+    const auto samples = [&](double usPerCall) {
+        std::poisson_distribution<int> draw(usPerCall * calls / 1000);
+        return static_cast<double>(draw(rng));
+    };
+    for (int i = 0; i < processes; ++i) {
+        ProcessProfile process;
+        process.pid = 1000 + i;
+        process.command = QStringLiteral("rpcscope-cli serve grpc");
+        process.calls = calls;
+        process.cpuNsPerUnit = 1e6;
+        process.stacks.insert(QStringLiteral("main;grpc::Server::handle;EchoService::Echo"), samples(20));
+        process.stacks.insert(
+            QStringLiteral("main;grpc::Server::handle;EchoService::Echo;proto::Serialize"), samples(10));
+        if (burnUs > 0)
+            process.stacks.insert(
+                QStringLiteral("main;grpc::Server::handle;EchoService::Echo;rpcscope::burnCpu"), samples(burnUs));
+        profile.processes.push_back(process);
+    }
+    return profile;
+}
+
 } // namespace rpcscope

@@ -2,6 +2,7 @@
 // testing, zoom, search, the message in place of a graph), from trees made by hand.
 #include "export/flamegraphsvg.h"
 #include "flamegraphview.h"
+#include "keptfiles.h"
 
 #include <QApplication>
 #include <QDir>
@@ -255,28 +256,6 @@ QColor fillOf(const SvgFrame *f)
 
 class TestFlameGraph : public QObject {
     Q_OBJECT
-
-    // Pictures and files for a person to look at, only on request: tests leave no files behind otherwise.
-    static void keep(const QString &name, const QByteArray &data)
-    {
-        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
-        if (dir.isEmpty())
-            return;
-        QFile file(QDir(dir).filePath(name));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(data);
-        qInfo("kept: %s", qPrintable(file.fileName()));
-    }
-
-    static void keepImage(const QString &name, QWidget *widget)
-    {
-        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
-        if (dir.isEmpty())
-            return;
-        const QString path = QDir(dir).filePath(name);
-        QVERIFY(widget->grab().save(path));
-        qInfo("screenshot: %s", qPrintable(path));
-    }
 
     static QWidget *canvasOf(FlameGraphView &view) { return view.findChild<QWidget *>(QStringLiteral("flameCanvas")); }
 
@@ -767,32 +746,32 @@ private Q_SLOTS:
         FlameGraphView view;
         view.setTree(serverTree(), false);
         showView(view, { 1000, 400 });
-        keepImage(QStringLiteral("flamegraph-plain.png"), &view);
+        kept::picture(QStringLiteral("flamegraph-plain.png"), &view);
         view.setSideNames(QStringLiteral("A main"), QStringLiteral("B json-2"));
         view.setTree(serverDiffTree(), true);
         QCoreApplication::processEvents();
-        keepImage(QStringLiteral("flamegraph-diff.png"), &view);
+        kept::picture(QStringLiteral("flamegraph-diff.png"), &view);
         // Narrow, searched, zoomed.
         view.setTree(serverTree(), false);
         view.resize(500, 400);
         view.setSearchText(QStringLiteral("protobuf|json"));
         view.zoomTo(QStringLiteral("grpc::ThreadManager::MainWorkLoop"));
         QCoreApplication::processEvents();
-        keepImage(QStringLiteral("flamegraph-narrow.png"), &view);
+        kept::picture(QStringLiteral("flamegraph-narrow.png"), &view);
         view.setSearchText(QString());
         view.setTree(serverDiffTree(), true);
         QCoreApplication::processEvents();
-        keepImage(QStringLiteral("flamegraph-diff-narrow.png"), &view);
+        kept::picture(QStringLiteral("flamegraph-diff-narrow.png"), &view);
         view.clear(QStringLiteral("No profile: run with --profile"));
         QCoreApplication::processEvents();
-        keepImage(QStringLiteral("flamegraph-message.png"), &view);
+        kept::picture(QStringLiteral("flamegraph-message.png"), &view);
 
-        keep(QStringLiteral("flamegraph-plain.svg"),
+        kept::file(QStringLiteral("flamegraph-plain.svg"),
             flameGraphSvg(serverTree(), { QStringLiteral("Server CPU per call"), {}, 1200 }).toUtf8());
         FlameGraphSvgOptions options;
         options.title = QStringLiteral("Server CPU per call: A main vs B json-2");
         options.differential = true;
-        keep(QStringLiteral("flamegraph-diff.svg"), flameGraphSvg(serverDiffTree(), options).toUtf8());
+        kept::file(QStringLiteral("flamegraph-diff.svg"), flameGraphSvg(serverDiffTree(), options).toUtf8());
     }
 };
 

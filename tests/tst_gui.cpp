@@ -1,12 +1,16 @@
 // The window offscreen, driven through its widgets as a user would; the built-in server is real. Stored runs,
 // comparisons, exports and A/B runs are in tst_guiresults.cpp.
 #include "builtinservers.h"
+#include "flamegraphview.h"
 #include "guifixture.h"
 #include "layoutmemory.h"
 #include "mainwindow.h"
 #include "matrixpage.h"
 #include "metadataeditor.h"
+#include "profile/profiler.h"
+#include "profilepanel.h"
 #include "qcp.h"
+#include "resultscontroller.h"
 #include "runcontroller.h"
 #include "runpage.h"
 #include "runrecorder.h"
@@ -870,6 +874,46 @@ private Q_SLOTS:
         QCOMPARE(last.callsFailed(), 0ULL);
         QCOMPARE(summaryValue(QStringLiteral("Calls")), QString::number(last.callsCompleted()));
         child<QLineEdit>("durationEdit")->clear();
+        child<QSpinBox>("callsEdit")->setValue(500);
+    }
+
+    void aProfiledRunShowsWhereTheServersTimeWent()
+    {
+        // The window's built-in server profiled during the timed phase: a tab of its own on the Run page, read off
+        // the window's thread once the run ended, and kept in the history with the run.
+        auto *profile = child<QCheckBox>("profileServerCheck");
+        profile->setChecked(true);
+        child<QSpinBox>("callsEdit")->setValue(3000);
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        RunPage *page = m_window->runPage();
+        QVERIFY(page->chartTabs()->indexOf(page->serverProfilePanel()) >= 0);
+        QCOMPARE(page->chartTabs()->indexOf(page->clientProfilePanel()), -1);
+        ProfilePanel *panel = page->serverProfilePanel();
+        // Until perf has resolved the symbols the tab says the profile is on its way; then it shows what it read,
+        // or why there is none (perf missing or not allowed).
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->summaryLabel()->text().contains(QStringLiteral("when the run ends")), 60000);
+        const PerfSupport perf = perfSupport();
+        const QString summary = panel->summaryLabel()->text();
+        if (perf.problem.isEmpty()) {
+            QVERIFY2(summary.contains(QStringLiteral("Server CPU: ")), qPrintable(summary));
+            QVERIFY(panel->graph()->message().isEmpty());
+            QVERIFY(panel->table()->rowCount() > 0);
+            RunStore *store = m_window->runRecorder()->store();
+            QVERIFY(m_window->runRecorder()->flush(std::chrono::seconds(10)));
+            QString error;
+            const std::optional<RunRecord> stored
+                = store->load(m_window->resultsController()->currentRun()->id, &error);
+            QVERIFY2(stored, qPrintable(error));
+            QVERIFY(stored->serverProfile && !stored->serverProfile->isEmpty());
+            QVERIFY(stored->serverProfile->calls() > 0);
+            page->chartTabs()->setCurrentWidget(panel);
+            saveScreenshot(QStringLiteral("run-server-profile"));
+        } else {
+            QVERIFY2(summary.contains(QStringLiteral("no samples")), qPrintable(summary));
+        }
+        profile->setChecked(false);
         child<QSpinBox>("callsEdit")->setValue(500);
     }
 

@@ -7,6 +7,8 @@
 #include "comparepage.h"
 #include "historypage.h"
 #include "presentationview.h"
+#include "profile/profiler.h"
+#include "profilepanel.h"
 #include "qcp.h"
 #include "replicatechart.h"
 #include "resultscontroller.h"
@@ -22,6 +24,8 @@
 #include "util/cpuset.h"
 
 #include <QAction>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QImageReader>
 #include <QJsonArray>
@@ -35,6 +39,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableWidget>
+#include <QTemporaryDir>
 
 #include <algorithm>
 
@@ -368,6 +373,66 @@ private Q_SLOTS:
             compare->differencesText().contains(QStringLiteral("server env RPCSCOPE_SERVE_DELAY: (unset) -> 20ms")),
             qPrintable(compare->differencesText()));
         QVERIFY(child<QPushButton>("runButton")->isEnabled());
+    }
+
+    void abWithProfilesShowsWhereBsTimeWent()
+    {
+        // The A/B dialog's "CPU profiles: Servers": both sides' built-in servers sampled during their blocks, B's
+        // burning 40 us of CPU a call in rpcscope::burnCpu; the Compare runs page gets the differential flame graph,
+        // and the history keeps both sides' profiles.
+        AbRequest request;
+        request.targets[1].environment = { { QStringLiteral("RPCSCOPE_SERVE_BURN"), QStringLiteral("40us") } };
+        request.profileServer = true;
+        child<QSpinBox>("callsEdit")->setValue(3000);
+        auto *concurrency = child<QSpinBox>("concurrencyEdit");
+        const int callers = concurrency->value();
+        concurrency->setValue(2);
+        const auto restore = qScopeGuard([this, concurrency, callers] {
+            concurrency->setValue(callers);
+            child<QSpinBox>("callsEdit")->setValue(600);
+        });
+        QString error;
+        QVERIFY2(m_window->runLauncher()->startAb(request, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runLauncher()->abController()->isRunning(), 120000);
+        ComparePage *compare = m_window->comparePage();
+        QCOMPARE(compare->runs().size(), 2);
+        const auto &records = m_window->runLauncher()->abController()->records();
+        QVERIFY(records[0].serverProfile && records[1].serverProfile);
+        QVERIFY(!records[0].clientProfile && !records[1].clientProfile);
+        auto *tabs = compare->findChild<QTabWidget *>();
+        const int tab = tabs->indexOf(compare->serverProfilePanel());
+        QVERIFY(tab >= 0);
+        ProfilePanel *panel = compare->serverProfilePanel();
+        if (!perfSupport().problem.isEmpty()) {
+            QVERIFY2(panel->summaryLabel()->text().contains(QStringLiteral("no samples")),
+                qPrintable(panel->summaryLabel()->text()));
+            return;
+        }
+        QVERIFY(panel->diff());
+        // B's burn is where its extra time went: in B only, and by far its biggest change.
+        const auto burn = std::find_if(panel->diff()->functions.cbegin(), panel->diff()->functions.cend(),
+            [](const FunctionChange &c) { return c.name.contains(QStringLiteral("burnCpu")); });
+        QVERIFY(burn != panel->diff()->functions.cend());
+        QCOMPARE(burn->selfA, 0.0);
+        QVERIFY2(burn->selfB > 20 && burn->selfB < 60, qPrintable(QString::number(burn->selfB)));
+        tabs->setCurrentIndex(tab);
+        saveScreenshot(QStringLiteral("compare-ab-server-profile"));
+        QVERIFY(m_window->runRecorder()->writer()->flush(std::chrono::seconds(10)));
+        for (const RunRecord &record : records) {
+            const auto stored = m_window->runRecorder()->store()->load(record.id, &error);
+            QVERIFY2(stored, qPrintable(error));
+            QVERIFY(stored->serverProfile && stored->serverProfile->calls() > 0);
+        }
+        // The comparison's report carries it too.
+        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
+        QTemporaryDir out;
+        const QString html = QDir(dir.isEmpty() ? out.path() : dir).filePath(QStringLiteral("ab-profile-report.html"));
+        QVERIFY2(
+            m_window->resultsController()->exportTo(html, QStringLiteral("html"), true, &error), qPrintable(error));
+        QFile file(html);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray page = file.readAll();
+        QVERIFY(page.contains("<h2>Where B's server time went</h2>") && page.contains("data:image/svg+xml;base64,"));
     }
 
     void liveAbUntilDecidedStopsOnAClearSlowdown()

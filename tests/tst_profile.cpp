@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -503,6 +504,12 @@ void TestProfile::diffFindsBurn()
         const FunctionChange &burn = top.front();
         QCOMPARE(burn.selfA, 0.0);
         QVERIFY(burn.changed);
+        // What a sentence names: burnCpu, not the callers that pass its change on (serve, main).
+        const std::vector<FunctionChange> own = diff.ownChanges(3);
+        QCOMPARE(own.front().name, QStringLiteral("burnCpu"));
+        for (const FunctionChange &change : own)
+            QVERIFY2(!change.explainedByCallee, qPrintable(change.name));
+        QVERIFY(std::any_of(top.cbegin(), top.cend(), [](const FunctionChange &c) { return c.explainedByCallee; }));
         if (burn.selfDiff.low <= kBurnUsPerCall && kBurnUsPerCall <= burn.selfDiff.high && burn.selfDiff.excludesZero())
             ++found;
     }

@@ -4,6 +4,7 @@
 #include "compare/comparison.h"
 #include "comparepage.h"
 #include "htmlreport.h"
+#include "keptfiles.h"
 #include "qcp.h"
 #include "replicatechart.h"
 #include "runpage.h"
@@ -151,18 +152,6 @@ class TestReportCharts : public QObject {
         QTest::newRow("throughput") << static_cast<int>(ChartKind::Throughput);
     }
 
-    // Pictures for a person to look at, only on request: tests leave no files behind otherwise.
-    void keep(const QString &name, const QByteArray &data)
-    {
-        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
-        if (dir.isEmpty())
-            return;
-        QFile file(QDir(dir).filePath(name));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(data);
-        qInfo("kept: %s", qPrintable(file.fileName()));
-    }
-
 private Q_SLOTS:
     void initTestCase()
     {
@@ -202,7 +191,7 @@ private Q_SLOTS:
         QVERIFY(pixelsNear(image, series) > 200);
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
-        keep(QStringLiteral("single-%1.png").arg(kind), file.readAll());
+        kept::file(QStringLiteral("single-%1.png").arg(kind), file.readAll());
     }
 
     void pdfOfEachKind_data() { addKinds(); }
@@ -249,7 +238,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(renderChart({ &m_a }, chartKind, ChartFormat::Svg, options, path, &error), qPrintable(error));
         QVERIFY(QSvgRenderer(path).isValid());
-        keep(QStringLiteral("single-%1.svg").arg(kind), svg);
+        kept::file(QStringLiteral("single-%1.svg").arg(kind), svg);
     }
 
     void comparePageComputesOffTheGuiThread()
@@ -306,7 +295,7 @@ private Q_SLOTS:
         QByteArray png;
         QBuffer buffer(&png);
         QVERIFY(buffer.open(QIODevice::WriteOnly) && page.grab().save(&buffer, "PNG"));
-        keep(QStringLiteral("compare-long-names-narrow.png"), png);
+        kept::file(QStringLiteral("compare-long-names-narrow.png"), png);
         page.resize(2400, 700);
         QTRY_VERIFY(page.plot(0)->width() > 1600);
         for (int i = 0; i < page.plot(0)->plottableCount(); ++i)
@@ -336,7 +325,7 @@ private Q_SLOTS:
         QBuffer buffer(&png);
         buffer.open(QIODevice::WriteOnly);
         image.save(&buffer, "PNG");
-        keep(QStringLiteral("overlay-%1.png").arg(kind), png);
+        kept::file(QStringLiteral("overlay-%1.png").arg(kind), png);
     }
 
     void emptyRunStillDrawsAxes()
@@ -393,7 +382,7 @@ private Q_SLOTS:
     void htmlReportIsSelfContained()
     {
         const QByteArray html = htmlReport(m_a);
-        keep(QStringLiteral("report.html"), html);
+        kept::file(QStringLiteral("report.html"), html);
         QVERIFY(html.startsWith("<!DOCTYPE html>"));
         QVERIFY(html.contains("<meta charset=\"utf-8\">"));
         // The run's name is escaped everywhere, in the title and the charts' SVG alike.
@@ -460,7 +449,7 @@ private Q_SLOTS:
         const Comparison comparison = compareRuns(m_a.snapshot, b.snapshot, perCall);
         QCOMPARE(comparison.overall, Verdict::Regression);
         const QByteArray html = htmlComparisonReport({ &m_a, &b }, comparison);
-        keep(QStringLiteral("comparison.html"), html);
+        kept::file(QStringLiteral("comparison.html"), html);
         const QByteArray verdict = QByteArray("<div class=\"verdict regression\">")
             + comparison.verdictLine().toHtmlEscaped().toUtf8() + QByteArray("</div>");
         QVERIFY2(html.contains(verdict), verdict.constData());
@@ -502,7 +491,7 @@ private Q_SLOTS:
         QCOMPARE(comparison.replicatesB, qint64(10));
         QCOMPARE(comparison.overall, Verdict::Regression);
         const QByteArray html = htmlComparisonReport({ &a, &b }, comparison);
-        keep(QStringLiteral("comparison-blocks.html"), html);
+        kept::file(QStringLiteral("comparison-blocks.html"), html);
         const QString text = QString::fromUtf8(html);
 
         // The section, after the deltas it explains, with its caption saying what the verdict rests on.
@@ -514,7 +503,7 @@ private Q_SLOTS:
         QVERIFY2(section.contains(comparison.basis().toHtmlEscaped()), qPrintable(section.right(400)));
         const qsizetype svgStart = section.indexOf(QStringLiteral("<svg"));
         const QByteArray svg = section.mid(svgStart, section.indexOf(QStringLiteral("</svg>")) + 6 - svgStart).toUtf8();
-        keep(QStringLiteral("comparison-blocks-spread.svg"), svg);
+        kept::file(QStringLiteral("comparison-blocks-spread.svg"), svg);
         QVERIFY(QSvgRenderer(svg).isValid());
         const SvgContent content = readSvg(svg);
         QVERIFY2(content.wellFormed, qPrintable(content.error));
@@ -595,7 +584,7 @@ private Q_SLOTS:
         QBuffer buffer(&png);
         buffer.open(QIODevice::WriteOnly);
         page.grab().save(&buffer, "PNG");
-        keep(QStringLiteral("compare-page-blocks.png"), png);
+        kept::file(QStringLiteral("compare-page-blocks.png"), png);
 
         // The baseline and candidate swapped: the colours follow the runs.
         page.findChild<QComboBox *>(QStringLiteral("compareBaseline"))->setCurrentIndex(1);
@@ -615,7 +604,7 @@ private Q_SLOTS:
         png.clear();
         buffer.seek(0);
         page.grab().save(&buffer, "PNG");
-        keep(QStringLiteral("compare-page-plain.png"), png);
+        kept::file(QStringLiteral("compare-page-plain.png"), png);
     }
 
     void runPageChartsHaveCopyAndSaveActions()

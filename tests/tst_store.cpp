@@ -514,6 +514,8 @@ private slots:
             // Queued and not waited for: the writer's destructor writes it before it returns.
             writer.update(b.id, full);
             writer.finish(b.id, full, {}, QStringLiteral("finished"));
+            // Profiles are read after the run's end (the GUI's perf script takes seconds): stored on their own.
+            writer.saveProfiles(b.id, richRecord(3).serverProfile, std::nullopt);
         }
         const auto doneA = store.load(a.id, &error);
         const auto doneB = store.load(b.id, &error);
@@ -524,6 +526,9 @@ private slots:
         QCOMPARE(doneB->status, QStringLiteral("finished"));
         QVERIFY(doneB->endedAt.isValid());
         QCOMPARE(doneB->snapshot.timeline.size(), full.timeline.size());
+        QVERIFY(doneB->serverProfile && !doneB->clientProfile && !doneA->serverProfile);
+        QCOMPARE(doneB->serverProfile->processes.size(), size_t(2));
+        QCOMPARE(doneB->serverProfile->totalUsPerCall(), richRecord(3).serverProfile->totalUsPerCall());
         // The signals come to this thread's receiver through its event loop.
         QTRY_COMPARE(finished, (QList<qint64> { a.id, b.id }));
         QCOMPARE(failures.size(), 1);

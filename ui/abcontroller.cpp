@@ -129,8 +129,11 @@ void AbController::ended(const QString &error)
     if (m_started) {
         m_session->completeRecords(&m_records);
         for (const RunRecord &r : m_records) {
-            if (r.id > 0)
-                m_recorder->writer()->finish(r.id, r.snapshot, r.rawSamples, r.status);
+            if (r.id <= 0)
+                continue;
+            m_recorder->writer()->finish(r.id, r.snapshot, r.rawSamples, r.status);
+            if (r.serverProfile || r.clientProfile)
+                m_recorder->writer()->saveProfiles(r.id, r.serverProfile, r.clientProfile);
         }
     }
     Q_EMIT progressed();

@@ -117,6 +117,19 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     m_maxDuration->setPlaceholderText(tr("none: the run's calls or duration end it"));
     m_maxDuration->setToolTip(tr("A time limit for the whole A/B run (e.g. 2m), whatever the scenario plans."));
     form->addRow(tr("Time limit:"), m_maxDuration);
+    m_profileServer = new QCheckBox(tr("Servers"));
+    m_profileServer->setObjectName(QStringLiteral("abProfileServer"));
+    m_profileServer->setToolTip(tr("Sample each side's server CPU during its blocks and show where B's time went "
+                                   "against A's: a differential flame graph and the functions that changed, per call "
+                                   "with an interval (--profile)."));
+    m_profileClient = new QCheckBox(tr("Client (rpcscope)"));
+    m_profileClient->setObjectName(QStringLiteral("abProfileClient"));
+    m_profileClient->setToolTip(tr("Sample rpcscope's own CPU during each side's blocks (--profile-client)."));
+    auto *profile = new QHBoxLayout;
+    profile->addWidget(m_profileServer);
+    profile->addWidget(m_profileClient);
+    profile->addStretch();
+    form->addRow(tr("CPU profiles:"), profile);
     connect(m_untilDecided, &QCheckBox::toggled, this, [this](bool on) {
         m_restarts->setEnabled(!on);
         m_block->setPlaceholderText(
@@ -221,6 +234,8 @@ AbRequest AbDialog::request() const
     r.threshold = m_threshold->value() / 100.0;
     r.untilDecided = m_untilDecided->isChecked();
     r.maxDuration = m_maxDuration->text().trimmed();
+    r.profileServer = m_profileServer->isChecked();
+    r.profileClient = m_profileClient->isChecked();
     return r;
 }
 
@@ -245,6 +260,8 @@ void AbDialog::setRequest(const AbRequest &r)
     m_threshold->setValue(r.threshold * 100);
     m_untilDecided->setChecked(r.untilDecided);
     m_maxDuration->setText(r.maxDuration);
+    m_profileServer->setChecked(r.profileServer);
+    m_profileClient->setChecked(r.profileClient);
 }
 
 std::optional<AbRequest> AbDialog::validatedRequest(QString *error) const

@@ -35,6 +35,8 @@ struct AbRequest {
     /// Judge every pair of blocks with the anytime-valid sequence and end the run once it decides (restarts 1).
     bool untilDecided = false;
     QString maxDuration; ///< a wall-clock limit for the whole run; empty = none
+    bool profileServer = false; ///< each side's server CPU profiled during its blocks (--profile)
+    bool profileClient = false; ///< rpcscope's own CPU, per side (--profile-client)
 
     /// The command to start for @p side (a built-in server is `rpcscope-cli serve KIND --port {port}`), when it is one.
     std::optional<ServerCommand> command(
@@ -78,6 +80,8 @@ private:
     QLineEdit *m_readyTimeout = nullptr;
     QDoubleSpinBox *m_threshold = nullptr;
     QCheckBox *m_untilDecided = nullptr;
+    QCheckBox *m_profileServer = nullptr;
+    QCheckBox *m_profileClient = nullptr;
     QLineEdit *m_maxDuration = nullptr;
     QLabel *m_error = nullptr;
 };

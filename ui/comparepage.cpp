@@ -4,6 +4,7 @@
 #include "compare/sequentialab.h"
 #include "layoutmemory.h"
 #include "presentationview.h"
+#include "profilepanel.h"
 #include "qcp.h"
 #include "replicatechart.h"
 #include "report/comparereport.h"
@@ -153,6 +154,7 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     m_top->setSizes({ 550, 450 }); // proportions: the splitter scales them to its width
     m_body->addWidget(m_top);
     auto *bottom = new QWidget;
+    m_bottom = bottom;
     auto *bottomLayout = new QVBoxLayout(bottom);
     bottomLayout->setContentsMargins(0, 0, 0, 0);
     m_table = new QTableWidget(0, ColumnCount);
@@ -189,6 +191,7 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_body, 1);
     rememberSplitter(m_body, QStringLiteral("compare/body"));
 
+    setUpProfilePanels();
     connect(m_baseline, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
     connect(m_candidate, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
     connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double value) {
@@ -210,6 +213,65 @@ QCustomPlot *ComparePage::addChart(const QString &title)
     new LegendFitter(plot, 2); // long run names are cut to their column, not clipped by the chart's edge
     m_charts->addTab(plot, title);
     return plot;
+}
+
+void ComparePage::setUpProfilePanels()
+{
+    for (size_t i = 0; i < m_profilePanels.size(); ++i) {
+        m_profilePanels[i] = new ProfilePanel(this); // owned here while no tab holds it
+        m_profilePanels[i]->setObjectName(
+            i == 0 ? QStringLiteral("compareServerProfile") : QStringLiteral("compareClientProfile"));
+        m_profilePanels[i]->hide();
+    }
+    // A flame graph takes the page: the replicates' dots and the latency table, which belong to the overlays'
+    // metrics, step aside while it shows (the verdict stays above it).
+    connect(m_charts, &QTabWidget::currentChanged, this, [this](int index) {
+        const bool chart = m_plots.contains(qobject_cast<QCustomPlot *>(m_charts->widget(index)));
+        m_spread->setVisible(chart);
+        m_bottom->setVisible(chart);
+    });
+}
+
+int ComparePage::currentChart() const
+{
+    const int index = m_plots.indexOf(qobject_cast<QCustomPlot *>(m_charts->currentWidget()));
+    return index < 0 ? 0 : index;
+}
+
+void ComparePage::updateProfiles()
+{
+    const RunRecord *a = baseline();
+    const RunRecord *b = candidate();
+    for (int i = 0; i < 2; ++i) {
+        ProfilePanel *panel = m_profilePanels[static_cast<size_t>(i)];
+        const auto profileOf = [i](const RunRecord *run) -> const std::optional<Profile> * {
+            if (!run)
+                return nullptr;
+            const std::optional<Profile> &profile = i == 0 ? run->serverProfile : run->clientProfile;
+            return profile ? &profile : nullptr;
+        };
+        const std::optional<Profile> *pa = profileOf(a);
+        const std::optional<Profile> *pb = profileOf(b);
+        const int tab = m_charts->indexOf(panel);
+        if (!pa || !pb) {
+            if (tab >= 0)
+                m_charts->removeTab(tab);
+            panel->hide();
+            continue;
+        }
+        if (tab < 0) {
+            const int at = i == 0 && m_charts->indexOf(m_profilePanels[1]) >= 0 ? m_charts->indexOf(m_profilePanels[1])
+                                                                                : m_charts->count();
+            const int added = m_charts->insertTab(at, panel, i == 0 ? tr("Server profile") : tr("Client profile"));
+            m_charts->setTabToolTip(added,
+                tr("Where B's %1 CPU per call went against A's: widths are B's time, red slower, blue faster, grey "
+                   "within noise (judged per server process, as the verdict is).")
+                    .arg(i == 0 ? tr("server") : tr("client")));
+        }
+        panel->showDiff(**pa, **pb, QStringLiteral("A"), QStringLiteral("B"),
+            tr("%1 CPU per call: %2 against %3")
+                .arg(i == 0 ? tr("Server") : tr("Client"), b->displayName(), a->displayName()));
+    }
 }
 
 QCustomPlot *ComparePage::plot(int index) const
@@ -347,6 +409,7 @@ void ComparePage::recompute()
             showSequential(QString(), SequentialDecision::Undecided);
         }
     }
+    updateProfiles();
     if (!a || !b) {
         m_comparison = {};
         m_verdict->clear();

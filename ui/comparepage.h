@@ -8,6 +8,8 @@
 #include <QList>
 #include <QWidget>
 
+#include <array>
+
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
@@ -18,6 +20,7 @@ class QTableWidget;
 
 namespace rpcscope {
 
+class ProfilePanel;
 class ReplicateChart;
 
 /**
@@ -65,6 +68,16 @@ public:
     /// The sequential verdict shown (live or judged again), or empty.
     QString sequentialText() const;
 
+    /// The overlay chart shown (0 histogram .. 3 throughput, as ChartKind); the histogram while a profile tab is.
+    int currentChart() const;
+    /**
+     * B's CPU profile against A's, when both runs have one (run or ab with --profile, --profile-client): a "Server
+     * profile" and a "Client profile" tab after the overlays, with the differential flame graph and the functions
+     * that changed. No tab when either run lacks that profile.
+     */
+    ProfilePanel *serverProfilePanel() const { return m_profilePanels[0]; }
+    ProfilePanel *clientProfilePanel() const { return m_profilePanels[1]; }
+
     /// The colour of run @p index in every chart (the baseline first).
     static QColor runColor(int index);
 
@@ -84,6 +97,10 @@ private:
     void settle();
     void redraw();
     QCustomPlot *addChart(const QString &title);
+    /// The profile panels, out of any tab until a pair with profiles is shown.
+    void setUpProfilePanels();
+    /// The profile tabs for the baseline and the candidate shown (see serverProfilePanel()).
+    void updateProfiles();
 
     QList<RunRecord> m_runs;
     Comparison m_comparison;
@@ -102,11 +119,13 @@ private:
     QLabel *m_empty = nullptr;
     QTableWidget *m_table = nullptr;
     QSplitter *m_body = nullptr; ///< the charts above, the table below
+    QWidget *m_bottom = nullptr; ///< the table and what differs, under the charts; hidden while a profile is shown
     QSplitter *m_top = nullptr; ///< the overlays, and the replicates beside them
     bool m_spreadHasDots = true; ///< the layout is the one for a chart of dots (rather than for its note)
     QTabWidget *m_charts = nullptr;
     ReplicateChart *m_spread = nullptr;
     QList<QCustomPlot *> m_plots;
+    std::array<ProfilePanel *, 2> m_profilePanels {}; ///< server, client: in a tab while both runs have that profile
 };
 
 } // namespace rpcscope

@@ -4,8 +4,10 @@
 #include "compare/checks.h"
 #include "compare/comparison.h"
 #include "compare/sequentialab.h"
+#include "export/flamegraphsvg.h"
 #include "replicatespread.h"
 #include "report/comparereport.h"
+#include "report/profilereport.h"
 #include "report/textreport.h"
 #include "store/environment.h"
 #include "store/runrecord.h"
@@ -19,6 +21,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -57,6 +60,10 @@ td.improvement { color: #1e7b34; font-weight: 600; }
 figure { margin: 1em 0; }
 figure svg { width: 100%; height: auto; display: block; border: 1px solid #eee; box-sizing: border-box; }
 figcaption { color: #666; font-size: 0.9em; }
+figure.flame div { max-height: 640px; overflow-y: auto; border: 1px solid #eee; }
+figure.flame img { width: 100%; height: auto; display: block; }
+ul.changes li { margin: 0.2em 0; }
+td.fn { word-break: break-all; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: 8px; font-size: 0.88em; }
 .muted { color: #777; }
 footer { margin-top: 2em; color: #888; font-size: 0.85em; }
@@ -66,6 +73,7 @@ footer { margin-top: 2em; color: #888; font-size: 0.85em; }
   table, figure, .verdict, pre { break-inside: avoid; page-break-inside: avoid; }
   h2 { break-after: avoid; page-break-after: avoid; }
   figure svg { border: none; }
+  figure.flame div { max-height: none; overflow: visible; }
   .verdict, th, tr.differs td { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }
 )css";
@@ -695,6 +703,165 @@ QString checksSection(const RunRecord &run)
     return html + QStringLiteral("</table>\n");
 }
 
+// CPU per call in microseconds: "40.1", "+38.7", "0.42".
+QString usText(double value, bool sign = false)
+{
+    const double size = std::fabs(value);
+    const QString text = QString::number(value, 'f', size >= 100 ? 0 : size >= 1 ? 1 : 2);
+    return sign && value >= 0 ? QLatin1Char('+') + text : text;
+}
+
+QString scopeWord(const Profile &profile)
+{
+    return profile.scope == u"client" ? QStringLiteral("client") : QStringLiteral("server");
+}
+
+/// A flame graph as a picture: an <img> (no script of it runs in the page), scaled to the text width.
+QString flameFigure(const QString &svg, const QString &label, const QString &caption)
+{
+    // Deep stacks (a kernel's network path) make a tall graph: on screen it scrolls in its box, on paper it is whole.
+    return QStringLiteral("<figure class=\"flame\"><div><img alt=\"%1\" src=\"data:image/svg+xml;base64,%2\"></div>\n"
+                          "<figcaption>%3</figcaption></figure>\n")
+        .arg(esc(label), QString::fromLatin1(svg.toUtf8().toBase64()), esc(caption));
+}
+
+/// What went wrong or was worked around while profiling, one item each; nothing when all went well.
+QString profileNotes(const QStringList &notes)
+{
+    if (notes.isEmpty())
+        return {};
+    QString html = QStringLiteral("<ul class=\"muted\">\n");
+    for (const QString &note : notes)
+        html += QStringLiteral("<li>%1</li>\n").arg(esc(note));
+    return html + QStringLiteral("</ul>\n");
+}
+
+/// One run's profiles (run --profile, --profile-client): the CPU per call, the flame graph and the heaviest
+/// functions by self time; nothing for a run not profiled.
+QString profileSection(const RunRecord &run)
+{
+    QString html;
+    for (const std::optional<Profile> *given : { &run.serverProfile, &run.clientProfile }) {
+        if (!*given)
+            continue;
+        const Profile &profile = **given;
+        const QString scope = scopeWord(profile);
+        html += QStringLiteral("<h2>%1 profile</h2>\n")
+                    .arg(scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"));
+        if (profile.isEmpty() || profile.calls() <= 0) {
+            html += QStringLiteral("<p class=\"muted\">No samples: the %1 was not profiled.</p>\n").arg(scope)
+                + profileNotes(profile.notes);
+            continue;
+        }
+        const double total = profile.totalUsPerCall();
+        html += QStringLiteral("<p>%1 us of %2 CPU per call over %3 calls, %4; recorded with %5%6.</p>\n")
+                    .arg(usText(total), scope, QString::number(profile.calls(), 'f', 0),
+                        profile.processes.size() == 1 ? QStringLiteral("1 process")
+                                                      : QStringLiteral("%1 processes").arg(profile.processes.size()))
+                    .arg(esc(profile.how),
+                        profile.profilerCpuSeconds >= 0 ? QStringLiteral("; the profiler's own CPU %1 s")
+                                                              .arg(QString::number(profile.profilerCpuSeconds, 'f', 2))
+                                                        : QString());
+        FlameGraphSvgOptions options;
+        options.interactive = false; // a picture in the page
+        options.title
+            = QStringLiteral("%1 CPU per call: %2")
+                  .arg(scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"), run.displayName());
+        html += flameFigure(flameGraphSvg(buildFlameTree(profile.usPerCall(), QStringLiteral("all")), options),
+            options.title, QStringLiteral("Each frame as wide as its CPU per call, callers above their callees."));
+        html += QStringLiteral("<table class=\"functions\">\n<tr><th>Function</th><th>Self us/call</th>"
+                               "<th>Total us/call</th><th>Self share</th></tr>\n");
+        const std::vector<FunctionCost> costs = functionCosts(profile.usPerCall());
+        for (size_t i = 0; i < costs.size() && i < 10; ++i)
+            html += QStringLiteral("<tr><td class=\"fn\">%1</td><td class=\"num\">%2</td><td class=\"num\">%3</td>"
+                                   "<td class=\"num\">%4%</td></tr>\n")
+                        .arg(esc(flameDisplayName(costs[i].name)), usText(costs[i].self), usText(costs[i].total),
+                            QString::number(total > 0 ? 100 * costs[i].self / total : 0, 'f', 1));
+        html += QStringLiteral("</table>\n") + profileNotes(profile.notes);
+    }
+    return html;
+}
+
+/// Where B's CPU went against A's, for each side both runs profiled: the change per call with its interval, the
+/// top three changes in words, the differential flame graph and the changed functions; nothing when not profiled.
+QString profileComparisonSection(const RunRecord &a, const RunRecord &b, const QString &nameA, const QString &nameB)
+{
+    QString html;
+    const std::array<std::pair<const std::optional<Profile> *, const std::optional<Profile> *>, 2> sides {
+        std::pair(&a.serverProfile, &b.serverProfile), std::pair(&a.clientProfile, &b.clientProfile)
+    };
+    for (const auto &[pa, pb] : sides) {
+        if (!*pa || !*pb)
+            continue;
+        const QString scope = scopeWord(**pb);
+        html += QStringLiteral("<h2>Where B's %1 time went</h2>\n").arg(scope);
+        const bool emptyA = (*pa)->isEmpty() || (*pa)->calls() <= 0;
+        if (emptyA || (*pb)->isEmpty() || (*pb)->calls() <= 0) {
+            html += QStringLiteral("<p class=\"muted\">Not compared: %1 has no samples of its %2.</p>\n")
+                        .arg(emptyA ? QStringLiteral("A") : QStringLiteral("B"), scope)
+                + profileNotes((*pa)->notes + (*pb)->notes);
+            continue;
+        }
+        const ProfileDiff diff = diffProfiles(**pa, **pb);
+        const QString confidence = QString::number(diff.confidence * 100, 'f', 0);
+        html += QStringLiteral("<p>%1 CPU per call: A %2 us, B %3 us (%4 us, %5% CI %6 .. %7), judged %8.</p>\n")
+                    .arg(scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"), usText(diff.totalA),
+                        usText(diff.totalB), usText(diff.totalB - diff.totalA, true), confidence,
+                        usText(diff.totalDiff.low, true), usText(diff.totalDiff.high, true))
+                    .arg(esc(diff.method));
+        const std::vector<FunctionChange> top = diff.ownChanges(3);
+        if (top.empty()) {
+            html += QStringLiteral("<p>No function changed beyond noise (changes under %1 us per call are not "
+                                   "flagged).</p>\n")
+                        .arg(usText(diff.minChangeUs));
+        } else {
+            html += QStringLiteral("<ul class=\"changes\">\n");
+            for (const FunctionChange &change : top)
+                html += QStringLiteral("<li>%1</li>\n").arg(esc(profileChangeSentence(change, diff.confidence)));
+            html += QStringLiteral("</ul>\n");
+        }
+        FlameGraphSvgOptions options;
+        options.interactive = false; // a picture in the page
+        options.differential = true;
+        options.title = QStringLiteral("%1 CPU per call: B against A")
+                            .arg(scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"));
+        options.subtitle = QStringLiteral("A: %1; B: %2").arg(nameA, nameB);
+        html += flameFigure(
+            flameGraphSvg(
+                buildDiffFlameTree((*pa)->usPerCall(), (*pb)->usPerCall(), diff, QStringLiteral("all")), options),
+            options.title,
+            QStringLiteral("Each frame as wide as B's CPU per call; red: slower in B, blue: faster, grey: within "
+                           "noise."));
+        html += QStringLiteral("<table class=\"delta functions\">\n<tr><th>Function</th><th>A us/call</th>"
+                               "<th>B us/call</th><th>B - A</th><th>%1% interval</th><th>Judged</th></tr>\n")
+                    .arg(confidence);
+        int rows = 0;
+        for (const FunctionChange &c : diff.functions) {
+            if (rows++ >= 10 || (!c.changed && rows > 3))
+                break;
+            const bool total = changeToldByTotal(c);
+            const DiffInterval interval = total ? c.totalDiff : c.selfDiff;
+            const double delta = total ? c.totalChange() : c.selfChange();
+            const QString judged = !c.changed ? QStringLiteral("within noise")
+                : delta > 0                   ? QStringLiteral("slower in B")
+                                              : QStringLiteral("faster in B");
+            html += QStringLiteral("<tr><td class=\"fn\">%1</td><td class=\"num\">%2</td><td class=\"num\">%3</td>"
+                                   "<td class=\"num\">%4</td><td class=\"num\">%5 .. %6</td><td%7>%8</td></tr>\n")
+                        .arg(esc(flameDisplayName(c.name)), usText(total ? c.totalA : c.selfA),
+                            usText(total ? c.totalB : c.selfB), usText(delta, true), usText(interval.low, true),
+                            usText(interval.high, true),
+                            !c.changed      ? QString()
+                                : delta > 0 ? QStringLiteral(" class=\"regression\"")
+                                            : QStringLiteral(" class=\"improvement\""),
+                            judged
+                                + (c.changed && c.explainedByCallee ? QStringLiteral(" (a callee's change)")
+                                                                    : QString()));
+        }
+        html += QStringLiteral("</table>\n") + profileNotes((*pa)->notes + (*pb)->notes);
+    }
+    return html;
+}
+
 } // namespace
 
 QByteArray htmlReport(const RunRecord &run)
@@ -713,6 +880,7 @@ QByteArray htmlReport(const RunRecord &run)
     body += QStringLiteral("<h2>Status codes</h2>\n") + statusTable(runs);
     body += errorsSection(runs);
     body += chartsSection(runs);
+    body += profileSection(run);
     body += QStringLiteral("<h2>Environment</h2>\n") + environmentTable(runs);
     return page(title, body).toUtf8();
 }
@@ -762,6 +930,7 @@ QByteArray htmlComparisonReport(const QList<const RunRecord *> &runs, const Comp
                         .arg(esc(names[1]), esc(names[0]));
         body += QStringLiteral("<h2>Deltas</h2>\n") + deltaTable(comparison, names[0], names[1]);
         body += spreadSection(comparison, names[0], names[1]);
+        body += profileComparisonSection(*runs[0], *runs[1], names[0], names[1]);
     }
     body += chartsSection(runs);
     body += QStringLiteral("<h2>Summary</h2>\n") + summaryTable(runs);

@@ -255,6 +255,8 @@ void MainWindow::connectControllers()
     connect(m_launcher, &RunLauncher::runLaunched, m_resultsController, &ResultsController::showLiveRun);
     connect(m_launcher, &RunLauncher::remoteTargetUsed, m_targets, &TargetsPanel::addRecent);
     connect(m_launcher, &RunLauncher::checksJudged, m_runPage, &RunPage::showChecks);
+    connect(m_launcher, &RunLauncher::profilesPending, m_runPage, &RunPage::showProfilesPending);
+    connect(m_launcher, &RunLauncher::runProfilesRead, m_resultsController, &ResultsController::showRunProfiles);
     connect(m_launcher, &RunLauncher::stateChanged, m_statusState, &QLabel::setText);
     connect(m_launcher, &RunLauncher::statusMessage, status, &QStatusBar::showMessage);
     connect(m_launcher, &RunLauncher::serverCommandFailed, this, &MainWindow::showServerCommandError);

@@ -164,6 +164,12 @@ void ResultsController::showLiveRun(const std::shared_ptr<RunRecord> &run, const
     Q_EMIT runDescribed(description);
 }
 
+void ResultsController::showRunProfiles(const std::shared_ptr<RunRecord> &run, const RunProfiles &shown)
+{
+    if (run == m_current)
+        m_runPage->showProfiles(shown.server, shown.client);
+}
+
 void ResultsController::beginAb()
 {
     // Nothing of the comparison shown before stays under the new run's headline, not even until its first blocks.
@@ -250,6 +256,7 @@ void ResultsController::showOpenedRun(RunRecord run)
     Q_EMIT pageRequested(m_runPage);
     m_runPage->showSnapshot(m_current->snapshot);
     m_runPage->showWorkers(m_current->split);
+    m_runPage->showProfiles(m_current->serverProfile, m_current->clientProfile);
     Q_EMIT runDescribed(
         tr("Run #%1 from the history: %2 → %3 (%4/%5), %6")
             .arg(m_current->id)
@@ -291,8 +298,8 @@ bool ResultsController::exportTo(const QString &path, const QString &format, boo
     const int shown = m_runPage->chartTabs()->currentIndex();
     const auto runChart
         = shown >= 0 && shown < RunPage::ChartCount ? static_cast<RunPage::Chart>(shown) : RunPage::HistogramChart;
-    const ChartKind kind = comparison ? static_cast<ChartKind>(m_compare->findChild<QTabWidget *>()->currentIndex())
-                                      : RunPage::chartKind(runChart);
+    const ChartKind kind
+        = comparison ? static_cast<ChartKind>(m_compare->currentChart()) : RunPage::chartKind(runChart);
     if (format == u"html") {
         const QByteArray html
             = comparison ? htmlComparisonReport(runs, m_compare->comparison()) : htmlReport(*runs.first());

@@ -2,6 +2,7 @@
 
 #include "backgroundjob.h"
 
+#include "session/runsession.h"
 #include "store/runrecord.h"
 #include "store/runstore.h"
 
@@ -41,6 +42,8 @@ public:
     const RunRecord *currentRun() const { return m_current.get(); }
     /// Shows the run that just started on the Run page; @p description names its method and target.
     void showLiveRun(const std::shared_ptr<rpcscope::RunRecord> &run, const QString &description);
+    /// @p run's profiles are read (@p shown: RunLauncher::runProfilesRead()): on the Run page while it shows @p run.
+    void showRunProfiles(const std::shared_ptr<rpcscope::RunRecord> &run, const rpcscope::RunProfiles &shown);
     /**
      * Shows stored run @p id on the Run page once it is read (off the GUI thread; isLoading() meanwhile); false
      * when there is no history or a run is going. A run that cannot be read is told in the status bar.

@@ -37,6 +37,13 @@ bool RunController::start(std::shared_ptr<RunSession> session)
     connect(
         &m_session->engine(), &LoadEngine::runFinished, this, [this, raw] { engineFinished(raw); },
         Qt::QueuedConnection);
+    const quint64 number = ++m_sessionNumber;
+    if (m_session->spec().profile.any())
+        m_session->setProfilesHook([this, number](const RunProfiles &profiles) {
+            // Queued to this object, whose destructor joins the sessions first (an event left then is dropped).
+            QMetaObject::invokeMethod(
+                this, [this, number, profiles] { Q_EMIT profilesRead(number, profiles); }, Qt::QueuedConnection);
+        });
     m_session->startInBackground([this, raw](const RunSession::Started &started) {
         QMetaObject::invokeMethod(
             this, [this, raw, started] { sessionStarted(raw, started); }, Qt::QueuedConnection);

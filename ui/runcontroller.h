@@ -33,6 +33,8 @@ public:
     RunSnapshot lastSnapshot() const { return m_last; }
     /// Every timed call of the last run, when its plan recorded them; call after runFinished().
     std::vector<RawSample> rawSamples() const;
+    /// The number start() gave the running (or last) session, counted from 1: what profilesRead() names it by.
+    quint64 sessionNumber() const { return m_sessionNumber; }
     /// Snapshot period in ms (default 100).
     void setInterval(int ms) { m_timer.setInterval(ms); }
 
@@ -44,6 +46,9 @@ Q_SIGNALS:
     /// the server command's failure; the schema loader's details).
     void startFailed(const rpcscope::RunSession::Started &started);
     void runFinished(const rpcscope::RunSnapshot &snapshot);
+    /// Session @p number's CPU profiles are read (after its runFinished(), seconds later: perf resolves symbols off
+    /// this thread); told even when a later session runs by now. Only for sessions whose spec profiles.
+    void profilesRead(quint64 number, const rpcscope::RunProfiles &profiles);
 
 private:
     void pull();
@@ -57,6 +62,7 @@ private:
     RunSnapshot m_last;
     bool m_running = false;
     bool m_preparing = false; ///< started, the session's start not told yet
+    quint64 m_sessionNumber = 0;
 };
 
 } // namespace rpcscope

@@ -14,6 +14,7 @@
 #include "store/environment.h"
 #include "store/runrecord.h"
 #include "store/runstore.h"
+#include "store/runwriter.h"
 #include "util/units.h"
 
 #include "util/outputfile.h"
@@ -38,6 +39,7 @@ RunLauncher::RunLauncher(
     connect(m_controller, &RunController::runFinished, this, &RunLauncher::runFinished);
     connect(m_controller, &RunController::runStarted, this, &RunLauncher::runStarted);
     connect(m_controller, &RunController::startFailed, this, &RunLauncher::runNotStarted);
+    connect(m_controller, &RunController::profilesRead, this, &RunLauncher::profilesRead);
     connect(m_ab, &AbController::progressed, this, &RunLauncher::abProgressed);
     connect(m_ab, &AbController::finished, this, &RunLauncher::abEnded);
     connect(m_matrix, &MatrixPage::cellDone, this, &RunLauncher::recordMatrixCell);
@@ -69,8 +71,11 @@ std::shared_ptr<RunSession> RunLauncher::prepareVariation(const ScenarioPage::Va
         *error = tr("a single run is going; stop it first");
         return nullptr;
     }
-    const auto prepared = m_scenario->prepare(error, &variation);
-    return prepared ? sessionFor(*prepared) : nullptr;
+    auto prepared = m_scenario->prepare(error, &variation);
+    if (!prepared)
+        return nullptr;
+    prepared->spec.profile = ProfileOptions(); // the stack comparison shows no profiles (yet): none is recorded
+    return sessionFor(*prepared);
 }
 
 std::shared_ptr<RunSession> RunLauncher::sessionFor(const ScenarioPage::Prepared &prepared) const
@@ -147,7 +152,9 @@ void RunLauncher::sendOnce()
         return;
     }
     m_sending = true;
-    std::shared_ptr<RunSession> session = sessionFor(*prepared);
+    ScenarioPage::Prepared once = *prepared;
+    once.spec.profile = ProfileOptions(); // one call has nothing to profile: no profiler is started for it
+    std::shared_ptr<RunSession> session = sessionFor(once);
     session->setCaptureMetadata(true);
     CallDescription described;
     described.method = prepared->spec.request.call;
@@ -227,6 +234,10 @@ void RunLauncher::runStarted()
         Q_EMIT remoteTargetUsed(spec.transport.kind, spec.target.address);
     Q_EMIT stateChanged(tr("Running"));
     Q_EMIT runLaunched(m_run, description);
+    if (spec.profile.any()) {
+        m_profiledRuns.insert(m_controller->sessionNumber(), { m_run, spec.profile });
+        Q_EMIT profilesPending(spec.profile.server, spec.profile.client);
+    }
 }
 
 void RunLauncher::recordProgress(const RunSnapshot &snapshot)
@@ -250,6 +261,31 @@ void RunLauncher::runFinished(const RunSnapshot &snapshot)
                              .arg(snapshot.callsFailed()),
         10000);
     writeRawSamples();
+}
+
+void RunLauncher::profilesRead(quint64 session, const RunProfiles &profiles)
+{
+    const ProfiledRun profiled = m_profiledRuns.take(session);
+    if (!profiled.run)
+        return;
+    RunRecord &run = *profiled.run;
+    run.serverProfile = profiles.server;
+    run.clientProfile = profiles.client;
+    if (run.id > 0 && (profiles.server || profiles.client))
+        m_recorder->writer()->saveProfiles(run.id, profiles.server, profiles.client);
+    RunProfiles shown = profiles;
+    // A side asked for and not had: its tab says why rather than vanishing.
+    for (auto [asked, profile, scope] : { std::tuple(profiled.asked.server, &shown.server, QStringLiteral("server")),
+             std::tuple(profiled.asked.client, &shown.client, QStringLiteral("client")) }) {
+        if (asked && !*profile) {
+            *profile = Profile();
+            (*profile)->scope = scope;
+            (*profile)->notes = profiles.notes;
+        }
+    }
+    if (!profiles.notes.isEmpty())
+        Q_EMIT statusMessage(tr("Profile: %1").arg(profiles.notes.join(QStringLiteral("; "))), 15000);
+    Q_EMIT runProfilesRead(profiled.run, shown);
 }
 
 void RunLauncher::writeRawSamples()
@@ -305,6 +341,8 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     design.abThreshold = QStringLiteral("%1%").arg(request.threshold * 100);
     design.abUntilDecided = request.untilDecided;
     design.abMaxDuration = request.maxDuration;
+    design.profileServer = request.profileServer;
+    design.profileClient = request.profileClient;
     design.readyPattern = request.readyPattern;
     design.readyTimeout = request.readyTimeout;
     std::array<AbTarget, 2> targets;

@@ -6,6 +6,7 @@
 #include "scenariopage.h"
 #include "session/runsession.h"
 
+#include <QHash>
 #include <QObject>
 
 #include <memory>
@@ -69,6 +70,11 @@ Q_SIGNALS:
     void abStarted(double threshold);
     /// An A/B run ended; @p measured: either side completed calls (its records are in abController()).
     void abFinished(bool measured, const QString &error);
+    /// The live run profiles the server (@p server) or rpcscope's own process (@p client): read once it ends.
+    void profilesPending(bool server, bool client);
+    /// @p run's profiles are read, set in it and queued for the history; @p shown has them for the Run page, with a
+    /// side asked for but not had as an empty profile whose notes say why.
+    void runProfilesRead(const std::shared_ptr<rpcscope::RunRecord> &run, const rpcscope::RunProfiles &shown);
     void statusMessage(const QString &text, int timeoutMs);
     /// A server command failed to start; shown to the user as @p error.
     void serverCommandFailed(const QString &error);
@@ -87,6 +93,7 @@ private:
     void runFinished(const RunSnapshot &snapshot);
     void writeRawSamples();
     void abProgressed();
+    void profilesRead(quint64 session, const RunProfiles &profiles);
     void abEnded(const QString &error);
 
     ScenarioPage *m_scenario;
@@ -96,6 +103,12 @@ private:
     RunController *m_controller;
     AbController *m_ab;
     std::shared_ptr<RunRecord> m_run; ///< the live (or last) run started here
+    /// Runs whose profiles are being read, by RunController::sessionNumber().
+    struct ProfiledRun {
+        std::shared_ptr<RunRecord> run;
+        ProfileOptions asked;
+    };
+    QHash<quint64, ProfiledRun> m_profiledRuns;
     std::unique_ptr<OutputFile> m_rawSamplesFile; ///< the running run's --raw-samples file, opened before it started
     std::vector<Check> m_runChecks; ///< the running scenario's checks, judged when it ends
     bool m_sending = false;

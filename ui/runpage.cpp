@@ -2,6 +2,7 @@
 
 #include "charts.h"
 #include "layoutmemory.h"
+#include "profilepanel.h"
 
 #include "qcp.h"
 #include "report/textreport.h"
@@ -248,6 +249,11 @@ QSplitter *RunPage::makeTablesSplit()
     m_workers->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_workers->setParent(this); // owned here while no tab holds it (the tab's stack takes it over when one does)
     m_workers->hide();
+    for (size_t i = 0; i < m_profilePanels.size(); ++i) {
+        m_profilePanels[i] = new ProfilePanel(this); // owned here while no tab holds it, as the workers' table
+        m_profilePanels[i]->setObjectName(i == 0 ? QStringLiteral("serverProfile") : QStringLiteral("clientProfile"));
+        m_profilePanels[i]->hide();
+    }
     tables->setMinimumWidth(240); // "Value" whole beside "Bytes/call received"
     tables->setStretchFactor(0, 4);
     tables->setStretchFactor(1, 1);
@@ -445,6 +451,7 @@ void RunPage::clear()
     m_summary->setRowCount(0);
     m_status->setRowCount(0);
     showWorkers(SplitRecord {});
+    showProfiles(std::nullopt, std::nullopt);
     m_progress->setValue(0);
     m_progressText->setText(tr("Ready"));
     m_checks->clear();
@@ -452,6 +459,50 @@ void RunPage::clear()
     m_failures->clear();
     m_failures->hide();
     refreshCurrentChart();
+}
+
+void RunPage::setProfileTabShown(int panel, bool shown)
+{
+    ProfilePanel *widget = m_profilePanels[static_cast<size_t>(panel)];
+    const int tab = m_charts->indexOf(widget);
+    if (!shown) {
+        if (tab >= 0)
+            m_charts->removeTab(tab);
+        widget->hide();
+        return;
+    }
+    if (tab >= 0)
+        return;
+    // The server's tab before the client's, both after the charts and the workers.
+    const int at = panel == 0 && m_charts->indexOf(m_profilePanels[1]) >= 0 ? m_charts->indexOf(m_profilePanels[1])
+                                                                            : m_charts->count();
+    const int added = m_charts->insertTab(at, widget, panel == 0 ? tr("Server profile") : tr("Client profile"));
+    m_charts->setTabToolTip(added,
+        panel == 0 ? tr("Where the server's CPU went during the timed phase, in µs per call (run with --profile).")
+                   : tr("Where rpcscope's own CPU went during the timed phase, in µs per call (--profile-client)."));
+}
+
+void RunPage::showProfiles(const std::optional<Profile> &server, const std::optional<Profile> &client)
+{
+    const std::array<const std::optional<Profile> *, 2> profiles { &server, &client };
+    for (int i = 0; i < 2; ++i) {
+        const std::optional<Profile> &profile = *profiles[static_cast<size_t>(i)];
+        setProfileTabShown(i, profile.has_value());
+        if (profile)
+            m_profilePanels[static_cast<size_t>(i)]->showProfile(
+                *profile, QStringLiteral("%1, %2").arg(m_runName, i == 0 ? tr("server CPU") : tr("client CPU")));
+    }
+}
+
+void RunPage::showProfilesPending(bool server, bool client)
+{
+    const std::array<bool, 2> pending { server, client };
+    for (int i = 0; i < 2; ++i) {
+        setProfileTabShown(i, pending[static_cast<size_t>(i)]);
+        if (pending[static_cast<size_t>(i)])
+            m_profilePanels[static_cast<size_t>(i)]->clear(
+                tr("Profiling the timed phase; the profile is read when the run ends."));
+    }
 }
 
 void RunPage::showWorkers(const SplitRecord &split)

@@ -27,6 +27,7 @@ namespace rpcscope {
 
 class ChartHover;
 class HistogramMarkers;
+class ProfilePanel;
 class SpectrumMarkers;
 
 /**
@@ -64,6 +65,16 @@ public:
      */
     void showWorkers(const SplitRecord &split);
     QTableWidget *workersTable() const { return m_workers; }
+
+    /**
+     * The run's CPU profiles (run --profile, --profile-client): a "Server profile" and a "Client profile" tab after
+     * the charts, each with its flame graph and functions; no tab for a side not profiled, nor after clear().
+     */
+    void showProfiles(const std::optional<Profile> &server, const std::optional<Profile> &client);
+    /// The profiled sides' tabs say that their profiles are being read (the run ended; perf resolves symbols).
+    void showProfilesPending(bool server, bool client);
+    ProfilePanel *serverProfilePanel() const { return m_profilePanels[0]; }
+    ProfilePanel *clientProfilePanel() const { return m_profilePanels[1]; }
 
     /// The run's checks as judged at its end (a line under the progress bar, hidden when empty or after clear()).
     void showChecks(const std::vector<CheckResult> &results);
@@ -147,6 +158,9 @@ private:
     QTableWidget *m_summary;
     QTableWidget *m_status;
     QTableWidget *m_workers;
+    std::array<ProfilePanel *, 2> m_profilePanels {}; ///< server, client: in a tab while the run has that profile
+    /// Shows @p panel (0 server, 1 client) in its tab after the others, or takes its tab away.
+    void setProfileTabShown(int panel, bool shown);
     QProgressBar *m_progress;
     QLabel *m_progressText;
     QComboBox *m_latencyOf;

@@ -149,6 +149,8 @@ ScenarioPage::ScenarioPage(QWidget *parent)
           tr("The flow-control window rpcscope's own HTTP/2 client offers the server per stream (the connection's is "
              "4 times it), e.g. 64KiB to see how a small window slows big replies (--http2-window).")))
     , m_discard(new QCheckBox(tr("Discard responses")))
+    , m_profileServer(new QCheckBox(tr("Server")))
+    , m_profileClient(new QCheckBox(tr("Client (rpcscope)")))
     , m_streamCallCount(line(QStringLiteral("streamCallCountEdit"), {}, tr("default: each request once"),
           tr("Streaming methods: messages each client or bidi stream sends, cycling through the "
              "requests; on a server stream, replies after which the client ends the call "
@@ -243,6 +245,13 @@ void ScenarioPage::setUpSettingsFields()
     m_discard->setObjectName(QStringLiteral("discardResponse"));
     m_discard->setToolTip(
         tr("Count reply bytes and status without decoding replies (saves client CPU on big replies)."));
+    m_profileServer->setObjectName(QStringLiteral("profileServerCheck"));
+    m_profileServer->setToolTip(
+        tr("Sample the server's CPU during the timed phase (perf; rpcscope's sampler for a Python server command) and "
+           "show where it went per call in a Server profile tab (--profile)."));
+    m_profileClient->setObjectName(QStringLiteral("profileClientCheck"));
+    m_profileClient->setToolTip(tr("Sample rpcscope's own CPU during the timed phase: encoding, decoding, the "
+                                   "transport (--profile-client)."));
     m_expect->setObjectName(QStringLiteral("expectEdit"));
     m_expect->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_expect->setPlaceholderText(tr(R"(none; one per line, e.g. result>0, items.length>=10, {"status":"OK"})"));
@@ -311,6 +320,11 @@ QWidget *ScenarioPage::makeLoadTab()
     m_connections->setSpecialValueText(tr("one per caller")); // 0: said in words, not a bare "0"
     loadForm->addRow(tr("Connections:"), m_connections);
     loadForm->addRow(m_discard);
+    auto *profile = new QHBoxLayout;
+    profile->addWidget(m_profileServer);
+    profile->addWidget(m_profileClient);
+    profile->addStretch();
+    loadForm->addRow(tr("CPU profile:"), profile);
     loadForm->addRow(tr("Stream messages:"), m_streamCallCount);
     loadForm->addRow(tr("Stream interval:"), m_streamInterval);
     loadForm->addRow(tr("Stream call duration:"), m_streamCallDuration);
@@ -464,6 +478,8 @@ void ScenarioPage::connectSignals(QPushButton *example)
     connect(m_http2Window, &QLineEdit::textChanged, this, later);
     connect(m_connections, &QSpinBox::valueChanged, this, later);
     connect(m_discard, &QCheckBox::toggled, this, later);
+    connect(m_profileServer, &QCheckBox::toggled, this, later);
+    connect(m_profileClient, &QCheckBox::toggled, this, later);
     for (QLineEdit *edit : { m_streamCallCount, m_streamInterval, m_streamCallDuration })
         connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_streamPingPong, &QCheckBox::toggled, this, later);
@@ -545,6 +561,8 @@ Scenario ScenarioPage::scenario() const
     s.timeout = m_timeout->text().trimmed();
     s.connections = m_connections->value();
     s.discardResponse = m_discard->isChecked();
+    s.profileServer = m_profileServer->isChecked();
+    s.profileClient = m_profileClient->isChecked();
     s.streamCallCount = m_streamCallCount->text().trimmed();
     s.streamInterval = m_streamInterval->text().trimmed();
     s.streamCallDuration = m_streamCallDuration->text().trimmed();
@@ -618,6 +636,8 @@ void ScenarioPage::setScenario(const Scenario &document)
     if (s.connections >= 0)
         m_connections->setValue(s.connections);
     m_discard->setChecked(s.discardResponse);
+    m_profileServer->setChecked(s.profileServer);
+    m_profileClient->setChecked(s.profileClient);
     m_streamCallCount->setText(s.streamCallCount);
     m_streamInterval->setText(s.streamInterval);
     m_streamCallDuration->setText(s.streamCallDuration);

@@ -187,6 +187,8 @@ private:
     QFormLayout *m_advancedForm = nullptr;
     bool m_loading = false; ///< setScenario() at work: no edited()
     QCheckBox *m_discard;
+    QCheckBox *m_profileServer; ///< --profile
+    QCheckBox *m_profileClient; ///< --profile-client
     QLineEdit *m_streamCallCount;
     QLineEdit *m_streamInterval;
     QLineEdit *m_streamCallDuration;

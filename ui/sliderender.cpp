@@ -5,6 +5,7 @@
 #include "qcp.h"
 #include "replicatechart.h"
 #include "report/comparereport.h"
+#include "report/profilereport.h"
 #include "store/environment.h"
 #include "util/outputfile.h"
 
@@ -30,6 +31,9 @@ constexpr double kBottom = 36;
 constexpr double kGap = 28;
 constexpr double kFiguresHeight = 176;
 constexpr double kCaptionHeight = 44;
+// The type of the "where B's time went" lines: its lead, and a line per change.
+constexpr int kProfileLead = 28;
+constexpr int kProfileLine = 26;
 constexpr double kSideLabel = 38; // the "A" and "B" before a key number
 // The charts are drawn at 1/kChartScale of their size on the slide and scaled up: their fonts (13 px in files) and
 // lines grow with them, to 22 px and 3 px.
@@ -376,6 +380,40 @@ QString slideHeadline(const Comparison &comparison)
     return changeText(*row);
 }
 
+namespace {
+
+/// SlideText::profileLead and profileChanges of @p spec's runs.
+void profileText(const SlideSpec &spec, SlideText *text)
+{
+    const std::array<std::pair<const std::optional<Profile> *, const std::optional<Profile> *>, 2> sides {
+        std::pair(&spec.baseline.serverProfile, &spec.candidate.serverProfile),
+        std::pair(&spec.baseline.clientProfile, &spec.candidate.clientProfile)
+    };
+    for (const auto &[a, b] : sides) {
+        if (!*a || !*b || (*a)->isEmpty() || (*b)->isEmpty() || (*a)->calls() <= 0 || (*b)->calls() <= 0)
+            continue;
+        const ProfileDiff diff = diffProfiles(**a, **b);
+        const auto us = [](double value, bool sign = false) {
+            const QString number = QString::number(value, 'f', std::fabs(value) >= 100 ? 0 : 1);
+            return sign && value >= 0 ? u'+' + number : number;
+        };
+        text->profileLead = QObject::tr("Where B's %1 time went: %2 → %3 us CPU per call (%4, %5% CI %6 .. %7)")
+                                .arg((*b)->scope == u"client" ? QObject::tr("client") : QObject::tr("server"),
+                                    us(diff.totalA), us(diff.totalB), us(diff.totalB - diff.totalA, true))
+                                .arg(diff.confidence * 100, 0, 'f', 0)
+                                .arg(us(diff.totalDiff.low, true), us(diff.totalDiff.high, true));
+        for (const FunctionChange &change : diff.ownChanges(3))
+            text->profileChanges << profileChangeSentence(change, diff.confidence);
+        if (text->profileChanges.isEmpty())
+            text->profileChanges << QObject::tr("No function changed beyond noise (changes under %1 us per call are "
+                                                "not flagged)")
+                                        .arg(us(diff.minChangeUs));
+        return;
+    }
+}
+
+} // namespace
+
 SlideText slideText(const SlideSpec &spec)
 {
     const Comparison &c = spec.comparison;
@@ -391,6 +429,7 @@ SlideText slideText(const SlideSpec &spec)
         figure(QObject::tr("Client CPU per call"), c.row(MetricKind::ClientCpuPerCall), a, b) };
     text.differences = runDifferences(spec.baseline, spec.candidate);
     text.runs = whenAndWhere(spec.baseline, spec.candidate);
+    profileText(spec, &text);
     text.nameA = QObject::tr("A: %1").arg(spec.baseline.displayName());
     text.nameB = QObject::tr("B: %1").arg(spec.candidate.displayName());
     return text;
@@ -431,6 +470,7 @@ struct Slide::Layout {
     QRectF replicatesCaption;
     QRectF replicates;
     QList<QRectF> figures;
+    QRectF profile; ///< where B's CPU went: empty when the runs were not profiled
     QRectF differences;
     QString differencesText;
     QRectF runs;
@@ -483,7 +523,14 @@ Slide::Slide(SlideSpec spec) : m_spec(std::move(spec)), m_text(slideText(m_spec)
     const double boxWidth = (width - 3 * kGap) / 4;
     for (int i = 0; i < 4; ++i)
         l.figures << QRectF(kMargin + i * (boxWidth + kGap), figuresTop, boxWidth, kFiguresHeight);
-    const double chartsBottom = figuresTop - kGap;
+    double chartsBottom = figuresTop - kGap;
+    if (!m_text.profileLead.isEmpty()) {
+        // Above the key numbers: the lead in bold and a line per change.
+        const double height = QFontMetricsF(chartFileFont(kProfileLead, true)).lineSpacing()
+            + m_text.profileChanges.size() * QFontMetricsF(chartFileFont(kProfileLine)).lineSpacing() + 8;
+        l.profile = QRectF(kMargin, chartsBottom - height, width, height);
+        chartsBottom = l.profile.top() - kGap;
+    }
 
     m_distribution.reset(createChartPlot({ &m_spec.baseline, &m_spec.candidate }, m_spec.distribution, {}));
     styleDistribution(m_distribution.get(), m_spec);
@@ -618,6 +665,26 @@ void Slide::paint(QCPPainter *painter) const
         painter->setPen(f.changeColor() == kText ? kMuted : f.changeColor());
         painter->drawText(QRectF(inner.left(), inner.bottom() - noteHeight, inner.width(), noteHeight),
             Qt::AlignRight | Qt::AlignVCenter, f.note);
+    }
+
+    if (!l.profile.isEmpty()) {
+        const QFont lead = chartFileFont(kProfileLead, true);
+        const QFont line = chartFileFont(kProfileLine);
+        double y = l.profile.top();
+        painter->setFont(lead);
+        painter->setPen(kText);
+        const double leadHeight = QFontMetricsF(lead).lineSpacing();
+        painter->drawText(QRectF(l.profile.left(), y, l.profile.width(), leadHeight), Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetricsF(lead).elidedText(m_text.profileLead, Qt::ElideRight, l.profile.width()));
+        y += leadHeight + 8;
+        painter->setFont(line);
+        const double lineHeight = QFontMetricsF(line).lineSpacing();
+        for (const QString &change : m_text.profileChanges) {
+            painter->drawText(QRectF(l.profile.left() + 24, y, l.profile.width() - 24, lineHeight),
+                Qt::AlignLeft | Qt::AlignVCenter,
+                QFontMetricsF(line).elidedText(QStringLiteral("• ") + change, Qt::ElideMiddle, l.profile.width() - 24));
+            y += lineHeight;
+        }
     }
 
     painter->setFont(chartFileFont(24));

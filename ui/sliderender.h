@@ -47,6 +47,11 @@ struct SlideText {
     QList<Figure> figures; ///< p50, p99, throughput, client CPU per call
     QStringList differences; ///< runDifferences(): "target: a -> b"
     QString runs; ///< when and where: "A 30 Nov 2026 10:00, B 30 Nov 2026 10:05, both on host"
+    /// Where B's CPU went, when both runs were profiled (the server's; else the client's): "Where B's server time
+    /// went: 52.3 -> 91.0 us CPU per call (+38.7, 95% CI ...)", and its top three changes in words (or that none
+    /// changed beyond noise). Empty when not profiled.
+    QString profileLead;
+    QStringList profileChanges;
     QString nameA; ///< "A: <run name>"
     QString nameB;
 };

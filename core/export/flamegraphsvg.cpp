@@ -554,9 +554,10 @@ QString flameGraphSvg(const FlameNode &root, const FlameGraphSvgOptions &options
         svg += QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"middle\" fill=\"%3\">%4</text>\n")
                    .arg(coordinate(center), coordinate(legendY), kQuietColor, marked);
     }
-    svg += QStringLiteral(
-        "<text class=\"flame-search\" x=\"%1\" y=\"%2\" text-anchor=\"end\" fill=\"%3\">Search</text>\n")
-               .arg(coordinate(width - kPad), coordinate(titleY), kQuietColor);
+    if (options.interactive)
+        svg += QStringLiteral(
+            "<text class=\"flame-search\" x=\"%1\" y=\"%2\" text-anchor=\"end\" fill=\"%3\">Search</text>\n")
+                   .arg(coordinate(width - kPad), coordinate(titleY), kQuietColor);
 
     // The frames, callers before callees. Every one is drawn as it is: the script only changes them on a click.
     svg += QStringLiteral("<g class=\"flame-frames\">\n");
@@ -597,6 +598,8 @@ QString flameGraphSvg(const FlameNode &root, const FlameGraphSvgOptions &options
     svg += QStringLiteral("<text class=\"flame-matched\" x=\"%1\" y=\"%2\" text-anchor=\"end\" fill=\"%3\"></text>\n")
                .arg(coordinate(width - kPad), coordinate(noteY), kQuietColor);
 
+    if (!options.interactive)
+        return svg + QStringLiteral("</svg>\n");
     QString script = QString::fromUtf8(kScript);
     script.replace(QStringLiteral("@PAD@"), coordinate(kPad))
         .replace(QStringLiteral("@GRAPH_W@"), coordinate(graphWidth))

@@ -21,6 +21,9 @@ struct FlameGraphSvgOptions {
     QString unit = QStringLiteral("us per call"); ///< of the tree's totals, as written after a number
     QString baseName = QStringLiteral("A"); ///< what a differential graph calls its sides
     QString newName = QStringLiteral("B");
+    /// With the script that zooms and searches, and its "Search" control; false for a picture (an <img> in a
+    /// report runs no script, and a control that does nothing must not show).
+    bool interactive = true;
 };
 
 /// A frame's fill: hue in degrees (0-360), saturation and lightness (0-1) as in HSL, with its sRGB value.

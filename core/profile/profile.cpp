@@ -630,6 +630,18 @@ std::vector<FunctionChange> ProfileDiff::topChanges(int count) const
     return out;
 }
 
+std::vector<FunctionChange> ProfileDiff::ownChanges(int count) const
+{
+    std::vector<FunctionChange> out;
+    for (const FunctionChange &change : functions) {
+        if (int(out.size()) >= count)
+            break;
+        if (change.changed && !change.explainedByCallee)
+            out.push_back(change);
+    }
+    return out.empty() ? topChanges(count) : out;
+}
+
 /// function -> its direct callee -> the weight of the stacks where the callee follows the function's first frame.
 QHash<QString, QHash<QString, double>> calleeWeights(const FoldedStacks &stacks)
 {

@@ -137,6 +137,10 @@ struct ProfileDiff {
     /// The changed functions, biggest self change first (at most @p count): the order of `functions`, so one that
     /// changed only in total (a caller of a changed function) comes after those whose own change is bigger.
     std::vector<FunctionChange> topChanges(int count) const;
+    /// The changed functions whose change is their own (not explainedByCallee), in the same order, at most @p count:
+    /// what a sentence names ("B spends +38.7 us per call more in burnCpu"), without the callers that only pass the
+    /// change on. When every changed function is a caller (a change spread over many callees), topChanges().
+    std::vector<FunctionChange> ownChanges(int count) const;
 };
 
 /// @p minShare: a function's change must be at least this share of A's total CPU per call to be flagged.

@@ -65,25 +65,20 @@ QString formatProfileSummary(const Profile &profile, int top)
     return text;
 }
 
-namespace {
-
-/// What a change is told by: its total (with what it calls) when that was judged beyond noise, else its self.
-bool byTotal(const FunctionChange &change)
+bool changeToldByTotal(const FunctionChange &change)
 {
     return change.totalDiff.excludesZero() || !change.selfDiff.excludesZero();
 }
 
-} // namespace
-
-QString profileChangeSentence(const FunctionChange &change, double confidence)
+QString profileChangeSentence(const FunctionChange &change, double confidence, const QString &newName)
 {
-    const bool total = byTotal(change);
+    const bool total = changeToldByTotal(change);
     const double delta = total ? change.totalChange() : change.selfChange();
     const DiffInterval interval = total ? change.totalDiff : change.selfDiff;
     const bool callsOthers = total && std::fabs(change.totalB - change.selfB) > 0.05 * std::fabs(change.totalB);
-    return QStringLiteral("B spends %1 us per call %2 in %3%4 (%5% CI %6 .. %7)")
-        .arg(us(delta, true), delta >= 0 ? QStringLiteral("more") : QStringLiteral("less"), shortName(change.name, 60),
-            callsOthers ? QStringLiteral(" and what it calls") : QString())
+    return QStringLiteral("%1 spends %2 us per call %3 in %4%5 (%6% CI %7 .. %8)")
+        .arg(newName, us(delta, true), delta >= 0 ? QStringLiteral("more") : QStringLiteral("less"),
+            shortName(change.name, 60), callsOthers ? QStringLiteral(" and what it calls") : QString())
         .arg(QString::number(confidence * 100, 'f', 0), us(interval.low, true), us(interval.high, true));
 }
 
@@ -110,7 +105,7 @@ QString formatProfileChanges(const ProfileDiff &diff, const QString &scope, int 
                .arg(QStringLiteral("interval"), 17)
                .arg(QStringLiteral("self B - A"), 10);
     for (const FunctionChange &change : changes) {
-        const bool total = byTotal(change);
+        const bool total = changeToldByTotal(change);
         const DiffInterval interval = total ? change.totalDiff : change.selfDiff;
         out << QStringLiteral("  %1  %2  %3  %4  %5  %6%7\n")
                    .arg(us(total ? change.totalA : change.selfA), 7)

@@ -22,7 +22,13 @@ QString formatProfileSummary(const Profile &profile, int top = 10);
  */
 QString formatProfileChanges(const ProfileDiff &diff, const QString &scope, int top = 5);
 
+/// Whether @p change is told by its total (the function with what it calls), as the CLI, the reports and the GUI tell
+/// it: when the total was judged beyond noise, or the self was not either; else by its self.
+bool changeToldByTotal(const FunctionChange &change);
+
 /// "B spends +38.7 us per call more in `burnCpu` (95% CI +35.0 .. +42.4)": one change for a slide or a report.
-QString profileChangeSentence(const FunctionChange &change, double confidence);
+/// @p newName names B in it.
+QString profileChangeSentence(
+    const FunctionChange &change, double confidence, const QString &newName = QStringLiteral("B"));
 
 } // namespace rpcscope

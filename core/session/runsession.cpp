@@ -236,6 +236,10 @@ void RunSession::startInBackground(std::function<void(const Started &)> started)
         started(outcome);
         // This thread holds the servers it started: it waits for the run's end (or the session's), then stops them.
         while (running && !m_ending && !m_engine.waitForFinished(std::chrono::milliseconds(50))) { }
+        if (running && !m_ending && m_spec.profile.any() && m_profilesHook) {
+            finishProfiles(); // before the servers stop: a sampler in a server writes what it saw as its window closes
+            m_profilesHook(RunProfiles { m_serverProfile, m_clientProfile, profileNotes() });
+        }
         stopServers();
         m_done = true;
     });

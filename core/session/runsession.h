@@ -19,6 +19,14 @@
 
 namespace rpcscope {
 
+/// A run's CPU profiles as read once it ended (RunSession::setProfilesHook()); a side not profiled, or whose profile
+/// could not be read, is unset, and the notes say why.
+struct RunProfiles {
+    std::optional<Profile> server;
+    std::optional<Profile> client;
+    QStringList notes;
+};
+
 /**
  * One run from its description to its record, for every front end (the CLI's run and call, the GUI's Run): the
  * server started (a server command, or rpcscope's own `serve` child), the schema loaded, the call prepared, the
@@ -51,6 +59,13 @@ public:
     void setCaptureMetadata(bool capture) { m_captureMetadata = capture; }
     /// Told "Starting COMMAND" before a server command starts (on the preparing thread).
     void setStartingHook(std::function<void(const QString &command)> hook) { m_startingHook = std::move(hook); }
+    /**
+     * Told the run's profiles once it ended, when its spec profiles anything (RunSpec::profile): on the session's
+     * own thread (startInBackground()), which reads them before it stops the servers; reading takes seconds (perf
+     * script resolves the symbols), so the front end's thread never does. Not called when the session is destroyed
+     * before the run ended. Call before startInBackground().
+     */
+    void setProfilesHook(std::function<void(const RunProfiles &)> hook) { m_profilesHook = std::move(hook); }
     /// Called after prepare() succeeded and right before the engine starts, on the thread that starts it (the CLI
     /// pins its process there: the servers have started, the engine's threads have not). False with its reason
     /// stops the run before any load is sent.
@@ -123,6 +138,7 @@ private:
     bool m_captureMetadata = false;
     std::function<void(const QString &)> m_startingHook;
     std::function<bool(QString *)> m_beforeLoadHook;
+    std::function<void(const RunProfiles &)> m_profilesHook;
     ServerLaunch m_server; ///< the server command, or the built-in `serve` child
     std::unique_ptr<Transport> m_transport;
     QStringList m_notes;

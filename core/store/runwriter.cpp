@@ -56,6 +56,16 @@ void RunWriter::finish(qint64 id, RunSnapshot snapshot, std::vector<RawSample> r
     enqueue(std::move(job));
 }
 
+void RunWriter::saveProfiles(qint64 id, std::optional<Profile> server, std::optional<Profile> client)
+{
+    Job job;
+    job.id = id;
+    job.profiles = true;
+    job.serverProfile = std::move(server);
+    job.clientProfile = std::move(client);
+    enqueue(std::move(job));
+}
+
 void RunWriter::enqueue(Job job)
 {
     {
@@ -63,8 +73,8 @@ void RunWriter::enqueue(Job job)
         if (!m_opened)
             return;
         // A pending plain update of the same run is stale once a newer snapshot exists (snapshots are cumulative).
-        for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
-            if (it->id == job.id && !it->final) {
+        for (auto it = m_queue.begin(); it != m_queue.end() && !job.profiles; ++it) {
+            if (it->id == job.id && !it->final && !it->profiles) {
                 m_queue.erase(it);
                 ++m_coalesced;
                 break;
@@ -120,10 +130,21 @@ void RunWriter::work(const QString &path)
             m_busy = true;
         }
         QString error;
-        const bool ok = job.final ? store.finishRun(job.id, job.snapshot, job.rawSamples, job.status, &error)
-                                  : store.updateRun(job.id, job.snapshot, &error);
+        bool ok = false;
+        if (job.profiles) {
+            RunRecord run;
+            run.id = job.id;
+            run.serverProfile = std::move(job.serverProfile);
+            run.clientProfile = std::move(job.clientProfile);
+            ok = store.saveProfiles(run, &error);
+        } else {
+            ok = job.final ? store.finishRun(job.id, job.snapshot, job.rawSamples, job.status, &error)
+                           : store.updateRun(job.id, job.snapshot, &error);
+        }
         if (!ok)
             Q_EMIT failed(job.id, QStringLiteral("%1: %2").arg(path, error));
+        else if (job.profiles)
+            Q_EMIT profilesSaved(job.id);
         else if (job.final)
             Q_EMIT finished(job.id);
         {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/runsnapshot.h"
+#include "profile/profile.h"
 
 #include <QObject>
 #include <QString>
@@ -9,6 +10,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -38,6 +40,8 @@ public:
     void update(qint64 id, RunSnapshot snapshot);
     /// Queues the run's last update, its raw samples and its final status; finished() follows once it is stored.
     void finish(qint64 id, RunSnapshot snapshot, std::vector<RawSample> rawSamples, QString status);
+    /// Queues the run's CPU profiles (read after its end: RunStore::saveProfiles()); profilesSaved() follows.
+    void saveProfiles(qint64 id, std::optional<Profile> server, std::optional<Profile> client);
 
     /// Waits until everything queued so far is written, at most @p timeout; false on timeout.
     bool flush(std::chrono::milliseconds timeout);
@@ -49,6 +53,8 @@ public:
 Q_SIGNALS:
     /// Run @p id is stored with its final status.
     void finished(qint64 id);
+    /// Run @p id's profiles are stored.
+    void profilesSaved(qint64 id);
     /// A write of run @p id failed; @p error says why (the history path and the SQL reason).
     void failed(qint64 id, const QString &error);
 
@@ -56,6 +62,9 @@ private:
     struct Job {
         qint64 id = 0;
         bool final = false;
+        bool profiles = false; ///< only the profiles (server and client below)
+        std::optional<Profile> serverProfile;
+        std::optional<Profile> clientProfile;
         RunSnapshot snapshot;
         std::vector<RawSample> rawSamples;
         QString status;

@@ -1,0 +1,294 @@
+// CPU profiles where the window shows them: the profile panel (summary, flame graph, functions table, the
+// differential view of B against A), the Run page's profile tabs and the Compare runs page's, from profiles made
+// as perf gives them (sampleruns.h: Poisson sample counts over three server processes).
+#include "comparepage.h"
+#include "flamegraphview.h"
+#include "htmlreport.h"
+#include "keptfiles.h"
+#include "profilepanel.h"
+#include "replicatechart.h"
+#include "runpage.h"
+#include "sampleruns.h"
+#include "sliderender.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace rpcscope;
+
+namespace {
+
+const QString kBurn = QStringLiteral("rpcscope::burnCpu");
+
+int tabIndex(QTabWidget *tabs, const QString &title)
+{
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i) == title)
+            return i;
+    return -1;
+}
+
+double cellNumber(QTableWidget *table, int row, int column)
+{
+    return table->item(row, column)->text().toDouble();
+}
+
+RunRecord profiledRun(const QString &name, uint64_t seed, double medianNs, double burnUs)
+{
+    RunRecord run = makeRun(name, seed, medianNs);
+    run.serverProfile = makeProfile(burnUs, seed * 31);
+    return run;
+}
+
+} // namespace
+
+class TestProfileViews : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void panelShowsOneProfile()
+    {
+        ProfilePanel panel;
+        const Profile profile = makeProfile(40, 7);
+        panel.showProfile(profile, QStringLiteral("run 1, server CPU"));
+        QVERIFY(panel.graph()->message().isEmpty());
+        QVERIFY(!panel.graph()->isDifferential());
+        const QString summary = panel.summaryLabel()->text();
+        QVERIFY2(
+            summary.contains(
+                QStringLiteral("Server CPU: %1 µs per call").arg(QString::number(profile.totalUsPerCall(), 'f', 1))),
+            qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("30,000 calls, 3 processes")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("perf record -a")), qPrintable(summary));
+        // By self time per call, heaviest first: the 40 us burn, the handler's own 20, encoding's 10, then the
+        // callers with no code of their own.
+        QTableWidget *table = panel.table();
+        QCOMPARE(table->rowCount(), 5);
+        QCOMPARE(table->item(4, 1)->text(), QStringLiteral("0.00"));
+        QCOMPARE(table->item(0, 0)->text(), kBurn);
+        QVERIFY2(std::abs(cellNumber(table, 0, 1) - 40) < 4, qPrintable(table->item(0, 1)->text()));
+        QCOMPARE(table->item(1, 0)->text(), QStringLiteral("EchoService::Echo"));
+        // Echo's total holds what it calls: all of it, here.
+        QVERIFY(std::abs(cellNumber(table, 1, 2) - profile.totalUsPerCall()) < 0.2);
+        // A function picked in the table is found in the graph, and only that one.
+        table->selectRow(0);
+        QVERIFY2(
+            panel.graph()->searchText().contains(QStringLiteral("burnCpu")), qPrintable(panel.graph()->searchText()));
+        QVERIFY(std::abs(panel.graph()->matchedShare() - cellNumber(table, 0, 1) / profile.totalUsPerCall()) < 0.01);
+        const QByteArray svg = panel.svg();
+        QVERIFY(svg.contains("rpcscope::burnCpu") && svg.contains("run 1, server CPU"));
+    }
+
+    void panelShowsWhereBsTimeWent()
+    {
+        ProfilePanel panel;
+        panel.showDiff(makeProfile(0, 1), makeProfile(40, 2), QStringLiteral("A"), QStringLiteral("B"));
+        QVERIFY(panel.graph()->isDifferential());
+        QVERIFY(panel.diff().has_value());
+        QCOMPARE(panel.diff()->functions.front().name, kBurn);
+        QVERIFY(panel.diff()->functions.front().changed);
+        QTableWidget *table = panel.table();
+        QCOMPARE(table->item(0, 0)->text(), kBurn);
+        QCOMPARE(table->item(0, 6)->text(), QStringLiteral("slower in B"));
+        QVERIFY2(std::abs(cellNumber(table, 0, 3) - 40) < 5, qPrintable(table->item(0, 3)->text()));
+        QCOMPARE(cellNumber(table, 0, 1), 0.0); // not in A at all
+        // Its interval holds the change and excludes zero.
+        const QStringList bounds = table->item(0, 4)->text().split(QStringLiteral(" .. "));
+        QCOMPARE(bounds.size(), 2);
+        QVERIFY(bounds[0].toDouble() > 0 && bounds[0].toDouble() < 40 && bounds[1].toDouble() > 40);
+        const QString summary = panel.summaryLabel()->text();
+        QVERIFY2(summary.contains(QStringLiteral("B spends +")) && summary.contains(kBurn), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("judged per server process (3 a side)")), qPrintable(summary));
+        // The unchanged functions are within noise, not blamed.
+        for (int row = 1; row < table->rowCount(); ++row)
+            if (table->item(row, 0)->text() == QStringLiteral("proto::Serialize"))
+                QCOMPARE(table->item(row, 6)->text(), QStringLiteral("within noise"));
+        // Named sides: the legend's names in the table and the sentence.
+        panel.showDiff(makeProfile(0, 1), makeProfile(40, 2), QStringLiteral("main"), QStringLiteral("json-2"));
+        QCOMPARE(table->horizontalHeaderItem(3)->text(), QStringLiteral("json-2 − main"));
+        QVERIFY(panel.summaryLabel()->text().contains(QStringLiteral("json-2 spends +")));
+        QVERIFY(panel.svg().contains("json-2"));
+    }
+
+    void panelFlagsNothingInAnAaComparison()
+    {
+        for (uint64_t seed = 1; seed <= 5; ++seed) {
+            ProfilePanel panel;
+            panel.showDiff(
+                makeProfile(40, seed * 2), makeProfile(40, seed * 2 + 1), QStringLiteral("A"), QStringLiteral("B"));
+            QVERIFY2(panel.summaryLabel()->text().contains(QStringLiteral("No function changed beyond noise")),
+                qPrintable(panel.summaryLabel()->text()));
+            for (int row = 0; row < panel.table()->rowCount(); ++row)
+                QCOMPARE(panel.table()->item(row, 6)->text(), QStringLiteral("within noise"));
+        }
+    }
+
+    void panelSaysWhyThereIsNoProfile()
+    {
+        ProfilePanel panel;
+        Profile none;
+        none.scope = QStringLiteral("server");
+        none.notes = { QStringLiteral("perf is not installed: apt install linux-perf") };
+        panel.showProfile(none);
+        QVERIFY(!panel.graph()->message().isEmpty());
+        QVERIFY2(panel.summaryLabel()->text().contains(QStringLiteral("apt install linux-perf")),
+            qPrintable(panel.summaryLabel()->text()));
+        QVERIFY(panel.svg().isEmpty());
+        QVERIFY(!panel.findChild<QPushButton *>(QStringLiteral("saveFlameGraph"))->isEnabled());
+        QCOMPARE(panel.table()->rowCount(), 0);
+        // A side without samples is named in a comparison.
+        panel.showDiff(makeProfile(0, 1), none, QStringLiteral("A"), QStringLiteral("B"));
+        QVERIFY2(panel.summaryLabel()->text().contains(QStringLiteral("B has no samples")),
+            qPrintable(panel.summaryLabel()->text()));
+        QVERIFY(!panel.diff());
+    }
+
+    void runPageHasProfileTabs()
+    {
+        RunPage page;
+        QTabWidget *tabs = page.chartTabs();
+        const int charts = tabs->count();
+        QCOMPARE(tabIndex(tabs, QStringLiteral("Server profile")), -1);
+        // While the run goes: the profiled side's tab says when its profile comes.
+        page.showProfilesPending(true, false);
+        QCOMPARE(tabs->count(), charts + 1);
+        QVERIFY(tabIndex(tabs, QStringLiteral("Server profile")) >= charts);
+        QVERIFY(page.serverProfilePanel()->graph()->message().contains(QStringLiteral("when the run ends")));
+        page.showProfiles(makeProfile(40, 3), makeProfile(5, 4, 1, QStringLiteral("client")));
+        const int server = tabIndex(tabs, QStringLiteral("Server profile"));
+        const int client = tabIndex(tabs, QStringLiteral("Client profile"));
+        QVERIFY(server >= charts && client == server + 1);
+        QCOMPARE(page.serverProfilePanel()->table()->item(0, 0)->text(), kBurn);
+        QVERIFY(page.clientProfilePanel()->summaryLabel()->text().contains(QStringLiteral("Client CPU")));
+        // A run not profiled (a new run, or one opened from the history) has no such tabs.
+        page.clear();
+        QCOMPARE(tabs->count(), charts);
+        page.showProfiles(std::nullopt, makeProfile(5, 4, 1, QStringLiteral("client")));
+        QCOMPARE(tabIndex(tabs, QStringLiteral("Server profile")), -1);
+        QVERIFY(tabIndex(tabs, QStringLiteral("Client profile")) >= charts);
+    }
+
+    void comparePageShowsTheDifferentialProfile()
+    {
+        ComparePage page;
+        page.resize(1366, 768);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        auto *tabs = page.findChild<QTabWidget *>();
+        QVERIFY(tabs);
+        page.setRuns(
+            { profiledRun(QStringLiteral("A main"), 1, 1e6, 0), profiledRun(QStringLiteral("B burn"), 2, 1.05e6, 40) });
+        const int server = tabIndex(tabs, QStringLiteral("Server profile"));
+        QVERIFY(server >= 4);
+        QCOMPARE(tabIndex(tabs, QStringLiteral("Client profile")), -1);
+        ProfilePanel *panel = page.serverProfilePanel();
+        QVERIFY(panel->diff());
+        QCOMPARE(panel->diff()->topChanges(1).front().name, kBurn);
+        // The flame graph takes the width; the replicates' dots come back with the charts.
+        QVERIFY(page.replicateChart()->isVisible());
+        tabs->setCurrentIndex(server);
+        QVERIFY(!page.replicateChart()->isVisible());
+        QVERIFY(!page.table()->isVisible());
+        QCOMPARE(page.currentChart(), 0);
+        QCoreApplication::processEvents();
+        kept::picture(QStringLiteral("compare-server-profile.png"), &page);
+        tabs->setCurrentIndex(1);
+        QVERIFY(page.replicateChart()->isVisible() && page.table()->isVisible());
+        QCOMPARE(page.currentChart(), 1);
+        // Baseline and candidate swapped: B's time is now A's.
+        page.findChild<QComboBox *>(QStringLiteral("compareBaseline"))->setCurrentIndex(1);
+        page.findChild<QComboBox *>(QStringLiteral("compareCandidate"))->setCurrentIndex(0);
+        QVERIFY(panel->diff());
+        QVERIFY(panel->diff()->topChanges(1).front().totalChange() < -30);
+        // A run without a profile on either side: no tab.
+        page.setRuns({ profiledRun(QStringLiteral("A main"), 1, 1e6, 0), makeRun(QStringLiteral("B plain"), 2, 1e6) });
+        QCOMPARE(tabIndex(tabs, QStringLiteral("Server profile")), -1);
+        QVERIFY(page.replicateChart()->isVisible());
+    }
+
+    void reportsSayWhereBsTimeWent()
+    {
+        RunRecord a = profiledRun(QStringLiteral("A main"), 1, 1e6, 0);
+        RunRecord b = profiledRun(QStringLiteral("B burn"), 2, 1.05e6, 40);
+        const Comparison comparison = compareRuns(a.snapshot, b.snapshot);
+        const QByteArray html = htmlComparisonReport({ &a, &b }, comparison);
+        kept::file(QStringLiteral("comparison-profile.html"), html);
+        QVERIFY(html.contains("<h2>Where B's server time went</h2>"));
+        QVERIFY(html.contains("B spends +") && html.contains("rpcscope::burnCpu"));
+        QVERIFY(html.contains("<td class=\"regression\">slower in B</td>"));
+        // The differential graph as a picture: its script never runs in the report.
+        static const QRegularExpression image(QStringLiteral("data:image/svg\\+xml;base64,([A-Za-z0-9+/=]+)"));
+        const QRegularExpressionMatch match = image.match(QString::fromUtf8(html));
+        QVERIFY(match.hasMatch());
+        const QByteArray svg = QByteArray::fromBase64(match.captured(1).toLatin1());
+        QVERIFY(svg.contains("<svg") && svg.contains("rpcscope::burnCpu") && svg.contains("A: A main; B: B burn"));
+        QVERIFY(!html.contains("<script") && !svg.contains("<script") && !svg.contains(">Search</text>"));
+        // One run's report has its profile.
+        const QByteArray single = htmlReport(b);
+        QVERIFY(single.contains("<h2>Server profile</h2>") && single.contains("rpcscope::burnCpu"));
+        QVERIFY(!htmlReport(makeRun(QStringLiteral("plain"), 3, 1e6)).contains("profile</h2>"));
+        // A profile without samples is said to be one, never drawn as a measurement.
+        Profile none;
+        none.scope = QStringLiteral("server");
+        none.notes = { QStringLiteral("perf is not installed: apt install linux-perf") };
+        b.serverProfile = none;
+        const QByteArray missing = htmlComparisonReport({ &a, &b }, comparison);
+        QVERIFY(missing.contains("Not compared: B has no samples of its server."));
+        QVERIFY(missing.contains("apt install linux-perf"));
+        QVERIFY(!missing.contains("B spends") && !missing.contains("data:image/svg+xml"));
+        QVERIFY(htmlReport(b).contains("No samples: the server was not profiled."));
+    }
+
+    void slideSaysWhereBsTimeWent()
+    {
+        const RunRecord a = profiledRun(QStringLiteral("A main"), 1, 1e6, 0);
+        const RunRecord b = profiledRun(QStringLiteral("B burn"), 2, 1.05e6, 40);
+        const SlideSpec spec = makeSlideSpec(a, b, compareRuns(a.snapshot, b.snapshot));
+        const SlideText text = slideText(spec);
+        QVERIFY2(
+            text.profileLead.startsWith(QStringLiteral("Where B's server time went: ")), qPrintable(text.profileLead));
+        QVERIFY(!text.profileChanges.isEmpty() && text.profileChanges.size() <= 3);
+        QVERIFY2(text.profileChanges.first().startsWith(QStringLiteral("B spends +"))
+                && text.profileChanges.first().contains(kBurn),
+            qPrintable(text.profileChanges.first()));
+        const Slide slide(spec);
+        const QImage picture = slide.toImage(1.0);
+        QVERIFY(!picture.isNull());
+        const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
+        if (!dir.isEmpty())
+            QVERIFY(picture.save(QDir(dir).filePath(QStringLiteral("slide-profile.png"))));
+        // A/A: nothing blamed, and said so.
+        const RunRecord same = profiledRun(QStringLiteral("A again"), 3, 1e6, 0);
+        const SlideText aa = slideText(makeSlideSpec(a, same, compareRuns(a.snapshot, same.snapshot)));
+        QCOMPARE(aa.profileChanges.size(), 1);
+        QVERIFY(aa.profileChanges.first().startsWith(QStringLiteral("No function changed beyond noise")));
+        // Not profiled: no such lines.
+        const RunRecord plain = makeRun(QStringLiteral("plain"), 4, 1e6);
+        QVERIFY(slideText(makeSlideSpec(a, plain, compareRuns(a.snapshot, plain.snapshot))).profileLead.isEmpty());
+    }
+
+    void screenshots()
+    {
+        if (qEnvironmentVariable("RPCSCOPE_SCREENSHOTS").isEmpty())
+            QSKIP("set RPCSCOPE_SCREENSHOTS to a directory for the pictures");
+        RunPage page;
+        page.resize(900, 600);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.showProfiles(makeProfile(40, 3), std::nullopt);
+        page.chartTabs()->setCurrentIndex(tabIndex(page.chartTabs(), QStringLiteral("Server profile")));
+        QCoreApplication::processEvents();
+        kept::picture(QStringLiteral("runpage-server-profile.png"), &page);
+    }
+};
+
+QTEST_MAIN(TestProfileViews)
+#include "tst_profileviews.moc"
