@@ -1,8 +1,11 @@
 // --profile end to end: rpcscope-cli runs the built-in server (a real process) under perf, and a Python grpcio
 // server under rpcscope's sampler, and says where the CPU per call goes.
 #include "cliprocess.h"
+#include "profile/profile.h"
 #include "profile/profiler.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -34,6 +37,7 @@ private Q_SLOTS:
     void initTestCase();
     void runProfilesTheBuiltinServer();
     void abNamesTheBurnFunctionFirst();
+    void theClientIsProfiledAloneAndTheServerAddsUp();
     void pythonServerShowsItsServicerFrame();
     void profileFlagsAreChecked();
     void aServerCommandKeepsItsOwnPythonPath();
@@ -91,6 +95,48 @@ void TestProfiling::runProfilesTheBuiltinServer()
             ++titles;
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     QVERIFY(titles > 10);
+}
+
+void TestProfiling::theClientIsProfiledAloneAndTheServerAddsUp()
+{
+    // The built-in server is rpcscope's child, and so is perf: neither may be in the client's profile. The server
+    // burns 100 us a call, which the client must not show. The server's profile shares out its measured CPU: its
+    // total is the server CPU per call the run measured.
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("run.json"));
+    qputenv("RPCSCOPE_SERVE_BURN", "100us");
+    const CliResult r = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("-n"), QStringLiteral("3000"), QStringLiteral("-c"), QStringLiteral("1"),
+        QStringLiteral("--profile"), QStringLiteral("--profile-client"), QStringLiteral("-O"), QStringLiteral("json"),
+        QStringLiteral("-o"), json });
+    qunsetenv("RPCSCOPE_SERVE_BURN");
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile file(json);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QString error;
+    const QJsonObject run = QJsonDocument::fromJson(file.readAll()).object();
+    const std::optional<rpcscope::Profile> client = rpcscope::profileFromJson(
+        run.value(QStringLiteral("client_profile")).toObject(), QStringLiteral("client"), &error);
+    const std::optional<rpcscope::Profile> server = rpcscope::profileFromJson(
+        run.value(QStringLiteral("server_profile")).toObject(), QStringLiteral("server"), &error);
+    QVERIFY2(client && server, qPrintable(error));
+    QCOMPARE(client->processes.size(), size_t(1));
+    const rpcscope::FoldedStacks clientStacks = client->usPerCall();
+    QVERIFY(!clientStacks.isEmpty());
+    for (auto it = clientStacks.cbegin(); it != clientStacks.cend(); ++it)
+        QVERIFY2(!it.key().contains(QLatin1String("burnCpu")), qPrintable(it.key()));
+    const double burn = rpcscope::functionCosts(server->usPerCall()).front().self;
+    QVERIFY2(rpcscope::functionCosts(server->usPerCall()).front().name.contains(QLatin1String("burnCpu")),
+        qPrintable(rpcscope::functionCosts(server->usPerCall()).front().name));
+    QVERIFY2(burn > 70 && burn < 130, qPrintable(QString::number(burn)));
+    QVERIFY2(client->totalUsPerCall() < burn, qPrintable(QString::number(client->totalUsPerCall())));
+    // "  Server CPU:\t123.4 us/call": the whole run's, the profile's the timed phase's (no warm-up here).
+    const QRegularExpressionMatch measured
+        = QRegularExpression(QStringLiteral("Server CPU:\\s+([0-9.]+) us/call")).match(r.out);
+    QVERIFY2(measured.hasMatch(), qPrintable(r.out.left(3000)));
+    const double serverCpu = measured.captured(1).toDouble();
+    QVERIFY2(std::fabs(server->totalUsPerCall() - serverCpu) < 0.05 * serverCpu,
+        qPrintable(QStringLiteral("profile %1, measured %2").arg(server->totalUsPerCall()).arg(serverCpu)));
 }
 
 void TestProfiling::abNamesTheBurnFunctionFirst()

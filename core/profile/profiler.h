@@ -75,8 +75,9 @@ public:
     ServerCommand profiled(const ServerCommand &command) const;
     /// Starts the profilers (their events off). False when none can run; notes() says why.
     bool start();
-    /// Profile process @p pid (and its descendants) as @p key.
-    void addProcess(int key, qint64 pid, const QString &command);
+    /// Profile process @p pid and, @p withChildren, its descendants as @p key. rpcscope's own process (the client)
+    /// is profiled alone: its children are the servers it started and perf itself.
+    void addProcess(int key, qint64 pid, const QString &command, bool withChildren = true);
     /// @p key's calls are timed from now (its process tree is looked up now).
     void windowOpen(int key);
     /// @p key's window ended with @p okCalls calls that succeeded.
@@ -100,7 +101,8 @@ private:
     struct Key {
         qint64 pid = 0;
         QString command;
-        QSet<qint64> pids; ///< its process tree, as seen at its windows' opening
+        QSet<qint64> pids; ///< its process tree, as seen at its windows' opening (or the process alone)
+        bool tree = true; ///< with its descendants
         double calls = 0;
         double cpuNs = 0; ///< measured from outside over its windows
         double cpuAtOpen = -1;

@@ -225,7 +225,7 @@ void AbSession::startProfiling()
     for (int index = 0; index < 2; ++index) {
         Side &s = m_sides[static_cast<size_t>(index)];
         if (m_sides[0].spec.profile.client)
-            m_profiler->addProcess(clientKey(index), ::getpid(), QStringLiteral("rpcscope"));
+            m_profiler->addProcess(clientKey(index), ::getpid(), QStringLiteral("rpcscope"), false);
         if (!m_sides[0].spec.profile.server)
             continue;
         qint64 pid = s.spec.plan.serverPid;

@@ -163,7 +163,7 @@ void RunSession::startProfiling()
             m_profiler->addProcess(server, pid, command);
     }
     if (m_spec.profile.client)
-        m_profiler->addProcess(client, ::getpid(), QStringLiteral("rpcscope"));
+        m_profiler->addProcess(client, ::getpid(), QStringLiteral("rpcscope"), false);
     ProfileRecorder *profiler = m_profiler.get();
     m_spec.plan.timedPhase = [profiler](bool timed) {
         for (int key : { server, client }) {
