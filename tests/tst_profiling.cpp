@@ -38,6 +38,7 @@ private Q_SLOTS:
     void runProfilesTheBuiltinServer();
     void abNamesTheBurnFunctionFirst();
     void theClientIsProfiledAloneAndTheServerAddsUp();
+    void matrixProfilesEachCellsServer();
     void pythonServerShowsItsServicerFrame();
     void profileFlagsAreChecked();
     void aServerCommandKeepsItsOwnPythonPath();
@@ -137,6 +138,32 @@ void TestProfiling::theClientIsProfiledAloneAndTheServerAddsUp()
     const double serverCpu = measured.captured(1).toDouble();
     QVERIFY2(std::fabs(server->totalUsPerCall() - serverCpu) < 0.05 * serverCpu,
         qPrintable(QStringLiteral("profile %1, measured %2").arg(server->totalUsPerCall()).arg(serverCpu)));
+}
+
+void TestProfiling::matrixProfilesEachCellsServer()
+{
+    // Each cell served by the built-in server burning 100 us a call: its line names the burn first. The no-RPC
+    // baseline has no server: no line, and no refusal of --profile for it.
+    qputenv("RPCSCOPE_SERVE_BURN", "100us");
+    const CliResult r = runCliProcess({ QStringLiteral("matrix"), QStringLiteral("--builtin"), QStringLiteral("--call"),
+        QStringLiteral("rpcscope.bench.v1.Bench/Sum"), QStringLiteral("--transports"), QStringLiteral("grpc,http,none"),
+        QStringLiteral("--codecs"), QStringLiteral("protobuf"), QStringLiteral("--payloads"), QStringLiteral("nums=10"),
+        QStringLiteral("-n"), QStringLiteral("2000"), QStringLiteral("-c"), QStringLiteral("1"),
+        QStringLiteral("--profile") });
+    qunsetenv("RPCSCOPE_SERVE_BURN");
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const qsizetype at = r.out.indexOf(QLatin1String("Where each cell's CPU goes"));
+    QVERIFY2(at >= 0, qPrintable(r.out));
+    const QStringList lines = r.out.mid(at).split(QLatin1Char('\n'), Qt::SkipEmptyParts).mid(1);
+    QCOMPARE(lines.size(), 2);
+    for (const QString &line : lines) {
+        const QRegularExpressionMatch m = QRegularExpression(
+            QStringLiteral("^  nums=10  (grpc|http)/protobuf  c=1  server [0-9.]+ us: ([0-9.]+) (\\S+);"))
+                                              .match(line);
+        QVERIFY2(m.hasMatch(), qPrintable(line));
+        QCOMPARE(m.captured(3), QStringLiteral("rpcscope::burnCpu"));
+        QVERIFY2(m.captured(2).toDouble() > 60 && m.captured(2).toDouble() < 140, qPrintable(line));
+    }
 }
 
 void TestProfiling::abNamesTheBurnFunctionFirst()

@@ -70,6 +70,10 @@ cell in which no call ended OK shows "-" for what it could not measure, and says
   --save, --db PATH, --label L, --name N
                      save every cell to the history, one run each, labelled matrix:ID, stack:NAME, payload:P and
                      c:N, so any two cells can be compared later (rpcscope-cli compare label:stack:a label:stack:b)
+  --profile, --profile-client
+                     profile each cell's server (or rpcscope's own process) during its timed phase, as run does:
+                     the heaviest functions of each cell under the table (after csv: on standard error), and with
+                     --save each cell's profile in the history (export A B -O flamegraph compares two cells)
 Every other option is run's (see 'rpcscope-cli run --help'): --call, -d, --fill, -n, -z, --warmup, --expect, ...
 )";
 
@@ -373,6 +377,8 @@ std::optional<int> planMatrixCells(const QString &cmd, const MatrixFlags &f, QLi
         // transport's (--grpc/--http/--msgpack, or the built-in server).
         Scenario scenario = scenarioForCell(
             *base, cell, f.builtin ? QStringLiteral("builtin") : f.targets.value(targetKey(cell.transport)));
+        if (cell.transport == TransportKind::InProcess)
+            scenario.profileServer = false; // the no-RPC baseline has no server: --profile is for the other cells
         cell.concurrency = scenario.concurrency; // what the cell runs with, for the table
         const QString where = matrixCellTitle(cell, cell.concurrency);
         if (base->savesRun())
@@ -461,8 +467,8 @@ std::optional<int> runMatrixCells(const QString &cmd, const QList<MatrixCell> &c
             return code;
         if (outcome.savedId > 0)
             *saved << outcome.savedId;
-        results.append(
-            { cell, outcome.snapshot, QString(), baselines.value(qMakePair(cell.stack, cell.payload), -1.0) });
+        results.append({ cell, outcome.snapshot, QString(), baselines.value(qMakePair(cell.stack, cell.payload), -1.0),
+            outcome.serverProfile, outcome.clientProfile });
     }
     return std::nullopt;
 }
@@ -474,6 +480,9 @@ int writeMatrixOutputs(const MatrixFlags &f, const QList<MatrixResult> &results,
     out() << (format == u"csv"      ? formatMatrixCsv(results)
             : format == u"markdown" ? formatMatrixMarkdown(results, method)
                                     : formatMatrixTable(results));
+    // Under the table; after a CSV, on standard error, so that the CSV stays one table.
+    if (const QString profiles = formatMatrixProfiles(results); !profiles.isEmpty())
+        (format == u"csv" ? err() : out()) << '\n' << profiles;
     out().flush();
     for (const MatrixOutput &o : f.outputs) {
         QString error;

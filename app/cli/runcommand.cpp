@@ -372,6 +372,8 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         outcome->snapshot = result;
         outcome->transport = record.transport;
         outcome->codec = record.codec;
+        outcome->serverProfile = record.serverProfile;
+        outcome->clientProfile = record.clientProfile;
     } else {
         out() << "Transport: " << record.transport << ", codec " << record.codec
               << (session.spec().target.address.isEmpty() ? QString()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/runsnapshot.h"
+#include "profile/profile.h"
 #include "scenario/scenario.h"
 
 #include <QString>
@@ -18,6 +19,8 @@ struct RunOutcome {
     QString transport;
     QString codec;
     int64_t savedId = 0; ///< the run's id in the history when it was saved
+    std::optional<Profile> serverProfile; ///< --profile
+    std::optional<Profile> clientProfile; ///< --profile-client
 };
 
 /**

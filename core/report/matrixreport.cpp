@@ -8,6 +8,7 @@
 #include <QTextStream>
 
 #include <algorithm>
+#include <cmath>
 
 namespace rpcscope {
 
@@ -352,6 +353,38 @@ QString formatMatrixCsv(const QList<MatrixResult> &results)
             << (completed ? QString::number(r.run.clientCpuPerCallUs(), 'f', 2) : QString()) << ','
             << (r.run.serverCpuSeconds > 0 ? QString::number(r.run.serverCpuPerCallUs(), 'f', 2) : QString()) << ','
             << (share < 0 ? QString() : QString::number(share, 'f', 4)) << '\n';
+    }
+    return text;
+}
+
+QString formatMatrixProfiles(const QList<MatrixResult> &results, int top)
+{
+    QString text;
+    QTextStream out(&text);
+    const auto us = [](double value) { return QString::number(value, 'f', std::fabs(value) >= 100 ? 0 : 1); };
+    for (const MatrixResult &r : results) {
+        for (const std::optional<Profile> *given : { &r.serverProfile, &r.clientProfile }) {
+            if (!*given)
+                continue;
+            const Profile &profile = **given;
+            if (text.isEmpty())
+                out << "Where each cell's CPU goes (us per call; its " << top
+                    << " heaviest functions by self time, self us per call each):\n";
+            out << "  " << (r.cell.payload.isEmpty() ? QStringLiteral("-") : r.cell.payload) << "  " << r.cell.label()
+                << "  c=" << r.cell.concurrency << "  " << profile.scope << ' ';
+            if (profile.isEmpty() || profile.calls() <= 0) {
+                out << "no samples";
+                if (!profile.notes.isEmpty())
+                    out << " (" << profile.notes.join(QStringLiteral("; ")) << ')';
+                out << '\n';
+                continue;
+            }
+            out << us(profile.totalUsPerCall()) << " us:";
+            const std::vector<FunctionCost> costs = functionCosts(profile.usPerCall());
+            for (size_t i = 0; i < costs.size() && i < static_cast<size_t>(top); ++i)
+                out << (i == 0 ? " " : "; ") << us(costs[i].self) << ' ' << costs[i].name;
+            out << '\n';
+        }
     }
     return text;
 }

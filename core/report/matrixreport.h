@@ -2,6 +2,7 @@
 
 #include "codec/codec.h"
 #include "metrics/runsnapshot.h"
+#include "profile/profile.h"
 #include "transport/transports.h"
 
 #include <QList>
@@ -69,6 +70,9 @@ struct MatrixResult {
     /// The stack's own baseline command's time per call for this payload (its codec share's numerator); negative
     /// when the stack has none (or it failed).
     double baselineNs = -1;
+    /// The cell's CPU profiles (matrix --profile, --profile-client); unset when not profiled.
+    std::optional<Profile> serverProfile = std::nullopt;
+    std::optional<Profile> clientProfile = std::nullopt;
 };
 
 /**
@@ -99,5 +103,12 @@ QString formatMatrixCsv(const QList<MatrixResult> &results);
 /// The table as GitHub-flavoured markdown (for a wiki page, an issue, a slide tool that imports it), headed by
 /// @p method; a failed cell's values are "-" with its error listed below, as in the text table.
 QString formatMatrixMarkdown(const QList<MatrixResult> &results, const QString &method);
+/**
+ * Where each profiled cell's CPU goes (matrix --profile, --profile-client): a line per cell and profile with its
+ * CPU per call and its @p top functions by self time per call ("nums=10  grpc/protobuf  c=1  server 47.6 us:
+ * 12.3 grpc_call_start_batch, ..."); "no samples" with the profiler's notes for a cell it could not profile. Empty
+ * when no cell was profiled.
+ */
+QString formatMatrixProfiles(const QList<MatrixResult> &results, int top = 3);
 
 } // namespace rpcscope
