@@ -171,6 +171,7 @@ private Q_SLOTS:
     void diffFindsBurn();
     void diffAAFlagsRarely();
     void perfScriptTimesAndKeys();
+    void samplesDeferredToASwitch();
     void diffTwoProcessesASide();
     void diffOneProcessASide();
     void flameTree();
@@ -574,6 +575,17 @@ void TestProfile::perfScriptTimesAndKeys()
     QCOMPARE(folder.keyedStacks().value(2).value(QStringLiteral("work")), 1000000.0);
     QCOMPARE(folder.keyedStacks().value(2).value(QStringLiteral("encode")), 2000000.0);
     QVERIFY(folder.stacks().isEmpty());
+}
+
+void TestProfile::samplesDeferredToASwitch()
+{
+    // Only a leaf on finish_task_switch (with or without the compiler's suffix) is a sample delivered late.
+    QVERIFY(isDeferredToSwitch(QStringLiteral("main;epoll_wait_[k];schedule_[k];finish_task_switch.isra.0_[k]")));
+    QVERIFY(isDeferredToSwitch(QStringLiteral("finish_task_switch_[k]")));
+    QVERIFY(!isDeferredToSwitch(QStringLiteral("main;finish_task_switch.isra.0_[k];do_work")));
+    QVERIFY(!isDeferredToSwitch(QStringLiteral("main;rpcscope::burnCpu")));
+    QVERIFY(!isDeferredToSwitch(QStringLiteral("main;my_finish_task_switch")));
+    QVERIFY(!isDeferredToSwitch(QString()));
 }
 
 void TestProfile::diffTwoProcessesASide()

@@ -5,6 +5,7 @@
 #include "flamegraphview.h"
 #include "htmlreport.h"
 #include "keptfiles.h"
+#include "profile/profiler.h"
 #include "profilepanel.h"
 #include "replicatechart.h"
 #include "runpage.h"
@@ -18,8 +19,10 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace rpcscope;
@@ -149,6 +152,62 @@ private Q_SLOTS:
         QVERIFY2(panel.summaryLabel()->text().contains(QStringLiteral("B has no samples")),
             qPrintable(panel.summaryLabel()->text()));
         QVERIFY(!panel.diff());
+    }
+
+    void hotspotOpensAKeptRecording()
+    {
+        // A recording kept by --profile-keep is offered to hotspot, run as a real process (a stand-in script that
+        // notes what it was asked to open); one outside rpcscope's folder, or gone, is not opened.
+        QTemporaryDir home;
+        const QByteArray savedData = qgetenv("XDG_DATA_HOME");
+        const QByteArray savedPath = qgetenv("PATH");
+        const auto restore = qScopeGuard([&] {
+            qputenv("XDG_DATA_HOME", savedData);
+            qputenv("PATH", savedPath);
+        });
+        qputenv("XDG_DATA_HOME", home.path().toUtf8());
+        QVERIFY(perfKeepDir().startsWith(home.path()));
+        QVERIFY(QDir().mkpath(perfKeepDir()));
+        const QString recording = QDir(perfKeepDir()).filePath(QStringLiteral("rpcscope-test.perf.data"));
+        QFile data(recording);
+        QVERIFY(data.open(QIODevice::WriteOnly) && data.write("PERFILE2") == 8);
+        data.close();
+        QVERIFY(QDir().mkpath(home.filePath(QStringLiteral("bin"))));
+        const QString opened = home.filePath(QStringLiteral("opened"));
+        QFile script(home.filePath(QStringLiteral("bin/hotspot")));
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write(QStringLiteral("#!/bin/sh\necho \"$@\" > '%1'\n").arg(opened).toUtf8());
+        script.close();
+        QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
+        qputenv("PATH", home.filePath(QStringLiteral("bin")).toUtf8() + ":" + savedPath);
+
+        ProfilePanel panel;
+        Profile profile = makeProfile(40, 5);
+        panel.showProfile(profile);
+        QVERIFY(panel.hotspotButton()->isHidden());
+        profile.perfData = recording;
+        panel.showProfile(profile);
+        QVERIFY(!panel.hotspotButton()->isHidden());
+        QVERIFY2(panel.hotspotButton()->isEnabled(), qPrintable(panel.hotspotButton()->toolTip()));
+        panel.hotspotButton()->click();
+        QTRY_VERIFY(QFile::exists(opened));
+        QFile written(opened);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(written.readAll()).trimmed(), recording);
+        // A comparison offers B's.
+        panel.showDiff(makeProfile(0, 1), profile, QStringLiteral("A"), QStringLiteral("B"));
+        QCOMPARE(panel.hotspotButton()->text(), QStringLiteral("Open B in hotspot"));
+        // Not rpcscope's own (a shared file may name any path), or gone: not opened, and said why.
+        profile.perfData = home.filePath(QStringLiteral("opened"));
+        panel.showProfile(profile);
+        QVERIFY(!panel.hotspotButton()->isEnabled());
+        QVERIFY(panel.hotspotButton()->toolTip().contains(QStringLiteral("not one rpcscope kept")));
+        // No hotspot installed: said what to install.
+        profile.perfData = recording;
+        qputenv("PATH", "/nonexistent");
+        panel.showProfile(profile);
+        QVERIFY(!panel.hotspotButton()->isEnabled());
+        QVERIFY(panel.hotspotButton()->toolTip().contains(QStringLiteral("apt install hotspot")));
     }
 
     void runPageHasProfileTabs()

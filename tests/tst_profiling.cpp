@@ -39,6 +39,7 @@ private Q_SLOTS:
     void abNamesTheBurnFunctionFirst();
     void theClientIsProfiledAloneAndTheServerAddsUp();
     void matrixProfilesEachCellsServer();
+    void aKeptRecordingIsNamedInTheProfile();
     void pythonServerShowsItsServicerFrame();
     void profileFlagsAreChecked();
     void aServerCommandKeepsItsOwnPythonPath();
@@ -164,6 +165,34 @@ void TestProfiling::matrixProfilesEachCellsServer()
         QCOMPARE(m.captured(3), QStringLiteral("rpcscope::burnCpu"));
         QVERIFY2(m.captured(2).toDouble() > 60 && m.captured(2).toDouble() < 140, qPrintable(line));
     }
+}
+
+void TestProfiling::aKeptRecordingIsNamedInTheProfile()
+{
+    // --profile-keep: perf's recording moves to rpcscope/perf in the data home, and the profile names it.
+    QTemporaryDir home;
+    const QString json = home.filePath(QStringLiteral("run.json"));
+    const QByteArray saved = qgetenv("XDG_DATA_HOME");
+    qputenv("XDG_DATA_HOME", home.path().toUtf8());
+    const CliResult r = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("-n"), QStringLiteral("1000"), QStringLiteral("--profile"),
+        QStringLiteral("--profile-keep"), QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), json });
+    const QString keepDir = rpcscope::perfKeepDir();
+    qputenv("XDG_DATA_HOME", saved);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(keepDir.startsWith(home.path()));
+    QFile file(json);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QString error;
+    const std::optional<rpcscope::Profile> server = rpcscope::profileFromJson(
+        QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("server_profile")).toObject(),
+        QStringLiteral("server"), &error);
+    QVERIFY2(server, qPrintable(error));
+    QVERIFY2(server->perfData.startsWith(keepDir + QLatin1Char('/')), qPrintable(server->perfData));
+    QFile recording(server->perfData);
+    QVERIFY(recording.open(QIODevice::ReadOnly));
+    QCOMPARE(recording.read(8), QByteArray("PERFILE2"));
+    QVERIFY2(r.out.contains(QStringLiteral("perf's recording: ") + server->perfData), qPrintable(r.out.right(1500)));
 }
 
 void TestProfiling::abNamesTheBurnFunctionFirst()

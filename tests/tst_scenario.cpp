@@ -255,6 +255,7 @@ private Q_SLOTS:
         s.profileClient = true;
         s.profiler = QStringLiteral("perf");
         s.profilePeriod = QStringLiteral("500us");
+        s.profileKeep = true;
         QString error;
         const auto back = Scenario::fromJson(s.toJson(), &error);
         QVERIFY2(back, qPrintable(error));
@@ -265,6 +266,7 @@ private Q_SLOTS:
         QVERIFY(spec->profile.server && spec->profile.client);
         QCOMPARE(spec->profile.profiler, QStringLiteral("perf"));
         QCOMPARE(spec->profile.period, std::chrono::microseconds(500));
+        QCOMPARE(spec->profile.keepDir, perfKeepDir());
         // A command is the user's say-so (the flag, the window): never written to a document, never read from one.
         s.profiler = QStringLiteral("py-spy record -p {pid} -o {out} -f raw");
         QVERIFY(prepareRun(s, &problem));
@@ -289,6 +291,9 @@ private Q_SLOTS:
         QVERIFY(!prepareRun(s, &problem));
         QCOMPARE(problem.field, QStringLiteral("profile.profiler"));
         s.profiler.clear();
+        QVERIFY(!prepareRun(s, &problem)); // keeping a recording of nothing
+        QCOMPARE(problem.field, QStringLiteral("profile.keep"));
+        s.profileKeep = false;
         s.profileServer = true;
         s.transport = QStringLiteral("none");
         QVERIFY(!prepareRun(s, &problem));

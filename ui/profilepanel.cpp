@@ -2,6 +2,7 @@
 
 #include "export/flamegraphsvg.h"
 #include "flamegraphview.h"
+#include "profile/profiler.h"
 #include "report/profilereport.h"
 #include "util/outputfile.h"
 
@@ -9,9 +10,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -64,6 +67,7 @@ ProfilePanel::ProfilePanel(QWidget *parent)
     : QWidget(parent)
     , m_summary(new QLabel)
     , m_save(new QPushButton(tr("Save SVG...")))
+    , m_hotspot(new QPushButton(tr("Open in hotspot")))
     , m_split(new QSplitter(Qt::Vertical))
     , m_graph(new FlameGraphView)
     , m_table(new QTableWidget)
@@ -74,6 +78,8 @@ ProfilePanel::ProfilePanel(QWidget *parent)
     m_summary->setTextFormat(Qt::RichText);
     m_save->setObjectName(QStringLiteral("saveFlameGraph"));
     m_save->setToolTip(tr("Write the flame graph as an SVG file that zooms and searches in a browser."));
+    m_hotspot->setObjectName(QStringLiteral("openInHotspot"));
+    m_hotspot->hide();
     m_table->setObjectName(QStringLiteral("profileFunctions"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -91,6 +97,7 @@ ProfilePanel::ProfilePanel(QWidget *parent)
 
     auto *top = new QHBoxLayout;
     top->addWidget(m_summary, 1);
+    top->addWidget(m_hotspot, 0, Qt::AlignTop);
     top->addWidget(m_save, 0, Qt::AlignTop);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -98,6 +105,7 @@ ProfilePanel::ProfilePanel(QWidget *parent)
 
     connect(m_table, &QTableWidget::itemSelectionChanged, this, &ProfilePanel::searchSelected);
     connect(m_save, &QPushButton::clicked, this, &ProfilePanel::saveSvg);
+    connect(m_hotspot, &QPushButton::clicked, this, &ProfilePanel::openInHotspot);
     clear(tr("No profile."));
 }
 
@@ -112,6 +120,7 @@ void ProfilePanel::clear(const QString &message)
     m_table->setColumnCount(0);
     m_summary->setText(message.toHtmlEscaped());
     m_save->setEnabled(false);
+    offerHotspot(QString());
 }
 
 void ProfilePanel::showProfile(const Profile &profile, const QString &title)
@@ -137,6 +146,7 @@ void ProfilePanel::showProfile(const Profile &profile, const QString &title)
     m_summary->setText(text + notesHtml(profile.notes));
     fillCosts(profile);
     m_save->setEnabled(true);
+    offerHotspot(profile.perfData);
 }
 
 void ProfilePanel::fillCosts(const Profile &profile)
@@ -204,6 +214,9 @@ void ProfilePanel::showDiff(
     fillChanges(diff);
     m_diff = diff;
     m_save->setEnabled(true);
+    offerHotspot(b.perfData);
+    if (!b.perfData.isEmpty())
+        m_hotspot->setText(tr("Open %1 in hotspot").arg(newName));
 }
 
 void ProfilePanel::fillChanges(const ProfileDiff &diff)
@@ -278,6 +291,34 @@ QByteArray ProfilePanel::svg() const
         options.subtitle
             = tr("%1 → %2 µs per call; judged %3").arg(us(m_diff->totalA), us(m_diff->totalB), m_diff->method);
     return flameGraphSvg(m_graph->tree(), options).toUtf8();
+}
+
+void ProfilePanel::offerHotspot(const QString &perfData)
+{
+    m_perfData = perfData;
+    m_hotspot->setText(tr("Open in hotspot"));
+    m_hotspot->setVisible(!perfData.isEmpty());
+    if (perfData.isEmpty())
+        return;
+    const QString hotspot = QStandardPaths::findExecutable(QStringLiteral("hotspot"));
+    const bool kept = isKeptPerfData(perfData);
+    m_hotspot->setEnabled(kept && !hotspot.isEmpty());
+    m_hotspot->setToolTip(!kept
+            ? tr("perf's recording %1 is not there any more (or is not one rpcscope kept).").arg(perfData)
+            : hotspot.isEmpty()
+            ? tr("hotspot is not installed: apt install hotspot")
+            : tr("Open perf's recording of this run (%1) in hotspot: its own flame graph, caller and "
+                 "callee views, and the timeline.")
+                  .arg(perfData));
+}
+
+void ProfilePanel::openInHotspot()
+{
+    const QString hotspot = QStandardPaths::findExecutable(QStringLiteral("hotspot"));
+    if (hotspot.isEmpty() || !isKeptPerfData(m_perfData) || !QProcess::startDetached(hotspot, { m_perfData }))
+        m_summary->setText(m_summary->text()
+            + QStringLiteral("<br><span style=\"color:#c01c28\">%1</span>")
+                  .arg(tr("hotspot did not start for %1").arg(m_perfData).toHtmlEscaped()));
 }
 
 void ProfilePanel::saveSvg()

@@ -44,15 +44,23 @@ public:
     const std::optional<ProfileDiff> &diff() const { return m_diff; }
     /// The graph as an SVG document, as "Save SVG..." writes it (empty when no graph is shown).
     QByteArray svg() const;
+    /// "Open in hotspot": shown for a profile whose perf recording was kept (--profile-keep), enabled when hotspot
+    /// is installed and the recording is rpcscope's own and still there (its tooltip says why not).
+    QPushButton *hotspotButton() const { return m_hotspot; }
 
 private:
     void fillCosts(const Profile &profile);
     void fillChanges(const ProfileDiff &diff);
     void searchSelected();
     void saveSvg();
+    /// The hotspot button for @p perfData (empty: hidden).
+    void offerHotspot(const QString &perfData);
+    void openInHotspot();
 
     QLabel *m_summary;
     QPushButton *m_save;
+    QPushButton *m_hotspot;
+    QString m_perfData; ///< what "Open in hotspot" opens
     QSplitter *m_split;
     FlameGraphView *m_graph;
     QTableWidget *m_table;

@@ -151,6 +151,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_discard(new QCheckBox(tr("Discard responses")))
     , m_profileServer(new QCheckBox(tr("Server")))
     , m_profileClient(new QCheckBox(tr("Client (rpcscope)")))
+    , m_profileKeep(new QCheckBox(tr("Keep for hotspot")))
     , m_streamCallCount(line(QStringLiteral("streamCallCountEdit"), {}, tr("default: each request once"),
           tr("Streaming methods: messages each client or bidi stream sends, cycling through the "
              "requests; on a server stream, replies after which the client ends the call "
@@ -249,6 +250,10 @@ void ScenarioPage::setUpSettingsFields()
     m_profileServer->setToolTip(
         tr("Sample the server's CPU during the timed phase (perf; rpcscope's sampler for a Python server command) and "
            "show where it went per call in a Server profile tab (--profile)."));
+    m_profileKeep->setObjectName(QStringLiteral("profileKeepCheck"));
+    m_profileKeep->setToolTip(tr("Keep perf's recording of the run (in ~/.local/share/rpcscope/perf) so that its "
+                                 "profile can be opened in hotspot (--profile-keep)."));
+    m_profileKeep->setEnabled(false);
     m_profileClient->setObjectName(QStringLiteral("profileClientCheck"));
     m_profileClient->setToolTip(tr("Sample rpcscope's own CPU during the timed phase: encoding, decoding, the "
                                    "transport (--profile-client)."));
@@ -323,6 +328,7 @@ QWidget *ScenarioPage::makeLoadTab()
     auto *profile = new QHBoxLayout;
     profile->addWidget(m_profileServer);
     profile->addWidget(m_profileClient);
+    profile->addWidget(m_profileKeep);
     profile->addStretch();
     loadForm->addRow(tr("CPU profile:"), profile);
     loadForm->addRow(tr("Stream messages:"), m_streamCallCount);
@@ -478,8 +484,11 @@ void ScenarioPage::connectSignals(QPushButton *example)
     connect(m_http2Window, &QLineEdit::textChanged, this, later);
     connect(m_connections, &QSpinBox::valueChanged, this, later);
     connect(m_discard, &QCheckBox::toggled, this, later);
-    connect(m_profileServer, &QCheckBox::toggled, this, later);
-    connect(m_profileClient, &QCheckBox::toggled, this, later);
+    for (QCheckBox *box : { m_profileServer, m_profileClient, m_profileKeep })
+        connect(box, &QCheckBox::toggled, this, later);
+    for (QCheckBox *box : { m_profileServer, m_profileClient })
+        connect(box, &QCheckBox::toggled, this,
+            [this] { m_profileKeep->setEnabled(m_profileServer->isChecked() || m_profileClient->isChecked()); });
     for (QLineEdit *edit : { m_streamCallCount, m_streamInterval, m_streamCallDuration })
         connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_streamPingPong, &QCheckBox::toggled, this, later);
@@ -563,6 +572,7 @@ Scenario ScenarioPage::scenario() const
     s.discardResponse = m_discard->isChecked();
     s.profileServer = m_profileServer->isChecked();
     s.profileClient = m_profileClient->isChecked();
+    s.profileKeep = m_profileKeep->isChecked() && (s.profileServer || s.profileClient);
     s.streamCallCount = m_streamCallCount->text().trimmed();
     s.streamInterval = m_streamInterval->text().trimmed();
     s.streamCallDuration = m_streamCallDuration->text().trimmed();
@@ -638,6 +648,7 @@ void ScenarioPage::setScenario(const Scenario &document)
     m_discard->setChecked(s.discardResponse);
     m_profileServer->setChecked(s.profileServer);
     m_profileClient->setChecked(s.profileClient);
+    m_profileKeep->setChecked(s.profileKeep);
     m_streamCallCount->setText(s.streamCallCount);
     m_streamInterval->setText(s.streamInterval);
     m_streamCallDuration->setText(s.streamCallDuration);

@@ -189,6 +189,7 @@ private:
     QCheckBox *m_discard;
     QCheckBox *m_profileServer; ///< --profile
     QCheckBox *m_profileClient; ///< --profile-client
+    QCheckBox *m_profileKeep; ///< --profile-keep
     QLineEdit *m_streamCallCount;
     QLineEdit *m_streamInterval;
     QLineEdit *m_streamCallDuration;

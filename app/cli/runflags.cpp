@@ -580,6 +580,10 @@ QList<RunFlag> profileFlags()
         { { QStringLiteral("profile-period") }, QStringLiteral("DURATION"),
             QStringLiteral("CPU time between samples (default 1ms; 100us .. 100ms)."), QStringLiteral("profile.period"),
             false, QStringLiteral("500us"), setText(&Scenario::profilePeriod) },
+        { { QStringLiteral("profile-keep") }, QString(),
+            QStringLiteral("Keep perf's recording for hotspot (in ~/.local/share/rpcscope/perf; the profile names it, "
+                           "and the window opens it in hotspot)."),
+            QStringLiteral("profile.keep"), false, QString(), setOn(&Scenario::profileKeep) },
     };
 }
 

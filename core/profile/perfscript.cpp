@@ -201,4 +201,10 @@ void PerfScriptFolder::endSample()
     }
 }
 
+bool isDeferredToSwitch(const QString &stack)
+{
+    const qsizetype leaf = stack.lastIndexOf(QLatin1Char(';'));
+    return QStringView(stack).mid(leaf + 1).startsWith(QLatin1String("finish_task_switch"));
+}
+
 } // namespace rpcscope

@@ -68,4 +68,13 @@ private:
     QStringList m_frames; ///< leaf first
 };
 
+/**
+ * A sample perf took while interrupts were off at a context switch, delivered to the task switched in when they came
+ * back on: its leaf (the last frame of @p stack, folded root first) is finish_task_switch. Without hardware counters
+ * (cpu-clock, a timer), a CPU that idled until a server thread woke hands that thread the samples of its idle time:
+ * in a loop burning 40 us between sleeps, 22% of its samples landed there, and without them its samples' shares
+ * matched its thread CPU clock (0.857 and 0.862).
+ */
+bool isDeferredToSwitch(const QString &stack);
+
 } // namespace rpcscope

@@ -418,6 +418,8 @@ QJsonObject profileToJson(const Profile &profile)
     if (profile.profilerCpuSeconds >= 0)
         json.insert(QStringLiteral("profilerCpuSeconds"), profile.profilerCpuSeconds);
     json.insert(QStringLiteral("notes"), QJsonArray::fromStringList(profile.notes));
+    if (!profile.perfData.isEmpty())
+        json.insert(QStringLiteral("perfData"), profile.perfData);
     QJsonArray processes;
     for (const ProcessProfile &process : profile.processes) {
         QJsonObject p;
@@ -484,7 +486,8 @@ std::optional<Profile> profileFromJson(const QJsonObject &json, const QString &w
     if (!readString(json, QStringLiteral("scope"), true, &profile.scope, &why)
         || !readString(json, QStringLiteral("profiler"), true, &profile.profiler, &why)
         || !readString(json, QStringLiteral("how"), false, &profile.how, &why)
-        || !readNumber(json, QStringLiteral("profilerCpuSeconds"), false, 0, &profile.profilerCpuSeconds, &why))
+        || !readNumber(json, QStringLiteral("profilerCpuSeconds"), false, 0, &profile.profilerCpuSeconds, &why)
+        || !readString(json, QStringLiteral("perfData"), false, &profile.perfData, &why))
         return fail(why);
 
     const QJsonValue notes = json.value(QStringLiteral("notes"));

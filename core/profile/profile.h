@@ -44,6 +44,9 @@ struct Profile {
     std::vector<ProcessProfile> processes;
     double profilerCpuSeconds = -1; ///< the profiler's own CPU while it ran; -1 = not measured
     QStringList notes; ///< what went wrong or was worked around, one sentence each
+    /// perf's recording, kept for hotspot (--profile-keep; isKeptPerfData() says whether it may be opened); empty
+    /// when not kept.
+    QString perfData;
 
     bool isEmpty() const; ///< no process has a stack
     double calls() const; ///< the processes' calls added up

@@ -3,6 +3,7 @@
 #include "metrics/processstats.h"
 #include "profile/perfscript.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -21,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 
@@ -140,6 +142,19 @@ bool ProfileOptions::checkProfiler(const QString &value, QString *error)
         return false;
     }
     return true;
+}
+
+QString perfKeepDir()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+        .filePath(QStringLiteral("rpcscope/perf"));
+}
+
+bool isKeptPerfData(const QString &path)
+{
+    const QFileInfo file(path);
+    const QString dir = QFileInfo(perfKeepDir()).canonicalFilePath();
+    return file.isFile() && !dir.isEmpty() && file.canonicalPath() == dir;
 }
 
 QSet<qint64> processTree(qint64 pid)
@@ -596,6 +611,7 @@ void ProfileRecorder::readPerf(Perf *perf, std::map<int, ProcessProfile> *out)
     }
     drain(true);
     folder.finish();
+    double deferred = 0; ///< samples left out by isDeferredToSwitch()
     for (auto &[key, k] : m_keys) {
         if (!(m_systemWide || k.perf.get() == perf) || k.windows.empty())
             continue;
@@ -609,6 +625,10 @@ void ProfileRecorder::readPerf(Perf *perf, std::map<int, ProcessProfile> *out)
         const FoldedStacks ns = folder.keyedStacks().value(key);
         double samples = 0;
         for (auto s = ns.cbegin(); s != ns.cend(); ++s) {
+            if (isDeferredToSwitch(s.key())) {
+                deferred += s.value() / period;
+                continue;
+            }
             profile.stacks.insert(s.key(), s.value() / period);
             samples += s.value() / period;
         }
@@ -618,6 +638,9 @@ void ProfileRecorder::readPerf(Perf *perf, std::map<int, ProcessProfile> *out)
         // process of its own, so the measured CPU holds none of the profiler's.
         profile.cpuNsPerUnit = samples >= 1 && k.cpuNs > 0 ? k.cpuNs / samples : period;
     }
+    if (deferred > 0 && !m_how.contains(QLatin1String("finish_task_switch")))
+        m_how += QStringLiteral("; samples that land on finish_task_switch left out (taken while the CPU idled, "
+                                "delivered as the process was switched in)");
 }
 
 void ProfileRecorder::readPython(std::map<int, ProcessProfile> *out)
@@ -724,16 +747,42 @@ std::map<int, ProcessProfile> ProfileRecorder::finish()
                 m_profilerCpuSeconds = std::max(0.0, m_profilerCpuSeconds) + sample.cpuSeconds;
         }
     }
-    if (m_systemWide)
+    if (m_systemWide) {
         readPerf(m_globalPerf.get(), &profiles);
-    for (auto &[key, k] : m_keys)
-        if (k.perf)
+        if (const QString kept = keepRecording(m_globalPerf.get()); !kept.isEmpty())
+            for (const auto &[key, k] : m_keys)
+                m_keptPerfData.insert(key, kept);
+    }
+    for (auto &[key, k] : m_keys) {
+        if (k.perf) {
             readPerf(k.perf.get(), &profiles);
+            if (const QString kept = keepRecording(k.perf.get()); !kept.isEmpty())
+                m_keptPerfData.insert(key, kept);
+        }
+    }
     if (m_usePython)
         readPython(&profiles);
     if (m_options.isCommand())
         readCommands(&profiles);
     return profiles;
+}
+
+QString ProfileRecorder::keepRecording(const Perf *perf)
+{
+    if (m_options.keepDir.isEmpty() || !perf || !QFileInfo::exists(perf->data))
+        return {};
+    static std::atomic<int> counter { 0 };
+    QString target = QDir(m_options.keepDir)
+                         .filePath(QStringLiteral("rpcscope-%1-%2-%3.perf.data")
+                                       .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")))
+                                       .arg(::getpid())
+                                       .arg(++counter));
+    // Renamed where it can be (the same file system), else copied: the temporary folder goes when the recorder does.
+    if (!QDir().mkpath(m_options.keepDir) || (!QFile::rename(perf->data, target) && !QFile::copy(perf->data, target))) {
+        note(QStringLiteral("perf's recording could not be kept in %1").arg(m_options.keepDir));
+        return {};
+    }
+    return target;
 }
 
 Profile ProfileRecorder::profileOf(
@@ -749,6 +798,8 @@ Profile ProfileRecorder::profileOf(
         const auto it = profiles.find(key);
         if (it != profiles.end())
             profile.processes.push_back(it->second);
+        if (profile.perfData.isEmpty())
+            profile.perfData = m_keptPerfData.value(key);
     }
     return profile;
 }

@@ -26,6 +26,8 @@ struct ProfileOptions {
     /// that writes folded stacks, with {pid}, {seconds} and {out} in it.
     QString profiler = QStringLiteral("auto");
     std::chrono::microseconds period { 1000 }; ///< CPU time between samples
+    /// --profile-keep: perf's recording is kept in this folder (perfKeepDir()) for hotspot; empty = deleted.
+    QString keepDir;
 
     bool any() const { return server || client; }
     bool isCommand() const;
@@ -43,6 +45,12 @@ struct PerfSupport {
     QString problem; ///< one line: what to install or allow, when perf cannot sample at all
 };
 PerfSupport perfSupport();
+
+/// Where --profile-keep keeps perf's recordings: rpcscope/perf in the XDG data home, beside the run history.
+QString perfKeepDir();
+/// @p path is a recording rpcscope kept: a file in perfKeepDir() (a profile read from a shared file may name any
+/// path; only rpcscope's own are opened).
+bool isKeptPerfData(const QString &path);
 
 /**
  * Records CPU profiles of processes during windows of a run: a run's timed phase, or an A/B run's blocks. Each
@@ -116,6 +124,8 @@ private:
     void readPerf(Perf *perf, std::map<int, ProcessProfile> *out);
     void readPython(std::map<int, ProcessProfile> *out);
     void readCommands(std::map<int, ProcessProfile> *out);
+    /// Moves @p perf's recording to the keep folder (--profile-keep); its new path, or empty (with a note).
+    QString keepRecording(const Perf *perf);
     double treeCpuSeconds(const QSet<qint64> &pids) const;
     void note(const QString &text);
 
@@ -125,6 +135,7 @@ private:
     bool m_systemWide = false;
     bool m_usePython = false;
     std::unique_ptr<Perf> m_globalPerf; ///< system-wide recording
+    QHash<int, QString> m_keptPerfData; ///< key -> its kept recording (--profile-keep)
     mutable std::mutex m_mutex;
     std::map<int, Key> m_keys;
     int m_window = 0;

@@ -45,6 +45,8 @@ QString formatProfileSummary(const Profile &profile, int top)
         out << "  recorded with " << profile.how << '\n';
     for (const QString &note : profile.notes)
         out << "  note: " << note << '\n';
+    if (!profile.perfData.isEmpty())
+        out << "  perf's recording: " << profile.perfData << " (hotspot opens it)\n";
     out << QStringLiteral("  %1  %2  %3  function\n")
                .arg(QStringLiteral("self us/call"), 12)
                .arg(QStringLiteral("total us/call"), 13)

@@ -423,8 +423,13 @@ bool typeProfile(const Scenario &s, RunSpec &spec, Checker &c)
     if (spec.profile.server && spec.server == RunServer::None)
         return c.fail(QStringLiteral("profile.server"),
             QStringLiteral("the no-RPC baseline has no server to profile (profile the client instead)"));
-    if (!spec.profile.any() && (!s.profiler.isEmpty() || !s.profilePeriod.isEmpty()))
-        return c.fail(s.profiler.isEmpty() ? QStringLiteral("profile.period") : QStringLiteral("profile.profiler"),
+    if (s.profileKeep)
+        spec.profile.keepDir = perfKeepDir();
+    if (!spec.profile.any() && (!s.profiler.isEmpty() || !s.profilePeriod.isEmpty() || s.profileKeep))
+        return c.fail(s.profileKeep && s.profiler.isEmpty() && s.profilePeriod.isEmpty()
+                ? QStringLiteral("profile.keep")
+                : s.profiler.isEmpty() ? QStringLiteral("profile.period")
+                                       : QStringLiteral("profile.profiler"),
             QStringLiteral("says how to profile, but nothing is profiled (--profile, --profile-client)"));
     return true;
 }

@@ -136,6 +136,7 @@ struct Scenario {
     /// window: a shared document may not run one. Empty = auto.
     QString profiler;
     QString profilePeriod; ///< --profile-period: CPU time between samples; empty = 1ms
+    bool profileKeep = false; ///< --profile-keep: perf's recording kept for hotspot (perfKeepDir())
 
     // Outputs written when the run ends.
     struct Export {
