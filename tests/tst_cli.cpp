@@ -1277,16 +1277,30 @@ private Q_SLOTS:
     void abUntilDecidedOfAServerAgainstItselfDecidesNoChange()
     {
         // A/A: one server on both sides, blocks alternating on it. A regression or an improvement would be a false
-        // verdict (at most 5% of such runs by construction); it ends undecided or finds no change beyond 5%.
+        // verdict (at most 5% of such runs by construction); it ends undecided or finds no change beyond 5%. One run
+        // may be among those 5% (a clean-clone CI run was: "improvement after 26 pairs: p50 -9.3%", on a machine
+        // busy with the other tests): a second is made then, and two false verdicts in a row (0.25% of runs of a
+        // method that keeps its 5%) fail the test.
         Served server;
         serveGrpc(&server);
         if (QTest::currentTestFailed())
             return;
         const QString address = server.address;
-        const Result r = cli({ QStringLiteral("ab"), QStringLiteral("--a"), address, QStringLiteral("--b"), address,
-            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
-            QStringLiteral("2000"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--until-decided"),
-            QStringLiteral("--no-save") });
+        const auto abOfItself = [&] {
+            return cli({ QStringLiteral("ab"), QStringLiteral("--a"), address, QStringLiteral("--b"), address,
+                QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+                QStringLiteral("2000"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--until-decided"),
+                QStringLiteral("--no-save") });
+        };
+        const auto falseVerdict = [](const Result &run) {
+            return run.out.contains(QStringLiteral("regression after"))
+                || run.out.contains(QStringLiteral("improvement after"));
+        };
+        Result r = abOfItself();
+        if (r.exitCode == 0 && falseVerdict(r)) {
+            qInfo("a false verdict, which 5%% of A/A runs may give; once more:\n%s", qPrintable(r.out.left(600)));
+            r = abOfItself();
+        }
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         QVERIFY2(!r.err.contains(QStringLiteral("pinned")), qPrintable(r.err)); // an address runs where it runs
         QVERIFY2(r.out.contains(QStringLiteral("not decided after 40 pairs (the run's -n ended it)"))
