@@ -8,9 +8,11 @@
 #   burn   A/B: B's built-in server burns 40 us of CPU per call in rpcscope::burnCpu: the first change named must be
 #          burnCpu, at 40 us per call +-25%                                    (target: >= 19 of 20)
 #   aa     A/A: the same built-in server both sides: no function reported as changed (target: >= 19 of 20)
-#   cost   the p50 of `run` with --profile against without, K pairs interleaved (10000 calls each, c=1): the ratio
+#   cost   the p50 of `run` with --profile against without, K pairs interleaved, which first alternating (10000
+#          calls each, c=1): the ratio
 #          of their medians, and the profiler's own CPU per run                  (target: p50 within 2%)
-# ROWS="burn aa" runs only those rows. Every load is on 127.0.0.1 and bounded by its call count.
+#   costaa the same pairs with neither profiled: how far the ratio moves by itself (the cost row's own noise)
+# ROWS="burn aa" runs only those rows (default: burn aa cost; costaa only when asked). Every load is on 127.0.0.1 and bounded by its call count.
 set -euo pipefail
 build=${1:-build/dev}
 k=${2:-20}
@@ -60,22 +62,42 @@ if wanted aa; then
     echo "aa: no function reported as changed in $clean of $k A/A runs (target: 95%)"
 fi
 
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+p50() { awk '/^  50 % in/ { v = $4; u = $5; if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v; exit }' "$1"; }
+
 if wanted cost; then
     plain=()
     profiled=()
     cpu=()
-    p50() { awk '/^  50 % in/ { v = $4; u = $5; if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v; exit }' "$1"; }
     for i in $(seq "$k"); do
-        "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/plain$i.txt" 2>&1
-        "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 --profile > "$work/prof$i.txt" 2>&1
+        # Which of a pair goes first alternates: the second run of a pair was 1% faster by itself (costaa).
+        if ((i % 2)); then
+            "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/plain$i.txt" 2>&1
+            "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 --profile > "$work/prof$i.txt" 2>&1
+        else
+            "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 --profile > "$work/prof$i.txt" 2>&1
+            "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/plain$i.txt" 2>&1
+        fi
         plain+=("$(p50 "$work/plain$i.txt")")
         profiled+=("$(p50 "$work/prof$i.txt")")
         cpu+=("$(sed -n 's/.*profiler.s own CPU \([0-9.]*\) s.*/\1/p' "$work/prof$i.txt" | head -1)")
     done
-    median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
     mp=$(median "${plain[@]}")
     mq=$(median "${profiled[@]}")
     mc=$(median "${cpu[@]}")
     awk -v p="$mp" -v q="$mq" -v c="$mc" -v k="$k" 'BEGIN {
         printf "cost: p50 %.1f us without --profile, %.1f us with (ratio %.3f, median of %d runs each); profiler CPU %.2f s per run\n", p, q, q / p, k, c }'
+fi
+
+if wanted costaa; then
+    first=()
+    second=()
+    for i in $(seq "$k"); do
+        "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/first$i.txt" 2>&1
+        "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/second$i.txt" 2>&1
+        first+=("$(p50 "$work/first$i.txt")")
+        second+=("$(p50 "$work/second$i.txt")")
+    done
+    awk -v p="$(median "${first[@]}")" -v q="$(median "${second[@]}")" -v k="$k" 'BEGIN {
+        printf "costaa: p50 %.1f us and %.1f us, neither profiled (ratio %.3f, median of %d runs each)\n", p, q, q / p, k }'
 fi
