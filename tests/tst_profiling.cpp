@@ -4,8 +4,10 @@
 #include "profile/profile.h"
 #include "profile/profiler.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -40,6 +42,7 @@ private Q_SLOTS:
     void theClientIsProfiledAloneAndTheServerAddsUp();
     void matrixProfilesEachCellsServer();
     void aKeptRecordingIsNamedInTheProfile();
+    void aServerGivenByItsPidIsTheOneProfiled();
     void pythonServerShowsItsServicerFrame();
     void profileFlagsAreChecked();
     void aServerCommandKeepsItsOwnPythonPath();
@@ -193,6 +196,47 @@ void TestProfiling::aKeptRecordingIsNamedInTheProfile()
     QVERIFY(recording.open(QIODevice::ReadOnly));
     QCOMPARE(recording.read(8), QByteArray("PERFILE2"));
     QVERIFY2(r.out.contains(QStringLiteral("perf's recording: ") + server->perfData), qPrintable(r.out.right(1500)));
+}
+
+void TestProfiling::aServerGivenByItsPidIsTheOneProfiled()
+{
+    // --profile-pid names the process, whatever serves the calls: here a sleeping process, while the built-in
+    // server burns. The profile is the sleeper's (no burn in it); ab refuses one process for both sides.
+    QProcess sleeper;
+    sleeper.start(QStringLiteral("sleep"), { QStringLiteral("60") });
+    QVERIFY(sleeper.waitForStarted());
+    const auto pid = static_cast<qint64>(sleeper.processId());
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("run.json"));
+    qputenv("RPCSCOPE_SERVE_BURN", "100us");
+    const CliResult r = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("-n"), QStringLiteral("1000"), QStringLiteral("--profile-pid"), QString::number(pid),
+        QStringLiteral("-O"), QStringLiteral("json"), QStringLiteral("-o"), json });
+    qunsetenv("RPCSCOPE_SERVE_BURN");
+    sleeper.kill();
+    sleeper.waitForFinished();
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile file(json);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject profile
+        = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("server_profile")).toObject();
+    const QJsonArray processes = profile.value(QStringLiteral("processes")).toArray();
+    QVERIFY2(!processes.isEmpty(), qPrintable(QString::fromUtf8(QJsonDocument(profile).toJson())));
+    for (const QJsonValue &process : processes) {
+        QCOMPARE(process.toObject().value(QStringLiteral("pid")).toInteger(), pid);
+        QCOMPARE(process.toObject().value(QStringLiteral("command")).toString(), QStringLiteral("sleep"));
+        QVERIFY(!process.toObject().value(QStringLiteral("folded")).toString().contains(QLatin1String("burnCpu")));
+    }
+    const CliResult gone = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("-n"), QStringLiteral("10"), QStringLiteral("--profile-pid"), QString::number(pid) });
+    QCOMPARE(gone.exitCode, 2);
+    QVERIFY2(gone.err.contains(QStringLiteral("--profile-pid")) && gone.err.contains(QStringLiteral("no process")),
+        qPrintable(gone.err));
+    const CliResult ab = runCliProcess({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"),
+        QStringLiteral("--b"), QStringLiteral("builtin"), QStringLiteral("--call"), kEcho, QStringLiteral("-n"),
+        QStringLiteral("10"), QStringLiteral("--profile-pid"), QString::number(::getpid()) });
+    QCOMPARE(ab.exitCode, 2);
+    QVERIFY2(ab.err.contains(QStringLiteral("--profile-pid")), qPrintable(ab.err));
 }
 
 void TestProfiling::abNamesTheBurnFunctionFirst()

@@ -88,6 +88,12 @@ private Q_SLOTS:
             const std::optional<Scenario> s = fromFlags(args, base, &error);
             QVERIFY2(s, qPrintable(name + QStringLiteral(": ") + error));
             QVERIFY2(*s != base, qPrintable(name + QStringLiteral(" changed nothing")));
+            if (name == u"--profile-pid") {
+                // The command line's alone: a process id is never written to a document (nor read from one).
+                QVERIFY(!s->toJson().contains("\"pid\""));
+                QCOMPARE(flagFor(flag.field), name);
+                continue;
+            }
             // Written and read back, the document is the same scenario...
             const std::optional<Scenario> back = Scenario::fromJson(s->toJson(), &error);
             QVERIFY2(back, qPrintable(name + QStringLiteral(": ") + error));

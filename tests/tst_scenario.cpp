@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
+
 #include <algorithm>
 
 using namespace rpcscope;
@@ -294,6 +296,18 @@ private Q_SLOTS:
         QVERIFY(!prepareRun(s, &problem)); // keeping a recording of nothing
         QCOMPARE(problem.field, QStringLiteral("profile.keep"));
         s.profileKeep = false;
+        // --profile-pid: a process of this machine; never from a document, which may not point at one.
+        s.profilePid = 999999999;
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("profile.pid"));
+        s.profilePid = ::getpid();
+        const std::optional<RunSpec> byPid = prepareRun(s, &problem);
+        QVERIFY2(byPid, qPrintable(problem.text()));
+        QVERIFY(byPid->profile.server && byPid->profile.pid == ::getpid());
+        QVERIFY(!s.toJson().contains("\"pid\""));
+        QVERIFY(!Scenario::fromJson(R"({"rpcscope_scenario":1,"profile":{"server":true,"pid":1}})", &error));
+        QVERIFY2(error.contains(QStringLiteral("profile")) && error.contains(QStringLiteral("pid")), qPrintable(error));
+        s.profilePid = 0;
         s.profileServer = true;
         s.transport = QStringLiteral("none");
         QVERIFY(!prepareRun(s, &problem));

@@ -584,6 +584,11 @@ QList<RunFlag> profileFlags()
             QStringLiteral("Keep perf's recording for hotspot (in ~/.local/share/rpcscope/perf; the profile names it, "
                            "and the window opens it in hotspot)."),
             QStringLiteral("profile.keep"), false, QString(), setOn(&Scenario::profileKeep) },
+        { { QStringLiteral("profile-pid") }, QStringLiteral("PID"),
+            QStringLiteral("Profile this local process (and its children) as the server, rather than the one "
+                           "listening on the target's port; implies --profile. Never kept in a scenario file."),
+            QStringLiteral("profile.pid"), false, QStringLiteral("1"),
+            setNumber(&Scenario::profilePid, 1, std::numeric_limits<int>::max()) },
     };
 }
 

@@ -144,6 +144,12 @@ bool ProfileOptions::checkProfiler(const QString &value, QString *error)
     return true;
 }
 
+QString processName(qint64 pid)
+{
+    QFile comm(QStringLiteral("/proc/%1/comm").arg(pid));
+    return comm.open(QIODevice::ReadOnly) ? QString::fromLocal8Bit(comm.readAll()).trimmed() : QString();
+}
+
 QString perfKeepDir()
 {
     return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))

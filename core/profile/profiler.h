@@ -28,6 +28,8 @@ struct ProfileOptions {
     std::chrono::microseconds period { 1000 }; ///< CPU time between samples
     /// --profile-keep: perf's recording is kept in this folder (perfKeepDir()) for hotspot; empty = deleted.
     QString keepDir;
+    /// --profile-pid: the server is this local process (and its children), whatever listens on the target's port.
+    qint64 pid = 0;
 
     bool any() const { return server || client; }
     bool isCommand() const;
@@ -45,6 +47,9 @@ struct PerfSupport {
     QString problem; ///< one line: what to install or allow, when perf cannot sample at all
 };
 PerfSupport perfSupport();
+
+/// The name of process @p pid (its comm), empty when it is gone.
+QString processName(qint64 pid);
 
 /// Where --profile-keep keeps perf's recordings: rpcscope/perf in the XDG data home, beside the run history.
 QString perfKeepDir();

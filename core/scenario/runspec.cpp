@@ -406,8 +406,14 @@ namespace {
 /// The "profile" section: what is profiled, with what, how often.
 bool typeProfile(const Scenario &s, RunSpec &spec, Checker &c)
 {
-    spec.profile.server = s.profileServer;
+    spec.profile.server = s.profileServer || s.profilePid > 0;
     spec.profile.client = s.profileClient;
+    if (s.profilePid > 0) {
+        if (!QFileInfo::exists(QStringLiteral("/proc/%1").arg(s.profilePid)))
+            return c.fail(
+                QStringLiteral("profile.pid"), QStringLiteral("no process %1 on this machine").arg(s.profilePid));
+        spec.profile.pid = s.profilePid;
+    }
     if (!s.profiler.trimmed().isEmpty()) {
         if (QString why; !ProfileOptions::checkProfiler(s.profiler.trimmed(), &why))
             return c.fail(QStringLiteral("profile.profiler"), why);

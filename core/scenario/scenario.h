@@ -137,6 +137,10 @@ struct Scenario {
     QString profiler;
     QString profilePeriod; ///< --profile-period: CPU time between samples; empty = 1ms
     bool profileKeep = false; ///< --profile-keep: perf's recording kept for hotspot (perfKeepDir())
+    /// --profile-pid: the local server to profile, by process id (and its children). The command line's alone: a
+    /// document never carries one (a process id means nothing on another machine, and a shared file must not
+    /// point the profiler at the reader's own processes).
+    qint64 profilePid = 0;
 
     // Outputs written when the run ends.
     struct Export {

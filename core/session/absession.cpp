@@ -63,6 +63,12 @@ bool AbSession::check(ScenarioProblem *problem, int *side)
         return fail(-1,
             { QStringLiteral("transport"),
                 QStringLiteral("the no-RPC baseline calls no server: there is nothing to compare A/B"), false });
+    if (m_design.profilePid > 0)
+        return fail(-1,
+            { QStringLiteral("profile.pid"),
+                QStringLiteral("ab profiles each side's own server (the ones it starts, or each address's listener): "
+                               "one process for both sides would compare a process with itself"),
+                false });
     for (int index = 0; index < 2; ++index) {
         Side &s = m_sides[static_cast<size_t>(index)];
         const AbTarget &t = m_targets[static_cast<size_t>(index)];

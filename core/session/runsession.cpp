@@ -149,7 +149,10 @@ void RunSession::startProfiling()
     if (m_spec.profile.server) {
         qint64 pid = m_spec.plan.serverPid;
         QString command = m_record.server.value(QStringLiteral("command")).toString();
-        if (pid <= 0 && m_spec.server == RunServer::Address) {
+        if (m_spec.profile.pid > 0) { // --profile-pid: the user's say-so wins
+            pid = m_spec.profile.pid;
+            command = processName(pid);
+        } else if (pid <= 0 && m_spec.server == RunServer::Address) {
             // a local server given by its address: the process that listens on the target's port
             const PortOwner owner = localListener(m_spec.target.address);
             pid = owner.pid;
