@@ -641,8 +641,11 @@ void ProfileRecorder::readPerf(Perf *perf, std::map<int, ProcessProfile> *out)
         // A sample stands for the process's CPU over its windows (its CPU clock, exact) shared out by the samples:
         // on a virtual machine a server answering in short bursts was sampled 0.78 to 1.26 times its CPU, process
         // by process (timer ticks beating with the calls), which the samples' shares do not suffer. perf runs as a
-        // process of its own, so the measured CPU holds none of the profiler's.
-        profile.cpuNsPerUnit = samples >= 1 && k.cpuNs > 0 ? k.cpuNs / samples : period;
+        // process of its own, so the measured CPU holds none of the profiler's. Only where the samples and the
+        // measured CPU are of the same processes: `perf record -p` follows the key's process alone, not the
+        // children its tree's CPU holds.
+        const bool sameProcesses = m_systemWide || k.pids.size() <= 1;
+        profile.cpuNsPerUnit = sameProcesses && samples >= 1 && k.cpuNs > 0 ? k.cpuNs / samples : period;
     }
     if (deferred > 0 && !m_how.contains(QLatin1String("finish_task_switch")))
         m_how += QStringLiteral("; samples that land on finish_task_switch left out (taken while the CPU idled, "
