@@ -703,17 +703,21 @@ QString checksSection(const RunRecord &run)
     return html + QStringLiteral("</table>\n");
 }
 
-// CPU per call in microseconds: "40.1", "+38.7", "0.42".
+// CPU us per call with two decimals below 1 ("0.42"), as the window's tables.
 QString usText(double value, bool sign = false)
 {
-    const double size = std::fabs(value);
-    const QString text = QString::number(value, 'f', size >= 100 ? 0 : size >= 1 ? 1 : 2);
-    return sign && value >= 0 ? QLatin1Char('+') + text : text;
+    return formatUsPerCall(value, sign, true);
 }
 
 QString scopeWord(const Profile &profile)
 {
     return profile.scope == u"client" ? QStringLiteral("client") : QStringLiteral("server");
+}
+
+/// "Server" or "Client", to begin a heading or a sentence.
+QString scopeTitle(const Profile &profile)
+{
+    return profile.scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server");
 }
 
 /// A flame graph as a picture: an <img> (no script of it runs in the page), scaled to the text width.
@@ -746,8 +750,7 @@ QString profileSection(const RunRecord &run)
             continue;
         const Profile &profile = **given;
         const QString scope = scopeWord(profile);
-        html += QStringLiteral("<h2>%1 profile</h2>\n")
-                    .arg(scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"));
+        html += QStringLiteral("<h2>%1 profile</h2>\n").arg(scopeTitle(profile));
         if (profile.isEmpty() || profile.calls() <= 0) {
             html += QStringLiteral("<p class=\"muted\">No samples: the %1 was not profiled.</p>\n").arg(scope)
                 + profileNotes(profile.notes);
@@ -764,9 +767,7 @@ QString profileSection(const RunRecord &run)
                                                         : QString());
         FlameGraphSvgOptions options;
         options.interactive = false; // a picture in the page
-        options.title
-            = QStringLiteral("%1 CPU per call: %2")
-                  .arg(scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"), run.displayName());
+        options.title = QStringLiteral("%1 CPU per call: %2").arg(scopeTitle(profile), run.displayName());
         html += flameFigure(flameGraphSvg(buildFlameTree(profile.usPerCall(), QStringLiteral("all")), options),
             options.title, QStringLiteral("Each frame as wide as its CPU per call, callers above their callees."));
         html += QStringLiteral("<table class=\"functions\">\n<tr><th>Function</th><th>Self us/call</th>"
@@ -805,9 +806,9 @@ QString profileComparisonSection(const RunRecord &a, const RunRecord &b, const Q
         const ProfileDiff diff = diffProfiles(**pa, **pb);
         const QString confidence = QString::number(diff.confidence * 100, 'f', 0);
         html += QStringLiteral("<p>%1 CPU per call: A %2 us, B %3 us (%4 us, %5% CI %6 .. %7), judged %8.</p>\n")
-                    .arg(scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"), usText(diff.totalA),
-                        usText(diff.totalB), usText(diff.totalB - diff.totalA, true), confidence,
-                        usText(diff.totalDiff.low, true), usText(diff.totalDiff.high, true))
+                    .arg(scopeTitle(**pb), usText(diff.totalA), usText(diff.totalB),
+                        usText(diff.totalB - diff.totalA, true), confidence, usText(diff.totalDiff.low, true),
+                        usText(diff.totalDiff.high, true))
                     .arg(esc(diff.method));
         const std::vector<FunctionChange> top = diff.ownChanges(3);
         if (top.empty()) {
@@ -823,8 +824,7 @@ QString profileComparisonSection(const RunRecord &a, const RunRecord &b, const Q
         FlameGraphSvgOptions options;
         options.interactive = false; // a picture in the page
         options.differential = true;
-        options.title = QStringLiteral("%1 CPU per call: B against A")
-                            .arg(scope == u"client" ? QStringLiteral("Client") : QStringLiteral("Server"));
+        options.title = QStringLiteral("%1 CPU per call: B against A").arg(scopeTitle(**pb));
         options.subtitle = QStringLiteral("A: %1; B: %2").arg(nameA, nameB);
         html += flameFigure(
             flameGraphSvg(
@@ -842,9 +842,6 @@ QString profileComparisonSection(const RunRecord &a, const RunRecord &b, const Q
             const bool total = changeToldByTotal(c);
             const DiffInterval interval = total ? c.totalDiff : c.selfDiff;
             const double delta = total ? c.totalChange() : c.selfChange();
-            const QString judged = !c.changed ? QStringLiteral("within noise")
-                : delta > 0                   ? QStringLiteral("slower in B")
-                                              : QStringLiteral("faster in B");
             html += QStringLiteral("<tr><td class=\"fn\">%1</td><td class=\"num\">%2</td><td class=\"num\">%3</td>"
                                    "<td class=\"num\">%4</td><td class=\"num\">%5 .. %6</td><td%7>%8</td></tr>\n")
                         .arg(esc(flameDisplayName(c.name)), usText(total ? c.totalA : c.selfA),
@@ -853,9 +850,7 @@ QString profileComparisonSection(const RunRecord &a, const RunRecord &b, const Q
                             !c.changed      ? QString()
                                 : delta > 0 ? QStringLiteral(" class=\"regression\"")
                                             : QStringLiteral(" class=\"improvement\""),
-                            judged
-                                + (c.changed && c.explainedByCallee ? QStringLiteral(" (a callee's change)")
-                                                                    : QString()));
+                            profileChangeVerdict(c));
         }
         html += QStringLiteral("</table>\n") + profileNotes((*pa)->notes + (*pb)->notes);
     }

@@ -25,14 +25,14 @@ namespace rpcscope {
 
 namespace {
 
-// The table lists at most this many functions: more is a haystack, and the graph's search finds the rest.
-constexpr int kMaxRows = 200;
-
+// CPU us per call with two decimals below 1 ("0.42"): a table of many small functions.
 QString us(double value, bool sign = false)
 {
-    const QString text = QString::number(value, 'f', std::fabs(value) >= 100 ? 0 : std::fabs(value) >= 1 ? 1 : 2);
-    return sign && value >= 0 ? u'+' + text : text;
+    return formatUsPerCall(value, sign, true);
 }
+
+// The table lists at most this many functions: more is a haystack, and the graph's search finds the rest.
+constexpr int kMaxRows = 200;
 
 QString scopeName(const Profile &profile)
 {
@@ -244,12 +244,7 @@ void ProfilePanel::fillChanges(const ProfileDiff &diff)
         m_table->setItem(row, 3, numberItem(us(delta, true)));
         m_table->setItem(row, 4, numberItem(us(interval.low, true) + QStringLiteral(" .. ") + us(interval.high, true)));
         m_table->setItem(row, 5, numberItem(us(c.selfChange(), true)));
-        QString judged = !c.changed ? tr("within noise")
-            : delta > 0             ? tr("slower in %1").arg(m_newName)
-                                    : tr("faster in %1").arg(m_newName);
-        if (c.changed && c.explainedByCallee)
-            judged += tr(" (a callee's change)");
-        auto *judgedItem = new QTableWidgetItem(judged);
+        auto *judgedItem = new QTableWidgetItem(profileChangeVerdict(c, m_newName));
         if (c.changed) {
             judgedItem->setForeground(delta > 0 ? slower : faster);
             QFont bold = judgedItem->font();

@@ -393,21 +393,19 @@ void profileText(const SlideSpec &spec, SlideText *text)
         if (!*a || !*b || (*a)->isEmpty() || (*b)->isEmpty() || (*a)->calls() <= 0 || (*b)->calls() <= 0)
             continue;
         const ProfileDiff diff = diffProfiles(**a, **b);
-        const auto us = [](double value, bool sign = false) {
-            const QString number = QString::number(value, 'f', std::fabs(value) >= 100 ? 0 : 1);
-            return sign && value >= 0 ? u'+' + number : number;
-        };
-        text->profileLead = QObject::tr("Where B's %1 time went: %2 → %3 us CPU per call (%4, %5% CI %6 .. %7)")
-                                .arg((*b)->scope == u"client" ? QObject::tr("client") : QObject::tr("server"),
-                                    us(diff.totalA), us(diff.totalB), us(diff.totalB - diff.totalA, true))
-                                .arg(diff.confidence * 100, 0, 'f', 0)
-                                .arg(us(diff.totalDiff.low, true), us(diff.totalDiff.high, true));
+        text->profileLead
+            = QObject::tr("Where B's %1 time went: %2 → %3 us CPU per call (%4, %5% CI %6 .. %7)")
+                  .arg((*b)->scope == u"client" ? QObject::tr("client") : QObject::tr("server"),
+                      formatUsPerCall(diff.totalA), formatUsPerCall(diff.totalB),
+                      formatUsPerCall(diff.totalB - diff.totalA, true))
+                  .arg(diff.confidence * 100, 0, 'f', 0)
+                  .arg(formatUsPerCall(diff.totalDiff.low, true), formatUsPerCall(diff.totalDiff.high, true));
         for (const FunctionChange &change : diff.ownChanges(3))
             text->profileChanges << profileChangeSentence(change, diff.confidence);
         if (text->profileChanges.isEmpty())
             text->profileChanges << QObject::tr("No function changed beyond noise (changes under %1 us per call are "
                                                 "not flagged)")
-                                        .arg(us(diff.minChangeUs));
+                                        .arg(formatUsPerCall(diff.minChangeUs));
         return;
     }
 }

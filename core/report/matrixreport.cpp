@@ -1,6 +1,7 @@
 #include "matrixreport.h"
 
 #include "metrics/callstatus.h"
+#include "report/profilereport.h"
 #include "util/printable.h"
 #include "util/units.h"
 
@@ -361,7 +362,6 @@ QString formatMatrixProfiles(const QList<MatrixResult> &results, int top)
 {
     QString text;
     QTextStream out(&text);
-    const auto us = [](double value) { return QString::number(value, 'f', std::fabs(value) >= 100 ? 0 : 1); };
     for (const MatrixResult &r : results) {
         for (const std::optional<Profile> *given : { &r.serverProfile, &r.clientProfile }) {
             if (!*given)
@@ -379,10 +379,10 @@ QString formatMatrixProfiles(const QList<MatrixResult> &results, int top)
                 out << '\n';
                 continue;
             }
-            out << us(profile.totalUsPerCall()) << " us:";
+            out << formatUsPerCall(profile.totalUsPerCall()) << " us:";
             const std::vector<FunctionCost> costs = functionCosts(profile.usPerCall());
             for (size_t i = 0; i < costs.size() && i < static_cast<size_t>(top); ++i)
-                out << (i == 0 ? " " : "; ") << us(costs[i].self) << ' ' << costs[i].name;
+                out << (i == 0 ? " " : "; ") << formatUsPerCall(costs[i].self) << ' ' << costs[i].name;
             out << '\n';
         }
     }

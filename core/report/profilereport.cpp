@@ -10,8 +10,7 @@ namespace {
 
 QString us(double value, bool sign = false)
 {
-    const QString text = QString::number(value, 'f', std::fabs(value) >= 100 ? 0 : 1);
-    return sign && value >= 0 ? QLatin1Char('+') + text : text;
+    return formatUsPerCall(value, sign);
 }
 
 /// A function name short enough for a terminal line: templates and arguments kept only when short.
@@ -65,6 +64,22 @@ QString formatProfileSummary(const Profile &profile, int top)
                    .arg(shortName(cost.name));
     }
     return text;
+}
+
+QString formatUsPerCall(double value, bool sign, bool fine)
+{
+    const double size = std::fabs(value);
+    const QString text = QString::number(value, 'f', size >= 100 ? 0 : size >= 1 || !fine ? 1 : 2);
+    return sign && value >= 0 ? QLatin1Char('+') + text : text;
+}
+
+QString profileChangeVerdict(const FunctionChange &change, const QString &newName)
+{
+    if (!change.changed)
+        return QStringLiteral("within noise");
+    const double delta = changeToldByTotal(change) ? change.totalChange() : change.selfChange();
+    return (delta > 0 ? QStringLiteral("slower in %1") : QStringLiteral("faster in %1")).arg(newName)
+        + (change.explainedByCallee ? QStringLiteral(" (a callee's change)") : QString());
 }
 
 bool changeToldByTotal(const FunctionChange &change)

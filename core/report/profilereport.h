@@ -22,6 +22,14 @@ QString formatProfileSummary(const Profile &profile, int top = 10);
  */
 QString formatProfileChanges(const ProfileDiff &diff, const QString &scope, int top = 5);
 
+/// CPU microseconds per call as every view of a profile writes them: no decimals from 100, one below ("40.1"), and
+/// with @p fine two below 1 ("0.42"); a "+" before a change that is not negative when @p sign.
+QString formatUsPerCall(double value, bool sign = false, bool fine = false);
+
+/// How @p change was judged, in words: "within noise", "slower in B", "faster in B", with " (a callee's change)"
+/// for a caller that only passes a callee's change on; @p newName names B.
+QString profileChangeVerdict(const FunctionChange &change, const QString &newName = QStringLiteral("B"));
+
 /// Whether @p change is told by its total (the function with what it calls), as the CLI, the reports and the GUI tell
 /// it: when the total was judged beyond noise, or the self was not either; else by its self.
 bool changeToldByTotal(const FunctionChange &change);
