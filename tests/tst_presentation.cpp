@@ -298,6 +298,7 @@ private Q_SLOTS:
             = exportSlide({ QStringLiteral("-O"), QStringLiteral("slide-png"), QStringLiteral("-o"), png });
         QVERIFY2(result.exitCode == 0, qPrintable(result.err));
         QCOMPARE(QImage(png).size(), QSize(1920, 1080));
+        QVERIFY2(!QFile::exists(Slide::profilePagePath(png)), "no profiles, no profile page");
         const QString png2x = dir.filePath(QStringLiteral("slide@2x.png"));
         result = exportSlide({ QStringLiteral("-O"), QStringLiteral("slide-png"), QStringLiteral("-o"), png2x,
             QStringLiteral("--chart-scale"), QStringLiteral("2"), QStringLiteral("--chart"),

@@ -5,6 +5,7 @@
 #include "flamegraphview.h"
 #include "htmlreport.h"
 #include "keptfiles.h"
+#include "presentationview.h"
 #include "profile/profiler.h"
 #include "profilepanel.h"
 #include "replicatechart.h"
@@ -42,6 +43,47 @@ int tabIndex(QTabWidget *tabs, const QString &title)
 double cellNumber(QTableWidget *table, int row, int column)
 {
     return table->item(row, column)->text().toDouble();
+}
+
+// The share of @p image's pixels in a strong red (a differential flame graph's "slower in B").
+double redShare(const QImage &image)
+{
+    qint64 red = 0;
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x)
+            red += qRed(line[x]) > 180 && qGreen(line[x]) < 90 && qBlue(line[x]) < 90 ? 1 : 0;
+    }
+    return static_cast<double>(red) / (static_cast<double>(rgb.width()) * rgb.height());
+}
+
+// Whether @p a and @p b are the same picture: fewer than 1% of their pixels differ (text drawn twice at one size can
+// differ in a few edge pixels; another page differs in far more).
+bool samePicture(const QImage &a, const QImage &b)
+{
+    if (a.isNull() || a.size() != b.size())
+        return false;
+    const QImage x = a.convertToFormat(QImage::Format_RGB32);
+    const QImage y = b.convertToFormat(QImage::Format_RGB32);
+    qint64 differ = 0;
+    for (int row = 0; row < x.height(); ++row) {
+        const auto *p = reinterpret_cast<const QRgb *>(x.constScanLine(row));
+        const auto *q = reinterpret_cast<const QRgb *>(y.constScanLine(row));
+        for (int column = 0; column < x.width(); ++column)
+            differ += p[column] != q[column] ? 1 : 0;
+    }
+    return static_cast<double>(differ) < 0.01 * x.width() * x.height();
+}
+
+// The pages of the PDF at @p path: its page objects.
+int pdfPages(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return -1;
+    static const QRegularExpression page(QStringLiteral("/Type\\s*/Page(?!s)"));
+    return static_cast<int>(QString::fromLatin1(file.readAll()).count(page));
 }
 
 RunRecord profiledRun(const QString &name, uint64_t seed, double medianNs, double burnUs)
@@ -318,20 +360,73 @@ private Q_SLOTS:
         QVERIFY2(text.profileChanges.first().startsWith(QStringLiteral("B spends +"))
                 && text.profileChanges.first().contains(kBurn),
             qPrintable(text.profileChanges.first()));
+        QCOMPARE(text.profileTitle, QStringLiteral("Where B's server time went"));
+        QCOMPARE(text.profileLead, text.profileTitle + QStringLiteral(": ") + text.profileSummary);
         const Slide slide(spec);
         const QImage picture = slide.toImage(1.0);
         QVERIFY(!picture.isNull());
+        // The second page: the differential graph, its burn frame in the red of "slower in B", which the verdict's
+        // page does not have.
+        QCOMPARE(slide.pageCount(), 2);
+        const QImage graphPage = slide.toImage(1.0, 1);
+        QCOMPARE(graphPage.size(), QSize(Slide::kWidth, Slide::kHeight));
+        QVERIFY2(redShare(graphPage) > 0.01, qPrintable(QString::number(redShare(graphPage))));
+        QVERIFY2(redShare(picture) < 0.001, qPrintable(QString::number(redShare(picture))));
         const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS");
-        if (!dir.isEmpty())
+        if (!dir.isEmpty()) {
             QVERIFY(picture.save(QDir(dir).filePath(QStringLiteral("slide-profile.png"))));
+            QVERIFY(graphPage.save(QDir(dir).filePath(QStringLiteral("slide-profile-page.png"))));
+        }
+        // Saved: the PDF has both pages; a PNG is the first, with the second beside it.
+        QTemporaryDir out;
+        QString error;
+        const QString pdfPath = out.filePath(QStringLiteral("deck.pdf"));
+        QVERIFY2(slide.save(pdfPath, SlideFormat::Pdf, 1.0, &error), qPrintable(error));
+        QCOMPARE(pdfPages(pdfPath), 2);
+        const QString png = out.filePath(QStringLiteral("ab.png"));
+        QCOMPARE(Slide::profilePagePath(png), out.filePath(QStringLiteral("ab-profile.png")));
+        QCOMPARE(Slide::profilePagePath(QStringLiteral("/d.x/slide")), QStringLiteral("/d.x/slide-profile"));
+        QVERIFY2(slide.save(png, SlideFormat::Png, 1.0, &error), qPrintable(error));
+        QVERIFY(samePicture(QImage(png), picture));
+        QVERIFY(!samePicture(picture, graphPage));
+        QVERIFY(samePicture(QImage(Slide::profilePagePath(png)), graphPage));
         // A/A: nothing blamed, and said so.
         const RunRecord same = profiledRun(QStringLiteral("A again"), 3, 1e6, 0);
         const SlideText aa = slideText(makeSlideSpec(a, same, compareRuns(a.snapshot, same.snapshot)));
         QCOMPARE(aa.profileChanges.size(), 1);
         QVERIFY(aa.profileChanges.first().startsWith(QStringLiteral("No function changed beyond noise")));
-        // Not profiled: no such lines.
+        // Not profiled: no such lines, one page.
         const RunRecord plain = makeRun(QStringLiteral("plain"), 4, 1e6);
-        QVERIFY(slideText(makeSlideSpec(a, plain, compareRuns(a.snapshot, plain.snapshot))).profileLead.isEmpty());
+        const SlideSpec plainSpec = makeSlideSpec(a, plain, compareRuns(a.snapshot, plain.snapshot));
+        QVERIFY(slideText(plainSpec).profileLead.isEmpty());
+        const Slide onePage(plainSpec);
+        QCOMPARE(onePage.pageCount(), 1);
+        const QString plainPng = out.filePath(QStringLiteral("plain.png"));
+        QVERIFY2(onePage.save(plainPng, SlideFormat::Png, 1.0, &error), qPrintable(error));
+        QVERIFY(!QFile::exists(Slide::profilePagePath(plainPng)));
+        QVERIFY2(onePage.save(pdfPath, SlideFormat::Pdf, 1.0, &error), qPrintable(error));
+        QCOMPARE(pdfPages(pdfPath), 1);
+
+        // The presentation moves page by page: the profiled comparison's two, then the next comparison's one.
+        PresentationView view({ spec, plainSpec });
+        QCOMPARE(view.page(), 0);
+        view.next();
+        QCOMPARE(view.currentIndex(), 0);
+        QCOMPARE(view.page(), 1);
+        // What is saved as PNG is the page shown.
+        const QString shown = out.filePath(QStringLiteral("shown.png"));
+        QVERIFY2(view.saveSlide(shown, SlideFormat::Png, 1.0, &error), qPrintable(error));
+        QVERIFY(samePicture(QImage(shown), graphPage));
+        view.next();
+        QCOMPARE(view.currentIndex(), 1);
+        QCOMPARE(view.page(), 0);
+        view.next(); // the last page: stays
+        QCOMPARE(view.currentIndex(), 1);
+        view.previous(); // back to the profiled comparison's last page
+        QCOMPARE(view.currentIndex(), 0);
+        QCOMPARE(view.page(), 1);
+        view.previous();
+        QCOMPARE(view.page(), 0);
     }
 
     void screenshots()

@@ -242,11 +242,13 @@ void TestProfiling::aServerGivenByItsPidIsTheOneProfiled()
 void TestProfiling::abNamesTheBurnFunctionFirst()
 {
     // B burns 40 us of CPU per call in rpcscope::burnCpu: the first change named, at about 40 us per call.
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
     const CliResult r = runCliProcess(
         { QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
             QStringLiteral("builtin"), QStringLiteral("--b-env"), QStringLiteral("RPCSCOPE_SERVE_BURN=40us"),
             QStringLiteral("--call"), kEcho, QStringLiteral("-n"), QStringLiteral("8000"), QStringLiteral("-c"),
-            QStringLiteral("1"), QStringLiteral("--profile") },
+            QStringLiteral("1"), QStringLiteral("--profile"), QStringLiteral("--db"), db },
         180000);
     QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.err + r.out.right(3000)));
     const QStringList rows = changeRows(r.out);
@@ -255,6 +257,24 @@ void TestProfiling::abNamesTheBurnFunctionFirst()
     const double change = rows.first().section(QLatin1Char(' '), 2, 2, QString::SectionSkipEmpty).toDouble();
     QVERIFY2(change > 40 * 0.6 && change < 40 * 1.5, qPrintable(rows.first()));
     QVERIFY(r.out.contains(QLatin1String("judged per server process")));
+
+    // The slide of the two runs has a second page, where B's time went: beside the PNG, and in the PDF.
+    const QString png = dir.filePath(QStringLiteral("ab.png"));
+    const QString pdf = dir.filePath(QStringLiteral("ab.pdf"));
+    const CliResult slide = runCliProcess({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("2"),
+        QStringLiteral("--db"), db, QStringLiteral("-O"), QStringLiteral("slide-png"), QStringLiteral("-o"), png,
+        QStringLiteral("-O"), QStringLiteral("slide-pdf"), QStringLiteral("-o"), pdf });
+    QVERIFY2(slide.exitCode == 0, qPrintable(slide.err));
+    const QString page = dir.filePath(QStringLiteral("ab-profile.png"));
+    QVERIFY2(
+        slide.err.contains(QStringLiteral("Wrote %1 (the slide's profile page)").arg(page)), qPrintable(slide.err));
+    QFile pageFile(page);
+    QVERIFY(pageFile.open(QIODevice::ReadOnly));
+    QVERIFY(pageFile.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8));
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    static const QRegularExpression pageObject(QStringLiteral("/Type\\s*/Page(?!s)"));
+    QCOMPARE(QString::fromLatin1(pdfFile.readAll()).count(pageObject), 2);
 }
 
 void TestProfiling::pythonServerShowsItsServicerFrame()

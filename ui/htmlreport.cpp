@@ -762,9 +762,9 @@ QString profileSection(const RunRecord &run)
                         profile.processes.size() == 1 ? QStringLiteral("1 process")
                                                       : QStringLiteral("%1 processes").arg(profile.processes.size()))
                     .arg(esc(profile.how),
-                        profile.profilerCpuSeconds >= 0 ? QStringLiteral("; the profiler's own CPU %1 s")
-                                                              .arg(QString::number(profile.profilerCpuSeconds, 'f', 2))
-                                                        : QString());
+                        profile.profilerCpuSeconds >= 0
+                            ? QStringLiteral("; the profiler's own CPU %1").arg(esc(profilerCpuText(profile)))
+                            : QString());
         FlameGraphSvgOptions options;
         options.interactive = false; // a picture in the page
         options.title = QStringLiteral("%1 CPU per call: %2").arg(scopeTitle(profile), run.displayName());

@@ -2,6 +2,7 @@
 
 #include "comparepage.h"
 #include "qcp.h"
+#include "util/outputfile.h"
 
 #include <QContextMenuEvent>
 #include <QDir>
@@ -29,7 +30,7 @@ constexpr SaveChoice kSaveChoices[]
 QStringList saveFilters()
 {
     return { QObject::tr("PNG image, 1920x1080 (*.png)"), QObject::tr("PNG image at 2x, 3840x2160 (*.png)"),
-        QObject::tr("PDF, one 16:9 page (*.pdf)") };
+        QObject::tr("PDF, 16:9, every page of the comparison (*.pdf)") };
 }
 
 } // namespace
@@ -109,14 +110,35 @@ PresentationView *PresentationView::present(ComparePage *page)
     return view;
 }
 
-void PresentationView::setCurrentIndex(int index)
+void PresentationView::setCurrentIndex(int index, bool lastPage)
 {
     if (index < 0 || index >= count() || index == m_current)
         return;
     m_current = index;
     m_slide = std::make_unique<Slide>(m_specs[index]);
+    m_page = lastPage ? m_slide->pageCount() - 1 : 0;
     update();
     Q_EMIT currentChanged(index);
+}
+
+void PresentationView::next()
+{
+    if (m_slide && m_page + 1 < m_slide->pageCount()) {
+        ++m_page;
+        update();
+        return;
+    }
+    setCurrentIndex(m_current + 1);
+}
+
+void PresentationView::previous()
+{
+    if (m_page > 0) {
+        --m_page;
+        update();
+        return;
+    }
+    setCurrentIndex(m_current - 1, true);
 }
 
 bool PresentationView::saveSlide(const QString &path, SlideFormat format, double scale, QString *error) const
@@ -126,7 +148,10 @@ bool PresentationView::saveSlide(const QString &path, SlideFormat format, double
             *error = tr("No slide to save");
         return false;
     }
-    return m_slide->save(path, format, scale, error);
+    if (format == SlideFormat::Pdf)
+        return m_slide->save(path, format, scale, error);
+    const QByteArray png = m_slide->toPng(scale, error, m_page);
+    return !png.isEmpty() && writeOutputFile(path, png, error);
 }
 
 void PresentationView::saveWithDialog(int filter)
@@ -138,9 +163,11 @@ void PresentationView::saveWithDialog(int filter)
     // Run names are free text: only what is safe in a file name on every system goes into the suggestion.
     static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
     const SlideSpec &spec = m_slide->spec();
-    const QString base = QStringLiteral("slide-%1-vs-%2")
-                             .arg(QString(spec.baseline.displayName()).replace(unsafe, QStringLiteral("-")),
-                                 QString(spec.candidate.displayName()).replace(unsafe, QStringLiteral("-")));
+    QString base = QStringLiteral("slide-%1-vs-%2")
+                       .arg(QString(spec.baseline.displayName()).replace(unsafe, QStringLiteral("-")),
+                           QString(spec.candidate.displayName()).replace(unsafe, QStringLiteral("-")));
+    if (m_page > 0 && kSaveChoices[filters.indexOf(selected)].format == SlideFormat::Png)
+        base += QStringLiteral("-profile");
     const SaveChoice &suggested = kSaveChoices[filters.indexOf(selected)];
     QString path = QFileDialog::getSaveFileName(this, tr("Save slide"),
         QDir::home().filePath(base + u'.' + QLatin1String(suggested.suffix)), filters.join(QStringLiteral(";;")),
@@ -166,13 +193,18 @@ void PresentationView::paintEvent(QPaintEvent *)
     const double scale = std::min(width() / double(Slide::kWidth), height() / double(Slide::kHeight));
     painter.translate((width() - Slide::kWidth * scale) / 2, (height() - Slide::kHeight * scale) / 2);
     painter.scale(scale, scale);
-    m_slide->paint(&painter);
-    if (count() > 1) {
-        // Where the presenter is, small in the corner: on screen only, never in a saved slide.
+    m_slide->paint(&painter, m_page);
+    // Where the presenter is, small in the corner: on screen only, never in a saved slide.
+    QStringList where;
+    if (count() > 1)
+        where << QStringLiteral("%1 / %2").arg(m_current + 1).arg(count());
+    if (m_slide->pageCount() > 1)
+        where << tr("page %1 of %2").arg(m_page + 1).arg(m_slide->pageCount());
+    if (!where.isEmpty()) {
         painter.setPen(QColor(0x9a, 0xa0, 0xa6));
         painter.setFont(chartFileFont(22));
         painter.drawText(QRectF(0, 0, Slide::kWidth - 24, Slide::kHeight - 12), Qt::AlignRight | Qt::AlignBottom,
-            QStringLiteral("%1 / %2").arg(m_current + 1).arg(count()));
+            where.join(QStringLiteral(", ")));
     }
 }
 
@@ -219,13 +251,13 @@ void PresentationView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_Down:
     case Qt::Key_PageDown:
     case Qt::Key_Space:
-        setCurrentIndex(m_current + 1);
+        next();
         return;
     case Qt::Key_Left:
     case Qt::Key_Up:
     case Qt::Key_PageUp:
     case Qt::Key_Backspace:
-        setCurrentIndex(m_current - 1);
+        previous();
         return;
     case Qt::Key_Home:
         setCurrentIndex(0);
@@ -241,10 +273,15 @@ void PresentationView::keyPressEvent(QKeyEvent *event)
 void PresentationView::contextMenuEvent(QContextMenuEvent *event)
 {
     QMenu menu(this);
-    menu.addAction(tr("Save slide as PNG…"), this, [this] { saveWithDialog(0); });
-    menu.addAction(tr("Save slide as PNG at 2x…"), this, [this] { saveWithDialog(1); });
+    menu.addAction(tr("Save page as PNG…"), this, [this] { saveWithDialog(0); });
+    menu.addAction(tr("Save page as PNG at 2x…"), this, [this] { saveWithDialog(1); });
     menu.addAction(tr("Save slide as PDF…"), this, [this] { saveWithDialog(2); });
     menu.addSeparator();
+    if (m_slide && m_slide->pageCount() > 1) {
+        menu.addAction(tr("Previous page"), this, &PresentationView::previous)->setEnabled(m_page > 0 || m_current > 0);
+        menu.addAction(tr("Next page"), this, &PresentationView::next)
+            ->setEnabled(m_page + 1 < m_slide->pageCount() || m_current + 1 < count());
+    }
     menu.addAction(tr("Previous comparison"), this, [this] { setCurrentIndex(m_current - 1); })
         ->setEnabled(m_current > 0);
     menu.addAction(tr("Next comparison"), this, [this] { setCurrentIndex(m_current + 1); })

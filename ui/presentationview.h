@@ -13,9 +13,10 @@ class ComparePage;
 
 /**
  * The comparisons of the Compare runs page as slides, full screen, for a room: one slide per candidate against the
- * baseline (Slide: the verdict as the headline, the distributions, the dots, the key numbers, what differs). Left and
- * Right (or a presenter's Page Up/Down) move between them, Esc or F11 leave, Ctrl+S or the context menu save the
- * slide as PNG or PDF. The slide is drawn scaled to the screen, its proportions kept.
+ * baseline (Slide: the verdict as the headline, the distributions, the dots, the key numbers, what differs; then, when
+ * both runs were profiled, where B's time went). Left and Right (or a presenter's Page Up/Down) move page by page, Esc
+ * or F11 leave, Ctrl+S or the context menu save the page shown as PNG, or the comparison's pages as PDF. The slide is
+ * drawn scaled to the screen, its proportions kept.
  */
 class PresentationView : public QWidget {
     Q_OBJECT
@@ -36,13 +37,21 @@ public:
      */
     static PresentationView *present(ComparePage *page);
 
+    /// The comparisons (each a slide of one or two pages).
     int count() const { return static_cast<int>(m_specs.size()); }
     int currentIndex() const { return m_current; }
-    void setCurrentIndex(int index);
+    /// Shows comparison @p index from its first page (its last with @p lastPage).
+    void setCurrentIndex(int index, bool lastPage = false);
+    /// The page of the slide shown (0: the verdict; 1: where B's time went).
+    int page() const { return m_page; }
+    /// The next page, else the next comparison's first; the previous page, else the previous comparison's last.
+    void next();
+    void previous();
     /// The slide shown.
     const Slide *slide() const { return m_slide.get(); }
 
-    /// Writes the slide shown to @p path: PNG (at @p scale device pixels a pixel) or PDF, whole or not at all.
+    /// Writes the page shown to @p path as PNG (at @p scale device pixels a pixel), or the slide's pages as PDF, whole
+    /// or not at all.
     bool saveSlide(const QString &path, SlideFormat format, double scale, QString *error) const;
     /// Asks where, then saves: the filter picks PNG, PNG at twice the size, or PDF.
     void saveWithDialog(int filter = 0);
@@ -59,6 +68,7 @@ protected:
 private:
     QList<SlideSpec> m_specs;
     int m_current = -1;
+    int m_page = 0;
     std::unique_ptr<Slide> m_slide;
 };
 

@@ -140,7 +140,7 @@ void ProfilePanel::showProfile(const Profile &profile, const QString &title)
                        .arg(profile.calls(), 0, 'f', 0)
                        .arg(processesText(profile));
     if (profile.profilerCpuSeconds >= 0)
-        text += tr("; the profiler's own CPU %1 s").arg(profile.profilerCpuSeconds, 0, 'f', 2);
+        text += tr("; the profiler's own CPU %1").arg(profilerCpuText(profile).toHtmlEscaped());
     if (!profile.how.isEmpty())
         text += tr("<br>Recorded with %1").arg(profile.how.toHtmlEscaped());
     m_summary->setText(text + notesHtml(profile.notes));

@@ -2,6 +2,7 @@
 
 #include "charts.h"
 #include "comparepage.h"
+#include "export/flamegraphsvg.h"
 #include "qcp.h"
 #include "replicatechart.h"
 #include "report/comparereport.h"
@@ -11,10 +12,12 @@
 
 #include <QBuffer>
 #include <QDir>
+#include <QFileInfo>
 #include <QFontMetricsF>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QRegularExpression>
+#include <QSvgRenderer>
 
 #include <algorithm>
 #include <cmath>
@@ -34,6 +37,7 @@ constexpr double kCaptionHeight = 44;
 // The type of the "where B's time went" lines: its lead, and a line per change.
 constexpr int kProfileLead = 28;
 constexpr int kProfileLine = 26;
+constexpr int kProfilePageLine = 30; // a change on the profile page, under the graph
 constexpr double kSideLabel = 38; // the "A" and "B" before a key number
 // The charts are drawn at 1/kChartScale of their size on the slide and scaled up: their fonts (13 px in files) and
 // lines grow with them, to 22 px and 3 px.
@@ -382,32 +386,67 @@ QString slideHeadline(const Comparison &comparison)
 
 namespace {
 
-/// SlideText::profileLead and profileChanges of @p spec's runs.
-void profileText(const SlideSpec &spec, SlideText *text)
+/// The profiles a slide compares: both runs' server profiles, else both client profiles; nulls when neither pair
+/// has samples on both sides.
+std::pair<const Profile *, const Profile *> profilePair(const SlideSpec &spec)
 {
     const std::array<std::pair<const std::optional<Profile> *, const std::optional<Profile> *>, 2> sides {
         std::pair(&spec.baseline.serverProfile, &spec.candidate.serverProfile),
         std::pair(&spec.baseline.clientProfile, &spec.candidate.clientProfile)
     };
     for (const auto &[a, b] : sides) {
-        if (!*a || !*b || (*a)->isEmpty() || (*b)->isEmpty() || (*a)->calls() <= 0 || (*b)->calls() <= 0)
-            continue;
-        const ProfileDiff diff = diffProfiles(**a, **b);
-        text->profileLead
-            = QObject::tr("Where B's %1 time went: %2 → %3 us CPU per call (%4, %5% CI %6 .. %7)")
-                  .arg((*b)->scope == u"client" ? QObject::tr("client") : QObject::tr("server"),
-                      formatUsPerCall(diff.totalA), formatUsPerCall(diff.totalB),
-                      formatUsPerCall(diff.totalB - diff.totalA, true))
-                  .arg(diff.confidence * 100, 0, 'f', 0)
-                  .arg(formatUsPerCall(diff.totalDiff.low, true), formatUsPerCall(diff.totalDiff.high, true));
-        for (const FunctionChange &change : diff.ownChanges(3))
-            text->profileChanges << profileChangeSentence(change, diff.confidence);
-        if (text->profileChanges.isEmpty())
-            text->profileChanges << QObject::tr("No function changed beyond noise (changes under %1 us per call are "
-                                                "not flagged)")
-                                        .arg(formatUsPerCall(diff.minChangeUs));
-        return;
+        if (*a && *b && !(*a)->isEmpty() && !(*b)->isEmpty() && (*a)->calls() > 0 && (*b)->calls() > 0)
+            return { &**a, &**b };
     }
+    return { nullptr, nullptr };
+}
+
+/// SlideText's profile lines of @p spec's runs.
+void profileText(const SlideSpec &spec, SlideText *text)
+{
+    const auto [a, b] = profilePair(spec);
+    if (!a)
+        return;
+    const ProfileDiff diff = diffProfiles(*a, *b);
+    text->profileTitle = QObject::tr("Where B's %1 time went")
+                             .arg(b->scope == u"client" ? QObject::tr("client") : QObject::tr("server"));
+    text->profileSummary
+        = QObject::tr("%1 → %2 us CPU per call (%3, %4% CI %5 .. %6)")
+              .arg(formatUsPerCall(diff.totalA), formatUsPerCall(diff.totalB),
+                  formatUsPerCall(diff.totalB - diff.totalA, true))
+              .arg(diff.confidence * 100, 0, 'f', 0)
+              .arg(formatUsPerCall(diff.totalDiff.low, true), formatUsPerCall(diff.totalDiff.high, true));
+    text->profileLead = text->profileTitle + QStringLiteral(": ") + text->profileSummary;
+    for (const FunctionChange &change : diff.ownChanges(3))
+        text->profileChanges << profileChangeSentence(change, diff.confidence);
+    if (text->profileChanges.isEmpty())
+        text->profileChanges << QObject::tr("No function changed beyond noise (changes under %1 us per call are "
+                                            "not flagged)")
+                                    .arg(formatUsPerCall(diff.minChangeUs));
+}
+
+/**
+ * B's profile against A's as a differential flame graph for a @p room sized area: at least 1200 wide, wider when
+ * the graph is deep, so that its proportions are the room's and it fills it (its height follows its depth alone).
+ */
+QByteArray slideFlameGraph(const Profile &a, const Profile &b, const SlideSpec &spec, const QSizeF &room)
+{
+    const ProfileDiff diff = diffProfiles(a, b);
+    const FlameNode tree = buildDiffFlameTree(a.usPerCall(), b.usPerCall(), diff, QStringLiteral("all"));
+    FlameGraphSvgOptions options;
+    options.differential = true;
+    options.interactive = false;
+    options.title = QObject::tr("%1 CPU per call, B: %2 against A: %3")
+                        .arg(b.scope == u"client" ? QObject::tr("Client") : QObject::tr("Server"),
+                            spec.candidate.displayName(), spec.baseline.displayName());
+    QString svg = flameGraphSvg(tree, options);
+    QSvgRenderer probe(svg.toUtf8());
+    const QSize size = probe.defaultSize();
+    if (size.height() > 0 && room.height() > 0 && size.width() / double(size.height()) < room.width() / room.height()) {
+        options.width = static_cast<int>(std::lround(size.height() * room.width() / room.height()));
+        svg = flameGraphSvg(tree, options);
+    }
+    return svg.toUtf8();
 }
 
 } // namespace
@@ -469,6 +508,13 @@ struct Slide::Layout {
     QRectF replicates;
     QList<QRectF> figures;
     QRectF profile; ///< where B's CPU went: empty when the runs were not profiled
+    // The profile page: its headline and sub-line, the graph, the changes under it.
+    QRectF profileTitle;
+    QFont profileTitleFont;
+    QRectF profileSummary;
+    QFont profileSummaryFont;
+    QRectF flameGraph;
+    QRectF profileChanges;
     QRectF differences;
     QString differencesText;
     QRectF runs;
@@ -553,6 +599,73 @@ Slide::Slide(SlideSpec spec) : m_spec(std::move(spec)), m_text(slideText(m_spec)
         m_replicates->setComparison(
             m_spec.comparison, { QStringLiteral("A"), m_spec.colorA }, { QStringLiteral("B"), m_spec.colorB });
     }
+    layOutProfilePage();
+}
+
+void Slide::layOutProfilePage()
+{
+    const auto [a, b] = profilePair(m_spec);
+    if (!a)
+        return;
+    Layout &l = *m_layout;
+    const double width = kWidth - 2 * kMargin;
+    // Top down: the headline and the totals' change; bottom up: when and where, the changes in words; the graph
+    // takes what is left.
+    double height = 0;
+    l.profileTitleFont = fitFont(m_text.profileTitle, width, 76, 48, 68, true, &height);
+    l.profileTitle = QRectF(kMargin, kTop, width, height);
+    l.profileSummaryFont = fitFont(m_text.profileSummary, width, 32, 24, 30, false, &height);
+    l.profileSummary = QRectF(kMargin, l.profileTitle.bottom() + 10, width, height);
+    const double line = QFontMetricsF(chartFileFont(kProfilePageLine)).lineSpacing();
+    const auto changes = static_cast<double>(m_text.profileChanges.size());
+    l.profileChanges = QRectF(kMargin, l.runs.top() - kGap - changes * line, width, changes * line);
+    const double top = l.profileSummary.bottom() + kGap;
+    l.flameGraph = QRectF(kMargin, top, width, std::max(120.0, l.profileChanges.top() - kGap - top));
+    m_flameGraph = std::make_unique<QSvgRenderer>(slideFlameGraph(*a, *b, m_spec, l.flameGraph.size()));
+    if (!m_flameGraph->isValid())
+        m_flameGraph.reset();
+}
+
+int Slide::pageCount() const
+{
+    return m_flameGraph ? 2 : 1;
+}
+
+void Slide::paintProfilePage(QCPPainter *painter) const
+{
+    const Layout &l = *m_layout;
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setRenderHint(QPainter::TextAntialiasing);
+    painter->fillRect(QRectF(0, 0, kWidth, kHeight), Qt::white);
+    painter->setPen(kText);
+    painter->setFont(l.profileTitleFont);
+    painter->drawText(l.profileTitle, Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_text.profileTitle);
+    painter->setPen(kMuted);
+    painter->setFont(l.profileSummaryFont);
+    painter->drawText(l.profileSummary, Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, m_text.profileSummary);
+
+    // The graph as large as its room holds it, its proportions kept, centred under the headline.
+    const QSizeF size = QSizeF(m_flameGraph->defaultSize()).scaled(l.flameGraph.size(), Qt::KeepAspectRatio);
+    const QRectF graph(l.flameGraph.left() + (l.flameGraph.width() - size.width()) / 2, l.flameGraph.top(),
+        size.width(), size.height());
+    m_flameGraph->render(painter, graph);
+
+    const QFont font = chartFileFont(kProfilePageLine);
+    const double line = QFontMetricsF(font).lineSpacing();
+    painter->setFont(font);
+    painter->setPen(kText);
+    double y = l.profileChanges.top();
+    for (const QString &change : m_text.profileChanges) {
+        painter->drawText(QRectF(l.profileChanges.left(), y, l.profileChanges.width(), line),
+            Qt::AlignLeft | Qt::AlignVCenter,
+            QFontMetricsF(font).elidedText(QStringLiteral("• ") + change, Qt::ElideMiddle, l.profileChanges.width()));
+        y += line;
+    }
+    painter->setFont(chartFileFont(24));
+    painter->setPen(kMuted);
+    painter->drawText(l.runs, Qt::AlignLeft | Qt::AlignVCenter, m_text.runs);
+    painter->restore();
 }
 
 Slide::~Slide() = default;
@@ -562,8 +675,12 @@ bool Slide::showsReplicates() const
     return !m_layout->replicates.isEmpty();
 }
 
-void Slide::paint(QCPPainter *painter) const
+void Slide::paint(QCPPainter *painter, int page) const
 {
+    if (page == 1 && m_flameGraph) {
+        paintProfilePage(painter);
+        return;
+    }
     const Layout &l = *m_layout;
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing);
@@ -693,24 +810,24 @@ void Slide::paint(QCPPainter *painter) const
     painter->restore();
 }
 
-QImage Slide::toImage(double scale) const
+QImage Slide::toImage(double scale, int page) const
 {
     QImage image(QSize(static_cast<int>(std::lround(kWidth * scale)), static_cast<int>(std::lround(kHeight * scale))),
         QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(scale);
     image.fill(Qt::white);
     QCPPainter painter(&image);
-    paint(&painter);
+    paint(&painter, page);
     painter.end();
     return image;
 }
 
-QByteArray Slide::toPng(double scale, QString *error) const
+QByteArray Slide::toPng(double scale, QString *error, int page) const
 {
     QByteArray png;
     QBuffer buffer(&png);
     buffer.open(QIODevice::WriteOnly);
-    if (!toImage(scale).save(&buffer, "PNG")) {
+    if (!toImage(scale, page).save(&buffer, "PNG")) {
         if (error)
             *error = QObject::tr("the slide could not be drawn as PNG");
         return {};
@@ -741,7 +858,14 @@ QByteArray Slide::toPdf(QString *error) const
         painter.setMode(QCPPainter::pmVectorized);
         painter.setMode(QCPPainter::pmNonCosmetic);
         painter.scale(writer.width() / double(kWidth), writer.height() / double(kHeight));
-        paint(&painter);
+        for (int page = 0; page < pageCount(); ++page) {
+            if (page > 0 && !writer.newPage()) {
+                if (error)
+                    *error = QObject::tr("the slide's page %1 could not be added to the PDF").arg(page + 1);
+                return {};
+            }
+            paint(&painter, page);
+        }
         painter.end();
     }
     return pdf;
@@ -752,7 +876,24 @@ bool Slide::save(const QString &path, SlideFormat format, double scale, QString 
     const QByteArray data = format == SlideFormat::Pdf ? toPdf(error) : toPng(scale, error);
     if (data.isEmpty())
         return false;
-    return writeOutputFile(path, data, error); // whole or nothing: no half-written slide in the deck's folder
+    QByteArray profilePage;
+    if (format == SlideFormat::Png && pageCount() > 1) {
+        profilePage = toPng(scale, error, 1);
+        if (profilePage.isEmpty())
+            return false;
+    }
+    // Whole or nothing: no half-written slide in the deck's folder.
+    if (!writeOutputFile(path, data, error))
+        return false;
+    return profilePage.isEmpty() || writeOutputFile(profilePagePath(path), profilePage, error);
+}
+
+QString Slide::profilePagePath(const QString &path)
+{
+    const QFileInfo info(path);
+    const QString suffix = info.suffix();
+    const QString stem = suffix.isEmpty() ? path : path.left(path.size() - suffix.size() - 1);
+    return stem + QStringLiteral("-profile") + (suffix.isEmpty() ? QString() : u'.' + suffix);
 }
 
 } // namespace rpcscope

@@ -1,8 +1,9 @@
 #pragma once
 
 // One A/B comparison as a 16:9 slide for a room: the verdict as the headline, the two latency distributions overlaid,
-// the per-replicate dots behind the verdict, four key numbers side by side and what differs between the runs. Drawn
-// with QPainter at 1920x1080 logical pixels, so the presentation view, the PNG and the PDF are the same picture.
+// the per-replicate dots behind the verdict, four key numbers side by side and what differs between the runs; when
+// both runs were profiled, a second page with the differential flame graph and the top changes. Drawn with QPainter
+// at 1920x1080 logical pixels, so the presentation view, the PNG and the PDF are the same picture.
 
 #include "chartrender.h"
 #include "compare/comparison.h"
@@ -19,6 +20,7 @@
 
 class QCPPainter;
 class QCustomPlot;
+class QSvgRenderer;
 
 namespace rpcscope {
 
@@ -52,6 +54,10 @@ struct SlideText {
     /// changed beyond noise). Empty when not profiled.
     QString profileLead;
     QStringList profileChanges;
+    /// The profile page's headline and its sub-line, the lead in two: "Where B's server time went" and
+    /// "52.3 -> 91.0 us CPU per call (+38.7, 95% CI ...)". Empty when not profiled.
+    QString profileTitle;
+    QString profileSummary;
     QString nameA; ///< "A: <run name>"
     QString nameB;
 };
@@ -85,7 +91,8 @@ enum class SlideFormat { Png, Pdf };
 
 /**
  * A slide, ready to draw: its words (text()) and its two charts, built once. Needs a QApplication (the charts are
- * QCustomPlot widgets, never shown).
+ * QCustomPlot widgets, never shown). One page, the verdict; two when both runs have a CPU profile (the server's, else
+ * the client's): the second is where B's time went, as a differential flame graph with the top three changes.
  */
 class Slide {
 public:
@@ -107,16 +114,26 @@ public:
     /// Whether the slide shows the dots (the comparison has replicates).
     bool showsReplicates() const;
 
-    /// Draws the slide into 0,0 .. kWidth,kHeight of @p painter's coordinates (scale the painter to fit).
-    void paint(QCPPainter *painter) const;
-    /// kWidth x kHeight logical pixels at @p scale device pixels each (2: 3840x2160, crisp on a 4K projector).
-    QImage toImage(double scale = 1.0) const;
-    /// One 16:9 page (13.33 x 7.5 in, a widescreen slide), vector; empty with @p error on failure.
+    /// 1, or 2 with the profile page.
+    int pageCount() const;
+
+    /// Draws @p page of the slide into 0,0 .. kWidth,kHeight of @p painter's coordinates (scale the painter to fit).
+    void paint(QCPPainter *painter, int page = 0) const;
+    /// @p page as kWidth x kHeight logical pixels at @p scale device pixels each (2: 3840x2160, crisp on a 4K
+    /// projector).
+    QImage toImage(double scale = 1.0, int page = 0) const;
+    /// Every page, 16:9 (13.33 x 7.5 in, a widescreen slide), vector; empty with @p error on failure.
     QByteArray toPdf(QString *error) const;
-    /// PNG bytes of toImage(@p scale); empty with @p error on failure.
-    QByteArray toPng(double scale, QString *error) const;
-    /// Writes the slide to @p path whole or not at all (util/outputfile.h); false with @p error naming the path.
+    /// PNG bytes of toImage(@p scale, @p page); empty with @p error on failure.
+    QByteArray toPng(double scale, QString *error, int page = 0) const;
+    /**
+     * Writes the slide to @p path whole or not at all (util/outputfile.h); false with @p error naming the path. A PDF
+     * holds every page; a PNG is the first page, and the profile page goes beside it to profilePagePath(@p path),
+     * both drawn before either is written.
+     */
     bool save(const QString &path, SlideFormat format, double scale, QString *error) const;
+    /// Where a PNG slide's profile page is written: "deck/ab.png" -> "deck/ab-profile.png".
+    static QString profilePagePath(const QString &path);
 
 private:
     struct Layout;
@@ -126,6 +143,10 @@ private:
     std::unique_ptr<Layout> m_layout;
     std::unique_ptr<QCustomPlot> m_distribution;
     std::unique_ptr<ReplicateChart> m_replicates;
+    std::unique_ptr<QSvgRenderer> m_flameGraph; ///< the profile page's differential flame graph; null: no such page
+
+    void layOutProfilePage();
+    void paintProfilePage(QCPPainter *painter) const;
 };
 
 /// The words of a slide of @p spec (what Slide::text() returns).

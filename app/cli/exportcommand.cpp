@@ -3,6 +3,7 @@
 
 #include "cliapp.h"
 #include "export/exporter.h"
+#include "sliderender.h"
 #include "store/runstore.h"
 
 #include <QCommandLineParser>
@@ -39,8 +40,10 @@ Formats:
                  two IDs (the baseline, then the candidate) compared on one 16:9 slide for a deck or a room:
                  the verdict as the headline, the two latency distributions (--chart histogram|spectrum), the
                  per-block dots, p50, p99, req/s and client CPU per call of A and B with the change, what
-                 differs and when and where each ran. PNG 1920x1080 (--chart-scale 2: 3840x2160), PDF one
-                 widescreen page (13.33 x 7.5 in); --chart-size does not apply
+                 differs and when and where each ran. When both runs have a CPU profile, a second page: where
+                 B's time went, as a differential flame graph with the top three changes. PNG 1920x1080
+                 (--chart-scale 2: 3840x2160; the second page beside it as NAME-profile.png), PDF widescreen pages
+                 (13.33 x 7.5 in); --chart-size does not apply
 Common: --db PATH (default: $RPCSCOPE_DB, else ~/.local/share/rpcscope/runs.sqlite).
 )";
 
@@ -52,6 +55,39 @@ subfolders). A ghz report without "details" is imported with an approximate hist
 A file that cannot be read is reported and skipped; the exit code is then 2.
 Common: --db PATH (default: $RPCSCOPE_DB, else ~/.local/share/rpcscope/runs.sqlite).
 )";
+
+/// Writes each rendered export to its output (standard output for "-"), and a slide's profile page beside its PNG;
+/// ExitUsage at the first that cannot be written, naming it.
+int writeExports(const QStringList &outputs, const QList<ExportFormat> &formats, const QList<QByteArray> &rendered,
+    const QMap<qsizetype, QByteArray> &profilePages)
+{
+    QString error;
+    auto write = [&](const QString &path, const QByteArray &data, const QString &what) {
+        if (!writeOutputFile(path, data, &error)) {
+            // Exit 2 as for any unusable file argument (run --raw-samples does the same).
+            err() << "rpcscope-cli export: " << error << '\n';
+            err().flush();
+            return false;
+        }
+        err() << "Wrote " << path << " (" << what << ")\n";
+        return true;
+    };
+    for (qsizetype i = 0; i < formats.size(); ++i) {
+        const QString &path = outputs.at(i);
+        if (path == u"-") {
+            out() << QString::fromUtf8(rendered.at(i)); // text formats only: UTF-8 in, UTF-8 out
+            out().flush();
+            continue;
+        }
+        if (!write(path, rendered.at(i), exportFormatName(formats.at(i))))
+            return ExitUsage;
+        if (profilePages.contains(i)
+            && !write(Slide::profilePagePath(path), profilePages.value(i), QStringLiteral("the slide's profile page")))
+            return ExitUsage;
+    }
+    err().flush();
+    return ExitOk;
+}
 
 } // namespace
 
@@ -163,6 +199,7 @@ int exportCommand(const QStringList &arguments)
             &chartOptions, &error))
         return usageError(cmd, error);
     QList<QByteArray> rendered;
+    QMap<qsizetype, QByteArray> profilePages; // a slide-png's second page, by output
     for (qsizetype i = 0; i < formats.size(); ++i) {
         const ExportFormat format = formats.at(i);
         error.clear();
@@ -172,26 +209,14 @@ int exportCommand(const QStringList &arguments)
             options.scale = 1.0;
         rendered << (isRenderedFormat(format) ? renderExport(runs, format, charts.at(i), options, &error)
                                               : exportRuns(runs, format, &error));
+        if (format == ExportFormat::SlidePng && error.isEmpty()) {
+            if (QByteArray page = renderExport(runs, format, charts.at(i), options, &error, 1); !page.isEmpty())
+                profilePages.insert(i, std::move(page));
+        }
         if (!error.isEmpty())
             return usageError(cmd, error);
     }
-    for (qsizetype i = 0; i < formats.size(); ++i) {
-        const QString &path = outputs.at(i);
-        if (path == u"-") {
-            out() << QString::fromUtf8(rendered.at(i)); // text formats only: UTF-8 in, UTF-8 out
-            out().flush();
-            continue;
-        }
-        if (!writeOutputFile(path, rendered.at(i), &error)) {
-            // Exit 2 as for any unusable file argument (run --raw-samples does the same).
-            err() << "rpcscope-cli export: " << error << '\n';
-            err().flush();
-            return ExitUsage;
-        }
-        err() << "Wrote " << path << " (" << exportFormatName(formats.at(i)) << ")\n";
-    }
-    err().flush();
-    return ExitOk;
+    return writeExports(outputs, formats, rendered, profilePages);
 }
 
 int importCommand(const QStringList &arguments)

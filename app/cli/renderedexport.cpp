@@ -141,7 +141,7 @@ bool parseChartOptions(const QString &size, const QString &scale, ChartOptions *
 }
 
 QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, ChartKind chart,
-    const ChartOptions &chartOptions, QString *error)
+    const ChartOptions &chartOptions, QString *error, int slidePage)
 {
     QList<const RunRecord *> pointers;
     for (const RunRecord &r : runs)
@@ -187,7 +187,9 @@ QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, Chart
             leadWithSequentialVerdict(&spec, judged->verdictLine(QStringLiteral("the run ended")));
         spec.distribution = chart == ChartKind::Spectrum ? ChartKind::Spectrum : ChartKind::Histogram;
         const Slide slide(std::move(spec));
-        return format == ExportFormat::SlidePdf ? slide.toPdf(error) : slide.toPng(options.scale, error);
+        if (format == ExportFormat::SlidePdf)
+            return slide.toPdf(error);
+        return slidePage < slide.pageCount() ? slide.toPng(options.scale, error, slidePage) : QByteArray();
     }
     default:
         *error = QStringLiteral("%1 is not drawn").arg(exportFormatName(format));

@@ -25,10 +25,11 @@ bool wantsRenderedFormat(int argc, char *argv[]);
  * @p runs as an HTML report (one run; two or more: the comparison of the second against the first, with overlays)
  * or as @p chart in PNG (twice the size, for slides), PDF or SVG (several runs overlaid); or, for slide-png and
  * slide-pdf, exactly two runs compared on a 1920x1080 slide (PNG at the options' scale; @p chart its distribution:
- * histogram or spectrum). Empty with @p error on failure.
+ * histogram or spectrum). Empty with @p error on failure. A slide-png is its first page; @p slidePage 1 asks for its
+ * profile page, empty without an error when the runs were not both profiled.
  */
-QByteArray renderExport(
-    const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, const ChartOptions &options, QString *error);
+QByteArray renderExport(const QList<RunRecord> &runs, ExportFormat format, ChartKind chart, const ChartOptions &options,
+    QString *error, int slidePage = 0);
 /// Which output each --chart belongs to. QCommandLineParser keeps the order of the options, not which value came
 /// where: a --chart given right after an -o is that output's (index: the -o's, from 0), any other is the chart of
 /// every output without its own (the last such wins; empty when none).

@@ -1,5 +1,7 @@
 #include "profilereport.h"
 
+#include "util/units.h"
+
 #include <QTextStream>
 
 #include <cmath>
@@ -38,7 +40,7 @@ QString formatProfileSummary(const Profile &profile, int top)
     out << title << ": " << us(total) << " us CPU per call over " << QString::number(profile.calls(), 'f', 0)
         << " calls, " << profile.processes.size() << (profile.processes.size() == 1 ? " process" : " processes");
     if (profile.profilerCpuSeconds >= 0)
-        out << ", profiler's own CPU " << QString::number(profile.profilerCpuSeconds, 'f', 2) << " s";
+        out << ", profiler's own CPU " << profilerCpuText(profile);
     out << '\n';
     if (!profile.how.isEmpty())
         out << "  recorded with " << profile.how << '\n';
@@ -63,6 +65,17 @@ QString formatProfileSummary(const Profile &profile, int top)
                        6)
                    .arg(shortName(cost.name));
     }
+    return text;
+}
+
+QString profilerCpuText(const Profile &profile)
+{
+    if (profile.profilerCpuSeconds < 0)
+        return {};
+    QString text = formatNanos(profile.profilerCpuSeconds * 1e9);
+    if (profile.calls() > 0)
+        text += QStringLiteral(" (%1 us per call)")
+                    .arg(formatUsPerCall(profile.profilerCpuSeconds * 1e6 / profile.calls(), false, true));
     return text;
 }
 

@@ -26,6 +26,10 @@ QString formatProfileChanges(const ProfileDiff &diff, const QString &scope, int 
 /// with @p fine two below 1 ("0.42"); a "+" before a change that is not negative when @p sign.
 QString formatUsPerCall(double value, bool sign = false, bool fine = false);
 
+/// The profiler's own CPU while it recorded, "4.21 ms (0.42 us per call)", the per-call figure set beside the
+/// profile's; empty when it was not measured (an imported profile, a profiler rpcscope did not start).
+QString profilerCpuText(const Profile &profile);
+
 /// How @p change was judged, in words: "within noise", "slower in B", "faster in B", with " (a callee's change)"
 /// for a caller that only passes a callee's change on; @p newName names B.
 QString profileChangeVerdict(const FunctionChange &change, const QString &newName = QStringLiteral("B"));

@@ -8,10 +8,12 @@
 #   burn   A/B: B's built-in server burns 40 us of CPU per call in rpcscope::burnCpu: the first change named must be
 #          burnCpu, at 40 us per call +-25%                                    (target: >= 19 of 20)
 #   aa     A/A: the same built-in server both sides: no function reported as changed (target: >= 19 of 20)
-#   cost   the p50 of `run` with --profile against without, K pairs interleaved, which first alternating (10000
-#          calls each, c=1): the ratio
-#          of their medians, and the profiler's own CPU per run                  (target: p50 within 2%)
-#   costaa the same pairs with neither profiled: how far the ratio moves by itself (the cost row's own noise)
+#   cost   the p50 of `run` with --profile against without, K pairs against one built-in server process, which
+#          first alternating (10000 calls each, c=1): the mean ratio with its 95% interval over the pairs, and the
+#          profiler's own CPU per run                                            (target: p50 within 2%)
+#   costaa the same pairs with neither profiled: the ratio's interval when nothing differs (the cost row's check)
+# CLIENT_CPUS=0 SERVER_CPUS=1 pins the cost rows' client and server apart; COST_FLAGS adds flags to the profiled
+# runs (--profile-period 10ms).
 # ROWS="burn aa" runs only those rows (default: burn aa cost; costaa only when asked). Every load is on 127.0.0.1 and bounded by its call count.
 set -euo pipefail
 build=${1:-build/dev}
@@ -62,42 +64,63 @@ if wanted aa; then
     echo "aa: no function reported as changed in $clean of $k A/A runs (target: 95%)"
 fi
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 p50() { awk '/^  50 % in/ { v = $4; u = $5; if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v; exit }' "$1"; }
 
-if wanted cost; then
-    plain=()
-    profiled=()
-    cpu=()
+# The cost rows run against one built-in server process, started here and kept for all pairs: a new server process
+# per run moved p50 by a few percent by itself (processes differ), more than the 2% being looked for. Its PID is
+# what --profile-pid profiles.
+# pairs NAME FLAGS...: K pairs of `run` (10000 calls, c=1), the first of each pair plain, the second with FLAGS
+# (none: an A/A pair), which goes first alternating; then the mean of the pairs' p50 ratios (second / first, as the
+# mean of their logs) with its 95% t interval over the pairs.
+pairs() {
+    local name=$1
+    shift
+    local line
     for i in $(seq "$k"); do
-        # Which of a pair goes first alternates: the second run of a pair was 1% faster by itself (costaa).
+        local plain=$work/$name-plain$i.txt other=$work/$name-other$i.txt
         if ((i % 2)); then
-            "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/plain$i.txt" 2>&1
-            "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 --profile > "$work/prof$i.txt" 2>&1
+            "${client_pin[@]}" "$cli" run "$addr" "${echo_call[@]}" -n 10000 -c 1 > "$plain" 2>&1
+            "${client_pin[@]}" "$cli" run "$addr" "${echo_call[@]}" -n 10000 -c 1 "$@" > "$other" 2>&1
         else
-            "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 --profile > "$work/prof$i.txt" 2>&1
-            "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/plain$i.txt" 2>&1
+            "${client_pin[@]}" "$cli" run "$addr" "${echo_call[@]}" -n 10000 -c 1 "$@" > "$other" 2>&1
+            "${client_pin[@]}" "$cli" run "$addr" "${echo_call[@]}" -n 10000 -c 1 > "$plain" 2>&1
         fi
-        plain+=("$(p50 "$work/plain$i.txt")")
-        profiled+=("$(p50 "$work/prof$i.txt")")
-        cpu+=("$(sed -n 's/.*profiler.s own CPU \([0-9.]*\) s.*/\1/p' "$work/prof$i.txt" | head -1)")
-    done
-    mp=$(median "${plain[@]}")
-    mq=$(median "${profiled[@]}")
-    mc=$(median "${cpu[@]}")
-    awk -v p="$mp" -v q="$mq" -v c="$mc" -v k="$k" 'BEGIN {
-        printf "cost: p50 %.1f us without --profile, %.1f us with (ratio %.3f, median of %d runs each); profiler CPU %.2f s per run\n", p, q, q / p, k, c }'
-fi
+        line="$(p50 "$plain") $(p50 "$other") $(sed -n 's/.*profiler.s own CPU [^(]*(\([0-9.]*\) us per call).*/\1/p' "$other" | head -1)"
+        echo "$name pair $i: p50 $line" >&2
+        echo "$line"
+    done | awk -v name="$name" '
+        NF >= 2 && $1 > 0 && $2 > 0 { r = log($2 / $1); s += r; ss += r * r; n++; a += $1; b += $2; c += $3 }
+        END {
+            if (n < 3) { printf "%s: fewer than 3 pairs measured\n", name; exit 1 }
+            m = s / n; se = sqrt((ss - n * m * m) / (n - 1) / n)
+            # t quantile (0.975, n - 1 degrees of freedom), Cornish-Fisher from z = 1.96
+            z = 1.959964; d = n - 1
+            t = z + (z ^ 3 + z) / (4 * d) + (5 * z ^ 5 + 16 * z ^ 3 + 3 * z) / (96 * d * d)
+            printf "%s: p50 %.1f us plain, %.1f us %s (ratio %.3f, 95%% CI %.3f .. %.3f, %d pairs, one server process)", \
+                name, a / n, b / n, name == "cost" ? "with --profile" : "plain again", exp(m), exp(m - t * se), \
+                exp(m + t * se), n
+            if (name == "cost") printf "; the profiler process CPU %.3f us per call", c / n
+            printf "\n" }'
+}
 
-if wanted costaa; then
-    first=()
-    second=()
-    for i in $(seq "$k"); do
-        "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/first$i.txt" 2>&1
-        "$cli" run builtin "${echo_call[@]}" -n 10000 -c 1 > "$work/second$i.txt" 2>&1
-        first+=("$(p50 "$work/first$i.txt")")
-        second+=("$(p50 "$work/second$i.txt")")
+if wanted cost || wanted costaa; then
+    # CLIENT_CPUS=0 SERVER_CPUS=1 pins them apart (taskset): where the client and the server threads land moves a
+    # c=1 p50 by tens of percent from run to run.
+    client_pin=(env)
+    server_pin=(env)
+    [[ -n ${CLIENT_CPUS:-} ]] && client_pin=(taskset -c "$CLIENT_CPUS")
+    [[ -n ${SERVER_CPUS:-} ]] && server_pin=(taskset -c "$SERVER_CPUS")
+    "${server_pin[@]}" "$cli" serve grpc > "$work/serve.addr" 2> "$work/serve.err" &
+    server=$!
+    trap 'kill "$server" 2> /dev/null; rm -rf "$work"' EXIT
+    for _ in $(seq 50); do
+        [[ -s $work/serve.addr ]] && break
+        sleep 0.1
     done
-    awk -v p="$(median "${first[@]}")" -v q="$(median "${second[@]}")" -v k="$k" 'BEGIN {
-        printf "costaa: p50 %.1f us and %.1f us, neither profiled (ratio %.3f, median of %d runs each)\n", p, q, q / p, k }'
+    addr=$(head -1 "$work/serve.addr")
+    [[ -n $addr ]] || { echo "profile_calibration: the built-in server did not start: $(cat "$work/serve.err")" >&2; exit 2; }
+    # COST_FLAGS="--profile-period 10ms" measures another rate.
+    # shellcheck disable=SC2086
+    if wanted cost; then pairs cost --profile-pid "$server" ${COST_FLAGS:-}; fi
+    if wanted costaa; then pairs costaa; fi
 fi
