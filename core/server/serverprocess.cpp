@@ -396,8 +396,8 @@ void prepareChildExec(const ServerProcess::Launch &launch, const QString &path, 
         if (signal != SIGKILL && signal != SIGSTOP)
             ::sigaction(signal, &defaults, nullptr);
     }
-    ::dup2(devNull, STDIN_FILENO);
-    ::dup2(outputFd, STDOUT_FILENO);
+    ::dup2(launch.stdinFd >= 0 ? launch.stdinFd : devNull, STDIN_FILENO);
+    ::dup2(launch.stdoutFd >= 0 ? launch.stdoutFd : outputFd, STDOUT_FILENO);
     ::dup2(outputFd, STDERR_FILENO);
     ChildFailure failed { 0, 0 };
     if (!exec.directory.isEmpty() && ::chdir(exec.directory.constData()) != 0) {

@@ -50,6 +50,14 @@ public:
         /// Pins the process to these CPUs (sched_setaffinity before exec; its threads and children inherit it).
         /// Empty: it inherits rpcscope's own mask.
         std::vector<int> cpus;
+        /**
+         * A process rpcscope talks to (a client command): its stdin and stdout are these descriptors, the child's
+         * ends of pipes the caller made (the caller keeps and closes them; the child gets copies), and only its
+         * stderr goes to output(). -1: stdin is /dev/null and stdout goes to output() beside stderr, as for a
+         * server. With neither a pattern nor a port it is ready once it has been exec'd.
+         */
+        int stdinFd = -1;
+        int stdoutFd = -1;
     };
 
     /// How the process ended (valid once it has been reaped).

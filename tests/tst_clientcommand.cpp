@@ -1,0 +1,327 @@
+// Client commands (issue 36): the protocol's lines read, and real client processes run block by block: the shell
+// fallback, the example Python grpcio and grpc.aio clients against rpcscope's built-in server, and clients that
+// misbehave (garbage, early exit, silence, too many calls), each refused with the line named.
+#include "client/clientcommand.h"
+#include "client/clientprotocol.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <thread>
+
+using namespace rpcscope;
+using namespace std::chrono_literals;
+
+namespace {
+
+const QString kExamples = QStringLiteral(RPCSCOPE_SOURCE_DIR "/examples/clients");
+const QString kSystemPython = QStringLiteral("/usr/bin/python3");
+
+ClientCommand shellClient(const char *script)
+{
+    ClientCommand command;
+    command.command = QStringLiteral("sh -c '%1'").arg(QString::fromUtf8(script));
+    command.idleTimeout = 5s;
+    return command;
+}
+
+bool systemPythonHasGrpc()
+{
+    QProcess python;
+    python.start(kSystemPython, { QStringLiteral("-c"), QStringLiteral("import grpc, google.protobuf") });
+    return python.waitForFinished(20000) && python.exitStatus() == QProcess::NormalExit && python.exitCode() == 0;
+}
+
+/// rpcscope-cli serve grpc, on a free loopback port, until destroyed.
+class BuiltinServer {
+public:
+    bool start()
+    {
+        m_process.start(QStringLiteral(RPCSCOPE_CLI), { QStringLiteral("serve"), QStringLiteral("grpc") });
+        if (!m_process.waitForReadyRead(10000))
+            return false;
+        m_address = QString::fromUtf8(m_process.readLine()).trimmed();
+        return !m_address.isEmpty();
+    }
+    ~BuiltinServer()
+    {
+        m_process.terminate();
+        if (!m_process.waitForFinished(5000))
+            m_process.kill();
+        m_process.waitForFinished();
+    }
+    const QString &address() const { return m_address; }
+
+private:
+    QProcess m_process;
+    QString m_address;
+};
+
+} // namespace
+
+class TestClientCommand : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void linesOfTheProtocol_data()
+    {
+        QTest::addColumn<QByteArray>("line");
+        QTest::addColumn<int>("kind"); // -1: refused
+        QTest::addColumn<QString>("expected"); // the field checked, or a word of the error
+        QTest::newRow("call") << QByteArray("{\"latency_ns\": 53000, \"ok\": true, \"bytes_sent\": 10}") << 0
+                              << QStringLiteral("53000");
+        QTest::newRow("failed call") << QByteArray("{\"latency_ns\": 7, \"ok\": false, \"status\": \"UNAVAILABLE\"}")
+                                     << 0 << QStringLiteral("UNAVAILABLE");
+        QTest::newRow("http status") << QByteArray("{\"latency_ns\": 7, \"ok\": false, \"status\": 503}") << 0
+                                     << QStringLiteral("503");
+        QTest::newRow("escapes") << QByteArray("{\"latency_ns\": 9, \"ok\": false, \"error\": \"said \\\"no\\\"\\n\"}")
+                                 << 0 << QStringLiteral("said \"no\"\n");
+        QTest::newRow("later fields") << QByteArray("{\"latency_ns\": 1, \"ok\": true, \"trace\": {\"id\": [1, 2]}}")
+                                      << 0 << QStringLiteral("1");
+        QTest::newRow("done") << QByteArray("{\"done\": 3}") << 1 << QStringLiteral("3");
+        QTest::newRow("fatal") << QByteArray("{\"fatal\": \"cannot connect\"}") << 2
+                               << QStringLiteral("cannot connect");
+        QTest::newRow("no latency") << QByteArray("{\"ok\": true}") << -1 << QStringLiteral("latency_ns");
+        QTest::newRow("no ok") << QByteArray("{\"latency_ns\": 5}") << -1 << QStringLiteral("\"ok\"");
+        QTest::newRow("negative") << QByteArray("{\"latency_ns\": -5, \"ok\": true}") << -1
+                                  << QStringLiteral("whole number");
+        QTest::newRow("fraction") << QByteArray("{\"latency_ns\": 5.5, \"ok\": true}") << -1
+                                  << QStringLiteral("whole number");
+        QTest::newRow("ok as text") << QByteArray("{\"latency_ns\": 5, \"ok\": \"yes\"}") << -1
+                                    << QStringLiteral("true or false");
+        QTest::newRow("garbage") << QByteArray("listening on port 50051") << -1 << QStringLiteral("not a JSON");
+        QTest::newRow("array") << QByteArray("[1, 2]") << -1 << QStringLiteral("not a JSON object");
+        QTest::newRow("cut short") << QByteArray("{\"latency_ns\": 5, \"ok\": tr") << -1 << QStringLiteral("column");
+    }
+
+    void linesOfTheProtocol()
+    {
+        QFETCH(QByteArray, line);
+        QFETCH(int, kind);
+        QFETCH(QString, expected);
+        QString error;
+        const std::optional<ClientEvent> event = parseClientLine(line, &error);
+        if (kind < 0) {
+            QVERIFY(!event);
+            QVERIFY2(error.contains(expected), qPrintable(error));
+            return;
+        }
+        QVERIFY2(event, qPrintable(error));
+        QCOMPARE(static_cast<int>(event->kind), kind);
+        if (kind == ClientEvent::Done)
+            QCOMPARE(QString::number(event->block), expected);
+        else if (kind == ClientEvent::Fatal)
+            QCOMPARE(event->message, expected);
+        else if (event->ok)
+            QCOMPARE(QString::number(event->latencyNs), expected);
+        else
+            QVERIFY2(event->status == expected || event->message == expected,
+                qPrintable(event->status + u'|' + event->message));
+    }
+
+    void theBlockLineSaysWhatToRun()
+    {
+        QCOMPARE(clientBlockLine(2, 500, 0, 4, 5),
+            QByteArray("{\"block\": 2, \"calls\": 500, \"concurrency\": 4, \"warmup_calls\": 5}"
+                       "\n"));
+        QCOMPARE(clientBlockLine(1, 0, 1500, 1, 0),
+            QByteArray("{\"block\": 1, \"duration_ms\": 1500, \"concurrency\": 1, \"warmup_calls\": 0}"
+                       "\n"));
+    }
+
+    void theShellFallbackTimesACommandPerCall()
+    {
+        // A command that fails every other call: the OK ones timed as latency, the others as errors.
+        QTemporaryDir dir;
+        ClientCommand command;
+        command.command = QStringLiteral("sh %1/percall.sh 'if test -e %2/odd; then rm %2/odd; exit 1; fi; touch %2/odd'")
+                              .arg(kExamples, dir.path());
+        ClientCommandRunner runner;
+        QString error;
+        QVERIFY2(runner.start(command, QStringLiteral("127.0.0.1:1"), &error), qPrintable(error));
+        ClientBlock block;
+        block.calls = 10;
+        block.warmupCalls = 2;
+        RunSnapshot snapshot;
+        QVERIFY2(runner.runBlock(block, &snapshot, &error), qPrintable(error));
+        QCOMPARE(snapshot.state, RunState::Finished);
+        QCOMPARE(snapshot.callsCompleted(), 10u);
+        QCOMPARE(snapshot.latency.count(), 5u);
+        QCOMPARE(snapshot.errorLatency.count(), 5u);
+        QCOMPARE(snapshot.statusCounts[CallStatus::Unknown], 5u);
+        QVERIFY(snapshot.latency.min() > 100000); // a process started per call: well over 100 us
+        QVERIFY(snapshot.elapsed > 0ns);
+        QVERIFY(!snapshot.timeline.isEmpty());
+        // A second block on the same process.
+        block.number = 2;
+        block.calls = 4;
+        QVERIFY2(runner.runBlock(block, &snapshot, &error), qPrintable(error));
+        QCOMPARE(snapshot.callsCompleted(), 4u);
+        runner.stop();
+        QVERIFY(!runner.isRunning());
+    }
+
+    void aPythonGrpcClientCallsTheBuiltinServer_data()
+    {
+        QTest::addColumn<bool>("aio");
+        QTest::newRow("grpcio") << false;
+        QTest::newRow("grpc.aio") << true;
+    }
+
+    void aPythonGrpcClientCallsTheBuiltinServer()
+    {
+        QFETCH(bool, aio);
+        if (!systemPythonHasGrpc())
+            QSKIP("/usr/bin/python3 with python3-grpcio and python3-protobuf is not installed");
+        BuiltinServer server;
+        QVERIFY(server.start());
+        QTemporaryDir generated;
+        ClientCommand command;
+        command.command = QStringLiteral("%1 %2/grpc_echo_client.py --payload-bytes 1KB%3")
+                              .arg(kSystemPython, kExamples, aio ? QStringLiteral(" --aio") : QString());
+        command.environment = { { QStringLiteral("RPCSCOPE_PY_GEN"), generated.path() } };
+        ClientCommandRunner runner;
+        QString error;
+        QVERIFY2(runner.start(command, server.address(), &error), qPrintable(error));
+        ClientBlock block;
+        block.calls = 200;
+        block.concurrency = 2;
+        block.warmupCalls = 5;
+        RunSnapshot snapshot;
+        QVERIFY2(runner.runBlock(block, &snapshot, &error), qPrintable(error));
+        QCOMPARE(snapshot.latency.count(), 200u);
+        QCOMPARE(snapshot.errorLatency.count(), 0u);
+        QCOMPARE(snapshot.warmupCalls, 5u);
+        QCOMPARE(snapshot.bytesReceived, 200u * 1024);
+        QVERIFY(snapshot.bytesSent >= 200u * 1024);
+        // Python's gRPC: tens of microseconds at least, and the client's CPU measured from outside.
+        QVERIFY2(snapshot.latency.percentile(50) > 20000, qPrintable(QString::number(snapshot.latency.percentile(50))));
+        QVERIFY(snapshot.clientCpuSeconds > 0);
+        QVERIFY(snapshot.clientPeakRssBytes > 1 << 20);
+        // By time: it stops when told, and says so.
+        block.number = 2;
+        block.calls = 0;
+        block.duration = 300ms;
+        QVERIFY2(runner.runBlock(block, &snapshot, &error), qPrintable(error));
+        QVERIFY(snapshot.latency.count() > 10);
+        QVERIFY2(
+            snapshot.elapsed >= 250ms && snapshot.elapsed < 3s, qPrintable(QString::number(snapshot.elapsed.count())));
+        runner.stop();
+        QVERIFY(runner.stderrTail().contains(QStringLiteral("grpc_echo_client: ") + server.address()));
+    }
+
+    void misbehavingClientsAreNamed_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<QStringList>("said");
+        QTest::newRow("garbage") << QStringLiteral("read l; echo listening on 50051; sleep 5")
+                                 << QStringList { QStringLiteral("stdout line 1"), QStringLiteral("not a JSON"),
+                                        QStringLiteral("listening on 50051") };
+        QTest::newRow("early exit") << QStringLiteral(
+            "read l; echo \"{\\\"latency_ns\\\": 10, \\\"ok\\\": true}\"; echo bye >&2; exit 3")
+                                    << QStringList { QStringLiteral("exited before block 1 was done (exit code 3)"),
+                                           QStringLiteral("after 1 timed calls"), QStringLiteral("bye") };
+        QTest::newRow("silent") << QStringLiteral("read l; sleep 30")
+                                << QStringList { QStringLiteral("printed nothing for 1 s") };
+        QTest::newRow("too many") << QStringLiteral(
+            "read l; for i in 1 2 3 4; do echo \"{\\\"latency_ns\\\": 1, \\\"ok\\\": true}\"; done; sleep 5")
+                                  << QStringList { QStringLiteral("stdout line 4"),
+                                         QStringLiteral("more timed calls than the 3 asked") };
+        QTest::newRow("too few") << QStringLiteral(
+            "read l; echo \"{\\\"latency_ns\\\": 1, \\\"ok\\\": true}\"; echo \"{\\\"done\\\": 1}\"; sleep 5")
+                                 << QStringList { QStringLiteral("done after 1 timed calls of the 3 asked") };
+        QTest::newRow("another block") << QStringLiteral("read l; echo \"{\\\"done\\\": 7}\"; sleep 5")
+                                       << QStringList { QStringLiteral("\"done\" for block 7 while block 1 runs") };
+        QTest::newRow("fatal") << QStringLiteral("read l; echo \"{\\\"fatal\\\": \\\"no route to host\\\"}\"; sleep 5")
+                               << QStringList { QStringLiteral(
+                                      "the client gave up (stdout line 1): no route to host") };
+    }
+
+    void misbehavingClientsAreNamed()
+    {
+        QFETCH(QString, script);
+        QFETCH(QStringList, said);
+        ClientCommand command;
+        command.command = QStringLiteral("sh -c '%1'").arg(script);
+        command.idleTimeout = 1s;
+        ClientCommandRunner runner;
+        QString error;
+        QVERIFY2(runner.start(command, QStringLiteral("127.0.0.1:1"), &error), qPrintable(error));
+        ClientBlock block;
+        block.calls = 3;
+        RunSnapshot snapshot;
+        const auto begin = std::chrono::steady_clock::now();
+        QVERIFY(!runner.runBlock(block, &snapshot, &error));
+        QVERIFY(std::chrono::steady_clock::now() - begin < 10s); // never stalls
+        QVERIFY2(error.startsWith(QStringLiteral("client command sh -c")), qPrintable(error));
+        for (const QString &words : said)
+            QVERIFY2(error.contains(words), qPrintable(error));
+    }
+
+    void badCommandsAreRefusedBeforeTheyRun()
+    {
+        ClientCommandRunner runner;
+        QString error;
+        ClientCommand missing;
+        missing.command = QStringLiteral("no-such-client-program --x");
+        QVERIFY(!runner.start(missing, QStringLiteral("127.0.0.1:1"), &error));
+        QVERIFY2(
+            error.contains(QStringLiteral("no-such-client-program: program not found in PATH")), qPrintable(error));
+        ClientCommand unterminated;
+        unterminated.command = QStringLiteral("sh -c 'echo");
+        QVERIFY(!runner.start(unterminated, QStringLiteral("127.0.0.1:1"), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("client command: ")), qPrintable(error));
+    }
+
+    void theTargetIsGivenToTheClient()
+    {
+        // {target} in the command and its environment, and RPCSCOPE_TARGET.
+        ClientCommand command
+            = shellClient("read l; echo \"$RPCSCOPE_TARGET $WHERE $0\" >&2; echo \"{\\\"done\\\": 1}\"; sleep 5");
+        command.command += QStringLiteral(" {target}");
+        command.environment = { { QStringLiteral("WHERE"), QStringLiteral("at-{target}") } };
+        ClientCommandRunner runner;
+        QString error;
+        QVERIFY2(runner.start(command, QStringLiteral("127.0.0.1:4242"), &error), qPrintable(error));
+        ClientBlock block;
+        block.calls = 0;
+        block.duration = 10ms;
+        RunSnapshot snapshot;
+        QVERIFY2(runner.runBlock(block, &snapshot, &error), qPrintable(error));
+        QTRY_VERIFY(runner.stderrTail().contains(QStringLiteral("127.0.0.1:4242 at-127.0.0.1:4242 127.0.0.1:4242")));
+        QVERIFY(runner.commandLine().endsWith(QStringLiteral("127.0.0.1:4242")));
+    }
+
+    void interruptEndsABlockEarly()
+    {
+        ClientCommand command = shellClient(
+            "read l; while :; do echo \"{\\\"latency_ns\\\": 1000, \\\"ok\\\": true}\"; sleep 0.01; done");
+        ClientCommandRunner runner;
+        QString error;
+        QVERIFY2(runner.start(command, QStringLiteral("127.0.0.1:1"), &error), qPrintable(error));
+        std::thread stopper([&runner] {
+            std::this_thread::sleep_for(300ms);
+            runner.interrupt();
+        });
+        ClientBlock block;
+        block.calls = 0;
+        block.duration = 60s;
+        RunSnapshot snapshot;
+        const auto begin = std::chrono::steady_clock::now();
+        const bool ok = runner.runBlock(block, &snapshot, &error);
+        stopper.join();
+        QVERIFY2(ok, qPrintable(error));
+        QCOMPARE(snapshot.state, RunState::Stopped);
+        QVERIFY(snapshot.latency.count() > 3);
+        QVERIFY(std::chrono::steady_clock::now() - begin < 5s);
+        runner.stop(200ms); // it never reads its stdin again: stopped by signal after the grace
+        QVERIFY(!runner.isRunning());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestClientCommand)
+#include "tst_clientcommand.moc"
