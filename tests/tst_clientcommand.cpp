@@ -4,6 +4,8 @@
 #include "client/clientcommand.h"
 #include "client/clientprotocol.h"
 
+#include "cliprocess.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -138,8 +140,9 @@ private Q_SLOTS:
         // A command that fails every other call: the OK ones timed as latency, the others as errors.
         QTemporaryDir dir;
         ClientCommand command;
-        command.command = QStringLiteral("sh %1/percall.sh 'if test -e %2/odd; then rm %2/odd; exit 1; fi; touch %2/odd'")
-                              .arg(kExamples, dir.path());
+        command.command
+            = QStringLiteral("sh %1/percall.sh 'if test -e %2/odd; then rm %2/odd; exit 1; fi; touch %2/odd'")
+                  .arg(kExamples, dir.path());
         ClientCommandRunner runner;
         QString error;
         QVERIFY2(runner.start(command, QStringLiteral("127.0.0.1:1"), &error), qPrintable(error));
@@ -320,6 +323,70 @@ private Q_SLOTS:
         QVERIFY(std::chrono::steady_clock::now() - begin < 5s);
         runner.stop(200ms); // it never reads its stdin again: stopped by signal after the grace
         QVERIFY(!runner.isRunning());
+    }
+
+    void abComparesTwoClientRuntimes()
+    {
+        // The case behind issue 36, small: the same Python client with the C++ protobuf runtime (A) and the
+        // pure-Python one (B), against the built-in server; the sides named by what differs, and saved.
+        if (!systemPythonHasGrpc())
+            QSKIP("/usr/bin/python3 with python3-grpcio and python3-protobuf is not installed");
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        const QString runtime = QStringLiteral("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION");
+        const CliResult ab = runCliProcess(
+            { QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+                QStringLiteral("builtin"), QStringLiteral("--client"),
+                QStringLiteral("%1 %2/grpc_echo_client.py --payload-bytes 64KB").arg(kSystemPython, kExamples),
+                QStringLiteral("--client-env"),
+                QStringLiteral("RPCSCOPE_PY_GEN=") + dir.filePath(QStringLiteral("gen")),
+                QStringLiteral("--a-client-env"), runtime + QStringLiteral("=cpp"), QStringLiteral("--b-client-env"),
+                runtime + QStringLiteral("=python"), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("100"),
+                QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("--db"), db },
+            120000);
+        QVERIFY2(ab.exitCode == 0 || ab.exitCode == 4, qPrintable(ab.err + ab.out));
+        QVERIFY2(ab.out.contains(runtime + QStringLiteral("=cpp (A)"))
+                && ab.out.contains(runtime + QStringLiteral("=python (B)")),
+            qPrintable(ab.out));
+        QVERIFY2(ab.out.contains(QStringLiteral("5 vs 5")), qPrintable(ab.out));
+        // Every block's calls came from the clients: 100 a side.
+        QVERIFY2(ab.err.contains(QStringLiteral("round 10 ")), qPrintable(ab.err));
+        // Saved with what made the calls: compare reads it back from the history.
+        const CliResult compare = runCliProcess(
+            { QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--db"), db });
+        QVERIFY2(
+            compare.out.contains(QStringLiteral("client env %1: cpp -> python").arg(runtime)), qPrintable(compare.out));
+    }
+
+    void abRefusesABrokenClientWithoutAVerdict()
+    {
+        const QStringList common { QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
+            QStringLiteral("-n"), QStringLiteral("40"), QStringLiteral("-c"), QStringLiteral("1"),
+            QStringLiteral("--no-save") };
+        CliResult ab = runCliProcess(
+            QStringList { QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+                QStringLiteral("builtin"), QStringLiteral("--b-client"), QStringLiteral("sh -c 'read l; echo hello'") }
+            + common);
+        QCOMPARE(ab.exitCode, 3);
+        QVERIFY2(ab.err.contains(QStringLiteral("B: client command sh -c"))
+                && ab.err.contains(QStringLiteral("stdout line 1")) && ab.err.contains(QStringLiteral("no verdict")),
+            qPrintable(ab.err));
+        QVERIFY2(!ab.out.contains(QStringLiteral("verdict")), qPrintable(ab.out));
+        // Flags that cannot work are refused before anything starts.
+        ab = runCliProcess(
+            QStringList { QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+                QStringLiteral("builtin"), QStringLiteral("--b-client-env"), QStringLiteral("X=1") }
+            + common);
+        QCOMPARE(ab.exitCode, 2);
+        QVERIFY2(ab.err.contains(QStringLiteral("--b-client-env")), qPrintable(ab.err));
+        ab = runCliProcess(
+            QStringList { QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+                QStringLiteral("builtin"), QStringLiteral("--a-client"), QStringLiteral("no-such-client-program") }
+            + common);
+        QCOMPARE(ab.exitCode, 2);
+        QVERIFY2(
+            ab.err.contains(QStringLiteral("--a-client: client command: no-such-client-program")), qPrintable(ab.err));
     }
 };
 

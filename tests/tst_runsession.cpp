@@ -230,7 +230,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(other.start(QStringLiteral("127.0.0.1"), 0, 2, &error), qPrintable(error));
         AbSession session(abDesign(120, QStringLiteral("20")),
-            { AbTarget { m_server.address(), {}, {} }, AbTarget { other.address(), {}, {} } });
+            { AbTarget { m_server.address(), {}, {}, {}, {} }, AbTarget { other.address(), {}, {}, {}, {} } });
         session.setNaming(QString(), { QStringLiteral("upgrade") });
         ScenarioProblem problem;
         int side = -2;
@@ -313,10 +313,11 @@ private Q_SLOTS:
         Scenario design = abDesign(100, QStringLiteral("10"));
         design.transport = transport;
         design.abRestarts = restarts;
-        AbTarget first { a, {}, {} };
+        AbTarget first { a, {}, {}, {}, {} };
         if (!environmentOfA.isEmpty())
             first.environment.append({ environmentOfA.section(u'=', 0, 0), environmentOfA.section(u'=', 1) });
-        AbSession session(design, { first, AbTarget { b, {}, {} } }, std::nullopt, QStringLiteral(RPCSCOPE_CLI));
+        AbSession session(
+            design, { first, AbTarget { b, {}, {}, {}, {} } }, std::nullopt, QStringLiteral(RPCSCOPE_CLI));
         QStringList started;
         session.setStartingHook([&](const QString &what) { started << what; });
         ScenarioProblem problem;
@@ -335,7 +336,8 @@ private Q_SLOTS:
     void anUnreachableSideIsTheMachinesFaultAndNamed()
     {
         AbSession session(abDesign(40, QStringLiteral("10")),
-            { AbTarget { m_server.address(), {}, {} }, AbTarget { QStringLiteral("127.0.0.1:1"), {}, {} } });
+            { AbTarget { m_server.address(), {}, {}, {}, {} },
+                AbTarget { QStringLiteral("127.0.0.1:1"), {}, {}, {}, {} } });
         ScenarioProblem problem;
         int side = -2;
         QVERIFY(!session.prepare(&problem, &side));
@@ -348,8 +350,8 @@ private Q_SLOTS:
     {
         // A: a server command with a secret in its environment; B: rpcscope's own serve. Two processes a side.
         const QString serve = QStringLiteral("'%1' serve grpc --port {port}").arg(QStringLiteral(RPCSCOPE_CLI));
-        AbTarget a { serve, { { QStringLiteral("API_TOKEN"), QStringLiteral("hunter2-secret") } }, {} };
-        AbTarget b { QStringLiteral("builtin"), {}, {} };
+        AbTarget a { serve, { { QStringLiteral("API_TOKEN"), QStringLiteral("hunter2-secret") } }, {}, {}, {} };
+        AbTarget b { QStringLiteral("builtin"), {}, {}, {}, {} };
         Scenario design = abDesign(80, QStringLiteral("10"));
         design.abRestarts = 2;
         AbSession session(design, { a, b }, std::nullopt, QStringLiteral(RPCSCOPE_CLI));

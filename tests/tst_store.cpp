@@ -164,6 +164,13 @@ QString cli()
     return QStringLiteral(RPCSCOPE_CLI);
 }
 
+/// One side of an A/B run as abSideNames() takes it.
+AbSideIdentity side(const QString &target, const QList<QPair<QString, QString>> &environment = {},
+    const QString &client = {}, const QList<QPair<QString, QString>> &clientEnvironment = {})
+{
+    return { target, environment, client, clientEnvironment };
+}
+
 } // namespace
 
 class StoreTest : public QObject {
@@ -987,25 +994,36 @@ private slots:
         using Names = std::array<QString, 2>;
         // Two built-in servers, one with a delay: the environment tells them apart.
         QCOMPARE(
-            abSideNames({ QStringLiteral("builtin"), {} },
-                { QStringLiteral("builtin"), { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("1ms") } } }),
+            abSideNames(side(QStringLiteral("builtin")),
+                side(QStringLiteral("builtin"), { { QStringLiteral("RPCSCOPE_SERVE_DELAY"), QStringLiteral("1ms") } })),
             (Names { QStringLiteral("no RPCSCOPE_SERVE_DELAY"), QStringLiteral("RPCSCOPE_SERVE_DELAY=1ms") }));
         // Two commands: the words that differ, a program by its file name, without the {port} both are given.
-        QCOMPARE(abSideNames({ QStringLiteral("/opt/venv-a/bin/python3 /srv/app/server_a.py --port {port}"), {} },
-                     { QStringLiteral("/opt/venv-a/bin/python3 /srv/app/server_b.py --port {port}"), {} }),
+        QCOMPARE(abSideNames(side(QStringLiteral("/opt/venv-a/bin/python3 /srv/app/server_a.py --port {port}")),
+                     side(QStringLiteral("/opt/venv-a/bin/python3 /srv/app/server_b.py --port {port}"))),
             (Names { QStringLiteral("server_a.py"), QStringLiteral("server_b.py") }));
-        QCOMPARE(abSideNames({ QStringLiteral("/usr/bin/rpcscope-cli serve grpc --port {port}"), {} },
-                     { QStringLiteral("builtin"), {} }),
+        QCOMPARE(abSideNames(side(QStringLiteral("/usr/bin/rpcscope-cli serve grpc --port {port}")),
+                     side(QStringLiteral("builtin"))),
             (Names { QStringLiteral("rpcscope-cli serve grpc"), QStringLiteral("builtin") }));
         // A secret is never shown; the same thing on both sides is named whole.
-        QCOMPARE(abSideNames({ QStringLiteral("builtin"), { { QStringLiteral("API_TOKEN"), QStringLiteral("s1") } } },
-                     { QStringLiteral("builtin"), { { QStringLiteral("API_TOKEN"), QStringLiteral("s2") } } }),
+        QCOMPARE(abSideNames(side(QStringLiteral("builtin"), { { QStringLiteral("API_TOKEN"), QStringLiteral("s1") } }),
+                     side(QStringLiteral("builtin"), { { QStringLiteral("API_TOKEN"), QStringLiteral("s2") } })),
             (Names { QStringLiteral("API_TOKEN=(secret)"), QStringLiteral("API_TOKEN=(secret)") }));
-        QCOMPARE(abSideNames({ QStringLiteral("127.0.0.1:50051"), {} }, { QStringLiteral("127.0.0.1:50051"), {} }),
+        QCOMPARE(abSideNames(side(QStringLiteral("127.0.0.1:50051")), side(QStringLiteral("127.0.0.1:50051"))),
             (Names { QStringLiteral("127.0.0.1:50051"), QStringLiteral("127.0.0.1:50051") }));
+        // Client commands (issue 36): the same client with another runtime is named by its variable; rpcscope's own
+        // client against a client command by the command's words.
+        const QString client = QStringLiteral("python3 examples/clients/grpc_echo_client.py --payload-bytes 10MB");
+        const QString runtime = QStringLiteral("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION");
+        QCOMPARE(abSideNames(side(QStringLiteral("builtin"), {}, client, { { runtime, QStringLiteral("cpp") } }),
+                     side(QStringLiteral("builtin"), {}, client, { { runtime, QStringLiteral("python") } })),
+            (Names { runtime + QStringLiteral("=cpp"), runtime + QStringLiteral("=python") }));
+        QCOMPARE(abSideNames(side(QStringLiteral("builtin")), side(QStringLiteral("builtin"), {}, client)),
+            (Names { QStringLiteral("rpcscope's client"),
+                QStringLiteral("python3 grpc_echo_client.py --payload-bytes 10MB") }));
         // Long: elided in the middle, never cut off at the end.
-        const Names long_ = abSideNames({ QStringLiteral("builtin"), {} },
-            { QStringLiteral("builtin"), { { QStringLiteral("MODE"), QString(80, u'x') + QStringLiteral("-END") } } });
+        const Names long_ = abSideNames(side(QStringLiteral("builtin")),
+            side(
+                QStringLiteral("builtin"), { { QStringLiteral("MODE"), QString(80, u'x') + QStringLiteral("-END") } }));
         QCOMPARE(long_[1].size(), 60);
         QVERIFY2(long_[1].startsWith(QStringLiteral("MODE=xx")) && long_[1].endsWith(QStringLiteral("x-END"))
                 && long_[1].contains(QChar(0x2026)),

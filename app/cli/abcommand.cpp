@@ -41,6 +41,16 @@ AB options:
   --a TARGET, --b TARGET     the two targets (required)
   --a-env NAME=VALUE         environment variable for command A (repeatable); --b-env likewise
   --a-dir DIR, --b-dir DIR   working directory of a command
+  --a-client CMD, --b-client CMD, --client CMD
+                             the side's calls are made by this client command (--client: both sides), not by
+                             rpcscope's own client: the code under test is then the client (a protobuf runtime,
+                             a gRPC library). {target} in it is the side's HOST:PORT (also $RPCSCOPE_TARGET); it
+                             is told each block on its stdin and reports each call on its stdout
+                             (docs/client-protocol.md; examples/clients/ has Python and shell ones). It is
+                             restarted as server commands are (--restarts), its CPU and memory measured from
+                             outside. Command lines from here only: a --scenario file never names one
+  --a-client-env NAME=VALUE  environment variable for client command A (repeatable); --b-client-env likewise,
+                             --client-env for both
   --ready REGEX              a command is ready when an output line matches (default: when its port accepts
                              connections)
   --ready-timeout DURATION   how long a command may take to get ready (default 10s)
@@ -163,20 +173,34 @@ std::optional<AbFlags> parseAbFlags(const QString &cmd, const QStringList &argum
             return std::nullopt;
         }
         const bool isA = a.startsWith(QStringLiteral("--a")), isB = a.startsWith(QStringLiteral("--b-")) || a == u"--b";
+        const bool both = a == u"--client" || a == u"--client-env"; // a client command (or its variable) for A and B
         AbTarget *side = isA ? &f.targets[0] : isB ? &f.targets[1] : nullptr;
-        const QString key = side ? a.mid(3) : a; // "", "-env", "-dir"
-        if (side && (key.isEmpty() || key == u"-env" || key == u"-dir")) {
+        const QString key = side ? a.mid(3) : both ? a.mid(1) : a; // "", "-env", "-dir", "-client", "-client-env"
+        if ((side || both)
+            && (key.isEmpty() || key == u"-env" || key == u"-dir" || key == u"-client" || key == u"-client-env")) {
             if (!value(&v))
                 return fail(a + QStringLiteral(" needs a value"));
-            if (key.isEmpty()) {
-                side->spec = v;
-            } else if (key == u"-env") {
+            std::pair<QString, QString> variable;
+            if (key.endsWith(QStringLiteral("-env"))) {
                 const qsizetype eq = v.indexOf(u'=');
                 if (eq <= 0)
                     return fail(QStringLiteral("%1: expected NAME=VALUE, got \"%2\"").arg(a, v));
-                side->environment.append({ v.left(eq), v.mid(eq + 1) });
-            } else {
-                side->workingDirectory = v;
+                variable = { v.left(eq), v.mid(eq + 1) };
+            }
+            // --client and --client-env: both sides; the others: their side, once.
+            for (AbTarget *target : both ? std::array { &f.targets[0], &f.targets[1] } : std::array { side, side }) {
+                if (key.isEmpty())
+                    target->spec = v;
+                else if (key == u"-env")
+                    target->environment.append(variable);
+                else if (key == u"-dir")
+                    target->workingDirectory = v;
+                else if (key == u"-client")
+                    target->client = v;
+                else
+                    target->clientEnvironment.append(variable);
+                if (!both)
+                    break;
             }
             continue;
         }
@@ -257,6 +281,11 @@ QString abProblemText(const ScenarioProblem &problem, int side, const AbFlags &f
         if (problem.field == u"environment")
             return QStringLiteral("--%1-env/--%1-dir are for commands; \"%2\" is an address")
                 .arg(letter, f.targets[static_cast<size_t>(side)].spec);
+        if (problem.field == u"client")
+            return QStringLiteral("--%1-client: ").arg(letter) + problem.message;
+        if (problem.field == u"client_environment")
+            return QStringLiteral("--%1-client-env: is for a client command; give --%1-client (or --client)")
+                .arg(letter);
         if (problem.field.startsWith(QStringLiteral("server_command.")))
             return QStringLiteral("--%1: ").arg(problem.field.mid(15).replace(u'_', u'-')) + problem.message;
     }
@@ -450,7 +479,10 @@ int abCommand(const QStringList &arguments)
         err() << "rpcscope-cli ab: " << runner.error() << '\n';
     session.finish(); // the servers stopped
     session.completeRecords(&records);
-    const bool stopped = interrupted || runner.wasStopped();
+    // A run that failed (a server that did not start again, a client command that broke the protocol) has no
+    // verdict: its blocks are kept, as a stopped run's, and no comparison is printed that would look like one.
+    const bool failed = runner.endedBy() == AbEnd::Failed;
+    const bool stopped = interrupted || runner.wasStopped() || failed;
     for (RunRecord &record : records) {
         if (stopped)
             record.status = QString::fromUtf16(RunStatus::Stopped);
@@ -462,6 +494,11 @@ int abCommand(const QStringList &arguments)
     if (f.save)
         err() << "Saved as runs #" << records[0].id << " (A) and #" << records[1].id << " (B) in " << store.path()
               << '\n';
+    if (failed) {
+        err() << "rpcscope-cli ab: the A/B run did not complete: no verdict\n";
+        err().flush();
+        return ExitRuntime;
+    }
     err().flush();
     return printAbResult(session, records, f.format == u"markdown",
         stopped                                      ? QStringLiteral(", stopped early")

@@ -354,7 +354,7 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
                     QStringLiteral("stdout line %1: more timed calls than the %2 asked").arg(number).arg(block.calls));
             recorder.call(*event, now);
         }
-        if (s.interrupted.exchange(false)) {
+        if (s.interrupted.exchange(false) || Clock::now() >= block.endBy) {
             *snapshot = recorder.finish(Clock::now(), RunState::Stopped);
             return true;
         }

@@ -49,6 +49,8 @@ struct ClientBlock {
     int concurrency = 1;
     uint64_t warmupCalls = 0;
     std::chrono::nanoseconds interval { std::chrono::seconds(1) }; ///< the time series' resolution
+    /// The block ends then, as on interrupt(), whatever the client is doing (a run's wall-clock limit).
+    std::chrono::steady_clock::time_point endBy = std::chrono::steady_clock::time_point::max();
 };
 
 /**

@@ -97,6 +97,9 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
     if (m_blocks.firstSide != 0 && m_blocks.firstSide != 1)
         m_blocks.firstSide = AbBlocks::coinFlip();
     m_totals = {};
+    m_clients = {};
+    m_clientLines = {};
+    m_clientBlocks = {};
     m_raw = {};
     m_plannedSoFar = {};
     m_blockLog.clear();
@@ -117,6 +120,14 @@ void AbRunner::stop()
     std::lock_guard lock(m_mutex);
     if (m_current)
         m_current->stop();
+    if (m_currentClient)
+        m_currentClient->interrupt();
+}
+
+QString AbRunner::clientCommandLine(int side) const
+{
+    std::lock_guard lock(m_mutex);
+    return m_clientLines[static_cast<size_t>(side)];
 }
 
 bool AbRunner::isRunning() const
@@ -161,19 +172,174 @@ int AbRunner::processDue(int round) const
     return std::clamp(1 + (round - 1) * restarts / rounds, 1, restarts);
 }
 
+bool AbRunner::replicatesProcesses(int side) const
+{
+    return (m_sides[side].restartServer || m_sides[side].client) && m_blocks.restarts > 1;
+}
+
+void AbRunner::fail(int side, const QString &why)
+{
+    std::lock_guard lock(m_mutex);
+    m_error = side == 0 || side == 1 ? QStringLiteral("%1: %2").arg(QChar(side == 0 ? u'A' : u'B')).arg(why) : why;
+    m_end = AbEnd::Failed;
+    m_stop = true;
+}
+
+bool AbRunner::startClient(int side, QString *why)
+{
+    auto &client = m_clients[side];
+    if (client)
+        client->stop();
+    client = std::make_unique<ClientCommandRunner>();
+    m_clientBlocks[side] = 0;
+    if (!client->start(*m_sides[side].client, m_sides[side].target.address, why))
+        return false;
+    std::lock_guard lock(m_mutex);
+    m_clientLines[side] = client->commandLine();
+    return true;
+}
+
+bool AbRunner::runEngineBlock(
+    int side, const LoadPlan &block, std::shared_ptr<Transport> *kept, BlockOutcome *out, QString *why)
+{
+    std::unique_ptr<Transport> transport;
+    if (m_blocks.connectionPerBlock || !*kept) {
+        transport = makeTransport(m_sides[side].transport, m_sides[side].target, m_sides[side].call, why);
+        if (transport && !m_blocks.connectionPerBlock) {
+            *kept = std::shared_ptr<Transport>(std::move(transport));
+            transport = std::make_unique<BorrowedTransport>(*kept);
+        }
+    } else {
+        transport = std::make_unique<BorrowedTransport>(*kept);
+    }
+    LoadEngine engine;
+    if (!transport || !engine.start(std::move(transport), block, why))
+        return false;
+    {
+        std::lock_guard lock(m_mutex);
+        m_current = &engine;
+        m_currentSide = side;
+        if (m_stop)
+            engine.stop();
+    }
+    const bool limited = m_blocks.maxDuration.count() > 0;
+    if (!limited) {
+        engine.waitForFinished(std::chrono::hours(24 * 365));
+    } else {
+        while (!engine.waitForFinished(std::chrono::milliseconds(20))) {
+            if (!out->cut && std::chrono::steady_clock::now() >= m_deadline) {
+                out->cut = true;
+                engine.stop(); // the block ends early and is kept, as on stop()
+            }
+        }
+    }
+    out->result = engine.snapshot();
+    if (block.recordRawSamples)
+        out->raw = engine.rawSamples();
+    std::lock_guard lock(m_mutex);
+    m_current = nullptr;
+    m_currentSide = -1;
+    return true;
+}
+
+bool AbRunner::runClientBlock(int side, const LoadPlan &block, int number, BlockOutcome *out, QString *why)
+{
+    ClientCommandRunner *client = m_clients[side].get();
+    ClientBlock request;
+    request.number = number;
+    request.calls = block.totalCalls;
+    request.duration = block.duration;
+    request.concurrency = block.concurrency;
+    request.warmupCalls = block.warmupCalls;
+    request.interval = block.interval;
+    if (m_blocks.maxDuration.count() > 0)
+        request.endBy = m_deadline;
+    {
+        std::lock_guard lock(m_mutex);
+        m_currentClient = client;
+        m_currentSide = side;
+        if (m_stop)
+            client->interrupt();
+    }
+    // The server's CPU and memory over the block, as the load engine samples them for its own calls.
+    const auto server = static_cast<pid_t>(block.serverPid);
+    const ProcessSample serverBefore = server > 0 ? sampleProcess(server) : ProcessSample();
+    const bool ok = client->runBlock(request, &out->result, why);
+    if (server > 0 && serverBefore.valid) {
+        const ProcessSample serverAfter = sampleProcess(server);
+        if (serverAfter.valid) {
+            out->result.hasServerStats = true;
+            out->result.serverCpuSeconds = std::max(0.0, serverAfter.cpuSeconds - serverBefore.cpuSeconds);
+            out->result.serverCpuInTicks = serverAfter.cpuFromTicks;
+            out->result.serverPeakRssBytes = serverAfter.rssBytes;
+        }
+    }
+    out->cut = ok && out->result.state == RunState::Stopped && !m_stop;
+    std::lock_guard lock(m_mutex);
+    m_currentClient = nullptr;
+    m_currentSide = -1;
+    return ok;
+}
+
+void AbRunner::keepBlock(int side, int round, int process, const LoadPlan &block, BlockOutcome &outcome, bool *decided)
+{
+    const bool byCount = m_sides[0].plan.totalCalls > 0;
+    RunSnapshot &result = outcome.result;
+    if (byCount)
+        result.plannedCalls = block.totalCalls;
+    std::lock_guard lock(m_mutex);
+    const auto offset = static_cast<uint64_t>(m_totals[side].elapsed.count());
+    for (RawSample &sample : outcome.raw)
+        sample.sentNs += offset;
+    m_raw[side].insert(m_raw[side].end(), outcome.raw.begin(), outcome.raw.end());
+    RunBlock record;
+    record.round = round;
+    record.process = process;
+    record.elapsed = result.elapsed;
+    record.calls = result.callsCompleted();
+    record.failed = result.callsFailed();
+    record.latency = result.latency;
+    record.messageLatency = result.messageLatency;
+    result.blocks.push_back(record);
+    result.blocksConnection = m_blocks.connectionName();
+    // Appended to a copy that then replaces the total: snapshot() hands out copies that share the total's Qt lists,
+    // and a QList decides to write in place from a relaxed read of its reference count, which does not order the
+    // write after the owner's thread let its copy go (ThreadSanitizer caught this thread reallocating a timeline the
+    // owner had just released). Copying takes a reference, an atomic read-modify-write that does; the append then
+    // writes to memory of its own.
+    RunSnapshot total = m_totals[side];
+    appendRun(total, result);
+    m_totals[side] = std::move(total);
+    m_plannedSoFar[side] += byCount ? block.totalCalls : 0;
+    AbBlockResult logged { side, round, result.callsCompleted(), result.callsFailed(), result.latency.percentile(50),
+        process, {} };
+    // A block cut short by stop() or the time limit is kept, but not judged: it is not a block as planned.
+    if (!m_stop && !outcome.cut && m_sequential.addBlock(side, round, logged.p50Ns)) {
+        logged.pairJudged = m_sequential.progressLine();
+        *decided = m_blocks.untilDecided && m_sequential.decided();
+    }
+    m_blockLog.push_back(std::move(logged));
+    ++m_blocksDone;
+    if (byCount && result.callsCompleted() == 0 && !m_stop) {
+        // A side that completes nothing (its server died) would loop forever.
+        m_error = QStringLiteral("%1 completed no call in a block; stopped").arg(QChar(side == 0 ? u'A' : u'B'));
+        m_end = AbEnd::Failed;
+        m_stop = true;
+    }
+}
+
 void AbRunner::run()
 {
     const LoadPlan &plan = m_sides[0].plan;
     const bool byCount = plan.totalCalls > 0;
-    const auto began = std::chrono::steady_clock::now();
     const bool limited = m_blocks.maxDuration.count() > 0;
-    const auto deadline = began + m_blocks.maxDuration;
+    m_deadline = std::chrono::steady_clock::now() + m_blocks.maxDuration;
     bool decided = false;
     bool overTime = false;
     std::array<std::shared_ptr<Transport>, 2> kept;
     std::array<int, 2> process {};
     for (int side = 0; side < 2; ++side)
-        process[side] = m_sides[side].restartServer ? 1 : 0;
+        process[side] = replicatesProcesses(side) || m_sides[side].restartServer ? 1 : 0;
     const auto ended = [&] { return m_stop || decided || overTime; };
     for (int round = 1; !ended() && (!sideDone(0) || !sideDone(1)); ++round) {
         for (int turn = 0; turn < 2 && !ended(); ++turn) {
@@ -182,22 +348,32 @@ void AbRunner::run()
                 continue;
             QString why;
             bool freshProcess = false;
-            if (m_sides[side].restartServer && m_blocks.restarts > 1 && processDue(round) > process[side]) {
-                QString address;
-                int64_t pid = 0;
-                kept[side].reset(); // its connections lead to the server that is about to stop
-                if (!m_sides[side].restartServer(&address, &pid, &why)) {
-                    std::lock_guard lock(m_mutex);
-                    m_error = QStringLiteral("%1: the server did not start again: %2")
-                                  .arg(QChar(side == 0 ? u'A' : u'B'))
-                                  .arg(why);
-                    m_end = AbEnd::Failed;
-                    m_running = false;
-                    return;
+            if (replicatesProcesses(side) && processDue(round) > process[side]) {
+                if (m_sides[side].restartServer) {
+                    QString address;
+                    int64_t pid = 0;
+                    kept[side].reset(); // its connections lead to the server that is about to stop
+                    if (m_clients[side])
+                        m_clients[side]->stop(); // and so do the client command's
+                    if (!m_sides[side].restartServer(&address, &pid, &why)) {
+                        fail(side, QStringLiteral("the server did not start again: ") + why);
+                        break;
+                    }
+                    m_sides[side].target.address = address;
+                    m_sides[side].plan.serverPid = pid;
                 }
-                m_sides[side].target.address = address;
-                m_sides[side].plan.serverPid = pid;
                 process[side] = processDue(round);
+                freshProcess = true;
+                if (m_sides[side].client && !startClient(side, &why)) {
+                    fail(side, why);
+                    break;
+                }
+            }
+            if (m_sides[side].client && !m_clients[side]) {
+                if (!startClient(side, &why)) {
+                    fail(side, why);
+                    break;
+                }
                 freshProcess = true;
             }
             LoadPlan block = m_sides[side].plan;
@@ -208,97 +384,25 @@ void AbRunner::run()
                 block.totalCalls = 0;
                 block.duration = std::min(m_blocks.time, plan.duration - m_totals[side].elapsed);
             }
-            // A new server process is cold: it gets the run's warm-up, as the first block did.
+            // A new server (or client) process is cold: it gets the run's warm-up, as the first block did.
             if (round > 1 && !freshProcess) {
                 block.warmupCalls = static_cast<uint64_t>(block.concurrency);
                 block.warmupDuration = std::chrono::nanoseconds(0);
             }
-            std::unique_ptr<Transport> transport;
-            if (m_blocks.connectionPerBlock || !kept[side]) {
-                transport = makeTransport(m_sides[side].transport, m_sides[side].target, m_sides[side].call, &why);
-                if (transport && !m_blocks.connectionPerBlock) {
-                    kept[side] = std::shared_ptr<Transport>(std::move(transport));
-                    transport = std::make_unique<BorrowedTransport>(kept[side]);
-                }
-            } else {
-                transport = std::make_unique<BorrowedTransport>(kept[side]);
+            BlockOutcome outcome;
+            const bool ran = m_sides[side].client ? runClientBlock(side, block, ++m_clientBlocks[side], &outcome, &why)
+                                                  : runEngineBlock(side, block, &kept[side], &outcome, &why);
+            if (!ran) {
+                fail(side, why);
+                break;
             }
-            LoadEngine engine;
-            if (!transport || !engine.start(std::move(transport), block, &why)) {
-                std::lock_guard lock(m_mutex);
-                m_error = QStringLiteral("%1: %2").arg(QChar(side == 0 ? u'A' : u'B')).arg(why);
-                m_end = AbEnd::Failed;
-                m_running = false;
-                return;
-            }
-            {
-                std::lock_guard lock(m_mutex);
-                m_current = &engine;
-                m_currentSide = side;
-                if (m_stop)
-                    engine.stop();
-            }
-            bool cut = false; // by the time limit
-            if (!limited) {
-                engine.waitForFinished(std::chrono::hours(24 * 365));
-            } else {
-                while (!engine.waitForFinished(std::chrono::milliseconds(20))) {
-                    if (!cut && std::chrono::steady_clock::now() >= deadline) {
-                        cut = true;
-                        engine.stop(); // the block ends early and is kept, as on stop()
-                    }
-                }
-            }
-            RunSnapshot result = engine.snapshot();
-            if (byCount)
-                result.plannedCalls = block.totalCalls;
-            std::vector<RawSample> raw;
-            if (block.recordRawSamples)
-                raw = engine.rawSamples();
-            std::lock_guard lock(m_mutex);
-            m_current = nullptr;
-            m_currentSide = -1;
-            const auto offset = static_cast<uint64_t>(m_totals[side].elapsed.count());
-            for (RawSample &sample : raw)
-                sample.sentNs += offset;
-            m_raw[side].insert(m_raw[side].end(), raw.begin(), raw.end());
-            RunBlock record;
-            record.round = round;
-            record.process = process[side];
-            record.elapsed = result.elapsed;
-            record.calls = result.callsCompleted();
-            record.failed = result.callsFailed();
-            record.latency = result.latency;
-            record.messageLatency = result.messageLatency;
-            result.blocks.push_back(record);
-            result.blocksConnection = m_blocks.connectionName();
-            // Appended to a copy that then replaces the total: snapshot() hands out copies that share the total's
-            // Qt lists, and a QList decides to write in place from a relaxed read of its reference count, which does
-            // not order the write after the owner's thread let its copy go (ThreadSanitizer caught this thread
-            // reallocating a timeline the owner had just released). Copying takes a reference, an atomic
-            // read-modify-write that does; the append then writes to memory of its own.
-            RunSnapshot total = m_totals[side];
-            appendRun(total, result);
-            m_totals[side] = std::move(total);
-            m_plannedSoFar[side] += byCount ? block.totalCalls : 0;
-            AbBlockResult logged { side, round, result.callsCompleted(), result.callsFailed(),
-                result.latency.percentile(50), process[side], {} };
-            // A block cut short by stop() or the time limit is kept, but not judged: it is not a block as planned.
-            if (!m_stop && !cut && m_sequential.addBlock(side, round, logged.p50Ns)) {
-                logged.pairJudged = m_sequential.progressLine();
-                decided = m_blocks.untilDecided && m_sequential.decided();
-            }
-            m_blockLog.push_back(std::move(logged));
-            ++m_blocksDone;
-            overTime = limited && (cut || std::chrono::steady_clock::now() >= deadline);
-            if (byCount && result.callsCompleted() == 0 && !m_stop) {
-                // A side that completes nothing (its server died) would loop forever.
-                m_error
-                    = QStringLiteral("%1 completed no call in a block; stopped").arg(QChar(side == 0 ? u'A' : u'B'));
-                m_end = AbEnd::Failed;
-                m_stop = true;
-            }
+            keepBlock(side, round, process[side], block, outcome, &decided);
+            overTime = limited && (outcome.cut || std::chrono::steady_clock::now() >= m_deadline);
         }
+    }
+    for (auto &client : m_clients) {
+        if (client)
+            client->stop();
     }
     std::lock_guard lock(m_mutex);
     if (m_end == AbEnd::Running)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "client/clientcommand.h"
 #include "compare/sequentialab.h"
 #include "engine/loadengine.h"
 #include "transport/grpctransport.h"
@@ -29,6 +30,13 @@ struct AbSide {
      * commands when AbBlocks::restarts > 1. Called on the runner's thread, between blocks, never during one.
      */
     std::function<bool(QString *address, int64_t *pid, QString *error)> restartServer;
+    /**
+     * Set: this side's calls are made by this client command (issue 36), not by rpcscope's client; transport and
+     * call are then unused. The runner starts it (against target.address) before the side's first block, starts it
+     * anew with every new process of the side (as a server command is; with AbBlocks::restarts > 1 it is restarted
+     * even when the server is not), and stops it when the run ends.
+     */
+    std::optional<ClientCommand> client;
 };
 
 /// One finished block, for progress reports.
@@ -150,8 +158,11 @@ public:
     /// Rounds planned (an estimate in time mode) and whether a signal or stop() cut the run short.
     int roundsPlanned() const;
     bool wasStopped() const;
-    /// Set when a block could not start (its transport or plan was refused); the run then ended.
+    /// Set when a block could not start (its transport or plan was refused) or a client command failed; the run then
+    /// ended.
     QString error() const;
+    /// Each side's client command as started last ({target} filled in), empty for rpcscope's own client.
+    QString clientCommandLine(int side) const;
     /// The pairs judged so far (every run is judged; only AbBlocks::untilDecided stops on it).
     SequentialAb sequential() const;
     AbEnd endedBy() const;
@@ -160,9 +171,25 @@ public:
     QString endedByText(const QString &planned) const;
 
 private:
+    /// One block's measurements, as run() keeps them.
+    struct BlockOutcome {
+        RunSnapshot result;
+        std::vector<RawSample> raw;
+        bool cut = false; ///< ended early by the time limit
+    };
     void run();
     bool sideDone(int side) const;
     int processDue(int round) const;
+    bool replicatesProcesses(int side) const;
+    /// Ends the run as failed with @p why (prefixed with the side's letter when @p side is 0 or 1).
+    void fail(int side, const QString &why);
+    /// Starts (or starts anew) @p side's client command against its address; false with @p why.
+    bool startClient(int side, QString *why);
+    bool runEngineBlock(
+        int side, const LoadPlan &block, std::shared_ptr<Transport> *kept, BlockOutcome *out, QString *why);
+    bool runClientBlock(int side, const LoadPlan &block, int number, BlockOutcome *out, QString *why);
+    /// Adds a finished block to its side's totals and log and judges its pair; sets *@p decided.
+    void keepBlock(int side, int round, int process, const LoadPlan &block, BlockOutcome &outcome, bool *decided);
 
     std::array<AbSide, 2> m_sides;
     AbBlocks m_blocks;
@@ -175,7 +202,12 @@ private:
     SequentialAb m_sequential { 2, 0.05 }; ///< guarded by m_mutex
     AbEnd m_end = AbEnd::Running; ///< guarded by m_mutex
     LoadEngine *m_current = nullptr; ///< the block running now (guarded by m_mutex)
+    ClientCommandRunner *m_currentClient = nullptr; ///< or the client command running it (guarded by m_mutex)
+    std::array<std::unique_ptr<ClientCommandRunner>, 2> m_clients; ///< the sides' client commands (the run's thread)
+    std::array<QString, 2> m_clientLines; ///< guarded by m_mutex
+    std::array<int, 2> m_clientBlocks {}; ///< blocks each client process has run (its protocol's block numbers)
     int m_currentSide = -1;
+    std::chrono::steady_clock::time_point m_deadline; ///< AbBlocks::maxDuration from the run's start
     int m_blocksDone = 0;
     QString m_error;
     std::atomic<bool> m_stop { false };

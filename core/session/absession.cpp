@@ -74,6 +74,17 @@ bool AbSession::check(ScenarioProblem *problem, int *side)
         const AbTarget &t = m_targets[static_cast<size_t>(index)];
         s.builtin = t.spec.trimmed() == u"builtin";
         s.startsServer = s.builtin || looksLikeCommand(t.spec);
+        if (t.client.isEmpty() && !t.clientEnvironment.isEmpty())
+            return fail(index,
+                { QStringLiteral("client_environment"),
+                    QStringLiteral("is for a client command, and this side has none"), false });
+        if (!t.client.isEmpty()) {
+            ClientCommand client;
+            client.command = t.client;
+            client.environment = t.clientEnvironment;
+            if (QString why; !client.check(&why))
+                return fail(index, { QStringLiteral("client"), why, false });
+        }
         if (!s.startsServer && (!t.environment.isEmpty() || !t.workingDirectory.isEmpty()))
             return fail(index,
                 { QStringLiteral("environment"),
@@ -106,8 +117,11 @@ bool AbSession::check(ScenarioProblem *problem, int *side)
             m_pinnedApart = true;
         }
     }
-    const AbServers servers { a.startsServer || b.startsServer, a.startsServer && b.startsServer,
-        !m_clientCpus.empty() };
+    // A client command is a process of the side as a server command is: restarted, and the replicate.
+    const bool clientA = !m_targets[0].client.isEmpty();
+    const bool clientB = !m_targets[1].client.isEmpty();
+    const AbServers servers { a.startsServer || b.startsServer || clientA || clientB,
+        (a.startsServer || clientA) && (b.startsServer || clientB), !m_clientCpus.empty() };
     std::optional<AbBlocks> designed = prepareAb(m_design, a.spec.plan, servers, problem);
     if (!designed)
         return fail(-1, *problem);
@@ -300,7 +314,14 @@ bool AbSession::startLoad(QString *error)
     std::array<AbSide, 2> sides;
     for (size_t index = 0; index < 2; ++index) {
         Side &s = m_sides[index];
-        sides[index] = { s.spec.transport, s.spec.target, *s.call, s.spec.plan, {} };
+        sides[index] = { s.spec.transport, s.spec.target, *s.call, s.spec.plan, {}, {} };
+        if (const AbTarget &t = m_targets[index]; !t.client.isEmpty()) {
+            ClientCommand client;
+            client.command = t.client;
+            client.environment = t.clientEnvironment;
+            client.cpus = m_clientCpus;
+            sides[index].client = client;
+        }
         if (ProfileRecorder *profiler = m_profiler.get()) {
             // Every block's timed phase is a window of this side's current server process and of the client.
             const int side = static_cast<int>(index);
@@ -382,8 +403,9 @@ void AbSession::buildRecords()
 {
     // Each side named by what distinguishes it from the other (the words of its command, its environment), short
     // enough for a legend; the side in the name too: charts and lists name runs by it.
-    const std::array<QString, 2> names
-        = abSideNames({ m_targets[0].spec, m_targets[0].environment }, { m_targets[1].spec, m_targets[1].environment });
+    const std::array<QString, 2> names = abSideNames(
+        { m_targets[0].spec, m_targets[0].environment, m_targets[0].client, m_targets[0].clientEnvironment },
+        { m_targets[1].spec, m_targets[1].environment, m_targets[1].client, m_targets[1].clientEnvironment });
     QJsonObject environment = environmentFingerprint();
     // Pinning is part of where a run ran: two runs pinned differently are told apart like two machines.
     if (!m_clientCpus.empty())
@@ -412,6 +434,13 @@ void AbSession::buildRecords()
         r.scenario = QJsonDocument::fromJson(ran.toJson()).object();
         r.scenario.insert(QStringLiteral("ab_side"), sideLetter(index));
         r.scenario.insert(QStringLiteral("ab_rounds_planned"), m_rounds);
+        if (const AbTarget &t = m_targets[static_cast<size_t>(index)]; !t.client.isEmpty()) {
+            // What made the calls: recorded, never run again from a record (a shared document names no command).
+            ClientCommand client;
+            client.command = t.client;
+            client.environment = t.clientEnvironment;
+            r.scenario.insert(QStringLiteral("client_command"), client.describe());
+        }
         r.environment = environment;
         if (s.startsServer) {
             r.server = s.server.describe();

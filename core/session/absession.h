@@ -28,6 +28,11 @@ struct AbTarget {
     QString spec;
     QList<QPair<QString, QString>> environment; ///< for a command or the built-in server
     QString workingDirectory; ///< for a command
+    /// A client command that makes this side's calls instead of rpcscope's own client (clientcommand.h), with
+    /// environment variables of its own; empty: rpcscope's client. From the command line or the window only: a
+    /// shared document never names one.
+    QString client;
+    QList<QPair<QString, QString>> clientEnvironment;
 };
 
 /**

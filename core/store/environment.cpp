@@ -263,8 +263,12 @@ QStringList nameWords(const QString &target)
         words.remove(flag ? i - 1 : i, flag ? 2 : 1);
         i -= flag ? 1 : 0;
     }
-    if (words.size() > 1 && words.first().contains(u'/'))
-        words.first() = words.first().section(u'/', -1);
+    // Paths by their file names (a program, a script): "python3 grpc_echo_client.py", not its folders.
+    for (QString &word : words) {
+        if (words.size() > 1 && word.contains(u'/') && !word.startsWith(u'-') && !word.contains(QStringLiteral("://"))
+            && !word.endsWith(u'/'))
+            word = word.section(u'/', -1);
+    }
     return words;
 }
 
@@ -307,10 +311,21 @@ std::array<QString, 2> abSideNames(const AbSideIdentity &a, const AbSideIdentity
         for (size_t i = 0; i < 2; ++i)
             parts[i] << (words[i].isEmpty() ? nameWords(sides[i]->target).join(u' ') : words[i]);
     }
-    // The environment variables that differ, by name.
+    if (a.client != b.client) {
+        const auto words = differingWords(a.client, b.client);
+        for (size_t i = 0; i < 2; ++i) {
+            const QString &client = sides[i]->client;
+            parts[i] << (client.isEmpty() ? QStringLiteral("rpcscope's client")
+                    : words[i].isEmpty()  ? nameWords(client).join(u' ')
+                                          : words[i]);
+        }
+    }
+    // The environment variables that differ, by name: the server's, then the client's.
     QMap<QString, std::array<std::optional<QString>, 2>> variables;
     for (size_t i = 0; i < 2; ++i) {
         for (const auto &[name, value] : sides[i]->environment)
+            variables[name][i] = value;
+        for (const auto &[name, value] : sides[i]->clientEnvironment)
             variables[name][i] = value;
     }
     for (auto it = variables.begin(); it != variables.end(); ++it) {
@@ -355,6 +370,16 @@ QStringList runDifferences(const RunRecord &a, const RunRecord &b)
         QStringLiteral("server env "), {}, {}, QStringLiteral("(unset)"));
     lines += objectDifferences(
         a.server, b.server, QStringLiteral("server "), {}, { command, env, QStringLiteral("cpus") });
+    // The client command that made the calls (issue 36), and its environment variable by variable.
+    const QJsonObject clientA = a.scenario.value(QStringLiteral("client_command")).toObject();
+    const QJsonObject clientB = b.scenario.value(QStringLiteral("client_command")).toObject();
+    if (clientA.value(command) != clientB.value(command)) {
+        const QJsonValue rpcscope(QStringLiteral("(rpcscope's own client)"));
+        lines << differenceLine(QStringLiteral("client command"), clientA.isEmpty() ? rpcscope : clientA.value(command),
+            clientB.isEmpty() ? rpcscope : clientB.value(command));
+    }
+    lines += objectDifferences(environmentByName(clientA.value(env)), environmentByName(clientB.value(env)),
+        QStringLiteral("client env "), {}, {}, QStringLiteral("(unset)"));
     // The scenario document, field by field as it names them: what is sent first, then the load, the connection and
     // the rest. Left out: what the record's fields above already say, and what only says where results went.
     lines += objectDifferences(comparableScenario(a.scenario), comparableScenario(b.scenario), QString(),
@@ -365,7 +390,7 @@ QStringList runDifferences(const RunRecord &a, const RunRecord &b)
             QStringLiteral("checks") },
         { QStringLiteral("rpcscope_scenario"), QStringLiteral("method"), QStringLiteral("transport"),
             QStringLiteral("codec"), QStringLiteral("target"), QStringLiteral("output"), QStringLiteral("history"),
-            QStringLiteral("raw_samples"), QStringLiteral("pinning") });
+            QStringLiteral("raw_samples"), QStringLiteral("pinning"), QStringLiteral("client_command") });
     // Where it ran: the machine, the pinning and the versions.
     lines += environmentDifferences(a.environment, b.environment);
     return lines;

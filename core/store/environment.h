@@ -23,8 +23,10 @@ QStringList environmentDifferences(const QJsonObject &a, const QJsonObject &b);
 
 /**
  * What differs between two runs, as "what: A -> B" lines: the method, transport, codec and target first, then the
- * environment fingerprints' fields, then the server command rpcscope started ("server command: A -> B"). Empty when
- * the two ran the same thing in the same place. What the Compare runs page, `compare` and the slides list.
+ * server command rpcscope started ("server command: A -> B") and its environment, the client command that made the
+ * calls ("client command: (rpcscope) -> python3 client.py", "client env NAME: a -> b"), the scenario's fields, then
+ * the environment fingerprints' fields. Empty when the two ran the same thing in the same place. What the Compare
+ * runs page, `compare` and the slides list.
  */
 QStringList runDifferences(const RunRecord &a, const RunRecord &b);
 
@@ -33,14 +35,17 @@ QStringList runDifferences(const RunRecord &a, const RunRecord &b);
 struct AbSideIdentity {
     QString target;
     QList<QPair<QString, QString>> environment;
+    QString client; ///< the client command making its calls; empty: rpcscope's own client
+    QList<QPair<QString, QString>> clientEnvironment;
 };
 
 /**
  * Names for the two sides of an A/B run that say what distinguishes them, at most @p longest characters each
  * (elided in the middle, never cut mid-word): the words of their targets that differ ("server_a.py" against
- * "server_b.py"; a program by its file name, without its {port}), then the environment variables that differ
- * ("RPCSCOPE_SERVE_DELAY=1ms" against "no RPCSCOPE_SERVE_DELAY"; a value that looks like a credential is not shown).
- * The whole target when nothing differs. The side's letter is not part of it: the caller adds it once.
+ * "server_b.py"; a program by its file name, without its {port}), then those of their client commands, then the
+ * environment variables that differ, the server's and the client's ("RPCSCOPE_SERVE_DELAY=1ms" against "no
+ * RPCSCOPE_SERVE_DELAY"; a value that looks like a credential is not shown). The whole target when nothing differs.
+ * The side's letter is not part of it: the caller adds it once.
  */
 std::array<QString, 2> abSideNames(const AbSideIdentity &a, const AbSideIdentity &b, int longest = 60);
 

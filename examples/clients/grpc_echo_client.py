@@ -38,6 +38,7 @@ def bench_messages():
     """EchoRequest and EchoResponse, generated from the repository's bench.proto by protoc when not importable."""
     proto_root = HERE.parent.parent / "proto"
     out = pathlib.Path(os.environ.get("RPCSCOPE_PY_GEN") or tempfile.mkdtemp(prefix="rpcscope-py-"))
+    out.mkdir(parents=True, exist_ok=True)
     if not (out / "rpcscope/bench/v1/bench_pb2.py").exists():
         protoc = shutil.which("protoc")
         if not protoc:
