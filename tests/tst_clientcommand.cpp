@@ -22,11 +22,13 @@ namespace {
 
 const QString kExamples = QStringLiteral(RPCSCOPE_SOURCE_DIR "/examples/clients");
 const QString kSystemPython = QStringLiteral("/usr/bin/python3");
+/// What a client says first, once it has connected (in a shell script given to sh -c '...').
+const QString kReady = QStringLiteral("echo \"{\\\"ready\\\": true}\"; ");
 
 ClientCommand shellClient(const char *script)
 {
     ClientCommand command;
-    command.command = QStringLiteral("sh -c '%1'").arg(QString::fromUtf8(script));
+    command.command = QStringLiteral("sh -c '%1%2'").arg(kReady, QString::fromUtf8(script));
     command.idleTimeout = 5s;
     return command;
 }
@@ -49,8 +51,11 @@ public:
         m_address = QString::fromUtf8(m_process.readLine()).trimmed();
         return !m_address.isEmpty();
     }
-    ~BuiltinServer()
+    ~BuiltinServer() { stop(); }
+    void stop()
     {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
         m_process.terminate();
         if (!m_process.waitForFinished(5000))
             m_process.kill();
@@ -217,12 +222,44 @@ private Q_SLOTS:
         QVERIFY(runner.stderrTail().contains(QStringLiteral("grpc_echo_client: ") + server.address()));
     }
 
+    void aGoGrpcClientCallsTheBuiltinServer()
+    {
+        const QString client = QStringLiteral(RPCSCOPE_GO_ECHO_CLIENT);
+        if (client.isEmpty())
+            QSKIP("Go is not installed (packaging/debian-packages.txt has golang-go and golang-google-grpc-dev)");
+        BuiltinServer server;
+        QVERIFY(server.start());
+        ClientCommand command;
+        command.command = client + QStringLiteral(" -payload-bytes 512");
+        ClientCommandRunner runner;
+        QString error;
+        QVERIFY2(runner.start(command, server.address(), &error), qPrintable(error));
+        ClientBlock block;
+        block.calls = 500;
+        block.concurrency = 4;
+        block.warmupCalls = 4;
+        RunSnapshot snapshot;
+        QVERIFY2(runner.runBlock(block, &snapshot, &error), qPrintable(error));
+        QCOMPARE(snapshot.latency.count(), 500u);
+        QCOMPARE(snapshot.warmupCalls, 4u);
+        QCOMPARE(snapshot.bytesReceived, 500u * (512 + 3)); // the reply message whole: a tag, a length, the bytes
+        QVERIFY(snapshot.clientCpuSeconds > 0);
+        // A failed call is reported with its gRPC status: the server is gone.
+        block.number = 2;
+        block.calls = 3;
+        block.warmupCalls = 0;
+        server.stop();
+        QVERIFY2(runner.runBlock(block, &snapshot, &error), qPrintable(error));
+        QCOMPARE(snapshot.errorLatency.count(), 3u);
+        QCOMPARE(snapshot.statusCounts[CallStatus::Unavailable], 3u);
+    }
+
     void misbehavingClientsAreNamed_data()
     {
         QTest::addColumn<QString>("script");
         QTest::addColumn<QStringList>("said");
         QTest::newRow("garbage") << QStringLiteral("read l; echo listening on 50051; sleep 5")
-                                 << QStringList { QStringLiteral("stdout line 1"), QStringLiteral("not a JSON"),
+                                 << QStringList { QStringLiteral("stdout line 2"), QStringLiteral("not a JSON"),
                                         QStringLiteral("listening on 50051") };
         QTest::newRow("early exit") << QStringLiteral(
             "read l; echo \"{\\\"latency_ns\\\": 10, \\\"ok\\\": true}\"; echo bye >&2; exit 3")
@@ -232,7 +269,7 @@ private Q_SLOTS:
                                 << QStringList { QStringLiteral("printed nothing for 1 s") };
         QTest::newRow("too many") << QStringLiteral(
             "read l; for i in 1 2 3 4; do echo \"{\\\"latency_ns\\\": 1, \\\"ok\\\": true}\"; done; sleep 5")
-                                  << QStringList { QStringLiteral("stdout line 4"),
+                                  << QStringList { QStringLiteral("stdout line 5"),
                                          QStringLiteral("more timed calls than the 3 asked") };
         QTest::newRow("too few") << QStringLiteral(
             "read l; echo \"{\\\"latency_ns\\\": 1, \\\"ok\\\": true}\"; echo \"{\\\"done\\\": 1}\"; sleep 5")
@@ -241,7 +278,7 @@ private Q_SLOTS:
                                        << QStringList { QStringLiteral("\"done\" for block 7 while block 1 runs") };
         QTest::newRow("fatal") << QStringLiteral("read l; echo \"{\\\"fatal\\\": \\\"no route to host\\\"}\"; sleep 5")
                                << QStringList { QStringLiteral(
-                                      "the client gave up (stdout line 1): no route to host") };
+                                      "the client gave up (stdout line 2): no route to host") };
     }
 
     void misbehavingClientsAreNamed()
@@ -249,7 +286,7 @@ private Q_SLOTS:
         QFETCH(QString, script);
         QFETCH(QStringList, said);
         ClientCommand command;
-        command.command = QStringLiteral("sh -c '%1'").arg(script);
+        command.command = QStringLiteral("sh -c '%1%2'").arg(kReady, script);
         command.idleTimeout = 1s;
         ClientCommandRunner runner;
         QString error;
@@ -263,6 +300,39 @@ private Q_SLOTS:
         QVERIFY2(error.startsWith(QStringLiteral("client command sh -c")), qPrintable(error));
         for (const QString &words : said)
             QVERIFY2(error.contains(words), qPrintable(error));
+    }
+
+    void clientsThatNeverGetReadyAreNamed_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<QString>("said");
+        QTest::newRow("calls first")
+            << QStringLiteral("echo \"{\\\"latency_ns\\\": 1, \\\"ok\\\": true}\"; sleep 5")
+            << QStringLiteral("stdout line 1: a client first says {\"ready\": true} once it has connected");
+        QTest::newRow("garbage first") << QStringLiteral("echo connecting...; sleep 5")
+                                       << QStringLiteral("(and this is not JSON");
+        QTest::newRow("exits") << QStringLiteral("echo cannot connect >&2; exit 4")
+                               << QStringLiteral("exited before it said it was ready (exit code 4)");
+        QTest::newRow("silent") << QStringLiteral("sleep 30")
+                                << QStringLiteral("did not say {\"ready\": true} within 1 s");
+        QTest::newRow("fatal") << QStringLiteral("echo \"{\\\"fatal\\\": \\\"no route\\\"}\"; sleep 5")
+                               << QStringLiteral("the client gave up (stdout line 1): no route");
+    }
+
+    void clientsThatNeverGetReadyAreNamed()
+    {
+        QFETCH(QString, script);
+        QFETCH(QString, said);
+        ClientCommand command;
+        command.command = QStringLiteral("sh -c '%1'").arg(script);
+        command.idleTimeout = 1s;
+        ClientCommandRunner runner;
+        QString error;
+        const auto begin = std::chrono::steady_clock::now();
+        QVERIFY(!runner.start(command, QStringLiteral("127.0.0.1:1"), &error));
+        QVERIFY(std::chrono::steady_clock::now() - begin < 10s);
+        QVERIFY2(error.contains(said), qPrintable(error));
+        QVERIFY(!runner.isRunning());
     }
 
     void badCommandsAreRefusedBeforeTheyRun()
@@ -364,13 +434,14 @@ private Q_SLOTS:
         const QStringList common { QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"),
             QStringLiteral("-n"), QStringLiteral("40"), QStringLiteral("-c"), QStringLiteral("1"),
             QStringLiteral("--no-save") };
-        CliResult ab = runCliProcess(
-            QStringList { QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
-                QStringLiteral("builtin"), QStringLiteral("--b-client"), QStringLiteral("sh -c 'read l; echo hello'") }
-            + common);
+        CliResult ab
+            = runCliProcess(QStringList { QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"),
+                                QStringLiteral("--b"), QStringLiteral("builtin"), QStringLiteral("--b-client"),
+                                QStringLiteral("sh -c '%1read l; echo hello'").arg(kReady) }
+                + common);
         QCOMPARE(ab.exitCode, 3);
         QVERIFY2(ab.err.contains(QStringLiteral("B: client command sh -c"))
-                && ab.err.contains(QStringLiteral("stdout line 1")) && ab.err.contains(QStringLiteral("no verdict")),
+                && ab.err.contains(QStringLiteral("stdout line 2")) && ab.err.contains(QStringLiteral("no verdict")),
             qPrintable(ab.err));
         QVERIFY2(!ab.out.contains(QStringLiteral("verdict")), qPrintable(ab.out));
         // Flags that cannot work are refused before anything starts.

@@ -386,19 +386,26 @@ QString slideHeadline(const Comparison &comparison)
 
 namespace {
 
-/// The profiles a slide compares: both runs' server profiles, else both client profiles; nulls when neither pair
-/// has samples on both sides.
+/// The profiles a slide compares: both runs' server profiles or both client profiles, whichever changed more per
+/// call (a client command's A/B is about its client); nulls when neither pair has samples on both sides.
 std::pair<const Profile *, const Profile *> profilePair(const SlideSpec &spec)
 {
     const std::array<std::pair<const std::optional<Profile> *, const std::optional<Profile> *>, 2> sides {
         std::pair(&spec.baseline.serverProfile, &spec.candidate.serverProfile),
         std::pair(&spec.baseline.clientProfile, &spec.candidate.clientProfile)
     };
+    std::pair<const Profile *, const Profile *> chosen { nullptr, nullptr };
+    double largest = -1;
     for (const auto &[a, b] : sides) {
-        if (*a && *b && !(*a)->isEmpty() && !(*b)->isEmpty() && (*a)->calls() > 0 && (*b)->calls() > 0)
-            return { &**a, &**b };
+        if (!*a || !*b || (*a)->isEmpty() || (*b)->isEmpty() || (*a)->calls() <= 0 || (*b)->calls() <= 0)
+            continue;
+        const double change = std::fabs((*b)->totalUsPerCall() - (*a)->totalUsPerCall());
+        if (change > largest) {
+            largest = change;
+            chosen = { &**a, &**b };
+        }
     }
-    return { nullptr, nullptr };
+    return chosen;
 }
 
 /// SlideText's profile lines of @p spec's runs.

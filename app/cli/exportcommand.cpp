@@ -211,7 +211,7 @@ int exportCommand(const QStringList &arguments)
                                               : exportRuns(runs, format, &error));
         if (format == ExportFormat::SlidePng && error.isEmpty()) {
             if (QByteArray page = renderExport(runs, format, charts.at(i), options, &error, 1); !page.isEmpty())
-                profilePages.insert(i, std::move(page));
+                profilePages.insert(i, page);
         }
         if (!error.isEmpty())
             return usageError(cmd, error);

@@ -274,7 +274,108 @@ bool ClientCommandRunner::start(const ClientCommand &command, const QString &tar
     ::signal(SIGPIPE, SIG_IGN);
     s.commandLine = line;
     s.idleTimeout = command.idleTimeout;
+    // Its start-up (an interpreter's imports, connecting) is over before the first block is timed or profiled.
+    if (!waitUntilReady(error)) {
+        stop(std::chrono::milliseconds(500));
+        return false;
+    }
     return true;
+}
+
+ClientCommandRunner::Next ClientCommandRunner::nextLine(
+    Clock::time_point lastLine, Clock::time_point deadline, Clock::time_point endBy, QByteArray *line, QString *why)
+{
+    State &s = *m_state;
+    char buffer[65536];
+    for (;;) {
+        if (const qsizetype newline = s.pending.indexOf('\n'); newline >= 0) {
+            *line = s.pending.left(newline);
+            s.pending.remove(0, newline + 1);
+            ++s.lines;
+            return Next::Line;
+        }
+        if (s.interrupted.exchange(false) || Clock::now() >= endBy)
+            return Next::Interrupted;
+        const auto now = Clock::now();
+        if (now - lastLine >= s.idleTimeout)
+            return Next::Idle;
+        if (now >= deadline)
+            return Next::Deadline;
+        pollfd fds[2] = { { s.fromClient, POLLIN, 0 }, { s.wake, POLLIN, 0 } };
+        if (::poll(fds, 2, 50) < 0 && errno != EINTR) {
+            *why = QStringLiteral("poll: ") + QString::fromLocal8Bit(std::strerror(errno));
+            return Next::Failed;
+        }
+        if (fds[1].revents & POLLIN) {
+            uint64_t value = 0;
+            [[maybe_unused]] const ssize_t got = ::read(s.wake, &value, sizeof value);
+        }
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            const ssize_t got = ::read(s.fromClient, buffer, sizeof buffer);
+            if (got > 0) {
+                s.pending.append(buffer, got);
+            } else if (got == 0) {
+                s.process.stop(std::chrono::milliseconds(2000));
+                return Next::Exited;
+            } else if (errno != EAGAIN && errno != EINTR) {
+                *why = QStringLiteral("reading its stdout: ") + QString::fromLocal8Bit(std::strerror(errno));
+                return Next::Failed;
+            }
+        }
+    }
+}
+
+QString ClientCommandRunner::failure(const QString &why) const
+{
+    QString message = QStringLiteral("client command %1: %2").arg(m_state->commandLine, why);
+    const QString tail = m_state->process.outputTail(20).trimmed();
+    if (!tail.isEmpty())
+        message += QStringLiteral("\n--- last lines of its stderr ---\n") + tail;
+    return message;
+}
+
+bool ClientCommandRunner::waitUntilReady(QString *error)
+{
+    State &s = *m_state;
+    const auto begin = Clock::now();
+    QByteArray line;
+    QString why;
+    for (;;) {
+        switch (nextLine(begin, Clock::time_point::max(), Clock::time_point::max(), &line, &why)) {
+        case Next::Line:
+            break;
+        case Next::Exited:
+            *error = failure(QStringLiteral("the client exited before it said it was ready (%1)")
+                                 .arg(s.process.exitStatus().toString()));
+            return false;
+        case Next::Idle:
+            *error = failure(QStringLiteral("the client did not say {\"ready\": true} within %1 s")
+                                 .arg(std::chrono::duration<double>(s.idleTimeout).count(), 0, 'f', 0));
+            return false;
+        case Next::Interrupted:
+            *error = failure(QStringLiteral("stopped before the client was ready"));
+            return false;
+        default:
+            *error = failure(why);
+            return false;
+        }
+        if (line.trimmed().isEmpty())
+            continue;
+        const std::optional<ClientEvent> event = parseClientLine(line, &why);
+        if (event && event->kind == ClientEvent::Ready)
+            return true;
+        if (event && event->kind == ClientEvent::Fatal) {
+            *error
+                = failure(QStringLiteral("the client gave up (stdout line %1): %2").arg(s.lines).arg(event->message));
+            return false;
+        }
+        *error = failure(
+            QStringLiteral("stdout line %1: a client first says {\"ready\": true} once it has connected%2: %3")
+                .arg(s.lines)
+                .arg(event ? QString() : QStringLiteral(" (and this is not JSON: %1)").arg(why))
+                .arg(shownLine(line)));
+        return false;
+    }
 }
 
 bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapshot, QString *error)
@@ -284,13 +385,8 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
     BlockRecorder recorder(block, begin);
     auto fail = [&](const QString &why) {
         *snapshot = recorder.finish(Clock::now(), RunState::Stopped);
-        QString message
-            = QStringLiteral("client command %1: block %2: %3").arg(s.commandLine).arg(block.number).arg(why);
-        const QString tail = s.process.outputTail(20).trimmed();
-        if (!tail.isEmpty())
-            message += QStringLiteral("\n--- last lines of its stderr ---\n") + tail;
         if (error)
-            *error = message;
+            *error = failure(QStringLiteral("block %1: %2").arg(block.number).arg(why));
         return false;
     };
     if (s.toClient < 0 || !s.process.isRunning())
@@ -308,43 +404,64 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
     const Clock::time_point deadline
         = block.calls == 0 ? begin + 2 * block.duration + std::chrono::seconds(5) : Clock::time_point::max();
     auto lastLine = begin;
-    char buffer[65536];
+    QByteArray line;
+    QString why;
     for (;;) {
-        // Whole lines first.
-        qsizetype newline;
-        while ((newline = s.pending.indexOf('\n')) >= 0) {
-            const QByteArray line = s.pending.left(newline);
-            s.pending.remove(0, newline + 1);
-            const uint64_t number = ++s.lines;
-            if (line.trimmed().isEmpty())
-                continue;
-            QString why;
-            const std::optional<ClientEvent> event = parseClientLine(line, &why);
-            const auto now = Clock::now();
-            lastLine = now;
-            if (!event)
-                return fail(QStringLiteral("stdout line %1: %2: %3").arg(number).arg(why, shownLine(line)));
-            if (event->kind == ClientEvent::Fatal)
-                return fail(QStringLiteral("the client gave up (stdout line %1): %2").arg(number).arg(event->message));
-            if (event->kind == ClientEvent::Done) {
-                if (event->block != block.number)
-                    return fail(QStringLiteral("stdout line %1: \"done\" for block %2 while block %3 runs")
-                                    .arg(number)
-                                    .arg(event->block)
-                                    .arg(block.number));
-                if (block.calls > 0 && recorder.timedCalls() != block.calls)
-                    return fail(QStringLiteral("stdout line %1: done after %2 timed calls of the %3 asked")
-                                    .arg(number)
-                                    .arg(recorder.timedCalls())
-                                    .arg(block.calls));
-                *snapshot = recorder.finish(now, RunState::Finished);
-                const ProcessSample after = sampleProcess(static_cast<pid_t>(s.process.pid()));
-                if (after.valid) {
-                    snapshot->clientCpuSeconds = std::max(0.0, after.cpuSeconds - cpuBefore);
-                    snapshot->clientPeakRssBytes = after.rssBytes;
-                }
-                return true;
+        switch (nextLine(lastLine, deadline, block.endBy, &line, &why)) {
+        case Next::Line:
+            break;
+        case Next::Interrupted:
+            *snapshot = recorder.finish(Clock::now(), RunState::Stopped);
+            return true;
+        case Next::Idle:
+            return fail(QStringLiteral("the client printed nothing for %1 s (after %2 timed calls)")
+                            .arg(std::chrono::duration<double>(s.idleTimeout).count(), 0, 'f', 0)
+                            .arg(recorder.timedCalls()));
+        case Next::Deadline:
+            return fail(QStringLiteral("the client did not say the block was done within twice its %1 s and 5 s")
+                            .arg(std::chrono::duration<double>(block.duration).count(), 0, 'f', 1));
+        case Next::Exited:
+            return fail(QStringLiteral("the client exited before block %1 was done (%2), after %3 timed calls")
+                            .arg(block.number)
+                            .arg(s.process.exitStatus().toString())
+                            .arg(recorder.timedCalls()));
+        case Next::Failed:
+            return fail(why);
+        }
+        const uint64_t number = s.lines;
+        if (line.trimmed().isEmpty())
+            continue;
+        const std::optional<ClientEvent> event = parseClientLine(line, &why);
+        const auto now = Clock::now();
+        lastLine = now;
+        if (!event)
+            return fail(QStringLiteral("stdout line %1: %2: %3").arg(number).arg(why, shownLine(line)));
+        switch (event->kind) {
+        case ClientEvent::Fatal:
+            return fail(QStringLiteral("the client gave up (stdout line %1): %2").arg(number).arg(event->message));
+        case ClientEvent::Ready:
+            return fail(
+                QStringLiteral("stdout line %1: {\"ready\": true} again, in block %2").arg(number).arg(block.number));
+        case ClientEvent::Done: {
+            if (event->block != block.number)
+                return fail(QStringLiteral("stdout line %1: \"done\" for block %2 while block %3 runs")
+                                .arg(number)
+                                .arg(event->block)
+                                .arg(block.number));
+            if (block.calls > 0 && recorder.timedCalls() != block.calls)
+                return fail(QStringLiteral("stdout line %1: done after %2 timed calls of the %3 asked")
+                                .arg(number)
+                                .arg(recorder.timedCalls())
+                                .arg(block.calls));
+            *snapshot = recorder.finish(now, RunState::Finished);
+            const ProcessSample after = sampleProcess(static_cast<pid_t>(s.process.pid()));
+            if (after.valid) {
+                snapshot->clientCpuSeconds = std::max(0.0, after.cpuSeconds - cpuBefore);
+                snapshot->clientPeakRssBytes = after.rssBytes;
             }
+            return true;
+        }
+        case ClientEvent::Call:
             if (event->warmup) {
                 recorder.warmup(now);
                 continue;
@@ -353,40 +470,7 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
                 return fail(
                     QStringLiteral("stdout line %1: more timed calls than the %2 asked").arg(number).arg(block.calls));
             recorder.call(*event, now);
-        }
-        if (s.interrupted.exchange(false) || Clock::now() >= block.endBy) {
-            *snapshot = recorder.finish(Clock::now(), RunState::Stopped);
-            return true;
-        }
-        const auto now = Clock::now();
-        if (now - lastLine >= s.idleTimeout)
-            return fail(QStringLiteral("the client printed nothing for %1 s (after %2 timed calls)")
-                            .arg(std::chrono::duration<double>(s.idleTimeout).count(), 0, 'f', 0)
-                            .arg(recorder.timedCalls()));
-        if (now >= deadline)
-            return fail(QStringLiteral("the client did not say the block was done within twice its %1 s and 5 s")
-                            .arg(std::chrono::duration<double>(block.duration).count(), 0, 'f', 1));
-        pollfd fds[2] = { { s.fromClient, POLLIN, 0 }, { s.wake, POLLIN, 0 } };
-        const int ready = ::poll(fds, 2, 50);
-        if (ready < 0 && errno != EINTR)
-            return fail(QStringLiteral("poll: ") + QString::fromLocal8Bit(std::strerror(errno)));
-        if (fds[1].revents & POLLIN) {
-            uint64_t value = 0;
-            [[maybe_unused]] const ssize_t got = ::read(s.wake, &value, sizeof value);
-        }
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            const ssize_t got = ::read(s.fromClient, buffer, sizeof buffer);
-            if (got > 0) {
-                s.pending.append(buffer, got);
-            } else if (got == 0) {
-                s.process.stop(std::chrono::milliseconds(2000));
-                return fail(QStringLiteral("the client exited before block %1 was done (%2), after %3 timed calls")
-                                .arg(block.number)
-                                .arg(s.process.exitStatus().toString())
-                                .arg(recorder.timedCalls()));
-            } else if (errno != EAGAIN && errno != EINTR) {
-                return fail(QStringLiteral("reading its stdout: ") + QString::fromLocal8Bit(std::strerror(errno)));
-            }
+            break;
         }
     }
 }

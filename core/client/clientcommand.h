@@ -70,7 +70,8 @@ public:
     ClientCommandRunner(const ClientCommandRunner &) = delete;
     ClientCommandRunner &operator=(const ClientCommandRunner &) = delete;
 
-    /// Starts @p command against @p target (HOST:PORT). False with @p error naming the command when it cannot.
+    /// Starts @p command against @p target (HOST:PORT) and waits for it to say {"ready": true} (it has connected);
+    /// false with @p error naming the command and what went wrong.
     bool start(const ClientCommand &command, const QString &target, QString *error);
     /// Runs @p block; false with @p error (the block's partial measurements are in @p snapshot all the same).
     bool runBlock(const ClientBlock &block, RunSnapshot *snapshot, QString *error);
@@ -93,6 +94,17 @@ public:
     uint64_t linesRead() const;
 
 private:
+    using Clock = std::chrono::steady_clock;
+    enum class Next { Line, Exited, Idle, Deadline, Interrupted, Failed };
+    /// The next line of the client's stdout, or why there is none: it exited, printed nothing since @p lastLine for
+    /// the idle timeout, passed @p deadline, was interrupted (or @p endBy came), or reading failed (@p why).
+    Next nextLine(Clock::time_point lastLine, Clock::time_point deadline, Clock::time_point endBy, QByteArray *line,
+        QString *why);
+    /// Waits for {"ready": true}; false with @p error naming what came instead.
+    bool waitUntilReady(QString *error);
+    /// "client command CMD: @p why", with the last lines of its stderr.
+    QString failure(const QString &why) const;
+
     struct State;
     std::unique_ptr<State> m_state;
 };

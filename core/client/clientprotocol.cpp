@@ -239,6 +239,10 @@ public:
             m_done = true;
             return true;
         }
+        if (key == u"ready") {
+            m_ready = v.type == Value::True;
+            return true;
+        }
         if (key == u"fatal") {
             m_event.message = v.type == Value::String ? v.text : QStringLiteral("(no reason given)");
             m_fatal = true;
@@ -259,10 +263,14 @@ public:
             m_event.kind = ClientEvent::Done;
             return m_event;
         }
+        if (m_ready) {
+            m_event.kind = ClientEvent::Ready;
+            return m_event;
+        }
         if (!m_hasLatency)
             return failed(error,
-                QStringLiteral("a call needs \"latency_ns\" (or the line is {\"done\": BLOCK} or {\"fatal\": "
-                               "\"why\"})"));
+                QStringLiteral("a call needs \"latency_ns\" (or the line is {\"ready\": true}, {\"done\": BLOCK} or "
+                               "{\"fatal\": \"why\"})"));
         if (!m_hasOk)
             return failed(error, QStringLiteral("a call needs \"ok\": true or false"));
         m_event.kind = ClientEvent::Call;
@@ -277,6 +285,7 @@ private:
     bool m_hasOk = false;
     bool m_done = false;
     bool m_fatal = false;
+    bool m_ready = false;
     QString m_error;
 
     bool fail(const QString &why)

@@ -3,6 +3,8 @@
 // The client protocol (docs/client-protocol.md): how a client command rpcscope starts is told what to run, and
 // reports each call back. Version 1, JSON lines both ways.
 //
+// client -> rpcscope, first, once it has connected (its start-up is then not in any block's CPU or profile):
+//     {"ready": true}
 // rpcscope -> client, on its stdin, one object a line:
 //     {"block": 3, "calls": 500, "concurrency": 1, "warmup_calls": 5}      (or "duration_ms": 1000 for "calls")
 //   run that block now: the warm-up calls first (report them with "warmup": true, or not at all), then the timed
@@ -27,6 +29,7 @@ struct ClientEvent {
         Call, ///< one call's result
         Done, ///< the block @c block ended
         Fatal, ///< the client cannot go on: @c message says why
+        Ready, ///< the client has started and connected: it may be told its first block
     };
     Kind kind = Call;
     // Call

@@ -194,6 +194,8 @@ bool AbRunner::startClient(int side, QString *why)
     m_clientBlocks[side] = 0;
     if (!client->start(*m_sides[side].client, m_sides[side].target.address, why))
         return false;
+    if (m_sides[side].clientStarted)
+        m_sides[side].clientStarted(client->pid(), client->commandLine());
     std::lock_guard lock(m_mutex);
     m_clientLines[side] = client->commandLine();
     return true;
@@ -264,7 +266,12 @@ bool AbRunner::runClientBlock(int side, const LoadPlan &block, int number, Block
     // The server's CPU and memory over the block, as the load engine samples them for its own calls.
     const auto server = static_cast<pid_t>(block.serverPid);
     const ProcessSample serverBefore = server > 0 ? sampleProcess(server) : ProcessSample();
+    // The client's block is its timed phase (its warm-up calls are inside it: the client runs them first).
+    if (block.timedPhase)
+        block.timedPhase(true);
     const bool ok = client->runBlock(request, &out->result, why);
+    if (block.timedPhase)
+        block.timedPhase(false);
     if (server > 0 && serverBefore.valid) {
         const ProcessSample serverAfter = sampleProcess(server);
         if (serverAfter.valid) {

@@ -37,6 +37,9 @@ struct AbSide {
      * even when the server is not), and stops it when the run ends.
      */
     std::optional<ClientCommand> client;
+    /// Told each start of the client command (its process id and command line), on the runner's thread, before
+    /// its first block: a profiler follows it.
+    std::function<void(int64_t pid, const QString &command)> clientStarted;
 };
 
 /// One finished block, for progress reports.

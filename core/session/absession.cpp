@@ -244,7 +244,7 @@ void AbSession::startProfiling()
     }
     for (int index = 0; index < 2; ++index) {
         Side &s = m_sides[static_cast<size_t>(index)];
-        if (m_sides[0].spec.profile.client)
+        if (m_sides[0].spec.profile.client && m_targets[static_cast<size_t>(index)].client.isEmpty())
             m_profiler->addProcess(clientKey(index), ::getpid(), QStringLiteral("rpcscope"), false);
         if (!m_sides[0].spec.profile.server)
             continue;
@@ -282,18 +282,28 @@ void AbSession::finishProfiles()
         }
         const auto ok = static_cast<double>(block.calls - block.failed);
         m_profiler->addCalls(serverKey(block.side, ordinal[side]), ok);
-        m_profiler->addCalls(clientKey(block.side), ok);
+        // A client command starts anew with each new process of its side: its processes in the same order.
+        m_profiler->addCalls(
+            m_clientKeys[side].isEmpty() ? clientKey(block.side) : clientCommandKey(block.side, ordinal[side]), ok);
     }
     const std::map<int, ProcessProfile> profiles = m_profiler->finish();
     for (int index = 0; index < 2; ++index) {
         const auto i = static_cast<size_t>(index);
         if (m_sides[0].spec.profile.server)
             m_serverProfiles[i] = m_profiler->profileOf(QStringLiteral("server"), profiles, m_serverKeys[i]);
-        if (m_sides[0].spec.profile.client)
+        if (!m_clientKeys[i].isEmpty())
+            m_clientProfiles[i] = m_profiler->profileOf(QStringLiteral("client"), profiles, m_clientKeys[i]);
+        else if (m_sides[0].spec.profile.client)
             m_clientProfiles[i] = m_profiler->profileOf(QStringLiteral("client"), profiles, { clientKey(index) });
     }
     m_profileNotes << m_profiler->notes();
     m_profiler.reset();
+}
+
+int AbSession::currentClientKey(int side) const
+{
+    const auto index = static_cast<size_t>(side);
+    return m_targets[index].client.isEmpty() ? clientKey(side) : clientCommandKey(side, m_clientProcess[index]);
 }
 
 QStringList AbSession::profileNotes() const
@@ -314,20 +324,33 @@ bool AbSession::startLoad(QString *error)
     std::array<AbSide, 2> sides;
     for (size_t index = 0; index < 2; ++index) {
         Side &s = m_sides[index];
-        sides[index] = { s.spec.transport, s.spec.target, *s.call, s.spec.plan, {}, {} };
+        sides[index] = { s.spec.transport, s.spec.target, *s.call, s.spec.plan, {}, {}, {} };
         if (const AbTarget &t = m_targets[index]; !t.client.isEmpty()) {
             ClientCommand client;
             client.command = t.client;
             client.environment = t.clientEnvironment;
             client.cpus = m_clientCpus;
             sides[index].client = client;
+            // Profiled as a server is, whole process tree, with --profile or --profile-client: the code under test.
+            if (m_profiler && m_sides[0].spec.profile.any()) {
+                ServerCommand asServer; // the profiler's additions (a Python sampler) go into its environment
+                asServer.command = client.command;
+                asServer.environment = client.environment;
+                sides[index].client->environment = m_profiler->profiled(asServer).environment;
+                sides[index].clientStarted = [this, index](int64_t pid, const QString &command) {
+                    const int side = static_cast<int>(index);
+                    const int process = ++m_clientProcess[index];
+                    m_clientKeys[index] << clientCommandKey(side, process);
+                    m_profiler->addProcess(clientCommandKey(side, process), pid, command);
+                };
+            }
         }
         if (ProfileRecorder *profiler = m_profiler.get()) {
             // Every block's timed phase is a window of this side's current server process and of the client.
             const int side = static_cast<int>(index);
             sides[index].plan.timedPhase = [this, profiler, side](bool timed) {
                 const int server = serverKey(side, m_serverProcess[static_cast<size_t>(side)]);
-                for (int key : { server, clientKey(side) }) {
+                for (int key : { server, currentClientKey(side) }) {
                     if (timed)
                         profiler->windowOpen(key);
                     else

@@ -146,6 +146,10 @@ private:
     void finishProfiles();
     static int serverKey(int side, int process) { return side * 100 + process; }
     static int clientKey(int side) { return 1000 + side; }
+    /// A side's client command's processes (issue 36), each profiled as a server process is.
+    static int clientCommandKey(int side, int process) { return 2000 + side * 100 + process; }
+    /// The profile key of @p side's client now: its client command's current process, else rpcscope's own.
+    int currentClientKey(int side) const;
 
     Scenario m_design;
     std::array<AbTarget, 2> m_targets;
@@ -168,6 +172,8 @@ private:
     std::unique_ptr<ProfileRecorder> m_profiler; ///< set when the design profiles anything
     std::array<std::atomic<int>, 2> m_serverProcess {}; ///< each side's current server process (1, 2, ...)
     std::array<QList<int>, 2> m_serverKeys; ///< each side's server processes' profile keys, in order
+    std::array<std::atomic<int>, 2> m_clientProcess {}; ///< each side's current client command process (1, 2, ...)
+    std::array<QList<int>, 2> m_clientKeys; ///< each side's client command processes' profile keys, in order
     std::array<std::optional<Profile>, 2> m_serverProfiles;
     std::array<std::optional<Profile>, 2> m_clientProfiles;
     QStringList m_profileNotes;

@@ -9,6 +9,7 @@ set -u
 target=${RPCSCOPE_TARGET:-}
 command=$(printf '%s' "$1" | sed "s|{target}|$target|g")
 now() { date +%s%N; }
+printf '{"ready": true}\n'
 number() { printf '%s' "$1" | sed -n "s/.*\"$2\": *\([0-9][0-9]*\).*/\1/p"; }
 while IFS= read -r line; do
     [ -n "$line" ] || continue

@@ -1,9 +1,11 @@
 """rpcscope's client protocol for Python clients (docs/client-protocol.md).
 
-rpcscope starts your client, writes one JSON line per block on its stdin:
+rpcscope starts your client, waits for it to print {"ready": true} (once it has connected), then writes one JSON line
+per block on its stdin:
     {"block": 1, "calls": 500, "concurrency": 1, "warmup_calls": 5}     (or "duration_ms": 1000 for "calls")
-and reads one JSON line per call on its stdout, then {"done": 1}. serve() does all of that: give it a function that
-makes one call (raise on failure) and it times each call, reports it, and ends each block. Logs go to stderr.
+and reads one JSON line per call on its stdout, then {"done": 1}. serve() does all of that: call it once connected,
+with a function that makes one call (raise on failure); it says it is ready, times each call, reports it, and ends
+each block. Logs go to stderr.
 
     import rpcscope_client
     rpcscope_client.serve(lambda: stub.Echo(request))
@@ -59,6 +61,11 @@ class _Reporter:
     def done(self, block):
         with self._lock:
             self._lines.append('{"done": %d}\n' % block)
+            self._flush_locked(time.monotonic())
+
+    def ready(self):
+        with self._lock:
+            self._lines.append('{"ready": true}\n')
             self._flush_locked(time.monotonic())
 
     def fatal(self, why):
@@ -132,6 +139,7 @@ def _run_block(call, block, reporter):
 def serve(call, stdin=None, out=None):
     """Runs every block rpcscope sends, calling call() once per call; returns at the end of stdin."""
     reporter = _Reporter(out or sys.stdout.buffer)
+    reporter.ready()
     try:
         for block in _blocks(stdin or sys.stdin.buffer):
             _run_block(call, block, reporter)
@@ -176,6 +184,7 @@ async def _run_block_async(make_call, block, reporter):
 async def serve_async(make_call, stdin=None, out=None):
     """serve() for asyncio: make_call() returns an awaitable per call. Blocks are read off the event loop."""
     reporter = _Reporter(out or sys.stdout.buffer)
+    reporter.ready()
     loop = asyncio.get_running_loop()
     source = stdin or sys.stdin.buffer
     try:
