@@ -204,7 +204,7 @@ private Q_SLOTS:
         QCOMPARE(snapshot.latency.count(), 200u);
         QCOMPARE(snapshot.errorLatency.count(), 0u);
         QCOMPARE(snapshot.warmupCalls, 5u);
-        QCOMPARE(snapshot.bytesReceived, 200u * 1024);
+        QCOMPARE(snapshot.bytesReceived, 200u * (1024 + 3)); // the reply message whole: a tag, a length, the bytes
         QVERIFY(snapshot.bytesSent >= 200u * 1024);
         // Python's gRPC: tens of microseconds at least, and the client's CPU measured from outside.
         QVERIFY2(snapshot.latency.percentile(50) > 20000, qPrintable(QString::number(snapshot.latency.percentile(50))));
@@ -220,6 +220,16 @@ private Q_SLOTS:
             snapshot.elapsed >= 250ms && snapshot.elapsed < 3s, qPrintable(QString::number(snapshot.elapsed.count())));
         runner.stop();
         QVERIFY(runner.stderrTail().contains(QStringLiteral("grpc_echo_client: ") + server.address()));
+        // --sum N: Bench/Sum of 0 .. N-1, whose reply is their sum (an int64: a tag and a varint).
+        command.command += QStringLiteral(" --sum 1000");
+        QVERIFY2(runner.start(command, server.address(), &error), qPrintable(error));
+        block = ClientBlock();
+        block.calls = 20;
+        QVERIFY2(runner.runBlock(block, &snapshot, &error), qPrintable(error));
+        QCOMPARE(snapshot.latency.count(), 20u);
+        QCOMPARE(snapshot.bytesReceived, 20u * 4); // 499500 is a 3-byte varint after its tag
+        runner.stop();
+        QVERIFY(runner.stderrTail().contains(QStringLiteral("Sum of 1000 numbers")));
     }
 
     void aGoGrpcClientCallsTheBuiltinServer()

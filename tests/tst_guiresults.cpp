@@ -572,6 +572,45 @@ private Q_SLOTS:
         QVERIFY2(dialog.validatedRequest(&error), qPrintable(error));
     }
 
+    void aClientCommandMakesBsCallsFromTheWindow()
+    {
+        // B's calls made by a client command (here the shell fallback, timing `true` per call): the run records the
+        // command, names B by it, and counts every call it reported.
+        const QString client = QStringLiteral("sh " RPCSCOPE_SOURCE_DIR "/examples/clients/percall.sh true");
+        AbDialog dialog(m_window.get());
+        AbRequest request;
+        request.targets[1].clientEnvironment = { { QStringLiteral("MODE"), QStringLiteral("fast") } };
+        dialog.setRequest(request);
+        QString error;
+        QVERIFY(!dialog.validatedRequest(&error));
+        QVERIFY2(
+            error.startsWith(QStringLiteral("B: the client environment is for a client command")), qPrintable(error));
+        request.targets[1].client = QStringLiteral("no-such-client-program --x");
+        dialog.setRequest(request);
+        QVERIFY(!dialog.validatedRequest(&error));
+        QVERIFY2(
+            error.contains(QStringLiteral("no-such-client-program: program not found in PATH")), qPrintable(error));
+        request.targets[1].client = client;
+        dialog.setRequest(request);
+        const std::optional<AbRequest> valid = dialog.validatedRequest(&error);
+        QVERIFY2(valid, qPrintable(error));
+        QCOMPARE(valid->targets[1].client, client);
+        QCOMPARE(valid->targets[1].clientEnvironment, request.targets[1].clientEnvironment);
+
+        child<QSpinBox>("callsEdit")->setValue(40);
+        QVERIFY2(m_window->runLauncher()->startAb(*valid, &error), qPrintable(error));
+        AbController *ab = m_window->runLauncher()->abController();
+        QTRY_VERIFY_WITH_TIMEOUT(!ab->isRunning(), 60000);
+        const std::array<RunRecord, 2> records = ab->records();
+        QCOMPARE(records[1].snapshot.callsOk(), 40ULL);
+        QCOMPARE(records[0].snapshot.callsOk(), 40ULL);
+        QCOMPARE(
+            records[1].scenario.value(QStringLiteral("client_command")).toObject().value(QStringLiteral("command")),
+            QJsonValue(client));
+        QVERIFY(!records[0].scenario.contains(QStringLiteral("client_command")));
+        QVERIFY2(records[1].name.contains(QStringLiteral("percall.sh")), qPrintable(records[1].name));
+    }
+
     void liveAbOfAServerAgainstItselfEndsUndecidedAtTheBudget()
     {
         // Three pairs planned: the anytime interval is then about +-20% wide at best, so one server against itself

@@ -136,6 +136,10 @@ private Q_SLOTS:
     {
         AbDialog dialog(m_window.get());
         checkDialog(&dialog, { dialog.sizeHint(), dialog.minimumSizeHint() });
+        if (const QString dir = qEnvironmentVariable("RPCSCOPE_SCREENSHOTS"); !dir.isEmpty()) {
+            dialog.resize(dialog.sizeHint());
+            QVERIFY(dialog.grab().save(QDir(dir).filePath(QStringLiteral("ab-dialog.png"))));
+        }
     }
 
     void theSourceViewerClipsNoText()

@@ -1,5 +1,6 @@
 #include "abdialog.h"
 
+#include "client/clientcommand.h"
 #include "server/serverlaunch.h"
 #include "util/units.h"
 
@@ -20,6 +21,43 @@
 #include <QVBoxLayout>
 
 namespace rpcscope {
+
+namespace {
+
+/// "NAME=value" lines as variables (a line without "=" is a name with an empty value; blank lines are skipped).
+QList<QPair<QString, QString>> environmentOf(const QString &text)
+{
+    QList<QPair<QString, QString>> variables;
+    for (const QString &line : text.split(u'\n')) {
+        const QString trimmed = line.trimmed();
+        if (trimmed.isEmpty())
+            continue;
+        const qsizetype eq = trimmed.indexOf(u'=');
+        variables.append({ eq < 0 ? trimmed : trimmed.left(eq), eq < 0 ? QString() : trimmed.mid(eq + 1) });
+    }
+    return variables;
+}
+
+QString environmentText(const QList<QPair<QString, QString>> &variables)
+{
+    QStringList lines;
+    for (const auto &[name, value] : variables)
+        lines << name + u'=' + value;
+    return lines.join(u'\n');
+}
+
+/// The first variable of @p variables whose name is not one, or empty.
+QString badVariableName(const QList<QPair<QString, QString>> &variables)
+{
+    static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+    for (const auto &[variable, value] : variables) {
+        if (!name.match(variable).hasMatch())
+            return variable.isEmpty() ? QStringLiteral("=") + value : variable;
+    }
+    return {};
+}
+
+} // namespace
 
 std::optional<ServerCommand> AbRequest::command(
     int side, const QString &cliPath, const QString &transport, QString *error) const
@@ -82,7 +120,8 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     m_restarts->setSpecialValueText(tr("automatic (5 for server commands)"));
     m_restarts->setToolTip(tr("How many times each server command (or built-in server) is started over the run, A1 B1 "
                               "B2 A2 ...: what differs from one server process to the next (CPU placement, memory "
-                              "layout) is then measured and counted, not mistaken for a difference between A and B."));
+                              "layout) is then measured and counted, not mistaken for a difference between A and B. "
+                              "A client command is started anew with them."));
     form->addRow(tr("Server processes per side:"), m_restarts);
     m_connectionPerBlock = new QCheckBox(tr("Dial a new connection for every block"));
     m_connectionPerBlock->setObjectName(QStringLiteral("abConnectionPerBlock"));
@@ -121,7 +160,8 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     m_profileServer->setObjectName(QStringLiteral("abProfileServer"));
     m_profileServer->setToolTip(tr("Sample each side's server CPU during its blocks and show where B's time went "
                                    "against A's: a differential flame graph and the functions that changed, per call "
-                                   "with an interval (--profile)."));
+                                   "with an interval (--profile). A side's client command is profiled too: where "
+                                   "B's client time went."));
     m_profileClient = new QCheckBox(tr("Client (rpcscope)"));
     m_profileClient->setObjectName(QStringLiteral("abProfileClient"));
     m_profileClient->setToolTip(tr("Sample rpcscope's own CPU during each side's blocks (--profile-client)."));
@@ -188,6 +228,22 @@ QWidget *AbDialog::makeSide(int side, const QString &title)
     row->addWidget(w.directory);
     row->addWidget(browse);
     form->addRow(tr("Directory:"), row);
+    w.client = new QLineEdit;
+    w.client->setObjectName(QStringLiteral("abClient%1").arg(side));
+    w.client->setPlaceholderText(tr("rpcscope's own client"));
+    w.client->setToolTip(
+        tr("A client command that makes this side's calls instead of rpcscope, when the code under test is the "
+           "client (a protobuf runtime, a gRPC library): {target} is the side's HOST:PORT. It reports each call "
+           "as a JSON line (docs/client-protocol.md; examples/clients has Python, Go and shell clients)."));
+    form->addRow(tr("Client command:"), w.client);
+    w.clientEnvironment = new QPlainTextEdit;
+    w.clientEnvironment->setObjectName(QStringLiteral("abClientEnv%1").arg(side));
+    w.clientEnvironment->setPlaceholderText(tr("NAME=value, one per line"));
+    w.clientEnvironment->setToolTip(tr("Environment variables for this side's client command (e.g. "
+                                       "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python)."));
+    w.clientEnvironment->setMaximumHeight(fontMetrics().lineSpacing() * 3);
+    form->addRow(tr("Client environment:"), w.clientEnvironment);
+    connect(w.client, &QLineEdit::textChanged, this, [this, side] { updateSide(side); });
     connect(w.kind, &QComboBox::currentIndexChanged, this, [this, side] { updateSide(side); });
     updateSide(side);
     return box;
@@ -200,6 +256,7 @@ void AbDialog::updateSide(int side)
     w.text->setEnabled(kind != AbRequest::Kind::Builtin);
     w.environment->setEnabled(kind != AbRequest::Kind::Address);
     w.directory->setEnabled(kind == AbRequest::Kind::Command);
+    w.clientEnvironment->setEnabled(!w.client->text().trimmed().isEmpty());
     w.text->setPlaceholderText(kind == AbRequest::Kind::Address ? tr("127.0.0.1:50051 or http://host:port")
             : kind == AbRequest::Kind::Command                  ? tr("./server --port {port}")
                                                                 : QString());
@@ -218,13 +275,9 @@ AbRequest AbDialog::request() const
         t.kind = static_cast<AbRequest::Kind>(w.kind->currentIndex());
         t.text = w.text->text().trimmed();
         t.workingDirectory = w.directory->text().trimmed();
-        for (const QString &line : w.environment->toPlainText().split(u'\n')) {
-            const QString trimmed = line.trimmed();
-            if (trimmed.isEmpty())
-                continue;
-            const qsizetype eq = trimmed.indexOf(u'=');
-            t.environment.append({ eq < 0 ? trimmed : trimmed.left(eq), eq < 0 ? QString() : trimmed.mid(eq + 1) });
-        }
+        t.environment = environmentOf(w.environment->toPlainText());
+        t.client = w.client->text().trimmed();
+        t.clientEnvironment = environmentOf(w.clientEnvironment->toPlainText());
     }
     r.block = m_block->text().trimmed();
     r.restarts = m_restarts->value();
@@ -247,10 +300,9 @@ void AbDialog::setRequest(const AbRequest &r)
         w.kind->setCurrentIndex(static_cast<int>(t.kind));
         w.text->setText(t.text);
         w.directory->setText(t.workingDirectory);
-        QStringList lines;
-        for (const auto &[name, value] : t.environment)
-            lines << name + u'=' + value;
-        w.environment->setPlainText(lines.join(u'\n'));
+        w.environment->setPlainText(environmentText(t.environment));
+        w.client->setText(t.client);
+        w.clientEnvironment->setPlainText(environmentText(t.clientEnvironment));
     }
     m_block->setText(r.block);
     m_restarts->setValue(r.restarts);
@@ -287,12 +339,23 @@ std::optional<AbRequest> AbDialog::validatedRequest(QString *error) const
                          .arg(side, t.text);
             return std::nullopt;
         }
-        for (const auto &[name, value] : t.environment) {
-            if (name.isEmpty()
-                || !QRegularExpression(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$")).match(name).hasMatch()) {
-                *error = tr("%1: \"%2\" is not an environment variable name (NAME=value).").arg(side, name);
+        for (const auto &variables : { t.environment, t.clientEnvironment }) {
+            if (const QString bad = badVariableName(variables); !bad.isEmpty()) {
+                *error = tr("%1: \"%2\" is not an environment variable name (NAME=value).").arg(side, bad);
                 return std::nullopt;
             }
+        }
+        if (!t.client.isEmpty()) {
+            ClientCommand client;
+            client.command = t.client;
+            client.environment = t.clientEnvironment;
+            if (QString why; !client.check(&why)) {
+                *error = QStringLiteral("%1: %2").arg(side, why);
+                return std::nullopt;
+            }
+        } else if (!t.clientEnvironment.isEmpty()) {
+            *error = tr("%1: the client environment is for a client command; give one, or clear it.").arg(side);
+            return std::nullopt;
         }
         if (t.kind == AbRequest::Kind::Command) {
             QString why;

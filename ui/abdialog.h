@@ -24,6 +24,9 @@ struct AbRequest {
         QString text; ///< the address, or the command line (with {port})
         QList<QPair<QString, QString>> environment; ///< commands and built-in servers
         QString workingDirectory;
+        /// A client command that makes this side's calls (docs/client-protocol.md); empty: rpcscope's own client.
+        QString client;
+        QList<QPair<QString, QString>> clientEnvironment;
     };
     std::array<Target, 2> targets;
     QString block; ///< calls or a duration; empty = automatic
@@ -68,6 +71,8 @@ private:
         QLineEdit *text = nullptr;
         QPlainTextEdit *environment = nullptr;
         QLineEdit *directory = nullptr;
+        QLineEdit *client = nullptr;
+        QPlainTextEdit *clientEnvironment = nullptr;
     };
     QWidget *makeSide(int side, const QString &title);
     void updateSide(int side);

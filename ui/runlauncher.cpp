@@ -348,7 +348,7 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     std::array<AbTarget, 2> targets;
     for (size_t i = 0; i < 2; ++i)
         targets[i] = { request.targetText(static_cast<int>(i)), request.targets[i].environment,
-            request.targets[i].workingDirectory, {}, {} };
+            request.targets[i].workingDirectory, request.targets[i].client, request.targets[i].clientEnvironment };
     auto session = std::make_unique<AbSession>(design, targets, prepared->call, m_builtin->cliProgram());
     // Checked now, with the CLI's rules (a number of server starts above the rounds is refused, not cut), before
     // any server starts.

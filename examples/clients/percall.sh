@@ -3,7 +3,8 @@
 # hyperfine would (docs/client-protocol.md). A call is OK when COMMAND exits 0; {target} in COMMAND is the address.
 # Calls run one at a time whatever the block's concurrency, and the time includes starting COMMAND.
 #
-#   rpcscope-cli run --client "sh examples/clients/percall.sh 'grpcurl -plaintext -d {} {target} svc/Method'" ...
+#   rpcscope-cli ab --a builtin --b builtin \
+#       --client "sh examples/clients/percall.sh 'grpcurl -plaintext {target} rpcscope.bench.v1.Bench/Echo'" ...
 set -u
 [ $# -eq 1 ] || { echo "usage: percall.sh 'COMMAND'" >&2; exit 2; }
 target=${RPCSCOPE_TARGET:-}

@@ -1,7 +1,7 @@
 // What reading a client command's reports costs rpcscope (issue 36's target: under 1 us a call), against a floor
 // measured in the same run: the same bytes read from the same kind of pipe with their lines counted and nothing
-// parsed. A real process (`sh -c 'echo READY; read l; cat FILE'`) prints N protocol lines as a client that only reports would;
-// ClientCommandRunner::runBlock reads, parses and records them on this thread, whose CPU clock is the measure.
+// parsed. A real process (`sh -c 'echo READY; read l; cat FILE'`) prints N protocol lines as a client that only reports
+// would; ClientCommandRunner::runBlock reads, parses and records them on this thread, whose CPU clock is the measure.
 //
 //   clientprotocol_bench [CALLS]      (default 2000000; tests/perf/client_protocol_overhead.sh runs it)
 #include "client/clientcommand.h"
