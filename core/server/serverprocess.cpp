@@ -750,6 +750,9 @@ bool ServerProcess::waitUntilReady(
         return false;
     };
 
+    // Neither a pattern nor a port: ready once exec'd (a client command, which says so itself, or not, to its caller).
+    if (launch.readyPattern.isEmpty() && launch.readyPort == 0)
+        return true;
     const auto deadline = Clock::now() + launch.readyTimeout;
     auto nextProbe = Clock::now();
     QString servedByOther; // the port accepted, but another process listens on it: named for the error
@@ -781,8 +784,6 @@ bool ServerProcess::waitUntilReady(
             return fail(QStringLiteral("%1 exited before it was ready (%2)").arg(shown, s.exit.toString()));
         }
         if (launch.readyPattern.isEmpty()) {
-            if (launch.readyPort == 0)
-                return true;
             if (Clock::now() >= nextProbe) {
                 nextProbe = Clock::now() + 50ms;
                 if (loopbackAccepts(launch.readyPort, 50ms)) {
