@@ -477,6 +477,16 @@ private slots:
         const Comparison c = compareRuns(a, b);
         QCOMPARE(c.replicatesB, qint64(5));
         QVERIFY2(c.basis().startsWith(QStringLiteral("5 vs 5 server processes")), qPrintable(c.basis()));
+        // A client command's blocks (ab --a-client): its processes are the replicates, and named so.
+        RunSnapshot byClient = a;
+        byClient.blocksByClient = true;
+        byClient.blocksConnection.clear();
+        QCOMPARE(CompareSide::fromRun(byClient).unit, ReplicateUnit::ClientProcess);
+        RunSnapshot otherClient = b;
+        otherClient.blocksByClient = true;
+        otherClient.blocksConnection.clear();
+        const Comparison clients = compareRuns(byClient, otherClient);
+        QVERIFY2(clients.basis().startsWith(QStringLiteral("5 vs 5 client processes,")), qPrintable(clients.basis()));
 
         // Runs as replicates: three against three, pooled for the values shown.
         QList<RunSnapshot> runsA;
@@ -494,6 +504,7 @@ private slots:
         QVERIFY2(g.verdictLine().contains(QStringLiteral("[3 vs 3 runs")), qPrintable(g.verdictLine()));
         QCOMPARE(g.row(MetricKind::P99)->verdict, Verdict::Regression); // 3000 calls a run: p99 is judged
         QCOMPARE(replicateCountText(ReplicateUnit::ServerProcess, 1), QStringLiteral("1 server process"));
+        QCOMPARE(replicateCountText(ReplicateUnit::ClientProcess, 2), QStringLiteral("2 client processes"));
     }
 
     void throughputDirection()

@@ -440,7 +440,8 @@ private Q_SLOTS:
                 { QStringLiteral("m"), 1 }, { QStringLiteral("u"), 1e-3 }, { QStringLiteral("n"), 1e-6 }
             }.value(timeout.captured(2));
             const double ms = timeout.captured(1).toDouble() * unitMs;
-            QVERIFY2(ms > 4000 && ms <= 5000, qPrintable(transport + wire.out));
+            // gRPC C++ writes a timeout rounded up (seen: 5010m for the 5 s asked, on a busy machine).
+            QVERIFY2(ms > 4000 && ms <= 5100, qPrintable(transport + wire.out));
             // Compressed replies (both clients offer gzip and deflate, as gRPC C++ does): inflated, the reply as
             // sent; one that inflates past the receive limit is RESOURCE_EXHAUSTED, not inflated in full.
             for (const char *encoding : { "gzip", "deflate" }) {

@@ -119,6 +119,8 @@ QString unitSingular(ReplicateUnit unit)
         return QStringLiteral("block");
     case ReplicateUnit::ServerProcess:
         return QStringLiteral("server process");
+    case ReplicateUnit::ClientProcess:
+        return QStringLiteral("client process");
     case ReplicateUnit::Run:
         return QStringLiteral("run");
     }
@@ -392,7 +394,8 @@ QString replicateCountText(ReplicateUnit unit, qint64 count)
 {
     QString name = unitSingular(unit);
     if (count != 1)
-        name += unit == ReplicateUnit::ServerProcess ? QStringLiteral("es") : QStringLiteral("s");
+        name += unit == ReplicateUnit::ServerProcess || unit == ReplicateUnit::ClientProcess ? QStringLiteral("es")
+                                                                                             : QStringLiteral("s");
     return QString::number(count) + u' ' + name;
 }
 
@@ -509,7 +512,7 @@ CompareSide CompareSide::fromRun(const RunSnapshot &run, std::vector<uint32_t> r
     }
     if (processes.size() > 1) {
         // Blocks served by one process share its placement and memory layout: the process is the replicate.
-        side.unit = ReplicateUnit::ServerProcess;
+        side.unit = run.blocksByClient ? ReplicateUnit::ClientProcess : ReplicateUnit::ServerProcess;
         for (const int process : processes) {
             Replicate replicate;
             replicate.label = QStringLiteral("process %1").arg(process);

@@ -94,6 +94,7 @@ enum class ReplicateUnit {
     Call, ///< no replicates: one run, each call taken as a sample (perCallWhenSingleRun only)
     Block, ///< a block of an interleaved A/B run
     ServerProcess, ///< the blocks one start of a server command served (ab --restarts)
+    ClientProcess, ///< the blocks one start of a client command made (ab --a-client; with its server's start, if any)
     Run, ///< a whole run (compare of several runs a side)
 };
 

@@ -308,7 +308,9 @@ void AbRunner::keepBlock(int side, int round, int process, const LoadPlan &block
     record.latency = result.latency;
     record.messageLatency = result.messageLatency;
     result.blocks.push_back(record);
-    result.blocksConnection = m_blocks.connectionName();
+    // A client command's connections are its own business: no connection is named for its blocks.
+    result.blocksByClient = m_sides[side].client.has_value();
+    result.blocksConnection = result.blocksByClient ? QString() : m_blocks.connectionName();
     // Appended to a copy that then replaces the total: snapshot() hands out copies that share the total's Qt lists,
     // and a QList decides to write in place from a relaxed read of its reference count, which does not order the
     // write after the owner's thread let its copy go (ThreadSanitizer caught this thread reallocating a timeline the

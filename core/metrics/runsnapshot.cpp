@@ -82,6 +82,7 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     total.blocks.insert(total.blocks.end(), block.blocks.cbegin(), block.blocks.cend());
     if (!block.blocksConnection.isEmpty())
         total.blocksConnection = block.blocksConnection;
+    total.blocksByClient = total.blocksByClient || block.blocksByClient;
 }
 
 double RunSnapshot::requestsPerSecond() const

@@ -164,6 +164,9 @@ struct RunSnapshot {
     /// An A/B side's blocks, in order (empty for other runs); blocksConnection says how they connected.
     std::vector<RunBlock> blocks;
     QString blocksConnection; ///< "kept" (one connection per server process) or "per-block" (dialled anew)
+    /// The blocks' calls were made by a client command (ab --a-client): its processes, not a server's, are what
+    /// starts anew between them, and its connections are its own (blocksConnection is then empty).
+    bool blocksByClient = false;
 
     uint64_t plannedCalls = 0; ///< 0 = bounded by duration only
     std::chrono::nanoseconds plannedDuration { 0 }; ///< 0 = bounded by count only

@@ -405,6 +405,8 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
         }
         o.insert(QStringLiteral("blocks"), blocks);
         o.insert(QStringLiteral("blocks_connection"), s.blocksConnection);
+        if (s.blocksByClient)
+            o.insert(QStringLiteral("blocks_by_client"), true);
     }
     if (withTimeline) {
         QJsonArray timeline;
@@ -543,6 +545,7 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
         s.blocks.push_back(block);
     }
     s.blocksConnection = r.string(QStringLiteral("blocks_connection"));
+    s.blocksByClient = r.boolean(QStringLiteral("blocks_by_client"));
     const QJsonArray timeline = r.array(QStringLiteral("timeline"));
     for (qsizetype i = 0; i < timeline.size() && r.ok(); ++i) {
         const auto p
