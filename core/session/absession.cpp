@@ -14,6 +14,15 @@ namespace rpcscope {
 
 namespace {
 
+/// The client command of @p target as given (its command line and environment).
+ClientCommand clientCommandOf(const AbTarget &target)
+{
+    ClientCommand client;
+    client.command = target.client;
+    client.environment = target.clientEnvironment;
+    return client;
+}
+
 QString sideLetter(int side)
 {
     return side == 0 ? QStringLiteral("A") : QStringLiteral("B");
@@ -79,10 +88,7 @@ bool AbSession::check(ScenarioProblem *problem, int *side)
                 { QStringLiteral("client_environment"),
                     QStringLiteral("is for a client command, and this side has none"), false });
         if (!t.client.isEmpty()) {
-            ClientCommand client;
-            client.command = t.client;
-            client.environment = t.clientEnvironment;
-            if (QString why; !client.check(&why))
+            if (QString why; !clientCommandOf(t).check(&why))
                 return fail(index, { QStringLiteral("client"), why, false });
         }
         if (!s.startsServer && (!t.environment.isEmpty() || !t.workingDirectory.isEmpty()))
@@ -326,9 +332,7 @@ bool AbSession::startLoad(QString *error)
         Side &s = m_sides[index];
         sides[index] = { s.spec.transport, s.spec.target, *s.call, s.spec.plan, {}, {}, {} };
         if (const AbTarget &t = m_targets[index]; !t.client.isEmpty()) {
-            ClientCommand client;
-            client.command = t.client;
-            client.environment = t.clientEnvironment;
+            ClientCommand client = clientCommandOf(t);
             client.cpus = m_clientCpus;
             sides[index].client = client;
             // Profiled as a server is, whole process tree, with --profile or --profile-client: the code under test.
@@ -459,10 +463,7 @@ void AbSession::buildRecords()
         r.scenario.insert(QStringLiteral("ab_rounds_planned"), m_rounds);
         if (const AbTarget &t = m_targets[static_cast<size_t>(index)]; !t.client.isEmpty()) {
             // What made the calls: recorded, never run again from a record (a shared document names no command).
-            ClientCommand client;
-            client.command = t.client;
-            client.environment = t.clientEnvironment;
-            r.scenario.insert(QStringLiteral("client_command"), client.describe());
+            r.scenario.insert(QStringLiteral("client_command"), clientCommandOf(t).describe());
         }
         r.environment = environment;
         if (s.startsServer) {
