@@ -2,7 +2,9 @@
 // fallback, the example Python grpcio and grpc.aio clients against rpcscope's built-in server, and clients that
 // misbehave (garbage, early exit, silence, too many calls), each refused with the line named.
 #include "client/clientcommand.h"
+#include "client/clientload.h"
 #include "client/clientprotocol.h"
+#include "scenario/scenario.h"
 
 #include "cliprocess.h"
 
@@ -470,6 +472,147 @@ private Q_SLOTS:
         QCOMPARE(ab.exitCode, 2);
         QVERIFY2(
             ab.err.contains(QStringLiteral("--a-client: client command: no-such-client-program")), qPrintable(ab.err));
+    }
+
+    void aClientLoadGrowsAsItRunsAndStopsSoon()
+    {
+        // run --client's load: its snapshots grow inside the block, as the client reports; stop() ends it soon.
+        ClientLoad load;
+        QSignalSpy finished(&load, &LoadRun::runFinished);
+        LoadPlan plan;
+        plan.totalCalls = 0;
+        plan.duration = 60s;
+        plan.concurrency = 1;
+        QString error;
+        QVERIFY2(load.start(shellClient("read l; while :; do echo \"{\\\"latency_ns\\\": 3000000, \\\"ok\\\": true}\"; "
+                                        "sleep 0.01; done"),
+                     QStringLiteral("127.0.0.1:1"), plan, nullptr, &error),
+            qPrintable(error));
+        QVERIFY(load.isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(load.snapshot().callsSent >= 10, 10000);
+        QCOMPARE(load.snapshot().state, RunState::Running);
+        QVERIFY(load.snapshot().latency.count() >= 10);
+        const auto begin = std::chrono::steady_clock::now();
+        load.stop();
+        QVERIFY(load.waitForFinished(5s));
+        QVERIFY(std::chrono::steady_clock::now() - begin < 5s);
+        QCOMPARE(load.snapshot().state, RunState::Stopped);
+        QVERIFY(load.failure().isEmpty());
+        QTRY_COMPARE(finished.count(), 1);
+        const double p50 = load.snapshot().latency.percentile(50);
+        QVERIFY2(p50 > 2.9e6 && p50 < 3.1e6, qPrintable(QString::number(p50)));
+
+        // A stop while the client is still starting does not wait for its ready timeout.
+        ClientLoad starting;
+        ClientCommand slow;
+        slow.command = QStringLiteral("sleep 30");
+        QVERIFY(starting.start(slow, QStringLiteral("127.0.0.1:1"), plan, nullptr, &error));
+        std::this_thread::sleep_for(200ms);
+        const auto stopped = std::chrono::steady_clock::now();
+        starting.stop();
+        QVERIFY(starting.waitForFinished(10s));
+        QVERIFY(std::chrono::steady_clock::now() - stopped < 5s);
+        QVERIFY2(starting.failure().isEmpty(), qPrintable(starting.failure()));
+        QCOMPARE(starting.snapshot().callsSent, 0ULL);
+
+        // What a client command cannot run is refused before it starts.
+        LoadPlan open = plan;
+        open.rate = RateSchedule();
+        QVERIFY(!ClientLoad::planProblem(open).isEmpty());
+        QVERIFY(!load.start(shellClient("read l"), QStringLiteral("127.0.0.1:1"), open, nullptr, &error));
+        QVERIFY2(error.contains(QStringLiteral("closed loop")), qPrintable(error));
+    }
+
+    void runWithAClientCommand()
+    {
+        // run --client: the client's calls are the run's, measured, printed and saved with what made them.
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+        const QString call = QStringLiteral("{\\\"latency_ns\\\": 2000000, \\\"ok\\\": true, \\\"bytes_sent\\\": 7}");
+        const QString script = QStringLiteral(
+            "read l; i=0; while [ $i -lt 50 ]; do echo \"%1\"; i=$((i+1)); done; echo \"{\\\"done\\\": 1}\"; read l")
+                                   .arg(call);
+        const CliResult run = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+            QStringLiteral("50"), QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--client"),
+            QStringLiteral("sh -c '%1%2'").arg(kReady, script), QStringLiteral("--client-env"),
+            QStringLiteral("TOKEN=s3cr3t-value-123"), QStringLiteral("--db"), db });
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QStringLiteral("Count:\t50")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QStringLiteral("50 % in 2.0")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QStringLiteral("7 B sent")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QStringLiteral("Server CPU:")), qPrintable(run.out));
+        const CliResult show = runCliProcess({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("-O"),
+            QStringLiteral("json"), QStringLiteral("--db"), db });
+        QCOMPARE(show.exitCode, 0);
+        QVERIFY2(show.out.contains(QStringLiteral("client_command")), qPrintable(show.out));
+        QVERIFY2(show.out.contains(QStringLiteral("TOKEN=")) && !show.out.contains(QStringLiteral("s3cr3t-value-123")),
+            qPrintable(show.out));
+
+        // A client that fails mid-run: its error names the line, nothing is saved, the exit says it.
+        const CliResult broken = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+            QStringLiteral("50"), QStringLiteral("--client"),
+            QStringLiteral("sh -c '%1read l; echo \"%2\"; echo oops; sleep 5'").arg(kReady, call),
+            QStringLiteral("--db"), db });
+        QCOMPARE(broken.exitCode, 3);
+        QVERIFY2(broken.err.contains(QStringLiteral("stdout line 3")) && broken.err.contains(QStringLiteral("oops"))
+                && broken.err.contains(QStringLiteral("Nothing was saved")),
+            qPrintable(broken.err));
+        QVERIFY2(!broken.out.contains(QStringLiteral("Count:")), qPrintable(broken.out));
+        const CliResult second = runCliProcess(
+            { QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("2"), QStringLiteral("--db"), db });
+        QVERIFY2(second.exitCode != 0, qPrintable(second.out)); // the failed run is not in the history
+        const CliResult first = runCliProcess(
+            { QStringLiteral("history"), QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--db"), db });
+        QCOMPARE(first.exitCode, 0);
+
+        // Flags a client command cannot follow are refused by name before anything starts.
+        const CliResult rate = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--rps"),
+            QStringLiteral("10"), QStringLiteral("--client"), QStringLiteral("sh -c true") });
+        QCOMPARE(rate.exitCode, 2);
+        QVERIFY2(rate.err.contains(QStringLiteral("--client: ")) && rate.err.contains(QStringLiteral("rate")),
+            qPrintable(rate.err));
+        const CliResult env = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--client-env"),
+            QStringLiteral("A=1") });
+        QCOMPARE(env.exitCode, 2);
+        QVERIFY2(env.err.contains(QStringLiteral("--client-env")), qPrintable(env.err));
+    }
+
+    void aDocumentNeverNamesAClientCommand()
+    {
+        // A shared scenario may not run a command: a record's client_command is never read back as one.
+        QString error;
+        QVERIFY(!Scenario::fromJson(R"({"rpcscope_scenario": 1, "client_command": "rm -rf /"})", &error));
+        QVERIFY2(error.startsWith(QStringLiteral("client_command: a document may not name a client command")),
+            qPrintable(error));
+        Scenario s;
+        s.clientCommand = QStringLiteral("python3 client.py");
+        s.clientEnvironment = { QStringLiteral("A=1") };
+        QVERIFY(!s.toJson().contains("client.py"));
+    }
+
+    void runWithThePythonExampleClient()
+    {
+        if (!systemPythonHasGrpc())
+            QSKIP("/usr/bin/python3 with python3-grpcio and python3-protobuf is not installed");
+        QTemporaryDir dir;
+        const CliResult run = runCliProcess(
+            { QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+                QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("300"),
+                QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("--client"),
+                QStringLiteral("%1 %2/grpc_echo_client.py --payload-bytes 1KB").arg(kSystemPython, kExamples),
+                QStringLiteral("--client-env"),
+                QStringLiteral("RPCSCOPE_PY_GEN=") + dir.filePath(QStringLiteral("gen")) },
+            120000);
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QStringLiteral("Count:\t300")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QStringLiteral("[OK]\t300 responses")), qPrintable(run.out));
+        // The client's own CPU, measured from outside: a Python client spends more than 0 on 300 calls.
+        QVERIFY2(run.out.contains(QStringLiteral("Client CPU:")) && !run.out.contains(QStringLiteral("Client CPU:\t-")),
+            qPrintable(run.out));
     }
 };
 

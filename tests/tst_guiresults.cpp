@@ -32,6 +32,7 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPointer>
 #include <QScopeGuard>
 #include <QScrollBar>
@@ -609,6 +610,57 @@ private Q_SLOTS:
             QJsonValue(client));
         QVERIFY(!records[0].scenario.contains(QStringLiteral("client_command")));
         QVERIFY2(records[1].name.contains(QStringLiteral("percall.sh")), qPrintable(records[1].name));
+    }
+
+    void aClientCommandMakesASingleRunsCallsFromTheWindow()
+    {
+        // The run settings' client command (run --client): its calls are the run's, saved with what made them.
+        auto *command = child<QLineEdit>("clientCommandEdit");
+        auto *environment = child<QLineEdit>("clientEnvEdit");
+        const auto reset = qScopeGuard([&] {
+            command->clear();
+            environment->clear();
+            m_window->scenarioPage()->validateNow();
+        });
+        QVERIFY(!environment->isEnabled());
+        const QString client = QStringLiteral("sh " RPCSCOPE_SOURCE_DIR "/examples/clients/percall.sh true");
+        command->setText(client);
+        QVERIFY(environment->isEnabled());
+        environment->setText(QStringLiteral("MODE=fast 'LABEL=two words'"));
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        const Scenario scenario = m_window->scenarioPage()->scenario();
+        QCOMPARE(scenario.clientCommand, client);
+        QCOMPARE(scenario.clientEnvironment,
+            (QStringList { QStringLiteral("MODE=fast"), QStringLiteral("LABEL=two words") }));
+        RunStore *store = m_window->runRecorder()->store();
+        QString error;
+        const size_t before = store->list({}, &error).size();
+        child<QSpinBox>("callsEdit")->setValue(30);
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 60000);
+        QVERIFY(m_window->runRecorder()->writer()->flush(std::chrono::seconds(10)));
+        const std::vector<RunListEntry> rows = store->list({}, &error);
+        QCOMPARE(rows.size(), before + 1);
+        QCOMPARE(rows.front().calls, 30ULL);
+        const std::optional<RunRecord> saved = store->load(rows.front().id, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->scenario.value(QStringLiteral("client_command")).toObject().value(QStringLiteral("command")),
+            QJsonValue(client));
+
+        // A client that breaks off: said in a box that names its line, and nothing of it kept in the history.
+        command->setText(QStringLiteral("sh -c 'echo \"{\\\"ready\\\": true}\"; read l; echo garbage-line; sleep 5'"));
+        environment->clear();
+        QVERIFY(m_window->scenarioPage()->validateNow());
+        m_window->startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->findChild<QMessageBox *>(QStringLiteral("clientCommandError")), 10000);
+        auto *box = m_window->findChild<QMessageBox *>(QStringLiteral("clientCommandError"));
+        QVERIFY2(box->text().contains(QStringLiteral("stdout line 2"))
+                && box->text().contains(QStringLiteral("garbage-line")),
+            qPrintable(box->text()));
+        box->close();
+        QVERIFY(m_window->runRecorder()->writer()->flush(std::chrono::seconds(10)));
+        QCOMPARE(store->list({}, &error).size(), before + 1);
     }
 
     void liveAbOfAServerAgainstItselfEndsUndecidedAtTheBudget()

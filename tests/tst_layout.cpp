@@ -108,6 +108,11 @@ private Q_SLOTS:
             for (int tab = 0; tab < scenarioTabs->count(); ++tab) {
                 scenarioTabs->setCurrentIndex(tab);
                 QCoreApplication::processEvents();
+                if (page == 0)
+                    saveScreenshot(QStringLiteral("layout-%1x%2-%3")
+                                       .arg(target.width())
+                                       .arg(target.height())
+                                       .arg(scenarioTabs->tabText(tab).section(u' ', 0, 0).toLower()));
                 for (const QString &c : clippedWidgets(m_window.get()))
                     clipped << QStringLiteral("%1 / %2: %3").arg(results->tabText(page), scenarioTabs->tabText(tab), c);
             }

@@ -63,8 +63,8 @@ private Q_SLOTS:
         const uint64_t servedBefore = m_server.callsServed();
         QString error;
         QVERIFY2(session.startLoad(&error), qPrintable(error));
-        QVERIFY(session.engine().waitForFinished(std::chrono::seconds(30)));
-        const RunSnapshot last = session.engine().snapshot();
+        QVERIFY(session.load().waitForFinished(std::chrono::seconds(30)));
+        const RunSnapshot last = session.load().snapshot();
         QCOMPARE(last.callsOk(), 40ULL);
         // The server counts a call once its Finish is done, which may come after the client has its reply.
         QTRY_VERIFY_WITH_TIMEOUT(m_server.callsServed() - servedBefore >= 40, 10000);
@@ -132,9 +132,9 @@ private Q_SLOTS:
         QCOMPARE(session.record().server.value(QStringLiteral("command")).toString(), QStringLiteral("my serve"));
         QString error;
         QVERIFY2(session.startLoad(&error), qPrintable(error));
-        QVERIFY(session.engine().waitForFinished(std::chrono::seconds(30)));
-        QCOMPARE(session.engine().snapshot().callsOk(), 20ULL);
-        QVERIFY(session.engine().snapshot().hasServerStats);
+        QVERIFY(session.load().waitForFinished(std::chrono::seconds(30)));
+        QCOMPARE(session.load().snapshot().callsOk(), 20ULL);
+        QVERIFY(session.load().snapshot().hasServerStats);
     }
 
     void inTheBackgroundTheRunStartsAndTheThreadEnds()
@@ -152,8 +152,8 @@ private Q_SLOTS:
         const RunSession::Started outcome = started.get();
         QVERIFY2(!outcome.problem, qPrintable(outcome.problem ? outcome.problem->text() : QString()));
         QVERIFY(toldOn != std::this_thread::get_id()); // prepared on the session's thread, not the caller's
-        QVERIFY(session.engine().waitForFinished(std::chrono::seconds(30)));
-        QCOMPARE(session.engine().snapshot().callsOk(), 30ULL);
+        QVERIFY(session.load().waitForFinished(std::chrono::seconds(30)));
+        QCOMPARE(session.load().snapshot().callsOk(), 30ULL);
         QTRY_VERIFY_WITH_TIMEOUT(session.isDone(), 10000);
     }
 
@@ -201,13 +201,13 @@ private Q_SLOTS:
         std::future<RunSession::Started> started = told.get_future();
         QCOMPARE(started.wait_for(std::chrono::seconds(20)), std::future_status::ready);
         QVERIFY(!started.get().problem);
-        QTRY_VERIFY_WITH_TIMEOUT(session.engine().snapshot().callsOk() >= 50, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(session.load().snapshot().callsOk() >= 50, 20000);
         QElapsedTimer clock;
         clock.start();
         session.stop();
-        QVERIFY(session.engine().waitForFinished(std::chrono::seconds(10)));
+        QVERIFY(session.load().waitForFinished(std::chrono::seconds(10)));
         QVERIFY(clock.elapsed() < 10000);
-        const RunSnapshot last = session.engine().snapshot();
+        const RunSnapshot last = session.load().snapshot();
         RunRecord record = session.record();
         session.completeRecord(&record, last);
         QCOMPARE(record.status, QStringLiteral("stopped"));

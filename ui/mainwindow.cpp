@@ -260,6 +260,7 @@ void MainWindow::connectControllers()
     connect(m_launcher, &RunLauncher::stateChanged, m_statusState, &QLabel::setText);
     connect(m_launcher, &RunLauncher::statusMessage, status, &QStatusBar::showMessage);
     connect(m_launcher, &RunLauncher::serverCommandFailed, this, &MainWindow::showServerCommandError);
+    connect(m_launcher, &RunLauncher::clientCommandFailed, this, &MainWindow::showClientCommandError);
     connect(m_launcher, &RunLauncher::abStarted, m_compare, &ComparePage::setThreshold);
     connect(m_launcher, &RunLauncher::abFinished, this, &MainWindow::showAbRuns);
     connect(m_launcher, &RunLauncher::runLaunched, this, &MainWindow::makeRoomForResults);
@@ -582,6 +583,16 @@ void MainWindow::showServerCommandError(const QString &error)
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Server command"),
         tr("The server command did not start:\n%1").arg(error), QMessageBox::Ok, this);
     box->setObjectName(QStringLiteral("serverCommandError"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::showClientCommandError(const QString &error)
+{
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Client command"),
+        tr("The run failed: its client command broke off, and nothing it measured was kept.\n\n%1").arg(error),
+        QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("clientCommandError"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }

@@ -110,6 +110,7 @@ private:
     void showSnapshot(const RunSnapshot &snapshot);
     void showAbRuns(bool measured, const QString &error);
     void showServerCommandError(const QString &error);
+    void showClientCommandError(const QString &error);
     void showHistoryWriteError(const QString &why);
     /// The scenario editor beside the results, or collapsed to give them the width (its last width is kept).
     void setEditorShown(bool shown);

@@ -35,8 +35,7 @@ bool RunController::start(std::shared_ptr<RunSession> session)
     const RunSession *raw = m_session.get();
     // Emitted on a transport thread; queued to ours, and dropped when it is an earlier session's.
     connect(
-        &m_session->engine(), &LoadEngine::runFinished, this, [this, raw] { engineFinished(raw); },
-        Qt::QueuedConnection);
+        &m_session->load(), &LoadRun::runFinished, this, [this, raw] { engineFinished(raw); }, Qt::QueuedConnection);
     const quint64 number = ++m_sessionNumber;
     if (m_session->spec().profile.any())
         m_session->setProfilesHook([this, number](const RunProfiles &profiles) {
@@ -63,7 +62,7 @@ void RunController::sessionStarted(const RunSession *session, const RunSession::
     }
     m_timer.start();
     Q_EMIT runStarted();
-    if (!m_session->engine().isRunning())
+    if (!m_session->load().isRunning())
         engineFinished(session); // a short run ended before its start was told
 }
 
@@ -80,20 +79,25 @@ bool RunController::isRunning() const
 
 std::vector<RawSample> RunController::rawSamples() const
 {
-    return m_session ? m_session->engine().rawSamples() : std::vector<RawSample>();
+    return m_session ? m_session->load().rawSamples() : std::vector<RawSample>();
+}
+
+QString RunController::failure() const
+{
+    return m_session ? m_session->load().failure() : QString();
 }
 
 void RunController::pull()
 {
     if (!m_session)
         return;
-    m_last = m_session->engine().snapshot();
+    m_last = m_session->load().snapshot();
     Q_EMIT snapshotAvailable(m_last);
 }
 
 void RunController::engineFinished(const RunSession *session)
 {
-    if (session != m_session.get() || !m_running || m_preparing || m_session->engine().isRunning())
+    if (session != m_session.get() || !m_running || m_preparing || m_session->load().isRunning())
         return; // an earlier session's notice, or one told again (see sessionStarted())
     m_timer.stop();
     m_running = false;

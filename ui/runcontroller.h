@@ -33,6 +33,8 @@ public:
     RunSnapshot lastSnapshot() const { return m_last; }
     /// Every timed call of the last run, when its plan recorded them; call after runFinished().
     std::vector<RawSample> rawSamples() const;
+    /// Why the last run could not go on (its client command failed), once it ended; empty when it ran or was stopped.
+    QString failure() const;
     /// The number start() gave the running (or last) session, counted from 1: what profilesRead() names it by.
     quint64 sessionNumber() const { return m_sessionNumber; }
     /// Snapshot period in ms (default 100).

@@ -229,6 +229,9 @@ void RunLauncher::runStarted()
     const QString codec = codecName(spec.transport.codec.value_or(defaultCodec(spec.transport.kind)));
     const QString description = spec.transport.kind == TransportKind::InProcess
         ? tr("%1, no RPC (%2 codec only)").arg(spec.request.call, codec)
+        : spec.client
+        ? tr("%1 → %2, calls made by the client command %3")
+              .arg(spec.request.call, spec.target.address, spec.client->command)
         : tr("%1 → %2 (%3/%4)").arg(spec.request.call, spec.target.address, transportName(spec.transport.kind), codec);
     if (spec.transport.kind != TransportKind::InProcess && spec.server != RunServer::Builtin)
         Q_EMIT remoteTargetUsed(spec.transport.kind, spec.target.address);
@@ -248,6 +251,16 @@ void RunLauncher::recordProgress(const RunSnapshot &snapshot)
 
 void RunLauncher::runFinished(const RunSnapshot &snapshot)
 {
+    if (const QString failure = m_controller->failure(); !failure.isEmpty()) {
+        // What a broken client reported is no measurement of the plan: not kept, not judged, and said.
+        m_recorder->discard(m_run.get());
+        m_scenario->setRunning(false);
+        Q_EMIT stateChanged(tr("Failed"));
+        Q_EMIT statusMessage(
+            tr("Run failed: the client command broke off after %1 calls").arg(snapshot.callsSent), 15000);
+        Q_EMIT clientCommandFailed(failure);
+        return;
+    }
     Q_EMIT snapshotAvailable(snapshot);
     m_recorder->finish(m_run.get(), snapshot, m_controller->rawSamples());
     std::vector<CheckResult> checks;

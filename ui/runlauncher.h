@@ -58,6 +58,8 @@ public:
 Q_SIGNALS:
     /// A run started: @p run is its record (saved as it goes); @p description names the method and target.
     void runLaunched(const std::shared_ptr<rpcscope::RunRecord> &run, const QString &description);
+    /// The run's client command failed mid-run (@p error names what it printed); the run was not kept.
+    void clientCommandFailed(const QString &error);
     /// A run against @p address, neither the built-in servers nor in process, started.
     void remoteTargetUsed(rpcscope::TransportKind kind, const QString &address);
     /// The live run's newest snapshot (the last one, too, before the run's end is handled).

@@ -66,6 +66,14 @@ void RunRecorder::finish(RunRecord *run, const RunSnapshot &snapshot, std::vecto
     m_writer->finish(run->id, snapshot, run->rawSamples, run->status);
 }
 
+void RunRecorder::discard(RunRecord *run)
+{
+    if (!recording(run))
+        return;
+    m_writer->discard(run->id);
+    run->id = 0;
+}
+
 bool RunRecorder::flush(std::chrono::milliseconds timeout)
 {
     return !m_writer || m_writer->flush(timeout);

@@ -41,6 +41,9 @@ public:
     /// Queues @p run's end: the final @p snapshot (its state says stopped or finished), the end time and
     /// @p rawSamples, which @p run keeps too. runStored() follows once written.
     void finish(RunRecord *run, const RunSnapshot &snapshot, std::vector<RawSample> rawSamples);
+    /// Takes @p run out of the history again: it failed (a client command that broke off), and what it measured
+    /// is not a measurement of its plan.
+    void discard(RunRecord *run);
     /// Waits until everything queued is written, at most @p timeout; false on timeout.
     bool flush(std::chrono::milliseconds timeout);
 

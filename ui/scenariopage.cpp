@@ -152,6 +152,14 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_profileServer(new QCheckBox(tr("Server")))
     , m_profileClient(new QCheckBox(tr("Client (rpcscope)")))
     , m_profileKeep(new QCheckBox(tr("Keep for hotspot")))
+    , m_clientCommand(line(QStringLiteral("clientCommandEdit"), {}, tr("rpcscope's own client"),
+          tr("A client command that makes the calls instead of rpcscope, when the code under test is the client (a "
+             "protobuf runtime, a gRPC library): {target} is the server's HOST:PORT. It reports each call as a JSON "
+             "line (docs/client-protocol.md; examples/clients has Python, Go and shell clients). Closed loop: Calls "
+             "or Duration, Concurrency and a warm-up by calls. Never saved in a scenario file (--client).")))
+    , m_clientEnvironment(line(QStringLiteral("clientEnvEdit"), {}, tr("NAME=value NAME2='two words'"),
+          tr("Environment variables for the client command, as a shell would split them (--client-env): e.g. "
+             "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python.")))
     , m_streamCallCount(line(QStringLiteral("streamCallCountEdit"), {}, tr("default: each request once"),
           tr("Streaming methods: messages each client or bidi stream sends, cycling through the "
              "requests; on a server stream, replies after which the client ends the call "
@@ -331,6 +339,9 @@ QWidget *ScenarioPage::makeLoadTab()
     profile->addWidget(m_profileKeep);
     profile->addStretch();
     loadForm->addRow(tr("CPU profile:"), profile);
+    loadForm->addRow(tr("Client command:"), m_clientCommand);
+    loadForm->addRow(tr("Client environment:"), m_clientEnvironment);
+    m_clientEnvironment->setEnabled(false);
     loadForm->addRow(tr("Stream messages:"), m_streamCallCount);
     loadForm->addRow(tr("Stream interval:"), m_streamInterval);
     loadForm->addRow(tr("Stream call duration:"), m_streamCallDuration);
@@ -489,8 +500,11 @@ void ScenarioPage::connectSignals(QPushButton *example)
     for (QCheckBox *box : { m_profileServer, m_profileClient })
         connect(box, &QCheckBox::toggled, this,
             [this] { m_profileKeep->setEnabled(m_profileServer->isChecked() || m_profileClient->isChecked()); });
-    for (QLineEdit *edit : { m_streamCallCount, m_streamInterval, m_streamCallDuration })
+    for (QLineEdit *edit :
+        { m_streamCallCount, m_streamInterval, m_streamCallDuration, m_clientCommand, m_clientEnvironment })
         connect(edit, &QLineEdit::textChanged, this, later);
+    connect(m_clientCommand, &QLineEdit::textChanged, this,
+        [this](const QString &text) { m_clientEnvironment->setEnabled(!text.trimmed().isEmpty()); });
     connect(m_streamPingPong, &QCheckBox::toggled, this, later);
     connect(m_msgpackParams, &QComboBox::currentIndexChanged, this, later);
     connect(m_calls, &QSpinBox::valueChanged, this, later);
@@ -573,6 +587,14 @@ Scenario ScenarioPage::scenario() const
     s.profileServer = m_profileServer->isChecked();
     s.profileClient = m_profileClient->isChecked();
     s.profileKeep = m_profileKeep->isChecked() && (s.profileServer || s.profileClient);
+    s.clientCommand = m_clientCommand->text().trimmed();
+    if (!s.clientCommand.isEmpty()) {
+        // Split as a shell would; text that does not split is kept whole, and the run refuses it by name.
+        const std::optional<QStringList> words = splitCommandLine(m_clientEnvironment->text(), nullptr);
+        s.clientEnvironment = words                           ? *words
+            : m_clientEnvironment->text().trimmed().isEmpty() ? QStringList()
+                                                              : QStringList { m_clientEnvironment->text() };
+    }
     s.streamCallCount = m_streamCallCount->text().trimmed();
     s.streamInterval = m_streamInterval->text().trimmed();
     s.streamCallDuration = m_streamCallDuration->text().trimmed();

@@ -190,6 +190,8 @@ private:
     QCheckBox *m_profileServer; ///< --profile
     QCheckBox *m_profileClient; ///< --profile-client
     QCheckBox *m_profileKeep; ///< --profile-keep
+    QLineEdit *m_clientCommand; ///< --client: a client command makes the calls
+    QLineEdit *m_clientEnvironment; ///< --client-env: NAME=value words, shell-quoted
     QLineEdit *m_streamCallCount;
     QLineEdit *m_streamInterval;
     QLineEdit *m_streamCallDuration;

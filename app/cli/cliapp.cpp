@@ -273,7 +273,7 @@ bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wai
     return signalled;
 }
 
-bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const std::function<void()> &tick)
+bool waitForEngine(LoadRun &engine, std::chrono::milliseconds every, const std::function<void()> &tick)
 {
     return waitForEngineLike([&engine](std::chrono::milliseconds t) { return engine.waitForFinished(t); },
         [&engine] { engine.stop(); }, every, tick);

@@ -61,7 +61,7 @@ private:
  * Waits for @p engine's run to end, calling @p tick every @p every meanwhile (e.g. to save progress); SIGINT and
  * SIGTERM stop the run (what was measured is kept). True when a signal stopped it.
  */
-bool waitForEngine(LoadEngine &engine, std::chrono::milliseconds every, const std::function<void()> &tick);
+bool waitForEngine(LoadRun &engine, std::chrono::milliseconds every, const std::function<void()> &tick);
 /// The same for anything that can wait (@p wait returns true when done) and be stopped.
 bool waitForEngineLike(const std::function<bool(std::chrono::milliseconds)> &wait, const std::function<void()> &stop,
     std::chrono::milliseconds every, const std::function<void()> &tick);

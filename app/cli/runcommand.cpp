@@ -264,6 +264,15 @@ public:
                   << " (the run goes on; it is saved whole when it ends)\n";
         }
     }
+    /// Takes the run out of the history again (it failed: nothing it measured is kept).
+    void discard(const RunRecord &record)
+    {
+        QString error;
+        if (m_begun && !m_store->remove(record.id, &error))
+            err() << "warning: --db " << m_store->path() << ": the failed run #" << record.id
+                  << " could not be taken out of the history (" << error << ")\n";
+        m_begun = false;
+    }
     /// Saves the ended run (RunSession::completeRecord()'s: its figures, status and raw samples); empty, or why it is
     /// not in the history.
     QString finish(RunRecord *record)
@@ -354,7 +363,7 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
         err() << "rpcscope-cli " << cmd << ": --client-cpus: " << error << '\n';
         return ExitRuntime;
     }
-    LoadEngine &engine = session.engine();
+    LoadRun &engine = session.load();
     RunRecord record = session.record();
     LiveHistory history(save ? &store : nullptr);
     history.begin(&record);
@@ -365,6 +374,13 @@ int runScenario(const QString &cmd, const Scenario &scenario, RunOutcome *outcom
              : std::chrono::hours(24 * 365),
         [&] { history.interval(record, engine.snapshot()); });
     const RunSnapshot result = engine.snapshot();
+    if (const QString failure = engine.failure(); !failure.isEmpty()) {
+        // A client command that failed mid-run: what it reported is not a measurement of the plan (nor kept as one).
+        history.discard(record);
+        err() << "rpcscope-cli " << cmd << ": " << failure << "\nNothing was saved or written: the run ended after "
+              << result.callsSent << " timed calls, when the client command failed.\n";
+        return ExitRuntime;
+    }
     session.completeRecord(&record, result);
     const QString notSaved = history.finish(&record);
     if (outcome) {

@@ -589,6 +589,16 @@ QList<RunFlag> profileFlags()
                            "listening on the target's port; implies --profile. Never kept in a scenario file."),
             QStringLiteral("profile.pid"), false, QStringLiteral("1"),
             setNumber(&Scenario::profilePid, 1, std::numeric_limits<int>::max()) },
+        { { QStringLiteral("client") }, QStringLiteral("COMMAND"),
+            QStringLiteral("A client command makes the calls instead of rpcscope's client: your own client, in its "
+                           "language and library, reporting each call as docs/client-protocol.md says ({target} "
+                           "becomes the address). Closed loop, by -n or -z, -c callers. Never kept in a scenario "
+                           "file."),
+            QStringLiteral("client.command"), false, QStringLiteral("sh -c true"), setText(&Scenario::clientCommand) },
+        { { QStringLiteral("client-env") }, QStringLiteral("NAME=VALUE"),
+            QStringLiteral("An environment variable for the client command (repeatable); {target} in it becomes the "
+                           "address."),
+            QStringLiteral("client.env"), true, QStringLiteral("A=1"), addText(&Scenario::clientEnvironment) },
     };
 }
 

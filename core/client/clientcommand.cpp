@@ -55,7 +55,7 @@ int statusOf(const ClientEvent &call)
 /// What one block measures, as the load engine's snapshot has it.
 class BlockRecorder {
 public:
-    BlockRecorder(const ClientBlock &block, Clock::time_point start) : m_block(block), m_timedStart(start) { }
+    BlockRecorder(ClientBlock block, Clock::time_point start) : m_block(std::move(block)), m_timedStart(start) { }
 
     void warmup(Clock::time_point now)
     {
@@ -88,6 +88,18 @@ public:
     }
 
     uint64_t timedCalls() const { return m_timed; }
+
+    /// The block so far, as a running load engine's snapshot would be (the open interval not in its timeline).
+    RunSnapshot progress(Clock::time_point now) const
+    {
+        RunSnapshot snapshot = m_snapshot;
+        snapshot.state = RunState::Running;
+        snapshot.elapsed = std::max(Clock::duration::zero(), now - m_timedStart);
+        snapshot.callsSent = m_timed;
+        snapshot.plannedCalls = m_block.calls;
+        snapshot.plannedDuration = m_block.duration;
+        return snapshot;
+    }
 
     RunSnapshot finish(Clock::time_point end, RunState state)
     {
@@ -196,16 +208,14 @@ struct ClientCommandRunner::State {
     QString commandLine;
     int toClient = -1; ///< our end of its stdin
     int fromClient = -1; ///< our end of its stdout
-    int wake = -1; ///< eventfd: interrupt()
     std::chrono::milliseconds idleTimeout { 30000 };
     QByteArray pending; ///< read, not yet a whole line
     std::atomic<uint64_t> lines { 0 };
-    std::atomic<bool> interrupted { false };
 
     ~State() { closeAll(); }
     void closeAll()
     {
-        for (int *fd : { &toClient, &fromClient, &wake }) {
+        for (int *fd : { &toClient, &fromClient }) {
             if (*fd >= 0)
                 ::close(*fd);
             *fd = -1;
@@ -213,11 +223,16 @@ struct ClientCommandRunner::State {
     }
 };
 
-ClientCommandRunner::ClientCommandRunner() : m_state(std::make_unique<State>()) { }
+ClientCommandRunner::ClientCommandRunner()
+    : m_state(std::make_unique<State>()), m_wake(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+{
+}
 
 ClientCommandRunner::~ClientCommandRunner()
 {
     stop(std::chrono::milliseconds(1000));
+    if (m_wake >= 0)
+        ::close(m_wake);
 }
 
 bool ClientCommandRunner::start(const ClientCommand &command, const QString &target, QString *error)
@@ -234,8 +249,7 @@ bool ClientCommandRunner::start(const ClientCommand &command, const QString &tar
         return false;
     int in[2] = { -1, -1 };
     int out[2] = { -1, -1 };
-    s.wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s.wake < 0 || ::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
+    if (m_wake < 0 || ::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
         const QString why = QString::fromLocal8Bit(std::strerror(errno));
         for (int fd : { in[0], in[1], out[0], out[1] }) {
             if (fd >= 0)
@@ -294,21 +308,21 @@ ClientCommandRunner::Next ClientCommandRunner::nextLine(
             ++s.lines;
             return Next::Line;
         }
-        if (s.interrupted.exchange(false) || Clock::now() >= endBy)
+        if (m_interrupted.exchange(false) || Clock::now() >= endBy)
             return Next::Interrupted;
         const auto now = Clock::now();
         if (now - lastLine >= s.idleTimeout)
             return Next::Idle;
         if (now >= deadline)
             return Next::Deadline;
-        pollfd fds[2] = { { s.fromClient, POLLIN, 0 }, { s.wake, POLLIN, 0 } };
+        pollfd fds[2] = { { s.fromClient, POLLIN, 0 }, { m_wake, POLLIN, 0 } };
         if (::poll(fds, 2, 50) < 0 && errno != EINTR) {
             *why = QStringLiteral("poll: ") + QString::fromLocal8Bit(std::strerror(errno));
             return Next::Failed;
         }
         if (fds[1].revents & POLLIN) {
             uint64_t value = 0;
-            [[maybe_unused]] const ssize_t got = ::read(s.wake, &value, sizeof value);
+            [[maybe_unused]] const ssize_t got = ::read(m_wake, &value, sizeof value);
         }
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             const ssize_t got = ::read(s.fromClient, buffer, sizeof buffer);
@@ -323,6 +337,22 @@ ClientCommandRunner::Next ClientCommandRunner::nextLine(
             }
         }
     }
+}
+
+QString ClientCommandRunner::exitedBetweenBlocks(int number)
+{
+    State &s = *m_state;
+    // What it printed on its way out says why: the first line that is not of the protocol, if any.
+    QByteArray line;
+    QString why;
+    const auto now = Clock::now();
+    while (nextLine(now, now + std::chrono::seconds(1), Clock::time_point::max(), &line, &why) == Next::Line) {
+        if (line.trimmed().isEmpty())
+            continue;
+        if (!parseClientLine(line, &why))
+            return QStringLiteral("stdout line %1: %2: %3").arg(s.lines).arg(why, shownLine(line));
+    }
+    return QStringLiteral("the client exited before block %1 (%2)").arg(number).arg(s.process.exitStatus().toString());
 }
 
 QString ClientCommandRunner::failure(const QString &why) const
@@ -389,8 +419,10 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
             *error = failure(QStringLiteral("block %1: %2").arg(block.number).arg(why));
         return false;
     };
-    if (s.toClient < 0 || !s.process.isRunning())
+    if (s.toClient < 0)
         return fail(QStringLiteral("the client is not running"));
+    if (!s.process.isRunning())
+        return fail(exitedBetweenBlocks(block.number));
 
     const QByteArray instruction = clientBlockLine(block.number, block.calls,
         std::chrono::duration_cast<std::chrono::milliseconds>(block.duration).count(), block.concurrency,
@@ -404,6 +436,7 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
     const Clock::time_point deadline
         = block.calls == 0 ? begin + 2 * block.duration + std::chrono::seconds(5) : Clock::time_point::max();
     auto lastLine = begin;
+    auto lastProgress = begin;
     QByteArray line;
     QString why;
     for (;;) {
@@ -470,6 +503,10 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
                 return fail(
                     QStringLiteral("stdout line %1: more timed calls than the %2 asked").arg(number).arg(block.calls));
             recorder.call(*event, now);
+            if (block.progress && now - lastProgress >= std::chrono::milliseconds(100)) {
+                block.progress(recorder.progress(now));
+                lastProgress = now;
+            }
             break;
         }
     }
@@ -477,12 +514,10 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
 
 void ClientCommandRunner::interrupt()
 {
-    if (!m_state)
-        return;
-    m_state->interrupted = true;
-    if (m_state->wake >= 0) {
+    m_interrupted = true;
+    if (m_wake >= 0) {
         const uint64_t one = 1;
-        [[maybe_unused]] const ssize_t written = ::write(m_state->wake, &one, sizeof one);
+        [[maybe_unused]] const ssize_t written = ::write(m_wake, &one, sizeof one);
     }
 }
 

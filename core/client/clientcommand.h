@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -51,6 +52,9 @@ struct ClientBlock {
     std::chrono::nanoseconds interval { std::chrono::seconds(1) }; ///< the time series' resolution
     /// The block ends then, as on interrupt(), whatever the client is doing (a run's wall-clock limit).
     std::chrono::steady_clock::time_point endBy = std::chrono::steady_clock::time_point::max();
+    /// Told the block's measurements so far (state Running) as they grow, at most every 100 ms, on the thread
+    /// running it: a run's live view inside a long block. Unset: not told.
+    std::function<void(const RunSnapshot &)> progress;
 };
 
 /**
@@ -75,8 +79,9 @@ public:
     bool start(const ClientCommand &command, const QString &target, QString *error);
     /// Runs @p block; false with @p error (the block's partial measurements are in @p snapshot all the same).
     bool runBlock(const ClientBlock &block, RunSnapshot *snapshot, QString *error);
-    /// Ends a block running on another thread soon (its snapshot is then RunState::Stopped); the client is told
-    /// nothing until stop().
+    /// Ends a block running on another thread soon (its snapshot is then RunState::Stopped), or a start() waiting for
+    /// the client to be ready (it fails: "stopped before the client was ready"); the client is told nothing until
+    /// stop(). Safe from any thread at any time, also before start(); the next wait it ends is the last.
     void interrupt();
     /// Closes the client's stdin (the protocol's "exit"), waits up to @p grace, then stops its process group.
     void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(3000));
@@ -102,11 +107,16 @@ private:
         QString *why);
     /// Waits for {"ready": true}; false with @p error naming what came instead.
     bool waitUntilReady(QString *error);
+    /// Why a client that exited before block @p number: the first line it printed that is not of the protocol, or
+    /// its exit status.
+    QString exitedBetweenBlocks(int number);
     /// "client command CMD: @p why", with the last lines of its stderr.
     QString failure(const QString &why) const;
 
     struct State;
     std::unique_ptr<State> m_state;
+    int m_wake = -1; ///< eventfd: interrupt(); the runner's, not a start()'s, so that it may come at any time
+    std::atomic<bool> m_interrupted { false };
 };
 
 } // namespace rpcscope

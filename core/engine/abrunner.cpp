@@ -1,5 +1,7 @@
 #include "abrunner.h"
 
+#include "client/clientload.h"
+
 #include "transport/transport.h"
 #include "util/units.h"
 
@@ -247,13 +249,7 @@ bool AbRunner::runEngineBlock(
 bool AbRunner::runClientBlock(int side, const LoadPlan &block, int number, BlockOutcome *out, QString *why)
 {
     ClientCommandRunner *client = m_clients[side].get();
-    ClientBlock request;
-    request.number = number;
-    request.calls = block.totalCalls;
-    request.duration = block.duration;
-    request.concurrency = block.concurrency;
-    request.warmupCalls = block.warmupCalls;
-    request.interval = block.interval;
+    ClientBlock request = clientBlockOf(block, number);
     if (m_blocks.maxDuration.count() > 0)
         request.endBy = m_deadline;
     {
@@ -263,24 +259,7 @@ bool AbRunner::runClientBlock(int side, const LoadPlan &block, int number, Block
         if (m_stop)
             client->interrupt();
     }
-    // The server's CPU and memory over the block, as the load engine samples them for its own calls.
-    const auto server = static_cast<pid_t>(block.serverPid);
-    const ProcessSample serverBefore = server > 0 ? sampleProcess(server) : ProcessSample();
-    // The client's block is its timed phase (its warm-up calls are inside it: the client runs them first).
-    if (block.timedPhase)
-        block.timedPhase(true);
-    const bool ok = client->runBlock(request, &out->result, why);
-    if (block.timedPhase)
-        block.timedPhase(false);
-    if (server > 0 && serverBefore.valid) {
-        const ProcessSample serverAfter = sampleProcess(server);
-        if (serverAfter.valid) {
-            out->result.hasServerStats = true;
-            out->result.serverCpuSeconds = std::max(0.0, serverAfter.cpuSeconds - serverBefore.cpuSeconds);
-            out->result.serverCpuInTicks = serverAfter.cpuFromTicks;
-            out->result.serverPeakRssBytes = serverAfter.rssBytes;
-        }
-    }
+    const bool ok = runTimedClientBlock(*client, request, block, &out->result, why);
     out->cut = ok && out->result.state == RunState::Stopped && !m_stop;
     std::lock_guard lock(m_mutex);
     m_currentClient = nullptr;

@@ -750,7 +750,7 @@ private:
     double m_serverCpuAtEnd = -1;
 };
 
-LoadEngine::LoadEngine(QObject *parent) : QObject(parent) { }
+LoadEngine::LoadEngine(QObject *parent) : LoadRun(parent) { }
 
 LoadEngine::~LoadEngine()
 {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/expectations.h"
+#include "engine/loadrun.h"
 #include "load/pacer.h"
 #include "load/segment.h"
 #include "metrics/runsnapshot.h"
@@ -78,7 +79,7 @@ bool parseWarmup(const QString &text, LoadPlan *plan, QString *error);
  * ends are waited for and counted; when a duration ends it, they get a grace period (3 x the p99 so far, 100 ms to
  * 2 s) and are then cancelled and counted as CANCELLED.
  */
-class LoadEngine : public QObject {
+class LoadEngine : public LoadRun {
     Q_OBJECT
 public:
     explicit LoadEngine(QObject *parent = nullptr);
@@ -87,20 +88,17 @@ public:
     /// Starts a run; false (with @p error) when the plan makes no sense or a run is still going.
     bool start(std::unique_ptr<Transport> transport, const LoadPlan &plan, QString *error = nullptr);
     /// Ends the run early: calls in flight are cancelled and not counted; everything finished so far is kept.
-    void stop();
-    bool isRunning() const;
+    void stop() override;
+    bool isRunning() const override;
     /// Blocks until the run ends; false on timeout.
-    bool waitForFinished(std::chrono::milliseconds timeout) const;
+    bool waitForFinished(std::chrono::milliseconds timeout) const override;
 
     /// A copy of the current measurements; cheap enough to call at 10-50 Hz. Thread-safe.
-    RunSnapshot snapshot() const;
+    RunSnapshot snapshot() const override;
     /// Which run this is (increments with every start()).
     uint64_t generation() const;
     /// The raw samples of the last run in send order (empty unless recorded). Call after it ended.
-    std::vector<RawSample> rawSamples() const;
-
-Q_SIGNALS:
-    void runFinished();
+    std::vector<RawSample> rawSamples() const override;
 
 private:
     class Run;

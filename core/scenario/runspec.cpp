@@ -1,5 +1,7 @@
 #include "runspec.h"
 
+#include "client/clientload.h"
+
 #include "codec/codec.h"
 #include "store/secrets.h"
 #include "util/cpuset.h"
@@ -440,6 +442,62 @@ bool typeProfile(const Scenario &s, RunSpec &spec, Checker &c)
     return true;
 }
 
+/// The request: a serialized message (-b) wins over a JSON file (-D), which wins over the JSON text.
+bool readRequest(Checker &c, const Scenario &s, RunSpec &spec)
+{
+    spec.request.call = s.method.trimmed();
+    spec.request.fills = s.fills;
+    spec.request.decodeResponse = !s.discardResponse;
+    spec.requestField = !s.requestBinaryFile.isEmpty() ? QStringLiteral("request_binary_file")
+        : !s.requestFile.isEmpty()                     ? QStringLiteral("request_file")
+                                                       : QStringLiteral("request");
+    if (!s.requestBinaryFile.isEmpty()) {
+        const std::optional<QByteArray> binary
+            = c.file(QStringLiteral("request_binary_file"), s.requestBinaryFile, inputlimits::kRequest);
+        if (!binary)
+            return false;
+        spec.request.binary = *binary;
+    } else if (!s.requestFile.isEmpty()) {
+        const std::optional<QByteArray> json
+            = c.file(QStringLiteral("request_file"), s.requestFile, inputlimits::kRequest);
+        if (!json)
+            return false;
+        spec.request.json = *json;
+    } else {
+        spec.request.json = s.request;
+    }
+    return true;
+}
+
+/// The client command (--client, --client-env): checked and typed, and the plan checked against what it can run.
+bool typeClient(const Scenario &s, RunSpec &spec, Checker &c)
+{
+    if (s.clientCommand.trimmed().isEmpty()) {
+        if (!s.clientEnvironment.isEmpty())
+            return c.fail(QStringLiteral("client.env"), QStringLiteral("is for a client command; give --client"));
+        return true;
+    }
+    ClientCommand client;
+    client.command = s.clientCommand.trimmed();
+    for (const QString &variable : s.clientEnvironment) {
+        const qsizetype eq = variable.indexOf(u'=');
+        if (eq <= 0)
+            return c.fail(
+                QStringLiteral("client.env"), QStringLiteral("expected NAME=VALUE, got \"%1\"").arg(variable));
+        client.environment.append({ variable.left(eq), variable.mid(eq + 1) });
+    }
+    client.cpus = spec.clientCpus;
+    if (QString why; !client.check(&why))
+        return c.fail(QStringLiteral("client.command"), why);
+    if (spec.server == RunServer::None)
+        return c.fail(QStringLiteral("client.command"),
+            QStringLiteral("the no-RPC baseline has no server for a client command to call"));
+    if (const QString problem = ClientLoad::planProblem(spec.plan); !problem.isEmpty())
+        return c.fail(QStringLiteral("client.command"), problem);
+    spec.client = client;
+    return true;
+}
+
 } // namespace
 
 std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
@@ -565,31 +623,12 @@ std::optional<RunSpec> prepareRun(const Scenario &s, ScenarioProblem *problem)
     }
 
     if (!readLoad(c, s, spec, &spec.plan, &spec.target) || !readConnection(c, s, spec, &spec.target)
-        || !readStream(c, s, &spec.stream) || !readOutputs(c, s, &spec) || !typeProfile(s, spec, c))
+        || !readStream(c, s, &spec.stream) || !readOutputs(c, s, &spec) || !typeProfile(s, spec, c)
+        || !typeClient(s, spec, c))
         return std::nullopt;
 
-    // The request: a serialized message (-b) wins over a JSON file (-D), which wins over the JSON text.
-    spec.request.call = s.method.trimmed();
-    spec.request.fills = s.fills;
-    spec.request.decodeResponse = !s.discardResponse;
-    spec.requestField = !s.requestBinaryFile.isEmpty() ? QStringLiteral("request_binary_file")
-        : !s.requestFile.isEmpty()                     ? QStringLiteral("request_file")
-                                                       : QStringLiteral("request");
-    if (!s.requestBinaryFile.isEmpty()) {
-        const std::optional<QByteArray> binary
-            = c.file(QStringLiteral("request_binary_file"), s.requestBinaryFile, inputlimits::kRequest);
-        if (!binary)
-            return std::nullopt;
-        spec.request.binary = *binary;
-    } else if (!s.requestFile.isEmpty()) {
-        const std::optional<QByteArray> json
-            = c.file(QStringLiteral("request_file"), s.requestFile, inputlimits::kRequest);
-        if (!json)
-            return std::nullopt;
-        spec.request.json = *json;
-    } else {
-        spec.request.json = s.request;
-    }
+    if (!readRequest(c, s, spec))
+        return std::nullopt;
     return spec;
 }
 

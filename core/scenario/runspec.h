@@ -1,5 +1,6 @@
 #pragma once
 
+#include "client/clientcommand.h"
 #include "compare/checks.h"
 #include "engine/callsetup.h"
 #include "engine/loadengine.h"
@@ -44,6 +45,9 @@ struct RunSpec {
     std::vector<int> clientCpus; ///< pin rpcscope's threads here once the servers run; empty = not pinned
     std::vector<int> serverCpus; ///< pin the server rpcscope starts here; empty = not pinned
     ProfileOptions profile; ///< CPU profiles of the timed phase
+    /// Set: a client command makes the calls (--client), against the server the run starts or its address; its
+    /// environment as given, its CPUs the client's (--client-cpus).
+    std::optional<ClientCommand> client;
     std::vector<Check> checks;
     bool failOnError = false;
     QString rawSamplesPath; ///< write every timed call here as CSV when the run ends; empty = none

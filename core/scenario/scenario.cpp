@@ -675,6 +675,13 @@ std::optional<Scenario> Scenario::fromJson(const QByteArray &json, QString *erro
                          .arg(kFormatVersion);
         return std::nullopt;
     }
+    // A run's record keeps the client command that made its calls; a document never runs one (a shared file).
+    for (const QString &key : { QStringLiteral("client_command"), QStringLiteral("client") }) {
+        if (root.contains(key))
+            r.fail(key,
+                QStringLiteral("a document may not name a client command to run (give it with --client or in the "
+                               "window)"));
+    }
     r.rejectUnknown({ QStringLiteral("rpcscope_scenario"), QStringLiteral("schema"), QStringLiteral("method"),
         QStringLiteral("transport"), QStringLiteral("codec"), QStringLiteral("rpc_method"), QStringLiteral("http_path"),
         QStringLiteral("msgpack_params"), QStringLiteral("target"), QStringLiteral("request"), QStringLiteral("fills"),

@@ -142,6 +142,11 @@ struct Scenario {
     /// point the profiler at the reader's own processes).
     qint64 profilePid = 0;
 
+    /// --client: a client command makes the calls (client/clientcommand.h, issue 36), not rpcscope's own client;
+    /// empty = rpcscope's. The command line's or the window's alone: a document never names one (it would run it).
+    QString clientCommand;
+    QStringList clientEnvironment; ///< --client-env: NAME=VALUE for the client command, in order
+
     // Outputs written when the run ends.
     struct Export {
         QString format; ///< an exportFormatNames() name, or png, pdf, svg

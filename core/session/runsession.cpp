@@ -23,6 +23,8 @@ RunSession::RunSession(Scenario scenario, RunSpec spec, std::optional<GrpcCall> 
     , m_call(std::move(call))
     , m_serveProgram(std::move(serveProgram))
 {
+    if (m_spec.client)
+        m_client = std::make_unique<ClientLoad>();
 }
 
 RunSession::~RunSession()
@@ -31,8 +33,8 @@ RunSession::~RunSession()
     m_ending = true;
     if (m_thread.joinable())
         m_thread.join();
-    m_engine.stop();
-    m_engine.waitForFinished(std::chrono::seconds(30));
+    load().stop();
+    load().waitForFinished(std::chrono::seconds(30));
     stopServers();
 }
 
@@ -46,7 +48,7 @@ void RunSession::useRunningBuiltin(const QString &address, qint64 pid, const QSt
 void RunSession::stop()
 {
     m_stop = true;
-    m_engine.stop();
+    load().stop();
 }
 
 void RunSession::stopServers()
@@ -126,12 +128,15 @@ bool RunSession::prepare(ScenarioProblem *problem, QString *details)
         *problem = { {}, QStringLiteral("cannot reach the target: ") + error, true };
         return false;
     }
-    m_transport = makeTransport(m_spec.transport, m_spec.target, *m_call, &error);
-    if (!m_transport) {
-        *problem = { {}, error, false };
-        return false;
+    if (!m_client) { // a client command makes its own connections
+        m_transport = makeTransport(m_spec.transport, m_spec.target, *m_call, &error);
+        if (!m_transport) {
+            *problem = { {}, error, false };
+            return false;
+        }
     }
     buildRecord();
+    m_prepared = true;
     if (m_profiler)
         startProfiling();
     return true;
@@ -165,7 +170,8 @@ void RunSession::startProfiling()
         if (pid > 0)
             m_profiler->addProcess(server, pid, command);
     }
-    if (m_spec.profile.client)
+    // A client command is added as it starts (ClientLoad's started hook), its whole process tree: the code under test.
+    if (m_spec.profile.client && !m_client)
         m_profiler->addProcess(client, ::getpid(), QStringLiteral("rpcscope"), false);
     ProfileRecorder *profiler = m_profiler.get();
     m_spec.plan.timedPhase = [profiler](bool timed) {
@@ -178,19 +184,31 @@ void RunSession::startProfiling()
     };
 }
 
+ClientCommand RunSession::clientAsStarted() const
+{
+    ClientCommand client = *m_spec.client;
+    if (m_profiler) { // rpcscope's Python sampler on its PYTHONPATH, as a server command's
+        ServerCommand asServer;
+        asServer.command = client.command;
+        asServer.environment = client.environment;
+        client.environment = m_profiler->profiled(asServer).environment;
+    }
+    return client;
+}
+
 void RunSession::finishProfiles() const
 {
     if (m_profilesRead || !m_profiler)
         return;
     m_profilesRead = true;
-    const RunSnapshot last = m_engine.snapshot();
+    const RunSnapshot last = load().snapshot();
     const auto ok = static_cast<double>(last.callsOk());
     m_profiler->addCalls(0, ok);
     m_profiler->addCalls(1, ok);
     const std::map<int, ProcessProfile> profiles = m_profiler->finish();
     if (m_spec.profile.server)
         m_serverProfile = m_profiler->profileOf(QStringLiteral("server"), profiles, { 0 });
-    if (m_spec.profile.client)
+    if (m_spec.profile.client || m_client)
         m_clientProfile = m_profiler->profileOf(QStringLiteral("client"), profiles, { 1 });
 }
 
@@ -206,7 +224,7 @@ QStringList RunSession::profileNotes() const
 
 bool RunSession::startLoad(QString *error)
 {
-    if (!m_transport) {
+    if (!m_prepared || (!m_client && !m_transport)) {
         *error = QStringLiteral("the run is not prepared");
         return false;
     }
@@ -216,10 +234,19 @@ bool RunSession::startLoad(QString *error)
         *error = QStringLiteral("stopped before the run started");
         return false;
     }
-    if (!m_engine.start(std::move(m_transport), m_spec.plan, error))
+    if (m_client) {
+        ProfileRecorder *profiler = m_profiler.get();
+        auto started = [profiler](qint64 pid, const QString &command) {
+            if (profiler)
+                profiler->addProcess(1, pid, command);
+        };
+        if (!m_client->start(clientAsStarted(), m_spec.target.address, m_spec.plan, started, error))
+            return false;
+    } else if (!m_engine.start(std::move(m_transport), m_spec.plan, error)) {
         return false;
+    }
     if (stopping())
-        m_engine.stop(); // a stop() that came while the engine was starting: it ends the run, what it measured kept
+        load().stop(); // a stop() that came while the load was starting: it ends the run, what it measured kept
     m_record.startedAt = QDateTime::currentDateTimeUtc();
     return true;
 }
@@ -238,7 +265,7 @@ void RunSession::startInBackground(std::function<void(const Started &)> started)
         const bool running = !outcome.problem;
         started(outcome);
         // This thread holds the servers it started: it waits for the run's end (or the session's), then stops them.
-        while (running && !m_ending && !m_engine.waitForFinished(std::chrono::milliseconds(50))) { }
+        while (running && !m_ending && !load().waitForFinished(std::chrono::milliseconds(50))) { }
         if (running && !m_ending && m_spec.profile.any() && m_profilesHook) {
             finishProfiles(); // before the servers stop: a sampler in a server writes what it saw as its window closes
             m_profilesHook(RunProfiles { m_serverProfile, m_clientProfile, profileNotes() });
@@ -258,6 +285,8 @@ void RunSession::buildRecord()
     record.codec = codecName(m_spec.transport.codec.value_or(defaultCodec(m_spec.transport.kind)));
     record.target = m_spec.server == RunServer::Builtin ? QStringLiteral("builtin") : m_spec.targetText;
     record.scenario = QJsonDocument::fromJson(documentAsRun(m_scenario, m_spec).toJson()).object();
+    if (m_spec.client) // what made the calls: recorded, never run again from a record (a document names no command)
+        record.scenario.insert(QStringLiteral("client_command"), m_spec.client->describe());
     record.environment = environmentFingerprint();
     // Pinning is part of where a run ran: two runs pinned differently are told apart like two machines.
     if (!m_spec.clientCpus.empty())
@@ -303,7 +332,7 @@ void RunSession::completeRecord(RunRecord *record, const RunSnapshot &last) cons
     record->endedAt = QDateTime::currentDateTimeUtc();
     record->status = QString::fromUtf16(last.state == RunState::Stopped ? RunStatus::Stopped : RunStatus::Finished);
     if (m_spec.plan.recordRawSamples)
-        record->rawSamples = m_engine.rawSamples();
+        record->rawSamples = load().rawSamples();
     finishProfiles();
     record->serverProfile = m_serverProfile;
     record->clientProfile = m_clientProfile;

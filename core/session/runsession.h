@@ -1,5 +1,6 @@
 #pragma once
 
+#include "client/clientload.h"
 #include "engine/loadengine.h"
 #include "profile/profiler.h"
 #include "scenario/runspec.h"
@@ -30,7 +31,8 @@ struct RunProfiles {
 /**
  * One run from its description to its record, for every front end (the CLI's run and call, the GUI's Run): the
  * server started (a server command, or rpcscope's own `serve` child), the schema loaded, the call prepared, the
- * address probed, the transport made, the load engine run, and the RunRecord the history keeps. Front ends parse,
+ * address probed, the transport made, the load engine run (or a client command, RunSpec::client, that makes the calls
+ * itself), and the RunRecord the history keeps. Front ends parse,
  * show and print; what happens between prepareRun() and the record happens here, once.
  *
  * The steps that may block (a server getting ready, server reflection, name resolution) run either on the caller's
@@ -106,8 +108,9 @@ public:
     const std::optional<GrpcCall> &call() const { return m_call; }
     /// The transport made by prepare(), until startLoad() hands it to the engine; for a caller that sends itself.
     std::unique_ptr<Transport> takeTransport() { return std::move(m_transport); }
-    LoadEngine &engine() { return m_engine; }
-    const LoadEngine &engine() const { return m_engine; }
+    /// What makes the calls: the load engine, or the client command (RunSpec::client). The same from construction on.
+    LoadRun &load() { return m_client ? static_cast<LoadRun &>(*m_client) : m_engine; }
+    const LoadRun &load() const { return m_client ? static_cast<const LoadRun &>(*m_client) : m_engine; }
     /// Why the server command did not start (prepare() failed there), else empty.
     const QString &serverError() const { return m_serverError; }
     /// Notes for the user from prepare() (the no-RPC baseline timing another service's method).
@@ -127,6 +130,8 @@ private:
     void buildRecord();
     bool startBuiltinChild(ScenarioProblem *problem);
     void startProfiling();
+    /// The client command as started: with rpcscope's Python sampler when it is profiled.
+    ClientCommand clientAsStarted() const;
     void finishProfiles() const;
 
     Scenario m_scenario;
@@ -145,6 +150,8 @@ private:
     QString m_serverError; ///< the server command did not start: why
     RunRecord m_record;
     LoadEngine m_engine;
+    std::unique_ptr<ClientLoad> m_client; ///< set when a client command makes the calls
+    bool m_prepared = false;
     std::unique_ptr<ProfileRecorder> m_profiler; ///< set when the spec profiles anything
     mutable std::optional<Profile> m_serverProfile; ///< read from m_profiler once the run ended
     mutable std::optional<Profile> m_clientProfile;

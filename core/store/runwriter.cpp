@@ -56,6 +56,18 @@ void RunWriter::finish(qint64 id, RunSnapshot snapshot, std::vector<RawSample> r
     enqueue(std::move(job));
 }
 
+void RunWriter::discard(qint64 id)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        std::erase_if(m_queue, [id](const Job &queued) { return queued.id == id; });
+    }
+    Job job;
+    job.id = id;
+    job.discard = true;
+    enqueue(std::move(job));
+}
+
 void RunWriter::saveProfiles(qint64 id, std::optional<Profile> server, std::optional<Profile> client)
 {
     Job job;
@@ -73,8 +85,8 @@ void RunWriter::enqueue(Job job)
         if (!m_opened)
             return;
         // A pending plain update of the same run is stale once a newer snapshot exists (snapshots are cumulative).
-        for (auto it = m_queue.begin(); it != m_queue.end() && !job.profiles; ++it) {
-            if (it->id == job.id && !it->final && !it->profiles) {
+        for (auto it = m_queue.begin(); it != m_queue.end() && !job.profiles && !job.discard; ++it) {
+            if (it->id == job.id && !it->final && !it->profiles && !it->discard) {
                 m_queue.erase(it);
                 ++m_coalesced;
                 break;
@@ -131,7 +143,9 @@ void RunWriter::work(const QString &path)
         }
         QString error;
         bool ok = false;
-        if (job.profiles) {
+        if (job.discard) {
+            ok = store.remove(job.id, &error);
+        } else if (job.profiles) {
             RunRecord run;
             run.id = job.id;
             run.serverProfile = std::move(job.serverProfile);

@@ -40,6 +40,9 @@ public:
     void update(qint64 id, RunSnapshot snapshot);
     /// Queues the run's last update, its raw samples and its final status; finished() follows once it is stored.
     void finish(qint64 id, RunSnapshot snapshot, std::vector<RawSample> rawSamples, QString status);
+    /// Queues the run's removal (it failed, and what it measured is no measurement of its plan); pending updates of
+    /// it are dropped.
+    void discard(qint64 id);
     /// Queues the run's CPU profiles (read after its end: RunStore::saveProfiles()); profilesSaved() follows.
     void saveProfiles(qint64 id, std::optional<Profile> server, std::optional<Profile> client);
 
@@ -63,6 +66,7 @@ private:
         qint64 id = 0;
         bool final = false;
         bool profiles = false; ///< only the profiles (server and client below)
+        bool discard = false; ///< remove the run
         std::optional<Profile> serverProfile;
         std::optional<Profile> clientProfile;
         RunSnapshot snapshot;
