@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void matrixProfilesEachCellsServer();
     void aKeptRecordingIsNamedInTheProfile();
     void aServerGivenByItsPidIsTheOneProfiled();
+    void abSidesServersGivenByTheirPids();
     void pythonServerShowsItsServicerFrame();
     void profileFlagsAreChecked();
     void aServerCommandKeepsItsOwnPythonPath();
@@ -244,6 +246,68 @@ void TestProfiling::aServerGivenByItsPidIsTheOneProfiled()
         QStringLiteral("10"), QStringLiteral("--profile-pid"), QString::number(::getpid()) });
     QCOMPARE(ab.exitCode, 2);
     QVERIFY2(ab.err.contains(QStringLiteral("--profile-pid")), qPrintable(ab.err));
+}
+
+/// The processes of run @p id's server profile, as `export -O json` writes them.
+static QJsonArray profiledProcesses(const QString &db, int id)
+{
+    const CliResult r = runCliProcess({ QStringLiteral("export"), QString::number(id), QStringLiteral("-O"),
+        QStringLiteral("json"), QStringLiteral("--db"), db });
+    return QJsonDocument::fromJson(r.out.toUtf8())
+        .object()
+        .value(QStringLiteral("server_profile"))
+        .toObject()
+        .value(QStringLiteral("processes"))
+        .toArray();
+}
+
+void TestProfiling::abSidesServersGivenByTheirPids()
+{
+    // --b-profile-pid names B's server (an address's: a proxy's port owner is not always the server), while A's is
+    // the process that listens on its port; ab refuses one for a server it starts itself.
+    QProcess sleeper;
+    sleeper.start(QStringLiteral("sleep"), { QStringLiteral("60") });
+    QVERIFY(sleeper.waitForStarted());
+    QProcess server;
+    server.start(QStringLiteral(RPCSCOPE_CLI), { QStringLiteral("serve"), QStringLiteral("grpc") });
+    QVERIFY(server.waitForReadyRead(10000));
+    const QString address = QString::fromUtf8(server.readLine()).trimmed();
+    const auto cleanup = qScopeGuard([&] {
+        for (QProcess *p : { &sleeper, &server }) {
+            p->kill();
+            p->waitForFinished();
+        }
+    });
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("runs.sqlite"));
+    const CliResult r
+        = runCliProcess({ QStringLiteral("ab"), QStringLiteral("--a"), address, QStringLiteral("--b"), address,
+                            QStringLiteral("--b-profile-pid"), QString::number(sleeper.processId()),
+                            QStringLiteral("--call"), kEcho, QStringLiteral("-n"), QStringLiteral("400"),
+                            QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("--db"), db },
+            120000);
+    QVERIFY2(r.exitCode == 0 || r.exitCode == 4, qPrintable(r.err + r.out.right(2000)));
+    const QJsonArray a = profiledProcesses(db, 1);
+    const QJsonArray b = profiledProcesses(db, 2);
+    QVERIFY2(!a.isEmpty() && !b.isEmpty(), qPrintable(r.out.right(2000)));
+    for (const QJsonValue &process : a)
+        QCOMPARE(process.toObject().value(QStringLiteral("pid")).toInteger(), server.processId());
+    for (const QJsonValue &process : b) {
+        QCOMPARE(process.toObject().value(QStringLiteral("pid")).toInteger(), sleeper.processId());
+        QCOMPARE(process.toObject().value(QStringLiteral("command")).toString(), QStringLiteral("sleep"));
+    }
+
+    const CliResult started
+        = runCliProcess({ QStringLiteral("ab"), QStringLiteral("--a"), QStringLiteral("builtin"), QStringLiteral("--b"),
+            QStringLiteral("builtin"), QStringLiteral("--b-profile-pid"), QString::number(sleeper.processId()),
+            QStringLiteral("--call"), kEcho, QStringLiteral("-n"), QStringLiteral("10") });
+    QCOMPARE(started.exitCode, 2);
+    QVERIFY2(started.err.contains(QStringLiteral("--b-profile-pid: is for a side whose server runs already")),
+        qPrintable(started.err));
+    const CliResult junk = runCliProcess({ QStringLiteral("ab"), QStringLiteral("--a"), address, QStringLiteral("--b"),
+        address, QStringLiteral("--a-profile-pid"), QStringLiteral("12x"), QStringLiteral("--call"), kEcho });
+    QCOMPARE(junk.exitCode, 2);
+    QVERIFY2(junk.err.contains(QStringLiteral("--a-profile-pid: expected a process id")), qPrintable(junk.err));
 }
 
 void TestProfiling::abNamesTheBurnFunctionFirst()

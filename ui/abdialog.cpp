@@ -20,6 +20,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <limits>
+
 namespace rpcscope {
 
 namespace {
@@ -206,6 +209,14 @@ QWidget *AbDialog::makeSide(int side, const QString &title)
     w.text = new QLineEdit;
     w.text->setObjectName(QStringLiteral("abText%1").arg(side));
     form->addRow(tr("Address / command:"), w.text);
+    w.profilePid = new QSpinBox;
+    w.profilePid->setObjectName(QStringLiteral("abProfilePid%1").arg(side));
+    w.profilePid->setRange(0, std::numeric_limits<int>::max());
+    w.profilePid->setSpecialValueText(tr("the process on its port"));
+    w.profilePid->setToolTip(tr("An address's server to profile, by process id, when the process listening on its "
+                                "port is not the server (a proxy's, a container's); implies profiling the servers "
+                                "(--a-profile-pid)."));
+    form->addRow(tr("Server PID:"), w.profilePid);
     w.environment = new QPlainTextEdit;
     w.environment->setObjectName(QStringLiteral("abEnv%1").arg(side));
     w.environment->setPlaceholderText(tr("NAME=value, one per line"));
@@ -256,6 +267,7 @@ void AbDialog::updateSide(int side)
     w.text->setEnabled(kind != AbRequest::Kind::Builtin);
     w.environment->setEnabled(kind != AbRequest::Kind::Address);
     w.directory->setEnabled(kind == AbRequest::Kind::Command);
+    w.profilePid->setEnabled(kind == AbRequest::Kind::Address);
     w.clientEnvironment->setEnabled(!w.client->text().trimmed().isEmpty());
     w.text->setPlaceholderText(kind == AbRequest::Kind::Address ? tr("127.0.0.1:50051 or http://host:port")
             : kind == AbRequest::Kind::Command                  ? tr("./server --port {port}")
@@ -278,6 +290,7 @@ AbRequest AbDialog::request() const
         t.environment = environmentOf(w.environment->toPlainText());
         t.client = w.client->text().trimmed();
         t.clientEnvironment = environmentOf(w.clientEnvironment->toPlainText());
+        t.profilePid = t.kind == AbRequest::Kind::Address ? w.profilePid->value() : 0;
     }
     r.block = m_block->text().trimmed();
     r.restarts = m_restarts->value();
@@ -303,6 +316,7 @@ void AbDialog::setRequest(const AbRequest &r)
         w.environment->setPlainText(environmentText(t.environment));
         w.client->setText(t.client);
         w.clientEnvironment->setPlainText(environmentText(t.clientEnvironment));
+        w.profilePid->setValue(static_cast<int>(std::clamp<qint64>(t.profilePid, 0, w.profilePid->maximum())));
     }
     m_block->setText(r.block);
     m_restarts->setValue(r.restarts);

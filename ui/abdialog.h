@@ -27,6 +27,8 @@ struct AbRequest {
         /// A client command that makes this side's calls (docs/client-protocol.md); empty: rpcscope's own client.
         QString client;
         QList<QPair<QString, QString>> clientEnvironment;
+        /// An address's server to profile, by process id (--a-profile-pid): 0 = the process listening on its port.
+        qint64 profilePid = 0;
     };
     std::array<Target, 2> targets;
     QString block; ///< calls or a duration; empty = automatic
@@ -73,6 +75,7 @@ private:
         QLineEdit *directory = nullptr;
         QLineEdit *client = nullptr;
         QPlainTextEdit *clientEnvironment = nullptr;
+        QSpinBox *profilePid = nullptr;
     };
     QWidget *makeSide(int side, const QString &title);
     void updateSide(int side);

@@ -354,14 +354,20 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     design.abThreshold = QStringLiteral("%1%").arg(request.threshold * 100);
     design.abUntilDecided = request.untilDecided;
     design.abMaxDuration = request.maxDuration;
-    design.profileServer = request.profileServer;
+    // The dialog's sides have client commands of their own: the Load tab's is a single run's.
+    design.clientCommand.clear();
+    design.clientEnvironment.clear();
+    design.profilePid = 0; // and each side its own server's (the dialog's Server PID)
+    design.profileServer = request.profileServer || request.targets[0].profilePid > 0
+        || request.targets[1].profilePid > 0; // as --a-profile-pid implies --profile
     design.profileClient = request.profileClient;
     design.readyPattern = request.readyPattern;
     design.readyTimeout = request.readyTimeout;
     std::array<AbTarget, 2> targets;
     for (size_t i = 0; i < 2; ++i)
         targets[i] = { request.targetText(static_cast<int>(i)), request.targets[i].environment,
-            request.targets[i].workingDirectory, request.targets[i].client, request.targets[i].clientEnvironment };
+            request.targets[i].workingDirectory, request.targets[i].client, request.targets[i].clientEnvironment,
+            request.targets[i].profilePid };
     auto session = std::make_unique<AbSession>(design, targets, prepared->call, m_builtin->cliProgram());
     // Checked now, with the CLI's rules (a number of server starts above the rounds is refused, not cut), before
     // any server starts.

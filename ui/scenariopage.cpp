@@ -152,6 +152,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
     , m_profileServer(new QCheckBox(tr("Server")))
     , m_profileClient(new QCheckBox(tr("Client (rpcscope)")))
     , m_profileKeep(new QCheckBox(tr("Keep for hotspot")))
+    , m_profilePid(new QSpinBox)
     , m_clientCommand(line(QStringLiteral("clientCommandEdit"), {}, tr("rpcscope's own client"),
           tr("A client command that makes the calls instead of rpcscope, when the code under test is the client (a "
              "protobuf runtime, a gRPC library): {target} is the server's HOST:PORT. It reports each call as a JSON "
@@ -262,6 +263,13 @@ void ScenarioPage::setUpSettingsFields()
     m_profileKeep->setToolTip(tr("Keep perf's recording of the run (in ~/.local/share/rpcscope/perf) so that its "
                                  "profile can be opened in hotspot (--profile-keep)."));
     m_profileKeep->setEnabled(false);
+    m_profilePid->setObjectName(QStringLiteral("profilePidEdit"));
+    m_profilePid->setRange(0, std::numeric_limits<int>::max());
+    m_profilePid->setSpecialValueText(tr("the server's own"));
+    m_profilePid->setToolTip(
+        tr("Profile this local process (and its children) as the server, by process id, when it is "
+           "not the one rpcscope starts or the one listening on the target's port (a proxy's, a "
+           "container's); implies Server (--profile-pid). Never saved in a scenario file."));
     m_profileClient->setObjectName(QStringLiteral("profileClientCheck"));
     m_profileClient->setToolTip(tr("Sample rpcscope's own CPU during the timed phase: encoding, decoding, the "
                                    "transport (--profile-client)."));
@@ -339,6 +347,7 @@ QWidget *ScenarioPage::makeLoadTab()
     profile->addWidget(m_profileKeep);
     profile->addStretch();
     loadForm->addRow(tr("CPU profile:"), profile);
+    loadForm->addRow(tr("Server PID:"), m_profilePid);
     loadForm->addRow(tr("Client command:"), m_clientCommand);
     loadForm->addRow(tr("Client environment:"), m_clientEnvironment);
     m_clientEnvironment->setEnabled(false);
@@ -503,6 +512,7 @@ void ScenarioPage::connectSignals(QPushButton *example)
     for (QLineEdit *edit :
         { m_streamCallCount, m_streamInterval, m_streamCallDuration, m_clientCommand, m_clientEnvironment })
         connect(edit, &QLineEdit::textChanged, this, later);
+    connect(m_profilePid, &QSpinBox::valueChanged, this, later);
     connect(m_clientCommand, &QLineEdit::textChanged, this,
         [this](const QString &text) { m_clientEnvironment->setEnabled(!text.trimmed().isEmpty()); });
     connect(m_streamPingPong, &QCheckBox::toggled, this, later);
@@ -586,7 +596,8 @@ Scenario ScenarioPage::scenario() const
     s.discardResponse = m_discard->isChecked();
     s.profileServer = m_profileServer->isChecked();
     s.profileClient = m_profileClient->isChecked();
-    s.profileKeep = m_profileKeep->isChecked() && (s.profileServer || s.profileClient);
+    s.profilePid = m_profilePid->value();
+    s.profileKeep = m_profileKeep->isChecked() && (s.profileServer || s.profileClient || s.profilePid > 0);
     s.clientCommand = m_clientCommand->text().trimmed();
     if (!s.clientCommand.isEmpty()) {
         // Split as a shell would; text that does not split is kept whole, and the run refuses it by name.

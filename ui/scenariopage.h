@@ -190,6 +190,7 @@ private:
     QCheckBox *m_profileServer; ///< --profile
     QCheckBox *m_profileClient; ///< --profile-client
     QCheckBox *m_profileKeep; ///< --profile-keep
+    QSpinBox *m_profilePid; ///< --profile-pid: 0 = the server rpcscope starts, or its port's listener
     QLineEdit *m_clientCommand; ///< --client: a client command makes the calls
     QLineEdit *m_clientEnvironment; ///< --client-env: NAME=value words, shell-quoted
     QLineEdit *m_streamCallCount;

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 
 namespace rpcscope::cli {
@@ -51,6 +52,10 @@ AB options:
                              outside. Command lines from here only: a --scenario file never names one
   --a-client-env NAME=VALUE  environment variable for client command A (repeatable); --b-client-env likewise,
                              --client-env for both
+  --a-profile-pid PID, --b-profile-pid PID
+                             profile this local process (and its children) as the side's server, rather than
+                             the one listening on its address's port (a proxy's, a container's); for an address
+                             target; implies --profile
   --ready REGEX              a command is ready when an output line matches (default: when its port accepts
                              connections)
   --ready-timeout DURATION   how long a command may take to get ready (default 10s)
@@ -176,6 +181,15 @@ std::optional<AbFlags> parseAbFlags(const QString &cmd, const QStringList &argum
         const bool both = a == u"--client" || a == u"--client-env"; // a client command (or its variable) for A and B
         AbTarget *side = isA ? &f.targets[0] : isB ? &f.targets[1] : nullptr;
         const QString key = side ? a.mid(3) : both ? a.mid(1) : a; // "", "-env", "-dir", "-client", "-client-env"
+        if (side && key == u"-profile-pid") {
+            bool number = false;
+            if (!value(&v))
+                return fail(a + QStringLiteral(" needs a value"));
+            side->profilePid = v.toLongLong(&number);
+            if (!number || side->profilePid <= 0 || side->profilePid > std::numeric_limits<int>::max())
+                return fail(QStringLiteral("%1: expected a process id, got \"%2\"").arg(a, v));
+            continue;
+        }
         if ((side || both)
             && (key.isEmpty() || key == u"-env" || key == u"-dir" || key == u"-client" || key == u"-client-env")) {
             if (!value(&v))
@@ -262,6 +276,8 @@ std::optional<Scenario> abDesign(const QString &cmd, const AbFlags &f, int *code
     if (!f.restarts.isEmpty())
         design.abRestarts = f.restarts.toInt();
     design.abUntilDecided = design.abUntilDecided || f.untilDecided;
+    if (f.targets[0].profilePid > 0 || f.targets[1].profilePid > 0)
+        design.profileServer = true; // as run's --profile-pid implies --profile
     // A single run's outputs are refused on this command line; a document's are left out (ab reports its own way).
     if (refuseSingleRunOutputs(cmd, f.runArgs, &design)) {
         *code = ExitUsage;
@@ -283,6 +299,8 @@ QString abProblemText(const ScenarioProblem &problem, int side, const AbFlags &f
                 .arg(letter, f.targets[static_cast<size_t>(side)].spec);
         if (problem.field == u"client")
             return QStringLiteral("--%1-client: ").arg(letter) + problem.message;
+        if (problem.field == u"profile_pid")
+            return QStringLiteral("--%1-profile-pid: ").arg(letter) + problem.message;
         if (problem.field == u"client_environment")
             return QStringLiteral("--%1-client-env: is for a client command; give --%1-client (or --client)")
                 .arg(letter);

@@ -8,6 +8,7 @@
 #include "util/cpuset.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QJsonDocument>
 
 namespace rpcscope {
@@ -75,8 +76,9 @@ bool AbSession::check(ScenarioProblem *problem, int *side)
     if (m_design.profilePid > 0)
         return fail(-1,
             { QStringLiteral("profile.pid"),
-                QStringLiteral("ab profiles each side's own server (the ones it starts, or each address's listener): "
-                               "one process for both sides would compare a process with itself"),
+                QStringLiteral("ab profiles each side's own server (the ones it starts, or each address's listener; "
+                               "--a-profile-pid and --b-profile-pid name an address's): one process for both sides "
+                               "would compare a process with itself"),
                 false });
     for (int index = 0; index < 2; ++index) {
         Side &s = m_sides[static_cast<size_t>(index)];
@@ -90,6 +92,19 @@ bool AbSession::check(ScenarioProblem *problem, int *side)
         if (!t.client.isEmpty()) {
             if (QString why; !clientCommandOf(t).check(&why))
                 return fail(index, { QStringLiteral("client"), why, false });
+        }
+        if (t.profilePid > 0) {
+            if (s.startsServer)
+                return fail(index,
+                    { QStringLiteral("profile_pid"),
+                        QStringLiteral("is for a side whose server runs already (an address): rpcscope knows, and "
+                                       "restarts, the server it starts for \"%1\"")
+                            .arg(t.spec),
+                        false });
+            if (!QFileInfo::exists(QStringLiteral("/proc/%1").arg(t.profilePid)))
+                return fail(index,
+                    { QStringLiteral("profile_pid"), QStringLiteral("no process %1 on this machine").arg(t.profilePid),
+                        false });
         }
         if (!s.startsServer && (!t.environment.isEmpty() || !t.workingDirectory.isEmpty()))
             return fail(index,
@@ -256,7 +271,10 @@ void AbSession::startProfiling()
             continue;
         qint64 pid = s.spec.plan.serverPid;
         QString command = m_records[static_cast<size_t>(index)].server.value(QStringLiteral("command")).toString();
-        if (pid <= 0) {
+        if (const qint64 given = m_targets[static_cast<size_t>(index)].profilePid; given > 0) {
+            pid = given; // the user's say-so wins over the port's listener
+            command = processName(given);
+        } else if (pid <= 0) {
             const PortOwner owner = localListener(s.spec.target.address);
             pid = owner.pid;
             command = owner.name;

@@ -33,6 +33,10 @@ struct AbTarget {
     /// shared document never names one.
     QString client;
     QList<QPair<QString, QString>> clientEnvironment;
+    /// --a-profile-pid: profile this local process (and its children) as the side's server, rather than the one
+    /// listening on its address's port (a proxy's); for an address only (a server ab starts is known, and restarted).
+    /// 0: not given. The command line's or the window's alone.
+    qint64 profilePid = 0;
 };
 
 /**
