@@ -3,6 +3,7 @@
 #include "compare/replicatetest.h"
 #include "compare/statistics.h"
 #include "report/comparereport.h"
+#include "store/runjson.h"
 
 #include <QJsonArray>
 #include <QtTest>
@@ -84,6 +85,23 @@ RunSnapshot blockedSide(
     }
     run.state = RunState::Finished;
     run.blocksConnection = QStringLiteral("kept");
+    return run;
+}
+
+// blockedSide() with the server's and the client's CPU per block: @p serverUs and @p clientUs per call, each block's
+// varying by a factor of its own (sd @p cpuNoise on the log scale), as a busy machine leaves CPU clocks nearly alone.
+RunSnapshot blockedSideWithCpu(
+    std::mt19937_64 &rng, int blocks, double serverUs, double clientUs, double cpuNoise, int processes = 1)
+{
+    RunSnapshot run = blockedSide(rng, blocks, 400, 1.0, 0.4, processes);
+    std::normal_distribution<double> noise(0, cpuNoise);
+    for (RunBlock &b : run.blocks) {
+        b.serverCpuSeconds = serverUs * 1e-6 * static_cast<double>(b.calls) * std::exp(noise(rng));
+        b.clientCpuSeconds = clientUs * 1e-6 * static_cast<double>(b.calls) * std::exp(noise(rng));
+        run.serverCpuSeconds += b.serverCpuSeconds;
+        run.clientCpuSeconds += b.clientCpuSeconds;
+    }
+    run.hasServerStats = true;
     return run;
 }
 
@@ -399,6 +417,88 @@ private slots:
         }
         qInfo("+40%% under block noise: found in %d/100", found);
         QVERIFY2(found >= 95, qPrintable(QString::number(found)));
+    }
+
+    void cpuPerCallIsJudgedOnTheReplicates()
+    {
+        // Latency drowned in block noise (+0%), the server's CPU per call +30% with little noise: the verdict is a
+        // regression, and says it came from the server's CPU.
+        std::mt19937_64 rng(4242);
+        const RunSnapshot a = blockedSideWithCpu(rng, 10, 40, 25, 0.05);
+        const RunSnapshot b = blockedSideWithCpu(rng, 10, 52, 25, 0.05);
+        const Comparison c = compareRuns(a, b);
+        const MetricRow *server = c.row(MetricKind::ServerCpuPerCall);
+        QVERIFY(server && server->hasVerdict && server->hasInterval);
+        QCOMPARE(server->unit, MetricUnit::Microseconds);
+        QCOMPARE(server->replicatesA.size(), size_t(10));
+        QVERIFY2(server->interval.ciLow < 0.3 && 0.3 < server->interval.ciHigh,
+            qPrintable(QStringLiteral("%1 .. %2").arg(server->interval.ciLow).arg(server->interval.ciHigh)));
+        QCOMPARE(server->verdict, Verdict::Regression);
+        QVERIFY(std::fabs(server->valueA - 40) < 2 && std::fabs(server->valueB - 52) < 3);
+        const MetricRow *client = c.row(MetricKind::ClientCpuPerCall);
+        QVERIFY(client && client->hasVerdict);
+        QVERIFY(client->verdict != Verdict::Regression && client->verdict != Verdict::Improvement);
+        QCOMPARE(c.testedMetrics, 5); // p50, p95, mean, and the two CPU rows (p99 needs more calls a block)
+        QCOMPARE(c.overall, Verdict::Regression);
+        QCOMPARE(c.regressions, QStringList { QStringLiteral("server CPU/call") });
+        QVERIFY2(
+            c.verdictLine().startsWith(QStringLiteral("regression: server CPU/call +")), qPrintable(c.verdictLine()));
+        // Each row once: the CPU rows are not listed again unjudged.
+        QCOMPARE(std::count_if(c.rows.cbegin(), c.rows.cend(),
+                     [](const MetricRow &r) { return r.kind == MetricKind::ServerCpuPerCall; }),
+            1);
+        // The table says it too.
+        const QString table = formatComparisonTable(c, QStringLiteral("A"), QStringLiteral("B"));
+        QVERIFY2(table.contains(QRegularExpression(QStringLiteral("server CPU/call[^\n]*regression \\[\\+"))),
+            qPrintable(table));
+
+        // Per server process: the blocks a process served add up, CPU as latency.
+        const RunSnapshot pa = blockedSideWithCpu(rng, 10, 40, 25, 0.05, 5);
+        const RunSnapshot pb = blockedSideWithCpu(rng, 10, 52, 25, 0.05, 5);
+        const Comparison byProcess = compareRuns(pa, pb);
+        QCOMPARE(byProcess.unitA, ReplicateUnit::ServerProcess);
+        QCOMPARE(byProcess.row(MetricKind::ServerCpuPerCall)->replicatesA.size(), size_t(5));
+
+        // One block not measured (a clock read in ticks): the row is shown as measured, unjudged.
+        RunSnapshot partial = b;
+        partial.blocks[3].serverCpuSeconds = -1;
+        const Comparison unjudged = compareRuns(a, partial);
+        QVERIFY(unjudged.row(MetricKind::ServerCpuPerCall) && !unjudged.row(MetricKind::ServerCpuPerCall)->hasVerdict);
+        QCOMPARE(unjudged.testedMetrics, 4);
+
+        // Kept with the run: a saved A/B side is judged the same when read back.
+        QString error;
+        const std::optional<RunSnapshot> back = snapshotFromJson(snapshotToJson(b), QStringLiteral("b"), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->blocks[3].serverCpuSeconds, b.blocks[3].serverCpuSeconds);
+        QCOMPARE(compareRuns(a, *back).row(MetricKind::ServerCpuPerCall)->verdict, Verdict::Regression);
+        QJsonObject bad = snapshotToJson(b);
+        QJsonArray blocks = bad.value(QStringLiteral("blocks")).toArray();
+        QJsonObject first = blocks.at(0).toObject();
+        first.insert(QStringLiteral("server_cpu_s"), -5);
+        blocks.replace(0, first);
+        bad.insert(QStringLiteral("blocks"), blocks);
+        const std::optional<RunSnapshot> read = snapshotFromJson(bad, QStringLiteral("b"), &error);
+        QVERIFY2(read, qPrintable(error));
+        const QString why = snapshotInconsistency(*read); // what an import checks before it keeps a file's run
+        QVERIFY2(why.contains(QStringLiteral("blocks[0].server_cpu_s")) && why.contains(QStringLiteral("-5")),
+            qPrintable(why));
+    }
+
+    void cpuRowsKeepAaFalseVerdictsRare()
+    {
+        // A/A with CPU rows in the family: Holm keeps the chance of any false verdict near 5%.
+        int falseVerdicts = 0;
+        for (uint64_t seed = 0; seed < 200; ++seed) {
+            std::mt19937_64 rng(9100 + seed);
+            const RunSnapshot a = blockedSideWithCpu(rng, 10, 40, 25, 0.1);
+            const RunSnapshot b = blockedSideWithCpu(rng, 10, 40, 25, 0.1);
+            const Verdict v = compareRuns(a, b).overall;
+            if (v == Verdict::Regression || v == Verdict::Improvement)
+                ++falseVerdicts;
+        }
+        qInfo("A/A with CPU rows: %d/200 false verdicts", falseVerdicts);
+        QVERIFY2(falseVerdicts <= 16, qPrintable(QString::number(falseVerdicts)));
     }
 
     void oneEstimatePerMetric()

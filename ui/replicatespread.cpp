@@ -30,6 +30,10 @@ QList<ReplicateSpread> replicateSpreads(const Comparison &comparison)
     if (comparison.singleRun || comparison.perCall)
         return spreads;
     for (const MetricRow &row : comparison.rows) {
+        // Drawn in nanoseconds: latencies as they are, CPU per call (in us) scaled; other units have no verdict.
+        if (row.unit != MetricUnit::Nanoseconds && row.unit != MetricUnit::Microseconds)
+            continue;
+        const double toNs = row.unit == MetricUnit::Microseconds ? 1000.0 : 1.0;
         if (!row.hasVerdict || row.replicatesA.size() != static_cast<std::size_t>(comparison.replicatesA)
             || row.replicatesB.size() != static_cast<std::size_t>(comparison.replicatesB) || row.replicatesA.empty()
             || row.replicatesB.empty())
@@ -48,6 +52,8 @@ QList<ReplicateSpread> replicateSpreads(const Comparison &comparison)
             : QStringLiteral("%1 per %2 / %3").arg(row.name, unitName(comparison.unitA), unitName(comparison.unitB));
         spread.a = row.replicatesA;
         spread.b = row.replicatesB;
+        for (std::vector<double> *values : { &spread.a, &spread.b })
+            std::transform(values->begin(), values->end(), values->begin(), [toNs](double v) { return v * toNs; });
         spread.geometricMeanA = geometricMean(spread.a);
         spread.geometricMeanB = geometricMean(spread.b);
         spread.change = row.interval.valid ? row.interval.estimate : spread.geometricMeanB / spread.geometricMeanA - 1;

@@ -100,10 +100,11 @@ QString changeText(const MetricRow &row)
     if (!std::isfinite(change))
         return row.name;
     QString text = row.name + u' ' + formatPercentChange(change, decimalsFor(change));
+    const bool cpu = row.unit == MetricUnit::Microseconds; // CPU per call: spent, not waited
     if (change > 0)
-        text += row.lowerIsBetter ? QObject::tr(" slower") : QObject::tr(" higher");
+        text += cpu ? QObject::tr(" more") : row.lowerIsBetter ? QObject::tr(" slower") : QObject::tr(" higher");
     else if (change < 0)
-        text += row.lowerIsBetter ? QObject::tr(" faster") : QObject::tr(" lower");
+        text += cpu ? QObject::tr(" less") : row.lowerIsBetter ? QObject::tr(" faster") : QObject::tr(" lower");
     return text;
 }
 

@@ -164,6 +164,68 @@ QList<RowSpec> latencySpecs(bool streams)
     return specs;
 }
 
+/// @p row judged on its replicates by @p change (valid): its interval, and its values what the interval compares.
+void takeChange(const ReplicateChange &change, const CompareOptions &options, MetricRow *row)
+{
+    row->hasInterval = true;
+    row->interval.valid = true;
+    row->interval.estimate = change.estimate;
+    row->interval.ciLow = change.ciLow;
+    row->interval.ciHigh = change.ciHigh;
+    row->interval.confidence = options.confidence;
+    row->interval.pValue = change.pValue;
+    // One estimate per metric: A and B become what the interval compares (the replicates' geometric means, whose
+    // ratio is its estimate); the pooled statistic stays beside them, labelled as such where shown.
+    row->pooledA = row->valueA;
+    row->pooledB = row->valueB;
+    row->valueA = geometricMean(row->replicatesA);
+    row->valueB = geometricMean(row->replicatesB);
+    row->delta = row->valueB - row->valueA;
+    row->relativeChange = change.estimate;
+}
+
+/// Each replicate's CPU per call in us (@p server: the server's, else the client's); empty when any replicate's was
+/// not measured (then the row is shown unjudged, as before).
+std::vector<double> cpuPerCall(const CompareSide &side, bool server)
+{
+    std::vector<double> values;
+    for (const CompareSide::Replicate &r : side.replicates) {
+        const double seconds = server ? r.serverCpuSeconds : r.clientCpuSeconds;
+        if (!(seconds > 0) || r.calls == 0)
+            return {};
+        values.push_back(seconds * 1e6 / static_cast<double>(r.calls));
+    }
+    return values;
+}
+
+// CPU per call judged as latency is (issue 37): what a slowdown changes, and far less disturbed by other programs
+// than waiting for a CPU is. Server and client, each on the same replicates, in the same Holm family.
+void cpuRows(const CompareSide &a, const CompareSide &b, const CompareOptions &options, QList<MetricRow> *rows,
+    QList<ReplicateChange> *changes)
+{
+    for (const bool server : { true, false }) {
+        std::vector<double> valuesA = cpuPerCall(a, server);
+        std::vector<double> valuesB = cpuPerCall(b, server);
+        if (valuesA.size() < 2 || valuesB.size() < 2)
+            continue;
+        MetricRow row = server
+            ? plainRow(MetricKind::ServerCpuPerCall, QStringLiteral("server CPU/call"), MetricUnit::Microseconds,
+                a.total.serverCpuPerCallUs(), b.total.serverCpuPerCallUs(), true)
+            : plainRow(MetricKind::ClientCpuPerCall, QStringLiteral("client CPU/call"), MetricUnit::Microseconds,
+                a.total.clientCpuPerCallUs(), b.total.clientCpuPerCallUs(), true);
+        row.hasVerdict = true;
+        row.replicatesA = std::move(valuesA);
+        row.replicatesB = std::move(valuesB);
+        const ReplicateChange change = welchLogChange(row.replicatesA, row.replicatesB, options.confidence);
+        if (change.valid)
+            takeChange(change, options, &row);
+        else
+            row.reason = row.name + u' ' + change.reason;
+        rows->push_back(row);
+        changes->push_back(change);
+    }
+}
+
 // Latency rows judged on replicates: each statistic per replicate, Welch's t on their logs, Holm over the verdicts.
 void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec> &specs,
     const CompareOptions &options, Comparison *result)
@@ -206,26 +268,12 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
             if (!change.valid)
                 row.reason = row.name + u' ' + change.reason;
         }
-        if (change.valid) {
-            row.hasInterval = true;
-            row.interval.valid = true;
-            row.interval.estimate = change.estimate;
-            row.interval.ciLow = change.ciLow;
-            row.interval.ciHigh = change.ciHigh;
-            row.interval.confidence = options.confidence;
-            row.interval.pValue = change.pValue;
-            // One estimate per metric: A and B become what the interval compares (the replicates' geometric means,
-            // whose ratio is its estimate); the pooled statistic stays beside them, labelled as such where shown.
-            row.pooledA = row.valueA;
-            row.pooledB = row.valueB;
-            row.valueA = geometricMean(row.replicatesA);
-            row.valueB = geometricMean(row.replicatesB);
-            row.delta = row.valueB - row.valueA;
-            row.relativeChange = change.estimate;
-        }
+        if (change.valid)
+            takeChange(change, options, &row);
         rows.push_back(row);
         changes.push_back(change);
     }
+    cpuRows(a, b, options, &rows, &changes);
 
     std::vector<double> pValues;
     for (const MetricRow &row : std::as_const(rows))
@@ -516,10 +564,15 @@ CompareSide CompareSide::fromRun(const RunSnapshot &run, std::vector<uint32_t> r
         for (const int process : processes) {
             Replicate replicate;
             replicate.label = QStringLiteral("process %1").arg(process);
+            replicate.serverCpuSeconds = replicate.clientCpuSeconds = 0;
             for (const RunBlock &block : run.blocks) {
                 if (block.process == process) {
                     replicate.latency.merge(block.latency);
                     replicate.messageLatency.merge(block.messageLatency);
+                    replicate.calls += block.calls;
+                    // A block not measured leaves its process's CPU unknown (NaN), not short.
+                    replicate.serverCpuSeconds += block.serverCpuSeconds >= 0 ? block.serverCpuSeconds : kNaN;
+                    replicate.clientCpuSeconds += block.clientCpuSeconds >= 0 ? block.clientCpuSeconds : kNaN;
                 }
             }
             side.replicates.push_back(std::move(replicate));
@@ -528,7 +581,9 @@ CompareSide CompareSide::fromRun(const RunSnapshot &run, std::vector<uint32_t> r
     }
     side.unit = ReplicateUnit::Block;
     for (const RunBlock &block : run.blocks)
-        side.replicates.push_back({ QStringLiteral("block %1").arg(block.round), block.latency, block.messageLatency });
+        side.replicates.push_back({ QStringLiteral("block %1").arg(block.round), block.latency, block.messageLatency,
+            block.serverCpuSeconds >= 0 ? block.serverCpuSeconds : kNaN,
+            block.clientCpuSeconds >= 0 ? block.clientCpuSeconds : kNaN, block.calls });
     return side;
 }
 
@@ -541,7 +596,10 @@ CompareSide CompareSide::fromRuns(const QList<RunSnapshot> &runs)
     side.runs = static_cast<int>(runs.size());
     for (qsizetype i = 0; i < runs.size(); ++i) {
         appendRun(side.total, runs[i]);
-        side.replicates.push_back({ QStringLiteral("run %1").arg(i + 1), runs[i].latency, runs[i].messageLatency });
+        const RunSnapshot &run = runs[i];
+        side.replicates.push_back({ QStringLiteral("run %1").arg(i + 1), run.latency, run.messageLatency,
+            run.hasServerStats && !run.serverCpuInTicks ? run.serverCpuSeconds : kNaN,
+            run.clientCpuSeconds > 0 ? run.clientCpuSeconds : kNaN, run.callsCompleted() });
     }
     side.total.blocks.clear();
     return side;
@@ -588,10 +646,12 @@ Comparison compareSides(const CompareSide &a, const CompareSide &b, const Compar
         MetricKind::RequestsPerSecond, QStringLiteral("req/s"), MetricUnit::PerSecond, okRate(ta), okRate(tb), false));
     // A run always spends some CPU and memory: zero means not measured (an imported report), shown as unknown.
     auto measured = [](double value) { return value > 0 ? value : kNaN; };
-    result.rows.push_back(plainRow(MetricKind::ClientCpuPerCall, QStringLiteral("client CPU/call"),
-        MetricUnit::Microseconds, measured(ta.clientCpuPerCallUs()), measured(tb.clientCpuPerCallUs()), true));
+    // Judged on replicates above when every replicate had them measured; else shown as measured, unjudged.
+    if (!result.row(MetricKind::ClientCpuPerCall))
+        result.rows.push_back(plainRow(MetricKind::ClientCpuPerCall, QStringLiteral("client CPU/call"),
+            MetricUnit::Microseconds, measured(ta.clientCpuPerCallUs()), measured(tb.clientCpuPerCallUs()), true));
     const bool serverStats = ta.hasServerStats && tb.hasServerStats;
-    if (serverStats) {
+    if (serverStats && !result.row(MetricKind::ServerCpuPerCall)) {
         result.rows.push_back(plainRow(MetricKind::ServerCpuPerCall, QStringLiteral("server CPU/call"),
             MetricUnit::Microseconds, ta.serverCpuPerCallUs(), tb.serverCpuPerCallUs(), true));
     }

@@ -196,6 +196,10 @@ struct CompareSide {
         QString label; ///< "block 3", "process 2", "run #12"
         LatencyHistogram latency; ///< OK calls
         LatencyHistogram messageLatency;
+        /// The CPU its server and its client spent over it, from their CPU clocks; NaN: not measured (in a part).
+        double serverCpuSeconds = std::numeric_limits<double>::quiet_NaN();
+        double clientCpuSeconds = std::numeric_limits<double>::quiet_NaN();
+        uint64_t calls = 0; ///< completed, OK or not: what CPU per call divides by
     };
     std::vector<Replicate> replicates;
     int runs = 1;

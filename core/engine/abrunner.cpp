@@ -286,6 +286,11 @@ void AbRunner::keepBlock(int side, int round, int process, const LoadPlan &block
     record.failed = result.callsFailed();
     record.latency = result.latency;
     record.messageLatency = result.messageLatency;
+    // Precise CPU clocks only: a count of 10 ms ticks over a block of a few hundred ms says next to nothing.
+    if (result.hasServerStats && !result.serverCpuInTicks)
+        record.serverCpuSeconds = result.serverCpuSeconds;
+    if (result.clientCpuSeconds > 0)
+        record.clientCpuSeconds = result.clientCpuSeconds;
     result.blocks.push_back(record);
     // A client command's connections are its own business: no connection is named for its blocks.
     result.blocksByClient = m_sides[side].client.has_value();

@@ -100,6 +100,11 @@ struct RunBlock {
     uint64_t failed = 0;
     LatencyHistogram latency; ///< OK calls
     LatencyHistogram messageLatency; ///< streams: per message
+    /// The CPU the side's server (its process tree's first process) and its client (rpcscope's process, or the
+    /// client command's) spent over the block, from their CPU clocks; -1: not measured (a remote server, an import,
+    /// a clock read in ticks). A comparison judges CPU per call on them as it judges latency.
+    double serverCpuSeconds = -1;
+    double clientCpuSeconds = -1;
 };
 
 /**

@@ -22,8 +22,6 @@ QString intervalText(const ChangeInterval &b)
 // The last column: what the row concludes, with its interval so the reader sees how sure it is.
 QString verdictCell(const MetricRow &row)
 {
-    if (row.unit != MetricUnit::Nanoseconds)
-        return {};
     if (row.hasVerdict && (row.verdict == Verdict::TooFewSamples || !row.hasInterval))
         return verdictName(row.verdict);
     if (!row.hasInterval)

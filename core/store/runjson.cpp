@@ -401,6 +401,10 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
                 { QStringLiteral("latency"), histogramToJson(b.latency) } };
             if (!b.messageLatency.isEmpty())
                 block.insert(QStringLiteral("message_latency"), histogramToJson(b.messageLatency));
+            if (b.serverCpuSeconds >= 0)
+                block.insert(QStringLiteral("server_cpu_s"), b.serverCpuSeconds);
+            if (b.clientCpuSeconds >= 0)
+                block.insert(QStringLiteral("client_cpu_s"), b.clientCpuSeconds);
             blocks.append(block);
         }
         o.insert(QStringLiteral("blocks"), blocks);
@@ -530,6 +534,11 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
         block.elapsed = std::chrono::nanoseconds(b.count(QStringLiteral("elapsed_ns")));
         block.calls = b.count(QStringLiteral("calls"));
         block.failed = b.count(QStringLiteral("failed"));
+        for (const auto &[key, into] : { std::pair(QStringLiteral("server_cpu_s"), &block.serverCpuSeconds),
+                 std::pair(QStringLiteral("client_cpu_s"), &block.clientCpuSeconds) }) {
+            if (blocks.at(i).toObject().contains(key))
+                *into = b.number(key);
+        }
         for (const auto &[key, into] : { std::pair(QStringLiteral("latency"), &block.latency),
                  std::pair(QStringLiteral("message_latency"), &block.messageLatency) }) {
             // An init-capture: clang 14 (the fuzz preset) cannot capture a structured binding by name.
@@ -621,6 +630,13 @@ QString snapshotInconsistency(const RunSnapshot &s, const QString &where)
                     .arg(b.calls)
                     .arg(b.failed)
                     .arg(b.latency.count()));
+        for (const auto &[field, value] : { std::pair(QStringLiteral("server_cpu_s"), b.serverCpuSeconds),
+                 std::pair(QStringLiteral("client_cpu_s"), b.clientCpuSeconds) }) {
+            // Absent is -1 (not measured); what a file gives must be a time.
+            if (!std::isfinite(value) || (value < 0 && value != -1))
+                return at(QStringLiteral("blocks[%1].%2").arg(i).arg(field),
+                    QStringLiteral("expected a number >= 0, got %1").arg(value));
+        }
     }
     for (qsizetype i = 0; i < s.timeline.size(); ++i) {
         if (s.timeline[i].errors > s.timeline[i].calls)
