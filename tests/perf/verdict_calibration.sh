@@ -22,6 +22,10 @@
 #                   decision against the seconds of the fixed-length ab of the same load
 # Targets (issue 21): false verdicts <= 5% in each sequential A/A row; the regression decided in a fraction of the
 # fixed run's time.
+# BUSY=1 keeps one CPU busy with another program all along (a shell loop, unpinned: a laptop with a browser), for
+# the busy machine's rows (issue 37); BUSY=N runs N such loops. Each fixed-length ab row also counts the verdicts a CPU per call row took part
+# in (server or client CPU/call named in the verdict line), and in brackets those it decided alone (no latency row
+# among the deciders): the "by CPU (alone)" column.
 # TRANSPORT=h2grpc runs every row over that client (--transport; default: the CLI's, grpc).
 # The seq_* rows with server commands are pinned by ab itself (--until-decided pins the client and the servers it
 # starts apart) unless CLIENT_CPUS/SERVER_CPUS say otherwise; "pinning: none" below is about the flags given.
@@ -38,8 +42,10 @@ cli=$(cd "$build" && pwd)/app/rpcscope-cli
 [[ -x $cli ]] || { echo "verdict_calibration: no $cli (build first)" >&2; exit 2; }
 work=$(mktemp -d)
 server_pid=
+hog_pid=
 cleanup() {
     [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null || true
+    [[ -n $hog_pid ]] && kill -- "$hog_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -70,13 +76,33 @@ tally() { # SETUP VERDICT
     count[$1,$2]=$((${count[$1,$2]:-0} + 1))
     count[$1,all]=$((${count[$1,all]:-0} + 1))
 }
+# tally_ab SETUP < ab's output: its verdict, and whether a CPU per call row is among the rows that decided it.
+tally_ab() {
+    local out v
+    out=$(cat)
+    v=$(verdict_of <<< "$out" || true)
+    tally "$1" "${v:-error}"
+    local line
+    line=$(grep -E "^$v: " <<< "$out" | tail -1 || true)
+    if [[ $v == regression || $v == improvement ]] && [[ $line == *CPU/call* ]]; then
+        count[$1,cpu]=$((${count[$1,cpu]:-0} + 1))
+        # no latency row among the deciders: found by CPU alone
+        grep -Eq "(: |; )(p50|p95|p99|mean) " <<< "$line" || count[$1,cpuonly]=$((${count[$1,cpuonly]:-0} + 1))
+    fi
+}
+
+if [[ -n ${BUSY:-} ]]; then
+    # BUSY=N: N loops (default 1); one process group, so that one kill ends them all
+    setsid sh -c 'for _ in $(seq "$1"); do sh -c "while :; do :; done" & done; wait' sh "${BUSY/#[^0-9]*/1}" &
+    hog_pid=-$!
+    sleep 2 # the load average starts to show it
+fi
 
 echo "verdict_calibration: $k runs a row on $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
-    "pinning: ${pin[*]:-none}, transport: ${TRANSPORT:-grpc}" >&2
+    "pinning: ${pin[*]:-none}, transport: ${TRANSPORT:-grpc}, ${BUSY:+busy: one CPU kept busy by a shell loop}" >&2
 if wanted aa_command; then
     for ((i = 1; i <= k; ++i)); do
-        v=$("$cli" ab --a "$command" --b "$command" "${load[@]}" --no-save 2>/dev/null | verdict_of || true)
-        tally "aa_command" "${v:-error}"
+        tally_ab aa_command < <("$cli" ab --a "$command" --b "$command" "${load[@]}" --no-save 2>/dev/null || true)
     done
     echo "  A/A same command: done" >&2
 fi
@@ -98,8 +124,8 @@ start_address_server() {
 if wanted aa_address; then
     start_address_server
     for ((i = 1; i <= k; ++i)); do
-        v=$("$cli" ab --a "$address" --b "$address" "${address_load[@]}" --no-save 2>/dev/null | verdict_of || true)
-        tally "aa_address" "${v:-error}"
+        tally_ab aa_address < <("$cli" ab --a "$address" --b "$address" "${address_load[@]}" --no-save 2>/dev/null ||
+            true)
     done
     kill "$server_pid"
     server_pid=
@@ -124,9 +150,8 @@ fi
 
 if wanted ab_40us; then
     for ((i = 1; i <= k; ++i)); do
-        v=$("$cli" ab --a "$command" --b "$command" --b-env RPCSCOPE_SERVE_BURN=40us "${load[@]}" --no-save \
-            2>/dev/null | verdict_of || true)
-        tally "ab_40us" "${v:-error}"
+        tally_ab ab_40us < <("$cli" ab --a "$command" --b "$command" --b-env RPCSCOPE_SERVE_BURN=40us "${load[@]}" \
+            --no-save 2>/dev/null || true)
     done
     echo "  A/B 40 us: done" >&2
 fi
@@ -201,8 +226,8 @@ for setup in aa_command aa_address aa_runs aa_single ab_40us; do
     ((${count[$setup,all]:-0} > 0)) && fixed_rows=1
 done
 if ((fixed_rows)); then
-    printf '\n%-44s %5s %10s %11s %7s %9s %12s %6s  %s\n' setup runs regression improvement within no_change \
-        inconclusive other "false verdicts (target <= 5%)"
+    printf '\n%-44s %5s %10s %11s %7s %9s %12s %6s %15s  %s\n' setup runs regression improvement within no_change \
+        inconclusive other "by CPU (alone)" "false verdicts (target <= 5%)"
 fi
 for setup in aa_command aa_address aa_runs aa_single ab_40us; do
     all=${count[$setup,all]:-0}
@@ -241,8 +266,11 @@ for setup in aa_command aa_address aa_runs aa_single ab_40us; do
         summary="$bad/$all = $rate% $verdict (P(>= $bad of $all | 5%) = $tail)"
     fi
     [[ $verdict == PASS ]] || status=1
-    printf '%-44s %5d %10d %11d %7d %9d %12d %6d  %s\n' "$name" "$all" "$reg" "$imp" "$within" "$none" "$inc" "$other" \
-        "$summary"
+    by_cpu="-"
+    [[ $setup == aa_command || $setup == aa_address || $setup == ab_40us ]] &&
+        by_cpu="${count[$setup,cpu]:-0} (${count[$setup,cpuonly]:-0})"
+    printf '%-44s %5d %10d %11d %7d %9d %12d %6d %15s  %s\n' "$name" "$all" "$reg" "$imp" "$within" "$none" "$inc" \
+        "$other" "$by_cpu" "$summary"
 done
 [[ -z $burns ]] || echo "smallest added CPU per call found in >= 80% of $half runs: ${smallest:-none of $burns}"
 
