@@ -581,6 +581,45 @@ private Q_SLOTS:
         QVERIFY2(env.err.contains(QStringLiteral("--client-env")), qPrintable(env.err));
     }
 
+    void matrixRunsAClientCommandAgainstEachStack()
+    {
+        // matrix --client: the servers it calls are the stacks, the callers -c; each cell's calls are the client's.
+        const QString call = QStringLiteral("{\\\"latency_ns\\\": 1500000, \\\"ok\\\": true}");
+        const QString client = QStringLiteral(
+            "sh -c '%1while read l; do n=${l#*calls\\\": }; n=${n%%,*}; b=${l#*block\\\": }; b=${b%%,*}; i=0; "
+            "while [ $i -lt $n ]; do echo \"%2\"; i=$((i+1)); done; echo \"{\\\"done\\\": $b}\"; done'")
+                                   .arg(kReady, call);
+        const QStringList common { QStringLiteral("matrix"), QStringLiteral("--call"),
+            QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"), QStringLiteral("30"),
+            QStringLiteral("--client"), client };
+        const CliResult matrix = runCliProcess(common
+            + QStringList { QStringLiteral("--stack"), QStringLiteral("one=grpc@builtin"), QStringLiteral("--stack"),
+                QStringLiteral("two=grpc@builtin"), QStringLiteral("-c"), QStringLiteral("1,2") });
+        QCOMPARE(matrix.exitCode, 0);
+        for (const QString &cell : { QStringLiteral("one (grpc/protobuf)  1"), QStringLiteral("two (grpc/protobuf)  1"),
+                 QStringLiteral("one (grpc/protobuf)  2"), QStringLiteral("two (grpc/protobuf)  2") })
+            QVERIFY2(matrix.out.contains(cell), qPrintable(cell + u'\n' + matrix.out));
+        // Every cell's p50 is the client's 1.5 ms; no codec share (rpcscope's codecs are not the client's).
+        QCOMPARE(matrix.out.count(QStringLiteral("1.50 ms")), 4 * 3); // mean, p50 and p99 of each cell
+        QVERIFY2(!matrix.out.contains(QStringLiteral("%  ")), qPrintable(matrix.out));
+
+        // What a client command cannot vary is refused by name.
+        const CliResult transports = runCliProcess(common + QStringList { QStringLiteral("--builtin") });
+        QCOMPARE(transports.exitCode, 2);
+        QVERIFY2(transports.err.contains(QStringLiteral("--client: give the servers it calls as --stack")),
+            qPrintable(transports.err));
+        const CliResult payloads = runCliProcess(common
+            + QStringList { QStringLiteral("--stack"), QStringLiteral("one=grpc@builtin"), QStringLiteral("--payloads"),
+                QStringLiteral("payload=1KiB") });
+        QCOMPARE(payloads.exitCode, 2);
+        QVERIFY2(payloads.err.contains(QStringLiteral("--payloads: a client command sends its own requests")),
+            qPrintable(payloads.err));
+        const CliResult none
+            = runCliProcess(common + QStringList { QStringLiteral("--stack"), QStringLiteral("codec=none/json") });
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY2(none.err.contains(QStringLiteral("no server for a client command")), qPrintable(none.err));
+    }
+
     void aDocumentNeverNamesAClientCommand()
     {
         // A shared scenario may not run a command: a record's client_command is never read back as one.

@@ -59,6 +59,9 @@ cell in which no call ended OK shows "-" for what it could not measure, and says
   -c LIST            concurrency levels, e.g. 1,8,64 (default: run's -c); the no-RPC baseline runs with one
                      caller. Lists given again add up: -c 1 -c 8 is -c 1,8 (so do --transports, --codecs and
                      --payloads)
+  --client CMD       (a run option) a client command of yours makes each cell's calls (docs/client-protocol.md):
+                     give the servers it calls as --stack, and -c levels; its transport, codec and requests
+                     are its own (no --payloads, no codec share)
   --format text|csv|markdown  what is printed (default text)
   -O FORMAT -o FILE  also write (repeatable): csv (one row per cell), markdown (the table, for a wiki or an
                      issue), html (one page: bars, curves for a size sweep, every cell), png, svg or pdf (a
@@ -366,6 +369,24 @@ std::optional<int> planMatrixCells(const QString &cmd, const MatrixFlags &f, QLi
             QStringLiteral("give targets with --stack, or per transport (--grpc, --http, --msgpack) or --builtin, "
                            "not \"%1\"")
                 .arg(base->target));
+    if (!base->clientCommand.isEmpty()) {
+        // A client command makes its own calls: what the matrix can vary for it is the servers it calls (stacks,
+        // named by what they are) and its callers (-c); the transport, codec and request are its own.
+        if (f.stacks.isEmpty())
+            return usageError(cmd,
+                QStringLiteral("--client: give the servers it calls as --stack NAME=TRANSPORT@TARGET (the transport "
+                               "it speaks); transports x codecs are rpcscope's client's"));
+        if (!f.payloads.isEmpty())
+            return usageError(cmd,
+                QStringLiteral("--payloads: a client command sends its own requests (vary them with one matrix per "
+                               "client command line)"));
+        for (const MatrixStack &stack : f.stacks) {
+            if (stack.transport == TransportKind::InProcess)
+                return usageError(cmd,
+                    QStringLiteral("--stack %1: the no-RPC baseline has no server for a client command to call")
+                        .arg(stack.name));
+        }
+    }
     // Saved cells carry the matrix's id, so the cells of one matrix are found together later.
     const QString matrixId = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     // Each cell's scenario, all checked before the first runs: a mistake in the last stack costs no load.
@@ -387,7 +408,8 @@ std::optional<int> planMatrixCells(const QString &cmd, const MatrixFlags &f, QLi
         const std::optional<RunSpec> spec = prepareRun(scenario, &problem);
         if (!spec)
             return usageError(cmd, where + QStringLiteral(": ") + describeForCli(problem, scenario));
-        cell.ownServer = spec->server == RunServer::Builtin;
+        // rpcscope's codecs are the built-in server's, not a client command's: no codec share for its cells.
+        cell.ownServer = spec->server == RunServer::Builtin && !spec->client;
         // Only gRPC servers describe themselves (reflection); the others need the schema given.
         if (scenario.protos.isEmpty() && scenario.protosets.isEmpty() && !speaksGrpc(cell.transport)
             && (spec->server == RunServer::Address || spec->server == RunServer::Command))

@@ -236,7 +236,8 @@ MatrixTable matrixTable(const QList<MatrixResult> &results)
                 ? QStringLiteral("-")
                 : QString::number(r.run.serverCpuPerCallUs(), 'f', 1) + QStringLiteral(" us"),
             share < 0 ? QStringLiteral("-") : QString::number(share * 100, 'f', 1) + QLatin1Char('%'),
-            QString::number(r.run.callsFailed()) });
+            // A cell that could not be run counted no calls at all: its errors are unknown, not none.
+            r.failure.isEmpty() ? QString::number(r.run.callsFailed()) : QStringLiteral("-") });
         QString why;
         if (!measured) {
             why = QStringLiteral("no call ended OK");
