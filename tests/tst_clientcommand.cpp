@@ -581,6 +581,26 @@ private Q_SLOTS:
         QVERIFY2(env.err.contains(QStringLiteral("--client-env")), qPrintable(env.err));
     }
 
+    void theCpuOfAClientsChildrenIsItsOwn()
+    {
+        // The shell fallback runs a command per call: that command's CPU is the client's (it ended and was waited for
+        // by the client's shell), not left out. Each call here is a shell loop that only burns CPU.
+        const CliResult run = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+            QStringLiteral("8"), QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("--client"),
+            QStringLiteral("sh %1/percall.sh 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'").arg(kExamples) });
+        QCOMPARE(run.exitCode, 0);
+        static const QRegularExpression cpu(QStringLiteral("Client CPU:\\t([0-9.]+) us/call"));
+        static const QRegularExpression mean(QStringLiteral("Average:\\t([0-9.]+) ms"));
+        const QRegularExpressionMatch c = cpu.match(run.out);
+        const QRegularExpressionMatch m = mean.match(run.out);
+        QVERIFY2(c.hasMatch() && m.hasMatch(), qPrintable(run.out));
+        // Nearly all of a call's time is its command's CPU (a busy loop on a core of its own, or shared).
+        const double cpuMs = c.captured(1).toDouble() / 1000;
+        const double meanMs = m.captured(1).toDouble();
+        QVERIFY2(cpuMs > 0.4 * meanMs && cpuMs < 1.5 * meanMs, qPrintable(run.out));
+    }
+
     void matrixRunsAClientCommandAgainstEachStack()
     {
         // matrix --client: the servers it calls are the stacks, the callers -c; each cell's calls are the client's.

@@ -53,6 +53,31 @@ int statusOf(const ClientEvent &call)
 }
 
 /// What one block measures, as the load engine's snapshot has it.
+/// The CPU of a client command's process tree so far, per process: its own clock, and what its children that ended
+/// used (a shell fallback's commands, one a call, are such children).
+std::map<qint64, double> treeCpu(qint64 pid)
+{
+    std::map<qint64, double> cpu;
+    for (const qint64 process : processTree(pid)) {
+        const ProcessSample sample = sampleProcess(static_cast<pid_t>(process));
+        if (sample.valid)
+            cpu[process] = sample.cpuSeconds + sample.reapedChildrenCpuSeconds;
+    }
+    return cpu;
+}
+
+/// What a process tree spent between two treeCpu(): a process born since counts whole, one that ended since is in
+/// its parent's reaped children.
+double cpuSince(const std::map<qint64, double> &before, const std::map<qint64, double> &after)
+{
+    double total = 0;
+    for (const auto &[process, seconds] : after) {
+        const auto was = before.find(process);
+        total += std::max(0.0, seconds - (was == before.end() ? 0.0 : was->second));
+    }
+    return total;
+}
+
 class BlockRecorder {
 public:
     BlockRecorder(ClientBlock block, Clock::time_point start) : m_block(std::move(block)), m_timedStart(start) { }
@@ -431,7 +456,7 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
         return fail(QStringLiteral("cannot tell the client what to run (%1)")
                         .arg(errno == EAGAIN ? QStringLiteral("it does not read its stdin")
                                              : QString::fromLocal8Bit(std::strerror(errno))));
-    const double cpuBefore = sampleProcess(static_cast<pid_t>(s.process.pid())).cpuSeconds;
+    const std::map<qint64, double> cpuBefore = treeCpu(s.process.pid());
     // A block by time gets its time again, and 5 s more, to say it is done; one by count only the idle limit.
     const Clock::time_point deadline
         = block.calls == 0 ? begin + 2 * block.duration + std::chrono::seconds(5) : Clock::time_point::max();
@@ -489,7 +514,7 @@ bool ClientCommandRunner::runBlock(const ClientBlock &block, RunSnapshot *snapsh
             *snapshot = recorder.finish(now, RunState::Finished);
             const ProcessSample after = sampleProcess(static_cast<pid_t>(s.process.pid()));
             if (after.valid) {
-                snapshot->clientCpuSeconds = std::max(0.0, after.cpuSeconds - cpuBefore);
+                snapshot->clientCpuSeconds = cpuSince(cpuBefore, treeCpu(s.process.pid()));
                 snapshot->clientPeakRssBytes = after.rssBytes;
             }
             return true;

@@ -1,5 +1,10 @@
 #include "processstats.h"
 
+#include <QDir>
+#include <QFile>
+#include <QHash>
+
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <sys/resource.h>
@@ -54,13 +59,17 @@ ProcessSample sampleProcess(pid_t pid)
         return sample;
     unsigned long utime = 0;
     unsigned long stime = 0;
+    long cutime = 0;
+    long cstime = 0;
     long rss = 0;
     const int got
-        = std::sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d %*d %*d %*u %*u %ld",
-            &utime, &stime, &rss);
-    if (got != 3)
+        = std::sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %ld %ld %*d %*d %*d %*d %*u %*u %ld",
+            &utime, &stime, &cutime, &cstime, &rss);
+    if (got != 5)
         return sample;
     sample.valid = true;
+    sample.reapedChildrenCpuSeconds
+        = static_cast<double>(std::max(0L, cutime) + std::max(0L, cstime)) / static_cast<double>(sysconf(_SC_CLK_TCK));
     clockid_t clock {};
     timespec cpu {};
     if (clock_getcpuclockid(pid, &clock) == 0 && clock_gettime(clock, &cpu) == 0) {
@@ -71,6 +80,46 @@ ProcessSample sampleProcess(pid_t pid)
     }
     sample.rssBytes = static_cast<uint64_t>(rss) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     return sample;
+}
+
+namespace {
+
+qint64 parentOf(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return -1;
+    const QByteArray text = stat.readAll();
+    const qsizetype close = text.lastIndexOf(')'); // the comm may hold spaces and parentheses
+    if (close < 0)
+        return -1;
+    const QList<QByteArray> fields = text.mid(close + 2).split(' ');
+    return fields.size() > 1 ? fields.at(1).toLongLong() : -1;
+}
+
+} // namespace
+
+QSet<qint64> processTree(qint64 pid)
+{
+    QSet<qint64> tree { pid };
+    QHash<qint64, qint64> parents;
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &entry : entries) {
+        bool number = false;
+        const qint64 child = entry.toLongLong(&number);
+        if (number)
+            parents.insert(child, parentOf(child));
+    }
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (auto it = parents.cbegin(); it != parents.cend(); ++it) {
+            if (!tree.contains(it.key()) && tree.contains(it.value())) {
+                tree.insert(it.key());
+                grew = true;
+            }
+        }
+    }
+    return tree;
 }
 
 } // namespace rpcscope

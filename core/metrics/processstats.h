@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QSet>
+
 #include <cstdint>
 #include <sys/types.h>
 
@@ -20,7 +22,12 @@ struct ProcessSample {
     double cpuSeconds = 0;
     uint64_t rssBytes = 0;
     bool cpuFromTicks = false;
+    /// What its children that ended and were waited for used (the kernel's cutime + cstime: clock ticks).
+    double reapedChildrenCpuSeconds = 0;
 };
 ProcessSample sampleProcess(pid_t pid);
+
+/// All descendants of @p pid with it, from /proc.
+QSet<qint64> processTree(qint64 pid);
 
 } // namespace rpcscope

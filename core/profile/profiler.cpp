@@ -110,19 +110,6 @@ QString readText(const QString &path)
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
-qint64 parentOf(qint64 pid)
-{
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return -1;
-    const QByteArray text = stat.readAll();
-    const qsizetype close = text.lastIndexOf(')'); // the comm may hold spaces and parentheses
-    if (close < 0)
-        return -1;
-    const QList<QByteArray> fields = text.mid(close + 2).split(' ');
-    return fields.size() > 1 ? fields.at(1).toLongLong() : -1;
-}
-
 } // namespace
 
 bool ProfileOptions::isCommand() const
@@ -161,29 +148,6 @@ bool isKeptPerfData(const QString &path)
     const QFileInfo file(path);
     const QString dir = QFileInfo(perfKeepDir()).canonicalFilePath();
     return file.isFile() && !dir.isEmpty() && file.canonicalPath() == dir;
-}
-
-QSet<qint64> processTree(qint64 pid)
-{
-    QSet<qint64> tree { pid };
-    QHash<qint64, qint64> parents;
-    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    for (const QString &entry : entries) {
-        bool number = false;
-        const qint64 child = entry.toLongLong(&number);
-        if (number)
-            parents.insert(child, parentOf(child));
-    }
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (auto it = parents.cbegin(); it != parents.cend(); ++it) {
-            if (!tree.contains(it.key()) && tree.contains(it.value())) {
-                tree.insert(it.key());
-                grew = true;
-            }
-        }
-    }
-    return tree;
 }
 
 PortOwner localListener(const QString &address)

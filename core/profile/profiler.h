@@ -151,8 +151,6 @@ private:
     double m_profilerCpuAtStart = 0;
 };
 
-/// All descendants of @p pid with it, from /proc.
-QSet<qint64> processTree(qint64 pid);
 /// The local process listening on the port of @p address ("127.0.0.1:50051", "http://localhost:8080"), for
 /// profiling a server rpcscope did not start; pid 0 when none that this process may look at.
 PortOwner localListener(const QString &address);
