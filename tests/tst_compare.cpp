@@ -485,6 +485,34 @@ private slots:
             qPrintable(why));
     }
 
+    void anIntervalBeyondZeroBesideNoVerdictSaysWhy()
+    {
+        // A metric's interval (its own, unadjusted) can exclude zero while Holm's correction over the family leaves it
+        // not significant: the row and the line say both, never the interval alone beside "inconclusive".
+        bool seen = false;
+        for (uint64_t seed = 0; seed < 400 && !seen; ++seed) {
+            std::mt19937_64 rng(31000 + seed);
+            const RunSnapshot a = blockedSide(rng, 3, 400, 1.0, 0.4);
+            const RunSnapshot b = blockedSide(rng, 3, 400, 1.25, 0.4);
+            const Comparison c = compareRuns(a, b);
+            for (const MetricRow &row : c.rows) {
+                if (!row.hasVerdict || !row.interval.lostToCorrection())
+                    continue;
+                seen = true;
+                QVERIFY(row.verdict != Verdict::Regression && row.verdict != Verdict::Improvement);
+                QVERIFY(row.interval.pValue < 0.05 && row.interval.pAdjusted >= 0.05);
+                const QString text = c.verdictText(row);
+                QVERIFY2(text.contains(QStringLiteral("for this metric alone, p = "))
+                        && text.contains(
+                            QStringLiteral("after Holm's correction over %1 metrics").arg(c.testedMetrics)),
+                    qPrintable(text));
+                const QString table = formatComparisonTable(c, QStringLiteral("A"), QStringLiteral("B"));
+                QVERIFY2(table.contains(QStringLiteral("(Holm p ")), qPrintable(table));
+            }
+        }
+        QVERIFY2(seen, "no seed gave an interval beyond zero without a verdict");
+    }
+
     void cpuRowsKeepAaFalseVerdictsRare()
     {
         // A/A with CPU rows in the family: Holm keeps the chance of any false verdict near 5%.

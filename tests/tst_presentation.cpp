@@ -115,6 +115,25 @@ private Q_SLOTS:
             makeRun(QStringLiteral("a"), 1, 1.0e6).snapshot, makeRun(QStringLiteral("b"), 2, 1.3e6).snapshot);
         QCOMPARE(single.overall, Verdict::Inconclusive);
         QVERIFY2(slideHeadline(single).startsWith(QStringLiteral("Inconclusive")), qPrintable(slideHeadline(single)));
+
+        // p50's own interval beyond zero, Holm's p over the four metrics not: the headline says why there is no
+        // verdict rather than show the interval alone.
+        Comparison corrected = single;
+        corrected.singleRun = false;
+        corrected.testedMetrics = 4;
+        for (MetricRow &row : corrected.rows) {
+            if (row.kind != MetricKind::P50)
+                continue;
+            row.hasInterval = row.interval.valid = true;
+            row.interval.estimate = 0.3;
+            row.interval.ciLow = 0.02;
+            row.interval.ciHigh = 0.6;
+            row.interval.pValue = 0.03;
+            row.interval.pAdjusted = 0.12;
+        }
+        QVERIFY2(slideHeadline(corrected).contains(QStringLiteral("95% CI +2 .. +60%, not significant once 4 metrics "
+                                                                  "are judged together")),
+            qPrintable(slideHeadline(corrected)));
     }
 
     void slideWordsNumbersAndDifferences()

@@ -373,10 +373,17 @@ QString slideHeadline(const Comparison &comparison)
     case Verdict::WithinThreshold:
         return QObject::tr("%1, within the %2 threshold").arg(changeText(*row), thresholdText(comparison.threshold));
     case Verdict::NoSignificantChange:
+    case Verdict::Inconclusive:
+        if (row->interval.lostToCorrection()) // an interval beyond zero beside no verdict: say why
+            return QObject::tr("%1: %2, not significant once %3 metrics are judged together")
+                .arg(comparison.overall == Verdict::Inconclusive ? QObject::tr("Inconclusive")
+                                                                 : QObject::tr("No significant change"),
+                    withInterval)
+                .arg(comparison.testedMetrics);
+        if (comparison.overall == Verdict::Inconclusive)
+            return QObject::tr("Inconclusive: %1").arg(withInterval);
         return interval.isEmpty() ? QObject::tr("No significant change in %1").arg(row->name)
                                   : QObject::tr("No significant change in %1, %2").arg(row->name, interval);
-    case Verdict::Inconclusive:
-        return QObject::tr("Inconclusive: %1").arg(withInterval);
     case Verdict::TooFewSamples:
         return QObject::tr("Too few calls to judge %1").arg(row->name);
     case Verdict::NotTested:

@@ -409,6 +409,12 @@ QString verdictPart(const MetricRow &row, const Comparison &comparison)
         if (!isTail(row.kind) && !std::isnan(i.pValue)
             && (row.verdict != Verdict::NoSignificantChange || i.excludesZero()))
             text += QStringLiteral(", Mann-Whitney ") + formatPValue(i.pValue);
+    } else if (i.lostToCorrection()) {
+        // The interval alone says "changed"; the verdict, Holm-adjusted over the family, does not: both are said.
+        return text
+            + QStringLiteral("; %1 for this metric alone, %2 after Holm's correction over %3 metrics)")
+                  .arg(formatPValue(i.pValue), formatPValue(i.pAdjusted))
+                  .arg(comparison.testedMetrics);
     } else if (!std::isnan(i.pAdjusted)) {
         text += QStringLiteral(", ") + formatPValue(i.pAdjusted);
     }

@@ -115,6 +115,9 @@ struct ChangeInterval {
 
     /// The interval does not contain 0 (no change).
     bool excludesZero() const { return valid && (ciLow > 0 || ciHigh < 0); }
+    /// The interval (at its own confidence, for its metric alone) excludes zero while the verdict, corrected for the
+    /// other metrics tested beside it, found nothing: said beside it, so that a reader can reconcile the two.
+    bool lostToCorrection() const { return excludesZero() && !std::isnan(pAdjusted) && pAdjusted >= 1 - confidence; }
 };
 
 /// One line of a comparison: A and B, how they differ, and for tested latencies whether that matters.

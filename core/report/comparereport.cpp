@@ -27,6 +27,9 @@ QString verdictCell(const MetricRow &row)
     if (!row.hasInterval)
         return {};
     const QString interval = intervalText(row.interval);
+    if (row.hasVerdict && row.interval.lostToCorrection()) // the interval alone excludes zero; Holm's p does not
+        return verdictName(row.verdict) + u' ' + interval
+            + QStringLiteral(" (Holm p %1)").arg(row.interval.pAdjusted, 0, 'f', 2);
     return row.hasVerdict ? verdictName(row.verdict) + u' ' + interval : interval;
 }
 
