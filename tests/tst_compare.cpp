@@ -513,6 +513,46 @@ private slots:
         QVERIFY2(seen, "no seed gave an interval beyond zero without a verdict");
     }
 
+    void processesThatDifferAreNamedWithTheirValues()
+    {
+        // Two of A's five server processes are 50% slower than the others (placement, memory layout): the verdict
+        // is about those processes as much as about A, and the advice is more processes, not more calls.
+        std::mt19937_64 rng(555);
+        auto side = [&rng](bool bimodal) {
+            RunSnapshot run;
+            std::lognormal_distribution<double> call(std::log(60e3), 0.1);
+            for (int i = 0; i < 10; ++i) {
+                RunBlock b;
+                b.round = i + 1;
+                b.process = 1 + i / 2;
+                const double factor = bimodal && b.process <= 2 ? 1.5 : 1.0;
+                for (int k = 0; k < 400; ++k)
+                    b.latency.record(static_cast<uint64_t>(call(rng) * factor));
+                b.calls = 400;
+                RunSnapshot block = snapshotOf(b.latency);
+                block.elapsed = std::chrono::seconds(1);
+                block.blocks.push_back(b);
+                appendRun(run, block);
+            }
+            return run;
+        };
+        const Comparison c = compareRuns(side(true), side(false));
+        QCOMPARE(c.unitA, ReplicateUnit::ServerProcess);
+        const QString note = c.processSpreadNote();
+        QVERIFY2(
+            note.startsWith(QStringLiteral("A's server processes differ from each other: p50 ")), qPrintable(note));
+        QVERIFY2(!note.contains(QStringLiteral("B's")), qPrintable(note));
+        QVERIFY2(note.contains(QStringLiteral("more processes will (--restarts)")), qPrintable(note));
+        QCOMPARE(c.narrowedBy(), QStringLiteral("more server processes, --restarts"));
+        const QString table = formatComparisonTable(c, QStringLiteral("A"), QStringLiteral("B"));
+        QVERIFY2(table.contains(QStringLiteral("note: A's server processes differ")), qPrintable(table));
+        if (c.overall == Verdict::Inconclusive)
+            QVERIFY2(c.verdictLine().contains(QStringLiteral("(more server processes, --restarts would narrow it)")),
+                qPrintable(c.verdictLine()));
+        // Processes that agree are not remarked on.
+        QVERIFY(compareRuns(side(false), side(false)).processSpreadNote().isEmpty());
+    }
+
     void cpuRowsKeepAaFalseVerdictsRare()
     {
         // A/A with CPU rows in the family: Holm keeps the chance of any false verdict near 5%.

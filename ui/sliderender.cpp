@@ -174,7 +174,8 @@ QString subline(const SlideSpec &spec)
     case Verdict::Inconclusive:
         verdict = c.singleRun && !c.perCall
             ? QObject::tr("One run per side: the change may be run-to-run noise (an A/B run would tell).")
-            : QObject::tr("The noise was too high to see a %1 change: run longer.").arg(threshold);
+            : QObject::tr("The noise was too high to see a %1 change: %2 would narrow it.")
+                  .arg(threshold, c.narrowedBy());
         break;
     case Verdict::TooFewSamples:
         verdict = row && !row->reason.isEmpty() ? QString(row->reason + u'.') : QObject::tr("Too few calls to judge.");

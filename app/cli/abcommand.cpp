@@ -395,6 +395,16 @@ int printAbResult(
         out() << "\nhint: where the scheduler moves client and server between cores, pinning them apart removes most "
                  "of this noise: --client-cpus 0 --server-cpus 1\n";
     }
+    if (c.overall == Verdict::Inconclusive) {
+        // Other programs: a call's latency is then mostly waiting for a CPU, which no number of calls averages out.
+        for (const QString &warning : machineNoiseWarnings()) {
+            if (warning.startsWith(QStringLiteral("load average")))
+                out() << "\nhint: this machine is busy (" << warning.section(QStringLiteral(" (above"), 0, 0)
+                      << "): other programs are running, and latency is mostly waiting for a CPU. Pin the client "
+                         "and the servers apart (--client-cpus, --server-cpus), or read the CPU per call rows, "
+                         "which other programs disturb less when they are pinned.\n";
+        }
+    }
     printAbProfiles(session, records);
     if (untilDecided)
         return sequential.decision() == SequentialDecision::Regression ? ExitRegression : ExitOk;

@@ -1,12 +1,14 @@
 #include "comparison.h"
 
 #include "compare/replicatetest.h"
+#include "util/units.h"
 
 #include <QStringList>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace rpcscope {
 
@@ -499,6 +501,53 @@ QString Comparison::basis() const
     return text;
 }
 
+QString Comparison::narrowedBy() const
+{
+    switch (unitA == unitB ? unitA : ReplicateUnit::Block) {
+    case ReplicateUnit::ServerProcess:
+        return QStringLiteral("more server processes, --restarts");
+    case ReplicateUnit::ClientProcess:
+        return QStringLiteral("more client processes, --restarts");
+    case ReplicateUnit::Run:
+        return QStringLiteral("more runs a side");
+    case ReplicateUnit::Block:
+        return QStringLiteral("more blocks: a longer run");
+    case ReplicateUnit::Call:
+        break;
+    }
+    return QStringLiteral("a longer run");
+}
+
+QString Comparison::processSpreadNote() const
+{
+    const MetricRow *p50 = row(MetricKind::P50);
+    if (!p50)
+        return {};
+    QStringList notes;
+    for (const auto &[unit, values, side] : { std::tuple(unitA, &p50->replicatesA, QStringLiteral("A")),
+             std::tuple(unitB, &p50->replicatesB, QStringLiteral("B")) }) {
+        if ((unit != ReplicateUnit::ServerProcess && unit != ReplicateUnit::ClientProcess) || values->size() < 2)
+            continue;
+        const auto [low, high] = std::minmax_element(values->cbegin(), values->cend());
+        if (!(*low > 0) || *high / *low <= 1.25)
+            continue;
+        QStringList shown;
+        for (const double v : *values)
+            shown << formatNanos(v);
+        notes << QStringLiteral("%1's %2 differ from each other: p50 %3")
+                     .arg(side,
+                         unit == ReplicateUnit::ServerProcess ? QStringLiteral("server processes")
+                                                              : QStringLiteral("client processes"),
+                         shown.join(QStringLiteral(", ")));
+    }
+    if (notes.isEmpty())
+        return {};
+    return notes.join(QStringLiteral("; "))
+        + QStringLiteral(
+            ". The noise is between processes, not calls: more calls in each will not narrow it, more processes will "
+            "(--restarts)");
+}
+
 QString Comparison::verdictText(const MetricRow &row) const
 {
     if (!row.hasVerdict)
@@ -535,8 +584,8 @@ QString Comparison::verdictLine() const
         addRows(overall);
         break;
     case Verdict::Inconclusive:
-        lead += QStringLiteral("noise too high for the %1 threshold, run longer: ")
-                    .arg(formatPercentChange(threshold).mid(1));
+        lead += QStringLiteral("noise too high for the %1 threshold (%2 would narrow it): ")
+                    .arg(formatPercentChange(threshold).mid(1), narrowedBy());
         [[fallthrough]];
     case Verdict::NoSignificantChange:
     case Verdict::TooFewSamples:

@@ -181,6 +181,15 @@ struct Comparison {
     const MetricRow *row(MetricKind kind) const;
     /// What the verdict rests on: "10 vs 10 blocks (connection kept), p Holm-adjusted over 4 metrics".
     QString basis() const;
+    /// What would narrow the intervals, by what the replicates are: "more server processes (--restarts)", "more
+    /// blocks (a longer run)", "more runs a side". More calls in each replicate do not, when the noise is between them.
+    QString narrowedBy() const;
+    /**
+     * When a side's replicates are processes that differ from each other by more than a quarter in p50, what they
+     * were: "A's server processes differ from each other: p50 53.1 us, 54.0 us, 74.2 us ...; the verdict is about
+     * these processes as much as about A"; empty otherwise.
+     */
+    QString processSpreadNote() const;
     /// @p row's verdict in one line: "regression: p50 +19.1% (95% CI +17.0 .. +21.3%, p < 0.001)".
     QString verdictText(const MetricRow &row) const;
     /**

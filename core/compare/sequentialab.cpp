@@ -139,8 +139,12 @@ QString SequentialAb::verdictLine(const QString &endedBy) const
             + estimateAndInterval();
     }
     QString line = what + QStringLiteral(" after %1 pairs: ").arg(m_ratio.count()) + estimateAndInterval();
+    // Judged pair by pair, a side is one process (its server's, or its client command's): a decided verdict is about
+    // those two processes, and says so (fixed-length ab replicates processes; this cannot as it goes).
     if (m_unpinnedProcesses && m_decision != SequentialDecision::NoChangeBeyondThreshold)
         line += QStringLiteral("; two unpinned server processes: where they ran may have decided it");
+    else
+        line += QStringLiteral("; judged on one process a side");
     return line;
 }
 

@@ -66,6 +66,9 @@ QStringList notes(const Comparison &comparison)
             && !line.contains(row.reason) && !out.contains(row.reason))
             out << row.reason;
     }
+    // Processes that differ from each other are what a verdict on them is about: said, with their values.
+    if (const QString spread = comparison.processSpreadNote(); !spread.isEmpty())
+        out << spread;
     return out;
 }
 
