@@ -574,6 +574,12 @@ private Q_SLOTS:
         QCOMPARE(rate.exitCode, 2);
         QVERIFY2(rate.err.contains(QStringLiteral("--client: ")) && rate.err.contains(QStringLiteral("rate")),
             qPrintable(rate.err));
+        const CliResult oneCall = runCliProcess({ QStringLiteral("call"), QStringLiteral("builtin"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--client"),
+            QStringLiteral("sh -c true") });
+        QCOMPARE(oneCall.exitCode, 2); // one call is rpcscope's own (it once crashed here, with no transport made)
+        QVERIFY2(oneCall.err.contains(QStringLiteral("--client: call makes one call with rpcscope's own client")),
+            qPrintable(oneCall.err));
         const CliResult env = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"),
             QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("--client-env"),
             QStringLiteral("A=1") });

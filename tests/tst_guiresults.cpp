@@ -630,6 +630,11 @@ private Q_SLOTS:
         QVERIFY(m_window->scenarioPage()->validateNow());
         const Scenario scenario = m_window->scenarioPage()->scenario();
         QCOMPARE(scenario.clientCommand, client);
+        // Send once is rpcscope's own one call, client command or not (it has a reply to show).
+        m_window->runLauncher()->sendOnce();
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runLauncher()->isSending(), 30000);
+        QVERIFY2(m_window->scenarioPage()->replyText().contains(QStringLiteral("Status: OK\n")),
+            qPrintable(m_window->scenarioPage()->replyText()));
         QCOMPARE(scenario.clientEnvironment,
             (QStringList { QStringLiteral("MODE=fast"), QStringLiteral("LABEL=two words") }));
         RunStore *store = m_window->runRecorder()->store();

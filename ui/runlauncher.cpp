@@ -154,6 +154,7 @@ void RunLauncher::sendOnce()
     m_sending = true;
     ScenarioPage::Prepared once = *prepared;
     once.spec.profile = ProfileOptions(); // one call has nothing to profile: no profiler is started for it
+    once.spec.client.reset(); // one call is rpcscope's own, shown with its reply: a client command's are its own
     std::shared_ptr<RunSession> session = sessionFor(once);
     session->setCaptureMetadata(true);
     CallDescription described;

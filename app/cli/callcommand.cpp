@@ -42,6 +42,10 @@ int callCommand(const QStringList &arguments)
         return code;
     if (refuseSingleRunOutputs(cmd, arguments, &*scenario))
         return ExitUsage;
+    if (!scenario->clientCommand.isEmpty())
+        return usageError(cmd,
+            QStringLiteral("--client: call makes one call with rpcscope's own client; a client command's calls are "
+                           "run with run --client"));
     ScenarioProblem problem;
     std::optional<RunSpec> prepared = prepareRun(*scenario, &problem);
     if (!prepared)
