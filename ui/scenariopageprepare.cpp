@@ -46,6 +46,10 @@ std::optional<ScenarioPage::Prepared> ScenarioPage::prepare(
         s = scenarioForCell(s, cell, cell.transport == transport() ? ownTarget : QStringLiteral("builtin"));
         if (!variation->matrixId.isEmpty())
             labelMatrixCell(&s, variation->cell, variation->matrixId);
+        // Its cells are transports, codecs and payloads of rpcscope's own client: the Load tab's client command is a
+        // single run's (the CLI's matrix --client runs one against named stacks).
+        s.clientCommand.clear();
+        s.clientEnvironment.clear();
     }
     ScenarioProblem problem;
     std::optional<RunSpec> spec = prepareRun(s, &problem);
