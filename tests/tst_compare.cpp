@@ -459,6 +459,21 @@ private slots:
         QCOMPARE(byProcess.unitA, ReplicateUnit::ServerProcess);
         QCOMPARE(byProcess.row(MetricKind::ServerCpuPerCall)->replicatesA.size(), size_t(5));
 
+        // A client command's A/B judges the client: the server's CPU per call is shown with its interval, unjudged,
+        // and the table says why.
+        RunSnapshot ca = pa;
+        RunSnapshot cb = pb;
+        ca.blocksByClient = cb.blocksByClient = true;
+        const Comparison clients = compareRuns(ca, cb);
+        QCOMPARE(clients.unitA, ReplicateUnit::ClientProcess);
+        const MetricRow *serverOfClients = clients.row(MetricKind::ServerCpuPerCall);
+        QVERIFY(serverOfClients && !serverOfClients->hasVerdict && serverOfClients->hasInterval);
+        QVERIFY(clients.row(MetricKind::ClientCpuPerCall)->hasVerdict);
+        QVERIFY(!clients.regressions.contains(QStringLiteral("server CPU/call")));
+        QVERIFY2(formatComparisonTable(clients, QStringLiteral("A"), QStringLiteral("B"))
+                     .contains(QStringLiteral("note: server CPU/call is not judged when client commands are compared")),
+            qPrintable(formatComparisonTable(clients, QStringLiteral("A"), QStringLiteral("B"))));
+
         // One block not measured (a clock read in ticks): the row is shown as measured, unjudged.
         RunSnapshot partial = b;
         partial.blocks[3].serverCpuSeconds = -1;

@@ -547,6 +547,28 @@ private Q_SLOTS:
         QVERIFY(!plain.contains("\u00b1"));
     }
 
+    void aSlidesDotsAreTitledShort()
+    {
+        // Under the slide's caption ("One dot per server process"), a panel is titled by its metric alone; a long
+        // one takes its unit on a line of its own. CPU per call is charted in time, as its verdict's replicates.
+        RunRecord a = blockedRun(QStringLiteral("before"), 11, 2e6, 8);
+        RunRecord b = blockedRun(QStringLiteral("after"), 12, 2.3e6, 10);
+        for (RunRecord *run : { &a, &b }) {
+            for (RunBlock &block : run->snapshot.blocks)
+                block.clientCpuSeconds = 30e-6 * static_cast<double>(block.calls) * (run == &a ? 1.0 : 1.3);
+        }
+        ReplicateChart chart;
+        chart.resize(1200, 300);
+        chart.setShortAxisTitles(true);
+        chart.setComparison(
+            compareRuns(a.snapshot, b.snapshot), { QStringLiteral("A"), Qt::blue }, { QStringLiteral("B"), Qt::red });
+        QStringList labels;
+        for (int i = 0; i < chart.axisRectCount(); ++i)
+            labels << chart.axisRect(i)->axis(QCPAxis::atLeft)->label();
+        QVERIFY2(labels.contains(QStringLiteral("p50 (ms)")), qPrintable(labels.join(u'|')));
+        QVERIFY2(labels.contains(QStringLiteral("client CPU/call\n(us)")), qPrintable(labels.join(u'|')));
+    }
+
     void comparePageShowsEachReplicateAsADot()
     {
         const RunRecord a = blockedRun(QStringLiteral("before"), 11, 2e6, 8);

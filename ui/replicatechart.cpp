@@ -221,7 +221,10 @@ void ReplicateChart::addPanel(const ReplicateSpread &spread, int column, bool fi
     const auto [lowNs, highNs] = spreadRangeNs(spread);
     const auto [scale, unit] = latencyAxisUnit(highNs);
     y->setRange(lowNs / scale, highNs / scale);
-    y->setLabel(QStringLiteral("%1 (%2)").arg(spread.axisTitle, unit));
+    // Short titles: a long metric name ("client CPU/call") takes its unit on a line of its own, or it is cut.
+    const QString title = m_shortTitles ? spread.metric : spread.axisTitle;
+    y->setLabel(QStringLiteral("%1%2(%3)")
+                    .arg(title, m_shortTitles && title.size() > 10 ? QStringLiteral("\n") : QStringLiteral(" "), unit));
     y->setNumberFormat(QStringLiteral("g"));
     y->setNumberPrecision(4);
     y->ticker()->setTickCount(5);

@@ -30,6 +30,9 @@ public:
     void setComparison(const Comparison &comparison, const Side &a, const Side &b);
     /// Nothing compared: a blank chart.
     void clearComparison();
+    /// Value axes titled by the metric alone ("p50 (ms)"), for a place that says what a dot is above the chart (the
+    /// slide): its short panels cut "mean per client process (ms)". Call before setComparison().
+    void setShortAxisTitles(bool shortTitles) { m_shortTitles = shortTitles; }
 
     /// The text shown in place of dots (one run per side); empty while dots are shown.
     QString message() const { return m_message; }
@@ -83,6 +86,7 @@ private:
     Side m_a;
     Side m_b;
     bool m_compared = false;
+    bool m_shortTitles = false;
     bool m_singleRun = false;
     QString m_message;
     QCPLayoutGrid *m_panels = nullptr;

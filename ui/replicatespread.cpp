@@ -47,7 +47,10 @@ QList<ReplicateSpread> replicateSpreads(const Comparison &comparison)
         spread.metric = row.name;
         spread.unitA = comparison.unitA;
         spread.unitB = comparison.unitB;
-        spread.axisTitle = comparison.unitA == comparison.unitB
+        // A CPU row's name is long already ("client CPU/call"): its title is the name alone, or it is cut in a
+        // narrow panel; the chart says what a dot is.
+        spread.axisTitle = row.unit == MetricUnit::Microseconds ? row.name
+            : comparison.unitA == comparison.unitB
             ? QStringLiteral("%1 per %2").arg(row.name, unitName(comparison.unitA))
             : QStringLiteral("%1 per %2 / %3").arg(row.name, unitName(comparison.unitA), unitName(comparison.unitB));
         spread.a = row.replicatesA;

@@ -595,6 +595,7 @@ Slide::Slide(SlideSpec spec) : m_spec(std::move(spec)), m_text(slideText(m_spec)
     m_distribution.reset(createChartPlot({ &m_spec.baseline, &m_spec.candidate }, m_spec.distribution, {}));
     styleDistribution(m_distribution.get(), m_spec);
     m_replicates = std::make_unique<ReplicateChart>();
+    m_replicates->setShortAxisTitles(true); // the caption above says what a dot is
     m_replicates->setPalette(chartFilePalette());
     m_replicates->setFont(chartFileFont(13));
     // One run per side has no dots: the distribution takes the width, and the sub-line says why there is no verdict.

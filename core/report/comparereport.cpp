@@ -66,6 +66,9 @@ QStringList notes(const Comparison &comparison)
             && !line.contains(row.reason) && !out.contains(row.reason))
             out << row.reason;
     }
+    if (const MetricRow *server = comparison.row(MetricKind::ServerCpuPerCall);
+        server && !server->hasVerdict && server->hasInterval && !server->reason.isEmpty())
+        out << server->reason;
     // Processes that differ from each other are what a verdict on them is about: said, with their values.
     if (const QString spread = comparison.processSpreadNote(); !spread.isEmpty())
         out << spread;
