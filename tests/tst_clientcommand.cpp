@@ -4,6 +4,7 @@
 #include "client/clientcommand.h"
 #include "client/clientload.h"
 #include "client/clientprotocol.h"
+#include "engine/abrunner.h"
 #include "scenario/scenario.h"
 
 #include "cliprocess.h"
@@ -605,6 +606,43 @@ private Q_SLOTS:
         const double cpuMs = c.captured(1).toDouble() / 1000;
         const double meanMs = m.captured(1).toDouble();
         QVERIFY2(cpuMs > 0.4 * meanMs && cpuMs < 1.5 * meanMs, qPrintable(run.out));
+    }
+
+    void anAbRunShowsAClientBlockAsItGrows()
+    {
+        // A live A/B (the window's) polls the runner: a client command's block shows its calls as they are
+        // reported, not only once the block is done.
+        const QString call = QStringLiteral("{\\\"latency_ns\\\": 10000000, \\\"ok\\\": true}");
+        ClientCommand client;
+        client.command = QStringLiteral(
+            "sh -c '%1while read l; do n=${l#*calls\\\": }; n=${n%%,*}; b=${l#*block\\\": }; b=${b%%,*}; i=0; "
+            "while [ $i -lt $n ]; do echo \"%2\"; sleep 0.01; i=$((i+1)); done; echo \"{\\\"done\\\": $b}\"; "
+            "done'")
+                             .arg(kReady, call);
+        client.idleTimeout = 10s;
+        std::array<AbSide, 2> sides;
+        for (AbSide &side : sides) {
+            side.target.address = QStringLiteral("127.0.0.1:1"); // the client calls nothing: its reports are the test
+            side.plan.concurrency = 1;
+            side.plan.totalCalls = 80;
+            side.client = client;
+        }
+        AbBlocks blocks;
+        blocks.calls = 40; // 2 rounds, each block ~0.4 s
+        blocks.firstSide = 0;
+        AbRunner runner;
+        QString error;
+        QVERIFY2(runner.start(sides, blocks, &error), qPrintable(error));
+        QSet<uint64_t> seen;
+        QDeadlineTimer deadline(60s);
+        while (!runner.waitForFinished(5ms)) {
+            QVERIFY2(!deadline.hasExpired(), "the A/B run did not end in 60 s");
+            seen.insert(runner.snapshot(0).callsCompleted());
+        }
+        QVERIFY2(runner.error().isEmpty(), qPrintable(runner.error()));
+        QCOMPARE(runner.snapshot(0).callsOk(), 80ULL);
+        const bool midBlock = std::any_of(seen.cbegin(), seen.cend(), [](uint64_t n) { return n % 40 != 0; });
+        QVERIFY2(midBlock, "no count seen inside a block: a client block showed only at its end");
     }
 
     void matrixRunsAClientCommandAgainstEachStack()

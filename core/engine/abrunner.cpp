@@ -250,6 +250,10 @@ bool AbRunner::runClientBlock(int side, const LoadPlan &block, int number, Block
 {
     ClientCommandRunner *client = m_clients[side].get();
     ClientBlock request = clientBlockOf(block, number);
+    request.progress = [this](const RunSnapshot &progress) {
+        std::lock_guard lock(m_mutex);
+        m_currentClientProgress = progress;
+    };
     if (m_blocks.maxDuration.count() > 0)
         request.endBy = m_deadline;
     {
@@ -263,6 +267,7 @@ bool AbRunner::runClientBlock(int side, const LoadPlan &block, int number, Block
     out->cut = ok && out->result.state == RunState::Stopped && !m_stop;
     std::lock_guard lock(m_mutex);
     m_currentClient = nullptr;
+    m_currentClientProgress.reset();
     m_currentSide = -1;
     return ok;
 }
@@ -414,6 +419,8 @@ RunSnapshot AbRunner::snapshot(int side) const
     RunSnapshot s = m_totals[side];
     if (m_current && m_currentSide == side)
         appendRun(s, m_current->snapshot());
+    else if (m_currentClientProgress && m_currentSide == side)
+        appendRun(s, *m_currentClientProgress);
     return s;
 }
 

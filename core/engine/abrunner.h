@@ -206,6 +206,9 @@ private:
     AbEnd m_end = AbEnd::Running; ///< guarded by m_mutex
     LoadEngine *m_current = nullptr; ///< the block running now (guarded by m_mutex)
     ClientCommandRunner *m_currentClient = nullptr; ///< or the client command running it (guarded by m_mutex)
+    /// The client command's block so far, as it reports (guarded by m_mutex): snapshot() adds it, as it adds a
+    /// running engine's.
+    std::optional<RunSnapshot> m_currentClientProgress;
     std::array<std::unique_ptr<ClientCommandRunner>, 2> m_clients; ///< the sides' client commands (the run's thread)
     std::array<QString, 2> m_clientLines; ///< guarded by m_mutex
     std::array<int, 2> m_clientBlocks {}; ///< blocks each client process has run (its protocol's block numbers)
