@@ -85,7 +85,6 @@ bool ClientLoad::start(const ClientCommand &command, const QString &target, cons
         m_running = true;
         m_stopped = false;
         m_failure.clear();
-        m_commandLine.clear();
     }
     m_thread = std::thread(
         [this, command, target, plan, started = std::move(started)] { run(command, target, plan, started); });
@@ -99,10 +98,6 @@ void ClientLoad::run(const ClientCommand &command, const QString &target, const 
     RunSnapshot result;
     bool ok = m_runner.start(command, target, &error);
     if (ok) {
-        {
-            std::lock_guard lock(m_mutex);
-            m_commandLine = m_runner.commandLine();
-        }
         if (started)
             started(m_runner.pid(), m_runner.commandLine());
         ClientBlock block = clientBlockOf(plan, 1);
@@ -167,12 +162,6 @@ QString ClientLoad::failure() const
 {
     std::lock_guard lock(m_mutex);
     return m_failure;
-}
-
-QString ClientLoad::commandLine() const
-{
-    std::lock_guard lock(m_mutex);
-    return m_commandLine;
 }
 
 } // namespace rpcscope

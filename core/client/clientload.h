@@ -54,8 +54,6 @@ public:
     /// A client command keeps no per-call samples.
     std::vector<RawSample> rawSamples() const override { return {}; }
     QString failure() const override;
-    /// The command line as started ({target} filled in), once it started.
-    QString commandLine() const;
 
     /// Why @p plan cannot be run by a client command (the protocol's blocks are closed loop, warmed up by count);
     /// empty when it can.
@@ -74,7 +72,6 @@ private:
     bool m_running = false;
     bool m_stopped = false;
     QString m_failure;
-    QString m_commandLine;
 };
 
 } // namespace rpcscope

@@ -291,6 +291,16 @@ ProfileRecorder::~ProfileRecorder()
     m_keys.clear();
 }
 
+ClientCommand ProfileRecorder::profiled(const ClientCommand &command) const
+{
+    ServerCommand asServer;
+    asServer.command = command.command;
+    asServer.environment = command.environment;
+    ClientCommand out = command;
+    out.environment = profiled(asServer).environment;
+    return out;
+}
+
 ServerCommand ProfileRecorder::profiled(const ServerCommand &command) const
 {
     ServerCommand out = command;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "client/clientcommand.h"
 #include "net/portowners.h"
 #include "profile/profile.h"
 #include "server/servercommand.h"
@@ -86,6 +87,9 @@ public:
      * Unchanged when the Python sampler is not used.
      */
     ServerCommand profiled(const ServerCommand &command) const;
+    /// @p command, a client command, as profiled(ServerCommand) starts a server command: the sampler in its
+    /// environment.
+    ClientCommand profiled(const ClientCommand &command) const;
     /// Starts the profilers (their events off). False when none can run; notes() says why.
     bool start();
     /// Profile process @p pid and, @p withChildren, its descendants as @p key. rpcscope's own process (the client)

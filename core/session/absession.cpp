@@ -355,10 +355,7 @@ bool AbSession::startLoad(QString *error)
             sides[index].client = client;
             // Profiled as a server is, whole process tree, with --profile or --profile-client: the code under test.
             if (m_profiler && m_sides[0].spec.profile.any()) {
-                ServerCommand asServer; // the profiler's additions (a Python sampler) go into its environment
-                asServer.command = client.command;
-                asServer.environment = client.environment;
-                sides[index].client->environment = m_profiler->profiled(asServer).environment;
+                sides[index].client = m_profiler->profiled(client); // a Python sampler in its environment
                 sides[index].clientStarted = [this, index](int64_t pid, const QString &command) {
                     const int side = static_cast<int>(index);
                     const int process = ++m_clientProcess[index];

@@ -184,18 +184,6 @@ void RunSession::startProfiling()
     };
 }
 
-ClientCommand RunSession::clientAsStarted() const
-{
-    ClientCommand client = *m_spec.client;
-    if (m_profiler) { // rpcscope's Python sampler on its PYTHONPATH, as a server command's
-        ServerCommand asServer;
-        asServer.command = client.command;
-        asServer.environment = client.environment;
-        client.environment = m_profiler->profiled(asServer).environment;
-    }
-    return client;
-}
-
 void RunSession::finishProfiles() const
 {
     if (m_profilesRead || !m_profiler)
@@ -240,7 +228,9 @@ bool RunSession::startLoad(QString *error)
             if (profiler)
                 profiler->addProcess(1, pid, command);
         };
-        if (!m_client->start(clientAsStarted(), m_spec.target.address, m_spec.plan, started, error))
+        // Profiled: rpcscope's Python sampler on its PYTHONPATH, as a server command's.
+        const ClientCommand client = m_profiler ? m_profiler->profiled(*m_spec.client) : *m_spec.client;
+        if (!m_client->start(client, m_spec.target.address, m_spec.plan, started, error))
             return false;
     } else if (!m_engine.start(std::move(m_transport), m_spec.plan, error)) {
         return false;

@@ -130,8 +130,6 @@ private:
     void buildRecord();
     bool startBuiltinChild(ScenarioProblem *problem);
     void startProfiling();
-    /// The client command as started: with rpcscope's Python sampler when it is profiled.
-    ClientCommand clientAsStarted() const;
     void finishProfiles() const;
 
     Scenario m_scenario;
