@@ -168,16 +168,30 @@ private Q_SLOTS:
         QVERIFY(blocks->unpinnedProcesses);
         QVERIFY(!prepareAb(design, plan, { true, true, true }, &problem)->unpinnedProcesses);
         QVERIFY(!prepareAb(design, plan, { true, false, false }, &problem)->unpinnedProcesses);
-        // Judged as it goes: one process a side only.
+        // Judged as it goes: the servers are restarted too (pairs of processes are its replicates), as given ...
         design.abUntilDecided = true;
         design.abRestarts = 2;
+        blocks = prepareAb(design, plan, commands, &problem);
+        QVERIFY2(blocks, qPrintable(problem.text()));
+        QCOMPARE(blocks->restarts, 2);
+        QVERIFY(blocks->untilDecided);
+        QVERIFY(!blocks->unpinnedProcesses);
+        design.abRestarts = 4;
         QVERIFY(!prepareAb(design, plan, commands, &problem));
-        QCOMPARE(problem.field, QStringLiteral("ab.until_decided"));
+        QCOMPARE(problem.field, QStringLiteral("ab.restarts"));
+        // ... or by default: a process for every two rounds, at most ten; three rounds leave one process a side.
         design.abRestarts = 0;
         blocks = prepareAb(design, plan, commands, &problem);
         QVERIFY2(blocks, qPrintable(problem.text()));
         QCOMPARE(blocks->restarts, 1);
-        QVERIFY(blocks->untilDecided);
+        design.abBlock.clear();
+        LoadPlan longer = plan;
+        longer.totalCalls = 4000;
+        blocks = prepareAb(design, longer, commands, &problem);
+        QVERIFY2(blocks, qPrintable(problem.text()));
+        QCOMPARE(blocks->roundsFor(longer), 40);
+        QCOMPARE(blocks->restarts, 10);
+        QCOMPARE(prepareAb(design, longer, AbServers {}, &problem)->restarts, 1); // addresses: none to restart
         // A block of the other kind, a run with no end, a threshold or limit that is not one.
         design = Scenario();
         design.abBlock = QStringLiteral("2s");

@@ -1,6 +1,7 @@
 #include "compare/replicatetest.h"
 #include "compare/sequential.h"
 #include "compare/sequentialab.h"
+#include "metrics/runsnapshot.h"
 
 #include <QtTest>
 
@@ -465,6 +466,129 @@ private slots:
         // At a noise the 5% threshold can resolve in 200 pairs, the experiment ends with "no change" nearly always.
         if (kind == 0 && scale <= 0.05)
             QVERIFY(noChangeDecisions >= 0.9 * kRuns);
+    }
+
+    void processesShareTheRounds()
+    {
+        // Ten rounds among three processes: 4, 3, 3 (the first take a round more), never beyond the last process.
+        const std::vector<int> expected { 1, 1, 1, 1, 2, 2, 2, 3, 3, 3 };
+        for (int round = 1; round <= 10; ++round)
+            QCOMPARE(processOfRound(round, 3, 10), expected[size_t(round - 1)]);
+        QCOMPARE(processOfRound(11, 3, 10), 3);
+        QCOMPARE(processOfRound(5, 1, 10), 1);
+        for (int round = 1; round <= 40; ++round)
+            QCOMPARE(processOfRound(round, 10, 40), 1 + (round - 1) / 4);
+    }
+
+    void pairsOfProcessesAreJudgedWhole()
+    {
+        // Ten processes a side over 40 rounds: a pair of processes is judged when its fourth round pairs, on the mean
+        // of its four log ratios; the lines count both.
+        SequentialAb judged(40, 0.05, 10);
+        SequentialRatio reference(SequentialOptions { 0.95, 10, 0, 0.0065 });
+        QCOMPARE(judged.processes(), 10);
+        double sum = 0;
+        for (int round = 1; round <= 12; ++round) {
+            const double ratio = 1.2 + 0.01 * (round % 3);
+            QVERIFY(!judged.addBlock(round % 2, round, 100000));
+            // True when it judged: at a pair of processes' last round.
+            QCOMPARE(judged.addBlock(1 - round % 2, round, uint64_t(100000 * (round % 2 ? 1 / ratio : ratio))),
+                round % 4 == 0);
+            sum += std::log(ratio); // B / A whichever side came first
+            QCOMPARE(judged.blockPairs(), round);
+            QCOMPARE(judged.pairs(), round / 4);
+            if (round % 4 == 0) {
+                reference.add(sum / 4);
+                sum = 0;
+                QVERIFY(std::fabs(judged.ratio().meanLog() - reference.meanLog()) < 1e-4);
+            }
+        }
+        QVERIFY2(judged.statusLine().startsWith(QStringLiteral("not yet decided after 3 of 10 process pairs (12 of "
+                                                               "40 pairs of blocks)")),
+            qPrintable(judged.statusLine()));
+        QVERIFY2(
+            judged.statusLine().contains(QStringLiteral("needs 5 process pairs")), qPrintable(judged.statusLine()));
+        QVERIFY2(
+            judged.progressLine().startsWith(QStringLiteral("process pair 3/10 (12 of 40 pairs of blocks): p50 +")),
+            qPrintable(judged.progressLine()));
+        for (int round = 13; round <= 40 && !judged.decided(); ++round) {
+            judged.addBlock(0, round, 100000);
+            judged.addBlock(1, round, 121000);
+        }
+        QCOMPARE(judged.decision(), SequentialDecision::Regression);
+        QCOMPARE(judged.blockPairs() % 4, 0); // decided at a process pair's end
+        const QString line = judged.verdictLine(QString());
+        QVERIFY2(line.startsWith(QStringLiteral("regression after %1 process pairs: p50 +").arg(judged.pairs())),
+            qPrintable(line));
+        QVERIFY2(line.endsWith(QStringLiteral("; judged on %1 processes a side, each started anew (%2 pairs of blocks)")
+                                   .arg(judged.pairs())
+                                   .arg(judged.blockPairs())),
+            qPrintable(line));
+        // The same blocks, saved and judged again, give the same verdict.
+        RunSnapshot a;
+        RunSnapshot b;
+        for (int round = 1; round <= judged.blockPairs(); ++round) {
+            const double ratio = round <= 12 ? 1.2 + 0.01 * (round % 3) : 1.21;
+            RunBlock block;
+            block.round = round;
+            block.latency.record(100000);
+            a.blocks.push_back(block);
+            block.latency = {};
+            block.latency.record(uint64_t(100000 * ratio));
+            b.blocks.push_back(block);
+        }
+        const SequentialAb again = SequentialAb::fromBlocks(a, b, 40, 0.05, 10);
+        QCOMPARE(again.decision(), judged.decision());
+        QCOMPARE(again.pairs(), judged.pairs());
+    }
+
+    void processEffectsDoNotDecideAnAa()
+    {
+        // A/A with processes that differ from each other (each process's blocks share an offset, sd 0.15 on the log
+        // scale, as the seed's bimodal Python server's do) and blocks that vary about it (sd 0.03), 10 processes a
+        // side over 40 rounds. Judged pair of blocks by pair, the sequence decides about those processes; judged on
+        // pairs of processes, at most its 5%. With B 40% slower, the pairs of processes still find it.
+        constexpr int kRuns = 400;
+        std::mt19937_64 rng(303);
+        std::normal_distribution<double> process(0, 0.15);
+        std::normal_distribution<double> block(0, 0.03);
+        int byBlocks = 0;
+        int byProcesses = 0;
+        int found = 0;
+        for (int run = 0; run < kRuns; ++run) {
+            SequentialAb blocks(40, 0.05);
+            SequentialAb processes(40, 0.05, 10);
+            SequentialAb slower(40, 0.05, 10);
+            double offsetA = 0;
+            double offsetB = 0;
+            for (int round = 1; round <= 40; ++round) {
+                if ((round - 1) % 4 == 0) {
+                    offsetA = process(rng);
+                    offsetB = process(rng);
+                }
+                const auto a = uint64_t(1e5 * std::exp(offsetA + block(rng)));
+                const auto b = uint64_t(1e5 * std::exp(offsetB + block(rng)));
+                for (SequentialAb *s : { &blocks, &processes }) {
+                    s->addBlock(0, round, a);
+                    s->addBlock(1, round, b);
+                }
+                slower.addBlock(0, round, a);
+                slower.addBlock(1, round, uint64_t(double(b) * 1.4));
+            }
+            const auto changed = [](const SequentialAb &s) {
+                return s.decision() == SequentialDecision::Regression
+                    || s.decision() == SequentialDecision::Improvement;
+            };
+            byBlocks += changed(blocks) ? 1 : 0;
+            byProcesses += changed(processes) ? 1 : 0;
+            found += slower.decision() == SequentialDecision::Regression ? 1 : 0;
+        }
+        qInfo("A/A with process effects: decided a change in %d of %d runs pair of blocks by pair, %d judged on "
+              "pairs of processes; B 40%% slower found in %d",
+            byBlocks, kRuns, byProcesses, found);
+        QVERIFY2(byProcesses <= 0.05 * kRuns, qPrintable(QString::number(byProcesses)));
+        QVERIFY2(byBlocks >= 0.25 * kRuns, qPrintable(QString::number(byBlocks)));
+        QVERIFY2(found >= 0.8 * kRuns, qPrintable(QString::number(found)));
     }
 
     // B 10% slower, log ratios with sd 0.05: decided as a regression well before 200 pairs in most runs.

@@ -185,7 +185,7 @@ QString AbController::sequentialText() const
     if (!r)
         return {};
     const SequentialAb s = r->sequential();
-    if (s.pairs() == 0)
+    if (s.blockPairs() == 0) // with processes a side, the pairs of blocks show before a pair of processes is judged
         return {};
     if (m_running || s.decided())
         return s.statusLine();

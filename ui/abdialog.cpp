@@ -150,9 +150,10 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     m_untilDecided->setToolTip(
         tr("Judges p50 after every pair of blocks with an anytime-valid 95% confidence sequence (looking after every "
            "pair does not inflate false verdicts) and ends the run once it is a regression, an improvement or no "
-           "change beyond the threshold. Blocks default to a fortieth of the run; one server process a side. When "
-           "both servers are started here, rpcscope runs on the first CPU and the servers on the others while the "
-           "run lasts: unpinned, where the scheduler put them decided some A/A runs."));
+           "change beyond the threshold. Blocks default to a fortieth of the run. Server commands are started anew "
+           "every few rounds (10 processes a side by default) and judged per pair of processes, so the verdict is "
+           "about the servers, not two of their processes. When both servers are started here, rpcscope runs on "
+           "the first CPU and the servers on the others while the run lasts: blocks vary less."));
     form->addRow(tr("Until decided:"), m_untilDecided);
     m_maxDuration = new QLineEdit;
     m_maxDuration->setObjectName(QStringLiteral("abMaxDuration"));
@@ -174,7 +175,8 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     profile->addStretch();
     form->addRow(tr("CPU profiles:"), profile);
     connect(m_untilDecided, &QCheckBox::toggled, this, [this](bool on) {
-        m_restarts->setEnabled(!on);
+        m_restarts->setSpecialValueText(
+            on ? tr("automatic (10 for server commands)") : tr("automatic (5 for server commands)"));
         m_block->setPlaceholderText(
             on ? tr("automatic (a fortieth of the run)") : tr("automatic (a tenth of the run)"));
     });

@@ -492,10 +492,17 @@ void leadWithSequentialVerdict(SlideSpec *spec, const QString &verdictLine)
 {
     if (verdictLine.isEmpty())
         return;
-    spec->headline = verdictLine.left(1).toUpper() + verdictLine.mid(1);
-    spec->subline
-        = QStringLiteral("Judged after every pair of blocks with an anytime-valid 95% confidence sequence, so "
-                         "stopping once it was decided does not make a false verdict more likely");
+    // The verdict and its interval on top; what it rests on ("judged on 5 processes a side ...", or the caveat of
+    // two unpinned processes) leads the sub-line, which says how it was judged.
+    const qsizetype basis = verdictLine.indexOf(QStringLiteral("; "));
+    const QString verdict = basis < 0 ? verdictLine : verdictLine.left(basis);
+    QString rest = basis < 0 ? QString() : verdictLine.mid(basis + 2);
+    spec->headline = verdict.left(1).toUpper() + verdict.mid(1);
+    if (!rest.isEmpty())
+        rest = rest.left(1).toUpper() + rest.mid(1) + QStringLiteral(". ");
+    spec->subline = rest
+        + QStringLiteral("An anytime-valid 95% confidence sequence, looked at after every pair: stopping once it was "
+                         "decided does not make a false verdict more likely");
 }
 
 SlideSpec makeSlideSpec(const RunRecord &baseline, const RunRecord &candidate, const Comparison &comparison)

@@ -76,12 +76,14 @@ AB options:
                              regression or an improvement beyond the threshold, or no change beyond it; else
                              the run ends at -n/-z and says it did not decide. Its verdict sets the exit code.
                              Blocks default to a fortieth of the run (at least 20 calls and 4 per caller, or
-                             250 ms); with server commands, one process a side (--restarts 1): the verdict is
-                             about those two processes. Where the scheduler places them can decide it (A/A
-                             runs unpinned on 2 cores: 15% decided), so when ab starts both servers and no
-                             --client-cpus/--server-cpus is given, it pins this client to the first CPU it may
-                             use and the servers to the others (give both flags to choose, e.g. the same list
-                             twice for none)
+                             250 ms). With server commands, each side's server is started anew every few
+                             rounds (default: 10 processes a side, at most one per two rounds; --restarts K
+                             sets it) and the pairs of processes are the replicates: a pair's block ratios are
+                             averaged and judged when its last round ends, so the verdict is about the servers,
+                             not two of their processes. When ab starts both servers and no --client-cpus/
+                             --server-cpus is given, it pins this client to the first CPU it may use and the
+                             servers to the others (blocks vary less; give both flags to choose, e.g. the same
+                             list twice for none)
   --max-duration DURATION    end the run after this long, whatever -n or -z plan (the block running then ends
                              early and is kept); with --until-decided the verdict says which ended it
   --format text|markdown     of the comparison
@@ -329,12 +331,17 @@ void printAbShape(const AbSession &session, const QString &endedBy)
     const AbBlocks &blocks = session.blocks();
     const std::vector<AbBlockResult> done = session.runner().completedBlocks();
     const bool anyCommand = session.startsServer(0) || session.startsServer(1);
+    const int processesRun = done.empty() ? 0 : std::max(done.back().process, 1);
+    // A run that ended early (decided, stopped) ran fewer processes than planned: both counts.
+    const QString processes = processesRun < blocks.restarts
+        ? QStringLiteral("%1 of %2 server processes per command side").arg(processesRun).arg(blocks.restarts)
+        : QStringLiteral("%1 server processes per command side").arg(blocks.restarts);
     out() << "A: " << session.target(0).spec << "\nB: " << session.target(1).spec << '\n'
           << (done.empty() ? 0 : done.back().round) << " rounds, "
           << (session.spec(0).plan.totalCalls > 0 ? QStringLiteral("%1 calls").arg(blocks.calls)
                                                   : formatDuration(blocks.time))
           << " per block, "
-          << (blocks.restarts > 1 ? QStringLiteral("%1 server processes per command side").arg(blocks.restarts)
+          << (blocks.restarts > 1 ? processes
                      : anyCommand ? QStringLiteral("one server process per command side (--restarts 1)")
                                   : QStringLiteral("servers not restarted (addresses)"))
           << ", connection "
@@ -373,7 +380,7 @@ int printAbResult(
     const SequentialAb sequential = runner.sequential();
     if (untilDecided) {
         // The sequential verdict first: the run was judged (and, when decided, stopped) on it.
-        out() << "Sequential verdict (--until-decided, anytime-valid 95%, p50 of block pairs): "
+        out() << "Sequential verdict (--until-decided, anytime-valid 95%, " << sequential.basis() << "): "
               << sequential.verdictLine(
                      runner.endedByText(session.spec(0).plan.totalCalls > 0 ? QStringLiteral("the run's -n")
                                                                             : QStringLiteral("the run's -z")))
@@ -439,8 +446,8 @@ int abCommand(const QStringList &arguments)
     if (session.pinnedApart())
         err() << "--until-decided: this client pinned to CPU " << formatCpuList(session.clientCpus())
               << " and the servers to " << formatCpuList(session.serverCpus())
-              << " (the verdict is about one server process a side, and where the scheduler puts them can "
-                 "decide it; --client-cpus and --server-cpus choose)\n";
+              << " (pinned apart, blocks vary less than where the scheduler moves them; --client-cpus and "
+                 "--server-cpus choose)\n";
     QString details;
     if (!session.prepare(&problem, &side, &details)) {
         if (!details.isEmpty())

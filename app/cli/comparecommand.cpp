@@ -233,8 +233,8 @@ int compareCommand(const QStringList &arguments)
     const std::optional<SequentialAb> judged
         = a->size() == 1 && b->size() == 1 ? sequentialVerdictOf(a->first(), b->first()) : std::nullopt;
     if (judged)
-        out() << "Sequential verdict (the run was judged until decided, anytime-valid 95%, p50 of block pairs): "
-              << judged->verdictLine(QStringLiteral("the run ended")) << "\n\n";
+        out() << "Sequential verdict (the run was judged until decided, anytime-valid 95%, " << judged->basis()
+              << "): " << judged->verdictLine(QStringLiteral("the run ended")) << "\n\n";
     const Comparison c = printComparison(*a, *b, options, format == u"markdown");
     if (judged)
         return judged->decision() == SequentialDecision::Regression ? ExitRegression : ExitOk;

@@ -15,17 +15,32 @@
 namespace rpcscope {
 
 /**
+ * The server process (from 1) that serves @p round (from 1) of @p rounds when each side runs @p processes of them,
+ * one after the other, each for an even share of the rounds (the first ones take a round more when they do not
+ * divide). ab's runner restarts a side's server by this, and SequentialAb groups the pairs by it.
+ */
+int processOfRound(int round, int processes, int rounds);
+
+/**
  * Pairs each round's A and B blocks as they complete and feeds the log ratio of their p50s into a SequentialRatio
  * (docs/sequential.md), judging after every pair at a threshold. The histogram buckets round a block's p50 by up to
  * 1.6%: a pair's log ratio carries that rounding (sd ~0.0065), which the ratio's floor keeps from making a run of
  * identical ratios look certain. Once decided, later blocks are not judged.
+ *
+ * With more than one server process a side (ab restarting its servers while it decides), the replicate is a pair of
+ * processes, not a pair of blocks: blocks of one process share where it runs and how its memory was laid out, so
+ * their pairs are not independent of each other (two processes of one server differ by up to a factor of two on a
+ * busy machine: docs/sequential.md). The log ratios of a process pair's rounds are then averaged, and the mean is
+ * judged once the pair's last round completes: the verdict is about the server, not about two of its processes.
  */
 class SequentialAb {
 public:
-    SequentialAb(int plannedPairs, double threshold);
+    /// @p processes: server processes a side over the @p plannedPairs rounds (1: each pair of blocks is judged).
+    SequentialAb(int plannedPairs, double threshold, int processes = 1);
 
     /// A completed block of side 0 (A) or 1 (B) in @p round, with its OK calls' p50 (0: none, the pair is left
-    /// out); a round's two blocks come in either order. True when it completed a pair, which was then judged.
+    /// out); a round's two blocks come in either order. True when it completed a pair, which was then judged (with
+    /// processes a side, when it completed a pair of processes).
     bool addBlock(int side, int round, uint64_t p50Ns);
 
     SequentialDecision decision() const { return m_decision; }
@@ -36,10 +51,16 @@ public:
      * The pairs of two saved A/B sides, judged again round by round. The same verdict as the run's own, except
      * when a stop or a time limit cut a round's second block short: the run did not judge that pair.
      */
-    static SequentialAb fromBlocks(const RunSnapshot &a, const RunSnapshot &b, int plannedPairs, double threshold);
+    static SequentialAb fromBlocks(
+        const RunSnapshot &a, const RunSnapshot &b, int plannedPairs, double threshold, int processes = 1);
 
+    /// The replicates judged so far: pairs of blocks, or, with processes a side, pairs of processes.
     int pairs() const { return m_ratio.count(); }
+    /// Pairs of blocks judged so far (each pair of processes counts its rounds).
+    int blockPairs() const { return m_blockPairs; }
     int plannedPairs() const { return m_plannedPairs; }
+    /// Server processes a side the pairs are grouped by (1: none).
+    int processes() const { return m_processes; }
     double threshold() const { return m_threshold; }
     /**
      * The pairs come from two server processes rpcscope started, one a side, not pinned to CPUs: a regression or an
@@ -48,7 +69,10 @@ public:
      */
     void setUnpinnedProcesses(bool unpinned) { m_unpinnedProcesses = unpinned; }
 
-    /// After a pair: "pair 15/200: p50 +9.6% (anytime 95% CI +0.6% .. +19.9%)".
+    /// What is judged: "p50 of block pairs", or "p50 of block pairs averaged per pair of processes".
+    QString basis() const;
+    /// After a pair: "pair 15/200: p50 +9.6% (anytime 95% CI +0.6% .. +19.9%)", or "process pair 6/10 (24 of 40 pairs
+    /// of blocks): ...".
     QString progressLine() const;
     /// While it runs: "not yet decided after 7 of 40 pairs: p50 ...", or verdictLine() once decided.
     QString statusLine() const;
@@ -57,10 +81,22 @@ public:
 
 private:
     QString estimateAndInterval() const;
+    /// "pairs", or "process pairs" when the replicates are processes.
+    QString replicates() const;
+    /// Judges @p logRatio, one pair of blocks of @p round: alone, or with the other rounds of its process pair (true
+    /// when something was judged: the pair, or its process pair's last round).
+    bool judge(int round, double logRatio);
+    /// Feeds the pending process pair's mean log ratio into the sequence, if it has any.
+    void judgeProcessPair();
 
     SequentialRatio m_ratio;
     int m_plannedPairs;
     double m_threshold;
+    int m_processes = 1;
+    int m_blockPairs = 0;
+    int m_pendingProcess = 0; ///< the process pair whose rounds are being gathered (0: none)
+    double m_pendingSum = 0; ///< its rounds' log ratios, summed
+    int m_pendingCount = 0;
     bool m_unpinnedProcesses = false;
     SequentialDecision m_decision = SequentialDecision::Undecided;
     /// round -> the p50 (ns) of the side whose block of that round came first, until the other's completes

@@ -61,6 +61,12 @@ int AbBlocks::defaultRestarts(bool anyCommand, int rounds)
     return anyCommand ? std::clamp(rounds, 1, kProcesses) : 1;
 }
 
+int AbBlocks::defaultSequentialRestarts(bool anyCommand, int rounds)
+{
+    constexpr int kProcesses = 10;
+    return anyCommand ? std::clamp(rounds / 2, 1, kProcesses) : 1;
+}
+
 QString AbBlocks::connectionName() const
 {
     return connectionPerBlock ? QStringLiteral("per-block") : QStringLiteral("kept");
@@ -105,7 +111,11 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
     m_raw = {};
     m_plannedSoFar = {};
     m_blockLog.clear();
-    m_sequential = SequentialAb(blocks.roundsFor(plan), blocks.threshold);
+    // Judged on pairs of processes when its servers (or clients) are restarted while it decides.
+    const bool replicated = blocks.restarts > 1
+        && (sides[0].restartServer || sides[0].client || sides[1].restartServer || sides[1].client);
+    m_sequential = SequentialAb(
+        blocks.roundsFor(plan), blocks.threshold, blocks.untilDecided && replicated ? blocks.restarts : 1);
     m_sequential.setUnpinnedProcesses(blocks.unpinnedProcesses);
     m_end = AbEnd::Running;
     m_blocksDone = 0;
@@ -169,9 +179,21 @@ int AbRunner::blockSide(int round, int turn, int firstSide)
 
 int AbRunner::processDue(int round) const
 {
-    const int restarts = std::max(m_blocks.restarts, 1);
-    const int rounds = std::max(roundsPlanned(), 1);
-    return std::clamp(1 + (round - 1) * restarts / rounds, 1, restarts);
+    return processOfRound(round, m_blocks.restarts, roundsPlanned());
+}
+
+int AbRunner::sideOf(int round, int turn) const
+{
+    if (!m_blocks.untilDecided || m_blocks.restarts < 2)
+        return blockSide(round, turn, m_blocks.firstSide);
+    // Judged per pair of processes, each pair is a replicate, so each is balanced on its own: its rounds follow the
+    // order from its first round, and the side that goes (and restarts) first alternates from one pair to the next.
+    const int process = processDue(round);
+    int firstRound = round;
+    while (firstRound > 1 && processDue(firstRound - 1) == process)
+        --firstRound;
+    const int first = (process - 1) % 2 == 0 ? m_blocks.firstSide : 1 - m_blocks.firstSide;
+    return blockSide(round - firstRound + 1, turn, first);
 }
 
 bool AbRunner::replicatesProcesses(int side) const
@@ -341,7 +363,7 @@ void AbRunner::run()
     const auto ended = [&] { return m_stop || decided || overTime; };
     for (int round = 1; !ended() && (!sideDone(0) || !sideDone(1)); ++round) {
         for (int turn = 0; turn < 2 && !ended(); ++turn) {
-            const int side = blockSide(round, turn, m_blocks.firstSide);
+            const int side = sideOf(round, turn);
             if (sideDone(side))
                 continue;
             QString why;

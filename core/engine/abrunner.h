@@ -68,7 +68,9 @@ struct AbBlocks {
     bool connectionPerBlock = false;
     /**
      * Every pair of blocks (A_i, B_i) is judged as it completes (SequentialAb, anytime-valid); with untilDecided the
-     * run ends after the first pair that decides at @p threshold, before another block starts.
+     * run ends after the first pair that decides at @p threshold, before another block starts. With restarts > 1 as
+     * well, the replicates are pairs of processes (restarted every rounds / restarts rounds, each pair's rounds in a
+     * balanced order of their own, AbRunner::sideOf), judged as each pair's last round completes.
      */
     bool untilDecided = false;
     double threshold = 0.05;
@@ -99,6 +101,12 @@ struct AbBlocks {
      * are counted with 8 degrees of freedom, for about 10 s of server starts (measured in docs/statistics.md).
      */
     static int defaultRestarts(bool anyCommand, int rounds);
+    /**
+     * The default when judged as it goes: 10 server processes a side when a side is a command rpcscope starts (at
+     * most one per two rounds: 4 rounds each at the default 40), else 1. The sequence over pairs of processes is
+     * bounded from the 5th pair when tuned for 10 (docs/sequential.md), so it can decide half-way through.
+     */
+    static int defaultSequentialRestarts(bool anyCommand, int rounds);
     /// "kept" or "per-block", as RunSnapshot::blocksConnection records it.
     QString connectionName() const;
 };
@@ -183,6 +191,8 @@ private:
     void run();
     bool sideDone(int side) const;
     int processDue(int round) const;
+    /// The side of @p round's block @p turn: blockSide(), per pair of processes when they are judged as they come.
+    int sideOf(int round, int turn) const;
     bool replicatesProcesses(int side) const;
     /// Ends the run as failed with @p why (prefixed with the side's letter when @p side is 0 or 1).
     void fail(int side, const QString &why);

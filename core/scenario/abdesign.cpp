@@ -58,14 +58,9 @@ std::optional<AbBlocks> prepareAb(
         return fail(QStringLiteral("ab.restarts"),
             QStringLiteral("expected a number of server starts from 1 to 1000, got %1").arg(restarts));
     const int rounds = blocks.roundsFor(plan);
-    // Judged pair by pair, a side is one server process: the sequence has no way to count process replicates.
-    if (blocks.untilDecided && restarts > 1)
-        return fail(QStringLiteral("ab.until_decided"),
-            QStringLiteral("judges pairs of blocks; %1 server starts a side make server processes the replicates, "
-                           "which it cannot judge as they come (give 1 server start)")
-                .arg(restarts));
     if (restarts == 0)
-        restarts = blocks.untilDecided ? 1 : AbBlocks::defaultRestarts(servers.anyCommand, rounds);
+        restarts = blocks.untilDecided ? AbBlocks::defaultSequentialRestarts(servers.anyCommand, rounds)
+                                       : AbBlocks::defaultRestarts(servers.anyCommand, rounds);
     else if (restarts > rounds)
         return fail(QStringLiteral("ab.restarts"),
             QStringLiteral("%1 server starts a side, but the run has only %2 rounds; a process needs a block at least")

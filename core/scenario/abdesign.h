@@ -17,10 +17,11 @@ struct AbServers {
 /**
  * The A/B design of @p design (its "ab" section: block, restarts, connection, threshold, until_decided,
  * max_duration, as the front end's flags or dialog set them) checked and typed for the load @p plan: the blocks, the
- * server processes a side (the default, or the number given: never more than the rounds, and one when judged as it
- * goes), the connection, the threshold and time limit, and whether the verdict is about two unpinned processes.
- * std::nullopt with @p problem naming the field ("ab.restarts", "load.calls"). One set of rules and messages for the
- * CLI's ab and the window's Compare A/B; the side that goes first is the caller's coin (firstSide stays -1).
+ * server processes a side (the default, AbBlocks::defaultRestarts or, judged as it goes, defaultSequentialRestarts; or
+ * the number given, never more than the rounds), the connection, the threshold and time limit, and whether the verdict
+ * is about two unpinned processes. std::nullopt with @p problem naming the field ("ab.restarts", "load.calls"). One set
+ * of rules and messages for the CLI's ab and the window's Compare A/B; the side that goes first is the caller's coin
+ * (firstSide stays -1).
  */
 std::optional<AbBlocks> prepareAb(
     const Scenario &design, const LoadPlan &plan, const AbServers &servers, ScenarioProblem *problem);
