@@ -24,8 +24,12 @@ struct PortListeners {
     QString ownersText() const;
 };
 
-/// Who listens on TCP port @p port on this machine. Empty sockets when nothing does (or /proc cannot be read).
-PortListeners portListeners(quint16 port);
+/**
+ * Who listens on TCP port @p port on this machine. Empty sockets when nothing does (or /proc cannot be read). When
+ * process @p likely holds one of the sockets, it alone is given as the owner, without looking at every other
+ * process: for a caller that asks whether that process listens.
+ */
+PortListeners portListeners(quint16 port, pid_t likely = 0);
 
 /// "port 50051 is in use by another process (PID 1234 (python3))" when a process other than this one listens on
 /// @p port, else empty. What the built-in servers check before they listen on a port they are given, so that they
