@@ -1217,9 +1217,10 @@ private Q_SLOTS:
                 QStringLiteral("40"), QStringLiteral("--until-decided"), QStringLiteral("--db"), db });
         QVERIFY2(r.exitCode == 4, qPrintable(r.out + r.err));
         const QRegularExpressionMatch decided = QRegularExpression(
-            QStringLiteral("Sequential verdict \\(--until-decided, anytime-valid 95%, p50 of block pairs averaged "
-                           "per pair of processes\\): regression after (\\d+) process pairs: p50 \\+[0-9.]+% "
-                           "\\(anytime 95% CI \\+[^\\n]*; judged on \\1 processes a side, each started anew"))
+            QStringLiteral("Sequential verdict \\(--until-decided, anytime-valid 95%, p50 and server CPU/call, each at "
+                           "97.5%, of block pairs averaged per pair of processes\\): regression after (\\d+) process "
+                           "pairs, by (p50|server CPU/call): [^\\n]*p50 \\+[0-9.]+% \\(anytime 97.5% CI \\+[^\\n]*"
+                           "server CPU/call \\+[^\\n]*; judged on \\1 processes a side, each started anew"))
                                                     .match(r.out);
         QVERIFY2(decided.hasMatch(), qPrintable(r.out));
         // Ten processes a side (the default), 20 rounds each: decided at a pair of processes' end, before the last.
@@ -1253,9 +1254,10 @@ private Q_SLOTS:
         QCOMPARE(again.exitCode, 4);
         QVERIFY2(!again.out.contains(QStringLiteral("two unpinned server processes")), qPrintable(again.out));
         QVERIFY2(again.out.startsWith(QStringLiteral("Sequential verdict (the run was judged until decided, "
-                                                     "anytime-valid 95%, p50 of block pairs averaged per pair of "
-                                                     "processes): regression after %1 process pairs")
-                                          .arg(decided.captured(1))),
+                                                     "anytime-valid 95%, p50 and server CPU/call, each at 97.5%, of "
+                                                     "block pairs averaged per pair of processes): regression after "
+                                                     "%1 process pairs, by %2")
+                                          .arg(decided.captured(1), decided.captured(2))),
             qPrintable(again.out));
         const Result slide = cli({ QStringLiteral("export"), QStringLiteral("1"), QStringLiteral("2"),
             QStringLiteral("-O"), QStringLiteral("slide-png"), QStringLiteral("-o"),

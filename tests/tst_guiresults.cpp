@@ -501,6 +501,8 @@ private Q_SLOTS:
         QVERIFY2(sequential.blockPairs() < sequential.plannedPairs(), qPrintable(sequential.statusLine()));
         // 50 rounds: ten server processes a side by default, judged on pairs of processes of five rounds each.
         QCOMPARE(sequential.processes(), 10);
+        QVERIFY(sequential.judgesServerCpu()); // built-in servers the session started: their CPU clocks are read
+        QVERIFY(!sequential.decidedBy().isEmpty());
         QCOMPARE(sequential.blockPairs(), 5 * sequential.pairs());
         const auto &records = ab->records();
         QVERIFY(records[1].snapshot.callsOk() < 2000);
@@ -510,7 +512,9 @@ private Q_SLOTS:
         // The saved pair shows the same verdict, judged again from its blocks, above the fixed-sample one.
         QCOMPARE(compare->runs().size(), 2);
         QVERIFY2(compare->sequentialText().startsWith(
-                     QStringLiteral("Judged until decided: regression after %1 process pairs").arg(sequential.pairs())),
+                     QStringLiteral("Judged until decided: regression after %1 process pairs, by %2")
+                         .arg(sequential.pairs())
+                         .arg(sequential.decidedBy())),
             qPrintable(compare->sequentialText()));
         QVERIFY2(compare->sequentialText().contains(
                      QStringLiteral("; judged on %1 processes a side, each started anew").arg(sequential.pairs())),
@@ -537,8 +541,9 @@ private Q_SLOTS:
         int current = -1;
         const QList<SlideSpec> slides = PresentationView::slidesOf(compare, &current);
         QCOMPARE(slides.size(), 1);
-        QVERIFY2(slides[current].headline.startsWith(
-                     QStringLiteral("Regression after %1 process pairs: p50 +").arg(sequential.pairs())),
+        QVERIFY2(slides[current].headline.startsWith(QStringLiteral("Regression after %1 process pairs, by %2: ")
+                                                         .arg(sequential.pairs())
+                                                         .arg(sequential.decidedBy())),
             qPrintable(slides[current].headline));
         QVERIFY2(slides[current].subline.startsWith(
                      QStringLiteral("Judged on %1 processes a side, each started anew (%2 pairs of blocks). An anytime")

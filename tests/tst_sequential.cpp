@@ -542,6 +542,72 @@ private slots:
         QCOMPARE(again.pairs(), judged.pairs());
     }
 
+    void serverCpuIsJudgedBesideTheP50()
+    {
+        // The same p50 a side (give or take 1%), B's server spending 20% more CPU a call: the p50 alone never calls it,
+        // the CPU does, and the verdict says which decided. Each metric at 97.5%, so that the two together keep 95%.
+        const auto feed = [](SequentialAb *s, double cpuRatio) {
+            for (int round = 1; round <= 40 && !s->decided(); ++round) {
+                const double wobble = 1 + 0.01 * ((round % 3) - 1);
+                s->addBlock(0, round, 100000, 40000 * wobble);
+                s->addBlock(1, round, uint64_t(100000 * wobble), 40000 * cpuRatio / wobble);
+            }
+        };
+        SequentialAb judged(40, 0.05, 10);
+        feed(&judged, 1.2);
+        QVERIFY(judged.judgesServerCpu());
+        QCOMPARE(judged.decision(), SequentialDecision::Regression);
+        QCOMPARE(judged.decidedBy(), QStringLiteral("server CPU/call"));
+        QCOMPARE(judged.ratio().confidence(), 0.975);
+        QCOMPARE(judged.serverCpuRatio().confidence(), 0.975);
+        const QString line = judged.verdictLine(QString());
+        QVERIFY2(
+            line.startsWith(QStringLiteral("regression after %1 process pairs, by server CPU/call: server CPU/call "
+                                           "+19.9% (anytime 97.5% CI +")
+                                .arg(judged.pairs())),
+            qPrintable(line));
+        QVERIFY(std::fabs(judged.serverCpuRatio().estimate() - 0.2) < 0.005); // 1.2 against the wobble's mean
+        QVERIFY2(line.contains(QStringLiteral("), p50 ")), qPrintable(line)); // the other metric, with its interval
+        QVERIFY2(judged.basis().startsWith(QStringLiteral("p50 and server CPU/call")), qPrintable(judged.basis()));
+        // Not allowed (a client command's A/B), or not measured: the p50 alone, at 95%; it finds no change.
+        SequentialAb p50Only(40, 0.05, 10);
+        p50Only.setServerCpuAllowed(false);
+        feed(&p50Only, 1.2);
+        QVERIFY(!p50Only.judgesServerCpu());
+        QCOMPARE(p50Only.ratio().confidence(), 0.95);
+        QCOMPARE(p50Only.decision(), SequentialDecision::NoChangeBeyondThreshold);
+        QVERIFY2(!p50Only.verdictLine(QString()).contains(QStringLiteral("CPU")), qPrintable(p50Only.verdictLine({})));
+        // Neither moved: "no change beyond" needs both within the threshold, and names no decider.
+        SequentialAb same(40, 0.05, 10);
+        feed(&same, 1.0);
+        QCOMPARE(same.decision(), SequentialDecision::NoChangeBeyondThreshold);
+        QVERIFY(same.decidedBy().isEmpty());
+        QVERIFY2(same.verdictLine(QString()).contains(QStringLiteral(", server CPU/call ")),
+            qPrintable(same.verdictLine(QString())));
+        // Saved and judged again: the blocks' CPU over their calls gives the same verdict.
+        RunSnapshot a;
+        RunSnapshot b;
+        for (int round = 1; round <= judged.blockPairs(); ++round) {
+            const double wobble = 1 + 0.01 * ((round % 3) - 1);
+            RunBlock block;
+            block.round = round;
+            block.calls = 100;
+            block.latency.record(100000);
+            block.serverCpuSeconds = 100 * 40000e-9 * wobble;
+            a.blocks.push_back(block);
+            block.latency = {};
+            block.latency.record(uint64_t(100000 * wobble));
+            block.serverCpuSeconds = 100 * 40000e-9 * 1.2 / wobble;
+            b.blocks.push_back(block);
+        }
+        const SequentialAb again = SequentialAb::fromBlocks(a, b, 40, 0.05, 10);
+        QCOMPARE(again.decision(), SequentialDecision::Regression);
+        QCOMPARE(again.decidedBy(), QStringLiteral("server CPU/call"));
+        QCOMPARE(again.pairs(), judged.pairs());
+        b.blocksByClient = true; // a client command's blocks: the server's CPU is not judged
+        QVERIFY(!SequentialAb::fromBlocks(a, b, 40, 0.05, 10).judgesServerCpu());
+    }
+
     void processEffectsDoNotDecideAnAa()
     {
         // A/A with processes that differ from each other (each process's blocks share an offset, sd 0.15 on the log

@@ -7,17 +7,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rpcscope {
 
 namespace {
 
-SequentialOptions optionsFor(int plannedPairs)
+SequentialOptions optionsFor(int plannedPairs, double confidence = 0.95)
 {
     SequentialOptions options;
+    options.confidence = confidence;
     options.plannedPairs = std::max(2, plannedPairs);
     options.minimumSd = 0.0065; // the buckets' rounding of two p50s, see the class comment
     return options;
+}
+
+/// The confidence of one of two metrics judged together: each at 1 - 0.05 / 2, so that both hold at 95%.
+constexpr double kTwoMetricsConfidence = 0.975;
+
+bool isChange(SequentialDecision d)
+{
+    return d == SequentialDecision::Regression || d == SequentialDecision::Improvement;
 }
 
 } // namespace
@@ -29,6 +39,11 @@ QString signedPercent(double ratio)
     if (ratio > 99.99) // an interval's end early on, from a few noisy pairs: its digits would mean nothing
         return QStringLiteral("over +9999%");
     return QStringLiteral("%1%2%").arg(ratio >= 0 ? QStringLiteral("+") : QString()).arg(ratio * 100, 0, 'f', 1);
+}
+
+double serverCpuPerCallNs(const RunBlock &block)
+{
+    return block.serverCpuSeconds > 0 && block.calls > 0 ? block.serverCpuSeconds * 1e9 / double(block.calls) : -1;
 }
 
 int processOfRound(int round, int processes, int rounds)
@@ -56,12 +71,37 @@ SequentialAb::SequentialAb(int plannedPairs, double threshold, int processes)
 {
 }
 
-bool SequentialAb::judge(int round, double logRatio)
+SequentialDecision SequentialAb::combinedDecision()
+{
+    const SequentialDecision p50 = m_ratio.decide(m_threshold);
+    if (!m_cpuJudged)
+        return p50;
+    const SequentialDecision cpu = m_cpu.count() > 0 ? m_cpu.decide(m_threshold) : SequentialDecision::Undecided;
+    if (isChange(p50) || isChange(cpu)) {
+        m_decidedBy = isChange(p50) ? 0 : 1;
+        return isChange(p50) ? p50 : cpu;
+    }
+    // No change beyond the threshold only when neither moved beyond it.
+    return p50 == SequentialDecision::NoChangeBeyondThreshold && cpu == SequentialDecision::NoChangeBeyondThreshold
+        ? p50
+        : SequentialDecision::Undecided;
+}
+
+QString SequentialAb::decidedBy() const
+{
+    if (!isChange(m_decision))
+        return {};
+    return m_decidedBy == 1 ? QStringLiteral("server CPU/call") : QStringLiteral("p50");
+}
+
+bool SequentialAb::judge(int round, double logRatio, double cpuLogRatio)
 {
     ++m_blockPairs;
     if (m_processes < 2) {
         m_ratio.add(logRatio);
-        m_decision = m_ratio.decide(m_threshold);
+        if (m_cpuJudged && std::isfinite(cpuLogRatio))
+            m_cpu.add(cpuLogRatio);
+        m_decision = combinedDecision();
         return true;
     }
     const int process = processOfRound(round, m_processes, m_plannedPairs);
@@ -70,6 +110,10 @@ bool SequentialAb::judge(int round, double logRatio)
     m_pendingProcess = process;
     m_pendingSum += logRatio;
     ++m_pendingCount;
+    if (m_cpuJudged && std::isfinite(cpuLogRatio)) {
+        m_pendingCpuSum += cpuLogRatio;
+        ++m_pendingCpuCount;
+    }
     if (round < lastRoundOf(process, m_processes, m_plannedPairs))
         return false;
     judgeProcessPair();
@@ -80,29 +124,59 @@ void SequentialAb::judgeProcessPair()
 {
     if (m_pendingCount > 0) {
         m_ratio.add(m_pendingSum / m_pendingCount);
-        m_decision = m_ratio.decide(m_threshold);
+        if (m_pendingCpuCount > 0)
+            m_cpu.add(m_pendingCpuSum / m_pendingCpuCount);
+        m_decision = combinedDecision();
     }
     m_pendingProcess = 0;
     m_pendingSum = 0;
     m_pendingCount = 0;
+    m_pendingCpuSum = 0;
+    m_pendingCpuCount = 0;
 }
 
-bool SequentialAb::addBlock(int side, int round, uint64_t p50Ns)
+bool SequentialAb::addBlock(int side, int round, uint64_t p50Ns, double serverCpuPerCallNs)
 {
     if (decided())
         return false;
     const int other = 1 - side;
     const auto first = m_firstOfRound[other].find(round);
+    const Figures mine { p50Ns, serverCpuPerCallNs };
     if (first == m_firstOfRound[other].end()) {
-        m_firstOfRound[side][round] = p50Ns;
+        m_firstOfRound[side][round] = mine;
         return false;
     }
-    const uint64_t aP50 = side == 0 ? p50Ns : first->second;
-    const uint64_t bP50 = side == 1 ? p50Ns : first->second;
+    const Figures a = side == 0 ? mine : first->second;
+    const Figures b = side == 1 ? mine : first->second;
     m_firstOfRound[other].erase(first);
-    if (aP50 == 0 || bP50 == 0)
+    if (a.p50Ns == 0 || b.p50Ns == 0)
         return false; // a block without an OK call has no p50
-    return judge(round, std::log(static_cast<double>(bP50)) - std::log(static_cast<double>(aP50)));
+    const bool cpuMeasured = a.serverCpuPerCallNs > 0 && b.serverCpuPerCallNs > 0;
+    if (m_blockPairs == 0 && m_cpuAllowed && cpuMeasured) {
+        // Two metrics from the first pair on: each at 97.5%, before anything is judged.
+        m_cpuJudged = true;
+        const int planned = m_processes > 1 ? m_processes : m_plannedPairs;
+        m_ratio = SequentialRatio(optionsFor(planned, kTwoMetricsConfidence));
+        m_cpu = SequentialRatio(optionsFor(planned, kTwoMetricsConfidence));
+    }
+    const double cpuLogRatio = cpuMeasured ? std::log(b.serverCpuPerCallNs) - std::log(a.serverCpuPerCallNs)
+                                           : std::numeric_limits<double>::quiet_NaN();
+    return judge(round, std::log(static_cast<double>(b.p50Ns)) - std::log(static_cast<double>(a.p50Ns)), cpuLogRatio);
+}
+
+QString SequentialAb::metricText(const QString &name, const SequentialRatio &ratio) const
+{
+    const QString level = QString::number(ratio.confidence() * 100, 'g', 3) + u'%';
+    QString interval;
+    if (ratio.bounded())
+        interval = QStringLiteral("anytime %1 CI ").arg(level) + signedPercent(ratio.lower()) + QStringLiteral(" .. ")
+            + signedPercent(ratio.upper());
+    else
+        interval = QStringLiteral("the anytime %1 interval needs %2 %3")
+                       .arg(level)
+                       .arg(SequentialRatio::firstBoundedPair(ratio.mixingVariance(), ratio.confidence()))
+                       .arg(replicates());
+    return name + u' ' + signedPercent(ratio.estimate()) + QStringLiteral(" (") + interval + QStringLiteral(")");
 }
 
 QString SequentialAb::estimateAndInterval() const
@@ -110,16 +184,13 @@ QString SequentialAb::estimateAndInterval() const
     if (m_ratio.count() == 0)
         return m_processes > 1 ? QStringLiteral("no pair of processes completed")
                                : QStringLiteral("no pair of blocks completed");
-    QString interval;
-    if (m_ratio.bounded())
-        interval = QStringLiteral("anytime 95% CI ") + signedPercent(m_ratio.lower()) + QStringLiteral(" .. ")
-            + signedPercent(m_ratio.upper());
-    else
-        interval = QStringLiteral("the anytime 95% interval needs %1 %2")
-                       .arg(SequentialRatio::firstBoundedPair(m_ratio.mixingVariance(), m_ratio.confidence()))
-                       .arg(replicates());
-    return QStringLiteral("p50 ") + signedPercent(m_ratio.estimate()) + QStringLiteral(" (") + interval
-        + QStringLiteral(")");
+    QString p50 = metricText(QStringLiteral("p50"), m_ratio);
+    if (!m_cpuJudged || m_cpu.count() == 0)
+        return p50;
+    const QString cpu = metricText(QStringLiteral("server CPU/call"), m_cpu);
+    // The metric that decided first.
+    return m_decidedBy == 1 && isChange(m_decision) ? cpu + QStringLiteral(", ") + p50
+                                                    : p50 + QStringLiteral(", ") + cpu;
 }
 
 QString SequentialAb::replicates() const
@@ -131,15 +202,17 @@ SequentialAb SequentialAb::fromBlocks(
     const RunSnapshot &a, const RunSnapshot &b, int plannedPairs, double threshold, int processes)
 {
     SequentialAb judged(plannedPairs, threshold, processes);
-    std::map<int, uint64_t> bByRound;
+    // A client command's A/B: its client moves the server's CPU per call (docs/statistics.md), as the run did.
+    judged.setServerCpuAllowed(!a.blocksByClient && !b.blocksByClient);
+    std::map<int, const RunBlock *> bByRound;
     for (const RunBlock &block : b.blocks)
-        bByRound[block.round] = block.latency.percentile(50);
+        bByRound[block.round] = &block;
     for (const RunBlock &block : a.blocks) {
         const auto other = bByRound.find(block.round);
         if (other == bByRound.end())
             continue;
-        judged.addBlock(0, block.round, block.latency.percentile(50));
-        judged.addBlock(1, block.round, other->second);
+        judged.addBlock(0, block.round, block.latency.percentile(50), serverCpuPerCallNs(block));
+        judged.addBlock(1, block.round, other->second->latency.percentile(50), serverCpuPerCallNs(*other->second));
     }
     return judged;
 }
@@ -169,8 +242,9 @@ std::optional<SequentialAb> sequentialVerdictOf(const RunRecord &a, const RunRec
 
 QString SequentialAb::basis() const
 {
-    return m_processes > 1 ? QStringLiteral("p50 of block pairs averaged per pair of processes")
-                           : QStringLiteral("p50 of block pairs");
+    const QString what = m_cpuJudged ? QStringLiteral("p50 and server CPU/call, each at 97.5%, of block pairs")
+                                     : QStringLiteral("p50 of block pairs");
+    return m_processes > 1 ? what + QStringLiteral(" averaged per pair of processes") : what;
 }
 
 QString SequentialAb::statusLine() const
@@ -217,8 +291,11 @@ QString SequentialAb::verdictLine(const QString &endedBy) const
         return QStringLiteral("not decided after %1 %2 (%3): ").arg(m_ratio.count()).arg(replicates(), endedBy)
             + estimateAndInterval();
     }
-    QString line
-        = what + QStringLiteral(" after %1 %2: ").arg(m_ratio.count()).arg(replicates()) + estimateAndInterval();
+    QString line = what + QStringLiteral(" after %1 %2").arg(m_ratio.count()).arg(replicates());
+    // Which metric decided, when two were judged: "regression after 5 process pairs, by server CPU/call: ...".
+    if (m_cpuJudged && isChange(m_decision))
+        line += QStringLiteral(", by ") + decidedBy();
+    line += QStringLiteral(": ") + estimateAndInterval();
     if (m_processes > 1) {
         // The replicates were processes: the verdict is about the servers (or clients), not two of their processes.
         return line

@@ -21,6 +21,9 @@ namespace rpcscope {
  */
 int processOfRound(int round, int processes, int rounds);
 
+/// A block's server CPU per completed call in nanoseconds (its serverCpuSeconds over its calls); -1 when not measured.
+double serverCpuPerCallNs(const RunBlock &block);
+
 /**
  * Pairs each round's A and B blocks as they complete and feeds the log ratio of their p50s into a SequentialRatio
  * (docs/sequential.md), judging after every pair at a threshold. The histogram buckets round a block's p50 by up to
@@ -32,6 +35,12 @@ int processOfRound(int round, int processes, int rounds);
  * their pairs are not independent of each other (two processes of one server differ by up to a factor of two on a
  * busy machine: docs/sequential.md). The log ratios of a process pair's rounds are then averaged, and the mean is
  * judged once the pair's last round completes: the verdict is about the server, not about two of its processes.
+ *
+ * When the blocks carry their server's CPU per call (servers rpcscope started, read from their CPU clocks), that is
+ * judged beside the p50, as its own sequence, each at 97.5% (Bonferroni: the two together keep 95%): a change in
+ * the code moves the CPU a call costs even where other programs drown the latency in waiting for a CPU. Either may
+ * decide a regression or an improvement, and the verdict names the one that did; "no change beyond" needs both.
+ * Whether CPU is judged is settled at the first pair (both its blocks have it), before anything is judged.
  */
 class SequentialAb {
 public:
@@ -41,11 +50,21 @@ public:
     /// A completed block of side 0 (A) or 1 (B) in @p round, with its OK calls' p50 (0: none, the pair is left
     /// out); a round's two blocks come in either order. True when it completed a pair, which was then judged (with
     /// processes a side, when it completed a pair of processes).
-    bool addBlock(int side, int round, uint64_t p50Ns);
+    /// @p serverCpuPerCallNs: the block's server CPU per completed call, negative when not measured.
+    bool addBlock(int side, int round, uint64_t p50Ns, double serverCpuPerCallNs = -1);
 
     SequentialDecision decision() const { return m_decision; }
     bool decided() const { return m_decision != SequentialDecision::Undecided; }
+    /// The p50's sequence, and the server CPU per call's (count 0 when not judged).
     const SequentialRatio &ratio() const { return m_ratio; }
+    const SequentialRatio &serverCpuRatio() const { return m_cpu; }
+    /// Whether server CPU per call is judged (settled at the first pair).
+    bool judgesServerCpu() const { return m_cpuJudged; }
+    /// Whether server CPU per call may be judged (default true; false for a client command's A/B, whose client
+    /// changes the server's CPU per call: docs/statistics.md). Before the first block only.
+    void setServerCpuAllowed(bool allowed) { m_cpuAllowed = allowed; }
+    /// The metric whose sequence decided a regression or an improvement: "p50" or "server CPU/call"; else empty.
+    QString decidedBy() const;
 
     /**
      * The pairs of two saved A/B sides, judged again round by round. The same verdict as the run's own, except
@@ -81,15 +100,19 @@ public:
 
 private:
     QString estimateAndInterval() const;
+    /// "p50 +9.6% (anytime 95% CI +0.6% .. +19.9%)" for @p ratio named @p name.
+    QString metricText(const QString &name, const SequentialRatio &ratio) const;
+    SequentialDecision combinedDecision();
     /// "pairs", or "process pairs" when the replicates are processes.
     QString replicates() const;
     /// Judges @p logRatio, one pair of blocks of @p round: alone, or with the other rounds of its process pair (true
     /// when something was judged: the pair, or its process pair's last round).
-    bool judge(int round, double logRatio);
+    bool judge(int round, double logRatio, double cpuLogRatio);
     /// Feeds the pending process pair's mean log ratio into the sequence, if it has any.
     void judgeProcessPair();
 
     SequentialRatio m_ratio;
+    SequentialRatio m_cpu; ///< server CPU per call, when judged
     int m_plannedPairs;
     double m_threshold;
     int m_processes = 1;
@@ -97,10 +120,20 @@ private:
     int m_pendingProcess = 0; ///< the process pair whose rounds are being gathered (0: none)
     double m_pendingSum = 0; ///< its rounds' log ratios, summed
     int m_pendingCount = 0;
+    double m_pendingCpuSum = 0; ///< and their server CPU per call's, where both blocks had it
+    int m_pendingCpuCount = 0;
+    bool m_cpuAllowed = true;
+    bool m_cpuJudged = false;
+    int m_decidedBy = -1; ///< 0 = p50, 1 = server CPU/call
     bool m_unpinnedProcesses = false;
     SequentialDecision m_decision = SequentialDecision::Undecided;
-    /// round -> the p50 (ns) of the side whose block of that round came first, until the other's completes
-    std::array<std::map<int, uint64_t>, 2> m_firstOfRound;
+    /// A block's figures, kept until its round's other block completes.
+    struct Figures {
+        uint64_t p50Ns = 0;
+        double serverCpuPerCallNs = -1;
+    };
+    /// round -> the figures of the side whose block of that round came first, until the other's completes
+    std::array<std::map<int, Figures>, 2> m_firstOfRound;
 };
 
 struct RunRecord;

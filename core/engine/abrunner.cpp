@@ -117,6 +117,8 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
     m_sequential = SequentialAb(
         blocks.roundsFor(plan), blocks.threshold, blocks.untilDecided && replicated ? blocks.restarts : 1);
     m_sequential.setUnpinnedProcesses(blocks.unpinnedProcesses);
+    // A client command moves the server's CPU per call (a slower client, more idle wake-ups a call): not judged.
+    m_sequential.setServerCpuAllowed(!sides[0].client && !sides[1].client);
     m_end = AbEnd::Running;
     m_blocksDone = 0;
     m_error.clear();
@@ -334,7 +336,7 @@ void AbRunner::keepBlock(int side, int round, int process, const LoadPlan &block
     AbBlockResult logged { side, round, result.callsCompleted(), result.callsFailed(), result.latency.percentile(50),
         process, {} };
     // A block cut short by stop() or the time limit is kept, but not judged: it is not a block as planned.
-    if (!m_stop && !outcome.cut && m_sequential.addBlock(side, round, logged.p50Ns)) {
+    if (!m_stop && !outcome.cut && m_sequential.addBlock(side, round, logged.p50Ns, serverCpuPerCallNs(record))) {
         logged.pairJudged = m_sequential.progressLine();
         *decided = m_blocks.untilDecided && m_sequential.decided();
     }
