@@ -67,16 +67,19 @@ verdict_of() {
 }
 
 # The sequential verdict of ab --until-decided: regression, improvement, no_change or undecided; its pairs (of
-# processes, when it restarted its servers); and its anytime interval's ends in percent ("- -" while unbounded).
+# processes, when it restarted its servers); its p50's anytime interval's ends in percent ("- -" while unbounded);
+# and the metric that decided a change ("cpu" for server CPU/call, else "p50", "-" for none).
 sequential_of() {
-    local line v n lo hi
+    local line v lo hi by=-
     line=$(grep -E '^Sequential verdict' | tail -1)
     v=$(grep -Eo ': (regression|improvement|no change( beyond [0-9.]+%)?|not decided) after [0-9]+ (process )?pairs' <<< "$line" |
         sed -E 's/^: //; s/no change( beyond [0-9.]+%)?/no_change/; s/not decided/undecided/; s/ after ([0-9]+) (process )?pairs/ \1/') ||
         return 0
-    read -r lo hi < <(grep -Eo 'anytime 95% CI [-+][0-9.]+% \.\. [-+][0-9.]+%' <<< "$line" | head -1 |
-        sed -E 's/anytime 95% CI ([-+][0-9.]+)% \.\. ([-+][0-9.]+)%/\1 \2/') || true
-    echo "$v ${lo:--} ${hi:--}"
+    read -r lo hi < <(grep -Eo 'p50 [-+][0-9.]+% \(anytime [0-9.]+% CI [-+][0-9.]+% \.\. [-+][0-9.]+%' <<< "$line" |
+        head -1 | sed -E 's/.*CI ([-+][0-9.]+)% \.\. ([-+][0-9.]+)%/\1 \2/') || true
+    [[ $v == regression* || $v == improvement* ]] && by=p50
+    [[ $line == *", by server CPU/call:"* ]] && by=cpu
+    echo "$v ${lo:--} ${hi:--} $by"
 }
 now() { date +%s.%N; }
 
@@ -167,9 +170,10 @@ fi
 
 if wanted seq_aa_command; then
     for ((i = 1; i <= k; ++i)); do
-        read -r v _ < <("$cli" ab --a "$command" --b "$command" "${load[@]}" --until-decided --no-save 2>/dev/null |
-            sequential_of || true) || v=
+        read -r v _ _ _ by < <("$cli" ab --a "$command" --b "$command" "${load[@]}" --until-decided --no-save \
+            2>/dev/null | sequential_of || true) || v=
         tally "seq_aa_command" "${v:-error}"
+        [[ $by == cpu ]] && count[seq_aa_command,cpu]=$((${count[seq_aa_command,cpu]:-0} + 1))
     done
     echo "  sequential A/A same command: done" >&2
 fi
@@ -194,10 +198,11 @@ seq_hi=()
 if wanted seq_ab_40us; then
     for ((i = 1; i <= k; ++i)); do
         t0=$(now)
-        read -r v pairs lo hi < <("$cli" ab --a "$command" --b "$command" --b-env RPCSCOPE_SERVE_BURN=40us \
+        read -r v pairs lo hi by < <("$cli" ab --a "$command" --b "$command" --b-env RPCSCOPE_SERVE_BURN=40us \
             "${load[@]}" --until-decided --no-save 2>/dev/null | sequential_of || true) || v=
         t1=$(now)
         tally "seq_ab_40us" "${v:-error}"
+        [[ $by == cpu ]] && count[seq_ab_40us,cpu]=$((${count[seq_ab_40us,cpu]:-0} + 1))
         seq_lo+=("${lo:--}")
         seq_hi+=("${hi:--}")
         if [[ $v == regression ]]; then
@@ -326,13 +331,14 @@ for setup in seq_aa_command seq_aa_address seq_ab_40us; do
         done
         verdict=$(awk -v r="$rate" -v q="$share" -v o="$overlap" -v p="$pairs_of_runs" \
             'BEGIN { print (r >= 95 && q != "-" && q < 1 && o * 20 >= p * 19 ? "PASS" : "MISS") }')
-        summary="decided $reg/$all = $rate%; median $mp pairs, $ms s against $mf s fixed (${share}x);"
+        summary="decided $reg/$all = $rate% (by CPU ${count[$setup,cpu]:-0}); median $mp pairs, $ms s against $mf s"
+        summary+=" fixed (${share}x);"
         summary+=" intervals of two runs overlap in $overlap/$pairs_of_runs $verdict"
     else
         bad=$((reg + imp))
         rate=$(awk -v f="$bad" -v n="$all" 'BEGIN { printf "%.1f", n ? 100 * f / n : 0 }')
         verdict=$(awk -v r="$rate" 'BEGIN { print (r <= 5 ? "PASS" : "MISS") }')
-        summary="false verdicts $bad/$all = $rate% (target <= 5%) $verdict"
+        summary="false verdicts $bad/$all = $rate% (by CPU ${count[$setup,cpu]:-0}) (target <= 5%) $verdict"
     fi
     [[ $verdict == PASS ]] || status=1
     printf '%-52s %5d %10d %11d %9d %9d %6d  %s\n' "$name" "$all" "$reg" "$imp" "$none" "$und" "$other" "$summary"
