@@ -69,7 +69,7 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     auto *controls = new QHBoxLayout;
     m_baseline = new QComboBox;
     m_baseline->setObjectName(QStringLiteral("compareBaseline"));
-    m_baseline->setToolTip(tr("The run the others are measured against (A)."));
+    m_baseline->setToolTip(tr("The baseline: the run the others are measured against (A)."));
     m_candidate = new QComboBox;
     m_candidate->setObjectName(QStringLiteral("compareCandidate"));
     m_candidate->setToolTip(tr("The run compared against the baseline in the table and the verdict (B)."));
@@ -86,9 +86,15 @@ ComparePage::ComparePage(QWidget *parent) : QWidget(parent)
     m_threshold->setToolTip(tr("The smallest significant change of p50, p95 or p99 that counts as a regression or an "
                                "improvement; smaller significant changes are reported as within the threshold."));
     m_threshold->setValue(QSettings().value(QStringLiteral("compare/threshold"), 5.0).toDouble());
-    controls->addWidget(new QLabel(tr("Baseline (A):")));
+    // "A" and "B", as every chart, table and verdict on the page names them: at 1366x768 with the docks and the
+    // scenario open, "Baseline (A):" and "Compared (B):" made the page 110 px wider than its room, and it was cut.
+    auto *baselineLabel = new QLabel(tr("A:"));
+    baselineLabel->setToolTip(m_baseline->toolTip());
+    auto *candidateLabel = new QLabel(tr("B:"));
+    candidateLabel->setToolTip(m_candidate->toolTip());
+    controls->addWidget(baselineLabel);
     controls->addWidget(m_baseline, 1);
-    controls->addWidget(new QLabel(tr("Compared (B):")));
+    controls->addWidget(candidateLabel);
     controls->addWidget(m_candidate, 1);
     auto *thresholdLabel = new QLabel(tr("Threshold:"));
     thresholdLabel->setToolTip(m_threshold->toolTip());
