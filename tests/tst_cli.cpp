@@ -10,12 +10,15 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtEndian>
 
+#include <array>
 #include <csignal>
+#include <map>
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -1231,6 +1234,34 @@ private Q_SLOTS:
         QVERIFY2(
             r.err.contains(QStringLiteral("process pair 1/10 (20 of 200 pairs of blocks): p50 +")), qPrintable(r.err));
         QVERIFY2(!r.err.contains(QStringLiteral("(19 of 200 pairs of blocks)")), qPrintable(r.err));
+        // Each pair of processes is balanced on its own: in its 20 rounds each side goes first 10 times, its rounds
+        // follow their own order, and the side that goes (and restarts) first alternates from pair to pair.
+        std::map<int, std::array<int, 2>> firstCounts; // process -> rounds led by A, by B
+        std::map<int, int> leader; // process -> the side of its first round's first block
+        QSet<int> seenRounds;
+        const QRegularExpression blockLine(
+            QStringLiteral("^round (\\d+) ([AB]) \\(process (\\d+)\\)"), QRegularExpression::MultilineOption);
+        for (auto it = blockLine.globalMatch(r.err); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const int round = m.captured(1).toInt();
+            const int side = m.captured(2) == u"A" ? 0 : 1;
+            const int process = m.captured(3).toInt();
+            QCOMPARE(process, 1 + (round - 1) / 20);
+            if (seenRounds.contains(round))
+                continue; // the round's second block
+            seenRounds.insert(round);
+            ++firstCounts[process][size_t(side)];
+            if ((round - 1) % 20 == 0)
+                leader[process] = side;
+        }
+        const int processes = decided.captured(1).toInt();
+        QVERIFY(processes >= 5);
+        for (int process = 1; process <= processes; ++process) {
+            QCOMPARE(firstCounts[process][0], 10);
+            QCOMPARE(firstCounts[process][1], 10);
+            if (process > 1)
+                QCOMPARE(leader[process], 1 - leader[process - 1]);
+        }
         // Both servers started by ab, nothing pinned: ab pins the client and the servers apart (blocks vary less),
         // says so, and the runs record it.
         const std::vector<int> cpus = rpcscope::availableCpus();
