@@ -152,8 +152,9 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
            "pair does not inflate false verdicts) and ends the run once it is a regression, an improvement or no "
            "change beyond the threshold. Blocks default to a fortieth of the run. Server commands are started anew "
            "every few rounds (10 processes a side by default) and judged per pair of processes, so the verdict is "
-           "about the servers, not two of their processes. When both servers are started here, rpcscope runs on "
-           "the first CPU and the servers on the others while the run lasts: blocks vary less."));
+           "about the servers, not two of their processes; their CPU per call is judged beside the p50, each at "
+           "97.5%, and the verdict names the one that decided. When both servers are started here, rpcscope runs "
+           "on the first CPU and the servers on the others while the run lasts: blocks vary less."));
     form->addRow(tr("Until decided:"), m_untilDecided);
     m_maxDuration = new QLineEdit;
     m_maxDuration->setObjectName(QStringLiteral("abMaxDuration"));

@@ -30,6 +30,16 @@ std::chrono::microseconds runList(const benchpb::ListRequest &request, benchpb::
  */
 void burnCpu(std::chrono::microseconds cpuTime);
 
+/**
+ * burnCpu() when there is a burn: a server without one never enters it, so its profile never names it (under
+ * AddressSanitizer even an early return costs a fake stack frame, and an A/A profile showed 0.37 us a call in it).
+ */
+inline void burnCpuIfAsked(std::chrono::microseconds cpuTime)
+{
+    if (cpuTime.count() > 0)
+        burnCpu(cpuTime);
+}
+
 /// One request and one reply message per method, reused call after call (one per connection or thread).
 class BenchMessages {
 public:

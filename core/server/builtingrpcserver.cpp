@@ -149,7 +149,7 @@ public:
                 return;
             }
             const std::chrono::microseconds delay = Logic()(m_requestMessage, m_reply) + m_shared->extraDelay;
-            burnCpu(m_shared->burn);
+            burnCpuIfAsked(m_shared->burn);
             if (delay.count() > 0) {
                 // Answered later by the answering thread, without holding this serving thread.
                 m_state = State::Delayed;
@@ -350,7 +350,7 @@ private:
             return;
         }
         // Here, on the completion queue's thread: waited() may run on the answering thread, which all calls share.
-        burnCpu(m_shared->burn);
+        burnCpuIfAsked(m_shared->burn);
         // Message k is due k gaps after the first, however long the writes took: the cadence asked for (each gap
         // the interval plus the server's extra delay, which the first message waits too).
         if (m_sent == 0) {
@@ -387,7 +387,7 @@ private:
     }
     void clientDone() override
     {
-        burnCpu(m_shared->burn);
+        burnCpuIfAsked(m_shared->burn);
         wait(std::chrono::microseconds(0)); // the server's extra delay, if any
     }
     void waited() override { finish(grpc::Status::OK); }
@@ -425,7 +425,7 @@ private:
     void received() override
     {
         const std::chrono::microseconds delay = runEcho(m_request, m_reply);
-        burnCpu(m_shared->burn);
+        burnCpuIfAsked(m_shared->burn);
         wait(delay);
     }
     void clientDone() override { finish(grpc::Status::OK); }

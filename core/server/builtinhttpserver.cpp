@@ -120,7 +120,7 @@ private:
         if (!decodeMessage(*codec, request.body(), m_messages.request(*method), &why))
             return fail(http::status::bad_request, "request does not decode: " + why, keepAlive);
         const std::chrono::microseconds delay = m_messages.run(*method) + m_extraDelay;
-        burnCpu(m_burn);
+        burnCpuIfAsked(m_burn);
         if (!encodeMessage(*codec, *m_messages.reply(*method), &m_response.body(), &why))
             return fail(http::status::internal_server_error, "reply does not encode: " + why, keepAlive);
         m_response.set(http::field::content_type, codecContentType(*codec));
