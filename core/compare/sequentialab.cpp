@@ -64,11 +64,16 @@ int lastRoundOf(int process, int processes, int rounds)
 } // namespace
 
 SequentialAb::SequentialAb(int plannedPairs, double threshold, int processes)
-    : m_ratio(optionsFor(processes > 1 ? std::min(processes, plannedPairs) : plannedPairs))
-    , m_plannedPairs(std::max(2, plannedPairs))
+    : m_plannedPairs(std::max(2, plannedPairs))
     , m_threshold(threshold)
     , m_processes(std::clamp(processes, 1, std::max(2, plannedPairs)))
 {
+    m_ratio = SequentialRatio(optionsFor(replicatesPlanned()));
+}
+
+int SequentialAb::replicatesPlanned() const
+{
+    return m_processes > 1 ? m_processes : m_plannedPairs;
 }
 
 SequentialDecision SequentialAb::combinedDecision()
@@ -155,9 +160,8 @@ bool SequentialAb::addBlock(int side, int round, uint64_t p50Ns, double serverCp
     if (m_blockPairs == 0 && m_cpuAllowed && cpuMeasured) {
         // Two metrics from the first pair on: each at 97.5%, before anything is judged.
         m_cpuJudged = true;
-        const int planned = m_processes > 1 ? m_processes : m_plannedPairs;
-        m_ratio = SequentialRatio(optionsFor(planned, kTwoMetricsConfidence));
-        m_cpu = SequentialRatio(optionsFor(planned, kTwoMetricsConfidence));
+        m_ratio = SequentialRatio(optionsFor(replicatesPlanned(), kTwoMetricsConfidence));
+        m_cpu = SequentialRatio(optionsFor(replicatesPlanned(), kTwoMetricsConfidence));
     }
     const double cpuLogRatio = cpuMeasured ? std::log(b.serverCpuPerCallNs) - std::log(a.serverCpuPerCallNs)
                                            : std::numeric_limits<double>::quiet_NaN();

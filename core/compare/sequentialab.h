@@ -103,6 +103,8 @@ private:
     /// "p50 +9.6% (anytime 95% CI +0.6% .. +19.9%)" for @p ratio named @p name.
     QString metricText(const QString &name, const SequentialRatio &ratio) const;
     SequentialDecision combinedDecision();
+    /// The replicates the sequences are tuned for: the pairs of processes, or the pairs of blocks planned.
+    int replicatesPlanned() const;
     /// "pairs", or "process pairs" when the replicates are processes.
     QString replicates() const;
     /// Judges @p logRatio, one pair of blocks of @p round: alone, or with the other rounds of its process pair (true
