@@ -4,6 +4,7 @@
 
 #include "abcontroller.h"
 #include "abdialog.h"
+#include "builtinservers.h"
 #include "comparepage.h"
 #include "historypage.h"
 #include "matrixpage.h"
@@ -711,27 +712,35 @@ private Q_SLOTS:
 
     void liveAbOfAServerAgainstItselfEndsUndecidedAtTheBudget()
     {
-        // Three pairs planned: the anytime interval is then about +-20% wide at best, so one server against itself
-        // cannot be called slower, faster or unchanged at 5%: the run goes to its budget and says so.
+        // One server process on both sides (its address twice), two pairs planned: the anytime interval is then at
+        // least +-18% wide (the sequence's floor on the spread), so the server cannot be called slower, faster or
+        // unchanged at 5% and the run goes to its budget and says so. Not two built-in servers started for the run:
+        // one process a side may differ from the other by more than 5% (ASan's layout did, in CI), and the verdict
+        // on those two processes then rightly says so; and not three pairs, whose floor (+-5.4%) a drift of a few
+        // percent in a busy run can pass.
         AbRequest request;
+        for (AbRequest::Target &target : request.targets) {
+            target.kind = AbRequest::Kind::Address;
+            target.text = m_window->builtinServers()->address();
+        }
         request.untilDecided = true;
         request.block = QStringLiteral("100");
-        child<QSpinBox>("callsEdit")->setValue(300);
+        child<QSpinBox>("callsEdit")->setValue(200);
         QString error;
         QVERIFY2(m_window->runLauncher()->startAb(request, &error), qPrintable(error));
         AbController *ab = m_window->runLauncher()->abController();
         QTRY_VERIFY_WITH_TIMEOUT(!ab->isRunning(), 90000);
         const SequentialAb sequential = ab->sequential();
         QCOMPARE(sequential.decision(), SequentialDecision::Undecided);
-        QCOMPARE(sequential.pairs(), 3);
-        QCOMPARE(ab->records()[0].snapshot.blocks.size(), 3U); // the block size given, with the design kept
-        QCOMPARE(ab->records()[0].snapshot.callsOk(), 300ULL);
-        QCOMPARE(ab->records()[1].snapshot.callsOk(), 300ULL);
+        QCOMPARE(sequential.pairs(), 2);
+        QCOMPARE(ab->records()[0].snapshot.blocks.size(), 2U); // the block size given, with the design kept
+        QCOMPARE(ab->records()[0].snapshot.callsOk(), 200ULL);
+        QCOMPARE(ab->records()[1].snapshot.callsOk(), 200ULL);
         QVERIFY2(
-            ab->sequentialText().startsWith(QStringLiteral("not decided after 3 pairs (the planned run ended it)")),
+            ab->sequentialText().startsWith(QStringLiteral("not decided after 2 pairs (the planned run ended it)")),
             qPrintable(ab->sequentialText()));
         QVERIFY2(m_window->comparePage()->sequentialText().startsWith(
-                     QStringLiteral("Judged until decided: not decided after 3 pairs")),
+                     QStringLiteral("Judged until decided: not decided after 2 pairs")),
             qPrintable(m_window->comparePage()->sequentialText()));
     }
 
