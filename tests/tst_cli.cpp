@@ -1348,6 +1348,32 @@ private Q_SLOTS:
             qPrintable(r.out));
     }
 
+    void abUntilDecidedAgainstAnAddressSaysItsOneProcess()
+    {
+        // A at an address (one process throughout), B a built-in server 5 ms late, started anew every two rounds:
+        // the verdict counts B's processes against A's one, not "processes a side", and the shape line counts the
+        // processes B ran even though an A block (which names none) came last.
+        Served server;
+        serveGrpc(&server);
+        if (QTest::currentTestFailed())
+            return;
+        const Result r = cli({ QStringLiteral("ab"), QStringLiteral("--a"), server.address, QStringLiteral("--b"),
+            QStringLiteral("builtin"), QStringLiteral("--b-env"), QStringLiteral("RPCSCOPE_SERVE_DELAY=5ms"),
+            QStringLiteral("--call"), QStringLiteral("rpcscope.bench.v1.Bench/Echo"), QStringLiteral("-n"),
+            QStringLiteral("800"), QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("--until-decided"),
+            QStringLiteral("--no-save") });
+        QCOMPARE(r.exitCode, 4); // a regression
+        const QRegularExpression verdict(QStringLiteral(
+            "regression after (\\d+) process pairs: .*; judged on (\\d+) processes of B, each started anew, against "
+            "A's one process at its address \\((\\d+) pairs of blocks\\)\n"));
+        const QRegularExpressionMatch m = verdict.match(r.out);
+        QVERIFY2(m.hasMatch(), qPrintable(r.out));
+        QCOMPARE(m.captured(2), m.captured(1));
+        QVERIFY2(!r.out.contains(QStringLiteral("processes a side")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("%1 of 10 server processes per command side").arg(m.captured(1))),
+            qPrintable(r.out));
+    }
+
     void abMaxDurationEndsTheRunAndSaysSo()
     {
         // A plan far longer than the limit: the limit ends it, cutting the block that runs then, and the verdict

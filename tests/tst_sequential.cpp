@@ -540,6 +540,21 @@ private slots:
         const SequentialAb again = SequentialAb::fromBlocks(a, b, 40, 0.05, 10);
         QCOMPARE(again.decision(), judged.decision());
         QCOMPARE(again.pairs(), judged.pairs());
+        QCOMPARE(again.oneProcessSide(), -1);
+        // B at an address (its blocks name no process) against A's servers started anew: the verdict does not say
+        // "processes a side", for B had one.
+        for (RunBlock &block : a.blocks)
+            block.process = (block.round - 1) / 4 + 1;
+        const SequentialAb oneSided = SequentialAb::fromBlocks(a, b, 40, 0.05, 10);
+        QCOMPARE(oneSided.oneProcessSide(), 1);
+        QCOMPARE(oneSided.decision(), judged.decision());
+        const QString oneSidedLine = oneSided.verdictLine(QString());
+        QVERIFY2(oneSidedLine.endsWith(QStringLiteral("; judged on %1 processes of A, each started anew, against B's "
+                                                      "one process at its address (%2 pairs of blocks)")
+                                           .arg(judged.pairs())
+                                           .arg(judged.blockPairs())),
+            qPrintable(oneSidedLine));
+        QVERIFY(!oneSidedLine.contains(QStringLiteral("a side")));
     }
 
     void serverCpuIsJudgedBesideTheP50()

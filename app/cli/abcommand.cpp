@@ -331,7 +331,10 @@ void printAbShape(const AbSession &session, const QString &endedBy)
     const AbBlocks &blocks = session.blocks();
     const std::vector<AbBlockResult> done = session.runner().completedBlocks();
     const bool anyCommand = session.startsServer(0) || session.startsServer(1);
-    const int processesRun = done.empty() ? 0 : std::max(done.back().process, 1);
+    // The most any side started (an address side's blocks name none, so the last block may not tell).
+    int processesRun = done.empty() ? 0 : 1;
+    for (const AbBlockResult &block : done)
+        processesRun = std::max(processesRun, block.process);
     // A run that ended early (decided, stopped) ran fewer processes than planned: both counts.
     const QString processes = processesRun < blocks.restarts
         ? QStringLiteral("%1 of %2 server processes per command side").arg(processesRun).arg(blocks.restarts)

@@ -206,6 +206,12 @@ SequentialAb SequentialAb::fromBlocks(
     const RunSnapshot &a, const RunSnapshot &b, int plannedPairs, double threshold, int processes)
 {
     SequentialAb judged(plannedPairs, threshold, processes);
+    // A side not restarted (an address) against one that was: its blocks name no process (0), the other's do.
+    const auto keptOne = [](const RunSnapshot &side) {
+        return std::all_of(side.blocks.cbegin(), side.blocks.cend(), [](const RunBlock &b) { return b.process == 0; });
+    };
+    if (processes > 1 && keptOne(a) != keptOne(b))
+        judged.setOneProcessSide(keptOne(a) ? 0 : 1);
     // A client command's A/B: its client moves the server's CPU per call (docs/statistics.md), as the run did.
     judged.setServerCpuAllowed(!a.blocksByClient && !b.blocksByClient);
     std::map<int, const RunBlock *> bByRound;
@@ -302,6 +308,16 @@ QString SequentialAb::verdictLine(const QString &endedBy) const
     line += QStringLiteral(": ") + estimateAndInterval();
     if (m_processes > 1) {
         // The replicates were processes: the verdict is about the servers (or clients), not two of their processes.
+        if (m_oneProcessSide >= 0) {
+            const int restarted = 1 - m_oneProcessSide;
+            return line
+                + QStringLiteral("; judged on %1 processes of %2, each started anew, against %3's one process at its "
+                                 "address (%4 pairs of blocks)")
+                      .arg(m_ratio.count())
+                      .arg(QChar(restarted == 0 ? u'A' : u'B'))
+                      .arg(QChar(m_oneProcessSide == 0 ? u'A' : u'B'))
+                      .arg(m_blockPairs);
+        }
         return line
             + QStringLiteral("; judged on %1 processes a side, each started anew (%2 pairs of blocks)")
                   .arg(m_ratio.count())

@@ -87,6 +87,13 @@ public:
      * server against itself were decided 15-17.5% of the time unpinned, and none of 80 pinned: docs/sequential.md).
      */
     void setUnpinnedProcesses(bool unpinned) { m_unpinnedProcesses = unpinned; }
+    /**
+     * With processes a side, side @p side (0 = A, 1 = B) kept one process throughout (an address: ab cannot start
+     * its server anew), so each pair of processes is one of the other side's against that one: the verdict says so
+     * rather than "N processes a side". -1 (the default): both sides were restarted.
+     */
+    void setOneProcessSide(int side) { m_oneProcessSide = side == 0 || side == 1 ? side : -1; }
+    int oneProcessSide() const { return m_oneProcessSide; }
 
     /// What is judged: "p50 of block pairs", or "p50 of block pairs averaged per pair of processes".
     QString basis() const;
@@ -128,6 +135,7 @@ private:
     bool m_cpuJudged = false;
     int m_decidedBy = -1; ///< 0 = p50, 1 = server CPU/call
     bool m_unpinnedProcesses = false;
+    int m_oneProcessSide = -1;
     SequentialDecision m_decision = SequentialDecision::Undecided;
     /// A block's figures, kept until its round's other block completes.
     struct Figures {

@@ -117,6 +117,12 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
     m_sequential = SequentialAb(
         blocks.roundsFor(plan), blocks.threshold, blocks.untilDecided && replicated ? blocks.restarts : 1);
     m_sequential.setUnpinnedProcesses(blocks.unpinnedProcesses);
+    if (m_sequential.processes() > 1) {
+        for (const int side : { 0, 1 }) {
+            if (!replicatesProcesses(side))
+                m_sequential.setOneProcessSide(side); // an address: its one process against the other's many
+        }
+    }
     // A client command moves the server's CPU per call (a slower client, more idle wake-ups a call): not judged.
     m_sequential.setServerCpuAllowed(!sides[0].client && !sides[1].client);
     m_end = AbEnd::Running;
