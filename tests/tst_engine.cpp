@@ -4,6 +4,7 @@
 #include "engine/loadengine.h"
 #include "server/builtingrpcserver.h"
 #include "server/builtinhttpserver.h"
+#include "server/burn.h"
 #include "transport/grpctransport.h"
 #include "transport/transportfactories.h"
 #include "transport/transports.h"
@@ -14,6 +15,8 @@
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTest>
+
+#include <ctime>
 
 using namespace rpcscope;
 using namespace std::chrono_literals;
@@ -362,6 +365,35 @@ private Q_SLOTS:
         QCOMPARE(cut.callsCompleted(), 4ULL);
         QCOMPARE(cut.callsOk(), 0ULL);
         QCOMPARE(cut.statusCounts[CallStatus::Unavailable], 4ULL);
+    }
+
+    void aBurnCostsTheCpuAskedToTheNanosecond()
+    {
+        // A burn of a few percent of a call (the 2% of a ~26 us echo is ~500 ns) is that much CPU, not none (it was
+        // cut to whole microseconds) and not a few microseconds of clock reads: measured on this thread's CPU clock
+        // over many burns, which a preemption does not lengthen.
+        const auto threadCpuNs = [] {
+            timespec now {};
+            ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+            return double(now.tv_sec) * 1e9 + double(now.tv_nsec);
+        };
+        burnCpu(1us); // the rate is measured on first use
+        for (const std::chrono::nanoseconds burn : { 500ns, 5000ns }) {
+            constexpr int kBurns = 4000;
+            const double before = threadCpuNs();
+            for (int i = 0; i < kBurns; ++i)
+                burnCpu(burn);
+            const double each = (threadCpuNs() - before) / kBurns;
+            const QString seen = QStringLiteral("%1 ns asked, %2 ns a burn").arg(burn.count()).arg(each, 0, 'f', 0);
+            qInfo("%s", qPrintable(seen));
+            QVERIFY2(each >= 0.8 * double(burn.count()) && each <= 1.5 * double(burn.count()), qPrintable(seen));
+        }
+        // Above 20 us the clock tops the burn up: never shorter than asked.
+        for (int i = 0; i < 20; ++i) {
+            const double before = threadCpuNs();
+            burnCpu(40us);
+            QVERIFY2(threadCpuNs() - before >= 40'000, qPrintable(QString::number(threadCpuNs() - before)));
+        }
     }
 
     void burnAddsServerCpuTimeToEveryCall_data()

@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -343,6 +344,37 @@ private slots:
         c.cpus = { 4000 };
         QVERIFY(server.start(c, &error).isEmpty());
         QVERIFY2(error.contains(QStringLiteral("cannot pin it to CPUs 4000")), qPrintable(error));
+    }
+
+    void aPinnedBuiltinServerServesWithOneThreadPerCpu()
+    {
+        // The built-in gRPC server's serving threads (named rpcscope-serve) number the CPUs it may run on: pinned
+        // to one, one; it ran two there while it counted the machine's CPUs, and its CPU per call then varied with
+        // which of the two picked up a call.
+        const std::vector<int> available = availableCpus();
+        QVERIFY(!available.empty());
+        const auto servingThreads = [](qint64 pid) {
+            int count = 0;
+            const QDir tasks(QStringLiteral("/proc/%1/task").arg(pid));
+            for (const QString &task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+                QFile comm(tasks.filePath(task + QStringLiteral("/comm")));
+                if (comm.open(QIODevice::ReadOnly) && comm.readAll().trimmed() == "rpcscope-serve")
+                    ++count;
+            }
+            return count;
+        };
+        ServerCommand c = command(cli + QStringLiteral(" serve grpc --port {port}"));
+        for (const std::vector<int> &cpus : { std::vector<int> { available.front() }, std::vector<int> {} }) {
+            c.cpus = cpus;
+            RunningServer server;
+            QString error;
+            const QString address = server.start(c, &error);
+            QVERIFY2(!address.isEmpty(), qPrintable(error));
+            QVERIFY(tcpConnects(address));
+            // Its port takes connections once the server is built, before its serving threads start.
+            QTRY_COMPARE_WITH_TIMEOUT(servingThreads(server.pid()), cpus.empty() ? int(available.size()) : 1, 5000);
+            server.stop();
+        }
     }
 
     void cpuIsReadFinerThanClockTicks()

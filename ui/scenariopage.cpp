@@ -7,6 +7,7 @@
 #include "scheduleeditor.h"
 
 #include "codec/messagejson.h"
+#include "util/cpuset.h"
 #include "util/inputfile.h"
 #include "util/units.h"
 
@@ -921,7 +922,7 @@ bool ScenarioPage::validateNow()
             ready += tr(": %1 sent").arg(formatBytes(static_cast<double>(prepared->call.requests.front().size())));
     }
     // No RPC runs the codec in this process: callers beyond the CPUs wait for one, and that wait is in their latency.
-    const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int cpus = usableCpuCount();
     if (ok && prepared->spec.transport.kind == TransportKind::InProcess && m_concurrency->value() > cpus)
         ready += tr(". No RPC with %1 callers on %2 CPUs: they queue for a core and their latency includes the wait; "
                     "%2 or fewer callers time the codec alone")

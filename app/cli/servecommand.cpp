@@ -30,7 +30,8 @@ int serveCommand(const QStringList &arguments)
     parser.addOption(
         { QStringLiteral("port"), QStringLiteral("Port to bind (default 0: a free port; 'all' takes free ports)."),
             QStringLiteral("PORT"), QStringLiteral("0") });
-    parser.addOption({ QStringLiteral("threads"), QStringLiteral("Serving threads (default 0: one per core)."),
+    parser.addOption({ QStringLiteral("threads"),
+        QStringLiteral("Serving threads (default 0: one per CPU it may run on, so one when pinned to one)."),
         QStringLiteral("N"), QStringLiteral("0") });
     parser.addOption({ QStringLiteral("delay"),
         QStringLiteral("Answer every call this much later, e.g. 2ms (default: $RPCSCOPE_SERVE_DELAY, else 0): "
@@ -89,7 +90,7 @@ int serveCommand(const QStringList &arguments)
         }
     }
     // --delay and --burn: the flag, else the environment variable (so a server command's environment can set it).
-    auto durationSetting = [&](const QString &flag, const char *variable, std::chrono::microseconds *into) {
+    auto durationSetting = [&](const QString &flag, const char *variable, std::chrono::nanoseconds *into) {
         const QString text = parser.isSet(flag) ? parser.value(flag) : qEnvironmentVariable(variable);
         if (text.isEmpty())
             return true;
@@ -100,22 +101,30 @@ int serveCommand(const QStringList &arguments)
             usageError(QStringLiteral("serve"), source + QStringLiteral(": ") + why);
             return false;
         }
-        *into = std::chrono::duration_cast<std::chrono::microseconds>(*value);
+        *into = *value;
         return true;
     };
-    std::chrono::microseconds extraDelay { 0 };
-    std::chrono::microseconds burn { 0 };
+    std::chrono::nanoseconds extraDelay { 0 };
+    std::chrono::nanoseconds burn { 0 }; // to the nanosecond: a burn of 2% of a call is a few hundred
     if (!durationSetting(QStringLiteral("delay"), "RPCSCOPE_SERVE_DELAY", &extraDelay)
         || !durationSetting(QStringLiteral("burn"), "RPCSCOPE_SERVE_BURN", &burn))
         return ExitUsage;
+    if (extraDelay.count() > 0 && extraDelay < std::chrono::microseconds(1)) {
+        // A delay is a timer's, in whole microseconds: a smaller one would silently be none.
+        usageError(QStringLiteral("serve"),
+            (parser.isSet(QStringLiteral("delay")) ? QStringLiteral("--delay") : QStringLiteral("RPCSCOPE_SERVE_DELAY"))
+                + QStringLiteral(": a delay is at least 1us (or 0); for less extra time a call, use --burn"));
+        return ExitUsage;
+    }
     const QString host = parser.value(QStringLiteral("host"));
     const auto bindPort = static_cast<quint16>(kind == u"all" ? 0 : port);
     BuiltinGrpcServer grpcServer;
     BuiltinHttpServer httpServer;
     BuiltinMsgpackServer msgpackServer;
-    grpcServer.setExtraDelay(extraDelay);
-    httpServer.setExtraDelay(extraDelay);
-    msgpackServer.setExtraDelay(extraDelay);
+    const auto delayUs = std::chrono::duration_cast<std::chrono::microseconds>(extraDelay);
+    grpcServer.setExtraDelay(delayUs);
+    httpServer.setExtraDelay(delayUs);
+    msgpackServer.setExtraDelay(delayUs);
     grpcServer.setBurn(burn);
     httpServer.setBurn(burn);
     msgpackServer.setBurn(burn);

@@ -1,4 +1,5 @@
 #include "statistics.h"
+#include "util/cpuset.h"
 
 #include <QStringList>
 
@@ -395,7 +396,7 @@ QList<BootstrapResult> bootstrapChanges(const EmpiricalDistribution &a, const Em
     };
     // Small jobs stay on this thread: starting threads would cost more than it saves.
     const double work = static_cast<double>(replicates) * static_cast<double>(a.values().size() + b.values().size());
-    const int threads = work < 2e6 ? 1 : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kChunks);
+    const int threads = work < 2e6 ? 1 : std::clamp(usableCpuCount(), 1, kChunks);
     std::atomic<int> nextChunk { 0 };
     auto worker = [&] {
         for (int chunk = nextChunk++; chunk < kChunks; chunk = nextChunk++)

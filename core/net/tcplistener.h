@@ -4,6 +4,7 @@
 
 #include "asio.h"
 #include "portowners.h"
+#include "util/cpuset.h"
 
 #include <QString>
 
@@ -21,7 +22,7 @@ public:
 
     bool listen(const QString &host, quint16 port, int threads, SessionFactory factory, QString *error)
     {
-        const int count = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+        const int count = threads > 0 ? threads : usableCpuCount();
         m_threads = std::make_unique<IoThreads>(count);
         m_factory = std::move(factory);
         boost::system::error_code ec;

@@ -28,17 +28,15 @@ std::optional<BenchMethod> benchMethodByName(std::string_view name)
 
 namespace {
 
-/// The work a burn is made of: a round of plain arithmetic (about a microsecond's worth of xorshift steps), inlined
-/// so that a profile names the burn by burnCpu alone.
-[[gnu::always_inline]] inline uint64_t burnRounds(uint64_t rounds, uint64_t x)
+/// The work a burn is made of: xorshift steps (a few instructions each), inlined so that a profile names the burn by
+/// burnCpu alone.
+[[gnu::always_inline]] inline uint64_t burnSteps(uint64_t steps, uint64_t x)
 {
-    for (uint64_t round = 0; round < rounds; ++round) {
-        for (int i = 0; i < 256; ++i) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-        }
-        asm volatile("" : "+r"(x)); // kept: the compiler may not fold the rounds away
+    for (uint64_t step = 0; step < steps; ++step) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        asm volatile("" : "+r"(x)); // kept: the compiler may not fold the steps away
     }
     return x;
 }
@@ -50,47 +48,56 @@ std::chrono::nanoseconds threadCpu()
     return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
 }
 
-/// CPU nanoseconds a round takes on this machine, measured once (about 3 ms of rounds).
-double nsPerRound()
+/// CPU nanoseconds a step takes on this machine, measured once (about 3 ms of steps).
+double nsPerStep()
 {
     static const double measured = [] {
-        constexpr uint64_t rounds = 3000;
+        constexpr uint64_t steps = 1'000'000;
         const auto before = threadCpu();
-        burnRounds(rounds, 88172645463325252ULL);
+        burnSteps(steps, 88172645463325252ULL);
         const auto spent = threadCpu() - before;
-        return std::max(1.0, static_cast<double>(spent.count()) / rounds);
+        return std::max(1e-3, static_cast<double>(spent.count()) / steps);
     }();
     return measured;
 }
 
+/// Below this a burn is counted out from the measured rate alone: two reads of the thread's CPU clock (a system
+/// call, a microsecond or two in a virtual machine) would add more than a tenth to it.
+constexpr double kClockFreeBelowNs = 20'000;
+
 } // namespace
 
-void burnCpu(std::chrono::microseconds cpuTime)
+void burnCpu(std::chrono::nanoseconds cpuTime)
 {
     if (cpuTime.count() <= 0)
         return;
-    // Most of the burn is rounds of arithmetic counted out from a measured rate, not the thread's CPU clock read as
+    static std::atomic<uint64_t> sink { 0 };
+    const auto target = static_cast<double>(cpuTime.count());
+    double rate = nsPerStep();
+    uint64_t x = 88172645463325252ULL;
+    if (target < kClockFreeBelowNs) {
+        // A burn of a few percent of a call (500 ns): steps counted from the rate, which is within a few percent.
+        sink.fetch_add(burnSteps(static_cast<uint64_t>(std::llround(target / rate)), x), std::memory_order_relaxed);
+        return;
+    }
+    // Most of the burn is steps of arithmetic counted out from a measured rate, not the thread's CPU clock read as
     // it goes: that clock is a system call (a microsecond or two in a virtual machine), and a profile should find a
     // burn in this function, as it would a server's own work, not in the kernel's clock. The rest is topped up from
     // the clock, read once a pass (two or three times a burn): the rate alone fell 2% short of 300 us when the CPU
     // ran faster than when the rate was measured, and a burn must never be shorter than asked.
-    const auto target = static_cast<double>(std::chrono::nanoseconds(cpuTime).count());
     const auto start = threadCpu();
-    double rate = nsPerRound();
-    uint64_t x = 88172645463325252ULL;
     uint64_t done = 0;
     auto next = static_cast<uint64_t>(std::llround(0.9 * target / rate));
     for (int pass = 0; pass < 16; ++pass) {
         next = std::max<uint64_t>(1, next);
-        x = burnRounds(next, x);
+        x = burnSteps(next, x);
         done += next;
         const auto spent = static_cast<double>((threadCpu() - start).count());
         if (spent >= target)
             break;
-        rate = std::max(1.0, spent / static_cast<double>(done)); // this burn's own rate, clock reads included
+        rate = std::max(1e-3, spent / static_cast<double>(done)); // this burn's own rate, clock reads included
         next = static_cast<uint64_t>(std::llround((target - spent) / rate));
     }
-    static std::atomic<uint64_t> sink { 0 };
     sink.fetch_add(x, std::memory_order_relaxed);
 }
 

@@ -4,6 +4,7 @@
 // HTTP, msgpack-rpc) and by the in-process baseline, so they all do exactly the same work per call.
 
 #include "rpcscope/bench/v1/bench.pb.h"
+#include "server/burn.h"
 
 #include <chrono>
 #include <optional>
@@ -22,23 +23,6 @@ std::optional<BenchMethod> benchMethodByName(std::string_view name);
 std::chrono::microseconds runEcho(benchpb::EchoRequest &request, benchpb::EchoResponse &reply);
 std::chrono::microseconds runSum(const benchpb::SumRequest &request, benchpb::SumResponse &reply);
 std::chrono::microseconds runList(const benchpb::ListRequest &request, benchpb::ListResponse &reply);
-
-/**
- * Keeps the calling thread busy until it has used @p cpuTime of CPU time of its own (CLOCK_THREAD_CPUTIME_ID), so
- * time it spends preempted does not count: a server made to cost CPU per call, below what a timer can add.
- * Returns at once for zero.
- */
-void burnCpu(std::chrono::microseconds cpuTime);
-
-/**
- * burnCpu() when there is a burn: a server without one never enters it, so its profile never names it (under
- * AddressSanitizer even an early return costs a fake stack frame, and an A/A profile showed 0.37 us a call in it).
- */
-inline void burnCpuIfAsked(std::chrono::microseconds cpuTime)
-{
-    if (cpuTime.count() > 0)
-        burnCpu(cpuTime);
-}
 
 /// One request and one reply message per method, reused call after call (one per connection or thread).
 class BenchMessages {

@@ -39,7 +39,7 @@ std::optional<Codec> codecOfContentType(std::string_view type)
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
 public:
     HttpSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
-        std::chrono::microseconds burn)
+        std::chrono::nanoseconds burn)
         : m_socket(std::move(socket))
         , m_timer(m_socket.get_executor())
         , m_served(served)
@@ -156,7 +156,7 @@ private:
     asio::steady_timer m_timer;
     std::atomic<uint64_t> *m_served;
     std::chrono::microseconds m_extraDelay;
-    std::chrono::microseconds m_burn;
+    std::chrono::nanoseconds m_burn;
     boost::beast::flat_buffer m_buffer;
     std::optional<http::request_parser<http::string_body>> m_parser;
     http::response<http::string_body> m_response;
@@ -166,7 +166,7 @@ private:
 } // namespace
 
 net::TcpListener::SessionFactory httpSessions(
-    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::microseconds burn)
+    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::nanoseconds burn)
 {
     return [served, extraDelay, burn](tcp::socket socket) {
         std::make_shared<HttpSession>(std::move(socket), served, extraDelay, burn)->read();

@@ -20,9 +20,10 @@ public:
     void setExtraDelay(std::chrono::microseconds delay) { m_extraDelay = delay; }
     /// Every reply first costs this much CPU time, spent busy on the I/O thread handling the call: server work
     /// made heavier on purpose, finer than the delay's timer. Set before start().
-    void setBurn(std::chrono::microseconds cpuTime) { m_burn = cpuTime; }
+    void setBurn(std::chrono::nanoseconds cpuTime) { m_burn = cpuTime; }
 
-    /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per core.
+    /// Binds @p host:@p port (0 = a free port) and serves; @p threads 0 = one per CPU this process may run on
+    /// (usableCpuCount()).
     bool start(
         const QString &host = QStringLiteral("127.0.0.1"), quint16 port = 0, int threads = 0, QString *error = nullptr);
     void stop();
@@ -40,7 +41,7 @@ private:
     const Protocol m_protocol;
     std::unique_ptr<Impl> d;
     std::chrono::microseconds m_extraDelay { 0 };
-    std::chrono::microseconds m_burn { 0 };
+    std::chrono::nanoseconds m_burn { 0 };
 };
 
 /**

@@ -32,7 +32,7 @@ void packResult(MsgpackPacker &packer, const google::protobuf::Message &reply)
 class MsgpackSession : public std::enable_shared_from_this<MsgpackSession> {
 public:
     MsgpackSession(tcp::socket socket, std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay,
-        std::chrono::microseconds burn)
+        std::chrono::nanoseconds burn)
         : m_socket(std::move(socket)), m_served(served), m_extraDelay(extraDelay), m_burn(burn)
     {
     }
@@ -161,7 +161,7 @@ private:
     tcp::socket m_socket;
     std::atomic<uint64_t> *m_served;
     std::chrono::microseconds m_extraDelay;
-    std::chrono::microseconds m_burn;
+    std::chrono::nanoseconds m_burn;
     msgpack::unpacker m_unpacker = boundedUnpacker(kMaxMessage);
     net::BatchedWriter m_writer;
     BenchMessages m_messages;
@@ -170,7 +170,7 @@ private:
 } // namespace
 
 net::TcpListener::SessionFactory msgpackSessions(
-    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::microseconds burn)
+    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::nanoseconds burn)
 {
     return [served, extraDelay, burn](tcp::socket socket) {
         std::make_shared<MsgpackSession>(std::move(socket), served, extraDelay, burn)->read();

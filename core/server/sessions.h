@@ -12,9 +12,9 @@ namespace rpcscope {
 
 /// HTTP/1.1 keep-alive sessions serving the bench service (builtinhttpserver.cpp).
 net::TcpListener::SessionFactory httpSessions(
-    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::microseconds burn);
+    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::nanoseconds burn);
 /// msgpack-rpc sessions serving the bench service (builtinmsgpackserver.cpp).
 net::TcpListener::SessionFactory msgpackSessions(
-    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::microseconds burn);
+    std::atomic<uint64_t> *served, std::chrono::microseconds extraDelay, std::chrono::nanoseconds burn);
 
 } // namespace rpcscope

@@ -2,6 +2,7 @@
 
 #include "grpccompression.h"
 #include "metrics/callstatus.h"
+#include "util/cpuset.h"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
@@ -849,8 +850,7 @@ uint64_t streamMessagesToSend(const GrpcCall &call)
 
 int autoClientThreads(int concurrency)
 {
-    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    return std::clamp(concurrency / 64, 1, cores);
+    return std::clamp(concurrency / 64, 1, usableCpuCount());
 }
 
 std::unique_ptr<Transport> makeGrpcTransport(const GrpcTarget &target, const GrpcCall &call)

@@ -151,6 +151,11 @@ std::vector<int> availableCpus()
     return cpus;
 }
 
+int usableCpuCount()
+{
+    return std::max(1, static_cast<int>(availableCpus().size()));
+}
+
 std::vector<unsigned long> cpuAffinityMask(const std::vector<int> &cpus)
 {
     const int highest = cpus.empty() ? 0 : *std::max_element(cpus.begin(), cpus.end());

@@ -21,6 +21,13 @@ QString formatCpuList(const std::vector<int> &cpus);
 /// The CPUs this process may run on (its affinity mask, which a container's cpuset also narrows), sorted.
 std::vector<int> availableCpus();
 
+/**
+ * How many CPUs this process may run on (availableCpus()), at least 1: the default thread count of work that keeps
+ * each CPU busy once. std::thread::hardware_concurrency() counts the machine's CPUs, including those a taskset or a
+ * container's cpuset keeps this process off: a server pinned to one CPU then ran two serving threads on it.
+ */
+int usableCpuCount();
+
 /// Where to pin a client and the servers it starts apart (see clientApartFromServers()).
 struct ClientServerCpus {
     std::vector<int> client;
