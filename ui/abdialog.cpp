@@ -143,7 +143,10 @@ AbDialog::AbDialog(QWidget *parent) : QDialog(parent)
     m_threshold->setDecimals(1);
     m_threshold->setSuffix(QStringLiteral(" %"));
     m_threshold->setValue(5);
-    m_threshold->setToolTip(tr("The smallest significant slow-down of p50, p95 or p99 that counts as a regression."));
+    m_threshold->setToolTip(tr("The smallest significant slow-down of p50, p95, p99 or CPU per call that counts as a "
+                               "regression. To find a change of a few percent of the server's CPU, set it to 1% and "
+                               "stop when decided: each pair of server processes is then judged (README, \"Small "
+                               "changes\")."));
     form->addRow(tr("Regression threshold:"), m_threshold);
     m_untilDecided = new QCheckBox(tr("Stop as soon as the verdict is decided"));
     m_untilDecided->setObjectName(QStringLiteral("abUntilDecided"));
