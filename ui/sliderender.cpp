@@ -330,8 +330,17 @@ void styleDistribution(QCustomPlot *plot, const SlideSpec &spec)
         plot->plotLayout()->simplify();
     }
     const QColor colors[] = { spec.colorA, spec.colorB };
-    const QString names[] = { QObject::tr("A: %1").arg(shortName(spec.baseline.displayName(), 40)),
-        QObject::tr("B: %1").arg(shortName(spec.candidate.displayName(), 40)) };
+    // Each name elided in the middle to its half of the legend row (the two sit side by side): at 40 characters the
+    // legend cut them off mid-word ("no RPCSCOPE_S").
+    const QFontMetricsF legendMetrics(plot->legend->font());
+    const double nameWidth = plot->width() / 2.0 - plot->legend->iconSize().width() - plot->legend->iconTextPadding()
+        - 3.0 * legendMetrics.averageCharWidth();
+    const auto legendName = [&](const QString &letter, const RunRecord &run) {
+        return legendMetrics.elidedText(letter + QStringLiteral(": ") + shortName(run.displayName(), 200),
+            Qt::ElideMiddle, std::max(nameWidth, 10 * legendMetrics.averageCharWidth()));
+    };
+    const QString names[]
+        = { legendName(QStringLiteral("A"), spec.baseline), legendName(QStringLiteral("B"), spec.candidate) };
     for (int i = 0; i < std::min(plot->graphCount(), 2); ++i) {
         QCPGraph *graph = plot->graph(i);
         QPen pen = graph->pen();
@@ -600,7 +609,6 @@ Slide::Slide(SlideSpec spec) : m_spec(std::move(spec)), m_text(slideText(m_spec)
     }
 
     m_distribution.reset(createChartPlot({ &m_spec.baseline, &m_spec.candidate }, m_spec.distribution, {}));
-    styleDistribution(m_distribution.get(), m_spec);
     m_replicates = std::make_unique<ReplicateChart>();
     m_replicates->setShortAxisTitles(true); // the caption above says what a dot is
     m_replicates->setPalette(chartFilePalette());
@@ -613,6 +621,7 @@ Slide::Slide(SlideSpec spec) : m_spec(std::move(spec)), m_text(slideText(m_spec)
         std::max(120.0, chartsBottom - chartsTop - kCaptionHeight));
     m_distribution->resize(static_cast<int>(l.distribution.width() / kChartScale),
         static_cast<int>(l.distribution.height() / kChartScale));
+    styleDistribution(m_distribution.get(), m_spec); // at its size: the legend's names are fitted to it
     if (dots) {
         const double left = kMargin + distributionWidth + kGap * 1.5;
         l.replicatesCaption = QRectF(left, chartsTop, kWidth - kMargin - left, kCaptionHeight);
