@@ -298,7 +298,9 @@ QString SequentialAb::verdictLine(const QString &endedBy) const
         what = QStringLiteral("no change beyond ") + signedPercent(m_threshold).mid(1);
         break;
     case SequentialDecision::Undecided:
-        return QStringLiteral("not decided after %1 %2 (%3): ").arg(m_ratio.count()).arg(replicates(), endedBy)
+        return QStringLiteral("not decided after %1 %2 (%3): ")
+                   .arg(m_ratio.count())
+                   .arg(m_ratio.count() == 1 ? replicates().chopped(1) : replicates(), endedBy)
             + estimateAndInterval();
     }
     QString line = what + QStringLiteral(" after %1 %2").arg(m_ratio.count()).arg(replicates());
