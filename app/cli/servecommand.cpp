@@ -89,15 +89,19 @@ int serveCommand(const QStringList &arguments)
             *into = pem->toStdString();
         }
     }
-    // --delay and --burn: the flag, else the environment variable (so a server command's environment can set it).
-    auto durationSetting = [&](const QString &flag, const char *variable, std::chrono::nanoseconds *into) {
+    // --delay and --burn: the flag, else the environment variable (so a server command's environment can set it). A
+    // value above 0 but below @p least is refused: it would silently be none (a delay is a timer's, in microseconds).
+    auto durationSetting = [&](const QString &flag, const char *variable, std::chrono::nanoseconds least,
+                               const QString &instead, std::chrono::nanoseconds *into) {
         const QString text = parser.isSet(flag) ? parser.value(flag) : qEnvironmentVariable(variable);
         if (text.isEmpty())
             return true;
+        const QString source = parser.isSet(flag) ? QStringLiteral("--") + flag : QString::fromLatin1(variable);
         QString why;
         const auto value = text == u"0" ? std::optional(std::chrono::nanoseconds(0)) : parseDuration(text, &why);
-        if (!value) {
-            const QString source = parser.isSet(flag) ? QStringLiteral("--") + flag : QString::fromLatin1(variable);
+        if (value && value->count() > 0 && *value < least)
+            why = QStringLiteral("a %1 is at least %2 (or 0); %3").arg(flag, formatDuration(least), instead);
+        if (!value || !why.isEmpty()) {
             usageError(QStringLiteral("serve"), source + QStringLiteral(": ") + why);
             return false;
         }
@@ -106,16 +110,10 @@ int serveCommand(const QStringList &arguments)
     };
     std::chrono::nanoseconds extraDelay { 0 };
     std::chrono::nanoseconds burn { 0 }; // to the nanosecond: a burn of 2% of a call is a few hundred
-    if (!durationSetting(QStringLiteral("delay"), "RPCSCOPE_SERVE_DELAY", &extraDelay)
-        || !durationSetting(QStringLiteral("burn"), "RPCSCOPE_SERVE_BURN", &burn))
+    if (!durationSetting(QStringLiteral("delay"), "RPCSCOPE_SERVE_DELAY", std::chrono::microseconds(1),
+            QStringLiteral("for less extra time a call, use --burn"), &extraDelay)
+        || !durationSetting(QStringLiteral("burn"), "RPCSCOPE_SERVE_BURN", std::chrono::nanoseconds(0), {}, &burn))
         return ExitUsage;
-    if (extraDelay.count() > 0 && extraDelay < std::chrono::microseconds(1)) {
-        // A delay is a timer's, in whole microseconds: a smaller one would silently be none.
-        usageError(QStringLiteral("serve"),
-            (parser.isSet(QStringLiteral("delay")) ? QStringLiteral("--delay") : QStringLiteral("RPCSCOPE_SERVE_DELAY"))
-                + QStringLiteral(": a delay is at least 1us (or 0); for less extra time a call, use --burn"));
-        return ExitUsage;
-    }
     const QString host = parser.value(QStringLiteral("host"));
     const auto bindPort = static_cast<quint16>(kind == u"all" ? 0 : port);
     BuiltinGrpcServer grpcServer;

@@ -210,8 +210,8 @@ SequentialAb SequentialAb::fromBlocks(
     const auto keptOne = [](const RunSnapshot &side) {
         return std::all_of(side.blocks.cbegin(), side.blocks.cend(), [](const RunBlock &b) { return b.process == 0; });
     };
-    if (processes > 1 && keptOne(a) != keptOne(b))
-        judged.setOneProcessSide(keptOne(a) ? 0 : 1);
+    if (const bool keptA = keptOne(a); processes > 1 && keptA != keptOne(b))
+        judged.setOneProcessSide(keptA ? 0 : 1);
     // A client command's A/B: its client moves the server's CPU per call (docs/statistics.md), as the run did.
     judged.setServerCpuAllowed(!a.blocksByClient && !b.blocksByClient);
     std::map<int, const RunBlock *> bByRound;
@@ -311,13 +311,13 @@ QString SequentialAb::verdictLine(const QString &endedBy) const
     if (m_processes > 1) {
         // The replicates were processes: the verdict is about the servers (or clients), not two of their processes.
         if (m_oneProcessSide >= 0) {
-            const int restarted = 1 - m_oneProcessSide;
+            const bool aKept = m_oneProcessSide == 0;
             return line
                 + QStringLiteral("; judged on %1 processes of %2, each started anew, against %3's one process at its "
                                  "address (%4 pairs of blocks)")
                       .arg(m_ratio.count())
-                      .arg(QChar(restarted == 0 ? u'A' : u'B'))
-                      .arg(QChar(m_oneProcessSide == 0 ? u'A' : u'B'))
+                      .arg(QChar(aKept ? u'B' : u'A'))
+                      .arg(QChar(aKept ? u'A' : u'B'))
                       .arg(m_blockPairs);
         }
         return line

@@ -80,19 +80,6 @@ QString rfc3339(qint64 nanosSinceEpoch)
 
 /// A number from the run's scenario: the scenario document's load.KEY (a number, or text such as a rate "500"), or,
 /// in runs saved before CLI runs kept their document, the value after one of @p flags.
-std::optional<double> rawScenarioNumber(const QJsonObject &scenario, const QString &key, const QStringList &flags);
-
-/// A count or a rate from a saved run's scenario, when it is one: an imported file may say anything, and a value
-/// beyond 1e15 (or negative, or not finite) has no integer in ghz's fields (the fuzzer gave a rate of 3e130, which the
-/// conversion to qint64 turned into undefined behaviour). Left out then, as an unknown.
-std::optional<double> scenarioNumber(const QJsonObject &scenario, const QString &key, const QStringList &flags)
-{
-    const std::optional<double> value = rawScenarioNumber(scenario, key, flags);
-    if (!value || !std::isfinite(*value) || *value < 0 || *value > 1e15)
-        return std::nullopt;
-    return value;
-}
-
 std::optional<double> rawScenarioNumber(const QJsonObject &scenario, const QString &key, const QStringList &flags)
 {
     const QJsonValue load = scenario.value(QStringLiteral("load")).toObject().value(key);
@@ -119,6 +106,17 @@ std::optional<double> rawScenarioNumber(const QJsonObject &scenario, const QStri
         }
     }
     return std::nullopt;
+}
+
+/// A count or a rate from a saved run's scenario, when it is one: an imported file may say anything, and a value
+/// beyond 1e15 (or negative, or not finite) has no integer in ghz's fields (the fuzzer gave a rate of 3e130, which the
+/// conversion to qint64 turned into undefined behaviour). Left out then, as an unknown.
+std::optional<double> scenarioNumber(const QJsonObject &scenario, const QString &key, const QStringList &flags)
+{
+    const std::optional<double> value = rawScenarioNumber(scenario, key, flags);
+    if (!value || !std::isfinite(*value) || *value < 0 || *value > 1e15)
+        return std::nullopt;
+    return value;
 }
 
 } // namespace
