@@ -884,6 +884,12 @@ private Q_SLOTS:
         auto *profile = child<QCheckBox>("profileServerCheck");
         profile->setChecked(true);
         child<QSpinBox>("callsEdit")->setValue(3000);
+        // "Sample every" is the run's --profile-period; a bad one is refused by its field's name.
+        auto *period = child<QLineEdit>("profilePeriodEdit");
+        period->setText(QStringLiteral("5us"));
+        QVERIFY(!m_window->scenarioPage()->validateNow());
+        period->setText(QStringLiteral("2ms"));
+        QCOMPARE(m_window->scenarioPage()->scenario().profilePeriod, QStringLiteral("2ms"));
         QVERIFY(m_window->scenarioPage()->validateNow());
         m_window->startRun();
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);
@@ -898,6 +904,8 @@ private Q_SLOTS:
         const QString summary = panel->summaryLabel()->text();
         if (perf.problem.isEmpty()) {
             QVERIFY2(summary.contains(QStringLiteral("Server CPU: ")), qPrintable(summary));
+            QVERIFY2(summary.contains(QStringLiteral(" samples")), qPrintable(summary));
+            QVERIFY2(summary.contains(QStringLiteral("one sample per 2000 us of CPU")), qPrintable(summary));
             QVERIFY(panel->graph()->message().isEmpty());
             QVERIFY(panel->table()->rowCount() > 0);
             RunStore *store = m_window->runRecorder()->store();
@@ -914,6 +922,9 @@ private Q_SLOTS:
             QVERIFY2(summary.contains(QStringLiteral("no samples")), qPrintable(summary));
         }
         profile->setChecked(false);
+        // Without a profile the period is not the run's (a document would be refused for it).
+        QVERIFY(m_window->scenarioPage()->scenario().profilePeriod.isEmpty());
+        period->clear();
         child<QSpinBox>("callsEdit")->setValue(500);
     }
 

@@ -1,5 +1,6 @@
 #include "profile/perfscript.h"
 #include "profile/profile.h"
+#include "report/profilereport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -165,6 +166,7 @@ private Q_SLOTS:
     void foldedWrite();
     void functionCostsRecursion();
     void usPerCallNormalisation();
+    void samplesCounted();
     void jsonRoundTrip();
     void jsonRejected();
     void perfScriptFolding();
@@ -319,6 +321,35 @@ void TestProfile::usPerCallNormalisation()
     QVERIFY(qFuzzyCompare(us.value(QStringLiteral("main;b")), (1e6 + 2e6) / 1000 / 3000));
     QVERIFY(qFuzzyCompare(profile.totalUsPerCall(), 4.0));
     QCOMPARE(std::llround(profile.totalUsPerCall() * 1000), 4000LL);
+}
+
+void TestProfile::samplesCounted()
+{
+    // perf's weights are samples: two processes' added up, and a summary that says when they are few.
+    ProcessProfile one;
+    one.stacks = { { QStringLiteral("main;a"), 120 }, { QStringLiteral("main;b"), 30 } };
+    std::tie(one.calls, one.cpuNsPerUnit) = std::pair(1000.0, 1e7);
+    ProcessProfile two = one;
+    two.stacks[QStringLiteral("main;a")] = 49;
+    Profile profile;
+    profile.scope = QStringLiteral("server");
+    profile.profiler = QStringLiteral("perf");
+    profile.processes = { one, two };
+    QCOMPARE(profile.samples(), 229.0);
+    QCOMPARE(profileSamplesText(profile), QStringLiteral("229 samples"));
+    QVERIFY2(formatProfileSummary(profile).startsWith(
+                 QStringLiteral("Server profile: 1145 us CPU per call over 2000 calls, 2 processes, 229 samples\n")),
+        qPrintable(formatProfileSummary(profile)));
+    profile.processes = { one };
+    QCOMPARE(profileSamplesText(profile),
+        QStringLiteral("150 samples (few: the figures per function are rough; a longer run gives more)"));
+    profile.processes[0].stacks = { { QStringLiteral("main;a"), 1 } };
+    QCOMPARE(profileSamplesText(profile).left(9), QStringLiteral("1 sample "));
+    // A command's weights are of its own unit: no count is claimed.
+    profile.profiler = QStringLiteral("command");
+    QCOMPARE(profile.samples(), -1.0);
+    QVERIFY(profileSamplesText(profile).isEmpty());
+    QVERIFY(!formatProfileSummary(profile).contains(QLatin1String("sample")));
 }
 
 void TestProfile::jsonRoundTrip()

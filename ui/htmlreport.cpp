@@ -757,10 +757,12 @@ QString profileSection(const RunRecord &run)
             continue;
         }
         const double total = profile.totalUsPerCall();
+        const QString samples = profileSamplesText(profile);
         html += QStringLiteral("<p>%1 us of %2 CPU per call over %3 calls, %4; recorded with %5%6.</p>\n")
                     .arg(usText(total), scope, QString::number(profile.calls(), 'f', 0),
-                        profile.processes.size() == 1 ? QStringLiteral("1 process")
-                                                      : QStringLiteral("%1 processes").arg(profile.processes.size()))
+                        (profile.processes.size() == 1 ? QStringLiteral("1 process")
+                                                       : QStringLiteral("%1 processes").arg(profile.processes.size()))
+                            + (samples.isEmpty() ? QString() : QStringLiteral(", ") + esc(samples)))
                     .arg(esc(profile.how),
                         profile.profilerCpuSeconds >= 0
                             ? QStringLiteral("; the profiler's own CPU %1").arg(esc(profilerCpuText(profile)))

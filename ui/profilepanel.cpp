@@ -139,6 +139,8 @@ void ProfilePanel::showProfile(const Profile &profile, const QString &title)
                        .arg(scope, us(profile.totalUsPerCall()))
                        .arg(profile.calls(), 0, 'f', 0)
                        .arg(processesText(profile));
+    if (const QString samples = profileSamplesText(profile); !samples.isEmpty())
+        text += QStringLiteral(", ") + samples.toHtmlEscaped();
     if (profile.profilerCpuSeconds >= 0)
         text += tr("; the profiler's own CPU %1").arg(profilerCpuText(profile).toHtmlEscaped());
     if (!profile.how.isEmpty())

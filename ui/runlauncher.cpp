@@ -362,6 +362,7 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     design.profileServer = request.profileServer || request.targets[0].profilePid > 0
         || request.targets[1].profilePid > 0; // as --a-profile-pid implies --profile
     design.profileClient = request.profileClient;
+    design.profilePeriod = design.profileServer || design.profileClient ? m_scenario->profilePeriod() : QString();
     design.readyPattern = request.readyPattern;
     design.readyTimeout = request.readyTimeout;
     std::array<AbTarget, 2> targets;

@@ -78,6 +78,9 @@ public:
 
     /// The editor's content as a document (schema sources are the window's business and left empty).
     Scenario scenario() const;
+    /// The sample period typed (--profile-period), empty for the default: scenario() has it only when the Load tab
+    /// profiles something, and the A/B dialog's profiles take it from here.
+    QString profilePeriod() const;
     /// The A/B design kept with the document (the A/B dialog's choices); emits edited() when it changes.
     void setAbDesign(const QString &block, int restarts, const QString &connection, const QString &threshold,
         bool untilDecided = false, const QString &maxDuration = {});
@@ -115,6 +118,8 @@ private:
     void setUpSettingsFields();
     /// Names Run, Send once and Stop (Stop disabled, Run the default button).
     void setUpButtons();
+    /// Keep for hotspot: for a run that profiles something.
+    void enableProfileSettings();
     /// The Call box: method, transport, codec, target, request (with @p example in its header), fill sizes.
     QWidget *makeCallBox(QPushButton *example);
     /// The Load tab: calls, concurrency, duration, rate, warm-up, timeout, connections, stream rows, schedules.
@@ -191,6 +196,7 @@ private:
     QCheckBox *m_profileClient; ///< --profile-client
     QCheckBox *m_profileKeep; ///< --profile-keep
     QSpinBox *m_profilePid; ///< --profile-pid: 0 = the server rpcscope starts, or its port's listener
+    QLineEdit *m_profilePeriod; ///< --profile-period: CPU time between samples; empty = the default
     QLineEdit *m_clientCommand; ///< --client: a client command makes the calls
     QLineEdit *m_clientEnvironment; ///< --client-env: NAME=value words, shell-quoted
     QLineEdit *m_streamCallCount;

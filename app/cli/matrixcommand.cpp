@@ -398,8 +398,14 @@ std::optional<int> planMatrixCells(const QString &cmd, const MatrixFlags &f, QLi
         // transport's (--grpc/--http/--msgpack, or the built-in server).
         Scenario scenario = scenarioForCell(
             *base, cell, f.builtin ? QStringLiteral("builtin") : f.targets.value(targetKey(cell.transport)));
-        if (cell.transport == TransportKind::InProcess)
+        if (cell.transport == TransportKind::InProcess) {
             scenario.profileServer = false; // the no-RPC baseline has no server: --profile is for the other cells
+            if (!scenario.profileClient) { // and how to profile is theirs too
+                scenario.profiler.clear();
+                scenario.profilePeriod.clear();
+                scenario.profileKeep = false;
+            }
+        }
         cell.concurrency = scenario.concurrency; // what the cell runs with, for the table
         const QString where = matrixCellTitle(cell, cell.concurrency);
         if (base->savesRun())

@@ -578,8 +578,9 @@ QList<RunFlag> profileFlags()
                            "'py-spy record -p {pid} -d {seconds} -f raw -o {out}' (stopped by SIGINT)."),
             QStringLiteral("profile.profiler"), false, QStringLiteral("perf"), setText(&Scenario::profiler) },
         { { QStringLiteral("profile-period") }, QStringLiteral("DURATION"),
-            QStringLiteral("CPU time between samples (default 1ms; 100us .. 100ms)."), QStringLiteral("profile.period"),
-            false, QStringLiteral("500us"), setText(&Scenario::profilePeriod) },
+            QStringLiteral("CPU time between samples (default 10ms; 100us .. 100ms). Shorter gives more samples, and "
+                           "on some virtual machines lower latency: see docs/profiling.md."),
+            QStringLiteral("profile.period"), false, QStringLiteral("500us"), setText(&Scenario::profilePeriod) },
         { { QStringLiteral("profile-keep") }, QString(),
             QStringLiteral("Keep perf's recording for hotspot (in ~/.local/share/rpcscope/perf; the profile names it, "
                            "and the window opens it in hotspot)."),

@@ -383,6 +383,16 @@ double Profile::calls() const
     return sum;
 }
 
+double Profile::samples() const
+{
+    if (profiler != QLatin1String("perf") && profiler != QLatin1String("python"))
+        return -1;
+    double sum = 0;
+    for (const ProcessProfile &process : processes)
+        sum += process.totalUnits();
+    return sum;
+}
+
 FoldedStacks Profile::usPerCall() const
 {
     FoldedStacks out;

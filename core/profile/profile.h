@@ -50,6 +50,9 @@ struct Profile {
 
     bool isEmpty() const; ///< no process has a stack
     double calls() const; ///< the processes' calls added up
+    /// The samples behind it, left-out ones not counted: perf's and rpcscope's Python sampler's weights count
+    /// samples. -1 when they are not known (a profiler command's weights are of its own unit).
+    double samples() const;
     /// Every process's stacks in CPU microseconds per call: each process's weights as ns, added up, divided by
     /// calls(). A server's processes share the calls, so this is the server's CPU per call.
     FoldedStacks usPerCall() const;

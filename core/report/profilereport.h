@@ -30,6 +30,11 @@ QString formatUsPerCall(double value, bool sign = false, bool fine = false);
 /// profile's; empty when it was not measured (an imported profile, a profiler rpcscope did not start).
 QString profilerCpuText(const Profile &profile);
 
+/// How many samples @p profile stands on, "312 samples", and when they are few (under 200) what that means: "37
+/// samples (few: the figures per function are rough; a longer run gives more)". Empty when not known (a profiler
+/// command's weights).
+QString profileSamplesText(const Profile &profile);
+
 /// How @p change was judged, in words: "within noise", "slower in B", "faster in B", with " (a callee's change)"
 /// for a caller that only passes a callee's change on; @p newName names B.
 QString profileChangeVerdict(const FunctionChange &change, const QString &newName = QStringLiteral("B"));

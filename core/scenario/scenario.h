@@ -135,7 +135,7 @@ struct Scenario {
     /// --profiler: auto, perf or python; a command ({pid}, {seconds}, {out}) only from the command line or the
     /// window: a shared document may not run one. Empty = auto.
     QString profiler;
-    QString profilePeriod; ///< --profile-period: CPU time between samples; empty = 1ms
+    QString profilePeriod; ///< --profile-period: CPU time between samples; empty = 10ms
     bool profileKeep = false; ///< --profile-keep: perf's recording kept for hotspot (perfKeepDir())
     /// --profile-pid: the local server to profile, by process id (and its children). The command line's alone: a
     /// document never carries one (a process id means nothing on another machine, and a shared file must not

@@ -4,7 +4,8 @@
 #
 #   tests/perf/profile_calibration.sh [BUILD_DIR] [K]      (defaults: build/dev, 20)
 #
-# Rows, each K times (Echo of 2 bytes, c=1, 8000 calls a side, ab's default blocks and server restarts):
+# Rows, each K times (Echo of 2 bytes, c=1, CALLS calls a side (default 40000: at the default period of 10 ms of CPU
+# a sample, about 160 samples of the burn a side), ab's default blocks and server restarts):
 #   burn   A/B: B's built-in server burns 40 us of CPU per call in rpcscope::burnCpu: the first change named must be
 #          burnCpu, at 40 us per call +-25%                                    (target: >= 19 of 20)
 #   aa     A/A: the same built-in server both sides: no function reported as changed (target: >= 19 of 20)
@@ -13,12 +14,14 @@
 #          profiler's own CPU per run                                            (target: p50 within 2%)
 #   costaa the same pairs with neither profiled: the ratio's interval when nothing differs (the cost row's check)
 # CLIENT_CPUS=0 SERVER_CPUS=1 pins the cost rows' client and server apart; COST_FLAGS adds flags to the profiled
-# runs (--profile-period 10ms).
+# runs (--profile-period 1ms); PROFILE_FLAGS to the burn and aa rows' ab.
 # ROWS="burn aa" runs only those rows (default: burn aa cost; costaa only when asked). Every load is on 127.0.0.1 and bounded by its call count.
 set -euo pipefail
 build=${1:-build/dev}
 k=${2:-20}
 rows=${ROWS:-"burn aa cost"}
+calls=${CALLS:-40000}
+read -r -a profile_flags <<< "${PROFILE_FLAGS:-}"
 wanted() { [[ " $rows " == *" $1 "* ]]; }
 cli=$(cd "$build" && pwd)/app/rpcscope-cli
 [[ -x $cli ]] || { echo "profile_calibration: no $cli (build first)" >&2; exit 2; }
@@ -35,7 +38,8 @@ if wanted burn; then
     named=0
     for i in $(seq "$k"); do
         out=$work/burn$i.txt
-        "$cli" ab --a builtin --b builtin --b-env RPCSCOPE_SERVE_BURN=40us "${echo_call[@]}" -n 8000 -c 1 --profile \
+        "$cli" ab --a builtin --b builtin --b-env RPCSCOPE_SERVE_BURN=40us "${echo_call[@]}" -n "$calls" -c 1 --profile \
+            "${profile_flags[@]}" \
             > "$out" 2>&1 || true
         first=$(changes "$out" | head -1)
         change=$(awk '{ print $3 }' <<< "$first")
@@ -53,7 +57,8 @@ if wanted aa; then
     clean=0
     for i in $(seq "$k"); do
         out=$work/aa$i.txt
-        "$cli" ab --a builtin --b builtin --b-env RPCSCOPE_AA_SIDE=b "${echo_call[@]}" -n 8000 -c 1 --profile \
+        "$cli" ab --a builtin --b builtin --b-env RPCSCOPE_AA_SIDE=b "${echo_call[@]}" -n "$calls" -c 1 --profile \
+            "${profile_flags[@]}" \
             > "$out" 2>&1 || true
         if grep -q "no function changed beyond noise" "$out"; then
             clean=$((clean + 1))
@@ -119,7 +124,7 @@ if wanted cost || wanted costaa; then
     done
     addr=$(head -1 "$work/serve.addr")
     [[ -n $addr ]] || { echo "profile_calibration: the built-in server did not start: $(cat "$work/serve.err")" >&2; exit 2; }
-    # COST_FLAGS="--profile-period 10ms" measures another rate.
+    # COST_FLAGS="--profile-period 1ms" measures another rate.
     # shellcheck disable=SC2086
     if wanted cost; then pairs cost --profile-pid "$server" ${COST_FLAGS:-}; fi
     if wanted costaa; then pairs costaa; fi
