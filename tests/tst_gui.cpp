@@ -890,6 +890,12 @@ private Q_SLOTS:
         QVERIFY(!m_window->scenarioPage()->validateNow());
         period->setText(QStringLiteral("2ms"));
         QCOMPARE(m_window->scenarioPage()->scenario().profilePeriod, QStringLiteral("2ms"));
+        // "Callers by" is --profile-call-graph: DWARF, or frame pointers (the default, left unsaid)
+        auto *callers = child<QComboBox>("profileCallGraphCombo");
+        callers->setCurrentIndex(callers->findData(QStringLiteral("dwarf")));
+        QCOMPARE(m_window->scenarioPage()->scenario().profileCallGraph, QStringLiteral("dwarf"));
+        callers->setCurrentIndex(0);
+        QVERIFY(m_window->scenarioPage()->scenario().profileCallGraph.isEmpty());
         QVERIFY(m_window->scenarioPage()->validateNow());
         m_window->startRun();
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->runController()->isRunning(), 30000);

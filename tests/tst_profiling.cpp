@@ -44,6 +44,7 @@ private Q_SLOTS:
     void matrixProfilesEachCellsServer();
     void aKeptRecordingIsNamedInTheProfile();
     void aServerGivenByItsPidIsTheOneProfiled();
+    void dwarfCallGraphsReachCallersWithoutFramePointers();
     void abSidesServersGivenByTheirPids();
     void pythonServerShowsItsServicerFrame();
     void profileFlagsAreChecked();
@@ -264,6 +265,68 @@ void TestProfiling::aServerGivenByItsPidIsTheOneProfiled()
         QStringLiteral("10"), QStringLiteral("--profile-pid"), QString::number(::getpid()) });
     QCOMPARE(ab.exitCode, 2);
     QVERIFY2(ab.err.contains(QStringLiteral("--profile-pid")), qPrintable(ab.err));
+}
+
+void TestProfiling::dwarfCallGraphsReachCallersWithoutFramePointers()
+{
+    // A process built without frame pointers, profiled as the server by its pid while it burns CPU in spinInner,
+    // called by spinMiddle, called by spinOuter. By frame pointer perf cannot walk past the leaf; unwound from a copy
+    // of the stack (--profile-call-graph dwarf) the whole chain is there.
+    QProcess spinner;
+    spinner.start(QStringLiteral(RPCSCOPE_NOFP_SPINNER), { QStringLiteral("60") });
+    QVERIFY(spinner.waitForReadyRead(10000));
+    const auto stop = qScopeGuard([&spinner] {
+        spinner.kill();
+        spinner.waitForFinished();
+    });
+    QTemporaryDir dir;
+    // The share of spinInner's CPU whose stack holds both its callers, and the profile's "how".
+    const auto withCallers = [&](const QString &callGraph) -> std::pair<double, QString> {
+        const QString json = dir.filePath(callGraph + QStringLiteral(".json"));
+        const CliResult r = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+            kEcho, QStringLiteral("-n"), QStringLiteral("3000"), QStringLiteral("-c"), QStringLiteral("1"),
+            QStringLiteral("--profile-pid"), QString::number(spinner.processId()), QStringLiteral("--profile-period"),
+            QStringLiteral("1ms"), QStringLiteral("--profile-call-graph"), callGraph, QStringLiteral("-O"),
+            QStringLiteral("json"), QStringLiteral("-o"), json });
+        if (r.exitCode != 0)
+            return { -1, r.err };
+        QFile file(json);
+        if (!file.open(QIODevice::ReadOnly))
+            return { -1, json };
+        QString error;
+        const std::optional<rpcscope::Profile> profile = rpcscope::profileFromJson(
+            QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("server_profile")).toObject(),
+            QStringLiteral("server"), &error);
+        if (!profile)
+            return { -1, error };
+        const rpcscope::FoldedStacks stacks = profile->usPerCall();
+        double inner = 0;
+        double chained = 0;
+        for (auto it = stacks.cbegin(); it != stacks.cend(); ++it) {
+            const QStringList frames = it.key().split(QLatin1Char(';'));
+            if (!frames.last().contains(QLatin1String("spinInner")))
+                continue;
+            inner += it.value();
+            const qsizetype middle = frames.indexOf(QRegularExpression(QStringLiteral(".*spinMiddle.*")));
+            const qsizetype outer = frames.indexOf(QRegularExpression(QStringLiteral(".*spinOuter.*")));
+            if (outer >= 0 && middle > outer)
+                chained += it.value();
+        }
+        return { inner > 0 ? chained / inner : -1, profile->how };
+    };
+    const auto [dwarf, dwarfHow] = withCallers(QStringLiteral("dwarf"));
+    QVERIFY2(dwarf > 0.8, qPrintable(QStringLiteral("%1: %2").arg(dwarf).arg(dwarfHow)));
+    QVERIFY2(dwarfHow.contains(QLatin1String("--call-graph dwarf")), qPrintable(dwarfHow));
+    const auto [fp, fpHow] = withCallers(QStringLiteral("fp"));
+    QVERIFY2(fp >= 0 && fp < 0.2, qPrintable(QStringLiteral("%1: %2").arg(fp).arg(fpHow)));
+    QVERIFY2(fpHow.contains(QLatin1String("its callers by frame pointer")), qPrintable(fpHow));
+
+    const CliResult junk = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("-n"), QStringLiteral("10"), QStringLiteral("--profile"),
+        QStringLiteral("--profile-call-graph"), QStringLiteral("lbr") });
+    QCOMPARE(junk.exitCode, 2);
+    QVERIFY2(junk.err.contains(QLatin1String("--profile-call-graph")) && junk.err.contains(QLatin1String("'lbr'")),
+        qPrintable(junk.err));
 }
 
 /// The processes of run @p id's server profile, as `export -O json` writes them.

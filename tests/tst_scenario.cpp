@@ -271,6 +271,7 @@ private Q_SLOTS:
         s.profileClient = true;
         s.profiler = QStringLiteral("perf");
         s.profilePeriod = QStringLiteral("500us");
+        s.profileCallGraph = QStringLiteral("dwarf");
         s.profileKeep = true;
         QString error;
         const auto back = Scenario::fromJson(s.toJson(), &error);
@@ -282,6 +283,7 @@ private Q_SLOTS:
         QVERIFY(spec->profile.server && spec->profile.client);
         QCOMPARE(spec->profile.profiler, QStringLiteral("perf"));
         QCOMPARE(spec->profile.period, std::chrono::microseconds(500));
+        QCOMPARE(spec->profile.callGraph, QStringLiteral("dwarf"));
         QCOMPARE(spec->profile.keepDir, perfKeepDir());
         // A command is the user's say-so (the flag, the window): never written to a document, never read from one.
         s.profiler = QStringLiteral("py-spy record -p {pid} -o {out} -f raw");
@@ -299,6 +301,11 @@ private Q_SLOTS:
         QVERIFY(!prepareRun(s, &problem));
         QCOMPARE(problem.field, QStringLiteral("profile.period"));
         s.profilePeriod.clear();
+        s.profileCallGraph = QStringLiteral("lbr");
+        QVERIFY(!prepareRun(s, &problem));
+        QCOMPARE(problem.field, QStringLiteral("profile.call_graph"));
+        QVERIFY2(problem.text().contains(QStringLiteral("'lbr' is neither fp")), qPrintable(problem.text()));
+        s.profileCallGraph.clear();
         s.profiler = QStringLiteral("my-profiler --pid {pid}");
         QVERIFY(!prepareRun(s, &problem));
         QCOMPARE(problem.field, QStringLiteral("profile.profiler"));
@@ -307,6 +314,10 @@ private Q_SLOTS:
         QVERIFY(!prepareRun(s, &problem));
         QCOMPARE(problem.field, QStringLiteral("profile.profiler"));
         s.profiler.clear();
+        s.profileCallGraph = QStringLiteral("dwarf");
+        QVERIFY(!prepareRun(s, &problem)); // a call graph of nothing
+        QCOMPARE(problem.field, QStringLiteral("profile.call_graph"));
+        s.profileCallGraph.clear();
         QVERIFY(!prepareRun(s, &problem)); // keeping a recording of nothing
         QCOMPARE(problem.field, QStringLiteral("profile.keep"));
         s.profileKeep = false;

@@ -362,7 +362,10 @@ bool RunLauncher::startAb(const AbRequest &request, QString *error)
     design.profileServer = request.profileServer || request.targets[0].profilePid > 0
         || request.targets[1].profilePid > 0; // as --a-profile-pid implies --profile
     design.profileClient = request.profileClient;
-    design.profilePeriod = design.profileServer || design.profileClient ? m_scenario->profilePeriod() : QString();
+    const bool profiling = design.profileServer || design.profileClient;
+    design.profilePeriod
+        = profiling ? m_scenario->profilePeriod() : QString(); // the Load tab's, as the dialog has none
+    design.profileCallGraph = profiling ? m_scenario->profileCallGraph() : QString();
     design.readyPattern = request.readyPattern;
     design.readyTimeout = request.readyTimeout;
     std::array<AbTarget, 2> targets;

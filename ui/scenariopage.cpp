@@ -159,6 +159,7 @@ ScenarioPage::ScenarioPage(QWidget *parent)
              "Shorter gives more samples "
              "and finer figures per function; on some virtual machines it also lowers the run's latency (1ms: 15% "
              "lower p50 at c=1 here, see docs/profiling.md), so the default is 10ms.")))
+    , m_profileCallGraph(new QComboBox)
     , m_clientCommand(line(QStringLiteral("clientCommandEdit"), {}, tr("rpcscope's own client"),
           tr("A client command that makes the calls instead of rpcscope, when the code under test is the client (a "
              "protobuf runtime, a gRPC library): {target} is the server's HOST:PORT. It reports each call as a JSON "
@@ -269,6 +270,14 @@ void ScenarioPage::setUpSettingsFields()
     m_profileKeep->setToolTip(tr("Keep perf's recording of the run (in ~/.local/share/rpcscope/perf) so that its "
                                  "profile can be opened in hotspot (--profile-keep)."));
     m_profileKeep->setEnabled(false);
+    m_profileCallGraph->setObjectName(QStringLiteral("profileCallGraphCombo"));
+    m_profileCallGraph->addItem(tr("frame pointers"), QString());
+    m_profileCallGraph->addItem(tr("DWARF (whole stacks)"), QStringLiteral("dwarf"));
+    m_profileCallGraph->setToolTip(
+        tr("How perf finds a sample's callers (--profile-call-graph). Frame pointers are cheap, but code built "
+           "without them (most distributions' libraries, Rust, C++ built with -O2 alone) loses its callers; DWARF "
+           "unwinds a copy of the stack after the run: whole stacks for any native code, 8 KiB a sample and a "
+           "slower read."));
     m_profilePid->setObjectName(QStringLiteral("profilePidEdit"));
     m_profilePid->setRange(0, std::numeric_limits<int>::max());
     m_profilePid->setSpecialValueText(tr("the server's own"));
@@ -298,6 +307,11 @@ void ScenarioPage::setUpSettingsFields()
 QString ScenarioPage::profilePeriod() const
 {
     return m_profilePeriod->text().trimmed();
+}
+
+QString ScenarioPage::profileCallGraph() const
+{
+    return m_profileCallGraph->currentData().toString();
 }
 
 void ScenarioPage::enableProfileSettings()
@@ -365,7 +379,11 @@ QWidget *ScenarioPage::makeLoadTab()
     profile->addStretch();
     loadForm->addRow(tr("CPU profile:"), profile);
     loadForm->addRow(tr("Server PID:"), m_profilePid);
-    loadForm->addRow(tr("Sample every:"), m_profilePeriod);
+    auto *sampling = new QHBoxLayout;
+    sampling->addWidget(m_profilePeriod, 1);
+    sampling->addWidget(new QLabel(tr("Callers by:")));
+    sampling->addWidget(m_profileCallGraph);
+    loadForm->addRow(tr("Sample every:"), sampling);
     loadForm->addRow(tr("Client command:"), m_clientCommand);
     loadForm->addRow(tr("Client environment:"), m_clientEnvironment);
     m_clientEnvironment->setEnabled(false);
@@ -531,6 +549,7 @@ void ScenarioPage::connectSignals(QPushButton *example)
              m_clientEnvironment, m_profilePeriod })
         connect(edit, &QLineEdit::textChanged, this, later);
     connect(m_profilePid, &QSpinBox::valueChanged, this, later);
+    connect(m_profileCallGraph, &QComboBox::currentIndexChanged, this, later);
     connect(m_clientCommand, &QLineEdit::textChanged, this,
         [this](const QString &text) { m_clientEnvironment->setEnabled(!text.trimmed().isEmpty()); });
     connect(m_streamPingPong, &QCheckBox::toggled, this, later);
@@ -618,6 +637,7 @@ Scenario ScenarioPage::scenario() const
     const bool profiling = s.profileServer || s.profileClient || s.profilePid > 0;
     s.profileKeep = m_profileKeep->isChecked() && profiling;
     s.profilePeriod = profiling ? profilePeriod() : QString(); // a run without a profile has none
+    s.profileCallGraph = profiling ? profileCallGraph() : QString();
     s.clientCommand = m_clientCommand->text().trimmed();
     if (!s.clientCommand.isEmpty()) {
         // Split as a shell would; text that does not split is kept whole, and the run refuses it by name.
@@ -703,6 +723,7 @@ void ScenarioPage::setScenario(const Scenario &document)
     m_profileClient->setChecked(s.profileClient);
     m_profileKeep->setChecked(s.profileKeep);
     m_profilePeriod->setText(s.profilePeriod);
+    m_profileCallGraph->setCurrentIndex(std::max(0, m_profileCallGraph->findData(s.profileCallGraph)));
     m_streamCallCount->setText(s.streamCallCount);
     m_streamInterval->setText(s.streamInterval);
     m_streamCallDuration->setText(s.streamCallDuration);

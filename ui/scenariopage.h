@@ -81,6 +81,7 @@ public:
     /// The sample period typed (--profile-period), empty for the default: scenario() has it only when the Load tab
     /// profiles something, and the A/B dialog's profiles take it from here.
     QString profilePeriod() const;
+    QString profileCallGraph() const; ///< --profile-call-graph as chosen, "" for the default (as profilePeriod())
     /// The A/B design kept with the document (the A/B dialog's choices); emits edited() when it changes.
     void setAbDesign(const QString &block, int restarts, const QString &connection, const QString &threshold,
         bool untilDecided = false, const QString &maxDuration = {});
@@ -197,6 +198,7 @@ private:
     QCheckBox *m_profileKeep; ///< --profile-keep
     QSpinBox *m_profilePid; ///< --profile-pid: 0 = the server rpcscope starts, or its port's listener
     QLineEdit *m_profilePeriod; ///< --profile-period: CPU time between samples; empty = the default
+    QComboBox *m_profileCallGraph; ///< --profile-call-graph: its data "" (frame pointers) or "dwarf"
     QLineEdit *m_clientCommand; ///< --client: a client command makes the calls
     QLineEdit *m_clientEnvironment; ///< --client-env: NAME=value words, shell-quoted
     QLineEdit *m_streamCallCount;

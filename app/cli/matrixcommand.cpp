@@ -403,6 +403,7 @@ std::optional<int> planMatrixCells(const QString &cmd, const MatrixFlags &f, QLi
             if (!scenario.profileClient) { // and how to profile is theirs too
                 scenario.profiler.clear();
                 scenario.profilePeriod.clear();
+                scenario.profileCallGraph.clear();
                 scenario.profileKeep = false;
             }
         }

@@ -581,6 +581,12 @@ QList<RunFlag> profileFlags()
             QStringLiteral("CPU time between samples (default 10ms; 100us .. 100ms). Shorter gives more samples, and "
                            "on some virtual machines lower latency: see docs/profiling.md."),
             QStringLiteral("profile.period"), false, QStringLiteral("500us"), setText(&Scenario::profilePeriod) },
+        { { QStringLiteral("profile-call-graph") }, QStringLiteral("fp|dwarf"),
+            QStringLiteral("How perf finds a sample's callers: fp (frame pointers, the default: cheap, but code built "
+                           "without them loses its callers) or dwarf (unwinds a copy of the stack after the run: "
+                           "whole stacks for any native code, 8 KiB a sample, a slower read)."),
+            QStringLiteral("profile.call_graph"), false, QStringLiteral("dwarf"),
+            setText(&Scenario::profileCallGraph) },
         { { QStringLiteral("profile-keep") }, QString(),
             QStringLiteral("Keep perf's recording for hotspot (in ~/.local/share/rpcscope/perf; the profile names it, "
                            "and the window opens it in hotspot)."),

@@ -343,6 +343,12 @@ QString ProfileRecorder::profilerName() const
     return QStringLiteral("perf");
 }
 
+QString ProfileRecorder::callGraphArgument() const
+{
+    // dwarf: perf's default copy of 8 KiB of the stack a sample, enough for a server's handler under its event loop
+    return m_options.callGraph == u"dwarf" ? QStringLiteral("dwarf,8192") : QStringLiteral("fp");
+}
+
 QString ProfileRecorder::how() const
 {
     return m_how;
@@ -365,8 +371,9 @@ bool ProfileRecorder::startPerf(Perf *perf, const QStringList &target, QString *
     perf->log = stem + QStringLiteral(".log");
     QStringList arguments { QStringLiteral("perf"), QStringLiteral("record"), QStringLiteral("-e"),
         QStringLiteral("cpu-clock"), QStringLiteral("-c"),
-        QString::number(std::chrono::nanoseconds(m_options.period).count()), QStringLiteral("-g"), QStringLiteral("-k"),
-        QStringLiteral("CLOCK_MONOTONIC"), QStringLiteral("-D"), QStringLiteral("-1"), QStringLiteral("--control"),
+        QString::number(std::chrono::nanoseconds(m_options.period).count()), QStringLiteral("--call-graph"),
+        callGraphArgument(), QStringLiteral("-k"), QStringLiteral("CLOCK_MONOTONIC"), QStringLiteral("-D"),
+        QStringLiteral("-1"), QStringLiteral("--control"),
         QStringLiteral("fifo:%1,%2").arg(QFile::decodeName(control), QFile::decodeName(ack)), QStringLiteral("-o"),
         perf->data };
     arguments << target;
@@ -415,9 +422,13 @@ bool ProfileRecorder::start()
     }
     m_usePerf = true;
     m_systemWide = support.systemWide;
-    const QString event = QStringLiteral("perf record -e cpu-clock -c %1 -g (one sample per %2 us of CPU)")
-                              .arg(std::chrono::nanoseconds(m_options.period).count())
-                              .arg(m_options.period.count());
+    const QString event
+        = QStringLiteral("perf record -e cpu-clock -c %1 --call-graph %2 (one sample per %3 us of CPU%4)")
+              .arg(std::chrono::nanoseconds(m_options.period).count())
+              .arg(callGraphArgument())
+              .arg(m_options.period.count())
+              .arg(m_options.callGraph == u"dwarf" ? QStringLiteral(", its callers unwound from a copy of the stack")
+                                                   : QStringLiteral(", its callers by frame pointer"));
     if (m_systemWide) {
         m_globalPerf = std::make_unique<Perf>();
         QString error;
@@ -560,10 +571,21 @@ void ProfileRecorder::readPerf(Perf *perf, std::map<int, ProcessProfile> *out)
         }
         return PerfScriptFolder::Skip;
     });
+    // Only the profiled processes' samples are read: a system-wide recording holds the whole machine's, and perf
+    // resolves (with dwarf call graphs: unwinds) every sample it prints.
+    QStringList pids;
+    for (const auto &[key, k] : m_keys)
+        if (m_systemWide || k.perf.get() == perf)
+            for (const qint64 pid : k.pids)
+                pids << QString::number(pid);
+    pids.removeDuplicates();
     QProcess script;
     script.setProgram(QStringLiteral("perf"));
-    script.setArguments({ QStringLiteral("script"), QStringLiteral("-i"), perf->data, QStringLiteral("-F"),
-        QStringLiteral("comm,pid,tid,time,period,ip,sym,dso"), QStringLiteral("--ns") });
+    QStringList arguments { QStringLiteral("script"), QStringLiteral("-i"), perf->data, QStringLiteral("-F"),
+        QStringLiteral("comm,pid,tid,time,period,ip,sym,dso"), QStringLiteral("--ns") };
+    if (!pids.isEmpty())
+        arguments << QStringLiteral("--pid=") + pids.join(QLatin1Char(','));
+    script.setArguments(arguments);
     script.setStandardErrorFile(QProcess::nullDevice());
     script.start();
     if (!script.waitForStarted(10000)) {

@@ -30,6 +30,10 @@ struct ProfileOptions {
     /// system-wide, a timer fires on every idle vCPU and keeps it from halting: 14.7% lower p50 at 1 ms, 0.5% at
     /// 10 ms; README, docs/profiling.md); 100 Hz is what py-spy and Go's pprof take too.
     std::chrono::microseconds period { 10000 };
+    /// How perf finds a sample's callers: "fp" (frame pointers: cheap; code built without them loses its callers)
+    /// or "dwarf" (a copy of the top of the stack unwound after the run with the binaries' unwind tables: whole
+    /// stacks for any native code, 8 KiB a sample).
+    QString callGraph = QStringLiteral("fp");
     /// --profile-keep: perf's recording is kept in this folder (perfKeepDir()) for hotspot; empty = deleted.
     QString keepDir;
     /// --profile-pid: the server is this local process (and its children), whatever listens on the target's port.
@@ -108,6 +112,7 @@ public:
     std::map<int, ProcessProfile> finish();
 
     QString profilerName() const; ///< "perf", "python" or "command"
+    QString callGraphArgument() const; ///< perf record's --call-graph value
     QString how() const; ///< how the profiles were recorded, for the reader
     QStringList notes() const;
     double profilerCpuSeconds() const { return m_profilerCpuSeconds; }

@@ -428,17 +428,28 @@ bool typeProfile(const Scenario &s, RunSpec &spec, Checker &c)
         return c.fail(QStringLiteral("profile.period"),
             QStringLiteral("%1 is outside 100us .. 100ms (CPU time between samples)").arg(s.profilePeriod));
     spec.profile.period = std::chrono::duration_cast<std::chrono::microseconds>(period);
+    if (!s.profileCallGraph.isEmpty()) {
+        if (s.profileCallGraph != u"fp" && s.profileCallGraph != u"dwarf")
+            return c.fail(QStringLiteral("profile.call_graph"),
+                QStringLiteral("'%1' is neither fp (frame pointers) nor dwarf").arg(s.profileCallGraph));
+        spec.profile.callGraph = s.profileCallGraph;
+    }
     if (spec.profile.server && spec.server == RunServer::None)
         return c.fail(QStringLiteral("profile.server"),
             QStringLiteral("the no-RPC baseline has no server to profile (profile the client instead)"));
     if (s.profileKeep)
         spec.profile.keepDir = perfKeepDir();
-    if (!spec.profile.any() && (!s.profiler.isEmpty() || !s.profilePeriod.isEmpty() || s.profileKeep))
-        return c.fail(s.profileKeep && s.profiler.isEmpty() && s.profilePeriod.isEmpty()
-                ? QStringLiteral("profile.keep")
-                : s.profiler.isEmpty() ? QStringLiteral("profile.period")
-                                       : QStringLiteral("profile.profiler"),
-            QStringLiteral("says how to profile, but nothing is profiled (--profile, --profile-client)"));
+    if (!spec.profile.any()) {
+        // A setting of how to profile, named as given, for a run that profiles nothing.
+        const QString how = !s.profiler.isEmpty() ? QStringLiteral("profile.profiler")
+            : !s.profilePeriod.isEmpty()          ? QStringLiteral("profile.period")
+            : !s.profileCallGraph.isEmpty()       ? QStringLiteral("profile.call_graph")
+            : s.profileKeep                       ? QStringLiteral("profile.keep")
+                                                  : QString();
+        if (!how.isEmpty())
+            return c.fail(
+                how, QStringLiteral("says how to profile, but nothing is profiled (--profile, --profile-client)"));
+    }
     return true;
 }
 

@@ -290,7 +290,8 @@ QByteArray Scenario::toJson() const
             // a profiler command is the user's own say-so, never a document's (it would run it)
             { QStringLiteral("profiler"),
                 profiler == u"perf" || profiler == u"python" || profiler == u"auto" ? profiler : QString() },
-            { QStringLiteral("period"), profilePeriod }, { QStringLiteral("keep"), profileKeep } });
+            { QStringLiteral("period"), profilePeriod }, { QStringLiteral("call_graph"), profileCallGraph },
+            { QStringLiteral("keep"), profileKeep } });
     QJsonArray exportList;
     for (const Export &e : exports) {
         QJsonObject entry { { QStringLiteral("format"), e.format }, { QStringLiteral("file"), e.file } };
@@ -529,11 +530,12 @@ void readProfile(Reader &r, Scenario &s)
     if (const auto profile = r.object(QStringLiteral("profile"))) {
         Reader pr = r.child(*profile, QStringLiteral("profile"));
         pr.rejectUnknown({ QStringLiteral("server"), QStringLiteral("client"), QStringLiteral("profiler"),
-            QStringLiteral("period"), QStringLiteral("keep") });
+            QStringLiteral("period"), QStringLiteral("call_graph"), QStringLiteral("keep") });
         pr.boolean(QStringLiteral("server"), &s.profileServer);
         pr.boolean(QStringLiteral("client"), &s.profileClient);
         pr.string(QStringLiteral("profiler"), &s.profiler);
         pr.string(QStringLiteral("period"), &s.profilePeriod);
+        pr.string(QStringLiteral("call_graph"), &s.profileCallGraph);
         pr.boolean(QStringLiteral("keep"), &s.profileKeep);
         if (!s.profiler.isEmpty() && s.profiler != u"auto" && s.profiler != u"perf" && s.profiler != u"python")
             pr.fail(QStringLiteral("profiler"),

@@ -136,6 +136,7 @@ struct Scenario {
     /// window: a shared document may not run one. Empty = auto.
     QString profiler;
     QString profilePeriod; ///< --profile-period: CPU time between samples; empty = 10ms
+    QString profileCallGraph; ///< --profile-call-graph: how perf finds callers, fp or dwarf; empty = fp
     bool profileKeep = false; ///< --profile-keep: perf's recording kept for hotspot (perfKeepDir())
     /// --profile-pid: the local server to profile, by process id (and its children). The command line's alone: a
     /// document never carries one (a process id means nothing on another machine, and a shared file must not
