@@ -432,8 +432,10 @@ private Q_SLOTS:
         QVERIFY2(ab.out.contains(runtime + QStringLiteral("=cpp (A)"))
                 && ab.out.contains(runtime + QStringLiteral("=python (B)")),
             qPrintable(ab.out));
-        // The replicates are the client command's processes (its connections its own: none is named).
-        QVERIFY2(ab.out.contains(QStringLiteral("Judged on: 5 vs 5 client processes, ")), qPrintable(ab.out));
+        // The replicates are the client command's processes (its connections its own: none is named), the i-th of
+        // each side run side by side: judged pair by pair.
+        QVERIFY2(ab.out.contains(QStringLiteral("Judged on: 5 pairs of client processes, run side by side, ")),
+            qPrintable(ab.out));
         // Every block's calls came from the clients: 100 a side.
         QVERIFY2(ab.err.contains(QStringLiteral("round 10 ")), qPrintable(ab.err));
         // Saved with what made the calls: compare reads it back from the history.
@@ -441,7 +443,9 @@ private Q_SLOTS:
             { QStringLiteral("compare"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("--db"), db });
         QVERIFY2(
             compare.out.contains(QStringLiteral("client env %1: cpp -> python").arg(runtime)), qPrintable(compare.out));
-        QVERIFY2(compare.out.contains(QStringLiteral("Judged on: 5 vs 5 client processes, ")), qPrintable(compare.out));
+        // and pairs them again: the history keeps which A/B run the two came from.
+        QVERIFY2(compare.out.contains(QStringLiteral("Judged on: 5 pairs of client processes, run side by side, ")),
+            qPrintable(compare.out));
     }
 
     void abRefusesABrokenClientWithoutAVerdict()

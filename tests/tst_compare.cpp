@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace rpcscope;
@@ -102,6 +103,30 @@ RunSnapshot blockedSideWithCpu(
         run.clientCpuSeconds += b.clientCpuSeconds;
     }
     run.hasServerStats = true;
+    return run;
+}
+
+// An A/B side of @p blocks blocks of 400 calls, two blocks a server process (process 1 + i / 2), block i's calls
+// (lognormal, sd 0.1 on the log scale, around 60 us) scaled by @p factor(i); @p abRunId is the A/B run's.
+RunSnapshot processBlocks(
+    std::mt19937_64 &rng, int blocks, const std::function<double(int)> &factor, const QString &abRunId = QString())
+{
+    RunSnapshot run;
+    std::lognormal_distribution<double> call(std::log(60e3), 0.1);
+    for (int i = 0; i < blocks; ++i) {
+        RunBlock b;
+        b.round = i + 1;
+        b.process = 1 + i / 2;
+        const double scale = factor(i);
+        for (int k = 0; k < 400; ++k)
+            b.latency.record(static_cast<uint64_t>(call(rng) * scale));
+        b.calls = 400;
+        RunSnapshot block = snapshotOf(b.latency);
+        block.elapsed = std::chrono::seconds(1);
+        block.blocks.push_back(b);
+        block.abRunId = abRunId;
+        appendRun(run, block);
+    }
     return run;
 }
 
@@ -528,28 +553,78 @@ private slots:
         QVERIFY2(seen, "no seed gave an interval beyond zero without a verdict");
     }
 
+    void anAbRunsSidesAreJudgedPairByPair()
+    {
+        // One A/B run: its i-th server process of A and of B ran side by side, and what drifted over the run (here
+        // +-10% from one pair of processes to the next) moved both. Judged pair by pair, a 3% change in B stands
+        // out; judged as two unpaired sets of processes, the drift hides it.
+        std::mt19937_64 rng(2026);
+        std::normal_distribution<double> drift(0, 0.10);
+        std::normal_distribution<double> own(0, 0.01);
+        std::vector<double> drifts;
+        for (int i = 0; i < 10; ++i)
+            drifts.push_back(std::exp(drift(rng)));
+        auto side = [&](double scale, const QString &runId) {
+            RunSnapshot run = processBlocks(
+                rng, 20, [&](int i) { return scale * drifts[static_cast<size_t>(i / 2)] * std::exp(own(rng)); }, runId);
+            run.blocksConnection = QStringLiteral("kept");
+            return run;
+        };
+        const RunSnapshot a = side(1.0, QStringLiteral("run-1"));
+        const RunSnapshot b = side(1.03, QStringLiteral("run-1"));
+        QCOMPARE(a.abRunId, QStringLiteral("run-1"));
+        const Comparison paired = compareRuns(a, b);
+        QVERIFY(paired.paired);
+        const MetricRow *p50 = paired.row(MetricKind::P50);
+        QVERIFY(p50 && p50->interval.valid);
+        QVERIFY2(p50->interval.ciLow > 0 && p50->interval.ciLow < 0.03 && p50->interval.ciHigh > 0.03,
+            qPrintable(QStringLiteral("%1 .. %2").arg(p50->interval.ciLow).arg(p50->interval.ciHigh)));
+        QVERIFY2(paired.basis().startsWith(QStringLiteral("10 pairs of server processes, run side by side")),
+            qPrintable(paired.basis()));
+        QVERIFY(formatComparisonTable(paired, QStringLiteral("A"), QStringLiteral("B"))
+                    .contains(QStringLiteral("(Student's t on the log ratio of each pair's statistic)")));
+
+        // Kept with the run (a report, the history), so that comparing the two later pairs them again.
+        RunRecord record;
+        record.snapshot = b;
+        QString error;
+        const std::optional<RunRecord> reread = runFromJson(runToJson(record), &error);
+        QVERIFY2(reread, qPrintable(error));
+        QCOMPARE(reread->snapshot.abRunId, QStringLiteral("run-1"));
+
+        // Two runs not of one A/B (another id, or none): the same processes judged unpaired, far wider.
+        RunSnapshot other = b;
+        other.abRunId = QStringLiteral("run-2");
+        const Comparison unpaired = compareRuns(a, other);
+        QVERIFY(!unpaired.paired);
+        const MetricRow *wide = unpaired.row(MetricKind::P50);
+        QVERIFY(wide && wide->interval.valid);
+        QVERIFY2(wide->interval.ciLow < 0, qPrintable(QString::number(wide->interval.ciLow)));
+        QVERIFY((wide->interval.ciHigh - wide->interval.ciLow) > 3 * (p50->interval.ciHigh - p50->interval.ciLow));
+        QVERIFY(unpaired.basis().startsWith(QStringLiteral("10 vs 10 server processes")));
+        // A side stopped between a pair's two blocks has a process the other lacks: unpaired.
+        RunSnapshot stopped = b;
+        stopped.blocks.pop_back();
+        stopped.blocks.pop_back();
+        QVERIFY(!compareRuns(a, stopped).paired);
+
+        const ReplicateChange uneven = pairedLogChange({ 1, 2, 3 }, { 1, 2 });
+        QVERIFY(!uneven.valid);
+        QCOMPARE(uneven.reason, QStringLiteral("has 3 replicates in A and 2 in B: they do not pair"));
+        // Exact pairs: B twice A in every pair.
+        const ReplicateChange doubled = pairedLogChange({ 10, 20, 40 }, { 20, 40, 80 });
+        QVERIFY(doubled.valid);
+        QVERIFY(std::fabs(doubled.estimate - 1.0) < 1e-9);
+        QCOMPARE(doubled.degreesOfFreedom, 2.0);
+    }
+
     void processesThatDifferAreNamedWithTheirValues()
     {
         // Two of A's five server processes are 50% slower than the others (placement, memory layout): the verdict
         // is about those processes as much as about A, and the advice is more processes, not more calls.
         std::mt19937_64 rng(555);
         auto side = [&rng](bool bimodal) {
-            RunSnapshot run;
-            std::lognormal_distribution<double> call(std::log(60e3), 0.1);
-            for (int i = 0; i < 10; ++i) {
-                RunBlock b;
-                b.round = i + 1;
-                b.process = 1 + i / 2;
-                const double factor = bimodal && b.process <= 2 ? 1.5 : 1.0;
-                for (int k = 0; k < 400; ++k)
-                    b.latency.record(static_cast<uint64_t>(call(rng) * factor));
-                b.calls = 400;
-                RunSnapshot block = snapshotOf(b.latency);
-                block.elapsed = std::chrono::seconds(1);
-                block.blocks.push_back(b);
-                appendRun(run, block);
-            }
-            return run;
+            return processBlocks(rng, 10, [bimodal](int i) { return bimodal && 1 + i / 2 <= 2 ? 1.5 : 1.0; });
         };
         const Comparison c = compareRuns(side(true), side(false));
         QCOMPARE(c.unitA, ReplicateUnit::ServerProcess);

@@ -34,7 +34,8 @@ change, then the verdict, e.g. "regression: p50 +19.1% (95% CI +17.0 .. +21.3%, 
 What the verdict rests on (docs/statistics.md):
   - several runs a side: the runs are the replicates (as benchstat does with its -count runs): each statistic
     per run, Welch's t test on their logs, p Holm-adjusted over p50, p95, p99 and the mean;
-  - one A/B side against the other (from 'ab'): its blocks, or its server processes with --restarts;
+  - one A/B side against the other (from 'ab'): its blocks, or its server processes with --restarts, pair by
+    pair (the i-th of each ran side by side: Student's t on the logs of their ratios);
   - one plain run against one plain run: nothing measures how much a run differs from the next, so the verdict
     is "inconclusive: one run per side" and the exit code 0; --per-call judges such a pair call by call (a
     bootstrap and Mann-Whitney over the calls), which ignores run-to-run noise and says so.

@@ -200,10 +200,33 @@ std::vector<double> cpuPerCall(const CompareSide &side, bool server)
     return values;
 }
 
+/// Whether @p a and @p b are the two sides of one A/B run whose replicates pair up: blocks, or processes started
+/// anew, with the same labels in the same order (a run stopped between a pair's two blocks has one side longer: it
+/// is judged unpaired).
+bool pairedSides(const CompareSide &a, const CompareSide &b)
+{
+    if (a.total.abRunId.isEmpty() || a.total.abRunId != b.total.abRunId || a.unit != b.unit
+        || (a.unit != ReplicateUnit::Block && a.unit != ReplicateUnit::ServerProcess
+            && a.unit != ReplicateUnit::ClientProcess)
+        || a.replicates.size() != b.replicates.size() || a.replicates.size() < 2)
+        return false;
+    for (size_t i = 0; i < a.replicates.size(); ++i)
+        if (a.replicates[i].label != b.replicates[i].label)
+            return false;
+    return true;
+}
+
+/// A row's change from its replicates: pair by pair when the sides pair up, else Welch's t.
+ReplicateChange judgeChange(const MetricRow &row, bool paired, const CompareOptions &options)
+{
+    return paired ? pairedLogChange(row.replicatesA, row.replicatesB, options.confidence)
+                  : welchLogChange(row.replicatesA, row.replicatesB, options.confidence);
+}
+
 // CPU per call judged as latency is (issue 37): what a slowdown changes, and far less disturbed by other programs
 // than waiting for a CPU is. Server and client, each on the same replicates, in the same Holm family.
-void cpuRows(const CompareSide &a, const CompareSide &b, const CompareOptions &options, QList<MetricRow> *rows,
-    QList<ReplicateChange> *changes)
+void cpuRows(const CompareSide &a, const CompareSide &b, bool paired, const CompareOptions &options,
+    QList<MetricRow> *rows, QList<ReplicateChange> *changes)
 {
     for (const bool server : { true, false }) {
         std::vector<double> valuesA = cpuPerCall(a, server);
@@ -225,7 +248,7 @@ void cpuRows(const CompareSide &a, const CompareSide &b, const CompareOptions &o
                                         "client leaves the server more time between calls, which costs it CPU too");
         row.replicatesA = std::move(valuesA);
         row.replicatesB = std::move(valuesB);
-        const ReplicateChange change = welchLogChange(row.replicatesA, row.replicatesB, options.confidence);
+        const ReplicateChange change = judgeChange(row, paired, options);
         if (change.valid)
             takeChange(change, options, &row);
         else
@@ -235,7 +258,8 @@ void cpuRows(const CompareSide &a, const CompareSide &b, const CompareOptions &o
     }
 }
 
-// Latency rows judged on replicates: each statistic per replicate, Welch's t on their logs, Holm over the verdicts.
+// Latency rows judged on replicates: each statistic per replicate, Welch's t on their logs (a paired t on their log
+// ratios when the sides pair up), Holm over the verdicts.
 void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSpec> &specs,
     const CompareOptions &options, Comparison *result)
 {
@@ -273,7 +297,7 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
                                  unitSingular(a.unit == b.unit ? a.unit : ReplicateUnit::Block),
                                  shortSides.join(QStringLiteral(", ")));
         } else {
-            change = welchLogChange(row.replicatesA, row.replicatesB, options.confidence);
+            change = judgeChange(row, result->paired, options);
             if (!change.valid)
                 row.reason = row.name + u' ' + change.reason;
         }
@@ -282,7 +306,7 @@ void replicateRows(const CompareSide &a, const CompareSide &b, const QList<RowSp
         rows.push_back(row);
         changes.push_back(change);
     }
-    cpuRows(a, b, options, &rows, &changes);
+    cpuRows(a, b, result->paired, options, &rows, &changes);
 
     std::vector<double> pValues;
     for (const MetricRow &row : std::as_const(rows))
@@ -496,7 +520,10 @@ QString Comparison::basis() const
     }
     if (singleRun)
         return QStringLiteral("one run per side: nothing measures how much runs differ");
-    QString text = unitA == unitB
+    QString text = paired ? QStringLiteral("%1 pairs of %2, run side by side")
+                                .arg(replicatesA)
+                                .arg(replicateCountText(unitA, replicatesA).section(u' ', 1, -1))
+        : unitA == unitB
         ? QStringLiteral("%1 vs %2").arg(replicatesA).arg(replicateCountText(unitB, replicatesB))
         : replicateCountText(unitA, replicatesA) + QStringLiteral(" vs ") + replicateCountText(unitB, replicatesB);
     if (!connectionA.isEmpty() && connectionA == connectionB)
@@ -693,6 +720,7 @@ Comparison compareSides(const CompareSide &a, const CompareSide &b, const Compar
         result.unitB = b.unit;
         result.replicatesA = static_cast<qint64>(a.replicates.size());
         result.replicatesB = static_cast<qint64>(b.replicates.size());
+        result.paired = pairedSides(a, b);
         replicateRows(a, b, specs, options, &result);
     }
     // Latency rows first, then the message rate (streams), then the rest.

@@ -166,6 +166,9 @@ struct Comparison {
     int runsB = 1;
     bool singleRun = false; ///< one run a side without blocks: run-to-run noise is unknown
     bool perCall = false; ///< judged call by call (singleRun with perCallWhenSingleRun)
+    /// The two sides of one A/B run (RunSnapshot::abRunId), their i-th blocks or processes run side by side: judged
+    /// pair by pair (pairedLogChange), so that what drifted over the run, moving both, is not counted as noise.
+    bool paired = false;
     int testedMetrics = 0; ///< the family Holm adjusts over
     QString connectionA; ///< of A/B blocks: "kept" or "per-block"; empty otherwise
     QString connectionB;

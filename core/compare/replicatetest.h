@@ -44,6 +44,14 @@ struct ReplicateChange {
 ReplicateChange welchLogChange(const std::vector<double> &a, const std::vector<double> &b, double confidence = 0.95);
 
 /**
+ * The same change judged on pairs: a[i] and b[i] were measured side by side (an A/B run's i-th server process of
+ * each side, or its i-th pair of blocks), so what drifted over the run moved both. Student's t on the logs of the
+ * ratios b[i] / a[i], n - 1 degrees of freedom; each ratio also carries both values' bucket rounding. Not valid for
+ * fewer than 2 pairs or sides of different sizes.
+ */
+ReplicateChange pairedLogChange(const std::vector<double> &a, const std::vector<double> &b, double confidence = 0.95);
+
+/**
  * Holm's step-down adjustment of several p-values tested together: rejecting every adjusted p below alpha keeps
  * the chance of any false rejection at alpha, whatever the dependence between the tests. NaN entries are not
  * tests: they stay NaN and do not count in the family.

@@ -5,6 +5,8 @@
 #include "transport/transport.h"
 #include "util/units.h"
 
+#include <QUuid>
+
 #include <algorithm>
 #include <random>
 
@@ -110,6 +112,7 @@ bool AbRunner::start(const std::array<AbSide, 2> &sides, const AbBlocks &blocks,
     m_clientBlocks = {};
     m_raw = {};
     m_plannedSoFar = {};
+    m_runId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     m_blockLog.clear();
     // Judged on pairs of processes when its servers (or clients) are restarted while it decides.
     const bool replicated = blocks.restarts > 1
@@ -330,6 +333,7 @@ void AbRunner::keepBlock(int side, int round, int process, const LoadPlan &block
     // A client command's connections are its own business: no connection is named for its blocks.
     result.blocksByClient = m_sides[side].client.has_value();
     result.blocksConnection = result.blocksByClient ? QString() : m_blocks.connectionName();
+    result.abRunId = m_runId;
     // Appended to a copy that then replaces the total: snapshot() hands out copies that share the total's Qt lists,
     // and a QList decides to write in place from a relaxed read of its reference count, which does not order the
     // write after the owner's thread let its copy go (ThreadSanitizer caught this thread reallocating a timeline the

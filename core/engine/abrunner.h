@@ -211,6 +211,7 @@ private:
     std::array<RunSnapshot, 2> m_totals;
     std::array<std::vector<RawSample>, 2> m_raw;
     std::array<uint64_t, 2> m_plannedSoFar {};
+    QString m_runId; ///< this A/B run's, set by start(): RunSnapshot::abRunId of both sides
     std::vector<AbBlockResult> m_blockLog;
     SequentialAb m_sequential { 2, 0.05 }; ///< guarded by m_mutex
     AbEnd m_end = AbEnd::Running; ///< guarded by m_mutex

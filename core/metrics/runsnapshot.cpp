@@ -83,6 +83,8 @@ void appendRun(RunSnapshot &total, const RunSnapshot &block)
     if (!block.blocksConnection.isEmpty())
         total.blocksConnection = block.blocksConnection;
     total.blocksByClient = total.blocksByClient || block.blocksByClient;
+    if (!block.abRunId.isEmpty())
+        total.abRunId = block.abRunId;
 }
 
 double RunSnapshot::requestsPerSecond() const

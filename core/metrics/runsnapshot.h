@@ -172,6 +172,10 @@ struct RunSnapshot {
     /// The blocks' calls were made by a client command (ab --a-client): its processes, not a server's, are what
     /// starts anew between them, and its connections are its own (blocksConnection is then empty).
     bool blocksByClient = false;
+    /// The A/B run the blocks came from, the same on both its sides (a random id; empty for other runs, and for
+    /// runs saved before it was kept): two runs of one A/B ran their i-th blocks or processes side by side, and are
+    /// compared pair by pair.
+    QString abRunId;
 
     uint64_t plannedCalls = 0; ///< 0 = bounded by duration only
     std::chrono::nanoseconds plannedDuration { 0 }; ///< 0 = bounded by count only

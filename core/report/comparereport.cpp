@@ -43,7 +43,9 @@ QString basisLine(const Comparison &comparison)
 {
     if (!comparison.perCall) {
         QString line = QStringLiteral("Judged on: ") + comparison.basis();
-        if (!comparison.singleRun)
+        if (comparison.paired)
+            line += QStringLiteral(" (Student's t on the log ratio of each pair's statistic)");
+        else if (!comparison.singleRun)
             line += QStringLiteral(" (Welch's t on the log of each replicate's statistic)");
         return line;
     }

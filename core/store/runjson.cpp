@@ -411,6 +411,8 @@ QJsonObject snapshotToJson(const RunSnapshot &s, bool withTimeline)
         o.insert(QStringLiteral("blocks_connection"), s.blocksConnection);
         if (s.blocksByClient)
             o.insert(QStringLiteral("blocks_by_client"), true);
+        if (!s.abRunId.isEmpty())
+            o.insert(QStringLiteral("ab_run"), s.abRunId);
     }
     if (withTimeline) {
         QJsonArray timeline;
@@ -555,6 +557,7 @@ std::optional<RunSnapshot> snapshotFromJson(const QJsonObject &json, const QStri
     }
     s.blocksConnection = r.string(QStringLiteral("blocks_connection"));
     s.blocksByClient = r.boolean(QStringLiteral("blocks_by_client"));
+    s.abRunId = r.string(QStringLiteral("ab_run"));
     const QJsonArray timeline = r.array(QStringLiteral("timeline"));
     for (qsizetype i = 0; i < timeline.size() && r.ok(); ++i) {
         const auto p
