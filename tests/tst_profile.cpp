@@ -345,6 +345,21 @@ void TestProfile::samplesCounted()
         QStringLiteral("150 samples (few: the figures per function are rough; a longer run gives more)"));
     profile.processes[0].stacks = { { QStringLiteral("main;a"), 1 } };
     QCOMPARE(profileSamplesText(profile).left(9), QStringLiteral("1 sample "));
+    // No samples at all: when perf ran and said nothing went wrong, the run was too short for one, and the summary
+    // says what to do; a note (perf missing, not allowed) speaks for itself.
+    Profile none;
+    none.scope = QStringLiteral("server");
+    none.profiler = QStringLiteral("perf");
+    none.how = QStringLiteral("perf record -e cpu-clock -c 10000000 --call-graph fp (one sample per 10000 us of CPU)");
+    QVERIFY2(formatProfileSummary(none).startsWith(
+                 QStringLiteral("Server profile: no samples: the run used less CPU than one sample takes (one per 10")),
+        qPrintable(formatProfileSummary(none)));
+    QVERIFY(noSamplesHint(none).endsWith(QStringLiteral("run more calls, or sample more often (--profile-period)")));
+    none.notes = QStringList { QStringLiteral("perf is not installed") };
+    QVERIFY(noSamplesHint(none).isEmpty());
+    QCOMPARE(formatProfileSummary(none), QStringLiteral("Server profile: no samples (perf is not installed)\n"));
+    QVERIFY(noSamplesHint(profile).isEmpty()); // one with samples needs no excuse
+
     // A command's weights are of its own unit: no count is claimed.
     profile.profiler = QStringLiteral("command");
     QCOMPARE(profile.samples(), -1.0);

@@ -752,7 +752,11 @@ QString profileSection(const RunRecord &run)
         const QString scope = scopeWord(profile);
         html += QStringLiteral("<h2>%1 profile</h2>\n").arg(scopeTitle(profile));
         if (profile.isEmpty() || profile.calls() <= 0) {
-            html += QStringLiteral("<p class=\"muted\">No samples: the %1 was not profiled.</p>\n").arg(scope)
+            // The profiler ran and the run was too short for a sample, or it could not run (its notes say why).
+            const QString hint = noSamplesHint(profile);
+            html += (hint.isEmpty()
+                            ? QStringLiteral("<p class=\"muted\">No samples: the %1 was not profiled.</p>\n").arg(scope)
+                            : QStringLiteral("<p class=\"muted\">No samples: %1.</p>\n").arg(esc(hint)))
                 + profileNotes(profile.notes);
             continue;
         }

@@ -129,7 +129,9 @@ void ProfilePanel::showProfile(const Profile &profile, const QString &title)
     m_title = title;
     const QString scope = scopeName(profile);
     if (profile.isEmpty() || profile.calls() <= 0) {
-        clear(tr("%1 profile: no samples.").arg(scope));
+        const QString hint = noSamplesHint(profile);
+        clear(hint.isEmpty() ? tr("%1 profile: no samples.").arg(scope)
+                             : tr("%1 profile: no samples: %2.").arg(scope, hint));
         m_summary->setText(m_summary->text() + notesHtml(profile.notes));
         return;
     }

@@ -27,7 +27,7 @@ struct ProfileOptions {
     /// that writes folded stacks, with {pid}, {seconds} and {out} in it.
     QString profiler = QStringLiteral("auto");
     /// CPU time between samples. 10 ms: on a virtual machine a shorter period made c=1 latency lower (sampled
-    /// system-wide, a timer fires on every idle vCPU and keeps it from halting: 14.7% lower p50 at 1 ms, 0.5% at
+    /// system-wide, a timer fires on every idle vCPU and keeps it from halting: 14.7% lower p50 at 1 ms, 0.2% at
     /// 10 ms; README, docs/profiling.md); 100 Hz is what py-spy and Go's pprof take too.
     std::chrono::microseconds period { 10000 };
     /// How perf finds a sample's callers: "fp" (frame pointers: cheap; code built without them loses its callers)

@@ -2,6 +2,7 @@
 
 #include "util/units.h"
 
+#include <QRegularExpression>
 #include <QTextStream>
 
 #include <cmath>
@@ -33,6 +34,8 @@ QString formatProfileSummary(const Profile &profile, int top)
         out << title << ": no samples";
         if (!profile.notes.isEmpty())
             out << " (" << profile.notes.join(QStringLiteral("; ")) << ')';
+        else if (const QString hint = noSamplesHint(profile); !hint.isEmpty())
+            out << ": " << hint;
         out << '\n';
         return text;
     }
@@ -149,6 +152,21 @@ QString formatProfileChanges(const ProfileDiff &diff, const QString &scope, int 
                        change.explainedByCallee ? QStringLiteral(" (its callee's change)") : QString());
     }
     return text;
+}
+
+QString noSamplesHint(const Profile &profile)
+{
+    if (profile.how.isEmpty() || !profile.notes.isEmpty() || !(profile.isEmpty() || profile.calls() <= 0))
+        return {};
+    // "one sample per 10000 us of CPU" in perf's description
+    static const QRegularExpression perSample(QStringLiteral("one sample per (\\d+) us of CPU"));
+    const QRegularExpressionMatch match = perSample.match(profile.how);
+    const QString period = match.hasMatch()
+        ? QStringLiteral(" (one per %1 of CPU)").arg(formatNanos(match.captured(1).toDouble() * 1000))
+        : QString();
+    return QStringLiteral("the run used less CPU than one sample takes%1: run more calls, or sample more often "
+                          "(--profile-period)")
+        .arg(period);
 }
 
 QString profileSamplesText(const Profile &profile)

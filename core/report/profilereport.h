@@ -35,6 +35,10 @@ QString profilerCpuText(const Profile &profile);
 /// command's weights).
 QString profileSamplesText(const Profile &profile);
 
+/// Why @p profile has no samples when a profiler ran and none of its notes says why: "the run used less CPU than one
+/// sample takes (one per 10 ms of CPU): run more calls, or sample more often (--profile-period)". Empty otherwise.
+QString noSamplesHint(const Profile &profile);
+
 /// How @p change was judged, in words: "within noise", "slower in B", "faster in B", with " (a callee's change)"
 /// for a caller that only passes a callee's change on; @p newName names B.
 QString profileChangeVerdict(const FunctionChange &change, const QString &newName = QStringLiteral("B"));
