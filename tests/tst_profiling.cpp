@@ -48,6 +48,7 @@ private Q_SLOTS:
     void abSidesServersGivenByTheirPids();
     void pythonServerShowsItsServicerFrame();
     void profileFlagsAreChecked();
+    void aProfilerCommandsFoldedStacksAreTheProfile();
     void aServerCommandKeepsItsOwnPythonPath();
 };
 
@@ -58,6 +59,20 @@ void TestProfiling::initTestCase()
     const rpcscope::PerfSupport support = rpcscope::perfSupport();
     if (!support.perProcess && !support.systemWide)
         QSKIP(qPrintable(QStringLiteral("perf cannot sample here: ") + support.problem));
+}
+
+/// Empty when @p server's total CPU per call is within 5% of the server CPU per call the run printed in @p out
+/// ("  Server CPU:\t123.4 us/call"); else what differs.
+static QString totalAgainstMeasured(const rpcscope::Profile &server, const QString &out)
+{
+    const QRegularExpressionMatch measured
+        = QRegularExpression(QStringLiteral("Server CPU:\\s+([0-9.]+) us/call")).match(out);
+    if (!measured.hasMatch())
+        return QStringLiteral("no server CPU printed: ") + out.left(3000);
+    const double serverCpu = measured.captured(1).toDouble();
+    if (std::fabs(server.totalUsPerCall() - serverCpu) < 0.05 * serverCpu)
+        return {};
+    return QStringLiteral("profile %1, measured %2").arg(server.totalUsPerCall()).arg(serverCpu);
 }
 
 void TestProfiling::runProfilesTheBuiltinServer()
@@ -155,13 +170,9 @@ void TestProfiling::theClientIsProfiledAloneAndTheServerAddsUp()
     const double clientCpu = clientMeasured.captured(1).toDouble();
     QVERIFY2(std::fabs(client->totalUsPerCall() - clientCpu) < 0.25 * clientCpu,
         qPrintable(QStringLiteral("client profile %1, measured %2").arg(client->totalUsPerCall()).arg(clientCpu)));
-    // "  Server CPU:\t123.4 us/call": the whole run's, the profile's the timed phase's (no warm-up here).
-    const QRegularExpressionMatch measured
-        = QRegularExpression(QStringLiteral("Server CPU:\\s+([0-9.]+) us/call")).match(r.out);
-    QVERIFY2(measured.hasMatch(), qPrintable(r.out.left(3000)));
-    const double serverCpu = measured.captured(1).toDouble();
-    QVERIFY2(std::fabs(server->totalUsPerCall() - serverCpu) < 0.05 * serverCpu,
-        qPrintable(QStringLiteral("profile %1, measured %2").arg(server->totalUsPerCall()).arg(serverCpu)));
+    // The server CPU the run measured: the whole run's, the profile's the timed phase's (no warm-up here).
+    const QString mismatch = totalAgainstMeasured(*server, r.out);
+    QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
 }
 
 void TestProfiling::matrixProfilesEachCellsServer()
@@ -327,6 +338,51 @@ void TestProfiling::dwarfCallGraphsReachCallersWithoutFramePointers()
     QCOMPARE(junk.exitCode, 2);
     QVERIFY2(junk.err.contains(QLatin1String("--profile-call-graph")) && junk.err.contains(QLatin1String("'lbr'")),
         qPrintable(junk.err));
+}
+
+void TestProfiling::aProfilerCommandsFoldedStacksAreTheProfile()
+{
+    // --profiler COMMAND, as py-spy is given where it is installed: started with {pid} and {out} filled in when the
+    // timed phase opens, stopped with SIGINT when it closes, its folded stacks read and (their unit unknown) scaled
+    // to the server CPU rpcscope measured. This one writes what it "saw" on SIGINT.
+    QTemporaryDir dir;
+    const QString json = dir.filePath(QStringLiteral("run.json"));
+    const QString seen = dir.filePath(QStringLiteral("seen"));
+    const QString script = dir.filePath(QStringLiteral("profiler.sh"));
+    QFile scriptFile(script);
+    QVERIFY(scriptFile.open(QIODevice::WriteOnly));
+    scriptFile.write("echo \"$1\" > \"$(dirname \"$0\")/seen\"\n"
+                     "trap 'printf \"main;serve;work 30\\nmain;serve;wait 10\\n\" > \"$2\"; exit 0' INT\n"
+                     "while :; do sleep 0.05; done\n");
+    scriptFile.close();
+    const QString command = QStringLiteral("sh %1 {pid} {out}").arg(script);
+    const CliResult r = runCliProcess({ QStringLiteral("run"), QStringLiteral("builtin"), QStringLiteral("--call"),
+        kEcho, QStringLiteral("-n"), QStringLiteral("2000"), QStringLiteral("-c"), QStringLiteral("1"),
+        QStringLiteral("--profile"), QStringLiteral("--profiler"), command, QStringLiteral("-O"),
+        QStringLiteral("json"), QStringLiteral("-o"), json });
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out.right(1500)));
+    QFile file(json);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject run = QJsonDocument::fromJson(file.readAll()).object();
+    QString error;
+    const std::optional<rpcscope::Profile> server = rpcscope::profileFromJson(
+        run.value(QStringLiteral("server_profile")).toObject(), QStringLiteral("server"), &error);
+    QVERIFY2(server, qPrintable(error));
+    QCOMPARE(server->profiler, QStringLiteral("command"));
+    QCOMPARE(server->processes.size(), size_t(1));
+    // {pid} was the built-in server's, the process whose calls were timed.
+    QFile pidFile(seen);
+    QVERIFY(pidFile.open(QIODevice::ReadOnly));
+    QCOMPARE(pidFile.readAll().trimmed().toLongLong(), server->processes.front().pid);
+    // Three quarters of the server's measured CPU in "work", a quarter in "wait", adding up to all of it.
+    const rpcscope::FoldedStacks us = server->usPerCall();
+    const double work = us.value(QStringLiteral("main;serve;work"));
+    const double wait = us.value(QStringLiteral("main;serve;wait"));
+    QVERIFY2(work > 0 && std::fabs(work / (work + wait) - 0.75) < 1e-9, qPrintable(QString::number(work)));
+    const QString mismatch = totalAgainstMeasured(*server, r.out);
+    QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
+    // Its unit is its own: no sample count is claimed.
+    QVERIFY2(!r.out.contains(QLatin1String(" samples")), qPrintable(r.out.right(1500)));
 }
 
 /// The processes of run @p id's server profile, as `export -O json` writes them.
