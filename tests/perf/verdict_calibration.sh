@@ -75,8 +75,8 @@ verdict_of() {
 sequential_of() {
     local line v lo hi by=-
     line=$(grep -E '^Sequential verdict' | tail -1)
-    v=$(grep -Eo ': (regression|improvement|no change( beyond [0-9.]+%)?|not decided) after [0-9]+ (process )?pairs' <<< "$line" |
-        sed -E 's/^: //; s/no change( beyond [0-9.]+%)?/no_change/; s/not decided/undecided/; s/ after ([0-9]+) (process )?pairs/ \1/') ||
+    v=$(grep -Eo ': (regression|improvement|no change( beyond [0-9.]+%)?|not decided) after [0-9]+ (process )?pairs?' <<< "$line" |
+        sed -E 's/^: //; s/no change( beyond [0-9.]+%)?/no_change/; s/not decided/undecided/; s/ after ([0-9]+) (process )?pairs?/ \1/') ||
         return 0
     read -r lo hi < <(grep -Eo 'p50 [-+][0-9.]+% \(anytime [0-9.]+% CI [-+][0-9.]+% \.\. [-+][0-9.]+%' <<< "$line" |
         head -1 | sed -E 's/.*CI ([-+][0-9.]+)% \.\. ([-+][0-9.]+)%/\1 \2/') || true
