@@ -86,6 +86,56 @@ double studentTQuantile(double q, double df)
     return (lo + hi) / 2;
 }
 
+namespace {
+
+/// The logs of @p values into @p out; false, with the reason in @p r, when one is not a positive number.
+bool logsOf(const std::vector<double> &values, std::vector<double> *out, ReplicateChange *r)
+{
+    for (const double v : values) {
+        if (!(v > 0) || !std::isfinite(v)) {
+            r->reason = QStringLiteral("a replicate's value is not positive");
+            return false;
+        }
+        out->push_back(std::log(v));
+    }
+    return true;
+}
+
+double meanOf(const std::vector<double> &x)
+{
+    return std::accumulate(x.cbegin(), x.cend(), 0.0) / static_cast<double>(x.size());
+}
+
+/// The sample variance of @p x (about its mean), plus the bucket rounding of @p roundings values.
+double varianceOf(const std::vector<double> &x, double roundings)
+{
+    const double mean = meanOf(x);
+    double ss = 0;
+    for (const double v : x)
+        ss += (v - mean) * (v - mean);
+    return ss / static_cast<double>(x.size() - 1) + roundings * kRoundingVariance;
+}
+
+/// Completes @p r from the mean logs of A and B and the standard error and degrees of freedom of their difference:
+/// its t test, interval and estimate as ratios.
+void judgeLogDifference(double meanA, double meanB, double standardError, double df, ReplicateChange *r)
+{
+    r->standardError = standardError;
+    r->degreesOfFreedom = df;
+    const double difference = meanB - meanA;
+    const double t = difference / standardError;
+    r->pValue = std::clamp(2 * studentTCdf(-std::fabs(t), df), 0.0, 1.0);
+    const double half = studentTQuantile(0.5 + r->confidence / 2, df) * standardError;
+    r->geometricMeanA = std::exp(meanA);
+    r->geometricMeanB = std::exp(meanB);
+    r->estimate = std::expm1(difference);
+    r->ciLow = std::expm1(difference - half);
+    r->ciHigh = std::expm1(difference + half);
+    r->valid = true;
+}
+
+} // namespace
+
 ReplicateChange welchLogChange(const std::vector<double> &a, const std::vector<double> &b, double confidence)
 {
     ReplicateChange r;
@@ -97,45 +147,16 @@ ReplicateChange welchLogChange(const std::vector<double> &a, const std::vector<d
             = QStringLiteral("needs at least 2 replicates a side (A has %1, B has %2)").arg(a.size()).arg(b.size());
         return r;
     }
-    auto logs = [&r](const std::vector<double> &values, std::vector<double> *out) {
-        for (const double v : values) {
-            if (!(v > 0) || !std::isfinite(v)) {
-                r.reason = QStringLiteral("a replicate's value is not positive");
-                return false;
-            }
-            out->push_back(std::log(v));
-        }
-        return true;
-    };
     std::vector<double> la;
     std::vector<double> lb;
-    if (!logs(a, &la) || !logs(b, &lb))
+    if (!logsOf(a, &la, &r) || !logsOf(b, &lb, &r))
         return r;
-    auto meanVariance = [](const std::vector<double> &x) {
-        const double mean = std::accumulate(x.cbegin(), x.cend(), 0.0) / static_cast<double>(x.size());
-        double ss = 0;
-        for (const double v : x)
-            ss += (v - mean) * (v - mean);
-        return std::pair(mean, ss / static_cast<double>(x.size() - 1) + kRoundingVariance);
-    };
-    const auto [meanA, varA] = meanVariance(la);
-    const auto [meanB, varB] = meanVariance(lb);
     const auto nA = static_cast<double>(la.size());
     const auto nB = static_cast<double>(lb.size());
-    const double sa = varA / nA;
-    const double sb = varB / nB;
-    r.standardError = std::sqrt(sa + sb);
-    r.degreesOfFreedom = (sa + sb) * (sa + sb) / (sa * sa / (nA - 1) + sb * sb / (nB - 1));
-    const double difference = meanB - meanA;
-    const double t = difference / r.standardError;
-    r.pValue = std::clamp(2 * studentTCdf(-std::fabs(t), r.degreesOfFreedom), 0.0, 1.0);
-    const double half = studentTQuantile(0.5 + confidence / 2, r.degreesOfFreedom) * r.standardError;
-    r.geometricMeanA = std::exp(meanA);
-    r.geometricMeanB = std::exp(meanB);
-    r.estimate = std::expm1(difference);
-    r.ciLow = std::expm1(difference - half);
-    r.ciHigh = std::expm1(difference + half);
-    r.valid = true;
+    const double sa = varianceOf(la, 1) / nA;
+    const double sb = varianceOf(lb, 1) / nB;
+    judgeLogDifference(meanOf(la), meanOf(lb), std::sqrt(sa + sb),
+        (sa + sb) * (sa + sb) / (sa * sa / (nA - 1) + sb * sb / (nB - 1)), &r);
     return r;
 }
 
@@ -151,35 +172,16 @@ ReplicateChange pairedLogChange(const std::vector<double> &a, const std::vector<
             : QStringLiteral("needs at least 2 pairs (there are %1)").arg(a.size());
         return r;
     }
+    std::vector<double> la;
+    std::vector<double> lb;
+    if (!logsOf(a, &la, &r) || !logsOf(b, &lb, &r))
+        return r;
     std::vector<double> differences;
-    double sumA = 0;
-    double sumB = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (!(a[i] > 0) || !(b[i] > 0) || !std::isfinite(a[i]) || !std::isfinite(b[i])) {
-            r.reason = QStringLiteral("a replicate's value is not positive");
-            return r;
-        }
-        sumA += std::log(a[i]);
-        sumB += std::log(b[i]);
-        differences.push_back(std::log(b[i]) - std::log(a[i]));
-    }
+    for (size_t i = 0; i < la.size(); ++i)
+        differences.push_back(lb[i] - la[i]);
     const auto n = static_cast<double>(differences.size());
-    const double mean = (sumB - sumA) / n;
-    double ss = 0;
-    for (const double d : differences)
-        ss += (d - mean) * (d - mean);
-    const double variance = ss / (n - 1) + 2 * kRoundingVariance;
-    r.standardError = std::sqrt(variance / n);
-    r.degreesOfFreedom = n - 1;
-    const double t = mean / r.standardError;
-    r.pValue = std::clamp(2 * studentTCdf(-std::fabs(t), r.degreesOfFreedom), 0.0, 1.0);
-    const double half = studentTQuantile(0.5 + confidence / 2, r.degreesOfFreedom) * r.standardError;
-    r.geometricMeanA = std::exp(sumA / n);
-    r.geometricMeanB = std::exp(sumB / n);
-    r.estimate = std::expm1(mean);
-    r.ciLow = std::expm1(mean - half);
-    r.ciHigh = std::expm1(mean + half);
-    r.valid = true;
+    // each ratio carries both its values' bucket rounding
+    judgeLogDifference(meanOf(la), meanOf(lb), std::sqrt(varianceOf(differences, 2) / n), n - 1, &r);
     return r;
 }
 
